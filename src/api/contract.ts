@@ -1,0 +1,274 @@
+/**
+ * The `/v1` contract as zod schemas: requests, responses, the envelope and the error body.
+ * The client validates what it receives with these, and the engine validates what it accepts
+ * with the same ones. `docs/api.md` is the prose form; keep both in step.
+ *
+ * Pure: no IO.
+ */
+import { z } from 'zod';
+import {
+  ENVIRONMENTS,
+  PromptDefinition,
+  ResourceDefinition,
+  SERVER_NAME_PATTERN,
+  TEMPLATES,
+  ToolDefinition,
+  AuthConfig,
+  ENV_NAME_PATTERN,
+} from '../definition/schema.js';
+
+export { ENVIRONMENTS, TEMPLATES };
+export type Environment = (typeof ENVIRONMENTS)[number];
+
+/** The three models `POST /v1/test` accepts; the first is the default. */
+export const AI_MODELS = ['mcpctl-local', 'claude-sonnet-4-5', 'gpt-4.1-mini'] as const;
+export const DEFAULT_AI_MODEL = AI_MODELS[0];
+
+export const DEPLOYMENT_STATES = ['deploying', 'deployed', 'failed', 'stopped'] as const;
+export type DeploymentState = (typeof DEPLOYMENT_STATES)[number];
+export const BUILD_STATES = ['ready', 'failed'] as const;
+
+/** Stable error codes, each with the HTTP status it travels with. */
+export const ERROR_CODES = {
+  invalid_json: 400,
+  bad_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  validation_failed: 422,
+  idempotency_mismatch: 422,
+  build_failed: 422,
+  deploy_failed: 422,
+  rate_limited: 429,
+  internal: 500,
+  not_implemented: 501,
+  unavailable: 503,
+} as const;
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export const DEPLOYMENT_ID_PATTERN = /^deploy_[A-Za-z0-9]+$/;
+export const MCP_ID_PATTERN = /^mcp_[A-Za-z0-9]+$/;
+
+// ---------------------------------------------------------------------------------------------
+// Envelope
+
+export const Meta = z.looseObject({
+  request_id: z.string().regex(/^req_/, 'must start with req_'),
+  timestamp: z.iso.datetime({ offset: true }),
+});
+export type Meta = z.infer<typeof Meta>;
+
+export const ErrorDetail = z.looseObject({
+  path: z.string().describe('JSON path of the offending field, such as tools[0].name'),
+  message: z.string(),
+});
+export type ErrorDetail = z.infer<typeof ErrorDetail>;
+
+export const ErrorBody = z.looseObject({
+  // A service may add codes: the client keeps any string and maps the ones it knows.
+  code: z.string().min(1),
+  message: z.string(),
+  details: z.array(ErrorDetail).optional(),
+});
+export type ErrorBody = z.infer<typeof ErrorBody>;
+
+/** The envelope around any `data` schema: success or failure, always with `meta`. */
+export function envelope<T extends z.ZodType>(data: T) {
+  return z.looseObject({
+    success: z.boolean(),
+    data: data.nullable(),
+    meta: Meta,
+    error: ErrorBody.optional(),
+  });
+}
+/** An envelope whose `data` is not checked (used to read errors of any operation). */
+export const AnyEnvelope = envelope(z.unknown());
+export type Envelope<T> = { success: boolean; data: T | null; meta: Meta; error?: ErrorBody };
+
+// ---------------------------------------------------------------------------------------------
+// POST /v1/build
+
+export const FileEntry = z.strictObject({
+  encoding: z.enum(['utf8', 'base64']),
+  content: z.string(),
+});
+
+export const BuildRequest = z.strictObject({
+  name: z.string().regex(SERVER_NAME_PATTERN, 'must start with a letter or digit; letters, digits, ., _ or -; at most 64'),
+  template: z.enum(TEMPLATES),
+  tools: z.array(ToolDefinition).optional(),
+  resources: z.array(ResourceDefinition).optional(),
+  prompts: z.array(PromptDefinition).optional(),
+  // Extensions (docs/api.md, "Build extensions"): a service that does not know them ignores them.
+  version: z.string().optional(),
+  description: z.string().optional(),
+  instructions: z.string().optional(),
+  auth: AuthConfig.optional(),
+  files: z
+    .record(z.string().min(1), FileEntry)
+    .optional()
+    .describe('files the definition references, by path relative to the definition'),
+});
+export type BuildRequest = z.infer<typeof BuildRequest>;
+export type BuildRequestInput = z.input<typeof BuildRequest>;
+
+export const McpServer = z.looseObject({
+  mcp_id: z.string().regex(MCP_ID_PATTERN, 'must have the form mcp_<id>'),
+  name: z.string(),
+  status: z.string().describe('ready after a successful build; failed otherwise'),
+  url: z.string(),
+  build_time: z.number().nonnegative().describe('seconds'),
+  // Extensions
+  template: z.enum(TEMPLATES).optional(),
+  version: z.string().optional(),
+  created_at: z.string().optional(),
+  tools: z.number().int().optional(),
+  resources: z.number().int().optional(),
+  prompts: z.number().int().optional(),
+  error: z.string().optional(),
+});
+export type McpServer = z.infer<typeof McpServer>;
+
+// ---------------------------------------------------------------------------------------------
+// POST /v1/deploy, GET /v1/deploy/{id}/status
+
+export const DeployConfig = z.strictObject({
+  domain: z.string().min(1).max(253).optional(),
+  scaling: z
+    .strictObject({
+      min_instances: z.number().int().min(0).optional(),
+      max_instances: z.number().int().min(1).optional(),
+    })
+    .optional(),
+  env_vars: z.record(z.string().regex(ENV_NAME_PATTERN, 'must be an environment variable name'), z.string()).optional(),
+});
+export type DeployConfig = z.infer<typeof DeployConfig>;
+
+export const DeployRequest = z.strictObject({
+  mcp_id: z.string().regex(MCP_ID_PATTERN, 'must have the form mcp_<id>'),
+  environment: z.enum(ENVIRONMENTS),
+  config: DeployConfig.optional(),
+});
+export type DeployRequest = z.infer<typeof DeployRequest>;
+
+export const Instance = z.looseObject({
+  id: z.string(),
+  state: z.string().describe('starting, healthy, unhealthy, restarting, stopped'),
+  port: z.number().int().optional(),
+  pid: z.number().int().optional(),
+  restarts: z.number().int().optional(),
+  last_check: z.string().optional(),
+});
+
+export const Transition = z.looseObject({
+  status: z.enum(DEPLOYMENT_STATES),
+  at: z.string(),
+  reason: z.string().optional(),
+});
+
+export const Deployment = z.looseObject({
+  deployment_id: z.string().regex(DEPLOYMENT_ID_PATTERN, 'must have the form deploy_<id>'),
+  status: z.enum(DEPLOYMENT_STATES),
+  url: z.string(),
+  deploy_time: z.number().nonnegative().describe('seconds').nullable(),
+  health_check: z.string(),
+  // Extensions
+  mcp_id: z.string().optional(),
+  environment: z.enum(ENVIRONMENTS).optional(),
+  instances: z.array(Instance).optional(),
+  desired_instances: z.number().int().optional(),
+  stage: z.string().optional().describe('what the deployment is doing now, for progress display'),
+  reason: z.string().optional().describe('why the deployment failed or stopped'),
+  domain: z.string().optional(),
+  notices: z.array(z.string()).optional().describe('what the service could not honour, said plainly'),
+  created_at: z.string().optional(),
+  updated_at: z.string().optional(),
+  transitions: z.array(Transition).optional(),
+});
+export type Deployment = z.infer<typeof Deployment>;
+
+// ---------------------------------------------------------------------------------------------
+// POST /v1/test
+
+export const TestRequest = z.strictObject({
+  mcp_id: z.string().regex(MCP_ID_PATTERN, 'must have the form mcp_<id>'),
+  message: z.string().min(1, 'must not be empty').max(32_000),
+  ai_model: z.enum(AI_MODELS).default(DEFAULT_AI_MODEL),
+  context: z.strictObject({ user_id: z.string().min(1).optional() }).optional(),
+});
+export type TestRequest = z.infer<typeof TestRequest>;
+
+export const ToolCallRecord = z.looseObject({
+  name: z.string(),
+  ok: z.boolean(),
+  error: z.string().optional(),
+  duration_ms: z.number().optional(),
+});
+
+export const TestResult = z.looseObject({
+  ai_response: z.string(),
+  tools_used: z.array(z.string()),
+  resources_accessed: z.array(z.string()),
+  execution_time: z.number().nonnegative().describe('seconds'),
+  success_rate: z.number().min(0).max(1),
+  // Extensions
+  ai_model: z.string().optional(),
+  tool_calls: z.array(ToolCallRecord).optional(),
+});
+export type TestResult = z.infer<typeof TestResult>;
+
+// ---------------------------------------------------------------------------------------------
+// Operations the spec names without showing (docs/api.md)
+
+export const ServerList = z.looseObject({ servers: z.array(McpServer) });
+export const DeploymentList = z.looseObject({ deployments: z.array(Deployment) });
+
+export const LogLine = z.looseObject({
+  time: z.string(),
+  level: z.string(),
+  message: z.string(),
+  instance: z.string().optional(),
+  request_id: z.string().optional(),
+});
+export type LogLine = z.infer<typeof LogLine>;
+export const LogPage = z.looseObject({ lines: z.array(LogLine) });
+
+export const Metrics = z.looseObject({
+  deployment_id: z.string(),
+  window_seconds: z.number(),
+  requests: z.number().int(),
+  throughput_rps: z.number(),
+  latency_ms: z.looseObject({ p50: z.number().nullable(), p95: z.number().nullable(), p99: z.number().nullable() }),
+  tool_calls: z.number().int(),
+  tool_errors: z.number().int(),
+  tool_error_rate: z.number().nullable(),
+  per_tool: z.record(z.string(), z.looseObject({ calls: z.number().int(), errors: z.number().int() })),
+  series: z
+    .array(z.looseObject({ t: z.string(), requests: z.number(), p50_ms: z.number().nullable(), p95_ms: z.number().nullable() }))
+    .optional(),
+});
+export type Metrics = z.infer<typeof Metrics>;
+
+/** Success-rate bands of the spec, with the likely causes it lists. */
+export const SUCCESS_BANDS = [
+  { min: 1, label: 'all tool calls worked', level: 'ok' },
+  { min: 0.8, label: 'mostly successful', level: 'ok' },
+  { min: 0.5, label: 'some failures', level: 'warn' },
+  { min: 0, label: 'major issues', level: 'bad' },
+] as const;
+export const LIKELY_CAUSES = [
+  'tool descriptions too similar (the wrong tool was used)',
+  'a needed tool is missing',
+  'input validation or execution errors (failed calls)',
+  'the request was not understood (no tool was used)',
+] as const;
+
+/** The spec's guidance band for a success rate. The spec leaves 0.7–0.8 and 0.9–1.0 between bands: they fall to the lower one. */
+export function classifySuccessRate(rate: number): (typeof SUCCESS_BANDS)[number] {
+  for (const band of SUCCESS_BANDS) if (rate >= band.min) return band;
+  return SUCCESS_BANDS[SUCCESS_BANDS.length - 1]!;
+}

@@ -1,0 +1,237 @@
+/**
+ * Wires commander and nothing else: every action lazy-imports its command module, so
+ * `mcpctl --version` and `--help` load commander alone (no undici, ora, inquirer, yaml, zod).
+ */
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { createRequire } from 'node:module';
+import type { CommandContext, GlobalOptions, IO } from './context.js';
+import { isCI } from './context.js';
+import { EXIT, ExitError, UserError } from './errors.js';
+import { Output } from './output.js';
+
+const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Handler = (ctx: CommandContext, ...args: any[]) => Promise<void>;
+
+function parseInteger(name: string, min: number) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min) throw new InvalidArgumentError(`${name} must be a whole number ≥ ${min}`);
+    return n;
+  };
+}
+function parseSeconds(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('must be a number of seconds > 0');
+  return n;
+}
+function parseRate(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError('must be a number from 0 to 1');
+  return n;
+}
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+interface RunState {
+  io: IO;
+  signal: AbortSignal;
+  out?: Output;
+}
+
+function makeOutput(io: IO, globals: Pick<GlobalOptions, 'json' | 'quiet' | 'color'>): Output {
+  const noColor = io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== '';
+  return new Output({
+    stdout: io.stdout,
+    stderr: io.stderr,
+    json: globals.json,
+    quiet: globals.quiet,
+    color: globals.color && !noColor,
+    ci: isCI(io.env),
+  });
+}
+
+/** Builds the commander program. Exported for tests and for the help text generator. */
+export function createProgram(state: RunState): Command {
+  const program = new Command('mcpctl');
+
+  const action =
+    (load: () => Promise<Handler>) =>
+    async (...args: unknown[]): Promise<void> => {
+      const command = args.at(-1) as Command;
+      const raw = command.optsWithGlobals<Record<string, unknown>>();
+      const globals: GlobalOptions = {
+        json: raw.json === true,
+        quiet: raw.quiet === true,
+        color: raw.color !== false,
+        debug: raw.debug === true,
+        ...(typeof raw.apiUrl === 'string' ? { apiUrl: raw.apiUrl } : {}),
+        ...(typeof raw.profile === 'string' ? { profile: raw.profile } : {}),
+      };
+      const out = makeOutput(state.io, globals);
+      state.out = out;
+      const handler = await load();
+      await handler({ io: state.io, globals, out, signal: state.signal }, ...args.slice(0, -1));
+    };
+
+  program
+    .description('Build, test and deploy MCP servers from a YAML definition.')
+    .version(version, '-v, --version', 'print the version')
+    .option('--json', 'print exactly one JSON document on stdout')
+    .option('-q, --quiet', 'print only what was asked for, no progress')
+    .option('--no-color', 'no colour (NO_COLOR is honoured too)')
+    .option('--api-url <url>', 'the /v1 service to use (default: MCPCTL_API_URL, the profile, or the local engine)')
+    .option('--profile <name>', 'the named profile of the config file to use')
+    .option('--debug', 'show HTTP exchanges and stack traces')
+    .showHelpAfterError('(run with --help for usage)')
+    .configureOutput({
+      writeOut: (text) => state.io.stdout.write(text),
+      writeErr: (text) => state.io.stderr.write(text),
+    })
+    .exitOverride();
+
+  // --- definitions --------------------------------------------------------------------------
+  program
+    .command('init')
+    .description('scaffold a server definition from a template')
+    .argument('[dir]', 'folder to write it in', '.')
+    .option('--name <name>', 'server name (default: the folder name)')
+    .addOption(new Option('--template <template>', 'template to start from').choices(['basic', 'advanced', 'custom']))
+    .option('--tool <name>', 'name of the first tool')
+    .option('-y, --yes', 'accept defaults, ask nothing')
+    .option('-f, --force', 'overwrite files that already exist')
+    .action(action(async () => (await import('./commands/init.js')).initCommand));
+
+  program
+    .command('validate')
+    .description('check a definition offline: YAML, schema and semantic checks')
+    .argument('<file>', 'the definition (YAML)')
+    .action(action(async () => (await import('./commands/validate.js')).validateCommand));
+
+  // --- the /v1 service -----------------------------------------------------------------------
+  program
+    .command('build')
+    .description('build a server from a definition (POST /v1/build)')
+    .argument('<file>', 'the definition (YAML)')
+    .option('--idempotency-key <key>', 'reuse a key so a repeated request does not build twice')
+    .action(action(async () => (await import('./commands/build.js')).buildCommand));
+
+  program
+    .command('deploy')
+    .description('deploy a built server, or build and deploy a definition (POST /v1/deploy)')
+    .argument('<target>', 'an mcp_… id, or a definition file to build first')
+    .addOption(
+      new Option('-e, --env <environment>', 'target environment (default: the file’s deploy.environment, else development)').choices(
+        ['production', 'staging', 'development'],
+      ),
+    )
+    .option('--domain <host>', 'custom host name')
+    .option('--min-instances <n>', 'minimum instances', parseInteger('--min-instances', 0))
+    .option('--max-instances <n>', 'maximum instances', parseInteger('--max-instances', 1))
+    .option('--env-var <NAME>', 'pass this variable, with its value from your environment (repeatable)', collect)
+    .option('--env-file <file>', 'read NAME=value lines from this file into env_vars')
+    .option('--no-wait', 'return once the deployment is accepted; do not wait for it')
+    .option('--timeout <seconds>', 'how long to wait for the deployment', parseSeconds, 600)
+    .option('--idempotency-key <key>', 'reuse a key so a repeated request does not deploy twice')
+    .action(action(async () => (await import('./commands/deploy.js')).deployCommand));
+
+  program
+    .command('status')
+    .description('show the status of a deployment (GET /v1/deploy/{id}/status)')
+    .argument('<deployment_id>', 'a deploy_… id')
+    .option('-w, --watch', 'keep watching until the deployment settles')
+    .option('--timeout <seconds>', 'how long to watch', parseSeconds, 600)
+    .action(action(async () => (await import('./commands/status.js')).statusCommand));
+
+  program
+    .command('test')
+    .description('let an AI agent use a server and report how it went (POST /v1/test)')
+    .argument('<target>', 'an mcp_… id, or a definition file to build first')
+    .option('-m, --message <text>', 'message for the agent (default: the file’s tests: cases)')
+    .option('--model <id>', 'AI model (default: the service’s default)')
+    .option('--user-id <id>', 'user id for per-user resources')
+    .option('--threshold <rate>', 'fail (exit 7) below this success rate, 0 to 1 (default 0.8)', parseRate)
+    .option('--junit <file>', 'also write a JUnit XML report to this file')
+    .action(action(async () => (await import('./commands/test.js')).testCommand));
+
+  // --- credentials ---------------------------------------------------------------------------
+  program
+    .command('login')
+    .description('save an API key for a /v1 service in a profile (the key is never an argument)')
+    .option('--with-key', 'read the key from stdin instead of a hidden prompt')
+    .action(action(async () => (await import('./commands/login.js')).loginCommand));
+
+  program
+    .command('logout')
+    .description('remove the saved key of a profile')
+    .action(action(async () => (await import('./commands/login.js')).logoutCommand));
+
+  return program;
+}
+
+export interface RunOptions extends Partial<IO> {
+  signal?: AbortSignal;
+}
+
+/**
+ * Runs the CLI with `argv` (without `node` and the script) and returns the exit code.
+ * Never calls process.exit; safe to call from tests and other programs.
+ */
+export async function run(argv: string[], options: RunOptions = {}): Promise<number> {
+  const io: IO = {
+    stdout: options.stdout ?? process.stdout,
+    stderr: options.stderr ?? process.stderr,
+    stdin: options.stdin ?? process.stdin,
+    env: options.env ?? process.env,
+    cwd: options.cwd ?? process.cwd(),
+  };
+  const state: RunState = { io, signal: options.signal ?? new AbortController().signal };
+  const program = createProgram(state);
+  const wantsJson = argv.includes('--json');
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return EXIT.ok;
+  } catch (error) {
+    const out = state.out ?? makeOutput(io, { json: wantsJson, quiet: false, color: !argv.includes('--no-color') });
+    return report(error, out, argv.includes('--debug'));
+  }
+}
+
+function report(error: unknown, out: Output, debug: boolean): number {
+  if (error instanceof CommanderError) {
+    if (error.exitCode === 0) return EXIT.ok; // --help, --version
+    if (out.json) out.writeJson({ error: { code: 'usage', message: error.message.replace(/^error: /, ''), exit_code: EXIT.usage } });
+    return EXIT.usage;
+  }
+  if (error instanceof ExitError) return error.exitCode;
+  if (error instanceof UserError) {
+    if (out.json) {
+      out.writeJson({
+        error: {
+          code: error.code,
+          message: error.message,
+          exit_code: error.exitCode,
+          ...(error.requestId === undefined ? {} : { request_id: error.requestId }),
+          ...(error.problems.length === 0 ? {} : { problems: error.problems }),
+          ...(error.hint === undefined ? {} : { hint: error.hint }),
+        },
+      });
+    }
+    out.error(error.message, {
+      problems: error.problems,
+      ...(error.hint === undefined ? {} : { hint: error.hint }),
+      ...(error.requestId === undefined ? {} : { requestId: error.requestId }),
+    });
+    if (debug && error.cause instanceof Error && error.cause.stack !== undefined) out.stderr(`${error.cause.stack}\n`);
+    return error.exitCode;
+  }
+  const err = error instanceof Error ? error : new Error(String(error));
+  if (out.json) out.writeJson({ error: { code: 'internal', message: err.message, exit_code: EXIT.internal } });
+  out.error(`internal error: ${err.message}`, {
+    hint: 'this is a bug in mcpctl; please report it with the output above and the command you ran',
+  });
+  out.stderr(`${err.stack ?? err.message}\n`);
+  return EXIT.internal;
+}

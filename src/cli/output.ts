@@ -1,0 +1,219 @@
+/**
+ * The one module that writes to the terminal. It knows whether the streams are TTYs, whether
+ * `--json`, `--quiet`, `--no-color`, `NO_COLOR` or `CI` are set, and renders accordingly:
+ *
+ * - results: one JSON document on stdout with `--json`, otherwise the command's human rendering;
+ * - progress: an ora spinner on an interactive terminal, plain timestamped lines on stderr
+ *   elsewhere (CI, pipes), nothing with `--quiet`;
+ * - notices, warnings and errors: stderr, so stdout stays clean for pipes.
+ *
+ * See docs/output.md for how success, warnings, errors and next steps look.
+ */
+import { Chalk, type ChalkInstance } from 'chalk';
+import type { Writable } from 'node:stream';
+import type { Problem } from './errors.js';
+
+export interface OutputStreams {
+  stdout: Writable & { isTTY?: boolean; columns?: number };
+  stderr: Writable & { isTTY?: boolean; columns?: number };
+}
+
+export interface OutputOptions extends OutputStreams {
+  json: boolean;
+  quiet: boolean;
+  /** false with --no-color or NO_COLOR */
+  color: boolean;
+  /** CI=true or similar: never animate, never prompt */
+  ci: boolean;
+}
+
+export interface Progress {
+  /** change the text of the running step */
+  update(text: string): void;
+  succeed(text?: string): void;
+  fail(text?: string): void;
+  warn(text?: string): void;
+  /** end without a final line */
+  stop(): void;
+}
+
+/** What a command's human renderer writes with. */
+export interface Printer {
+  readonly style: ChalkInstance;
+  line(text?: string): void;
+  /** a heading line with a green check */
+  success(text: string): void;
+  /** a warning line, on stdout with the result */
+  warn(text: string): void;
+  /** aligned `key  value` rows; undefined values are skipped */
+  fields(rows: Array<[string, string | number | undefined | null]>): void;
+  /** a plain table with a header row */
+  table(headers: string[], rows: Array<Array<string | number>>): void;
+  /** a next step, dimmed with an arrow */
+  next(text: string): void;
+}
+
+const ANSI = /\u001b\[[0-9;]*m/g;
+export function visibleLength(text: string): number {
+  return text.replace(ANSI, '').length;
+}
+
+export class Output {
+  readonly json: boolean;
+  readonly quiet: boolean;
+  readonly ci: boolean;
+  /** colour and style for stdout */
+  readonly style: ChalkInstance;
+  /** colour and style for stderr */
+  readonly errStyle: ChalkInstance;
+  private readonly streams: OutputStreams;
+  private resultWritten = false;
+
+  constructor(options: OutputOptions) {
+    this.json = options.json;
+    this.quiet = options.quiet;
+    this.ci = options.ci;
+    this.streams = { stdout: options.stdout, stderr: options.stderr };
+    this.style = new Chalk({ level: options.color && options.stdout.isTTY === true ? 1 : 0 });
+    this.errStyle = new Chalk({ level: options.color && options.stderr.isTTY === true ? 1 : 0 });
+  }
+
+  /** True when a person is at the terminal: prompts and spinners are allowed. */
+  get interactive(): boolean {
+    return !this.ci && this.streams.stderr.isTTY === true && this.streams.stdout.isTTY === true;
+  }
+
+  /**
+   * Write the command's result: with --json exactly one JSON document on stdout, otherwise
+   * the human rendering (skipped with --quiet unless `always` is set).
+   */
+  result(data: unknown, human: (p: Printer) => void, options: { always?: boolean } = {}): void {
+    if (this.json) {
+      this.writeJson(data);
+      return;
+    }
+    if (this.quiet && options.always !== true) return;
+    human(this.printer(this.streams.stdout, this.style));
+  }
+
+  /** The JSON document on stdout. Only one is ever written. */
+  writeJson(data: unknown): void {
+    if (this.resultWritten) return;
+    this.resultWritten = true;
+    this.streams.stdout.write(`${JSON.stringify(data, null, 2)}\n`);
+  }
+
+  /** Raw text on stdout (for example a streamed log line). */
+  raw(text: string): void {
+    this.streams.stdout.write(text);
+  }
+
+  /** A short notice on stderr (never stdout, never in --json output). */
+  notice(text: string): void {
+    if (this.quiet) return;
+    this.streams.stderr.write(`${this.errStyle.dim(text)}\n`);
+  }
+
+  warn(text: string): void {
+    this.streams.stderr.write(`${this.errStyle.yellow('warning:')} ${text}\n`);
+  }
+
+  /** A failure: message, where, request id and next step, on stderr. */
+  error(message: string, details: { problems?: Problem[]; hint?: string; requestId?: string } = {}): void {
+    const s = this.errStyle;
+    const lines = [`${s.red.bold('error:')} ${message}`];
+    for (const problem of details.problems ?? []) {
+      const where = problem.where === undefined ? '' : `${problem.where}  `;
+      const path = problem.path === undefined || problem.path === '' ? '' : `${s.cyan(problem.path)}  `;
+      lines.push(`  ${where}${path}${problem.message}`);
+    }
+    if (details.requestId !== undefined) lines.push(s.dim(`  request id: ${details.requestId}`));
+    if (details.hint !== undefined) lines.push(`${s.dim('→')} ${details.hint}`);
+    this.streams.stderr.write(`${lines.join('\n')}\n`);
+  }
+
+  /** Raw text on stderr (a bug report's stack trace). */
+  stderr(text: string): void {
+    this.streams.stderr.write(text);
+  }
+
+  /**
+   * Progress for a long step. A spinner on an interactive terminal (loaded lazily), timestamped
+   * lines on stderr otherwise, nothing with --quiet.
+   */
+  async progress(text: string): Promise<Progress> {
+    if (this.quiet) return silentProgress;
+    if (this.interactive) {
+      const { default: ora } = await import('ora');
+      const spinner = ora({ text, stream: this.streams.stderr, color: 'cyan' }).start();
+      return {
+        update: (t) => {
+          spinner.text = t;
+        },
+        succeed: (t) => void spinner.succeed(t),
+        fail: (t) => void spinner.fail(t),
+        warn: (t) => void spinner.warn(t),
+        stop: () => void spinner.stop(),
+      };
+    }
+    return new LineProgress(this.streams.stderr, text);
+  }
+
+  private printer(stream: Writable, style: ChalkInstance): Printer {
+    const write = (text: string) => stream.write(`${text}\n`);
+    return {
+      style,
+      line: (text = '') => write(text),
+      success: (text) => write(`${style.green('✔')} ${text}`),
+      warn: (text) => write(`${style.yellow('!')} ${text}`),
+      next: (text) => write(`${style.dim('→')} ${text}`),
+      fields: (rows) => {
+        const shown = rows.filter((row): row is [string, string | number] => row[1] !== undefined && row[1] !== null);
+        const width = Math.max(0, ...shown.map(([key]) => key.length));
+        for (const [key, value] of shown) write(`  ${style.dim(key.padEnd(width))}  ${value}`);
+      },
+      table: (headers, rows) => {
+        const cells = [headers, ...rows.map((row) => row.map(String))];
+        const widths = headers.map((_, i) => Math.max(...cells.map((row) => visibleLength(row[i] ?? ''))));
+        const format = (row: string[]) =>
+          row
+            .map((cell, i) => (i === row.length - 1 ? cell : cell + ' '.repeat((widths[i] ?? 0) - visibleLength(cell))))
+            .join('  ')
+            .trimEnd();
+        write(style.bold(format(headers)));
+        for (const row of cells.slice(1)) write(format(row));
+      },
+    };
+  }
+}
+
+const silentProgress: Progress = { update() {}, succeed() {}, fail() {}, warn() {}, stop() {} };
+
+/** Progress for logs and CI: a timestamped line per change, no frames, no repeats. */
+class LineProgress implements Progress {
+  private last = '';
+  constructor(
+    private readonly stream: Writable,
+    text: string,
+  ) {
+    this.emit(text);
+  }
+  private emit(text: string, mark = ''): void {
+    if (text === this.last && mark === '') return;
+    this.last = text;
+    this.stream.write(`[${new Date().toISOString()}] ${mark}${text}\n`);
+  }
+  update(text: string): void {
+    this.emit(text);
+  }
+  succeed(text?: string): void {
+    this.emit(text ?? this.last, 'ok: ');
+  }
+  fail(text?: string): void {
+    this.emit(text ?? this.last, 'failed: ');
+  }
+  warn(text?: string): void {
+    this.emit(text ?? this.last, 'warning: ');
+  }
+  stop(): void {}
+}

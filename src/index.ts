@@ -1,0 +1,4 @@
+/** Library entry: the contract, the definition schema and loader, and the client. */
+export * from './api/contract.js';
+export * as definition from './definition/schema.js';
+export { run } from './cli/main.js';
