@@ -1,0 +1,98 @@
+/**
+ * The seams inside the engine: the records it persists and the services its HTTP layer calls.
+ * `createApp({ store, builds, deployments, tests, ... })` depends on these interfaces only, so each
+ * service can be built, replaced and tested on its own.
+ */
+import type { BuildRequest, Deployment, DeployRequest, LogLine, McpServer, Metrics, TestRequest, TestResult } from '../api/contract.js';
+
+/** A built server as the engine keeps it. `server` is what the API shows. */
+export interface ServerRecord {
+  server: McpServer;
+  /** content-addressed bundle folder the runtime starts from */
+  bundleDir: string;
+  digest: string;
+  /** the build request without `files` (those live in the bundle) */
+  definition: Omit<BuildRequest, 'files'>;
+}
+
+/** A deployment as the engine keeps it. `deployment` is what the API shows (minus live instances). */
+export interface DeploymentRecord {
+  deployment: Deployment;
+  mcpId: string;
+  /** the deploy request's config, with env_vars (never shown by the API) */
+  config: NonNullable<DeployRequest['config']>;
+  /** the deployment this one replaced, for rollback */
+  previousId?: string;
+  /** monotonic counter bumped on every change, for long-polling */
+  version: number;
+}
+
+export interface TestRunRecord {
+  id: string;
+  mcpId: string;
+  request: TestRequest;
+  result: TestResult;
+  createdAt: string;
+}
+
+/** Persistence. Every write is atomic: a crash never leaves a half-written record. */
+export interface Store {
+  putServer(record: ServerRecord): Promise<void>;
+  getServer(mcpId: string): Promise<ServerRecord | undefined>;
+  listServers(): Promise<ServerRecord[]>;
+  putDeployment(record: DeploymentRecord): Promise<void>;
+  getDeployment(deploymentId: string): Promise<DeploymentRecord | undefined>;
+  listDeployments(filter?: { mcpId?: string; environment?: string; status?: string }): Promise<DeploymentRecord[]>;
+  putTestRun(record: TestRunRecord): Promise<void>;
+  /** idempotency: the stored response of a request key, with a hash of its body */
+  getIdempotent(key: string): Promise<{ bodyHash: string; status: number; body: unknown } | undefined>;
+  putIdempotent(key: string, entry: { bodyHash: string; status: number; body: unknown }): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Thrown by services for failures the API answers with an error envelope. */
+export class ServiceError extends Error {
+  constructor(
+    readonly code: import('../api/contract.js').ErrorCode,
+    message: string,
+    readonly details?: Array<{ path: string; message: string }>,
+    /** a record to return as `data` alongside the error (a failed build or deployment) */
+    readonly data?: unknown,
+  ) {
+    super(message);
+    this.name = 'ServiceError';
+  }
+}
+
+export interface BuildService {
+  /** validates, writes the bundle, smoke-starts it; resolves with the stored record or throws ServiceError('build_failed') */
+  build(request: BuildRequest): Promise<ServerRecord>;
+}
+
+export interface DeploymentService {
+  /** starts a deployment; with `wait` resolves when it is deployed or failed, otherwise at once (deploying) */
+  deploy(server: ServerRecord, request: DeployRequest, options: { wait: boolean }): Promise<Deployment>;
+  /** the live view of a deployment (instances, stage) */
+  status(deploymentId: string): Promise<Deployment | undefined>;
+  /** long-poll: resolves with the deployment when it next changes, or as it is after `timeoutMs` */
+  waitForChange(deploymentId: string, timeoutMs: number, signal?: AbortSignal): Promise<Deployment | undefined>;
+  stop(deploymentId: string): Promise<Deployment>;
+  rollback(deploymentId: string): Promise<Deployment>;
+  logs(deploymentId: string, options: { since?: string; limit?: number }): Promise<LogLine[]>;
+  /** follows new log lines until the signal aborts */
+  followLogs(deploymentId: string, onLine: (line: LogLine) => void, signal: AbortSignal): Promise<void>;
+  metrics(deploymentId: string, windowSeconds: number): Promise<Metrics>;
+  /** the data plane: requests under the gateway prefix or for a custom domain; false when not ours */
+  handleGateway(req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse): Promise<boolean>;
+  /** on engine start: bring back every deployment that was deployed */
+  restore(): Promise<void>;
+  /** on engine stop: stop instances, keep records */
+  close(): Promise<void>;
+}
+
+export interface TestService {
+  test(server: ServerRecord, request: TestRequest): Promise<TestResult>;
+}
+
+/** Where the engine serves: the API under /v1, the data plane under this prefix. */
+export const GATEWAY_PREFIX = '/d';
