@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', 'schema/', 'templates/', 'examples/**/*.js'] },
+  { ignores: ['dist/', 'node_modules/', 'coverage/', 'schema/', 'templates/', 'examples/**/*.{js,mjs,cjs,ts,mts,cts}', 'test/fixtures/**/*.mjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

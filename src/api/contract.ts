@@ -183,7 +183,7 @@ export const Deployment = z.looseObject({
   desired_instances: z.number().int().optional(),
   stage: z.string().optional().describe('what the deployment is doing now, for progress display'),
   reason: z.string().optional().describe('why the deployment failed or stopped'),
-  domain: z.string().optional(),
+  domain: z.string().nullable().optional(),
   notices: z.array(z.string()).optional().describe('what the service could not honour, said plainly'),
   created_at: z.string().optional(),
   updated_at: z.string().optional(),

@@ -3,12 +3,15 @@ import { run } from './main.js';
 
 const controller = new AbortController();
 let interrupted = false;
-process.once('SIGINT', () => {
-  interrupted = true;
-  controller.abort(new Error('interrupted'));
-  // A second Ctrl-C ends at once.
-  process.once('SIGINT', () => process.exit(130));
-});
+// Ctrl-C and SIGTERM (docker stop, CI cancel) both end long waits and let commands clean up.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    interrupted = true;
+    controller.abort(new Error(signal === 'SIGINT' ? 'interrupted' : 'terminated'));
+    // A second signal ends at once.
+    process.once(signal, () => process.exit(130));
+  });
+}
 
 const code = await run(process.argv.slice(2), { signal: controller.signal });
 process.exitCode = interrupted && code !== 0 ? 130 : code;

@@ -110,6 +110,16 @@ export function createProgram(state: RunState): Command {
     .argument('<file>', 'the definition (YAML)')
     .action(action(async () => (await import('./commands/validate.js')).validateCommand));
 
+  program
+    .command('dev')
+    .description('serve a definition as a live MCP server on this machine; reloads when it changes')
+    .argument('<file>', 'the definition (YAML)')
+    .option('--port <n>', 'port to listen on (0: any free port)', parseInteger('--port', 0), 0)
+    .option('--host <address>', 'address to listen on', '127.0.0.1')
+    .option('--stdio', 'serve over stdin/stdout, for clients that start the server themselves')
+    .option('--user-id <id>', 'the caller of requests that name none (for per-user resources)')
+    .action(action(async () => (await import('./commands/dev.js')).devCommand));
+
   // --- the /v1 service -----------------------------------------------------------------------
   program
     .command('build')
@@ -146,6 +156,48 @@ export function createProgram(state: RunState): Command {
     .action(action(async () => (await import('./commands/status.js')).statusCommand));
 
   program
+    .command('ls')
+    .description('list servers and deployments (GET /v1/servers, GET /v1/deployments)')
+    .addOption(new Option('-e, --env <environment>', 'only deployments in this environment').choices(['production', 'staging', 'development']))
+    .addOption(new Option('--status <status>', 'only deployments in this state').choices(['deploying', 'deployed', 'failed', 'stopped']))
+    .option('--server <name|mcp_id>', 'only this server and its deployments')
+    .option('--servers', 'only the servers')
+    .option('--deployments', 'only the deployments')
+    .action(action(async () => (await import('./commands/ls.js')).lsCommand));
+
+  program
+    .command('logs')
+    .description('print the log of a deployment (GET /v1/deploy/{id}/logs)')
+    .argument('<deployment_id>', 'a deploy_… id')
+    .option('-f, --follow', 'keep printing new lines until Ctrl-C')
+    .option('--since <time>', 'lines since a time (2026-01-31T12:00:00Z) or a duration back (10m, 2h)')
+    .option('-n, --lines <n>', 'how many of the newest lines (at most 5000)', parseInteger('--lines', 1))
+    .action(action(async () => (await import('./commands/logs.js')).logsCommand));
+
+  program
+    .command('stop')
+    .description('stop a deployment; its record and logs stay (POST /v1/deploy/{id}/stop)')
+    .argument('<deployment_id>', 'a deploy_… id')
+    .option('--idempotency-key <key>', 'reuse a key so a repeated request does not stop twice')
+    .action(action(async () => (await import('./commands/stop.js')).stopCommand));
+
+  program
+    .command('rollback')
+    .description('redeploy the previous deployment of the same server and environment (POST /v1/deploy/{id}/rollback)')
+    .argument('<deployment_id>', 'a deploy_… id')
+    .option('--no-wait', 'return once the rollback is accepted; do not wait for it')
+    .option('--timeout <seconds>', 'how long to wait for the new deployment', parseSeconds, 600)
+    .option('--idempotency-key <key>', 'reuse a key so a repeated request does not roll back twice')
+    .action(action(async () => (await import('./commands/rollback.js')).rollbackCommand));
+
+  program
+    .command('metrics')
+    .description('response times, throughput and tool errors of a deployment (GET /v1/deploy/{id}/metrics)')
+    .argument('<deployment_id>', 'a deploy_… id')
+    .option('-w, --window <seconds>', 'the time window, at most 86400', parseInteger('--window', 1), 300)
+    .action(action(async () => (await import('./commands/metrics.js')).metricsCommand));
+
+  program
     .command('test')
     .description('let an AI agent use a server and report how it went (POST /v1/test)')
     .argument('<target>', 'an mcp_… id, or a definition file to build first')
@@ -167,6 +219,34 @@ export function createProgram(state: RunState): Command {
     .command('logout')
     .description('remove the saved key of a profile')
     .action(action(async () => (await import('./commands/login.js')).logoutCommand));
+
+  // --- the local engine ----------------------------------------------------------------------
+  const engine = program.command('engine').description('the local engine: a /v1 service in the background, one per MCPCTL_HOME');
+  engine
+    .command('start')
+    .description('start the local engine in the background (nothing happens if it runs)')
+    .action(action(async () => (await import('./commands/engine.js')).engineStartCommand));
+  engine
+    .command('stop')
+    .description('stop the local engine; its deployments stop and come back at the next start')
+    .action(action(async () => (await import('./commands/engine.js')).engineStopCommand));
+  engine
+    .command('status')
+    .description('show whether the local engine runs: URL, pid, version, uptime, state folder')
+    .action(action(async () => (await import('./commands/engine.js')).engineStatusCommand));
+  engine
+    .command('logs')
+    .description("print the local engine's log")
+    .option('-f, --follow', 'keep printing new lines until Ctrl-C')
+    .option('-n, --lines <n>', 'how many of the last lines to print', parseInteger('--lines', 1), 200)
+    .action(action(async () => (await import('./commands/engine.js')).engineLogsCommand));
+
+  program
+    .command('serve')
+    .description('run the engine in the foreground (containers, shared hosts); logs JSON lines to stdout')
+    .option('--host <address>', 'address to listen on; other than loopback needs MCPCTL_API_KEY', '127.0.0.1')
+    .option('--port <n>', 'port to listen on (default: MCPCTL_PORT, else 7070; 0 for any free port)', parseInteger('--port', 0))
+    .action(action(async () => (await import('./commands/serve.js')).serveCommand));
 
   return program;
 }

@@ -53,6 +53,7 @@ export interface Printer {
   next(text: string): void;
 }
 
+// eslint-disable-next-line no-control-regex -- matching terminal escape codes is the point
 const ANSI = /\u001b\[[0-9;]*m/g;
 export function visibleLength(text: string): number {
   return text.replace(ANSI, '').length;

@@ -4,6 +4,7 @@
  * `--yes`) it takes the default, or fails with the flag to pass instead. Ctrl-C ends the
  * command with exit 130.
  */
+import { Writable } from 'node:stream';
 import { EXIT, ExitError, UserError } from './errors.js';
 import type { CommandContext } from './context.js';
 
@@ -18,6 +19,26 @@ export interface AskOptions<T> {
 
 function canPrompt(ctx: CommandContext): boolean {
   return ctx.out.interactive && ctx.io.stdin.isTTY === true && !ctx.globals.json;
+}
+
+/**
+ * The prompt library ends the output stream it is given when a prompt closes (unless it is the
+ * process's own). Each prompt gets a fresh proxy, so the real stream stays open for what follows.
+ */
+function promptContext(ctx: CommandContext) {
+  const target = ctx.io.stderr;
+  const output =
+    target === process.stderr || target === process.stdout
+      ? target
+      : Object.assign(
+          new Writable({
+            write(chunk: Buffer | string, encoding: BufferEncoding, callback: (error?: Error | null) => void) {
+              target.write(chunk, encoding, callback);
+            },
+          }),
+          { isTTY: target.isTTY, columns: target.columns },
+        );
+  return { input: ctx.io.stdin, output, signal: ctx.signal };
 }
 
 function noAnswer(flag: string): never {
@@ -50,7 +71,7 @@ export async function askText(
         ...(options.default === undefined ? {} : { default: options.default }),
         ...(options.validate === undefined ? {} : { validate: options.validate }),
       },
-      { input: ctx.io.stdin, output: ctx.io.stderr, signal: ctx.signal },
+      promptContext(ctx),
     ),
   );
 }
@@ -68,7 +89,7 @@ export async function askChoice<T extends string>(
         choices: options.choices.map((c) => ({ value: c.value, name: c.name ?? c.value, description: c.description })),
         ...(options.default === undefined ? {} : { default: options.default }),
       },
-      { input: ctx.io.stdin, output: ctx.io.stderr, signal: ctx.signal },
+      promptContext(ctx),
     ),
   );
 }
@@ -80,7 +101,7 @@ export async function askConfirm(ctx: CommandContext, options: AskOptions<boolea
   return guard(() =>
     confirm(
       { message: options.message, ...(options.default === undefined ? {} : { default: options.default }) },
-      { input: ctx.io.stdin, output: ctx.io.stderr, signal: ctx.signal },
+      promptContext(ctx),
     ),
   );
 }
@@ -90,6 +111,6 @@ export async function askSecret(ctx: CommandContext, options: { message: string;
   if (!canPrompt(ctx)) return noAnswer(options.flag);
   const { password } = await import('@inquirer/prompts');
   return guard(() =>
-    password({ message: options.message, mask: false }, { input: ctx.io.stdin, output: ctx.io.stderr, signal: ctx.signal }),
+    password({ message: options.message, mask: false }, promptContext(ctx)),
   );
 }

@@ -34,6 +34,8 @@ export const LIMITS = {
 const description = z.string().min(1, 'must not be empty').max(LIMITS.descriptionLength);
 const timeoutMs = z.number().int().positive().max(LIMITS.timeoutMs).describe('time-out in milliseconds');
 const maxBytes = z.number().int().positive().max(LIMITS.maxBytes).describe('largest accepted output, in bytes');
+// The base of a URL may come from the environment: `${API_BASE}/items`.
+const httpUrl = z.string().regex(/^(https?:\/\/|\$\{)/, 'must be an http:// or https:// URL (or start with a ${VAR} reference)');
 const envMap = z
   .record(z.string().regex(ENV_NAME_PATTERN, 'must be an environment variable name'), z.string())
   .describe('environment variables; values may use ${VAR} references');
@@ -88,7 +90,8 @@ const EmbeddedResourceContent = z
   })
   .describe('a resource embedded in the result; without text, the defined resource of that uri is read');
 
-export const ContentItem = z.union([
+// Discriminated on `type`, so a wrong item reports the fields of its own kind, not of every kind.
+export const ContentItem = z.discriminatedUnion('type', [
   TextContent,
   JsonContent,
   MediaContent('image'),
@@ -113,7 +116,7 @@ const HttpHandler = z
   .strictObject({
     type: z.literal('http'),
     method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']).default('GET'),
-    url: z.string().regex(/^https?:\/\//, 'must be an http:// or https:// URL'),
+    url: httpUrl,
     headers: z.record(z.string(), z.string()).optional(),
     body: z.unknown().optional().describe('JSON body; strings inside may use templates; default: the arguments'),
     timeout_ms: timeoutMs.default(10_000),
@@ -180,7 +183,7 @@ export const ResourceSource = z.discriminatedUnion('type', [
   z
     .strictObject({
       type: z.literal('url'),
-      url: z.string().regex(/^https?:\/\//, 'must be an http:// or https:// URL'),
+      url: httpUrl,
       headers: z.record(z.string(), z.string()).optional(),
       timeout_ms: timeoutMs.default(10_000),
       max_bytes: maxBytes.default(1024 * 1024),
@@ -306,3 +309,20 @@ export const ServerDefinition = z.strictObject({
 export type ServerDefinition = z.infer<typeof ServerDefinition>;
 /** The definition as written, before defaults are applied. */
 export type ServerDefinitionInput = z.input<typeof ServerDefinition>;
+
+/**
+ * The JSON Schema editors use to complete and check a definition (draft-07, the input side:
+ * fields with defaults are optional). `scripts/gen-schema.js` writes it to `schema/`.
+ */
+export function toEditorJsonSchema(): Record<string, unknown> {
+  const generated = z.toJSONSchema(ServerDefinition, { target: 'draft-07', io: 'input', unrepresentable: 'any' });
+  const { $schema, ...rest } = generated as Record<string, unknown>;
+  return {
+    $schema,
+    title: 'mcpctl server definition',
+    description: 'A server definition for mcpctl: tools, resources and prompts, with handlers, deploy defaults and tests.',
+    ...rest,
+    // Top-level `x-` keys are ignored by the loader: a place for YAML anchors.
+    patternProperties: { '^x-': {} },
+  };
+}

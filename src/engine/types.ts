@@ -3,7 +3,9 @@
  * `createApp({ store, builds, deployments, tests, ... })` depends on these interfaces only, so each
  * service can be built, replaced and tested on its own.
  */
-import type { BuildRequest, Deployment, DeployRequest, LogLine, McpServer, Metrics, TestRequest, TestResult } from '../api/contract.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RuntimeProcess, StartRuntimeOptions, startRuntimeProcess } from '../runtime/process.js';
+import type { BuildRequest, Deployment, DeployRequest, ErrorCode, LogLine, McpServer, Metrics, TestRequest, TestResult } from '../api/contract.js';
 
 /** A built server as the engine keeps it. `server` is what the API shows. */
 export interface ServerRecord {
@@ -53,7 +55,7 @@ export interface Store {
 /** Thrown by services for failures the API answers with an error envelope. */
 export class ServiceError extends Error {
   constructor(
-    readonly code: import('../api/contract.js').ErrorCode,
+    readonly code: ErrorCode,
     message: string,
     readonly details?: Array<{ path: string; message: string }>,
     /** a record to return as `data` alongside the error (a failed build or deployment) */
@@ -77,13 +79,14 @@ export interface DeploymentService {
   /** long-poll: resolves with the deployment when it next changes, or as it is after `timeoutMs` */
   waitForChange(deploymentId: string, timeoutMs: number, signal?: AbortSignal): Promise<Deployment | undefined>;
   stop(deploymentId: string): Promise<Deployment>;
-  rollback(deploymentId: string): Promise<Deployment>;
+  /** like deploy: with `wait` resolves when the new deployment is deployed or failed, otherwise at once */
+  rollback(deploymentId: string, options?: { wait: boolean }): Promise<Deployment>;
   logs(deploymentId: string, options: { since?: string; limit?: number }): Promise<LogLine[]>;
   /** follows new log lines until the signal aborts */
   followLogs(deploymentId: string, onLine: (line: LogLine) => void, signal: AbortSignal): Promise<void>;
   metrics(deploymentId: string, windowSeconds: number): Promise<Metrics>;
   /** the data plane: requests under the gateway prefix or for a custom domain; false when not ours */
-  handleGateway(req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse): Promise<boolean>;
+  handleGateway(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
   /** on engine start: bring back every deployment that was deployed */
   restore(): Promise<void>;
   /** on engine stop: stop instances, keep records */
@@ -92,6 +95,39 @@ export interface DeploymentService {
 
 export interface TestService {
   test(server: ServerRecord, request: TestRequest): Promise<TestResult>;
+}
+
+/** The engine's structured log: one JSON line per call, with the fields given. */
+export interface Logger {
+  debug(message: string, fields?: Record<string, unknown>): void;
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+  /** a logger that adds these fields to every line */
+  child(fields: Record<string, unknown>): Logger;
+}
+
+/** The runtime's process starter (src/runtime/process.ts), as deployments and builds use it. */
+export type RuntimeProcessOptions = StartRuntimeOptions;
+export type RuntimeProcessHandle = RuntimeProcess;
+export type StartRuntimeProcess = typeof startRuntimeProcess;
+
+/**
+ * What the engine passes to `createDeploymentService(deps)` of `src/engine/deployments/index.ts`.
+ * The engine calls `restore()` once it listens and `close()` when it stops.
+ */
+export interface DeploymentServiceDeps {
+  store: Store;
+  /** MCPCTL_HOME: the engine's state folder */
+  home: string;
+  /** the engine's own address, such as http://127.0.0.1:47321 (no trailing slash); deployment URLs start with it */
+  baseUrl: string;
+  logger: Logger;
+  /** the engine's environment (MCPCTL_DEV_IDLE_MINUTES and the like) */
+  env: Record<string, string | undefined>;
+  startRuntime: StartRuntimeProcess;
+  /** milliseconds since the epoch; tests pass their own */
+  clock: () => number;
 }
 
 /** Where the engine serves: the API under /v1, the data plane under this prefix. */

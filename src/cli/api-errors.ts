@@ -1,0 +1,136 @@
+/**
+ * Turns the client's `ApiError` into a `UserError` with the documented exit code, a message that
+ * says which service (and where its URL and key came from, never the key), the request id, and
+ * the next step.
+ */
+import type { ApiClient } from '../api/client.js';
+import { ApiError } from '../api/errors.js';
+import { connect, displayUrl, type Connection } from './config.js';
+import type { CommandContext } from './context.js';
+import { EXIT, UserError, type ExitCode, type Problem } from './errors.js';
+
+export interface ExplainOptions {
+  /** maps a request field path (tools[0].name) to where it is written (file:line:column) */
+  locate?: (path: string) => string | undefined;
+}
+
+function service(connection: Pick<Connection, 'url' | 'urlSource'> | undefined): string {
+  if (connection === undefined) return 'the service';
+  return `the service at ${displayUrl(connection.url)} (${connection.urlSource})`;
+}
+
+function loginHint(connection: Pick<Connection, 'keySource' | 'profile' | 'local'> | undefined): string {
+  if (connection?.local === true) return 'the local engine rejected its own key: run `mcpctl engine stop` and try again';
+  if (connection?.keySource === 'from MCPCTL_API_KEY') return 'check MCPCTL_API_KEY, or unset it and run `mcpctl login`';
+  const profile = connection?.profile === undefined || connection.profile === 'default' ? '' : ` --profile ${connection.profile}`;
+  return `run \`mcpctl login${profile}\` to save a valid key, or set MCPCTL_API_KEY`;
+}
+
+/** The user-facing form of any error that came from the client; other errors pass through. */
+export function explainApiError(error: unknown, connection?: Connection, options: ExplainOptions = {}): unknown {
+  if (!(error instanceof ApiError)) return error;
+  const requestId = error.requestId;
+  const base = { cause: error, code: error.code, ...(requestId === undefined ? {} : { requestId }) };
+  const fail = (message: string, exitCode: ExitCode, extra: { hint?: string; problems?: Problem[] } = {}) =>
+    new UserError(message, { ...base, exitCode, ...extra });
+  const problems: Problem[] = error.details.map((d) => {
+    const where = options.locate?.(d.path);
+    return { ...(where === undefined ? {} : { where }), path: d.path, message: d.message };
+  });
+  const attempts = error.attempts > 1 ? ` (after ${error.attempts} attempts)` : '';
+
+  switch (error.kind) {
+    case 'aborted':
+      return new UserError('interrupted', { ...base, exitCode: EXIT.interrupted, code: 'interrupted' });
+    case 'network':
+      return fail(
+        error.code === 'timeout'
+          ? `${service(connection)} did not answer in time: ${error.message}${attempts}`
+          : `cannot reach ${service(connection)}: ${error.message}${attempts}`,
+        EXIT.transient,
+        {
+          hint:
+            connection?.local === true
+              ? 'it is safe to retry; `mcpctl engine status` shows the local engine'
+              : 'it is safe to retry; check that the service is running and the URL is right',
+        },
+      );
+    case 'contract':
+      return fail(`${service(connection)} answered outside the /v1 contract: ${error.message.replace(/^the answer does not follow the \/v1 contract: /, '')}`, EXIT.transient, {
+        hint: 'it is safe to retry; check that the URL points at a /v1 service of a compatible version',
+      });
+    case 'http':
+      break;
+  }
+
+  const message = error.message;
+  switch (error.code) {
+    case 'build_failed':
+      return fail(`the build failed: ${message}`, EXIT.build_failed, {
+        problems,
+        hint: 'fix the definition (`mcpctl validate <file>` checks it offline) and build again',
+      });
+    case 'deploy_failed':
+      return fail(`the deployment failed: ${message}`, EXIT.deploy_failed, { problems, hint: 'read its logs: `mcpctl logs <deployment_id>`' });
+    case 'idempotency_mismatch':
+      return fail(message, EXIT.usage, { hint: 'this idempotency key was used with another request; pass a new --idempotency-key, or none' });
+    case 'validation_failed':
+      return fail(`the service rejected the request: ${message}`, EXIT.usage, { problems, hint: 'fix the fields named above' });
+  }
+  if (error.status === 401) {
+    return fail(`${service(connection)} rejected the API key (${connection?.keySource ?? 'unknown source'}): ${message}`, EXIT.auth, {
+      hint: loginHint(connection),
+    });
+  }
+  if (error.status === 403) {
+    return fail(`the API key (${connection?.keySource ?? 'unknown source'}) may not do this: ${message}`, EXIT.auth, {
+      hint: 'use a key that may, with `mcpctl login` or MCPCTL_API_KEY',
+    });
+  }
+  if (error.status === 429) {
+    const when = error.retryAfter === undefined ? 'in a moment' : `after ${error.retryAfter} s`;
+    return fail(`${service(connection)} is rate-limiting requests: ${message}${attempts}`, EXIT.transient, {
+      hint: `it is safe to retry ${when}`,
+    });
+  }
+  if (error.status === 501) {
+    return fail(`${service(connection)} does not offer this: ${message}`, EXIT.usage, { problems, hint: 'use a service that does' });
+  }
+  if (error.status >= 500) {
+    return fail(`${service(connection)} failed (HTTP ${error.status} ${error.code}): ${message}${attempts}`, EXIT.transient, {
+      hint:
+        error.retryAfter === undefined
+          ? 'it is safe to retry; if it keeps failing, report it with the request id'
+          : `it is safe to retry after ${error.retryAfter} s`,
+    });
+  }
+  if (error.status === 404) {
+    return fail(message, EXIT.usage, { problems, hint: 'check the id; `mcpctl ls` lists servers and deployments' });
+  }
+  if (error.status === 409) {
+    return fail(message, EXIT.usage, { problems, hint: 'read the current state with `mcpctl status <deployment_id>`, then retry' });
+  }
+  if (error.status === 413) {
+    return fail(message, EXIT.usage, { problems, hint: 'make the definition and its files smaller' });
+  }
+  return fail(`${service(connection)} rejected the request (HTTP ${error.status} ${error.code}): ${message}`, EXIT.usage, { problems });
+}
+
+/**
+ * Connects to the configured service, runs `fn` with a client, closes it, and turns any client
+ * error into a user error. The usual shape of a command that talks to `/v1`.
+ */
+export async function withApi<T>(
+  ctx: CommandContext,
+  fn: (client: ApiClient, connection: Connection) => Promise<T>,
+  options: ExplainOptions = {},
+): Promise<T> {
+  const { client, connection } = await connect(ctx);
+  try {
+    return await fn(client, connection);
+  } catch (error) {
+    throw explainApiError(error, connection, options);
+  } finally {
+    await client.close();
+  }
+}

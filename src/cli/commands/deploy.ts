@@ -1,0 +1,242 @@
+/**
+ * `mcpctl deploy <mcp_id|file>`: build the file first if one is given, assemble the deployment
+ * config (the file's `deploy:` section with `${VAR}` resolved now, then flags), POST /v1/deploy
+ * asking for an asynchronous answer, and follow the deployment until it settles.
+ */
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { MCP_ID_PATTERN, type DeployConfig, type Environment } from '../../api/contract.js';
+import type { DeployDefaults } from '../../definition/schema.js';
+import { ENV_NAME_PATTERN } from '../../definition/schema.js';
+import { withApi } from '../api-errors.js';
+import type { CommandContext } from '../context.js';
+import { UserError, type Problem } from '../errors.js';
+import { describeProgress } from '../render/deployment.js';
+import { formatSeconds } from '../render/format.js';
+import { buildDefinition, loadDefinitionFile, type DefinitionFile } from './build.js';
+import { reportDeployment, waitForDeployment } from './status.js';
+
+export interface DeployCommandOptions {
+  env?: Environment;
+  domain?: string;
+  minInstances?: number;
+  maxInstances?: number;
+  envVar?: string[];
+  envFile?: string;
+  /** false with --no-wait */
+  wait?: boolean;
+  /** seconds */
+  timeout?: number;
+  idempotencyKey?: string;
+}
+
+type Env = Record<string, string | undefined>;
+
+/**
+ * Parses an env file: `NAME=value` lines, `#` comments, blank lines, an optional `export `
+ * prefix, values optionally in single quotes (literal) or double quotes (with \n, \t, \", \\
+ * escapes). An unquoted value ends at ` #`. Every bad line is reported with file:line.
+ */
+export function parseEnvFile(text: string, shown: string): Record<string, string> {
+  const values: Record<string, string> = {};
+  const problems: Problem[] = [];
+  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
+  lines.forEach((raw, index) => {
+    const where = `${shown}:${index + 1}`;
+    let line = raw.trim();
+    if (line === '' || line.startsWith('#')) return;
+    if (line.startsWith('export ')) line = line.slice('export '.length).trimStart();
+    const eq = line.indexOf('=');
+    if (eq === -1) {
+      problems.push({ where, message: 'expected NAME=value' });
+      return;
+    }
+    const name = line.slice(0, eq).trim();
+    if (!ENV_NAME_PATTERN.test(name)) {
+      problems.push({ where, message: `"${name}" is not a variable name (letters, digits and _, not starting with a digit)` });
+      return;
+    }
+    const rest = line.slice(eq + 1).trim();
+    const quote = rest[0];
+    if (quote === '"' || quote === "'") {
+      const end = findClosingQuote(rest, quote);
+      if (end === -1) {
+        problems.push({ where, message: `the value of ${name} has no closing ${quote}` });
+        return;
+      }
+      const after = rest.slice(end + 1).trim();
+      if (after !== '' && !after.startsWith('#')) {
+        problems.push({ where, message: `unexpected text after the quoted value of ${name}` });
+        return;
+      }
+      const inner = rest.slice(1, end);
+      values[name] = quote === "'" ? inner : unescapeDouble(inner);
+      return;
+    }
+    const comment = rest.search(/\s#/);
+    values[name] = (comment === -1 ? rest : rest.slice(0, comment)).trimEnd();
+  });
+  if (problems.length > 0) {
+    throw new UserError(`${shown} is not a valid env file`, {
+      problems,
+      hint: 'write one NAME=value per line; # starts a comment',
+      code: 'invalid_env_file',
+    });
+  }
+  return values;
+}
+
+function findClosingQuote(text: string, quote: string): number {
+  for (let i = 1; i < text.length; i++) {
+    if (quote === '"' && text[i] === '\\') {
+      i++;
+      continue;
+    }
+    if (text[i] === quote) return i;
+  }
+  return -1;
+}
+
+function unescapeDouble(text: string): string {
+  return text.replace(/\\(.)/g, (_, c: string) => ({ n: '\n', t: '\t', r: '\r' })[c] ?? c);
+}
+
+/**
+ * The config a definition's `deploy:` section gives for an environment: top-level fields, then
+ * `environments.<env>` overrides (scaling and env_vars merge field by field), with `${VAR}`
+ * references resolved from `env` now. Another environment's overrides are not resolved.
+ */
+export async function configFromDefinition(defaults: DeployDefaults | undefined, environment: Environment, env: Env): Promise<DeployConfig> {
+  if (defaults === undefined) return {};
+  const { resolveEnvDeep } = await import('../../definition/interpolate.js');
+  const { domain, scaling, env_vars } = defaults;
+  const base = resolveEnvDeep({ domain, scaling, env_vars }, env, ['deploy']);
+  const override = defaults.environments?.[environment];
+  const over = override === undefined ? {} : resolveEnvDeep(override, env, ['deploy', 'environments', environment]);
+  const merged: DeployConfig = {};
+  const mergedDomain = over.domain ?? base.domain;
+  if (mergedDomain !== undefined) merged.domain = mergedDomain;
+  const mergedScaling = { ...base.scaling, ...over.scaling };
+  if (Object.keys(mergedScaling).length > 0) merged.scaling = mergedScaling;
+  const mergedVars = { ...base.env_vars, ...over.env_vars };
+  if (Object.keys(mergedVars).length > 0) merged.env_vars = mergedVars;
+  return merged;
+}
+
+/** Applies the flags on top of the file's config: --env-file, then --env-var, then the rest. */
+export async function applyDeployFlags(
+  config: DeployConfig,
+  options: DeployCommandOptions,
+  io: { env: Env; cwd: string },
+): Promise<DeployConfig> {
+  const out: DeployConfig = { ...config, ...(config.scaling === undefined ? {} : { scaling: { ...config.scaling } }) };
+  const vars: Record<string, string> = { ...config.env_vars };
+  if (options.envFile !== undefined) {
+    let text: string;
+    try {
+      text = await readFile(resolve(io.cwd, options.envFile), 'utf8');
+    } catch (error) {
+      throw new UserError(`cannot read the env file ${options.envFile}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'it does not exist' : (error as Error).message}`, {
+        hint: 'check the path given to --env-file',
+        code: 'file_not_found',
+      });
+    }
+    Object.assign(vars, parseEnvFile(text, options.envFile));
+  }
+  const missing: string[] = [];
+  for (const name of options.envVar ?? []) {
+    if (!ENV_NAME_PATTERN.test(name)) {
+      throw new UserError(`--env-var ${name}: not a variable name`, {
+        hint: 'pass the NAME only (its value is read from your environment): --env-var API_TOKEN',
+      });
+    }
+    const value = io.env[name];
+    if (value === undefined) missing.push(name);
+    else vars[name] = value;
+  }
+  if (missing.length > 0) {
+    throw new UserError(`--env-var: ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not set in this environment`, {
+      hint: `set ${missing.length === 1 ? 'it' : 'them'} before running (export ${missing[0]}=…), or use --env-file`,
+      code: 'missing_env_var',
+    });
+  }
+  if (Object.keys(vars).length > 0) out.env_vars = vars;
+  if (options.domain !== undefined) out.domain = options.domain;
+  if (options.minInstances !== undefined || options.maxInstances !== undefined) {
+    out.scaling = {
+      ...out.scaling,
+      ...(options.minInstances === undefined ? {} : { min_instances: options.minInstances }),
+      ...(options.maxInstances === undefined ? {} : { max_instances: options.maxInstances }),
+    };
+  }
+  const { min_instances: min, max_instances: max } = out.scaling ?? {};
+  if (min !== undefined && max !== undefined && min > max) {
+    throw new UserError(`min_instances (${min}) is greater than max_instances (${max})`, {
+      hint: 'use --min-instances and --max-instances (or deploy.scaling) with min ≤ max',
+    });
+  }
+  return out;
+}
+
+export async function deployCommand(ctx: CommandContext, target: string, options: DeployCommandOptions = {}): Promise<void> {
+  const byId = MCP_ID_PATTERN.test(target);
+  const file: DefinitionFile | undefined = byId ? undefined : await loadDefinitionFile(ctx, target);
+  const defaults = file?.loaded.definition.deploy;
+  const environment: Environment = options.env ?? defaults?.environment ?? 'development';
+  // Everything local is checked before the first request: a missing variable builds nothing.
+  const config = await applyDeployFlags(await configFromDefinition(defaults, environment, ctx.io.env), options, ctx.io);
+  const timeoutSeconds = options.timeout ?? 600;
+  const key = options.idempotencyKey;
+
+  const outcome = await withApi(
+    ctx,
+    async (client) => {
+      const mcpId = file === undefined ? target : (await buildDefinition(ctx, client, file, { idempotencyKey: key === undefined ? undefined : `${key}.build` })).mcp_id;
+      const progress = await ctx.out.progress(`deploying ${mcpId} to ${environment}`);
+      let answer;
+      try {
+        answer = await client.deploy(
+          { mcp_id: mcpId, environment, ...(Object.keys(config).length === 0 ? {} : { config }) },
+          { async: true, ...(key === undefined ? {} : { idempotencyKey: key }) },
+        );
+      } catch (error) {
+        progress.fail();
+        throw error;
+      }
+      const deployment = answer.deployment;
+      if (options.wait === false || deployment.status !== 'deploying') {
+        if (deployment.status === 'deployed') progress.succeed(`deployed ${deployment.deployment_id} in ${formatSeconds(deployment.deploy_time) ?? '?'}`);
+        else if (deployment.status === 'failed') progress.fail(`${deployment.deployment_id} failed`);
+        else progress.stop();
+        return { deployment, end: 'settled' as const };
+      }
+      progress.update(describeProgress(deployment));
+      const result = await waitForDeployment(client, deployment, {
+        timeoutMs: timeoutSeconds * 1000,
+        signal: ctx.signal,
+        onChange: (d) => {
+        if (d.status === 'deploying') progress.update(describeProgress(d));
+      },
+      });
+      const d = result.deployment;
+      if (result.end === 'interrupted') progress.stop();
+      else if (result.end === 'timeout') progress.warn(`${d.deployment_id} still deploying after ${formatSeconds(timeoutSeconds) ?? ''}`);
+      else if (d.status === 'deployed') progress.succeed(`deployed ${d.deployment_id} in ${formatSeconds(d.deploy_time) ?? '?'}`);
+      else progress.fail();
+      return result;
+    },
+    file === undefined ? {} : { locate: file.locate },
+  );
+
+  const d = outcome.deployment;
+  const name = file?.loaded.definition.name ?? d.mcp_id ?? target;
+  const heading =
+    d.status === 'deployed'
+      ? `Deployed ${name} to ${d.environment ?? environment}`
+      : d.status === 'deploying'
+        ? `Deployment ${d.deployment_id} of ${name} accepted (deploying)`
+        : d.status === 'failed'
+          ? `Deployment ${d.deployment_id} of ${name} failed`
+          : `Deployment ${d.deployment_id} of ${name} is ${d.status}`;
+  reportDeployment(ctx, outcome, { heading, timeoutSeconds });
+}

@@ -1,0 +1,337 @@
+/**
+ * `mcpctl dev <file>`: the definition as a live MCP server on this machine, before any build or
+ * deploy. It serves exactly what a build would ship (the definition is bundled into a temporary
+ * folder first), logs each request, and reloads when the file or a file it references changes; a
+ * broken edit keeps the last good server running. `--stdio` serves over stdin/stdout for clients
+ * that start servers themselves; then nothing else is written to stdout.
+ */
+import { watch, type FSWatcher } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import type { Problem } from '../errors.js';
+import { UserError } from '../errors.js';
+import type { CommandContext } from '../context.js';
+import type { LogEntry, RuntimeLogger } from '../../runtime/logger.js';
+import type { Runtime } from '../../runtime/server.js';
+
+export interface DevCommandOptions {
+  port?: number;
+  host?: string;
+  stdio?: boolean;
+  userId?: string;
+}
+
+/** One good build of the definition: the runtime serving it and the files it came from. */
+interface Build {
+  runtime: Runtime;
+  digest: string;
+  bundleDir: string;
+  /** absolute paths of the definition file and every file it references */
+  files: string[];
+}
+
+const DEBOUNCE_MS = 150;
+const MAX_WATCHED_FOLDERS = 256;
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
+
+export async function devCommand(ctx: CommandContext, file: string, options: DevCommandOptions = {}): Promise<void> {
+  const stdio = options.stdio === true;
+  const host = options.host ?? '127.0.0.1';
+  const definitionFile = resolve(ctx.io.cwd, file);
+  const shown = shownPath(ctx.io.cwd, definitionFile);
+  const bundlesRoot = await mkdtemp(join(tmpdir(), 'mcpctl-dev-'));
+  const logger = createDevLogger(ctx, stdio);
+
+  const [{ loadDefinition }, { toBuildRequest }, { readBundle, writeBundle, BundleError }, { createRuntime, RuntimeStartError }] = await Promise.all([
+    import('../../definition/load.js'),
+    import('../../definition/build-request.js'),
+    import('../../runtime/bundle.js'),
+    import('../../runtime/server.js'),
+  ]);
+
+  /** Loads, bundles and starts the definition; throws UserError with every problem. */
+  const build = async (previous: Build | undefined): Promise<Build | 'unchanged'> => {
+    const loaded = await loadDefinition(definitionFile, { cwd: ctx.io.cwd });
+    for (const warning of loaded.warnings) ctx.out.warn(formatProblem(warning));
+    const request = await toBuildRequest(loaded);
+    let written: { dir: string; digest: string };
+    try {
+      written = await writeBundle(request, bundlesRoot);
+    } catch (error) {
+      if (error instanceof BundleError) throw new UserError(`${shown} cannot be bundled`, { problems: error.problems.map((message) => ({ message })), code: 'build_failed' });
+      throw error;
+    }
+    if (previous !== undefined && written.digest === previous.digest) return 'unchanged';
+    const bundle = await readBundle(written.dir);
+    try {
+      const runtime = await createRuntime(bundle.definition, {
+        dir: bundle.filesDir,
+        env: ctx.io.env,
+        logger,
+        listChanged: stdio,
+        ...(options.userId === undefined ? {} : { defaultUserId: options.userId }),
+        // loopback: only local Host names; on another address the check would refuse the LAN's names
+        ...(LOOPBACK.has(host) ? {} : { allowedHosts: false as const }),
+      });
+      const files = [definitionFile, ...Object.keys(request.files ?? {}).map((path) => join(loaded.dir, ...path.split('/')))];
+      return { runtime, digest: written.digest, bundleDir: written.dir, files };
+    } catch (error) {
+      await rm(written.dir, { recursive: true, force: true });
+      if (error instanceof RuntimeStartError) {
+        throw new UserError(`${shown} cannot be served`, {
+          problems: error.problems.map((message) => ({ message })),
+          hint: 'variables come from your environment: export them, or give defaults with ${NAME:-value}',
+        });
+      }
+      throw error;
+    }
+  };
+
+  let current: Build;
+  try {
+    const first = await build(undefined);
+    if (first === 'unchanged') throw new Error('unreachable: a first build cannot be unchanged');
+    current = first;
+  } catch (error) {
+    await rm(bundlesRoot, { recursive: true, force: true });
+    throw error;
+  }
+
+  const stops: Array<() => Promise<void> | void> = [];
+  let onReload: (() => void) | undefined;
+  try {
+    if (stdio) {
+      const [{ serveStdio, StdioServerTransport }] = await Promise.all([import('@modelcontextprotocol/server/stdio')]);
+      let connection: ReturnType<Runtime['createServer']> | undefined;
+      const handle = serveStdio(
+        () => {
+          connection = current.runtime.createServer({ follow: () => current.runtime });
+          return connection;
+        },
+        { transport: new StdioServerTransport(ctx.io.stdin, ctx.io.stdout), onerror: (error) => ctx.out.warn(`stdio: ${error.message}`) },
+      );
+      stops.push(() => handle.close());
+      onReload = () => {
+        if (connection === undefined) return;
+        // notifications only: a client that did not ask for them is not bothered
+        void Promise.resolve(connection.sendToolListChanged()).catch(() => {});
+        void Promise.resolve(connection.sendResourceListChanged()).catch(() => {});
+        void Promise.resolve(connection.sendPromptListChanged()).catch(() => {});
+      };
+      ctx.out.notice(`${current.runtime.name} ${current.runtime.version} is serving over stdio (${describeCounts(current.runtime)}); watching ${shown}`);
+    } else {
+      const server = createServer((req, res) => current.runtime.handler(req, res));
+      await listen(server, options.port ?? 0, host);
+      stops.push(
+        () =>
+          new Promise<void>((resolveClose) => {
+            server.closeAllConnections();
+            server.close(() => resolveClose());
+          }),
+      );
+      const { port } = server.address() as AddressInfo;
+      const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+      renderReady(ctx, current, { url, definitionFile, shown });
+    }
+
+    await serveUntilStopped(ctx, {
+      stdio,
+      watchFiles: () => current.files,
+      reload: async () => {
+        let next: Build | 'unchanged';
+        try {
+          next = await build(current);
+        } catch (error) {
+          const problems = error instanceof UserError ? error.problems : [];
+          ctx.out.error(`reload failed; still serving the last good version of ${shown}`, {
+            problems: problems.length === 0 ? [{ message: error instanceof Error ? error.message : String(error) }] : problems,
+          });
+          return;
+        }
+        if (next === 'unchanged') return;
+        const previous = current;
+        current = next;
+        onReload?.();
+        ctx.out.notice(`↻ reloaded ${shown}: ${describeCounts(next.runtime)}`);
+        void retire(previous);
+      },
+    });
+  } finally {
+    for (const stop of stops.reverse()) await stop();
+    await current.runtime.close();
+    await rm(bundlesRoot, { recursive: true, force: true });
+  }
+}
+
+/** Lets a replaced runtime finish its requests, then removes its bundle. */
+async function retire(build: Build): Promise<void> {
+  await build.runtime.drain(10_000);
+  await build.runtime.close();
+  await rm(build.bundleDir, { recursive: true, force: true });
+}
+
+/** Watches the files until Ctrl-C (or, with --stdio, until the client closes stdin). */
+async function serveUntilStopped(
+  ctx: CommandContext,
+  options: { stdio: boolean; watchFiles: () => string[]; reload: () => Promise<void> },
+): Promise<void> {
+  let watchers: FSWatcher[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  let again = false;
+
+  const rewatch = (): void => {
+    for (const watcher of watchers) watcher.close();
+    const folders = [...new Set(options.watchFiles().map((path) => dirname(path)))].slice(0, MAX_WATCHED_FOLDERS);
+    watchers = folders.flatMap((folder) => {
+      try {
+        const watcher = watch(folder, { persistent: false }, () => schedule());
+        watcher.on('error', () => watcher.close());
+        return [watcher];
+      } catch {
+        return [];
+      }
+    });
+  };
+  const run = (): void => {
+    if (running !== undefined) {
+      again = true;
+      return;
+    }
+    running = options
+      .reload()
+      .catch((error: unknown) => ctx.out.warn(`reload: ${error instanceof Error ? error.message : String(error)}`))
+      .finally(() => {
+        running = undefined;
+        rewatch();
+        if (again) {
+          again = false;
+          run();
+        }
+      });
+  };
+  // editors write a file in several steps: reload once they are done
+  const schedule = (): void => {
+    clearTimeout(timer);
+    timer = setTimeout(run, DEBOUNCE_MS);
+  };
+
+  rewatch();
+  try {
+    await new Promise<void>((resolveStop) => {
+      if (ctx.signal.aborted) return resolveStop();
+      ctx.signal.addEventListener('abort', () => resolveStop(), { once: true });
+      if (options.stdio) {
+        ctx.io.stdin.once('end', () => resolveStop());
+        ctx.io.stdin.once('close', () => resolveStop());
+      }
+    });
+  } finally {
+    clearTimeout(timer);
+    for (const watcher of watchers) watcher.close();
+    await running;
+  }
+}
+
+function listen(server: HttpServer, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolveListen, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EADDRINUSE') reject(new UserError(`port ${port} on ${host} is in use`, { hint: 'pass another --port, or --port 0 for any free one' }));
+      else if (error.code === 'EADDRNOTAVAIL') reject(new UserError(`${host} is not an address of this machine`, { hint: 'pass --host 127.0.0.1' }));
+      else reject(error);
+    });
+    server.listen(port, host, () => resolveListen());
+  });
+}
+
+function renderReady(ctx: CommandContext, build: Build, where: { url: string; definitionFile: string; shown: string }): void {
+  const { runtime } = build;
+  const mcpUrl = `${where.url}/mcp`;
+  const launched = { mcpServers: { [runtime.name]: { command: 'npx', args: ['mcpctl', 'dev', '--stdio', where.definitionFile] } } };
+  const byUrl = { mcpServers: { [runtime.name]: { type: 'http', url: mcpUrl } } };
+  ctx.out.result(
+    {
+      name: runtime.name,
+      version: runtime.version,
+      url: where.url,
+      mcp_url: mcpUrl,
+      health_url: `${where.url}/health`,
+      ...runtime.counts,
+      client_config: { stdio: launched, http: byUrl },
+    },
+    (p) => {
+      p.success(`${runtime.name} ${runtime.version} is serving ${describeCounts(runtime)}`);
+      p.fields([
+        ['MCP URL', p.style.bold(mcpUrl)],
+        ['health', `${where.url}/health`],
+      ]);
+      p.line();
+      p.line('A client that starts servers itself (a desktop app) can run it with this configuration:');
+      p.line(JSON.stringify(launched, null, 2));
+      p.line('A client that connects by URL, to this running server:');
+      p.line(JSON.stringify(byUrl, null, 2));
+      p.line();
+      p.next(`watching ${where.shown} and ${build.files.length - 1} referenced ${build.files.length === 2 ? 'file' : 'files'}; requests are logged below; Ctrl-C stops`);
+    },
+    { always: true },
+  );
+}
+
+/** Request log lines: readable on a terminal, JSON on stderr with --json, stderr only with --stdio. */
+function createDevLogger(ctx: CommandContext, stdio: boolean): RuntimeLogger {
+  return {
+    debug: ctx.globals.debug,
+    log(entry: LogEntry) {
+      if (entry.level === 'debug' && !ctx.globals.debug) return;
+      if (ctx.out.json) {
+        ctx.out.stderr(`${JSON.stringify({ time: new Date().toISOString(), ...entry })}\n`);
+        return;
+      }
+      if (ctx.out.quiet && entry.level === 'info') return;
+      const line = formatEntry(entry, stdio ? ctx.out.errStyle : ctx.out.style);
+      if (stdio) ctx.out.stderr(`${line}\n`);
+      else ctx.out.raw(`${line}\n`);
+    },
+  };
+}
+
+type Style = CommandContext['out']['style'];
+
+export function formatEntry(entry: LogEntry, style: Style): string {
+  const time = new Date().toTimeString().slice(0, 8);
+  if (entry.event !== 'request') {
+    const detail = typeof entry.error === 'string' ? `: ${entry.error}` : '';
+    return `${style.dim(time)}  ${entry.level === 'error' ? style.red(entry.event) : style.yellow(entry.event)}${detail}`;
+  }
+  const status = typeof entry.status === 'number' ? entry.status : 0;
+  const rpc = typeof entry.rpc === 'string' ? entry.rpc : `${String(entry.method)} ${String(entry.path)}`;
+  const what = typeof entry.target === 'string' ? `${rpc} ${entry.target}` : rpc;
+  const statusText = status >= 400 ? style.red(String(status)) : String(status);
+  const ms = typeof entry.duration_ms === 'number' ? entry.duration_ms : 0;
+  const parts = [style.dim(time), what, statusText, style.dim(`${ms < 10 ? ms.toFixed(1) : Math.round(ms)} ms`)];
+  if (typeof entry.user_id === 'string') parts.push(style.dim(`user=${entry.user_id}`));
+  if (typeof entry.error === 'string') parts.push(style.red(entry.error));
+  else if (entry.is_error === true) parts.push(style.red('error result'));
+  let line = parts.join('  ');
+  if (entry.params !== undefined) line += `\n    params ${JSON.stringify(entry.params)}`;
+  if (entry.result !== undefined) line += `\n    result ${JSON.stringify(entry.result)}`;
+  return line;
+}
+
+function describeCounts(runtime: Runtime): string {
+  const { tools, resources, prompts } = runtime.counts;
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  return `${plural(tools, 'tool')}, ${plural(resources, 'resource')}, ${plural(prompts, 'prompt')}`;
+}
+
+function formatProblem(problem: Problem): string {
+  return [problem.where, problem.path, problem.message].filter((part) => part !== undefined && part !== '').join('  ');
+}
+
+function shownPath(cwd: string, absolute: string): string {
+  const rel = relative(cwd, absolute);
+  return rel === '' || isAbsolute(rel) || rel.startsWith('..') ? absolute : rel;
+}

@@ -1,0 +1,167 @@
+/**
+ * `mcpctl engine start|stop|status|logs`: the background engine of this MCPCTL_HOME.
+ */
+import { open, readFile, stat } from 'node:fs/promises';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { CommandContext } from '../context.js';
+import { UserError } from '../errors.js';
+import type { Printer } from '../output.js';
+
+async function pathsOf(ctx: CommandContext) {
+  const { homePaths, resolveHome } = await import('../../engine/home.js');
+  return homePaths(resolveHome(ctx.io.env, ctx.io.cwd));
+}
+
+export async function engineStartCommand(ctx: CommandContext): Promise<void> {
+  const { startBackgroundEngine } = await import('../../engine/local.js');
+  const paths = await pathsOf(ctx);
+  const progress = await ctx.out.progress('starting the local engine…');
+  let result;
+  try {
+    result = await startBackgroundEngine(paths, { ...ctx.io.env, MCPCTL_HOME: paths.home });
+  } catch (error) {
+    progress.fail('the local engine did not start');
+    throw error;
+  }
+  progress.stop();
+  const { state, started } = result;
+  const data = { running: true, started, url: state.url, pid: state.pid, version: state.version, home: paths.home, log_file: paths.logFile };
+  ctx.out.result(data, (p) => {
+    p.success(started ? `the local engine is running at ${state.url}` : `the local engine was already running at ${state.url}`);
+    p.fields([
+      ['pid', state.pid],
+      ['version', state.version],
+      ['state', paths.home],
+    ]);
+    p.next('stop it with `mcpctl engine stop`');
+  });
+}
+
+export async function engineStopCommand(ctx: CommandContext): Promise<void> {
+  const { stopLocalEngine } = await import('../../engine/local.js');
+  const paths = await pathsOf(ctx);
+  const progress = await ctx.out.progress('stopping the local engine…');
+  const result = await stopLocalEngine(paths);
+  progress.stop();
+  if (result.forced === true) ctx.out.warn(`the engine (pid ${result.pid}) did not stop in time and was killed`);
+  ctx.out.result({ stopped: result.stopped, ...(result.pid === undefined ? {} : { pid: result.pid }), home: paths.home }, (p) => {
+    if (result.stopped) p.success(`stopped the local engine (pid ${result.pid}); its deployments come back at the next start`);
+    else p.line('the local engine was not running');
+  });
+}
+
+export async function engineStatusCommand(ctx: CommandContext): Promise<void> {
+  const { localEngineStatus } = await import('../../engine/local.js');
+  const paths = await pathsOf(ctx);
+  const status = await localEngineStatus(paths);
+  ctx.out.result(status, (p) => {
+    if (!status.running) {
+      p.line('the local engine is not running');
+      p.fields([['state', status.home]]);
+      p.next('start it with `mcpctl engine start` (any command that needs it starts it too)');
+      return;
+    }
+    p.success(`the local engine is running at ${status.url}`);
+    p.fields([
+      ['pid', status.pid],
+      ['version', status.version],
+      ['uptime', formatUptime(status.uptime_seconds ?? 0)],
+      ['mode', status.mode === 'foreground' ? 'foreground (mcpctl serve)' : 'background'],
+      ['state', status.home],
+      ['log', status.log_file],
+    ]);
+  });
+}
+
+export interface EngineLogsOptions {
+  follow?: boolean;
+  lines?: number;
+}
+
+export async function engineLogsCommand(ctx: CommandContext, options: EngineLogsOptions): Promise<void> {
+  const paths = await pathsOf(ctx);
+  const count = options.lines ?? 200;
+  const text = await readFile(paths.logFile, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
+    throw error;
+  });
+  if (text === undefined && options.follow !== true) {
+    throw new UserError(`no engine log yet at ${paths.logFile}`, { hint: 'the log starts with `mcpctl engine start`' });
+  }
+  const lines = (text ?? '').split('\n').filter((line) => line !== '').slice(-count);
+  if (options.follow !== true) {
+    ctx.out.result({ lines: lines.map(parseLine) }, (p) => {
+      for (const line of lines) printLine(p, line);
+    });
+    return;
+  }
+  // Following: one line per log line (JSON lines with --json), until Ctrl-C.
+  const emit = (line: string) => ctx.out.raw(`${ctx.out.json ? line : formatLine(line)}\n`);
+  lines.forEach(emit);
+  await followFile(paths.logFile, Buffer.byteLength(text ?? ''), emit, ctx.signal);
+}
+
+/** Polls the file for appended lines; starts over when it shrinks (rotated). */
+async function followFile(file: string, from: number, emit: (line: string) => void, signal: AbortSignal): Promise<void> {
+  let offset = from;
+  let partial = '';
+  while (!signal.aborted) {
+    const size = await stat(file).then(
+      (s) => s.size,
+      () => 0,
+    );
+    if (size < offset) offset = 0;
+    if (size > offset) {
+      const handle = await open(file, 'r');
+      try {
+        const buffer = Buffer.alloc(size - offset);
+        await handle.read(buffer, 0, buffer.length, offset);
+        offset = size;
+        const chunk = partial + buffer.toString('utf8');
+        const parts = chunk.split('\n');
+        partial = parts.pop() ?? '';
+        parts.filter((line) => line !== '').forEach(emit);
+      } finally {
+        await handle.close();
+      }
+    }
+    await delay(250, undefined, { signal }).catch(() => {});
+  }
+}
+
+function parseLine(line: string): unknown {
+  try {
+    return JSON.parse(line) as unknown;
+  } catch {
+    return { message: line };
+  }
+}
+
+function printLine(p: Printer, line: string): void {
+  p.line(formatLine(line));
+}
+
+/** `time level message key=value …` for a JSON line; other lines (a crash's stderr) as they are. */
+function formatLine(line: string): string {
+  let entry: Record<string, unknown>;
+  try {
+    entry = JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return line;
+  }
+  if (entry === null || typeof entry !== 'object') return line;
+  const { time, level, msg, ...rest } = entry;
+  const fields = Object.entries(rest)
+    .map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`)
+    .join(' ');
+  const text = (value: unknown) => (typeof value === 'string' ? value : value === undefined ? '' : JSON.stringify(value));
+  return `${text(time)} ${text(level).padEnd(5)} ${text(msg)}${fields === '' ? '' : `  ${fields}`}`;
+}
+
+function formatUptime(seconds: number): string {
+  const s = Math.floor(seconds);
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m ${s % 60}s`;
+  if (s < 86_400) return `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m`;
+  return `${Math.floor(s / 86_400)}d ${Math.floor((s % 86_400) / 3600)}h`;
+}

@@ -1,0 +1,121 @@
+/**
+ * `mcpctl ls`: the built servers and the deployments of the service, newest first, as two tables
+ * (or one JSON document `{ servers, deployments }`). Filters: --env, --status, --server (a name or
+ * an mcp_… id); --servers or --deployments shows only one of the two.
+ */
+import { DEPLOYMENT_STATES, MCP_ID_PATTERN, type Deployment, type Environment, type McpServer } from '../../api/contract.js';
+import type { DeploymentFilter } from '../../api/client.js';
+import { withApi } from '../api-errors.js';
+import type { CommandContext } from '../context.js';
+import { UserError } from '../errors.js';
+import type { Printer } from '../output.js';
+import { instanceCounts } from '../render/deployment.js';
+
+export interface LsCommandOptions {
+  env?: Environment;
+  status?: string;
+  server?: string;
+  servers?: boolean;
+  deployments?: boolean;
+}
+
+export interface LsResult {
+  servers?: McpServer[];
+  deployments?: Deployment[];
+}
+
+export async function lsCommand(ctx: CommandContext, options: LsCommandOptions = {}): Promise<void> {
+  if (options.status !== undefined && !(DEPLOYMENT_STATES as readonly string[]).includes(options.status)) {
+    throw new UserError(`--status ${options.status} is not a deployment state`, { hint: `use one of ${DEPLOYMENT_STATES.join(', ')}` });
+  }
+  if (options.servers === true && options.deployments === true) {
+    throw new UserError('--servers and --deployments each show one table; give one of them, or neither for both');
+  }
+  const byId = options.server !== undefined && MCP_ID_PATTERN.test(options.server);
+  const deploymentFilter: DeploymentFilter = {
+    ...(options.env === undefined ? {} : { environment: options.env }),
+    ...(options.status === undefined ? {} : { status: options.status }),
+    ...(options.server === undefined ? {} : byId ? { mcp_id: options.server } : { name: options.server }),
+  };
+  const showServers = options.deployments !== true;
+  const showDeployments = options.servers !== true;
+
+  const { servers, deployments } = await withApi(ctx, async (client) => {
+    // Every server is fetched even with a filter: the deployments table names their servers.
+    const [all, found] = await Promise.all([client.listServers(), showDeployments ? client.listDeployments(deploymentFilter) : Promise.resolve([])]);
+    return { servers: all, deployments: found };
+  });
+  const shownServers = servers.filter((s) => options.server === undefined || (byId ? s.mcp_id === options.server : s.name === options.server));
+  const result: LsResult = {
+    ...(showServers ? { servers: shownServers } : {}),
+    ...(showDeployments ? { deployments } : {}),
+  };
+  const names = new Map(servers.map((s) => [s.mcp_id, s.name]));
+  ctx.out.result(result, (p) => {
+    if (ctx.out.quiet) {
+      for (const d of deployments) p.line(d.deployment_id);
+      return;
+    }
+    if (showServers) renderServers(p, shownServers, options.server !== undefined);
+    if (showServers && showDeployments) p.line();
+    if (showDeployments) renderDeployments(p, deployments, names, Object.keys(deploymentFilter).length > 0);
+  }, { always: true });
+}
+
+function renderServers(p: Printer, servers: McpServer[], filtered: boolean): void {
+  if (servers.length === 0) {
+    p.line(filtered ? 'No server matches.' : 'No servers yet.');
+    if (!filtered) p.next('build one: mcpctl build <file>');
+    return;
+  }
+  p.table(
+    ['SERVER', 'NAME', 'VERSION', 'TOOLS', 'RESOURCES', 'PROMPTS', 'BUILT'],
+    servers.map((s) => [s.mcp_id, s.name, s.version ?? '', count(s.tools), count(s.resources), count(s.prompts), ago(s.created_at)]),
+  );
+}
+
+function renderDeployments(p: Printer, deployments: Deployment[], names: Map<string, string>, filtered: boolean): void {
+  if (deployments.length === 0) {
+    p.line(filtered ? 'No deployment matches.' : 'No deployments yet.');
+    if (!filtered) p.next('deploy a server: mcpctl deploy <mcp_id|file> --env development');
+    return;
+  }
+  p.table(
+    ['DEPLOYMENT', 'SERVER', 'ENV', 'STATUS', 'INSTANCES', 'URL', 'UPDATED'],
+    deployments.map((d) => {
+      const counts = instanceCounts(d);
+      const live = d.status === 'deployed' || d.status === 'deploying';
+      return [
+        d.deployment_id,
+        (d.mcp_id === undefined ? undefined : names.get(d.mcp_id)) ?? d.mcp_id ?? '',
+        d.environment ?? '',
+        colour(p, d.status),
+        live && counts !== undefined ? `${counts.healthy}/${counts.desired}` : '',
+        live ? d.url : p.style.dim(d.url),
+        ago(d.updated_at ?? d.created_at),
+      ];
+    }),
+  );
+}
+
+function colour(p: Printer, status: Deployment['status']): string {
+  if (status === 'deployed') return p.style.green(status);
+  if (status === 'failed') return p.style.red(status);
+  if (status === 'deploying') return p.style.cyan(status);
+  return p.style.dim(status);
+}
+
+function count(n: number | undefined): string {
+  return n === undefined ? '' : String(n);
+}
+
+/** `12 s ago`, `5 min ago`, `3 h ago`, `2 d ago`. */
+export function ago(iso: string | undefined, now: number = Date.now()): string {
+  const then = iso === undefined ? Number.NaN : Date.parse(iso);
+  if (Number.isNaN(then)) return '';
+  const seconds = Math.max(0, Math.round((now - then) / 1000));
+  if (seconds < 60) return `${seconds} s ago`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ago`;
+  if (seconds < 86_400) return `${Math.floor(seconds / 3600)} h ago`;
+  return `${Math.floor(seconds / 86_400)} d ago`;
+}

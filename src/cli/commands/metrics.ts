@@ -1,0 +1,63 @@
+/**
+ * `mcpctl metrics <deployment_id> [--window SECONDS]`: response-time percentiles, throughput,
+ * tool-call error rate and calls per tool over the window, with small charts of latency and
+ * throughput from the series. `--json` prints the metrics document.
+ */
+import type { Metrics } from '../../api/contract.js';
+import { withApi } from '../api-errors.js';
+import type { CommandContext } from '../context.js';
+import type { Printer } from '../output.js';
+import { renderBarChart } from '../render/chart.js';
+import { formatRate, formatSeconds } from '../render/format.js';
+import { requireDeploymentId } from './logs.js';
+
+export interface MetricsCommandOptions {
+  /** seconds */
+  window?: number;
+}
+
+export async function metricsCommand(ctx: CommandContext, deploymentId: string, options: MetricsCommandOptions = {}): Promise<void> {
+  requireDeploymentId(deploymentId);
+  const metrics = await withApi(ctx, (client) => client.metrics(deploymentId, options.window));
+  ctx.out.result(metrics, (p) => renderMetrics(p, metrics), { always: true });
+}
+
+export function renderMetrics(p: Printer, m: Metrics): void {
+  const window = formatSeconds(m.window_seconds) ?? `${m.window_seconds} s`;
+  p.line(p.style.bold(`${m.deployment_id}, last ${window}`));
+  const ms = (value: number | null) => (value === null ? '–' : `${value} ms`);
+  p.fields([
+    ['requests', `${m.requests} (${m.throughput_rps} per second)`],
+    ['latency', `p50 ${ms(m.latency_ms.p50)}   p95 ${ms(m.latency_ms.p95)}   p99 ${ms(m.latency_ms.p99)}`],
+    ['tool calls', m.tool_calls],
+    ['tool errors', m.tool_error_rate === null ? m.tool_errors : `${m.tool_errors} (${formatRate(m.tool_error_rate)})`],
+  ]);
+  const tools = Object.entries(m.per_tool).sort(([a, x], [b, y]) => y.calls - x.calls || a.localeCompare(b));
+  if (tools.length > 0) {
+    p.line();
+    p.table(
+      ['TOOL', 'CALLS', 'ERRORS', 'ERROR RATE'],
+      tools.map(([name, t]) => [name, t.calls, t.errors, t.calls === 0 ? '–' : errorRate(p, t.errors / t.calls)]),
+    );
+  }
+  const series = m.series ?? [];
+  if (series.length > 0 && m.requests > 0) {
+    const step = m.window_seconds / series.length;
+    const span = { from: clock(series[0]!.t), to: clock(new Date(Date.parse(series.at(-1)!.t) + step * 1000).toISOString()) };
+    p.line();
+    for (const line of renderBarChart(series.map((point) => point.p95_ms), { title: 'p95 latency (ms)', ...span })) p.line(line);
+    p.line();
+    const rates = series.map((point) => point.requests / step);
+    for (const line of renderBarChart(rates, { title: 'requests/s      ', format: (n) => String(Math.round(n * 100) / 100), ...span })) p.line(line);
+  }
+  if (m.requests === 0) p.next('no requests in this window; send some to the deployment’s URL + /mcp, or widen --window');
+}
+
+function errorRate(p: Printer, rate: number): string {
+  const text = formatRate(rate);
+  return rate === 0 ? text : rate < 0.1 ? p.style.yellow(text) : p.style.red(text);
+}
+
+function clock(iso: string): string {
+  return iso.slice(11, 19);
+}

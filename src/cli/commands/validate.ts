@@ -1,0 +1,51 @@
+/**
+ * `mcpctl validate <file>`: checks a definition offline (YAML, schema, semantic checks, files it
+ * refers to). Never touches the network. An invalid definition is the UserError of the loader:
+ * every problem as `file:line:column  path  message`, exit 2.
+ */
+import { isAbsolute, relative } from 'node:path';
+import type { CommandContext } from '../context.js';
+import type { Problem } from '../errors.js';
+import { plural } from '../render/format.js';
+
+export interface ValidateResult {
+  valid: true;
+  file: string;
+  name: string;
+  template: string;
+  tools: number;
+  resources: number;
+  prompts: number;
+  warnings: Problem[];
+}
+
+export async function validateCommand(ctx: CommandContext, file: string): Promise<void> {
+  const result = await validateDefinition(ctx.io.cwd, file);
+  ctx.out.result(result, (p) => {
+    const counts = [plural(result.tools, 'tool'), plural(result.resources, 'resource'), plural(result.prompts, 'prompt')].join(', ');
+    p.success(`${result.file} is valid: ${result.name}, ${counts}`);
+    for (const warning of result.warnings) {
+      const where = warning.where === undefined ? '' : `${warning.where}  `;
+      const path = warning.path === undefined ? '' : `${p.style.cyan(warning.path)}  `;
+      p.warn(`${where}${path}${warning.message}`);
+    }
+  });
+}
+
+/** Loads and checks a definition; throws the loader's UserError when it is invalid. */
+export async function validateDefinition(cwd: string, file: string): Promise<ValidateResult> {
+  const { loadDefinition } = await import('../../definition/load.js');
+  const loaded = await loadDefinition(file, { cwd });
+  const d = loaded.definition;
+  const rel = relative(cwd, loaded.file);
+  return {
+    valid: true,
+    file: rel === '' || isAbsolute(rel) ? loaded.file : rel,
+    name: d.name,
+    template: d.template,
+    tools: d.tools?.length ?? 0,
+    resources: d.resources?.length ?? 0,
+    prompts: d.prompts?.length ?? 0,
+    warnings: loaded.warnings,
+  };
+}

@@ -1,0 +1,320 @@
+/**
+ * Where the CLI finds its `/v1` service and key, in this order:
+ *
+ * 1. flags: `--api-url`, `--profile`;
+ * 2. environment: `MCPCTL_API_URL`, `MCPCTL_API_KEY`, `MCPCTL_PROFILE`;
+ * 3. the config file (`$MCPCTL_CONFIG`, else `$XDG_CONFIG_HOME/mcpctl/config.json`, else
+ *    `~/.config/mcpctl/config.json`) with named profiles;
+ * 4. the local engine, started in the background when needed.
+ *
+ * Every value remembers where it came from, so errors can say "from MCPCTL_API_URL" or
+ * "from profile ci". The key itself is never shown.
+ */
+import { randomUUID } from 'node:crypto';
+import { chmod, mkdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { ApiClient, type ApiExchange } from '../api/client.js';
+import type { CommandContext } from './context.js';
+import { EXIT, UserError } from './errors.js';
+
+export interface Profile {
+  api_url?: string;
+  api_key?: string;
+}
+
+export interface ConfigFile {
+  profiles: Record<string, Profile>;
+  current?: string;
+}
+
+export interface LoadedConfig {
+  path: string;
+  exists: boolean;
+  config: ConfigFile;
+}
+
+/** The service the CLI talks to, with where each part came from. */
+export interface Connection {
+  url: string;
+  apiKey: string;
+  /** "from --api-url", "from MCPCTL_API_URL", "from profile ci", "from the local engine" */
+  urlSource: string;
+  keySource: string;
+  /** the profile in use, if any */
+  profile: string | undefined;
+  /** the local engine, found or started */
+  local: boolean;
+}
+
+type Env = Record<string, string | undefined>;
+
+/** The config file's path for this environment. */
+export function configPath(env: Env): string {
+  if (nonEmpty(env.MCPCTL_CONFIG)) return env.MCPCTL_CONFIG;
+  const base = nonEmpty(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : join(nonEmpty(env.HOME) ? env.HOME : homedir(), '.config');
+  return join(base, 'mcpctl', 'config.json');
+}
+
+function nonEmpty(value: string | undefined): value is string {
+  return value !== undefined && value.trim() !== '';
+}
+
+/** A URL safe to print: no user name or password. */
+export function displayUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.username = '';
+    parsed.password = '';
+    return parsed.href.replace(/\/$/, '');
+  } catch {
+    return url;
+  }
+}
+
+/** The same service: scheme, host, port and path, ignoring a trailing slash. */
+function sameService(a: string, b: string): boolean {
+  return normalizeUrl(a) === normalizeUrl(b);
+}
+function normalizeUrl(url: string): string {
+  try {
+    return new URL(url).href.replace(/\/+$/, '');
+  } catch {
+    return url.replace(/\/+$/, '');
+  }
+}
+
+function checkUrl(url: string, source: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new UserError(`the service URL ${source} is not a URL: ${displayUrl(url)}`, {
+      hint: 'use a URL such as https://mcp.example.com or http://127.0.0.1:47321',
+      code: 'bad_config',
+    });
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new UserError(`the service URL ${source} must start with http:// or https://: ${displayUrl(url)}`, {
+      code: 'bad_config',
+    });
+  }
+  return url;
+}
+
+/**
+ * Reads the config file. A missing file is an empty config; a file readable by other users is
+ * read with a warning (it holds keys).
+ */
+export async function readConfig(path: string, warn?: (text: string) => void): Promise<LoadedConfig> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { path, exists: false, config: { profiles: {} } };
+    throw new UserError(`cannot read the config file ${path}: ${(error as Error).message}`, { code: 'bad_config' });
+  }
+  if (warn !== undefined && process.platform !== 'win32') {
+    const info = await stat(path);
+    if ((info.mode & 0o077) !== 0) warn(`the config file ${path} can be read by other users; run: chmod 600 ${path}`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new UserError(`the config file ${path} is not valid JSON: ${(error as Error).message}`, {
+      hint: 'fix the file, or remove it and run `mcpctl login` again',
+      code: 'bad_config',
+    });
+  }
+  return { path, exists: true, config: parseConfig(raw, path) };
+}
+
+/** Checks the shape of a config file, naming each wrong field. */
+export function parseConfig(raw: unknown, path: string): ConfigFile {
+  const problems: Array<{ path: string; message: string }> = [];
+  const config: ConfigFile = { profiles: {} };
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    problems.push({ path: '', message: 'must be a JSON object' });
+  } else {
+    const { profiles, current } = raw as Record<string, unknown>;
+    if (current !== undefined) {
+      if (typeof current === 'string') config.current = current;
+      else problems.push({ path: 'current', message: 'must be a profile name (a string)' });
+    }
+    if (profiles !== undefined) {
+      if (typeof profiles !== 'object' || profiles === null || Array.isArray(profiles)) {
+        problems.push({ path: 'profiles', message: 'must be an object of named profiles' });
+      } else {
+        for (const [name, value] of Object.entries(profiles as Record<string, unknown>)) {
+          if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+            problems.push({ path: `profiles.${name}`, message: 'must be an object with api_url and api_key' });
+            continue;
+          }
+          const profile: Profile = {};
+          for (const field of ['api_url', 'api_key'] as const) {
+            const v = (value as Record<string, unknown>)[field];
+            if (v === undefined) continue;
+            if (typeof v === 'string') profile[field] = v;
+            else problems.push({ path: `profiles.${name}.${field}`, message: 'must be a string' });
+          }
+          config.profiles[name] = profile;
+        }
+      }
+    }
+  }
+  if (problems.length > 0) {
+    throw new UserError(`the config file ${path} has ${problems.length === 1 ? 'a problem' : `${problems.length} problems`}`, {
+      problems: problems.map((p) => ({ where: path, path: p.path, message: p.message })),
+      hint: 'fix the file, or remove it and run `mcpctl login` again',
+      code: 'bad_config',
+    });
+  }
+  return config;
+}
+
+/** Writes the config file atomically, mode 0600, in a folder created with mode 0700. */
+export async function writeConfig(path: string, config: ConfigFile): Promise<void> {
+  const dir = dirname(path);
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const temp = join(dir, `.config.${randomUUID().slice(0, 8)}.tmp`);
+  const text = `${JSON.stringify(config, null, 2)}\n`;
+  try {
+    await writeFile(temp, text, { mode: 0o600, flag: 'wx' });
+    await chmod(temp, 0o600);
+    await rename(temp, path);
+  } catch (error) {
+    await unlink(temp).catch(() => undefined);
+    throw new UserError(`cannot write the config file ${path}: ${(error as Error).message}`, { code: 'bad_config' });
+  }
+}
+
+export interface ProfileChoice {
+  name: string;
+  /** "from --profile", "from MCPCTL_PROFILE", "current in the config file", "default" */
+  source: string;
+  explicit: boolean;
+}
+
+/** Which profile is in use: --profile, MCPCTL_PROFILE, the file's `current`, else `default`. */
+export function chooseProfile(ctx: Pick<CommandContext, 'globals' | 'io'>, config: ConfigFile): ProfileChoice {
+  if (ctx.globals.profile !== undefined) return { name: ctx.globals.profile, source: 'from --profile', explicit: true };
+  if (nonEmpty(ctx.io.env.MCPCTL_PROFILE)) return { name: ctx.io.env.MCPCTL_PROFILE, source: 'from MCPCTL_PROFILE', explicit: true };
+  if (config.current !== undefined) return { name: config.current, source: 'current in the config file', explicit: false };
+  return { name: 'default', source: 'default', explicit: false };
+}
+
+/** Finds (and if needed starts) the local engine. Loaded only when no service is configured. */
+async function findLocalEngine(ctx: CommandContext): Promise<{ url: string; apiKey: string }> {
+  const { ensureLocalEngine } = await import('../engine/local.js');
+  return ensureLocalEngine({ env: ctx.io.env, notice: (text) => ctx.out.notice(text) });
+}
+
+/** Resolves the service URL and key, in the documented order. */
+export async function resolveConnection(ctx: CommandContext): Promise<Connection> {
+  const env = ctx.io.env;
+  // URL and key from flags and environment alone (a CI job): the config file is not needed.
+  const directUrl = ctx.globals.apiUrl ?? (nonEmpty(env.MCPCTL_API_URL) ? env.MCPCTL_API_URL : undefined);
+  if (directUrl !== undefined && nonEmpty(env.MCPCTL_API_KEY) && ctx.globals.profile === undefined && !nonEmpty(env.MCPCTL_PROFILE)) {
+    const urlSource = ctx.globals.apiUrl !== undefined ? 'from --api-url' : 'from MCPCTL_API_URL';
+    return {
+      url: checkUrl(directUrl, urlSource),
+      apiKey: env.MCPCTL_API_KEY.trim(),
+      urlSource,
+      keySource: 'from MCPCTL_API_KEY',
+      profile: undefined,
+      local: false,
+    };
+  }
+  const loaded = await readConfig(configPath(env), (text) => ctx.out.warn(text));
+  const choice = chooseProfile(ctx, loaded.config);
+  const profile = loaded.config.profiles[choice.name];
+  if (profile === undefined && choice.explicit) {
+    const known = Object.keys(loaded.config.profiles);
+    throw new UserError(`there is no profile "${choice.name}" (${choice.source}) in ${loaded.path}`, {
+      hint:
+        known.length === 0
+          ? `create it with: mcpctl login --profile ${choice.name} --api-url <url>`
+          : `known profiles: ${known.join(', ')}; or create it with: mcpctl login --profile ${choice.name} --api-url <url>`,
+      code: 'bad_config',
+    });
+  }
+  const profileLabel = `from profile ${choice.name}`;
+
+  let url: string | undefined;
+  let urlSource = '';
+  if (ctx.globals.apiUrl !== undefined) {
+    url = checkUrl(ctx.globals.apiUrl, 'from --api-url');
+    urlSource = 'from --api-url';
+  } else if (nonEmpty(env.MCPCTL_API_URL)) {
+    url = checkUrl(env.MCPCTL_API_URL, 'from MCPCTL_API_URL');
+    urlSource = 'from MCPCTL_API_URL';
+  } else if (profile?.api_url !== undefined && profile.api_url !== '') {
+    url = checkUrl(profile.api_url, `${profileLabel} (${loaded.path})`);
+    urlSource = profileLabel;
+  }
+
+  if (url === undefined) {
+    const engine = await findLocalEngine(ctx);
+    return {
+      url: engine.url,
+      apiKey: engine.apiKey,
+      urlSource: 'from the local engine',
+      keySource: 'from the local engine',
+      profile: undefined,
+      local: true,
+    };
+  }
+
+  if (nonEmpty(env.MCPCTL_API_KEY)) {
+    return { url, apiKey: env.MCPCTL_API_KEY.trim(), urlSource, keySource: 'from MCPCTL_API_KEY', profile: profile === undefined ? undefined : choice.name, local: false };
+  }
+  // A profile's key goes only to its own service, never to a URL given elsewhere.
+  if (profile?.api_key !== undefined && profile.api_key !== '' && (profile.api_url === undefined || sameService(profile.api_url, url))) {
+    return { url, apiKey: profile.api_key, urlSource, keySource: profileLabel, profile: choice.name, local: false };
+  }
+  if (!choice.explicit) {
+    for (const [name, other] of Object.entries(loaded.config.profiles)) {
+      if (other.api_key !== undefined && other.api_key !== '' && other.api_url !== undefined && sameService(other.api_url, url)) {
+        return { url, apiKey: other.api_key, urlSource, keySource: `from profile ${name}`, profile: name, local: false };
+      }
+    }
+  }
+  const loginProfile = choice.name === 'default' ? '' : ` --profile ${choice.name}`;
+  throw new UserError(`no API key for ${displayUrl(url)} (${urlSource})`, {
+    exitCode: EXIT.auth,
+    hint: `run \`mcpctl login${loginProfile} --api-url ${displayUrl(url)}\`, or set MCPCTL_API_KEY`,
+    code: 'no_api_key',
+  });
+}
+
+const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
+
+/** Prints one HTTP exchange for --debug, with the key redacted. */
+export function formatExchange(exchange: ApiExchange): string {
+  const status = exchange.status === 0 ? `no answer (${exchange.error ?? 'failed'})` : String(exchange.status);
+  const id = exchange.requestId === undefined ? '' : ` ${exchange.requestId}`;
+  const attempt = exchange.attempt > 1 ? ` (attempt ${exchange.attempt})` : '';
+  const headers = Object.entries(exchange.headers)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join(', ');
+  return `debug: ${exchange.method} ${displayUrl(exchange.url)} → ${status}${id} ${exchange.ms}ms${attempt}\ndebug:   ${headers}\n`;
+}
+
+/** An API client for the resolved service, aborting on Ctrl-C, with --debug logging. */
+export function createClient(ctx: CommandContext, connection: Pick<Connection, 'url' | 'apiKey'>): ApiClient {
+  return new ApiClient({
+    baseUrl: connection.url,
+    apiKey: connection.apiKey,
+    signal: ctx.signal,
+    userAgent: `mcpctl/${version}`,
+    ...(ctx.globals.debug ? { debug: (exchange: ApiExchange) => ctx.out.stderr(formatExchange(exchange)) } : {}),
+  });
+}
+
+/** Resolves the service and opens a client for it. Close the client when done. */
+export async function connect(ctx: CommandContext): Promise<{ client: ApiClient; connection: Connection }> {
+  const connection = await resolveConnection(ctx);
+  return { client: createClient(ctx, connection), connection };
+}

@@ -1,0 +1,32 @@
+/** Small formatting helpers shared by the renderers. Pure. */
+
+/** Seconds for people: 0.41 s, 12 s, 2 min 5 s. */
+export function formatSeconds(seconds: number | null | undefined): string | undefined {
+  if (seconds === null || seconds === undefined || !Number.isFinite(seconds)) return undefined;
+  if (seconds < 10) return `${Number(seconds.toFixed(2))} s`;
+  if (seconds < 60) return `${Math.round(seconds)} s`;
+  const minutes = Math.floor(seconds / 60);
+  const rest = Math.round(seconds - minutes * 60);
+  return rest === 0 ? `${minutes} min` : `${minutes} min ${rest} s`;
+}
+
+/** `1 tool`, `2 tools` */
+export function plural(count: number, word: string, many = `${word}s`): string {
+  return `${count} ${count === 1 ? word : many}`;
+}
+
+/** A success rate as a percentage: 0.875 → 88% */
+export function formatRate(rate: number): string {
+  return `${Math.round(rate * 100)}%`;
+}
+
+/** Quotes an argument for a POSIX shell when it needs it, so a suggested command can be pasted. */
+export function shellQuote(value: string): string {
+  if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(value)) return value;
+  return `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+/** A list for a field: `a, b` or `none`. */
+export function formatList(items: readonly string[]): string {
+  return items.length === 0 ? 'none' : items.join(', ');
+}

@@ -1,0 +1,407 @@
+/**
+ * Loads a definition file: YAML (or JSON) → zod schema → semantic checks, and reports every
+ * problem at once, each with `file:line:column`, its field path and a message. `yaml` is imported
+ * lazily; this module itself is only ever loaded lazily by the commands that need it.
+ */
+import { readFile, stat } from 'node:fs/promises';
+import { statSync } from 'node:fs';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import type { Document } from 'yaml';
+import type * as Yaml from 'yaml';
+import type { z } from 'zod';
+import { EXIT, UserError, type Problem } from '../cli/errors.js';
+import { checkDefinition } from './check.js';
+import { formatPath, type DefinitionIssue, type FieldPath } from './errors.js';
+import { ServerDefinition, toEditorJsonSchema } from './schema.js';
+
+export interface Position {
+  line: number;
+  column: number;
+}
+
+export interface LoadedDefinition {
+  /** absolute path of the file */
+  file: string;
+  /** the folder of the file: relative paths in the definition start here */
+  dir: string;
+  source: string;
+  /** parsed, with defaults applied */
+  definition: ServerDefinition;
+  warnings: Problem[];
+  /** where a field sits in the source, such as ['tools', 0, 'name'] */
+  locate(path: FieldPath): Position | undefined;
+}
+
+export interface LoadOptions {
+  /** the folder `file` is relative to, and that `where` is shown relative to */
+  cwd?: string;
+}
+
+/** Reads, parses and checks a definition. Throws UserError (exit 2) listing every problem. */
+export async function loadDefinition(file: string, options: LoadOptions = {}): Promise<LoadedDefinition> {
+  const cwd = options.cwd ?? process.cwd();
+  const absolute = resolve(cwd, file);
+  const shown = displayPath(absolute, cwd);
+  const source = await readDefinitionFile(absolute, shown);
+  const dir = dirname(absolute);
+  return parseDefinition(source, {
+    file: absolute,
+    shown,
+    stat: (path) => {
+      try {
+        return statSync(join(dir, path)).isDirectory() ? 'dir' : 'file';
+      } catch {
+        return undefined;
+      }
+    },
+  });
+}
+
+export interface ParseOptions {
+  /** absolute path of the file the source came from */
+  file: string;
+  /** how the file is named in messages; default: `file` */
+  shown?: string;
+  /** what is at a path relative to the definition folder; omit to skip existence checks */
+  stat?: (relativePath: string) => 'file' | 'dir' | undefined;
+}
+
+/** Parses and checks definition text that is already in memory. */
+export async function parseDefinition(source: string, options: ParseOptions): Promise<LoadedDefinition> {
+  const yaml = await import('yaml');
+  const shown = options.shown ?? options.file;
+  const text = source.startsWith('\uFEFF') ? source.slice(1) : source;
+  const lineCounter = new yaml.LineCounter();
+  const doc = yaml.parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, merge: true });
+  const position = (offset: number): Position => {
+    const { line, col } = lineCounter.linePos(offset);
+    return { line: Math.max(line, 1), column: col };
+  };
+  const locate = (path: FieldPath, atKey = false): Position | undefined => {
+    const offset = locateOffset(yaml, doc, path, atKey);
+    return offset === undefined ? undefined : position(offset);
+  };
+
+  const errors: Located[] = [];
+  const warnings: Located[] = [];
+  for (const error of doc.errors) errors.push({ at: position(error.pos[0]), message: describeYamlError(error.code, error.message) });
+  for (const warning of doc.warnings) warnings.push({ at: position(warning.pos[0]), message: warning.message });
+
+  let input: unknown;
+  try {
+    input = doc.toJS({ maxAliasCount: 1000 });
+  } catch (error) {
+    errors.push({ at: position(0), message: error instanceof Error ? error.message : String(error) });
+  }
+
+  let definition: ServerDefinition | undefined;
+  if (input === undefined || input === null) {
+    if (doc.errors.length === 0) errors.push({ at: position(0), message: 'the file is empty: a definition needs at least name and template' });
+  } else {
+    input = withoutExtensionKeys(input);
+    const parsed = ServerDefinition.safeParse(input);
+    const issues = parsed.success ? [] : describeZodIssues(parsed.error.issues, input);
+    if (parsed.success) definition = parsed.data;
+    const schemaPaths = new Set(issues.map((issue) => formatPath(issue.path)));
+    // The schema has already said what is wrong at a path; a second message there would be noise.
+    const checked = checkDefinition(input, options.stat === undefined ? {} : { stat: options.stat }).filter(
+      (issue) => !schemaPaths.has(formatPath(issue.path)),
+    );
+    for (const issue of [...issues, ...checked]) {
+      const located: Located = { at: locate(issue.path, issue.atKey === true), path: issue.path, message: issue.message };
+      (issue.severity === 'error' ? errors : warnings).push(located);
+    }
+  }
+
+  const toProblems = (list: Located[]): Problem[] =>
+    sortLocated(list).map((item) => ({
+      ...(item.at === undefined ? {} : { where: `${shown}:${item.at.line}:${item.at.column}` }),
+      ...(item.path === undefined || item.path.length === 0 ? {} : { path: formatPath(item.path) }),
+      message: item.message,
+    }));
+
+  if (errors.length > 0 || definition === undefined) {
+    const count = errors.length;
+    throw new UserError(`${shown} is not a valid definition (${count} ${count === 1 ? 'problem' : 'problems'})`, {
+      exitCode: EXIT.usage,
+      code: 'invalid_definition',
+      problems: toProblems(errors),
+      hint: `fix the lines above, then check again with \`mcpctl validate ${shown}\` (docs/definition.md describes every field)`,
+    });
+  }
+
+  return {
+    file: options.file,
+    dir: dirname(options.file),
+    source,
+    definition,
+    warnings: toProblems(warnings),
+    locate: (path) => locate(path),
+  };
+}
+
+/** Top-level `x-` keys are the author's own (a place for YAML anchors): not part of the definition. */
+function withoutExtensionKeys(input: unknown): unknown {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) return input;
+  return Object.fromEntries(Object.entries(input).filter(([key]) => !key.startsWith('x-')));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading the file
+
+function displayPath(absolute: string, cwd: string): string {
+  const rel = relative(cwd, absolute);
+  return rel === '' || isAbsolute(rel) ? absolute : rel;
+}
+
+async function readDefinitionFile(absolute: string, shown: string): Promise<string> {
+  try {
+    const info = await stat(absolute);
+    if (info.isDirectory()) {
+      const inside = ['server.yaml', 'server.yml', 'mcpctl.yaml'].find((name) => {
+        try {
+          return statSync(join(absolute, name)).isFile();
+        } catch {
+          return false;
+        }
+      });
+      throw new UserError(`${shown} is a folder, not a definition file`, {
+        code: 'invalid_definition',
+        hint:
+          inside === undefined
+            ? 'pass the YAML file of the definition, or create one with `mcpctl init`'
+            : `pass the definition file itself: ${join(shown, inside)}`,
+      });
+    }
+    return await readFile(absolute, 'utf8');
+  } catch (error) {
+    if (error instanceof UserError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') {
+      throw new UserError(`${shown} does not exist`, {
+        code: 'file_not_found',
+        hint: 'check the path, or create a definition with `mcpctl init`',
+      });
+    }
+    if (code === 'EACCES' || code === 'EPERM') {
+      throw new UserError(`cannot read ${shown}: permission denied`, { code: 'file_unreadable', hint: 'check the file’s permissions' });
+    }
+    throw new UserError(`cannot read ${shown}: ${error instanceof Error ? error.message : String(error)}`, {
+      code: 'file_unreadable',
+      cause: error,
+    });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Positions
+
+interface Located {
+  at: Position | undefined;
+  path?: FieldPath;
+  message: string;
+}
+
+function sortLocated(list: Located[]): Located[] {
+  return [...list].sort((a, b) => {
+    if (a.at === undefined || b.at === undefined) return a.at === b.at ? 0 : a.at === undefined ? 1 : -1;
+    return a.at.line - b.at.line || a.at.column - b.at.column;
+  });
+}
+
+type YamlModule = typeof Yaml;
+
+/**
+ * The source offset of the node at `path`: its value, or its key with `atKey`. A path that does
+ * not exist (a missing field) points at the deepest map or list that does.
+ */
+export function locateOffset(yaml: YamlModule, doc: Document, path: FieldPath, atKey = false): number | undefined {
+  let node: unknown = doc.contents;
+  let offset = rangeStart(node);
+  for (let i = 0; i < path.length; i++) {
+    const segment = path[i]!;
+    if (yaml.isAlias(node)) node = node.resolve(doc);
+    let next: unknown;
+    let keyOffset: number | undefined;
+    if (yaml.isSeq(node)) {
+      next = typeof segment === 'number' ? node.items[segment] : undefined;
+    } else if (yaml.isMap(node)) {
+      const pair = node.items.find((item) => yaml.isScalar(item.key) && String(item.key.value) === String(segment));
+      if (pair === undefined) return offset;
+      keyOffset = rangeStart(pair.key);
+      if (i === path.length - 1 && atKey) return keyOffset ?? offset;
+      next = pair.value;
+    } else {
+      return offset;
+    }
+    const start = rangeStart(next);
+    if (start === undefined) return keyOffset ?? offset;
+    node = next;
+    offset = start;
+  }
+  return offset;
+}
+
+function rangeStart(node: unknown): number | undefined {
+  const range = (node as { range?: [number, number, number] } | null | undefined)?.range;
+  return Array.isArray(range) ? range[0] : undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Messages
+
+function describeYamlError(code: string, message: string): string {
+  if (code === 'DUPLICATE_KEY') return `${message.replace(/\.$/, '')}: this key appears twice in the same map`;
+  if (code === 'MULTIPLE_DOCS') return 'a definition is a single YAML document: remove the extra --- separator';
+  if (code === 'TAB_AS_INDENT') return 'tabs are not allowed for indentation in YAML: use spaces';
+  return message.split('\n')[0] ?? message;
+}
+
+type ZodIssue = z.core.$ZodIssue;
+
+function valueAt(input: unknown, path: ReadonlyArray<PropertyKey>): unknown {
+  let value = input;
+  for (const segment of path) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<PropertyKey, unknown>)[segment];
+  }
+  return value;
+}
+
+function toFieldPath(path: ReadonlyArray<PropertyKey>): Array<string | number> {
+  return path.map((segment) => (typeof segment === 'number' ? segment : String(segment)));
+}
+
+/** Turns zod's issues into messages that say what to write instead. */
+export function describeZodIssues(issues: readonly ZodIssue[], input: unknown, prefix: ReadonlyArray<PropertyKey> = []): DefinitionIssue[] {
+  const out: DefinitionIssue[] = [];
+  for (const issue of issues) {
+    const path = [...prefix, ...issue.path];
+    const fieldPath = toFieldPath(path);
+    const value = valueAt(input, path);
+    const field = String(path.at(-1) ?? 'value');
+    switch (issue.code) {
+      case 'unrecognized_keys':
+        for (const key of issue.keys) {
+          const suggestion = suggestKey(key, toFieldPath(path));
+          out.push({
+            path: [...fieldPath, key],
+            atKey: true,
+            severity: 'error',
+            message: `unknown field "${key}"${suggestion === undefined ? '' : `: did you mean "${suggestion}"?`}`,
+          });
+        }
+        break;
+      case 'invalid_union': {
+        if (issue.discriminator !== undefined && issue.errors.length === 0) {
+          const options = ('options' in issue ? (issue.options ?? []) : []).map(String);
+          const list = options.join(', ');
+          out.push({
+            path: fieldPath,
+            severity: 'error',
+            message: value === undefined ? `missing required field "${field}" (one of ${list})` : `must be one of ${list}`,
+          });
+          break;
+        }
+        // Keep the one branch whose shape fits the value, and report its own problems.
+        const fitting = issue.errors.filter(
+          (branch) => !branch.some((sub) => sub.path.length === 0 && (sub.code === 'invalid_type' || sub.code === 'invalid_value')),
+        );
+        if (fitting.length === 1) out.push(...describeZodIssues(fitting[0]!, input, path));
+        else out.push({ path: fieldPath, severity: 'error', message: 'does not match any of the allowed forms (see docs/definition.md)' });
+        break;
+      }
+      case 'invalid_type':
+        out.push({
+          path: fieldPath,
+          severity: 'error',
+          message:
+            value === undefined && path.length > 0
+              ? `missing required field "${field}"`
+              : issue.message.replace(/^Invalid input: /, '').replace(/, received /, ', got '),
+        });
+        break;
+      case 'invalid_value':
+        out.push({
+          path: fieldPath,
+          severity: 'error',
+          message: issue.message.startsWith('Invalid')
+            ? value === undefined && path.length > 0
+              ? `missing required field "${field}" (${issue.values.map(String).join(', ')})`
+              : issue.values.length === 1
+              ? `must be ${JSON.stringify(issue.values[0])}`
+              : `must be one of ${issue.values.map(String).join(', ')}`
+            : issue.message,
+        });
+        break;
+      case 'invalid_key':
+        out.push({
+          path: fieldPath,
+          atKey: true,
+          severity: 'error',
+          message: `invalid key "${field}": ${issue.issues.map((sub) => sub.message).join('; ')}`,
+        });
+        break;
+      default:
+        out.push({ path: fieldPath, severity: 'error', message: issue.message });
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// "did you mean": the fields the JSON Schema allows at a path
+
+let editorSchema: Record<string, unknown> | undefined;
+
+function suggestKey(key: string, parentPath: ReadonlyArray<string | number>): string | undefined {
+  editorSchema ??= toEditorJsonSchema();
+  const candidates = new Set<string>();
+  collectKeys(editorSchema, parentPath, candidates);
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  const wanted = normalizeKey(key);
+  for (const candidate of candidates) {
+    const distance = normalizeKey(candidate) === wanted ? 0 : editDistance(key.toLowerCase(), candidate.toLowerCase());
+    if (distance < bestDistance) {
+      best = candidate;
+      bestDistance = distance;
+    }
+  }
+  return bestDistance <= Math.min(2, Math.floor(key.length / 3)) ? best : undefined;
+}
+
+function normalizeKey(key: string): string {
+  return key.toLowerCase().replace(/[-_]/g, '');
+}
+
+function collectKeys(schema: unknown, path: ReadonlyArray<string | number>, out: Set<string>): void {
+  if (schema === null || typeof schema !== 'object') return;
+  const node = schema as Record<string, unknown>;
+  for (const key of ['anyOf', 'oneOf', 'allOf']) {
+    if (Array.isArray(node[key])) for (const branch of node[key] as unknown[]) collectKeys(branch, path, out);
+  }
+  const properties = node.properties as Record<string, unknown> | undefined;
+  if (path.length === 0) {
+    for (const key of Object.keys(properties ?? {})) out.add(key);
+    return;
+  }
+  const [head, ...rest] = path;
+  if (typeof head === 'number') collectKeys(node.items, rest, out);
+  else if (properties?.[head!] !== undefined) collectKeys(properties[head!], rest, out);
+  else if (typeof node.additionalProperties === 'object') collectKeys(node.additionalProperties, rest, out);
+}
+
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let previous = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const current = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
+      previous = current;
+    }
+  }
+  return row[b.length]!;
+}

@@ -1,0 +1,241 @@
+/**
+ * The engine's HTTP layer: a Node `(req, res)` handler built from its services. Every /v1 answer
+ * goes through one pipeline: request id → auth → rate limit → route → body (media type, size,
+ * JSON, contract) → idempotency → the operation → envelope. Anything not under /v1 is the data
+ * plane and goes to the deployment service first.
+ *
+ * No framework: the routes are few, and owning the pipeline keeps every error on the documented
+ * code and status (docs/api.md) without adapting a framework's own error answers.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { z } from 'zod';
+import { DEFAULT_LIMITS, type EngineLimits } from './limits.js';
+import { newId } from './ids.js';
+import { hasBody, isJsonMediaType, parseJsonBody, readBody } from './http/body.js';
+import { Idempotency, type IdempotencyClaim } from './http/idempotency.js';
+import { RateLimiter } from './http/rate-limit.js';
+import { errorBody, HttpError, sendJson, statusOf, type EnvelopeBody, type Reply } from './http/respond.js';
+import { validateBody } from './http/validate.js';
+import { createRoutes, type Route, type RouteContext } from './routes.js';
+import type { BuildService, DeploymentService, Logger, Store, TestService } from './types.js';
+import { ServiceError } from './types.js';
+
+export interface AppOptions {
+  store: Store;
+  builds: BuildService;
+  /** absent until deployments are available: the deploy routes then answer 501 */
+  deployments?: DeploymentService | undefined;
+  /** absent until the test agent is available: POST /v1/test then answers 501 */
+  tests?: TestService | undefined;
+  apiKey: string;
+  version: string;
+  logger: Logger;
+  limits?: Partial<EngineLimits>;
+  /** milliseconds since the epoch */
+  clock?: () => number;
+}
+
+export interface App {
+  (req: IncomingMessage, res: ServerResponse): Promise<void>;
+  /** While draining (the engine is stopping) every /v1 request is `503 unavailable`. */
+  setDraining(draining: boolean): void;
+}
+
+const NO_BODY = z.strictObject({});
+
+export function createApp(options: AppOptions): App {
+  const clock = options.clock ?? Date.now;
+  const limits: EngineLimits = { ...DEFAULT_LIMITS, ...options.limits };
+  const logger = options.logger;
+  const keyDigest = digest(options.apiKey);
+  const limiter = new RateLimiter(limits.rateCapacity, limits.ratePerSecond, clock);
+  const idempotency = new Idempotency(options.store);
+  const startedAt = clock();
+  let draining = false;
+  const router = createRoutes({
+    store: options.store,
+    builds: options.builds,
+    deployments: options.deployments,
+    tests: options.tests,
+    version: options.version,
+    limits,
+    clock,
+    startedAt,
+    isDraining: () => draining,
+  });
+
+  const handler = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const requestId = newId('req');
+    const started = clock();
+    const method = req.method ?? 'GET';
+    const path = pathOf(req.url);
+    const log = logger.child({ request_id: requestId });
+    res.setHeader('X-Request-Id', requestId);
+    const meta = () => ({ request_id: requestId, timestamp: new Date(clock()).toISOString() });
+    const controller = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) controller.abort(new Error('the client went away'));
+    });
+    const send = (status: number, body: Omit<EnvelopeBody, 'meta'>, headers: Record<string, string> = {}) => {
+      sendJson(res, status, { ...body, meta: meta() }, headers);
+    };
+
+    let claim: IdempotencyClaim | undefined;
+    try {
+      if (path === undefined) throw new HttpError('bad_request', 'the request target is not a valid path');
+      if (!isApiPath(path)) {
+        if (options.deployments !== undefined && (await options.deployments.handleGateway(req, res))) return;
+        throw new ServiceError('not_found', `nothing is served at ${path}; the API is under /v1`);
+      }
+      if (draining) throw new HttpError('unavailable', 'the engine is stopping; retry in a moment', { 'Retry-After': '1' });
+      const key = authenticate(req, keyDigest);
+      const decision = limiter.take(key);
+      if (!decision.allowed) {
+        throw new HttpError('rate_limited', `too many requests; retry in ${decision.retryAfter} s`, { 'Retry-After': String(decision.retryAfter) });
+      }
+      const found = router.lookup(method, path);
+      if (found.kind === 'not_found') throw new ServiceError('not_found', `no such endpoint: ${method} ${path}`);
+      if (found.kind === 'method_not_allowed') {
+        throw new HttpError('method_not_allowed', `${method} is not allowed on ${path}; use ${found.allow.join(' or ')}`, { Allow: found.allow.join(', ') });
+      }
+      const { route, params } = found.match;
+      const query = queryOf(req.url);
+
+      let body: unknown;
+      if (method === 'POST') {
+        if (hasBody(req) && !isJsonMediaType(req.headers['content-type'])) {
+          throw new HttpError('unsupported_media_type', 'a request body must be JSON, sent with Content-Type: application/json');
+        }
+        const raw = await readBody(req, limits.bodyBytes);
+        const idempotencyKey = header(req, 'idempotency-key');
+        if (route.idempotent === true && idempotencyKey !== undefined) {
+          const outcome = await idempotency.begin(idempotencyKey, `${key}\n${method} ${path}`, raw);
+          if ('replay' in outcome) {
+            const stored = outcome.replay.body as Omit<EnvelopeBody, 'meta'>;
+            send(outcome.replay.status, stored, { 'Idempotent-Replayed': 'true' });
+            return;
+          }
+          claim = outcome.claim;
+        }
+        body = parseBody(route, raw);
+      } else {
+        req.resume();
+      }
+
+      const context: RouteContext = { req, res, requestId, params, query, body, signal: controller.signal, log };
+      const reply = await route.handle(context);
+      if (reply === 'streamed') return;
+      const envelope = { success: reply.status < 400, data: reply.data };
+      await claim?.finish({ status: reply.status, body: envelope });
+      claim = undefined;
+      send(reply.status, envelope, reply.headers);
+    } catch (error) {
+      const known = error instanceof ServiceError ? error : undefined;
+      if (known === undefined) {
+        log.error('unexpected error', { method, path, error });
+      }
+      const failure = known ?? new ServiceError('internal', `an unexpected error occurred; report it with the request id ${requestId}`);
+      const status = statusOf(failure.code);
+      const envelope = errorBody(failure, meta());
+      await claim?.finish({ status, body: { success: envelope.success, data: envelope.data, error: envelope.error } }).catch(() => {});
+      claim = undefined;
+      if (res.headersSent) {
+        res.destroy();
+      } else {
+        sendJson(res, status, envelope, error instanceof HttpError ? error.headers : {});
+      }
+      if (failure.code === 'payload_too_large') req.resume();
+    } finally {
+      await claim?.finish(undefined);
+      const status = res.statusCode;
+      const fields = { method, path: path ?? '(invalid)', status, duration_ms: clock() - started };
+      if (status >= 500 && status !== 501 && status !== 503) log.warn('request failed', fields);
+      // Health checks come every few seconds from clients: kept out of the info log.
+      else if (path === '/v1/health' && status < 400) log.debug('request', fields);
+      else log.info('request', fields);
+    }
+  };
+
+  return Object.assign(handler, {
+    setDraining(value: boolean) {
+      draining = value;
+    },
+  });
+}
+
+/**
+ * For the server's `clientError` event: a request Node's HTTP parser refused (a malformed request
+ * line or header, headers too large, a bad chunk) still gets the envelope, as a 400 bad_request.
+ */
+export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const requestId = newId('req');
+  const message = error.code === 'HPE_HEADER_OVERFLOW' ? 'the request headers are too large' : 'the request is not valid HTTP';
+  const body = JSON.stringify({
+    success: false,
+    data: null,
+    meta: { request_id: requestId, timestamp: new Date().toISOString() },
+    error: { code: 'bad_request', message },
+  });
+  socket.end(
+    `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+function parseBody(route: Route, raw: Buffer): unknown {
+  if (route.body === undefined) {
+    if (raw.length === 0) return undefined;
+    validateBody(NO_BODY, parseJsonBody(raw));
+    return undefined;
+  }
+  const value = validateBody(route.body, parseJsonBody(raw));
+  const problems = route.check?.(value as never) ?? [];
+  if (problems.length > 0) throw new HttpError('validation_failed', 'the request is over a limit of this service', {}, problems);
+  return value;
+}
+
+/** The API key of the request, or 401. Compared as SHA-256 digests so the comparison takes the same time for any input. */
+function authenticate(req: IncomingMessage, expected: Buffer): string {
+  const value = header(req, 'authorization');
+  const match = value === undefined ? null : /^Bearer[ ]+(\S+)\s*$/i.exec(value);
+  const unauthorized = (message: string) => new HttpError('unauthorized', message, { 'WWW-Authenticate': 'Bearer realm="mcpctl"' });
+  if (match === null) throw unauthorized('this request needs an API key: send Authorization: Bearer <key>');
+  const given = digest(match[1]!);
+  if (!timingSafeEqual(given, expected)) throw unauthorized('the API key is not valid for this service');
+  return given.toString('hex');
+}
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value).digest();
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** The path as sent (no dot-segment resolution, no host parsing of `//x`), or undefined when it is not origin-form. */
+function pathOf(url: string | undefined): string | undefined {
+  if (url === undefined || !url.startsWith('/')) return undefined;
+  const end = url.search(/[?#]/);
+  return end === -1 ? url : url.slice(0, end);
+}
+
+function queryOf(url: string | undefined): URLSearchParams {
+  const raw = url ?? '';
+  const start = raw.indexOf('?');
+  if (start === -1) return new URLSearchParams();
+  const end = raw.indexOf('#', start);
+  return new URLSearchParams(raw.slice(start + 1, end === -1 ? undefined : end));
+}
+
+function isApiPath(path: string): boolean {
+  return path === '/v1' || path.startsWith('/v1/');
+}
+
+export type { Reply };

@@ -1,0 +1,256 @@
+/**
+ * Builds: validate a definition against the contract, write its content-addressed bundle, start
+ * it once and talk MCP to it (initialize and the lists), stop it, and keep the server record.
+ * A definition identical to an earlier one is the earlier server.
+ */
+import { randomBytes } from 'node:crypto';
+import { BuildRequest } from '../api/contract.js';
+import { parseEnvRefs, resolveEnvRefs } from '../definition/interpolate.js';
+import { issuesToDetails } from './http/validate.js';
+import { newId } from './ids.js';
+import { checkBuildLimits } from './limits.js';
+import { probeMcp, ProbeError } from './mcp-probe.js';
+import { ServiceError, type BuildService, type Logger, type ServerRecord, type StartRuntimeProcess, type Store } from './types.js';
+
+/** What a build needs from the runtime (src/runtime/bundle.ts and process.ts). */
+export interface RuntimeModules {
+  writeBundle(request: BuildRequest, bundlesRoot: string): Promise<{ dir: string; digest: string }>;
+  startRuntimeProcess: StartRuntimeProcess;
+}
+
+export interface BuilderOptions {
+  store: Store;
+  /** `<MCPCTL_HOME>/bundles` */
+  bundlesDir: string;
+  /** the engine's address; a server's `url` is its record under /v1/servers */
+  baseUrl: string;
+  /** the engine's version, sent as the client version of the smoke check */
+  version: string;
+  logger: Logger;
+  /** the runtime; default: loaded from src/runtime when it is there */
+  runtime?: () => Promise<RuntimeModules | undefined>;
+  clock?: () => number;
+  /** how long the started server has to answer the smoke check */
+  smokeTimeoutMs?: number;
+  /** builds smoke-started at once; more wait their turn */
+  concurrency?: number;
+}
+
+/** Placeholder for `${VAR}` references during the smoke start: the real values come with a deployment's env_vars. */
+export const PLACEHOLDER_VALUE = 'mcpctl-build-check';
+const DEFAULT_VERSION = '0.1.0';
+
+export function createBuilder(options: BuilderOptions): BuildService {
+  const clock = options.clock ?? Date.now;
+  const loadRuntime = options.runtime ?? loadRuntimeModules;
+  const smokeTimeoutMs = options.smokeTimeoutMs ?? 30_000;
+  const slots = new Semaphore(options.concurrency ?? 2);
+  const inFlight = new Map<string, Promise<ServerRecord>>();
+  const log = options.logger;
+
+  const build = async (input: BuildRequest): Promise<ServerRecord> => {
+    const parsed = BuildRequest.safeParse(input);
+    if (!parsed.success) {
+      throw new ServiceError('validation_failed', 'the definition does not match the contract', issuesToDetails(parsed.error.issues));
+    }
+    const request = parsed.data;
+    const overLimit = checkBuildLimits(request);
+    if (overLimit.length > 0) throw new ServiceError('validation_failed', 'the definition is over a limit of this service', overLimit);
+    const runtime = await loadRuntime();
+    if (runtime === undefined) {
+      throw new ServiceError('not_implemented', 'building needs the server runtime, which this engine does not include yet');
+    }
+    const started = clock();
+    let bundle: { dir: string; digest: string };
+    try {
+      bundle = await runtime.writeBundle(request, options.bundlesDir);
+    } catch (error) {
+      if (error instanceof ServiceError) throw error;
+      log.warn('bundle failed', { name: request.name, error });
+      throw new ServiceError('build_failed', `the bundle could not be written: ${messageOf(error)}`, problemsOf(error));
+    }
+    const existing = (await options.store.listServers()).find((r) => r.digest === bundle.digest);
+    if (existing !== undefined) return existing;
+    // Two identical builds at once become one server.
+    const running = inFlight.get(bundle.digest);
+    if (running !== undefined) return running;
+    const work = (async () => {
+      await slots.acquire();
+      try {
+        await smokeCheck(runtime, request, bundle.dir);
+      } finally {
+        slots.release();
+      }
+      const mcpId = newId('mcp');
+      const { files: _files, ...definition } = request;
+      const record: ServerRecord = {
+        server: {
+          mcp_id: mcpId,
+          name: request.name,
+          status: 'ready',
+          url: `${options.baseUrl}/v1/servers/${mcpId}`,
+          build_time: Math.round(clock() - started) / 1000,
+          template: request.template,
+          version: request.version ?? DEFAULT_VERSION,
+          created_at: new Date(clock()).toISOString(),
+          tools: request.tools?.length ?? 0,
+          resources: request.resources?.length ?? 0,
+          prompts: request.prompts?.length ?? 0,
+        },
+        bundleDir: bundle.dir,
+        digest: bundle.digest,
+        definition,
+      };
+      await options.store.putServer(record);
+      log.info('built', { mcp_id: mcpId, name: request.name, digest: bundle.digest, build_time: record.server.build_time });
+      return record;
+    })();
+    inFlight.set(bundle.digest, work);
+    try {
+      return await work;
+    } finally {
+      inFlight.delete(bundle.digest);
+    }
+  };
+
+  /** Starts the bundle, checks that it answers MCP and offers what the definition declares, stops it. */
+  const smokeCheck = async (runtime: RuntimeModules, request: BuildRequest, bundleDir: string): Promise<void> => {
+    const env = placeholderEnv(request);
+    const token = request.auth === undefined ? undefined : resolveEnvRefs(request.auth.token, env, 'auth.token');
+    const recent: string[] = [];
+    const onLog = (line: string) => {
+      recent.push(line.slice(0, 300));
+      if (recent.length > 20) recent.shift();
+    };
+    let child;
+    try {
+      child = await runtime.startRuntimeProcess({ bundleDir, port: 0, host: '127.0.0.1', env, logLevel: 'info', onLog });
+    } catch (error) {
+      throw new ServiceError('build_failed', `the server did not start: ${messageOf(error)}`, problemsOf(error));
+    }
+    try {
+      const found = await probeMcp({
+        mcpUrl: child.mcpUrl,
+        ...(token === undefined ? {} : { token }),
+        lists: {
+          tools: (request.tools?.length ?? 0) > 0,
+          resources: (request.resources?.length ?? 0) > 0,
+          prompts: (request.prompts?.length ?? 0) > 0,
+        },
+        timeoutMs: smokeTimeoutMs,
+        clientVersion: options.version,
+      });
+      const missing = [
+        ...missingItems(request.tools ?? [], (t) => t.name, found.tools, 'tools', 'name', 'tool'),
+        ...missingItems(
+          (request.resources ?? []).filter((r) => !r.uri.includes('{')),
+          (r) => r.uri,
+          found.resources,
+          'resources',
+          'uri',
+          'resource',
+        ),
+        ...missingItems(request.prompts ?? [], (p) => p.name, found.prompts, 'prompts', 'name', 'prompt'),
+      ];
+      if (missing.length > 0) throw new ServiceError('build_failed', 'the server started but does not offer everything the definition declares', missing);
+    } catch (error) {
+      if (error instanceof ServiceError) throw error;
+      if (error instanceof ProbeError) {
+        const logs = recent.length === 0 ? [] : [{ path: '', message: `server log: ${recent.slice(-5).join(' | ')}` }];
+        throw new ServiceError('build_failed', `the server started but did not answer MCP: ${error.message}`, logs);
+      }
+      throw error;
+    } finally {
+      await child.stop(2000).catch((error: unknown) => log.warn('could not stop a build check server', { pid: child.pid, error }));
+    }
+  };
+
+  return { build };
+}
+
+/** Loads the runtime modules when the first build needs them. */
+export async function loadRuntimeModules(): Promise<RuntimeModules> {
+  const [bundle, proc] = await Promise.all([import('../runtime/bundle.js'), import('../runtime/process.js')]);
+  return { writeBundle: bundle.writeBundle, startRuntimeProcess: proc.startRuntimeProcess };
+}
+
+/**
+ * A value for every variable the definition references without a default, so the server can
+ * start for the check; the auth token's variables get a random value the check then sends.
+ */
+export function placeholderEnv(request: BuildRequest): Record<string, string> {
+  const env: Record<string, string> = {};
+  const { files: _files, auth, ...rest } = request;
+  const visit = (value: unknown, depth: number): void => {
+    if (depth > 80) return;
+    if (typeof value === 'string') {
+      if (!value.includes('${')) return;
+      try {
+        for (const part of parseEnvRefs(value)) if (part.kind === 'ref' && part.fallback === undefined) env[part.name] = PLACEHOLDER_VALUE;
+      } catch {
+        // a malformed reference fails the start with its own message
+      }
+    } else if (Array.isArray(value)) value.forEach((item) => visit(item, depth + 1));
+    else if (value !== null && typeof value === 'object') Object.values(value).forEach((item) => visit(item, depth + 1));
+  };
+  visit(rest, 0);
+  if (auth !== undefined) {
+    try {
+      for (const part of parseEnvRefs(auth.token)) if (part.kind === 'ref') env[part.name] = randomBytes(16).toString('hex');
+    } catch {
+      // reported by the start
+    }
+  }
+  return env;
+}
+
+function missingItems<T>(
+  declared: T[],
+  keyOf: (item: T) => string,
+  offered: string[],
+  field: string,
+  keyField: string,
+  what: string,
+): Array<{ path: string; message: string }> {
+  const have = new Set(offered);
+  const missing: Array<{ path: string; message: string }> = [];
+  declared.forEach((item, index) => {
+    if (!have.has(keyOf(item))) missing.push({ path: `${field}[${index}].${keyField}`, message: `the started server does not list this ${what}` });
+  });
+  return missing;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** `problems` of the runtime's errors (RuntimeStartError and the like) become details. */
+function problemsOf(error: unknown): Array<{ path: string; message: string }> | undefined {
+  const problems = (error as { problems?: unknown } | null)?.problems;
+  if (!Array.isArray(problems)) return undefined;
+  return problems.map((p: unknown) => {
+    if (typeof p === 'string') return { path: '', message: p };
+    const { path, message } = (p ?? {}) as { path?: unknown; message?: unknown };
+    return { path: typeof path === 'string' ? path : '', message: typeof message === 'string' ? message : JSON.stringify(p) };
+  });
+}
+
+class Semaphore {
+  private free: number;
+  private readonly waiting: Array<() => void> = [];
+  constructor(size: number) {
+    this.free = size;
+  }
+  async acquire(): Promise<void> {
+    if (this.free > 0) {
+      this.free -= 1;
+      return;
+    }
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+  release(): void {
+    const next = this.waiting.shift();
+    if (next !== undefined) next();
+    else this.free += 1;
+  }
+}

@@ -1,0 +1,318 @@
+/**
+ * One supervised runtime instance: a child process on its own loopback port, health-checked on
+ * an interval, restarted with back-off when it crashes or stops answering, and given up after
+ * too many consecutive restarts.
+ */
+import { get } from 'node:http';
+import type { RuntimeProcessHandle, StartRuntimeProcess } from '../types.js';
+import type { DeploymentLimits } from './limits.js';
+import { restartDelay } from './limits.js';
+
+export type { RuntimeProcessHandle, StartRuntimeProcess } from '../types.js';
+
+/** How a process ended, read from the runtime's `exited` promise. */
+export interface ExitInfo {
+  code: number | null;
+  signal: string | null;
+}
+
+export type InstanceState = 'starting' | 'healthy' | 'unhealthy' | 'restarting' | 'draining' | 'stopped' | 'failed';
+
+export interface InstanceHooks {
+  log(level: 'debug' | 'info' | 'warn' | 'error', message: string, instance: string): void;
+  /** a log line of the process (the runtime logs JSON objects: time, level, msg, fields) */
+  output(line: Record<string, unknown>, instance: string): void;
+  /** the state, pid or restart count changed */
+  changed(): void;
+  /** restarts are exhausted: the instance is `failed` for good */
+  gaveUp(instance: ManagedInstance, reason: string): void;
+}
+
+export interface InstanceSpec {
+  bundleDir: string;
+  env: Record<string, string>;
+  logLevel: 'debug' | 'info';
+}
+
+export interface InstanceDeps {
+  startRuntime: StartRuntimeProcess;
+  limits: DeploymentLimits;
+  clock: () => number;
+  hooks: InstanceHooks;
+}
+
+const OUTPUT_TAIL = 5;
+
+export class ManagedInstance {
+  state: InstanceState = 'starting';
+  /** requests the gateway has sent and not yet finished */
+  outstanding = 0;
+  /** restarts since the instance was created */
+  restarts = 0;
+  lastCheck: number | undefined;
+  private handle: RuntimeProcessHandle | undefined;
+  private consecutive = 0;
+  private failedChecks = 0;
+  private checking = false;
+  private startedAt = 0;
+  private stopping = false;
+  /** while `launch` runs, it handles an early exit itself */
+  private launching = false;
+  private healthTimer: NodeJS.Timeout | undefined;
+  private restartTimer: NodeJS.Timeout | undefined;
+  private readonly tail: string[] = [];
+
+  constructor(
+    readonly id: string,
+    private readonly spec: InstanceSpec,
+    private readonly deps: InstanceDeps,
+  ) {}
+
+  get pid(): number | undefined {
+    return this.handle?.pid;
+  }
+  get port(): number | undefined {
+    return this.handle?.port;
+  }
+  /** true when the gateway may send it requests */
+  get serving(): boolean {
+    return this.state === 'healthy' && this.handle !== undefined;
+  }
+
+  /**
+   * Starts the process and resolves once it answers its health check. With `retry`, a failed
+   * start is handled like a crash (restart with back-off) and this resolves at once; without
+   * it the error is thrown and the instance is left stopped.
+   */
+  async start(options: { retry: boolean }): Promise<void> {
+    try {
+      await this.launch();
+      this.watchHealth();
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      if (options.retry && !this.stopping) {
+        this.scheduleRestart(reason);
+        this.watchHealth();
+        return;
+      }
+      this.state = 'stopped';
+      this.deps.hooks.changed();
+      throw error;
+    }
+  }
+
+  /** Stops the process (SIGTERM, then SIGKILL after the grace period). Idempotent. */
+  async stop(graceMs = this.deps.limits.stopGraceMs): Promise<void> {
+    this.stopping = true;
+    clearInterval(this.healthTimer);
+    clearTimeout(this.restartTimer);
+    const handle = this.handle;
+    this.handle = undefined;
+    if (this.state !== 'failed') this.state = 'stopped';
+    this.deps.hooks.changed();
+    if (handle !== undefined) await handle.stop(graceMs).catch(() => undefined);
+  }
+
+  /** Takes the instance out of balancing, lets its requests finish, then stops it. */
+  async drain(): Promise<void> {
+    this.state = 'draining';
+    this.deps.hooks.changed();
+    const deadline = this.deps.clock() + this.deps.limits.drainTimeoutMs;
+    while (this.outstanding > 0 && this.deps.clock() < deadline && !this.stopping) await sleep(50);
+    await this.stop();
+  }
+
+  /** Called by the gateway when a request to this instance could not connect: check now. */
+  suspect(): void {
+    if (this.state === 'healthy') {
+      this.state = 'unhealthy';
+      this.deps.hooks.changed();
+      void this.checkHealth();
+    }
+  }
+
+  /** Why the last start failed or the process ended, with its last output lines. */
+  private describe(reason: string): string {
+    return this.tail.length === 0 ? reason : `${reason}; last output: ${this.tail.join(' | ')}`;
+  }
+
+  private async launch(): Promise<void> {
+    this.launching = true;
+    try {
+      await this.launchProcess();
+    } finally {
+      this.launching = false;
+    }
+  }
+
+  private async launchProcess(): Promise<void> {
+    const { hooks, limits, clock } = this.deps;
+    this.tail.length = 0;
+    this.failedChecks = 0;
+    const handle = await this.deps.startRuntime({
+      bundleDir: this.spec.bundleDir,
+      host: '127.0.0.1',
+      port: 0,
+      env: this.spec.env,
+      logLevel: this.spec.logLevel,
+      onLog: (raw) => {
+        const line = parseLogLine(raw);
+        const text = typeof line.msg === 'string' ? line.msg : raw;
+        this.tail.push(text.length > 300 ? `${text.slice(0, 300)}…` : text);
+        if (this.tail.length > OUTPUT_TAIL) this.tail.shift();
+        hooks.output(line, this.id);
+      },
+    }).catch((error: unknown) => {
+      throw new Error(this.describe(`could not start: ${error instanceof Error ? error.message : String(error)}`));
+    });
+    if (this.stopping) {
+      await handle.stop(0).catch(() => undefined);
+      throw new Error('stopped while starting');
+    }
+    this.handle = handle;
+    this.startedAt = clock();
+    hooks.changed();
+    let exit: ExitInfo | undefined;
+    void handle.exited.then((result) => {
+      exit = readExit(result);
+      this.onExit(handle, exit);
+    });
+    const deadline = clock() + limits.startTimeoutMs;
+    while (!this.stopping) {
+      if (exit !== undefined) {
+        this.handle = undefined;
+        throw new Error(this.describe(`${describeExit(exit)} before answering its health check`));
+      }
+      if (await probeHealth(handle.healthUrl, Math.min(limits.healthTimeoutMs, Math.max(1, deadline - clock())))) break;
+      if (clock() >= deadline) {
+        this.handle = undefined;
+        await handle.stop(0).catch(() => undefined);
+        throw new Error(this.describe(`not healthy ${Math.round(limits.startTimeoutMs / 1000)} s after start`));
+      }
+      await sleep(Math.min(100, limits.healthIntervalMs));
+    }
+    if (this.stopping) throw new Error('stopped while starting');
+    if (exit !== undefined) {
+      this.handle = undefined;
+      throw new Error(this.describe(describeExit(exit)));
+    }
+    this.lastCheck = clock();
+    this.state = 'healthy';
+    hooks.log('info', `instance ${this.id} healthy (pid ${handle.pid}, port ${handle.port})`, this.id);
+    hooks.changed();
+  }
+
+  private onExit(handle: RuntimeProcessHandle, exit: ExitInfo): void {
+    // A process this instance already let go of (stopped, or killed for a restart) is not news.
+    if (this.stopping || this.launching || handle !== this.handle) return;
+    this.handle = undefined;
+    const reason = this.describe(describeExit(exit));
+    this.deps.hooks.log('error', `instance ${this.id} ${reason}`, this.id);
+    this.scheduleRestart(reason);
+  }
+
+  private scheduleRestart(reason: string): void {
+    const { hooks, limits } = this.deps;
+    this.consecutive += 1;
+    if (this.consecutive > limits.maxRestarts) {
+      this.state = 'failed';
+      hooks.log('error', `instance ${this.id} given up after ${limits.maxRestarts} restarts in a row: ${reason}`, this.id);
+      hooks.changed();
+      hooks.gaveUp(this, reason);
+      return;
+    }
+    const delay = restartDelay(this.consecutive, limits);
+    this.state = 'restarting';
+    hooks.log('warn', `instance ${this.id} restarting in ${delay} ms (restart ${this.consecutive} of at most ${limits.maxRestarts} in a row)`, this.id);
+    hooks.changed();
+    this.restartTimer = setTimeout(() => {
+      if (this.stopping) return;
+      this.restarts += 1;
+      this.launch().catch((error: unknown) => {
+        if (this.stopping) return;
+        const why = error instanceof Error ? error.message : String(error);
+        hooks.log('error', `instance ${this.id} restart failed: ${why}`, this.id);
+        this.scheduleRestart(why);
+      });
+    }, delay);
+    this.restartTimer.unref();
+  }
+
+  private watchHealth(): void {
+    clearInterval(this.healthTimer);
+    this.healthTimer = setInterval(() => void this.checkHealth(), this.deps.limits.healthIntervalMs);
+    this.healthTimer.unref();
+  }
+
+  private async checkHealth(): Promise<void> {
+    const handle = this.handle;
+    if (this.checking || handle === undefined || (this.state !== 'healthy' && this.state !== 'unhealthy')) return;
+    const { hooks, limits, clock } = this.deps;
+    this.checking = true;
+    const ok = await probeHealth(handle.healthUrl, limits.healthTimeoutMs);
+    this.checking = false;
+    if (handle !== this.handle || this.stopping) return;
+    this.lastCheck = clock();
+    if (ok) {
+      this.failedChecks = 0;
+      if (this.consecutive > 0 && clock() - this.startedAt >= limits.stableAfterMs) this.consecutive = 0;
+      if (this.state === 'unhealthy') {
+        this.state = 'healthy';
+        hooks.log('info', `instance ${this.id} answers its health check again`, this.id);
+        hooks.changed();
+      }
+      return;
+    }
+    this.failedChecks += 1;
+    if (this.state === 'healthy') {
+      this.state = 'unhealthy';
+      hooks.log('warn', `instance ${this.id} failed a health check`, this.id);
+      hooks.changed();
+    }
+    if (this.failedChecks >= limits.unhealthyThreshold) {
+      const reason = `did not answer ${this.failedChecks} health checks in a row`;
+      hooks.log('error', `instance ${this.id} ${reason}; replacing its process`, this.id);
+      this.handle = undefined;
+      await handle.stop(0).catch(() => undefined);
+      if (!this.stopping) this.scheduleRestart(reason);
+    }
+  }
+}
+
+/** The runtime writes JSON log lines; anything else (stderr text) is kept as a warning. */
+function parseLogLine(raw: string): Record<string, unknown> {
+  if (raw.startsWith('{')) {
+    try {
+      const parsed: unknown = JSON.parse(raw);
+      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+    } catch {
+      // not JSON after all
+    }
+  }
+  return { level: 'warn', msg: raw };
+}
+
+function readExit(value: unknown): ExitInfo {
+  const exit = (typeof value === 'object' && value !== null ? value : {}) as Partial<Record<'code' | 'signal', unknown>>;
+  return { code: typeof exit.code === 'number' ? exit.code : null, signal: typeof exit.signal === 'string' ? exit.signal : null };
+}
+
+function describeExit(exit: ExitInfo): string {
+  return exit.signal !== null ? `was killed by ${exit.signal}` : `exited with code ${exit.code ?? 'unknown'}`;
+}
+
+/** One GET of a health URL: true on a 2xx within the time-out. */
+export function probeHealth(url: string, timeoutMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const request = get(url, { agent: false, timeout: timeoutMs }, (response) => {
+      response.resume();
+      resolve(response.statusCode !== undefined && response.statusCode >= 200 && response.statusCode < 300);
+    });
+    request.on('timeout', () => request.destroy(new Error('timeout')));
+    request.on('error', () => resolve(false));
+  });
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}

@@ -1,0 +1,126 @@
+/**
+ * Instance bounds per environment and the timing knobs of the supervisor. Pure.
+ * The bounds are the ones docs/api.md ("Limits") promises; a scaling outside them is a 422.
+ */
+import type { DeployConfig, Environment } from '../../api/contract.js';
+import { INSTANCE_BOUNDS } from '../limits.js';
+
+/** The bounds are the engine's (src/engine/limits.ts), so the HTTP check and this one agree. */
+export { INSTANCE_BOUNDS };
+
+export interface FieldProblem {
+  path: string;
+  message: string;
+}
+
+export type ScalingResult = { ok: true; min: number; max: number } | { ok: false; problems: FieldProblem[] };
+
+/** Applies the environment's defaults and checks the bounds, naming each bad field. */
+export function resolveScaling(environment: Environment, scaling: DeployConfig['scaling']): ScalingResult {
+  const bounds = INSTANCE_BOUNDS[environment];
+  const range = bounds.min === bounds.max ? `exactly ${bounds.min}` : `from ${bounds.min} to ${bounds.max}`;
+  const givenMin = scaling?.min_instances;
+  const givenMax = scaling?.max_instances;
+  const problems: FieldProblem[] = [];
+  for (const [field, value] of [
+    ['min_instances', givenMin],
+    ['max_instances', givenMax],
+  ] as const) {
+    if (value !== undefined && (value < bounds.min || value > bounds.max)) {
+      problems.push({ path: `config.scaling.${field}`, message: `must be ${range} in ${environment} (got ${value})` });
+    }
+  }
+  if (problems.length > 0) return { ok: false, problems };
+  const min = givenMin ?? bounds.defaultMin;
+  // A larger min_instances alone pulls max_instances along.
+  const max = givenMax ?? Math.max(bounds.defaultMax, min);
+  if (min > max) {
+    return { ok: false, problems: [{ path: 'config.scaling.min_instances', message: `must not exceed max_instances (${max}), got ${min}` }] };
+  }
+  return { ok: true, min, max };
+}
+
+const HOST_NAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/i;
+const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
+
+/** A custom domain must be a host name that cannot be mistaken for the engine's own address. */
+export function checkDomain(domain: string): FieldProblem | undefined {
+  if (!HOST_NAME.test(domain) || IPV4.test(domain)) {
+    return { path: 'config.domain', message: 'must be a host name such as mcp.example.com (no scheme, port or path)' };
+  }
+  if (domain.toLowerCase() === 'localhost') return { path: 'config.domain', message: 'localhost is the engine’s own address' };
+  return undefined;
+}
+
+/** Timing of the supervisor, gateway and autoscaler. Tests shorten them; defaults suit people. */
+export interface DeploymentLimits {
+  /** how often each instance's /health is checked */
+  healthIntervalMs: number;
+  /** a health check that takes longer has failed */
+  healthTimeoutMs: number;
+  /** consecutive failed checks after which an instance is restarted */
+  unhealthyThreshold: number;
+  /** an instance that is not healthy this long after its start has failed to start */
+  startTimeoutMs: number;
+  /** first restart delay; doubled for each consecutive restart */
+  restartBackoffMs: number;
+  restartBackoffMaxMs: number;
+  /** consecutive restarts after which an instance is given up */
+  maxRestarts: number;
+  /** healthy this long after a start resets the consecutive restart count */
+  stableAfterMs: number;
+  /** how long `stop` waits for a process to exit before SIGKILL */
+  stopGraceMs: number;
+  /** autoscaler tick */
+  scaleIntervalMs: number;
+  /** outstanding requests per instance the autoscaler aims for */
+  targetOutstandingPerInstance: number;
+  /** load must stay low this long before an instance is removed */
+  scaleDownDelayMs: number;
+  /** how long a removed instance may finish its requests */
+  drainTimeoutMs: number;
+  /** idle development deployments are stopped after this */
+  devIdleMs: number;
+  idleCheckMs: number;
+  /** a synchronous deploy answers `deploying` after this */
+  syncDeployTimeoutMs: number;
+  /** request bodies through the gateway */
+  maxBodyBytes: number;
+  /** in-memory log lines kept per deployment */
+  logLinesKept: number;
+  /** request samples kept per deployment for metrics */
+  samplesKept: number;
+}
+
+export const DEFAULT_LIMITS: DeploymentLimits = {
+  healthIntervalMs: 1500,
+  healthTimeoutMs: 1000,
+  unhealthyThreshold: 3,
+  startTimeoutMs: 30_000,
+  restartBackoffMs: 500,
+  restartBackoffMaxMs: 30_000,
+  maxRestarts: 5,
+  stableAfterMs: 60_000,
+  stopGraceMs: 5000,
+  scaleIntervalMs: 5000,
+  targetOutstandingPerInstance: 4,
+  scaleDownDelayMs: 60_000,
+  drainTimeoutMs: 30_000,
+  devIdleMs: 60 * 60_000,
+  idleCheckMs: 30_000,
+  syncDeployTimeoutMs: 120_000,
+  maxBodyBytes: 10 * 1024 * 1024,
+  logLinesKept: 5000,
+  samplesKept: 200_000,
+};
+
+/** MCPCTL_DEV_IDLE_MINUTES, when it is a positive number. */
+export function devIdleFromEnv(env: Record<string, string | undefined>): number | undefined {
+  const minutes = Number(env.MCPCTL_DEV_IDLE_MINUTES);
+  return env.MCPCTL_DEV_IDLE_MINUTES !== undefined && Number.isFinite(minutes) && minutes > 0 ? minutes * 60_000 : undefined;
+}
+
+/** Restart delay for the n-th consecutive restart (1-based). */
+export function restartDelay(attempt: number, limits: Pick<DeploymentLimits, 'restartBackoffMs' | 'restartBackoffMaxMs'>): number {
+  return Math.min(limits.restartBackoffMs * 2 ** Math.max(0, attempt - 1), limits.restartBackoffMaxMs);
+}

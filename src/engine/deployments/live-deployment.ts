@@ -1,0 +1,372 @@
+/**
+ * A deployment the engine is running: its instances, its state transitions, its log, its request
+ * samples and its autoscaler. The service creates one per deploy (or restore) and the gateway
+ * asks it for an instance per request.
+ */
+import type { Deployment, DeploymentState, LogLine } from '../../api/contract.js';
+import { ServiceError, type DeploymentRecord, type Logger, type ServerRecord, type Store } from '../types.js';
+import { decideScale } from './autoscale.js';
+import { ManagedInstance, type InstanceHooks, type StartRuntimeProcess } from './instance.js';
+import type { DeploymentLimits } from './limits.js';
+import type { LogBook } from './log-book.js';
+import { SampleRing, type RequestSample } from './metrics.js';
+import { applyTransition, canTransition, isActive } from './states.js';
+
+export interface LiveContext {
+  server: ServerRecord;
+  routeName: string;
+  min: number;
+  max: number;
+  store: Store;
+  startRuntime: StartRuntimeProcess;
+  limits: DeploymentLimits;
+  clock: () => number;
+  logs: LogBook;
+  logger: Logger;
+  /** the record may be written (false once the service is closed) */
+  writable: () => boolean;
+}
+
+const RECENT_CHANGE_MS = 250;
+
+export class LiveDeployment {
+  readonly record: DeploymentRecord;
+  readonly samples: SampleRing;
+  instances: ManagedInstance[] = [];
+  /** when the last gateway request arrived (or the deployment became deployed) */
+  lastActivity: number;
+  /** when it started serving, for throughput */
+  servingSince: number | undefined;
+  private nextInstance = 1;
+  private rotation = 0;
+  private readonly waiters = new Set<() => void>();
+  private outstanding = 0;
+  private loadArea = 0;
+  private loadSince: number;
+  private tickStart: number;
+  private lowSince: number | undefined;
+  private scaleTimer: NodeJS.Timeout | undefined;
+  private persisting: Promise<void> = Promise.resolve();
+  private lastChangeAt = 0;
+  private settling = false;
+
+  constructor(
+    record: DeploymentRecord,
+    readonly ctx: LiveContext,
+  ) {
+    this.record = record;
+    this.samples = new SampleRing(ctx.limits.samplesKept);
+    this.lastActivity = ctx.clock();
+    this.loadSince = this.tickStart = ctx.clock();
+  }
+
+  get id(): string {
+    return this.record.deployment.deployment_id;
+  }
+  get status(): DeploymentState {
+    return this.record.deployment.status;
+  }
+  get environment(): NonNullable<Deployment['environment']> {
+    return this.record.deployment.environment ?? 'development';
+  }
+  get serverName(): string {
+    return this.ctx.server.server.name;
+  }
+  get domain(): string | undefined {
+    return this.record.config.domain;
+  }
+  get createdAt(): string {
+    return this.record.deployment.created_at ?? '';
+  }
+  get desired(): number {
+    return this.record.deployment.desired_instances ?? this.ctx.min;
+  }
+
+  // --- events and state ---------------------------------------------------------------------
+
+  log(level: 'debug' | 'info' | 'warn' | 'error', message: string, extra: Partial<LogLine> = {}): void {
+    this.ctx.logs.append({ time: new Date(this.ctx.clock()).toISOString(), level, message, ...extra });
+    if (extra.instance === undefined) this.ctx.logger[level](message, { deployment_id: this.id });
+  }
+
+  /** Something visible changed: wake long-polls. `persist` also writes the record. */
+  changed(persist = false): void {
+    this.record.version += 1;
+    this.lastChangeAt = this.ctx.clock();
+    this.record.deployment.updated_at = new Date(this.lastChangeAt).toISOString();
+    for (const wake of this.waiters) wake();
+    this.waiters.clear();
+    if (persist) this.persist();
+  }
+
+  private persist(): void {
+    if (!this.ctx.writable()) return;
+    this.record.deployment.instances = this.describeInstances();
+    const snapshot = structuredClone(this.record);
+    // Writes go one after the other so the newest state is the one that stays.
+    this.persisting = this.persisting
+      .then(() => this.ctx.store.putDeployment(snapshot))
+      .catch((error: unknown) => this.ctx.logger.error('could not save a deployment', { deployment_id: this.id, error: String(error) }));
+  }
+
+  async flush(): Promise<void> {
+    await this.persisting;
+  }
+
+  setStage(stage: string): void {
+    if (this.record.deployment.stage === stage) return;
+    this.record.deployment.stage = stage;
+    this.changed(true);
+  }
+
+  /** Moves to `to` if the state machine allows it; a wrong transition is a conflict. */
+  transition(to: DeploymentState, reason?: string): void {
+    const d = this.record.deployment;
+    if (!canTransition(d.status, to)) {
+      throw new ServiceError('conflict', `deployment ${this.id} is ${d.status}; it cannot become ${to}`);
+    }
+    const now = this.ctx.clock();
+    applyTransition(d, to, now, reason);
+    if (to === 'deployed') {
+      this.servingSince ??= now;
+      this.lastActivity = now;
+    }
+    this.log(to === 'failed' ? 'error' : 'info', `deployment ${to}${reason === undefined ? '' : `: ${reason}`}`);
+    this.changed(true);
+  }
+
+  /**
+   * Resolves at the next change, or after `timeoutMs`, or when `signal` aborts. A change in the
+   * last RECENT_CHANGE_MS counts too: a caller that looks at the state, pauses, and asks again
+   * must not sleep through a change that came in between.
+   */
+  waitForChange(timeoutMs: number, signal?: AbortSignal): Promise<void> {
+    if (this.ctx.clock() - this.lastChangeAt <= RECENT_CHANGE_MS) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        this.waiters.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      timer.unref();
+      signal?.addEventListener('abort', done, { once: true });
+      this.waiters.add(done);
+    });
+  }
+
+  // --- instances ----------------------------------------------------------------------------
+
+  private hooks(): InstanceHooks {
+    return {
+      log: (level, message, instance) => this.log(level, message, { instance }),
+      output: (line, instance) => {
+        if (!isHealthCheckLine(line)) this.ctx.logs.append(toLogLine(line, instance, this.ctx.clock()));
+      },
+      changed: () => this.changed(),
+      gaveUp: () => this.onInstanceGaveUp(),
+    };
+  }
+
+  private createInstance(): ManagedInstance {
+    const instance = new ManagedInstance(
+      `i${this.nextInstance++}`,
+      {
+        bundleDir: this.ctx.server.bundleDir,
+        env: { ...this.record.config.env_vars },
+        logLevel: this.environment === 'development' ? 'debug' : 'info',
+      },
+      { startRuntime: this.ctx.startRuntime, limits: this.ctx.limits, clock: this.ctx.clock, hooks: this.hooks() },
+    );
+    this.instances.push(instance);
+    return instance;
+  }
+
+  /**
+   * Starts `count` instances and resolves when every one answers its health check. The first
+   * failure stops the others and rejects with the reason.
+   */
+  async launch(count: number, verb: 'starting' | 'restoring'): Promise<void> {
+    let healthy = 0;
+    this.setStage(`${verb} instances 0/${count}`);
+    const started = Array.from({ length: count }, () => this.createInstance());
+    const results = await Promise.allSettled(
+      started.map(async (instance) => {
+        await instance.start({ retry: false });
+        healthy += 1;
+        if (isActive(this.status)) this.setStage(`${verb} instances ${healthy}/${count}`);
+      }),
+    );
+    const failure = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+    if (failure !== undefined) {
+      await this.stopInstances();
+      throw failure.reason instanceof Error ? failure.reason : new Error(String(failure.reason));
+    }
+  }
+
+  /** The instance for the next request: the healthy one with the fewest requests in flight. */
+  pick(exclude: ReadonlySet<ManagedInstance>): ManagedInstance | undefined {
+    const candidates = this.instances.filter((instance) => instance.serving && !exclude.has(instance));
+    if (candidates.length === 0) return undefined;
+    // Start the scan at a rotating offset so ties are shared out round-robin.
+    const offset = this.rotation++ % candidates.length;
+    let best: ManagedInstance | undefined;
+    for (let i = 0; i < candidates.length; i += 1) {
+      const candidate = candidates[(offset + i) % candidates.length]!;
+      if (best === undefined || candidate.outstanding < best.outstanding) best = candidate;
+    }
+    return best;
+  }
+
+  /** The gateway calls begin/end around each request sent to an instance. */
+  begin(instance: ManagedInstance): void {
+    this.trackLoad(1);
+    instance.outstanding += 1;
+  }
+  end(instance: ManagedInstance): void {
+    this.trackLoad(-1);
+    instance.outstanding = Math.max(0, instance.outstanding - 1);
+  }
+
+  addSample(sample: RequestSample): void {
+    this.samples.push(sample);
+  }
+
+  healthy(): number {
+    return this.instances.filter((instance) => instance.serving).length;
+  }
+
+  async stopInstances(): Promise<void> {
+    clearInterval(this.scaleTimer);
+    this.scaleTimer = undefined;
+    await Promise.all(this.instances.map((instance) => instance.stop()));
+    this.changed();
+  }
+
+  private onInstanceGaveUp(): void {
+    if (this.status !== 'deployed' || this.settling) return;
+    const alive = this.instances.some((instance) => instance.state !== 'failed' && instance.state !== 'stopped');
+    if (alive) {
+      this.log('warn', `running with ${this.healthy()} of ${this.desired} instances`);
+      return;
+    }
+    this.settling = true;
+    this.transition('failed', 'every instance kept failing and its restarts are exhausted; see the logs');
+    void this.stopInstances();
+  }
+
+  // --- autoscaling --------------------------------------------------------------------------
+
+  private trackLoad(delta: number): void {
+    const now = this.ctx.clock();
+    this.loadArea += this.outstanding * (now - this.loadSince);
+    this.loadSince = now;
+    this.outstanding += delta;
+  }
+
+  startAutoscaler(): void {
+    if (this.ctx.max <= this.ctx.min || this.scaleTimer !== undefined) return;
+    this.tickStart = this.loadSince = this.ctx.clock();
+    this.loadArea = 0;
+    this.scaleTimer = setInterval(() => this.scaleTick(), this.ctx.limits.scaleIntervalMs);
+    this.scaleTimer.unref();
+  }
+
+  private scaleTick(): void {
+    if (this.status !== 'deployed') return;
+    this.trackLoad(0);
+    const now = this.ctx.clock();
+    const load = this.loadArea / Math.max(1, now - this.tickStart);
+    this.loadArea = 0;
+    this.tickStart = now;
+    const decision = decideScale({
+      current: this.desired,
+      min: this.ctx.min,
+      max: this.ctx.max,
+      load,
+      targetPerInstance: this.ctx.limits.targetOutstandingPerInstance,
+      now,
+      lowSince: this.lowSince,
+      scaleDownDelayMs: this.ctx.limits.scaleDownDelayMs,
+    });
+    this.lowSince = decision.lowSince;
+    if (decision.desired !== this.desired) this.scaleTo(decision.desired, load);
+  }
+
+  private scaleTo(desired: number, load: number): void {
+    const from = this.desired;
+    this.record.deployment.desired_instances = desired;
+    const why = `mean ${load.toFixed(1)} requests in flight, target ${this.ctx.limits.targetOutstandingPerInstance} per instance`;
+    this.log('info', `scaling from ${from} to ${desired} instances (${why})`);
+    const active = () => this.instances.filter((i) => i.state !== 'draining' && i.state !== 'stopped');
+    for (let n = active().length; n < desired; n += 1) void this.createInstance().start({ retry: true });
+    while (active().length > desired) {
+      // Remove the instance that matters least: one not serving, else the least busy, newest first.
+      const victim = [...active()].reverse().sort((a, b) => Number(a.serving) - Number(b.serving) || a.outstanding - b.outstanding)[0]!;
+      void victim.drain().then(() => {
+        this.instances = this.instances.filter((instance) => instance !== victim);
+        this.changed(true);
+      });
+    }
+    this.changed(true);
+  }
+
+  // --- views --------------------------------------------------------------------------------
+
+  describeInstances(): NonNullable<Deployment['instances']> {
+    return this.instances.map((instance) => ({
+      id: instance.id,
+      state: instance.state,
+      ...(instance.port === undefined ? {} : { port: instance.port }),
+      ...(instance.pid === undefined ? {} : { pid: instance.pid }),
+      restarts: instance.restarts,
+      ...(instance.lastCheck === undefined ? {} : { last_check: new Date(instance.lastCheck).toISOString() }),
+    }));
+  }
+
+  toDeployment(): Deployment {
+    return { ...structuredClone(this.record.deployment), instances: this.describeInstances() };
+  }
+
+  /** The body of `{url}/health`. */
+  healthReport(): { healthy: boolean; body: Record<string, unknown> } {
+    const checks = this.instances.map((instance) => instance.lastCheck ?? 0);
+    const last = Math.max(0, ...checks);
+    const healthy = this.status === 'deployed' && this.healthy() > 0;
+    return {
+      healthy,
+      body: {
+        status: healthy ? 'healthy' : this.status === 'deployed' ? 'unhealthy' : this.status,
+        deployment_id: this.id,
+        instances: { total: this.instances.filter((i) => i.state !== 'stopped').length, healthy: this.healthy() },
+        last_check: last === 0 ? null : new Date(last).toISOString(),
+      },
+    };
+  }
+}
+
+const LEVELS = new Set(['debug', 'info', 'warn', 'error']);
+const OWN_FIELDS = new Set(['time', 'level', 'msg', 'message', 'event', 'request_id', 'pid', 'hostname']);
+
+/** A runtime log object as a deployment log line: its message (or event), then its other fields as key=value. */
+export function toLogLine(line: Record<string, unknown>, instance: string, now: number): LogLine {
+  const level = typeof line.level === 'string' && LEVELS.has(line.level) ? line.level : 'info';
+  const head = [line.msg, line.message, line.event].find((value): value is string => typeof value === 'string');
+  const text = head ?? '';
+  const fields = Object.entries(line)
+    .filter(([key]) => !OWN_FIELDS.has(key))
+    .map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`);
+  return {
+    time: typeof line.time === 'string' ? line.time : new Date(now).toISOString(),
+    level,
+    message: [text, ...fields].filter((part) => part !== '').join(' '),
+    instance,
+    ...(typeof line.request_id === 'string' ? { request_id: line.request_id } : {}),
+  };
+}
+
+/** The runtime's own line for a successful /health request: the supervisor's checks, not news. */
+export function isHealthCheckLine(line: Record<string, unknown>): boolean {
+  return line.event === 'request' && line.path === '/health' && typeof line.status === 'number' && line.status < 400;
+}

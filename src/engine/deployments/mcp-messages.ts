@@ -1,0 +1,93 @@
+/**
+ * What the gateway needs to know about an MCP exchange, read from the small JSON request body
+ * and from a copy of the response (plain JSON or an SSE stream). Pure.
+ */
+
+export interface McpRequestInfo {
+  /** JSON-RPC method of a single request; 'batch' for an array; undefined when not JSON-RPC */
+  method?: string;
+  /** request id; undefined for a notification */
+  id?: string | number | null;
+  /** tools/call: the tool's name and arguments */
+  tool?: string;
+  arguments?: unknown;
+}
+
+export function inspectRequest(body: string): McpRequestInfo {
+  if (body.trim() === '') return {};
+  let message: unknown;
+  try {
+    message = JSON.parse(body);
+  } catch {
+    return {};
+  }
+  if (Array.isArray(message)) return { method: 'batch' };
+  if (!isObject(message) || typeof message.method !== 'string') return {};
+  const info: McpRequestInfo = { method: message.method };
+  if (typeof message.id === 'string' || typeof message.id === 'number' || message.id === null) info.id = message.id;
+  if (message.method === 'tools/call' && isObject(message.params)) {
+    if (typeof message.params.name === 'string') info.tool = message.params.name;
+    info.arguments = message.params.arguments;
+  }
+  return info;
+}
+
+/**
+ * Whether the answer to request `id` reports a failure: a JSON-RPC error, or a tool result
+ * with `isError: true`. Undefined when the answer is not found in `body` (cut short, not JSON).
+ */
+export function findCallFailure(contentType: string | undefined, body: string, id: McpRequestInfo['id']): boolean | undefined {
+  const messages = (contentType ?? '').includes('text/event-stream') ? parseSseMessages(body) : parseJsonMessages(body);
+  for (const message of messages) {
+    if (!isObject(message) || !('result' in message || 'error' in message)) continue;
+    if (id !== undefined && message.id !== id) continue;
+    if ('error' in message && message.error !== undefined && message.error !== null) return true;
+    return isObject(message.result) && message.result.isError === true;
+  }
+  return undefined;
+}
+
+function parseJsonMessages(body: string): unknown[] {
+  try {
+    const parsed: unknown = JSON.parse(body);
+    return Array.isArray(parsed) ? parsed : [parsed];
+  } catch {
+    return [];
+  }
+}
+
+/** The JSON payloads of the `data:` fields of complete SSE events. */
+export function parseSseMessages(body: string): unknown[] {
+  const messages: unknown[] = [];
+  for (const event of body.replace(/\r\n?/g, '\n').split('\n\n')) {
+    const data = event
+      .split('\n')
+      .filter((line) => line.startsWith('data:'))
+      .map((line) => line.slice(5).replace(/^ /, ''))
+      .join('\n');
+    if (data === '') continue;
+    try {
+      messages.push(JSON.parse(data));
+    } catch {
+      // a partial event at the end of a cut-short copy
+    }
+  }
+  return messages;
+}
+
+const SECRET_KEY = /pass(word)?|secret|token|api[-_]?key|authori[sz]ation|credential|private[-_]?key|cookie|session/i;
+const MAX_LOGGED_STRING = 500;
+
+/** A copy for debug logs: values under secret-looking keys hidden, long strings cut. */
+export function redactForLog(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return value.length > MAX_LOGGED_STRING ? `${value.slice(0, MAX_LOGGED_STRING)}…` : value;
+  if (depth > 6 || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.slice(0, 50).map((item) => redactForLog(item, depth + 1));
+  const copy: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) copy[key] = SECRET_KEY.test(key) ? '[redacted]' : redactForLog(item, depth + 1);
+  return copy;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

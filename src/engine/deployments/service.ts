@@ -1,0 +1,517 @@
+/**
+ * The deployment service: deploy, status, stop, rollback, logs, metrics, the gateway, and the
+ * engine's start (restore) and stop (close). It owns every LiveDeployment and the rules between
+ * them: one active deployment per server name and environment (a newer one replaces the older
+ * once it is deployed), domains, idle clean-up of development deployments.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { join } from 'node:path';
+import type { Deployment, DeployRequest, Environment, LogLine, Metrics } from '../../api/contract.js';
+import {
+  GATEWAY_PREFIX,
+  ServiceError,
+  type DeploymentRecord,
+  type DeploymentService,
+  type DeploymentServiceDeps,
+  type Logger,
+  type ServerRecord,
+  type Store,
+} from '../types.js';
+import { createGateway, type Gateway } from './gateway.js';
+import { newDeploymentId, newRequestId, newStagingName } from './ids.js';
+import { checkDomain, DEFAULT_LIMITS, devIdleFromEnv, resolveScaling, type DeploymentLimits, type FieldProblem } from './limits.js';
+import { LiveDeployment } from './live-deployment.js';
+import { LogBook } from './log-book.js';
+import { summarizeMetrics } from './metrics.js';
+import { applyTransition, canTransition, isActive, wasDeployed } from './states.js';
+
+/**
+ * What the engine passes (types.ts), plus the timing knobs tests shorten (health checks, restarts,
+ * autoscaling, idle clean-up; see limits.ts). Logs are kept in `<home>/deployment-logs/`.
+ */
+export interface DeploymentServiceOptions extends DeploymentServiceDeps {
+  limits?: Partial<DeploymentLimits>;
+}
+
+/** The DeploymentService of types.ts, plus what tests and the engine may look at. */
+export interface LocalDeploymentService extends DeploymentService {
+  rollback(deploymentId: string, options?: { wait: boolean }): Promise<Deployment>;
+  readonly limits: DeploymentLimits;
+}
+
+/** Stopped and failed deployments kept in memory (recent metrics, live log followers). */
+const RETAINED_INACTIVE = 20;
+const MAX_LOG_LINES = 5000;
+const MAX_WINDOW_SECONDS = 86_400;
+
+export function createDeploymentService(deps: DeploymentServiceOptions): LocalDeploymentService {
+  return new Deployments(deps);
+}
+
+interface DeployOptions {
+  wait: boolean;
+  /** for a rollback: the chain to keep (its target's predecessor) */
+  previousId?: string | null;
+  note?: string;
+}
+
+class Deployments implements LocalDeploymentService {
+  readonly limits: DeploymentLimits;
+  private readonly store: Store;
+  private readonly clock: () => number;
+  private readonly logger: Logger;
+  private readonly logDir: string;
+  private readonly live = new Map<string, LiveDeployment>();
+  private readonly routes = new Map<string, string>();
+  private readonly serverNames = new Map<string, string>();
+  private readonly gateway: Gateway;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private closing = false;
+  private closed = false;
+
+  constructor(private readonly deps: DeploymentServiceOptions) {
+    this.limits = { ...DEFAULT_LIMITS, ...withoutUndefined({ devIdleMs: devIdleFromEnv(deps.env) }), ...deps.limits };
+    this.store = deps.store;
+    this.clock = deps.clock;
+    this.logger = deps.logger;
+    this.logDir = join(deps.home, 'deployment-logs');
+    this.gateway = createGateway(
+      {
+        byName: (name) => this.liveByName(name),
+        byDomain: (host) => this.liveByDomain(host),
+        inactive: (name) => this.findInactive(name),
+      },
+      { limits: this.limits, clock: this.clock, newRequestId },
+    );
+    this.idleTimer = setInterval(() => void this.stopIdle(), this.limits.idleCheckMs);
+    this.idleTimer.unref();
+  }
+
+  // --- deploy -------------------------------------------------------------------------------
+
+  async deploy(server: ServerRecord, request: DeployRequest, options: DeployOptions): Promise<Deployment> {
+    if (this.closing) throw new ServiceError('unavailable', 'the engine is stopping; retry once it is up again');
+    const environment = request.environment;
+    const scaling = resolveScaling(environment, request.config?.scaling);
+    const problems: FieldProblem[] = scaling.ok ? [] : [...scaling.problems];
+    const domain = request.config?.domain?.toLowerCase();
+    const domainProblem = domain === undefined ? undefined : checkDomain(domain);
+    if (domainProblem !== undefined) problems.push(domainProblem);
+    if (!scaling.ok || problems.length > 0) {
+      throw new ServiceError('validation_failed', `the deployment config is not valid: ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}`, problems);
+    }
+    const name = server.server.name;
+    if (domain !== undefined) {
+      const holder = [...this.live.values()].find(
+        (other) => isActive(other.status) && other.domain === domain && !(other.serverName === name && other.environment === environment),
+      );
+      if (holder !== undefined) {
+        throw new ServiceError(
+          'conflict',
+          `domain ${domain} is in use by ${holder.id} (${holder.serverName} in ${holder.environment}); stop that deployment first`,
+        );
+      }
+    }
+    const now = this.clock();
+    const at = new Date(now).toISOString();
+    const id = newDeploymentId();
+    const routeName = environment === 'staging' ? newStagingName() : id;
+    const url = this.urlFor(routeName);
+    const previousId = options.previousId === undefined ? await this.findPrevious(name, environment) : (options.previousId ?? undefined);
+    const config = { ...request.config, ...(domain === undefined ? {} : { domain }) };
+    const record: DeploymentRecord = {
+      deployment: {
+        deployment_id: id,
+        status: 'deploying',
+        url,
+        deploy_time: null,
+        health_check: `${url}/health`,
+        mcp_id: server.server.mcp_id,
+        environment,
+        stage: 'queued',
+        desired_instances: scaling.min,
+        instances: [],
+        domain: domain ?? null,
+        notices: noticesFor(environment, domain),
+        created_at: at,
+        updated_at: at,
+        transitions: [{ status: 'deploying', at }],
+      },
+      mcpId: server.server.mcp_id,
+      config,
+      ...(previousId === undefined ? {} : { previousId }),
+      version: 1,
+    };
+    this.serverNames.set(server.server.mcp_id, name);
+    const live = this.adopt(record, server, routeName, scaling.min, scaling.max, new LogBook(this.logDir, id, this.limits.logLinesKept));
+    const what = options.note ?? `deploying ${name} (${server.server.mcp_id})`;
+    live.log('info', `${what} to ${environment}: ${scaling.min} instance${scaling.min === 1 ? '' : 's'} (at most ${scaling.max})`);
+    live.changed(true);
+    await live.flush();
+    const done = this.bringUp(live);
+    if (options.wait) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([done, new Promise((resolve) => (timer = setTimeout(resolve, this.limits.syncDeployTimeoutMs)))]);
+      clearTimeout(timer);
+    }
+    return live.toDeployment();
+  }
+
+  private async bringUp(live: LiveDeployment): Promise<void> {
+    try {
+      await live.launch(live.desired, 'starting');
+    } catch (error) {
+      if (this.closing || live.status !== 'deploying') return;
+      live.transition('failed', `instances did not start: ${error instanceof Error ? error.message : String(error)}`);
+      this.retire(live);
+      await live.flush();
+      return;
+    }
+    if (live.status !== 'deploying') return;
+    live.transition('deployed');
+    live.startAutoscaler();
+    await this.replaceOthers(live);
+    await live.flush();
+  }
+
+  /** One active deployment per server name and environment: the newest deployed one wins. */
+  private async replaceOthers(live: LiveDeployment): Promise<void> {
+    const rivals = [...this.live.values()].filter(
+      (other) => other !== live && other.status === 'deployed' && other.serverName === live.serverName && other.environment === live.environment,
+    );
+    for (const other of rivals) {
+      const older = other.createdAt < live.createdAt || (other.createdAt === live.createdAt && other.id < live.id);
+      if (older) await this.stopLive(other, `replaced by ${live.id}`);
+      else return this.stopLive(live, `replaced by ${other.id}`);
+    }
+  }
+
+  private async stopLive(live: LiveDeployment, reason: string): Promise<void> {
+    if (!canTransition(live.status, 'stopped')) return;
+    live.transition('stopped', reason);
+    // No new requests reach it now; let the ones in flight finish.
+    await Promise.all(live.instances.map((instance) => instance.drain()));
+    await live.stopInstances();
+    this.retire(live);
+    await live.flush();
+  }
+
+  // --- reading ------------------------------------------------------------------------------
+
+  async status(deploymentId: string): Promise<Deployment | undefined> {
+    const live = this.live.get(deploymentId);
+    if (live !== undefined) return live.toDeployment();
+    return (await this.store.getDeployment(deploymentId))?.deployment;
+  }
+
+  async waitForChange(deploymentId: string, timeoutMs: number, signal?: AbortSignal): Promise<Deployment | undefined> {
+    const live = this.live.get(deploymentId);
+    if (live !== undefined) {
+      await live.waitForChange(timeoutMs, signal);
+      return this.status(deploymentId);
+    }
+    const record = await this.store.getDeployment(deploymentId);
+    if (record === undefined) return undefined;
+    // Not running here, so nothing will change it: wait out the time as asked.
+    await sleep(timeoutMs, signal);
+    return record.deployment;
+  }
+
+  async logs(deploymentId: string, options: { since?: string; limit?: number }): Promise<LogLine[]> {
+    const limit = Math.min(MAX_LOG_LINES, Math.max(1, options.limit ?? 200));
+    const read = { limit, ...(options.since === undefined ? {} : { since: options.since }) };
+    const live = this.live.get(deploymentId);
+    if (live !== undefined) return live.ctx.logs.read(read);
+    await this.requireRecord(deploymentId);
+    const book = new LogBook(this.logDir, deploymentId, MAX_LOG_LINES);
+    await book.load();
+    return book.read(read);
+  }
+
+  async followLogs(deploymentId: string, onLine: (line: LogLine) => void, signal: AbortSignal): Promise<void> {
+    const live = this.live.get(deploymentId);
+    if (live === undefined) await this.requireRecord(deploymentId);
+    const unsubscribe = live?.ctx.logs.subscribe(onLine);
+    await sleep(Number.POSITIVE_INFINITY, signal);
+    unsubscribe?.();
+  }
+
+  async metrics(deploymentId: string, windowSeconds: number): Promise<Metrics> {
+    if (!Number.isFinite(windowSeconds) || windowSeconds < 1 || windowSeconds > MAX_WINDOW_SECONDS) {
+      throw new ServiceError('bad_request', `window must be from 1 to ${MAX_WINDOW_SECONDS} seconds`, [
+        { path: 'window', message: `must be from 1 to ${MAX_WINDOW_SECONDS}` },
+      ]);
+    }
+    const now = this.clock();
+    const live = this.live.get(deploymentId);
+    if (live === undefined) await this.requireRecord(deploymentId);
+    const samples = live?.samples.since(now - windowSeconds * 1000) ?? [];
+    return summarizeMetrics(samples, {
+      deploymentId,
+      windowSeconds,
+      now,
+      ...(live?.servingSince === undefined ? {} : { startedAt: live.servingSince }),
+    });
+  }
+
+  // --- changes ------------------------------------------------------------------------------
+
+  async stop(deploymentId: string): Promise<Deployment> {
+    const live = this.live.get(deploymentId);
+    if (live !== undefined) {
+      if (live.status !== 'deployed') throw cannotStop(deploymentId, live.status);
+      await this.stopLive(live, 'stopped on request');
+      return live.toDeployment();
+    }
+    const record = await this.requireRecord(deploymentId);
+    if (record.deployment.status !== 'deployed') throw cannotStop(deploymentId, record.deployment.status);
+    // Deployed on record but not running here (for example its build is gone): just record it.
+    applyTransition(record.deployment, 'stopped', this.clock(), 'stopped on request');
+    record.version += 1;
+    await this.store.putDeployment(record);
+    return record.deployment;
+  }
+
+  async rollback(deploymentId: string, options: { wait: boolean } = { wait: true }): Promise<Deployment> {
+    const record = await this.requireRecord(deploymentId);
+    const status = record.deployment.status;
+    if (status === 'deploying') {
+      throw new ServiceError('conflict', `deployment ${deploymentId} is still deploying; wait for it to settle, then roll back`);
+    }
+    const name = await this.serverNameOf(record.mcpId);
+    const environment = record.deployment.environment ?? 'development';
+    const seen = new Set<string>([deploymentId]);
+    let target = record.previousId === undefined ? undefined : await this.recordOf(record.previousId);
+    while (target !== undefined && !wasDeployed(target.deployment)) {
+      const next = target.previousId;
+      if (next === undefined || seen.has(next)) target = undefined;
+      else {
+        seen.add(next);
+        target = await this.recordOf(next);
+      }
+    }
+    if (target === undefined) {
+      throw new ServiceError('conflict', `there is no earlier deployment of ${name ?? record.mcpId} in ${environment} to roll back to`);
+    }
+    const server = await this.store.getServer(target.mcpId);
+    if (server === undefined) {
+      throw new ServiceError('conflict', `the build ${target.mcpId} of ${target.deployment.deployment_id} no longer exists; deploy a build instead`);
+    }
+    const request: DeployRequest = { mcp_id: target.mcpId, environment, config: target.config };
+    return this.deploy(server, request, {
+      wait: options.wait,
+      previousId: target.previousId ?? null,
+      note: `rolling back ${name ?? ''} to the build and config of ${target.deployment.deployment_id} (${target.mcpId})`,
+    });
+  }
+
+  // --- data plane ---------------------------------------------------------------------------
+
+  handleGateway(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+    return this.gateway(req, res);
+  }
+
+  // --- engine start and stop ----------------------------------------------------------------
+
+  async restore(): Promise<void> {
+    const records = await this.store.listDeployments();
+    const restoring: Array<Promise<void>> = [];
+    for (const record of records) {
+      const id = record.deployment.deployment_id;
+      if (this.live.has(id)) continue;
+      if (record.deployment.status === 'deploying') {
+        applyTransition(record.deployment, 'failed', this.clock(), 'the engine stopped before the deployment finished');
+        record.version += 1;
+        await this.store.putDeployment(record);
+      } else if (record.deployment.status === 'deployed') {
+        restoring.push(this.restoreOne(record));
+      }
+    }
+    await Promise.all(restoring);
+  }
+
+  private async restoreOne(record: DeploymentRecord): Promise<void> {
+    const d = record.deployment;
+    const server = await this.store.getServer(record.mcpId);
+    if (server === undefined) {
+      applyTransition(d, 'failed', this.clock(), `its build ${record.mcpId} is missing, so it could not be restored`);
+      record.version += 1;
+      await this.store.putDeployment(record);
+      return;
+    }
+    const environment = d.environment ?? 'development';
+    const scaling = resolveScaling(environment, record.config.scaling);
+    const { min, max } = scaling.ok ? scaling : (resolveScaling(environment, undefined) as { min: number; max: number });
+    const routeName = d.url.slice(d.url.lastIndexOf('/') + 1);
+    const logs = new LogBook(this.logDir, d.deployment_id, this.limits.logLinesKept);
+    await logs.load();
+    d.desired_instances = min;
+    const live = this.adopt(record, server, routeName, min, max, logs);
+    const url = this.urlFor(routeName);
+    if (url !== d.url) {
+      live.log('warn', `the engine now listens elsewhere: URL changed from ${d.url} to ${url}`);
+      d.url = url;
+      d.health_check = `${url}/health`;
+    }
+    live.log('info', `restoring after an engine restart: ${min} instance${min === 1 ? '' : 's'}`);
+    try {
+      await live.launch(min, 'restoring');
+    } catch (error) {
+      if (this.closing) return;
+      live.transition('failed', `could not be restored: ${error instanceof Error ? error.message : String(error)}`);
+      this.retire(live);
+      await live.flush();
+      return;
+    }
+    live.setStage('running');
+    live.startAutoscaler();
+    await live.flush();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closing = true;
+    clearInterval(this.idleTimer);
+    const lives = [...this.live.values()];
+    for (const live of lives) {
+      if (live.status === 'deploying') live.transition('failed', 'the engine stopped before the deployment finished');
+    }
+    // Instances stop; records keep `deployed`, so the next start restores them.
+    await Promise.all(lives.map((live) => live.stopInstances()));
+    await Promise.all(lives.map(async (live) => Promise.all([live.flush(), live.ctx.logs.settle()])));
+    this.closed = true;
+    this.gateway.close();
+  }
+
+  // --- helpers ------------------------------------------------------------------------------
+
+  private adopt(record: DeploymentRecord, server: ServerRecord, routeName: string, min: number, max: number, logs: LogBook): LiveDeployment {
+    const live = new LiveDeployment(record, {
+      server,
+      routeName,
+      min,
+      max,
+      store: this.store,
+      startRuntime: this.deps.startRuntime,
+      limits: this.limits,
+      clock: this.clock,
+      logs,
+      logger: this.logger,
+      writable: () => !this.closed,
+    });
+    this.live.set(record.deployment.deployment_id, live);
+    this.routes.set(routeName, record.deployment.deployment_id);
+    return live;
+  }
+
+  /** Keeps a few finished deployments in memory and forgets older ones. */
+  private retire(_live: LiveDeployment): void {
+    const inactive = [...this.live.values()].filter((live) => !isActive(live.status));
+    for (const old of inactive.slice(0, Math.max(0, inactive.length - RETAINED_INACTIVE))) {
+      this.live.delete(old.id);
+      this.routes.delete(old.ctx.routeName);
+    }
+  }
+
+  private liveByName(name: string): LiveDeployment | undefined {
+    const id = this.routes.get(name);
+    return id === undefined ? undefined : this.live.get(id);
+  }
+
+  /** The newest deployed deployment with this domain (so a redeploy takes over at once). */
+  private liveByDomain(host: string): LiveDeployment | undefined {
+    let best: LiveDeployment | undefined;
+    for (const live of this.live.values()) {
+      if (live.domain !== host || live.status !== 'deployed') continue;
+      if (best === undefined || live.createdAt > best.createdAt) best = live;
+    }
+    return best;
+  }
+
+  private async findInactive(name: string): Promise<{ deployment_id: string; status: string } | undefined> {
+    const records = name.startsWith('deploy_')
+      ? [await this.store.getDeployment(name)]
+      : (await this.store.listDeployments({ environment: 'staging' })).filter((r) => r.deployment.url.endsWith(`/${name}`));
+    const record = records[0];
+    return record === undefined ? undefined : { deployment_id: record.deployment.deployment_id, status: record.deployment.status };
+  }
+
+  /** The newest deployment of this server and environment that was ever deployed. */
+  private async findPrevious(name: string, environment: Environment): Promise<string | undefined> {
+    let best: DeploymentRecord | undefined;
+    // The live record is ahead of the stored one (its last write may still be on its way).
+    const records = (await this.store.listDeployments({ environment })).map((r) => this.live.get(r.deployment.deployment_id)?.record ?? r);
+    for (const record of records) {
+      if (!wasDeployed(record.deployment) || (await this.serverNameOf(record.mcpId)) !== name) continue;
+      if (best === undefined || (record.deployment.created_at ?? '') > (best.deployment.created_at ?? '')) best = record;
+    }
+    return best?.deployment.deployment_id;
+  }
+
+  private async serverNameOf(mcpId: string): Promise<string | undefined> {
+    const known = this.serverNames.get(mcpId);
+    if (known !== undefined) return known;
+    const name = (await this.store.getServer(mcpId))?.server.name;
+    if (name !== undefined) this.serverNames.set(mcpId, name);
+    return name;
+  }
+
+  private async recordOf(deploymentId: string): Promise<DeploymentRecord | undefined> {
+    return this.live.get(deploymentId)?.record ?? (await this.store.getDeployment(deploymentId));
+  }
+
+  private async requireRecord(deploymentId: string): Promise<DeploymentRecord> {
+    const record = await this.recordOf(deploymentId);
+    if (record === undefined) throw new ServiceError('not_found', `no deployment ${deploymentId}`);
+    return record;
+  }
+
+  private urlFor(routeName: string): string {
+    return `${this.deps.baseUrl.replace(/\/+$/, '')}${GATEWAY_PREFIX}/${routeName}`;
+  }
+
+  private async stopIdle(): Promise<void> {
+    const now = this.clock();
+    for (const live of [...this.live.values()]) {
+      if (live.environment !== 'development' || live.status !== 'deployed') continue;
+      if (now - live.lastActivity < this.limits.devIdleMs || live.instances.some((i) => i.outstanding > 0)) continue;
+      const minutes = Math.round(this.limits.devIdleMs / 60_000);
+      await this.stopLive(live, `idle: no requests for ${minutes} minute${minutes === 1 ? '' : 's'} (MCPCTL_DEV_IDLE_MINUTES)`);
+    }
+  }
+}
+
+/** What the local engine says plainly it does not do. */
+export function noticesFor(environment: Environment, domain: string | undefined): string[] {
+  const notices: string[] = [];
+  if (environment === 'production') {
+    notices.push('single machine: instances run on this host only, not across regions');
+    notices.push('no automatic HTTPS: the URL is plain HTTP on this host; put a TLS proxy in front of it or use a hosted service');
+    notices.push('no alerting: watch it with `mcpctl status` and `mcpctl metrics`');
+  }
+  if (domain !== undefined) {
+    notices.push(`custom domain: requests with Host ${domain} are routed here, but DNS and certificates for it are yours to set up`);
+  }
+  return notices;
+}
+
+function cannotStop(deploymentId: string, status: string): ServiceError {
+  return new ServiceError('conflict', `deployment ${deploymentId} is ${status}; only a deployed deployment can be stopped`);
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted === true) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = Number.isFinite(ms) ? setTimeout(done, ms) : undefined;
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+function withoutUndefined<T extends Record<string, unknown>>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,222 @@
+/**
+ * One running engine: the store, the builder, the deployment service, the app and the HTTP server
+ * on one port. The background daemon and `mcpctl serve` both run this; tests run it in-process.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { answerClientError, createApp, type App } from './app.js';
+import { createBuilder, loadRuntimeModules, type RuntimeModules } from './builder.js';
+import { homePaths } from './home.js';
+import { DEFAULT_LIMITS, type EngineLimits } from './limits.js';
+import { ensureDir } from './store/atomic.js';
+import { FileStore } from './store/file-store.js';
+import type { DeploymentService, DeploymentServiceDeps, Logger, StartRuntimeProcess, TestService } from './types.js';
+
+export interface StartEngineOptions {
+  home: string;
+  /** address to bind; 127.0.0.1 unless told otherwise */
+  host: string;
+  /** 0 for any free port */
+  port: number;
+  /** when `port` is taken, take any free one instead of failing (the background engine) */
+  anyPortIfTaken?: boolean;
+  apiKey: string;
+  version: string;
+  logger: Logger;
+  env: Record<string, string | undefined>;
+  /** the address clients use, when it is not the bound one (behind a proxy, or bound to 0.0.0.0) */
+  publicUrl?: string;
+  limits?: Partial<EngineLimits>;
+  clock?: () => number;
+  /** the runtime; default: loaded from src/runtime */
+  runtime?: () => Promise<RuntimeModules | undefined>;
+  /** the deployment service factory; default: src/engine/deployments when present; `false` for none */
+  deployments?: ((deps: DeploymentServiceDeps) => DeploymentService | Promise<DeploymentService>) | false;
+  /** the test agent, when there is one */
+  tests?: TestService;
+  /** smoke check time-out of builds */
+  smokeTimeoutMs?: number;
+}
+
+export interface RunningEngine {
+  /** the address clients use, such as http://127.0.0.1:47321 */
+  url: string;
+  host: string;
+  port: number;
+  server: Server;
+  store: FileStore;
+  app: App;
+  deployments: DeploymentService | undefined;
+  /** settles when restoring the deployments that were running has finished */
+  restored: Promise<void>;
+  /** drains and stops: deployments' instances stop (their records stay), the store closes */
+  close(graceMs?: number): Promise<void>;
+}
+
+/** Raised when the port cannot be bound. */
+export class ListenError extends Error {
+  override readonly name = 'ListenError';
+  constructor(
+    message: string,
+    readonly code: string | undefined,
+  ) {
+    super(message);
+  }
+}
+
+export async function startEngine(options: StartEngineOptions): Promise<RunningEngine> {
+  const clock = options.clock ?? Date.now;
+  const logger = options.logger;
+  const paths = homePaths(options.home);
+  await ensureDir(paths.home);
+  await ensureDir(paths.bundlesDir);
+  const limits: EngineLimits = { ...DEFAULT_LIMITS, ...options.limits };
+  const store = await FileStore.open({ dir: paths.storeDir, logger, clock, idempotencyTtlMs: limits.idempotencyTtlMs });
+
+  // Listen first: deployment URLs need the port. Until the app is ready every request is 503.
+  let handler: (req: IncomingMessage, res: ServerResponse) => unknown = answerStarting;
+  const server = createServer((req, res) => void handler(req, res));
+  server.on('clientError', answerClientError);
+  let port: number;
+  try {
+    port = await listen(server, options.port, options.host).catch(async (error: unknown) => {
+      if (options.anyPortIfTaken === true && options.port !== 0 && (error as ListenError).code === 'EADDRINUSE') {
+        logger.info('the previous port is taken; using another', { port: options.port });
+        return listen(server, 0, options.host);
+      }
+      throw error;
+    });
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  const url = (options.publicUrl ?? `http://${urlHost(options.host)}:${port}`).replace(/\/+$/, '');
+
+  try {
+    const runtime = options.runtime ?? loadRuntimeModules;
+    const builds = createBuilder({
+      store,
+      bundlesDir: paths.bundlesDir,
+      baseUrl: url,
+      version: options.version,
+      logger: logger.child({ component: 'builder' }),
+      runtime,
+      clock,
+      ...(options.smokeTimeoutMs === undefined ? {} : { smokeTimeoutMs: options.smokeTimeoutMs }),
+    });
+    const factory = options.deployments === false ? undefined : (options.deployments ?? (await loadDeploymentFactory()));
+    let deployments: DeploymentService | undefined;
+    if (factory !== undefined) {
+      deployments = await factory({
+        store,
+        home: paths.home,
+        baseUrl: url,
+        logger: logger.child({ component: 'deployments' }),
+        env: options.env,
+        startRuntime: lazyStartRuntime(runtime),
+        clock,
+      });
+    }
+    const app = createApp({
+      store,
+      builds,
+      deployments,
+      tests: options.tests,
+      apiKey: options.apiKey,
+      version: options.version,
+      logger: logger.child({ component: 'api' }),
+      limits,
+      clock,
+    });
+    handler = app;
+    logger.info('engine listening', {
+      url,
+      host: options.host,
+      port,
+      home: paths.home,
+      version: options.version,
+      deployments: deployments !== undefined,
+      tests: options.tests !== undefined,
+    });
+    const restored = (deployments?.restore() ?? Promise.resolve()).catch((error: unknown) => {
+      logger.error('restoring deployments failed', { error });
+    });
+
+    let closing: Promise<void> | undefined;
+    const close = (graceMs = 5_000): Promise<void> => {
+      closing ??= (async () => {
+        app.setDraining(true);
+        logger.info('engine stopping');
+        const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        if (deployments !== undefined) {
+          await deployments.close().catch((error: unknown) => logger.error('stopping deployments failed', { error }));
+        }
+        const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+        await serverClosed;
+        clearTimeout(timer);
+        await store.close();
+        logger.info('engine stopped');
+      })();
+      return closing;
+    };
+
+    return { url, host: options.host, port, server, store, app, deployments, restored, close };
+  } catch (error) {
+    server.close();
+    server.closeAllConnections();
+    await store.close();
+    throw error;
+  }
+}
+
+function answerStarting(_req: IncomingMessage, res: ServerResponse): void {
+  const body = JSON.stringify({
+    success: false,
+    data: null,
+    meta: { request_id: 'req_starting', timestamp: new Date().toISOString() },
+    error: { code: 'unavailable', message: 'the engine is starting; retry in a moment' },
+  });
+  res.writeHead(503, { 'Content-Type': 'application/json; charset=utf-8', 'Retry-After': '1', 'Content-Length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException) => {
+      server.off('listening', onListening);
+      const reason = error.code === 'EADDRINUSE' ? `port ${port} on ${host} is already in use` : error.message;
+      reject(new ListenError(reason, error.code));
+    };
+    const onListening = () => {
+      server.off('error', onError);
+      resolve((server.address() as AddressInfo).port);
+    };
+    server.once('error', onError);
+    server.once('listening', onListening);
+    server.listen(port, host);
+  });
+}
+
+/** The host part of a URL for a bound address: a wildcard becomes loopback, IPv6 gets brackets. */
+export function urlHost(host: string): string {
+  if (host === '0.0.0.0' || host === '') return '127.0.0.1';
+  if (host === '::') return '[::1]';
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+}
+
+/** The runtime starter for deployments, loaded on first use. */
+function lazyStartRuntime(load: () => Promise<RuntimeModules | undefined>): StartRuntimeProcess {
+  return async (options) => {
+    const runtime = await load();
+    if (runtime === undefined) throw new Error('this engine does not include the server runtime');
+    return runtime.startRuntimeProcess(options);
+  };
+}
+
+type DeploymentFactory = (deps: DeploymentServiceDeps) => DeploymentService | Promise<DeploymentService>;
+
+/** The deployment service of src/engine/deployments, loaded when the engine starts. */
+async function loadDeploymentFactory(): Promise<DeploymentFactory> {
+  return (await import('./deployments/index.js')).createDeploymentService;
+}

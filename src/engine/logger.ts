@@ -1,0 +1,60 @@
+/**
+ * The engine's log: one JSON object per line (`time`, `level`, `msg`, then fields such as
+ * `request_id`). Written to a file by the background engine and to stdout by `mcpctl serve`.
+ */
+import type { Logger } from './types.js';
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+
+export interface CreateLoggerOptions {
+  write: (line: string) => void;
+  /** lowest level written; default info */
+  level?: LogLevel;
+  clock?: () => number;
+}
+
+export function createLogger(options: CreateLoggerOptions, base: Record<string, unknown> = {}): Logger {
+  const min = RANK[options.level ?? 'info'];
+  const clock = options.clock ?? Date.now;
+  const emit = (level: LogLevel, message: string, fields?: Record<string, unknown>): void => {
+    if (RANK[level] < min) return;
+    const entry = { time: new Date(clock()).toISOString(), level, msg: message, ...base, ...serializeFields(fields) };
+    let line: string;
+    try {
+      line = JSON.stringify(entry);
+    } catch {
+      line = JSON.stringify({ time: entry.time, level, msg: message, ...base, note: 'fields could not be serialized' });
+    }
+    options.write(`${line}\n`);
+  };
+  return {
+    debug: (message, fields) => emit('debug', message, fields),
+    info: (message, fields) => emit('info', message, fields),
+    warn: (message, fields) => emit('warn', message, fields),
+    error: (message, fields) => emit('error', message, fields),
+    child: (fields) => createLogger(options, { ...base, ...fields }),
+  };
+}
+
+/** A logger that drops everything (tests, library use). */
+export const silentLogger: Logger = {
+  debug() {},
+  info() {},
+  warn() {},
+  error() {},
+  child: () => silentLogger,
+};
+
+export function parseLogLevel(value: string | undefined): LogLevel | undefined {
+  return value === 'debug' || value === 'info' || value === 'warn' || value === 'error' ? value : undefined;
+}
+
+function serializeFields(fields: Record<string, unknown> | undefined): Record<string, unknown> {
+  if (fields === undefined) return {};
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(fields)) {
+    out[key] = value instanceof Error ? { name: value.name, message: value.message, stack: value.stack } : value;
+  }
+  return out;
+}

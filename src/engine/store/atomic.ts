@@ -1,0 +1,71 @@
+/**
+ * Crash-safe file writes: write a temporary file beside the target, fsync it, rename it over the
+ * target, fsync the folder. A reader (or a restart after `kill -9` or a power cut) sees the old
+ * content or the new one, never a mix.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+
+export const TEMP_SUFFIX = '.tmp';
+
+export interface WriteAtomicOptions {
+  /** file mode of the new file, such as 0o600 */
+  mode?: number;
+  /** skip the fsyncs (only for data that may be lost, never for records) */
+  durable?: boolean;
+}
+
+export async function writeFileAtomic(path: string, data: string | Uint8Array, options: WriteAtomicOptions = {}): Promise<void> {
+  const dir = dirname(path);
+  const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}${TEMP_SUFFIX}`);
+  const durable = options.durable !== false;
+  const handle = await open(temp, 'w', options.mode ?? 0o644);
+  try {
+    await handle.writeFile(data);
+    // open() applies the umask; chmod makes the mode exact (0600 must stay 0600).
+    if (options.mode !== undefined) await handle.chmod(options.mode);
+    if (durable) await handle.sync();
+  } catch (error) {
+    await handle.close().catch(() => {});
+    await rm(temp, { force: true });
+    throw error;
+  }
+  await handle.close();
+  try {
+    await rename(temp, path);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
+  if (durable) await syncDir(dir);
+}
+
+/** Makes a rename or unlink inside `dir` durable. Folders cannot be fsynced on some systems (Windows): ignored there. */
+export async function syncDir(dir: string): Promise<void> {
+  let handle;
+  try {
+    handle = await open(dir, 'r');
+    await handle.sync();
+  } catch {
+    // best effort
+  } finally {
+    await handle?.close().catch(() => {});
+  }
+}
+
+export async function ensureDir(dir: string, mode = 0o700): Promise<void> {
+  await mkdir(dir, { recursive: true, mode });
+}
+
+/** Removes the temporary files a crash left behind in `dir`. */
+export async function removeStaleTemps(dir: string): Promise<number> {
+  let removed = 0;
+  for (const name of await readdir(dir).catch(() => [] as string[])) {
+    if (name.startsWith('.') && name.endsWith(TEMP_SUFFIX)) {
+      await rm(join(dir, name), { force: true });
+      removed += 1;
+    }
+  }
+  return removed;
+}

@@ -1,0 +1,267 @@
+/**
+ * The engine's store: one JSON file per record, written atomically (see atomic.ts), read into
+ * memory at open. One engine owns a home at a time (the engine lock), so the memory copy is the
+ * truth and reads never touch the disk. docs/persistence.md says why this and not a database.
+ */
+import { createHash } from 'node:crypto';
+import { readdir, readFile, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { DeploymentRecord, Logger, ServerRecord, Store, TestRunRecord } from '../types.js';
+import { ensureDir, removeStaleTemps, syncDir, writeFileAtomic } from './atomic.js';
+
+/** Bumped when the layout of the files changes; an engine refuses a store newer than it knows. */
+export const STORE_SCHEMA_VERSION = 1;
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+const PURGE_EVERY_MS = 10 * 60 * 1000;
+
+type Collection = 'servers' | 'deployments' | 'tests' | 'idempotency';
+const COLLECTIONS: readonly Collection[] = ['servers', 'deployments', 'tests', 'idempotency'];
+
+interface IdempotentEntry {
+  bodyHash: string;
+  status: number;
+  body: unknown;
+  /** milliseconds since the epoch */
+  createdAt: number;
+}
+
+interface RecordFile {
+  schema_version: number;
+  written_at: string;
+  record: unknown;
+}
+
+export interface FileStoreOptions {
+  /** the store folder, `<MCPCTL_HOME>/store` */
+  dir: string;
+  logger?: Logger;
+  clock?: () => number;
+  idempotencyTtlMs?: number;
+}
+
+/** Raised when the store cannot be opened (a newer layout, an unreadable folder). */
+export class StoreOpenError extends Error {
+  override readonly name = 'StoreOpenError';
+}
+
+export class FileStore implements Store {
+  private readonly servers = new Map<string, ServerRecord>();
+  private readonly deployments = new Map<string, DeploymentRecord>();
+  private readonly tests = new Map<string, TestRunRecord>();
+  private readonly idempotency = new Map<string, IdempotentEntry>();
+  /** the last write of each file, so writes of one record land in order */
+  private readonly writes = new Map<string, Promise<void>>();
+  private readonly clock: () => number;
+  private readonly ttl: number;
+  private purgeTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  private constructor(
+    readonly dir: string,
+    private readonly logger: Logger | undefined,
+    clock: (() => number) | undefined,
+    ttl: number | undefined,
+  ) {
+    this.clock = clock ?? Date.now;
+    this.ttl = ttl ?? IDEMPOTENCY_TTL_MS;
+  }
+
+  static async open(options: FileStoreOptions): Promise<FileStore> {
+    const store = new FileStore(options.dir, options.logger, options.clock, options.idempotencyTtlMs);
+    await store.load();
+    store.purgeTimer = setInterval(() => void store.purgeExpired().catch(() => {}), PURGE_EVERY_MS);
+    store.purgeTimer.unref();
+    return store;
+  }
+
+  // --- Store ---------------------------------------------------------------------------------
+
+  async putServer(record: ServerRecord): Promise<void> {
+    await this.write('servers', record.server.mcp_id, record);
+    this.servers.set(record.server.mcp_id, structuredClone(record));
+  }
+  async getServer(mcpId: string): Promise<ServerRecord | undefined> {
+    return copy(this.servers.get(mcpId));
+  }
+  async listServers(): Promise<ServerRecord[]> {
+    return newestFirst([...this.servers.values()], (r) => r.server.created_at).map((r) => structuredClone(r));
+  }
+
+  async putDeployment(record: DeploymentRecord): Promise<void> {
+    await this.write('deployments', record.deployment.deployment_id, record);
+    this.deployments.set(record.deployment.deployment_id, structuredClone(record));
+  }
+  async getDeployment(deploymentId: string): Promise<DeploymentRecord | undefined> {
+    return copy(this.deployments.get(deploymentId));
+  }
+  async listDeployments(filter: { mcpId?: string; environment?: string; status?: string } = {}): Promise<DeploymentRecord[]> {
+    const all = [...this.deployments.values()].filter(
+      (r) =>
+        (filter.mcpId === undefined || r.mcpId === filter.mcpId) &&
+        (filter.environment === undefined || r.deployment.environment === filter.environment) &&
+        (filter.status === undefined || r.deployment.status === filter.status),
+    );
+    return newestFirst(all, (r) => r.deployment.created_at).map((r) => structuredClone(r));
+  }
+
+  async putTestRun(record: TestRunRecord): Promise<void> {
+    await this.write('tests', record.id, record);
+    this.tests.set(record.id, structuredClone(record));
+  }
+  /** The stored test runs, newest first (not part of Store: for inspection and tests). */
+  async listTestRuns(): Promise<TestRunRecord[]> {
+    return newestFirst([...this.tests.values()], (r) => r.createdAt).map((r) => structuredClone(r));
+  }
+
+  async getIdempotent(key: string): Promise<{ bodyHash: string; status: number; body: unknown } | undefined> {
+    const name = idempotencyName(key);
+    const entry = this.idempotency.get(name);
+    if (entry === undefined) return undefined;
+    if (this.clock() - entry.createdAt >= this.ttl) return undefined;
+    return { bodyHash: entry.bodyHash, status: entry.status, body: structuredClone(entry.body) };
+  }
+  async putIdempotent(key: string, entry: { bodyHash: string; status: number; body: unknown }): Promise<void> {
+    const name = idempotencyName(key);
+    const stored: IdempotentEntry = { ...structuredClone(entry), createdAt: this.clock() };
+    await this.write('idempotency', name, stored);
+    this.idempotency.set(name, stored);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.purgeTimer !== undefined) clearInterval(this.purgeTimer);
+    await Promise.allSettled([...this.writes.values()]);
+  }
+
+  /** Removes idempotency entries older than the time to live; returns how many. */
+  async purgeExpired(): Promise<number> {
+    const now = this.clock();
+    let removed = 0;
+    for (const [name, entry] of this.idempotency) {
+      if (now - entry.createdAt < this.ttl) continue;
+      this.idempotency.delete(name);
+      await rm(join(this.dir, 'idempotency', `${name}.json`), { force: true });
+      removed += 1;
+    }
+    if (removed > 0) await syncDir(join(this.dir, 'idempotency'));
+    return removed;
+  }
+
+  // --- files ---------------------------------------------------------------------------------
+
+  private async write(collection: Collection, id: string, record: unknown): Promise<void> {
+    if (this.closed) throw new Error('the store is closed');
+    if (!/^[A-Za-z0-9_-]+$/.test(id)) throw new Error(`not a valid record id: ${JSON.stringify(id)}`);
+    const path = join(this.dir, collection, `${id}.json`);
+    const file: RecordFile = { schema_version: STORE_SCHEMA_VERSION, written_at: new Date(this.clock()).toISOString(), record };
+    const text = `${JSON.stringify(file)}\n`;
+    const previous = this.writes.get(path) ?? Promise.resolve();
+    const next = previous.catch(() => {}).then(() => writeFileAtomic(path, text, { mode: 0o600 }));
+    this.writes.set(path, next);
+    try {
+      await next;
+    } finally {
+      if (this.writes.get(path) === next) this.writes.delete(path);
+    }
+  }
+
+  private async load(): Promise<void> {
+    await ensureDir(this.dir);
+    await this.checkLayout();
+    for (const collection of COLLECTIONS) {
+      const folder = join(this.dir, collection);
+      await ensureDir(folder);
+      const temps = await removeStaleTemps(folder);
+      if (temps > 0) this.logger?.info('removed unfinished writes left by a crash', { collection, files: temps });
+      for (const name of await readdir(folder)) {
+        if (!name.endsWith('.json')) continue;
+        const path = join(folder, name);
+        const id = name.slice(0, -'.json'.length);
+        try {
+          const file = JSON.parse(await readFile(path, 'utf8')) as Partial<RecordFile>;
+          if (typeof file.schema_version !== 'number' || file.schema_version > STORE_SCHEMA_VERSION) {
+            throw new Error(`unknown record layout ${String(file.schema_version)}`);
+          }
+          if (file.record === null || typeof file.record !== 'object') throw new Error('no record');
+          this.remember(collection, id, file.record);
+        } catch (error) {
+          await this.quarantine(collection, name, error);
+        }
+      }
+    }
+    await this.purgeExpired();
+  }
+
+  private remember(collection: Collection, id: string, record: unknown): void {
+    switch (collection) {
+      case 'servers':
+        this.servers.set(id, record as ServerRecord);
+        break;
+      case 'deployments':
+        this.deployments.set(id, record as DeploymentRecord);
+        break;
+      case 'tests':
+        this.tests.set(id, record as TestRunRecord);
+        break;
+      case 'idempotency':
+        this.idempotency.set(id, record as IdempotentEntry);
+        break;
+    }
+  }
+
+  /** A file that cannot be read is moved aside, not deleted, and the engine keeps going. */
+  private async quarantine(collection: Collection, name: string, error: unknown): Promise<void> {
+    const aside = join(this.dir, 'unreadable');
+    await ensureDir(aside);
+    const target = join(aside, `${collection}-${Date.now()}-${name}`);
+    await rename(join(this.dir, collection, name), target).catch(() => {});
+    this.logger?.warn('moved an unreadable record aside', {
+      collection,
+      file: name,
+      moved_to: target,
+      error: error instanceof Error ? error.message : String(error),
+    });
+  }
+
+  private async checkLayout(): Promise<void> {
+    const metaPath = join(this.dir, 'meta.json');
+    let meta: { schema_version?: unknown } | undefined;
+    try {
+      meta = JSON.parse(await readFile(metaPath, 'utf8')) as { schema_version?: unknown };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+        throw new StoreOpenError(`cannot read ${metaPath}: ${(error as Error).message}`);
+      }
+    }
+    if (meta !== undefined) {
+      const version = meta.schema_version;
+      if (typeof version !== 'number') throw new StoreOpenError(`${metaPath} has no schema_version`);
+      if (version > STORE_SCHEMA_VERSION) {
+        throw new StoreOpenError(
+          `the state in ${this.dir} was written by a newer mcpctl (store layout ${version}, this one knows ${STORE_SCHEMA_VERSION}); upgrade mcpctl or use another MCPCTL_HOME`,
+        );
+      }
+      return;
+    }
+    const fresh = { schema_version: STORE_SCHEMA_VERSION, created_at: new Date(this.clock()).toISOString() };
+    await writeFileAtomic(metaPath, `${JSON.stringify(fresh)}\n`, { mode: 0o600 });
+  }
+}
+
+function copy<T>(value: T | undefined): T | undefined {
+  return value === undefined ? undefined : structuredClone(value);
+}
+
+function newestFirst<T>(items: T[], time: (item: T) => string | undefined): T[] {
+  // Stable sort keeps insertion order among equal times; reversed so the later one comes first.
+  return items
+    .map((item, index) => ({ item, index, time: time(item) ?? '' }))
+    .sort((a, b) => (a.time === b.time ? b.index - a.index : a.time < b.time ? 1 : -1))
+    .map((entry) => entry.item);
+}
+
+/** Keys are up to 200 printable characters: hashed to a safe file name. */
+function idempotencyName(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}

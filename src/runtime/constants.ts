@@ -1,0 +1,7 @@
+/** Paths and names of the runtime's HTTP surface, importable without loading the MCP SDK. */
+
+export const MCP_PATH = '/mcp';
+export const HEALTH_PATH = '/health';
+/** Where a caller's user id travels: an HTTP header, or a request's `_meta`. */
+export const USER_ID_HEADER = 'x-mcp-user-id';
+export const USER_ID_META_KEY = 'mcpctl/user_id';

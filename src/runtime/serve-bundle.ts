@@ -1,0 +1,124 @@
+/**
+ * Process entry of a deployed server:
+ *
+ *   node dist/runtime/serve-bundle.js --bundle DIR [--port 0] [--host 127.0.0.1]
+ *        [--log-level info|debug] [--allowed-host NAME]… [--drain-timeout SECONDS]
+ *
+ * The first line on stdout is `{"event":"listening","port":N,"url":"http://127.0.0.1:N",…}`,
+ * then one JSON log line per event. `${VAR}` references resolve from this process's environment
+ * (the deployment's env_vars). SIGTERM (or SIGINT) stops accepting, drains in-flight requests,
+ * then exits 0. Standard input is not read: the process lives until it is signalled, or until
+ * its parent (the supervisor) goes away.
+ */
+import { createServer } from 'node:http';
+import { isIP } from 'node:net';
+import { parseArgs } from 'node:util';
+import { readBundle } from './bundle.js';
+import { createJsonLogger } from './logger.js';
+import { createRuntime, RuntimeStartError, type Runtime } from './server.js';
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
+
+function writeLine(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+function fail(message: string, problems: string[] = []): number {
+  writeLine(JSON.stringify({ time: new Date().toISOString(), level: 'error', event: 'start_failed', error: message, problems }));
+  process.stderr.write(`error: ${message}\n${problems.map((p) => `  ${p}\n`).join('')}`);
+  return 1;
+}
+
+function urlHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
+  return isIP(host) === 6 ? `[${host}]` : host;
+}
+
+async function main(): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      options: {
+        bundle: { type: 'string' },
+        port: { type: 'string', default: '0' },
+        host: { type: 'string', default: '127.0.0.1' },
+        'log-level': { type: 'string', default: 'info' },
+        'allowed-host': { type: 'string', multiple: true },
+        'drain-timeout': { type: 'string', default: '30' },
+      },
+      strict: true,
+    }));
+  } catch (error) {
+    return fail(error instanceof Error ? error.message : String(error));
+  }
+  const port = Number(values.port);
+  const drainSeconds = Number(values['drain-timeout']);
+  if (values.bundle === undefined) return fail('--bundle DIR is required');
+  if (!Number.isInteger(port) || port < 0 || port > 65535) return fail('--port must be a whole number from 0 to 65535');
+  if (!Number.isFinite(drainSeconds) || drainSeconds < 0) return fail('--drain-timeout must be a number of seconds');
+  if (values['log-level'] !== 'info' && values['log-level'] !== 'debug') return fail('--log-level must be info or debug');
+  const host = values.host;
+
+  // Loopback: only local host names (DNS rebinding). Elsewhere a proxy sets Host: check only what is listed.
+  const extra = values['allowed-host'] ?? [];
+  const allowedHosts = extra.includes('*') ? false : LOOPBACK.has(host) || extra.length > 0 ? ['localhost', '127.0.0.1', '[::1]', ...extra] : false;
+  // a browser on a listed domain sends it as Origin too
+  const allowedOrigins = extra.includes('*') ? false : ['localhost', '127.0.0.1', '[::1]', ...extra];
+
+  const logger = createJsonLogger(writeLine, { debug: values['log-level'] === 'debug' });
+  let runtime: Runtime;
+  try {
+    const bundle = await readBundle(values.bundle);
+    runtime = await createRuntime(bundle.definition, { dir: bundle.filesDir, env: process.env, logger, allowedHosts, allowedOrigins });
+  } catch (error) {
+    if (error instanceof RuntimeStartError) return fail(error.message, error.problems);
+    return fail(error instanceof Error ? error.message : String(error), (error as { problems?: string[] }).problems ?? []);
+  }
+
+  const server = createServer(runtime.handler);
+  server.keepAliveTimeout = 5_000;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return fail(code === 'EADDRINUSE' ? `port ${port} on ${host} is in use` : `cannot listen on ${host}:${port}: ${String(error)}`);
+  }
+  const address = server.address();
+  const boundPort = typeof address === 'object' && address !== null ? address.port : port;
+  const url = `http://${urlHost(host)}:${boundPort}`;
+  writeLine(JSON.stringify({ event: 'listening', port: boundPort, url, name: runtime.name, version: runtime.version, pid: process.pid, ...runtime.counts }));
+
+  let stopping = false;
+  const stop = async (signal: string): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    logger.log({ level: 'info', event: 'draining', signal, in_flight: runtime.inFlight });
+    server.close();
+    server.closeIdleConnections();
+    const drained = await runtime.drain(drainSeconds * 1000);
+    server.closeAllConnections();
+    await runtime.close();
+    logger.log({ level: drained ? 'info' : 'warn', event: 'stopped', drained });
+    process.exitCode = 0;
+    // nothing should be left; if a handle lingers (a stuck subprocess pipe), do not wait for it
+    setTimeout(() => process.exit(0), 2_000).unref();
+  };
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.once('SIGINT', () => void stop('SIGINT'));
+  // An instance never outlives its supervisor: if the engine dies (even by SIGKILL) the process is
+  // re-parented and its stdout pipe breaks; either way it drains and exits instead of lingering.
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) void stop('parent-exited');
+  }, 1_000).unref();
+  process.stdout.on('error', () => void stop('stdout-closed'));
+  return 0;
+}
+
+process.exitCode = await main();

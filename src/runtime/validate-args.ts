@@ -1,0 +1,60 @@
+/**
+ * JSON Schema validation of tool arguments and structured output. Each schema is compiled once,
+ * when a definition is loaded, and the compiled function is reused by every request.
+ */
+import { Ajv, type ErrorObject, type Options } from 'ajv';
+import { Ajv2019 } from 'ajv/dist/2019.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { schemaDialect } from '../definition/check.js';
+
+export type ValidationResult = { ok: true; value: Record<string, unknown> } | { ok: false; problems: string[] };
+export type Validator = (value: unknown) => ValidationResult;
+
+/** One compiler per definition: ajv caches by schema, so equal schemas compile once. */
+export function createSchemaCompiler(): (schema: Record<string, unknown>) => Validator {
+  // defaults fill in missing arguments; formats are annotations here, as in most MCP servers
+  const options: Options = { allErrors: true, strict: false, useDefaults: true, validateFormats: false };
+  const compilers = new Map<string, Ajv | Ajv2019 | Ajv2020>();
+  return (schema) => {
+    // no $schema means 2020-12, as MCP specifies; `mcpctl validate` rejects unknown dialects
+    const dialect = schemaDialect(schema) ?? '2020-12';
+    let ajv = compilers.get(dialect);
+    if (ajv === undefined) {
+      ajv = dialect === '2020-12' ? new Ajv2020(options) : dialect === '2019-09' ? new Ajv2019(options) : new Ajv(options);
+      compilers.set(dialect, ajv);
+    }
+    const { $schema: _dialect, ...rest } = schema;
+    const validate = ajv.compile(rest);
+    return (value) => {
+      // validate a copy: defaults are written into it, never into the caller's object
+      const copy: unknown = value === undefined ? {} : structuredClone(value);
+      if (validate(copy)) return { ok: true, value: copy as Record<string, unknown> };
+      return { ok: false, problems: (validate.errors ?? []).map(describeError) };
+    };
+  };
+}
+
+/** `/items/0/name` → `items[0].name` */
+function fieldPath(pointer: string, extra?: string): string {
+  const segments = pointer === '' ? [] : pointer.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (extra !== undefined) segments.push(extra);
+  let out = '';
+  for (const segment of segments) out += /^\d+$/.test(segment) ? `[${segment}]` : out === '' ? segment : `.${segment}`;
+  return out;
+}
+
+export function describeError(error: ErrorObject): string {
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required':
+      return `${fieldPath(error.instancePath, String(params.missingProperty))} is required`;
+    case 'additionalProperties':
+      return `${fieldPath(error.instancePath, String(params.additionalProperty))} is not an accepted argument`;
+    case 'type':
+      return `${fieldPath(error.instancePath) || 'arguments'} must be ${String(params.type)}`;
+    case 'enum':
+      return `${fieldPath(error.instancePath) || 'arguments'} must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+    default:
+      return `${fieldPath(error.instancePath) || 'arguments'} ${error.message ?? 'is invalid'}`;
+  }
+}

@@ -1,0 +1,166 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startContractServer, type ContractServer } from '../support/contract-server.js';
+import { createSandbox, runCli, WEATHER_YAML, type Sandbox } from '../support/cli.js';
+
+let server: ContractServer;
+let sandbox: Sandbox;
+let env: Record<string, string>;
+
+beforeEach(async () => {
+  server = await startContractServer();
+  sandbox = await createSandbox();
+  env = { ...sandbox.env, MCPCTL_API_URL: server.url, MCPCTL_API_KEY: server.apiKey };
+  await writeFile(join(sandbox.dir, 'weather.yaml'), WEATHER_YAML);
+});
+afterEach(async () => {
+  await server.close();
+  await sandbox.cleanup();
+});
+
+const build = (args: string[] = [], extraEnv: Record<string, string> = {}) =>
+  runCli(['build', 'weather.yaml', ...args], { env: { ...env, ...extraEnv }, cwd: sandbox.dir });
+
+describe('mcpctl build', () => {
+  it('builds and shows the server with next steps', async () => {
+    const result = await build();
+    expect(result.code).toBe(0);
+    const id = [...server.servers.keys()][0]!;
+    expect(result.stdout).toContain(`✔ Built weather (${id})`);
+    expect(result.stdout).toMatch(/status\s+ready/);
+    expect(result.stdout).toMatch(/contents\s+1 tool, 1 resource, 0 prompts/);
+    expect(result.stdout).toContain(`→ mcpctl deploy ${id} --env development`);
+    expect(result.stdout).toContain(`→ mcpctl test ${id} -m 'What is the forecast in Paris? Use get_forecast.'`);
+    expect(result.stderr).toContain('building weather from weather.yaml');
+    const body = server.requestsTo('/v1/build')[0]!.body as Record<string, unknown>;
+    expect(body.name).toBe('weather');
+    expect(body).not.toHaveProperty('deploy');
+    expect(body).not.toHaveProperty('tests');
+  });
+
+  it('--json prints exactly the server document on stdout', async () => {
+    const result = await build(['--json']);
+    expect(result.code).toBe(0);
+    const doc = result.json();
+    expect(doc.mcp_id).toMatch(/^mcp_/);
+    expect(doc.status).toBe('ready');
+  });
+
+  it('--quiet prints only the id', async () => {
+    const result = await build(['--quiet']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^mcp_[a-f0-9]+\n$/);
+    expect(result.stderr).toBe('');
+  });
+
+  it('passes --idempotency-key through', async () => {
+    await build(['--idempotency-key', 'ci-17']);
+    expect(server.requestsTo('/v1/build')[0]!.headers['idempotency-key']).toBe('ci-17');
+  });
+
+  it('an invalid definition is exit 2 with file:line:column and sends nothing', async () => {
+    await writeFile(join(sandbox.dir, 'weather.yaml'), 'name: weather\ntemplate: fancy\n');
+    const result = await build();
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('weather.yaml:2:11');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('422 build_failed is exit 5, with details mapped to file:line:column', async () => {
+    server.inject({
+      path: '/v1/build',
+      failure: {
+        type: 'status',
+        status: 422,
+        code: 'build_failed',
+        message: 'the server did not start',
+        details: [{ path: 'tools[0].handler', message: 'the handler could not be prepared' }],
+      },
+    });
+    const result = await build();
+    expect(result.code).toBe(5);
+    expect(result.stderr).toContain('error: the build failed: the server did not start');
+    expect(result.stderr).toMatch(/weather\.yaml:14:7 {2}tools\[0\]\.handler {2}the handler could not be prepared/);
+    expect(result.stderr).toMatch(/request id: req_/);
+  });
+
+  it('401 is exit 3 with a login hint and never shows the key', async () => {
+    const result = await build([], { MCPCTL_API_KEY: 'sk-very-secret-value' });
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain('rejected the API key (from MCPCTL_API_KEY)');
+    expect(result.stderr).toContain('check MCPCTL_API_KEY');
+    expect(result.stderr).toContain('(from MCPCTL_API_URL)');
+    expect(result.stdout + result.stderr).not.toContain('sk-very-secret-value');
+  });
+
+  it('401 with --json is one error document', async () => {
+    const result = await build(['--json'], { MCPCTL_API_KEY: 'sk-very-secret-value' });
+    expect(result.code).toBe(3);
+    const doc = result.json();
+    expect(doc.error).toMatchObject({ code: 'unauthorized', exit_code: 3 });
+    expect(doc.error.request_id).toMatch(/^req_/);
+    expect(result.stdout).not.toContain('sk-very-secret-value');
+  });
+
+  it('429 with Retry-After is waited for, then the build succeeds', async () => {
+    server.inject({ path: '/v1/build', times: 1, failure: { type: 'status', status: 429, code: 'rate_limited', retryAfter: '1' } });
+    const result = await build(['--json']);
+    expect(result.code).toBe(0);
+    expect(server.requestsTo('/v1/build')).toHaveLength(2);
+  });
+
+  it('429 beyond what the CLI waits is exit 4 and says when to retry', async () => {
+    server.inject({ path: '/v1/build', failure: { type: 'status', status: 429, code: 'rate_limited', message: 'slow down', retryAfter: '120' } });
+    const result = await build();
+    expect(result.code).toBe(4);
+    expect(result.stderr).toContain('is rate-limiting requests: slow down');
+    expect(result.stderr).toContain('it is safe to retry after 120 s');
+  });
+
+  it('a dropped connection is retried', async () => {
+    server.inject({ path: '/v1/build', times: 1, failure: { type: 'drop' } });
+    const result = await build();
+    expect(result.code).toBe(0);
+    expect(server.requestsTo('/v1/build')).toHaveLength(2);
+  });
+
+  it('a connection that keeps dropping is exit 4, safe to retry', async () => {
+    server.inject({ path: '/v1/build', failure: { type: 'drop' } });
+    const result = await build(['--json']);
+    expect(result.code).toBe(4);
+    expect(result.json().error.code).toBe('unreachable');
+    expect(result.stderr).toMatch(/cannot reach the service at http:\/\/127\.0\.0\.1:\d+ \(from MCPCTL_API_URL\): the connection was dropped/);
+    expect(result.stderr).toContain('it is safe to retry');
+  });
+
+  it('500 is exit 4 with the request id', async () => {
+    server.inject({ path: '/v1/build', failure: { type: 'status', status: 500, code: 'internal', message: 'boom' } });
+    const result = await build();
+    expect(result.code).toBe(4);
+    expect(result.stderr).toContain('failed (HTTP 500 internal): boom (after 4 attempts)');
+    expect(result.stderr).toMatch(/request id: req_/);
+  });
+
+  it('an answer outside the contract is exit 4 naming the field', async () => {
+    const meta = { request_id: 'req_bad', timestamp: new Date().toISOString() };
+    server.inject({ path: '/v1/build', failure: { type: 'raw', status: 200, body: JSON.stringify({ success: true, data: { name: 'weather' }, meta }) } });
+    const result = await build();
+    expect(result.code).toBe(4);
+    expect(result.stderr).toContain('answered outside the /v1 contract: data.mcp_id');
+  });
+
+  it('--debug shows each exchange with the key redacted', async () => {
+    const result = await build(['--debug']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/debug: POST http:\/\/127\.0\.0\.1:\d+\/v1\/build → 200 req_\w+ \d+ms/);
+    expect(result.stderr).toContain('authorization: Bearer [redacted]');
+    expect(result.stderr).not.toContain(server.apiKey);
+  });
+
+  it('a file that does not exist is exit 2', async () => {
+    const result = await runCli(['build', 'nope.yaml'], { env, cwd: sandbox.dir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('nope.yaml does not exist');
+  });
+});

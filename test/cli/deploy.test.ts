@@ -1,0 +1,249 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { applyDeployFlags, configFromDefinition, parseEnvFile } from '../../src/cli/commands/deploy.js';
+import { UserError } from '../../src/cli/errors.js';
+import { startContractServer, type ContractServer } from '../support/contract-server.js';
+import { createSandbox, runCli, WEATHER_YAML, type Sandbox } from '../support/cli.js';
+
+let server: ContractServer;
+let sandbox: Sandbox;
+let env: Record<string, string>;
+let mcpId: string;
+
+async function buildOnce(): Promise<string> {
+  const result = await runCli(['build', 'weather.yaml', '--quiet'], { env, cwd: sandbox.dir });
+  expect(result.code).toBe(0);
+  return result.stdout.trim();
+}
+
+beforeEach(async () => {
+  server = await startContractServer({ stepMs: 30 });
+  sandbox = await createSandbox();
+  env = { ...sandbox.env, MCPCTL_API_URL: server.url, MCPCTL_API_KEY: server.apiKey, WEATHER_TOKEN: 'tok-123' };
+  await writeFile(join(sandbox.dir, 'weather.yaml'), WEATHER_YAML);
+  mcpId = await buildOnce();
+  server.requests.length = 0;
+});
+afterEach(async () => {
+  await server.close();
+  await sandbox.cleanup();
+});
+
+const deploy = (args: string[], options: { env?: Record<string, string>; signal?: AbortSignal } = {}) =>
+  runCli(['deploy', ...args], { env: { ...env, ...options.env }, cwd: sandbox.dir, ...(options.signal === undefined ? {} : { signal: options.signal }) });
+
+function deployBody(): unknown {
+  return server.requestsTo('/v1/deploy', 'POST')[0]!.body;
+}
+
+describe('mcpctl deploy', () => {
+  it('deploys an id asynchronously and follows the status to deployed', async () => {
+    const result = await deploy([mcpId, '--env', 'production']);
+    expect(result.code).toBe(0);
+    const [id] = [...server.deployments.keys()];
+    expect(result.stdout).toContain('✔ Deployed');
+    expect(result.stdout).toMatch(new RegExp(`deployment\\s+${id}`));
+    expect(result.stdout).toMatch(/environment\s+production/);
+    expect(result.stdout).toMatch(new RegExp(`mcp endpoint\\s+${server.url}/d/${id}/mcp`));
+    expect(result.stdout).toMatch(new RegExp(`health\\s+${server.url}/d/${id}/health`));
+    expect(result.stdout).toMatch(/instances\s+2\/2 healthy/);
+    expect(result.stdout).toMatch(/deploy time\s+0\.08 s/);
+    expect(result.stdout).toContain('! single machine');
+    expect(result.stderr).toMatch(/ok: deployed deploy_\w+ in 0\.08 s/);
+    expect(server.requestsTo('/v1/deploy')[0]!.headers.prefer).toBe('respond-async');
+    const polls = server.requestsTo(/\/status$/);
+    expect(polls.length).toBeGreaterThan(0);
+    expect(polls.every((p) => p.query.get('wait') !== null)).toBe(true);
+    expect(deployBody()).toEqual({ mcp_id: mcpId, environment: 'production' });
+  });
+
+  it('--json prints the settled deployment as the one document; --quiet only the id', async () => {
+    const json = await deploy([mcpId, '--json']);
+    expect(json.code).toBe(0);
+    expect(json.json()).toMatchObject({ status: 'deployed', environment: 'development', mcp_id: mcpId });
+    const quiet = await deploy([mcpId, '--quiet']);
+    expect(quiet.code).toBe(0);
+    expect(quiet.stdout).toMatch(/^deploy_[a-f0-9]+\n$/);
+  });
+
+  it('builds a file first, takes the environment and env_vars from its deploy section', async () => {
+    const result = await deploy(['weather.yaml', '--json']);
+    expect(result.code).toBe(0);
+    expect(server.requestsTo('/v1/build')).toHaveLength(1);
+    expect(deployBody()).toEqual({ mcp_id: mcpId, environment: 'staging', config: { env_vars: { API_TOKEN: 'tok-123' } } });
+  });
+
+  it('merges environments.<env> over the top level, then flags over the file', async () => {
+    await writeFile(join(sandbox.dir, 'extra.env'), '# extra\nexport MODE="fast lane"\nLEVEL=3 # comment\n');
+    const result = await deploy(
+      ['weather.yaml', '--env', 'production', '--max-instances', '6', '--domain', 'weather.example.com', '--env-file', 'extra.env', '--env-var', 'SHELL_ONLY'],
+      { env: { SHELL_ONLY: 'from-shell' } },
+    );
+    expect(result.code).toBe(0);
+    expect(deployBody()).toEqual({
+      mcp_id: mcpId,
+      environment: 'production',
+      config: {
+        domain: 'weather.example.com',
+        scaling: { min_instances: 2, max_instances: 6 },
+        env_vars: { API_TOKEN: 'tok-123', REGION: 'eu', MODE: 'fast lane', LEVEL: '3', SHELL_ONLY: 'from-shell' },
+      },
+    });
+  });
+
+  it('a ${VAR} of the file that is not set is exit 2 naming it, and nothing is sent', async () => {
+    const { WEATHER_TOKEN: _unset, ...without } = env;
+    const result = await runCli(['deploy', 'weather.yaml'], { env: without, cwd: sandbox.dir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('WEATHER_TOKEN is not set');
+    expect(result.stderr).toContain('deploy.env_vars.API_TOKEN');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('--env-var of an unset variable is exit 2 naming it', async () => {
+    const result = await deploy([mcpId, '--env-var', 'NOT_THERE']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--env-var: NOT_THERE is not set in this environment');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('a bad --env-file line is exit 2 with file:line', async () => {
+    await writeFile(join(sandbox.dir, 'bad.env'), 'GOOD=1\nthis is not an assignment\n');
+    const result = await deploy([mcpId, '--env-file', 'bad.env']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('bad.env:2  expected NAME=value');
+  });
+
+  it('--no-wait prints the id and status and does not poll', async () => {
+    const result = await deploy([mcpId, '--no-wait']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/Deployment deploy_\w+ of mcp_\w+ accepted \(deploying\)/);
+    expect(result.stdout).toMatch(/status\s+deploying/);
+    expect(result.stdout).toMatch(/→ mcpctl status deploy_\w+ --watch/);
+    expect(server.requestsTo(/\/status$/)).toHaveLength(0);
+  });
+
+  it('handles a service that answers synchronously', async () => {
+    server.options.ignoreAsync = true;
+    const result = await deploy([mcpId, '--json']);
+    expect(result.code).toBe(0);
+    expect(result.json().status).toBe('deployed');
+    expect(server.requestsTo(/\/status$/)).toHaveLength(0);
+  });
+
+  it('falls back to polling when the service ignores wait, showing each stage', async () => {
+    server.options.progress = 'polls';
+    const result = await deploy([mcpId, '--env', 'production', '--json']);
+    expect(result.code).toBe(0);
+    expect(result.json().status).toBe('deployed');
+    expect(server.requestsTo(/\/status$/)).toHaveLength(2);
+    expect(result.stderr).toContain('deploying deploy_');
+    expect(result.stderr).toContain('to production: health checks (1/2 healthy)');
+  });
+
+  it('a failed deployment is exit 6 with the reason and the logs command', async () => {
+    server.options.outcome = 'failed';
+    const result = await deploy([mcpId]);
+    expect(result.code).toBe(6);
+    expect(result.stderr).toMatch(/error: deployment deploy_\w+ failed: instance i1 exited with code 1/);
+    expect(result.stderr).toMatch(/→ read its logs: `mcpctl logs deploy_\w+`/);
+    expect(result.stdout).toMatch(/reason\s+instance i1 exited/);
+  });
+
+  it('a failed synchronous deployment (422 deploy_failed) is exit 6 too, with the deployment as JSON', async () => {
+    server.options.outcome = 'failed';
+    server.options.ignoreAsync = true;
+    const result = await deploy([mcpId, '--json']);
+    expect(result.code).toBe(6);
+    expect(result.json()).toMatchObject({ status: 'failed', reason: expect.stringContaining('exited') });
+  });
+
+  it('--timeout while still deploying is exit 8 with the command to keep waiting', async () => {
+    server.options.progress = 'hold';
+    const result = await deploy([mcpId, '--timeout', '1']);
+    expect(result.code).toBe(8);
+    expect(result.stderr).toMatch(/error: deployment deploy_\w+ is still deploying after 1 s/);
+    expect(result.stderr).toMatch(/mcpctl status deploy_\w+ --watch/);
+  });
+
+  it('Ctrl-C while waiting stops waiting, says the deployment goes on, exit 130', async () => {
+    server.options.progress = 'hold';
+    const controller = new AbortController();
+    const waiting = deploy([mcpId], { signal: controller.signal });
+    for (let i = 0; i < 200 && server.requestsTo(/\/status$/).length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    controller.abort();
+    const result = await waiting;
+    expect(result.code).toBe(130);
+    expect(result.stderr).toMatch(/stopped waiting; deployment deploy_\w+ goes on \(deploying\)/);
+    expect(result.stderr).toMatch(/mcpctl status deploy_\w+ --watch/);
+  });
+
+  it('an unknown server is exit 2 (404)', async () => {
+    const result = await deploy(['mcp_doesnotexist']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('no server mcp_doesnotexist');
+    expect(result.stderr).toMatch(/request id: req_/);
+  });
+
+  it('scaling out of bounds is exit 2 with the field path (422)', async () => {
+    const result = await deploy([mcpId, '--env', 'production', '--max-instances', '9', '--json']);
+    expect(result.code).toBe(2);
+    expect(result.json().error.problems).toContainEqual({ path: 'config.scaling.max_instances', message: 'must be from 2 to 8 in production' });
+  });
+
+  it('min > max is caught before sending', async () => {
+    const result = await deploy([mcpId, '--min-instances', '3', '--max-instances', '2']);
+    expect(result.code).toBe(2);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('a dropped connection on deploy is retried with the same idempotency key', async () => {
+    server.inject({ method: 'POST', path: '/v1/deploy', times: 1, failure: { type: 'drop' } });
+    const result = await deploy([mcpId, '--idempotency-key', 'job-7']);
+    expect(result.code).toBe(0);
+    const posts = server.requestsTo('/v1/deploy', 'POST');
+    expect(posts.map((p) => p.headers['idempotency-key'])).toEqual(['job-7', 'job-7']);
+  });
+
+  it('--idempotency-key with a file gives the build its own derived key', async () => {
+    await deploy(['weather.yaml', '--idempotency-key', 'job-8']);
+    expect(server.requestsTo('/v1/build')[0]!.headers['idempotency-key']).toBe('job-8.build');
+    expect(server.requestsTo('/v1/deploy')[0]!.headers['idempotency-key']).toBe('job-8');
+  });
+});
+
+describe('deploy config', () => {
+  it('parses env files: comments, export, quotes, escapes', () => {
+    const text = ['# comment', '', 'export A=1', 'B = two words ', "C='single # kept'", 'D="line\\nbreak \\"q\\""', 'E=', 'F=x # trailing'].join('\n');
+    expect(parseEnvFile(text, 'x.env')).toEqual({ A: '1', B: 'two words', C: 'single # kept', D: 'line\nbreak "q"', E: '', F: 'x' });
+  });
+
+  it('reports every bad env file line', () => {
+    try {
+      parseEnvFile('1BAD=x\nOK=1\nQ="open\nnothing', 'x.env');
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(UserError);
+      expect((error as UserError).problems.map((p) => p.where)).toEqual(['x.env:1', 'x.env:3', 'x.env:4']);
+    }
+  });
+
+  it('resolves only the chosen environment’s overrides', async () => {
+    const defaults = {
+      env_vars: { A: '${A}' },
+      environments: { production: { env_vars: { P: '${ONLY_IN_PROD}' } }, staging: { domain: 'stg.example.com' } },
+    };
+    expect(await configFromDefinition(defaults, 'staging', { A: 'a' })).toEqual({ domain: 'stg.example.com', env_vars: { A: 'a' } });
+    await expect(configFromDefinition(defaults, 'production', { A: 'a' })).rejects.toThrow(/ONLY_IN_PROD/);
+  });
+
+  it('flags win over the file', async () => {
+    const config = await applyDeployFlags(
+      { domain: 'a.example.com', scaling: { min_instances: 2, max_instances: 4 }, env_vars: { X: '1' } },
+      { domain: 'b.example.com', minInstances: 3, envVar: ['X'] },
+      { env: { X: '2' }, cwd: '/' },
+    );
+    expect(config).toEqual({ domain: 'b.example.com', scaling: { min_instances: 3, max_instances: 4 }, env_vars: { X: '2' } });
+  });
+});

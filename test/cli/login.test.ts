@@ -1,0 +1,155 @@
+import { readFile, stat, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { cleanKey } from '../../src/cli/commands/login.js';
+import { startContractServer, type ContractServer } from '../support/contract-server.js';
+import { createSandbox, runCli, WEATHER_YAML, type Sandbox } from '../support/cli.js';
+
+let server: ContractServer;
+let sandbox: Sandbox;
+
+beforeEach(async () => {
+  server = await startContractServer();
+  sandbox = await createSandbox();
+  await writeFile(join(sandbox.dir, 'weather.yaml'), WEATHER_YAML);
+});
+afterEach(async () => {
+  await server.close();
+  await sandbox.cleanup();
+});
+
+const cli = (args: string[], options: { stdin?: string; env?: Record<string, string> } = {}) =>
+  runCli(args, { env: { ...sandbox.env, ...options.env }, cwd: sandbox.dir, ...(options.stdin === undefined ? {} : { stdin: options.stdin }) });
+
+interface SavedConfig {
+  profiles: Record<string, { api_url?: string; api_key?: string }>;
+  current?: string;
+}
+
+async function readConfigFile(): Promise<SavedConfig> {
+  return JSON.parse(await readFile(sandbox.env.MCPCTL_CONFIG!, 'utf8')) as SavedConfig;
+}
+
+describe('mcpctl login', () => {
+  it('reads the key from stdin, checks it, saves it 0600 in a 0700 folder, and never prints it', async () => {
+    const result = await cli(['login', '--api-url', server.url, '--with-key'], { stdin: `${server.apiKey}\n` });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`✔ Logged in to ${server.url} (profile default)`);
+    expect(result.stdout + result.stderr).not.toContain(server.apiKey);
+    expect(server.requestsTo('/v1/servers')[0]!.headers.authorization).toBe(`Bearer ${server.apiKey}`);
+    expect(await readConfigFile()).toEqual({ profiles: { default: { api_url: server.url, api_key: server.apiKey } }, current: 'default' });
+    expect((await stat(sandbox.env.MCPCTL_CONFIG!)).mode & 0o777).toBe(0o600);
+    expect((await stat(dirname(sandbox.env.MCPCTL_CONFIG!))).mode & 0o777).toBe(0o700);
+  });
+
+  it('the saved profile is then used by the other commands', async () => {
+    await cli(['login', '--api-url', server.url, '--with-key'], { stdin: server.apiKey });
+    const build = await cli(['build', 'weather.yaml', '--json']);
+    expect(build.code).toBe(0);
+    expect(server.requestsTo('/v1/build')[0]!.headers.authorization).toBe(`Bearer ${server.apiKey}`);
+  });
+
+  it('--json prints the profile, never the key', async () => {
+    const result = await cli(['login', '--api-url', server.url, '--with-key', '--json'], { stdin: server.apiKey });
+    expect(result.json()).toEqual({ profile: 'default', api_url: server.url, config_file: sandbox.env.MCPCTL_CONFIG, verified: true });
+    expect(result.stdout).not.toContain(server.apiKey);
+  });
+
+  it('a rejected key is exit 3 and nothing is saved', async () => {
+    const result = await cli(['login', '--api-url', server.url, '--with-key'], { stdin: 'sk-wrong-key\n' });
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain('rejected this API key (HTTP 401); nothing was saved');
+    expect(result.stdout + result.stderr).not.toContain('sk-wrong-key');
+    await expect(stat(sandbox.env.MCPCTL_CONFIG!)).rejects.toThrow();
+  });
+
+  it('a service that does not list servers (404) is accepted without a check', async () => {
+    server.inject({ path: '/v1/servers', failure: { type: 'status', status: 404, code: 'not_found' } });
+    const result = await cli(['login', '--api-url', server.url, '--with-key'], { stdin: server.apiKey });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('was not checked');
+    expect((await readConfigFile()).profiles.default!.api_key).toBe(server.apiKey);
+  });
+
+  it('an unreachable service is exit 4 and nothing is saved', async () => {
+    await server.close();
+    const result = await cli(['login', '--api-url', server.url, '--with-key'], { stdin: 'sk-x' });
+    expect(result.code).toBe(4);
+    expect(result.stderr).toContain('nothing was saved');
+    await expect(stat(sandbox.env.MCPCTL_CONFIG!)).rejects.toThrow();
+  });
+
+  it('an empty key is exit 2', async () => {
+    const result = await cli(['login', '--api-url', server.url, '--with-key'], { stdin: '\n' });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('no API key was given (stdin)');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('without a URL it asks for --api-url', async () => {
+    const result = await cli(['login', '--with-key'], { stdin: 'k' });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('mcpctl login --api-url');
+  });
+
+  it('takes the URL from MCPCTL_API_URL', async () => {
+    const result = await cli(['login', '--with-key', '--json'], { stdin: server.apiKey, env: { MCPCTL_API_URL: server.url } });
+    expect(result.code).toBe(0);
+    expect(result.json().api_url).toBe(server.url);
+  });
+
+  it('without --with-key and no terminal it says what to pass', async () => {
+    const result = await cli(['login', '--api-url', server.url]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('pass --with-key');
+  });
+
+  it('--profile saves another profile and keeps the current one', async () => {
+    await cli(['login', '--api-url', server.url, '--with-key'], { stdin: server.apiKey });
+    const other = await startContractServer();
+    try {
+      const result = await cli(['login', '--profile', 'ci', '--api-url', other.url, '--with-key'], { stdin: other.apiKey });
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain('use it with --profile ci or MCPCTL_PROFILE=ci');
+      const config = await readConfigFile();
+      expect(config.current).toBe('default');
+      expect(config.profiles.ci).toEqual({ api_url: other.url, api_key: other.apiKey });
+      const build = await cli(['build', 'weather.yaml', '--quiet'], { env: { MCPCTL_PROFILE: 'ci' } });
+      expect(build.code).toBe(0);
+      expect(other.requestsTo('/v1/build')).toHaveLength(1);
+      expect(server.requestsTo('/v1/build')).toHaveLength(0);
+    } finally {
+      await other.close();
+    }
+  });
+});
+
+describe('mcpctl logout', () => {
+  it('removes the key; the next call says how to log in again', async () => {
+    await cli(['login', '--api-url', server.url, '--with-key'], { stdin: server.apiKey });
+    const result = await cli(['logout']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('Removed the API key of profile default');
+    expect(await readConfigFile()).toEqual({ profiles: { default: { api_url: server.url } }, current: 'default' });
+    const build = await cli(['build', 'weather.yaml']);
+    expect(build.code).toBe(3);
+    expect(build.stderr).toContain(`no API key for ${server.url} (from profile default)`);
+    expect(build.stderr).toContain(`mcpctl login --api-url ${server.url}`);
+  });
+
+  it('with nothing saved it says so, exit 0', async () => {
+    const result = await cli(['logout', '--json']);
+    expect(result.code).toBe(0);
+    expect(result.json()).toMatchObject({ profile: 'default', removed: false });
+  });
+});
+
+describe('keys', () => {
+  it('trims one trailing newline and refuses what cannot be a key', () => {
+    expect(cleanKey('abc\n', 'stdin')).toBe('abc');
+    expect(cleanKey('abc\r\n', 'stdin')).toBe('abc');
+    expect(() => cleanKey('', 'stdin')).toThrow(/no API key/);
+    expect(() => cleanKey('abc\n\n', 'stdin')).toThrow(/more than one line/);
+    expect(() => cleanKey('a b', 'stdin')).toThrow(/spaces/);
+  });
+});

@@ -1,0 +1,96 @@
+/**
+ * `mcpctl --version` and `--help` must load commander and nothing heavy. A resolve hook, registered
+ * with `node --import`, records every module URL the real binary resolves.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const entry = join(root, 'dist', 'cli', 'entry.js');
+let dir: string;
+
+const HEAVY = [
+  '/node_modules/undici/',
+  '/node_modules/ora/',
+  '/node_modules/@inquirer/',
+  '/node_modules/yaml/',
+  '/node_modules/zod/',
+  '/node_modules/@modelcontextprotocol/',
+  '/dist/engine/',
+  '/dist/runtime/',
+  '/dist/api/',
+  '/dist/definition/',
+];
+
+/** Builds dist when it is missing or older than the CLI sources. */
+async function ensureBuilt(): Promise<void> {
+  const sources = ['main.ts', 'entry.ts', 'output.ts', 'errors.ts', 'context.ts'].map((f) => statSync(join(root, 'src', 'cli', f)).mtimeMs);
+  if (existsSync(entry) && statSync(join(root, 'dist', 'cli', 'main.js')).mtimeMs >= Math.max(...sources)) return;
+  // tsc emits even when some file has type errors; the exit code is not the point here
+  await run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], { cwd: root }).catch(
+    () => undefined,
+  );
+}
+
+async function loadedBy(args: string[]): Promise<{ urls: string[]; stdout: string }> {
+  const log = join(dir, `loads-${args.join('-')}.txt`);
+  await writeFile(log, '');
+  const { stdout } = await run(process.execPath, ['--import', pathToFileURL(join(dir, 'register.mjs')).href, join(root, 'bin', 'mcpctl.js'), ...args], {
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? '', HOME: dir, LOAD_LOG: log, NO_COLOR: '1' },
+  });
+  const urls = (await readFile(log, 'utf8')).split('\n').filter((line) => line !== '');
+  return { urls, stdout };
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'mcpctl-startup-'));
+  await writeFile(
+    join(dir, 'register.mjs'),
+    `import { register } from 'node:module';\nregister('./hooks.mjs', import.meta.url, { data: { file: process.env.LOAD_LOG } });\n`,
+  );
+  await writeFile(
+    join(dir, 'hooks.mjs'),
+    [
+      `import { appendFileSync } from 'node:fs';`,
+      `let file;`,
+      `export function initialize(data) { file = data.file; }`,
+      `export async function resolve(specifier, context, next) {`,
+      `  const result = await next(specifier, context);`,
+      `  appendFileSync(file, result.url + '\\n');`,
+      `  return result;`,
+      `}`,
+      '',
+    ].join('\n'),
+  );
+  await ensureBuilt();
+}, 180_000);
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('start-up', () => {
+  it('--version loads commander and nothing heavy', async () => {
+    const { urls, stdout } = await loadedBy(['--version']);
+    const { version } = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as { version: string };
+    expect(stdout.trim()).toBe(version);
+    // the control: the hook sees what is loaded
+    expect(urls.some((url) => url.includes('/node_modules/commander/'))).toBe(true);
+    expect(urls.some((url) => url.endsWith('/dist/cli/main.js'))).toBe(true);
+    expect(urls.filter((url) => HEAVY.some((heavy) => url.includes(heavy)))).toEqual([]);
+  });
+
+  it('--help loads nothing heavy either', async () => {
+    const { urls, stdout } = await loadedBy(['--help']);
+    expect(stdout).toContain('deploy');
+    expect(urls.filter((url) => HEAVY.some((heavy) => url.includes(heavy)))).toEqual([]);
+  });
+});

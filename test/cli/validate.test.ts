@@ -1,0 +1,134 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createSandbox, runCli, type Sandbox } from '../support/cli.js';
+
+const root = join(import.meta.dirname, '..', '..');
+const bin = join(root, 'bin', 'mcpctl.js');
+const run = promisify(execFile);
+
+let sandbox: Sandbox;
+beforeEach(async () => {
+  sandbox = await createSandbox();
+});
+afterEach(async () => {
+  await sandbox.cleanup();
+});
+
+const validate = (args: string[]) => runCli(args, { cwd: sandbox.dir, env: sandbox.env });
+
+async function writeDefinition(text: string, name = 'server.yaml'): Promise<void> {
+  await writeFile(join(sandbox.dir, name), text);
+}
+
+const VALID = `name: notes
+template: basic
+auth: { type: bearer, token: not-from-env }
+tools:
+  - name: a
+    description: A
+    inputSchema: { type: object }
+  - name: b
+    description: B
+    inputSchema: { type: object }
+resources:
+  - { uri: "notes://today", name: today, description: Today }
+`;
+
+describe('mcpctl validate', () => {
+  it('says the definition is valid, with its counts and warnings', async () => {
+    await writeDefinition(VALID);
+    const result = await validate(['validate', 'server.yaml']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toBe(
+      [
+        '✔ server.yaml is valid: notes, 2 tools, 1 resource, 0 prompts',
+        '! server.yaml:3:30  auth.token  a literal token: anyone who can read this file can call the server; use ${MCP_AUTH_TOKEN} and set it at deploy time',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('prints one JSON document with --json', async () => {
+    await mkdir(join(sandbox.dir, 'defs'));
+    await writeDefinition(VALID, 'defs/server.yaml');
+    const result = await validate(['--json', 'validate', 'defs/server.yaml']);
+    expect(result.code).toBe(0);
+    expect(result.json()).toEqual({
+      valid: true,
+      file: 'defs/server.yaml',
+      name: 'notes',
+      template: 'basic',
+      tools: 2,
+      resources: 1,
+      prompts: 0,
+      warnings: [{ where: 'defs/server.yaml:3:30', path: 'auth.token', message: expect.stringContaining('literal token') }],
+    });
+  });
+
+  it('prints nothing with --quiet when the definition is valid', async () => {
+    await writeDefinition(VALID);
+    const result = await validate(['--quiet', 'validate', 'server.yaml']);
+    expect(result).toMatchObject({ code: 0, stdout: '', stderr: '' });
+  });
+
+  it('exits 2 and lists each problem as file:line:column  path  message', async () => {
+    await writeDefinition('name: notes\ntemplate: basic\ntools:\n  - name: "bad name"\n    description: d\n    inputSchema: { type: array }\n');
+    const result = await validate(['validate', 'server.yaml']);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.split('\n').slice(0, 3)).toEqual([
+      'error: server.yaml is not a valid definition (2 problems)',
+      '  server.yaml:4:11  tools[0].name  must be 1-64 characters of letters, digits, _ or -',
+      '  server.yaml:6:26  tools[0].inputSchema.type  inputSchema.type must be "object"',
+    ]);
+  });
+
+  it('exits 2 when the file is missing', async () => {
+    const result = await validate(['validate', 'missing.yaml']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('error: missing.yaml does not exist');
+    expect(result.stderr).toContain('mcpctl init');
+  });
+});
+
+describe('end to end: the installed binary (needs `npm run build` first)', () => {
+  beforeEach(() => {
+    if (!existsSync(join(root, 'dist', 'cli', 'entry.js'))) {
+      throw new Error('dist/ is missing: run `npm run build` before these tests (npm test does)');
+    }
+  });
+
+  it.each(['basic', 'advanced', 'custom'])('init --template %s --yes writes a definition that validate accepts', async (template) => {
+    const options = { cwd: sandbox.dir, env: sandbox.env, timeout: 20_000 };
+    const created = await run(process.execPath, [bin, 'init', 'demo', '--template', template, '--yes'], options);
+    expect(created.stdout).toContain(`from the ${template} template`);
+    const checked = await run(process.execPath, [bin, '--json', 'validate', 'demo/server.yaml'], options);
+    expect(JSON.parse(checked.stdout)).toMatchObject({ valid: true, file: 'demo/server.yaml', name: 'demo', template, warnings: [] });
+  });
+
+  it('validate loads neither undici nor the API client', async () => {
+    await writeDefinition(VALID);
+    const record = join(sandbox.dir, 'imports.txt');
+    const hooks = `import { appendFileSync } from 'node:fs';
+export async function resolve(specifier, context, next) {
+  const result = await next(specifier, context);
+  appendFileSync(${JSON.stringify(record)}, result.url + '\\n');
+  return result;
+}`;
+    const register = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)});`;
+    await run(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(register)}`, bin, 'validate', 'server.yaml'], {
+      cwd: sandbox.dir,
+      env: sandbox.env,
+      timeout: 20_000,
+    });
+    const urls = (await readFile(record, 'utf8')).split('\n');
+    expect(urls.some((url) => url.includes('/node_modules/yaml/'))).toBe(true);
+    expect(urls.some((url) => url.endsWith('/dist/definition/load.js'))).toBe(true);
+    expect(urls.filter((url) => url.includes('/node_modules/undici/') || url.includes('/dist/api/client.js'))).toEqual([]);
+  });
+});

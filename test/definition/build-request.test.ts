@@ -1,0 +1,215 @@
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { BuildRequest } from '../../src/api/contract.js';
+import { UserError } from '../../src/cli/errors.js';
+import { encode, findRelativeImports, MAX_BUILD_FILES_BYTES, toBuildRequest } from '../../src/definition/build-request.js';
+import { loadDefinition } from '../../src/definition/load.js';
+
+let dir: string;
+
+async function write(files: Record<string, string | Buffer>): Promise<void> {
+  for (const [path, content] of Object.entries(files)) {
+    await mkdir(dirname(join(dir, path)), { recursive: true });
+    await writeFile(join(dir, path), content);
+  }
+}
+
+async function request(yaml: string) {
+  await write({ 'server.yaml': yaml });
+  return toBuildRequest(await loadDefinition('server.yaml', { cwd: dir }));
+}
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'mcpctl-build-request-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('toBuildRequest', () => {
+  it('sends the spec fields and runtime extensions, not deploy, tests, $schema or include', async () => {
+    await write({ 'extra.txt': 'x' });
+    const body = await request(`$schema: ./schema.json
+name: demo
+version: 1.2.3
+description: A demo
+template: basic
+instructions: Be brief
+auth: { type: bearer, token: "\${MCP_AUTH_TOKEN}" }
+include: [extra.txt]
+tools:
+  - name: t
+    description: d
+    inputSchema: { type: object }
+    handler: { type: static, content: [{ type: text, text: hi }] }
+resources:
+  - { uri: "docs://a", name: a, description: A, source: { type: text, text: A } }
+prompts:
+  - name: p
+deploy: { environment: staging }
+tests: { cases: [{ name: c, message: m }] }
+`);
+    expect(Object.keys(body).sort()).toEqual(
+      ['auth', 'description', 'files', 'instructions', 'name', 'prompts', 'resources', 'template', 'tools', 'version'].sort(),
+    );
+    // ${VAR} references travel as written: they resolve where the server runs.
+    expect(body.auth).toEqual({ type: 'bearer', token: '${MCP_AUTH_TOKEN}' });
+    expect(body.files).toEqual({ 'extra.txt': { encoding: 'utf8', content: 'x' } });
+    expect(BuildRequest.safeParse(body).success).toBe(true);
+  });
+
+  it('leaves out files when the definition refers to none', async () => {
+    const body = await request('name: demo\ntemplate: basic\nresources:\n  - { uri: "docs://a", name: a, description: A }\n');
+    expect(body).toEqual({ name: 'demo', template: 'basic', resources: [{ uri: 'docs://a', name: 'a', description: 'A' }] });
+  });
+
+  it('collects every kind of referenced file, text as utf8 and binary as base64', async () => {
+    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0xff]);
+    await write({
+      'docs/guide.md': '# Guide ✓\n',
+      'notes/a.md': 'A',
+      'notes/deep/b.md': 'B',
+      'img/logo.png': png,
+      'prompt.wav': Buffer.from([0, 1, 2, 3]),
+      'scripts/run.mjs': 'console.log(1)',
+      'bin/tool.sh': '#!/bin/sh\n',
+      'data/x.json': '{}',
+      'data/.git/config': 'ignored',
+      'data/node_modules/m/index.js': 'ignored',
+      'unused.txt': 'not shipped',
+    });
+    const body = await request(`name: demo
+template: advanced
+include: [data]
+tools:
+  - name: run
+    description: d
+    inputSchema: { type: object }
+    handler: { type: exec, command: [node, ./scripts/run.mjs] }
+  - name: sh
+    description: d
+    inputSchema: { type: object }
+    handler: { type: exec, cwd: bin, command: [./tool.sh] }
+  - name: logo
+    description: d
+    inputSchema: { type: object }
+    handler: { type: static, content: [{ type: image, mimeType: image/png, path: img/logo.png }] }
+resources:
+  - { uri: "docs://guide", name: g, description: G, source: { type: file, path: docs/guide.md } }
+  - { uri: "notes://{id}", name: n, description: N, source: { type: file, path: "notes/{{params.id}}.md" } }
+prompts:
+  - name: p
+    messages:
+      - role: user
+        content: { type: audio, mimeType: audio/wav, path: prompt.wav }
+`);
+    expect(Object.keys(body.files ?? {})).toEqual([
+      'bin/tool.sh',
+      'data/x.json',
+      'docs/guide.md',
+      'img/logo.png',
+      'notes/a.md',
+      'notes/deep/b.md',
+      'prompt.wav',
+      'scripts/run.mjs',
+    ]);
+    expect(body.files?.['docs/guide.md']).toEqual({ encoding: 'utf8', content: '# Guide ✓\n' });
+    expect(body.files?.['img/logo.png']).toEqual({ encoding: 'base64', content: png.toString('base64') });
+    expect(body.files?.['prompt.wav']?.encoding).toBe('base64');
+  });
+
+  it('follows the relative imports of a TypeScript module', async () => {
+    await write({
+      'src/tools.ts': "import { a } from './lib/a.js';\nimport type { T } from './types';\nexport { b } from \"./b.mjs\";\nimport pkg from 'left-pad';\nexport const x = 1;\n",
+      'src/lib/a.ts': "import data from '../../data/table.json' with { type: 'json' };\nexport const a = data;\n",
+      'src/types.ts': 'export type T = number;\n',
+      'src/b.mts': "const c = await import('./c.js');\nexport const b = c;\n",
+      'src/c.js': "module.exports = require('./d');\n",
+      'src/d/index.js': 'module.exports = 1;\n',
+      'data/table.json': '[1]',
+      'src/unused.ts': 'export {};\n',
+    });
+    const body = await request(`name: demo
+template: custom
+tools:
+  - name: x
+    description: d
+    inputSchema: { type: object }
+    handler: { type: module, module: src/tools.ts }
+`);
+    expect(Object.keys(body.files ?? {})).toEqual([
+      'data/table.json',
+      'src/b.mts',
+      'src/c.js',
+      'src/d/index.js',
+      'src/lib/a.ts',
+      'src/tools.ts',
+      'src/types.ts',
+    ]);
+  });
+
+  it('refuses more than 10 MiB of files, naming the largest', async () => {
+    await write({ 'big.bin': Buffer.alloc(MAX_BUILD_FILES_BYTES - 10), 'small.txt': 'x'.repeat(100) });
+    const error = await request('name: demo\ntemplate: basic\ninclude: [big.bin, small.txt]\n').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UserError);
+    expect(error).toMatchObject({ code: 'definition_too_large', exitCode: 2 });
+    expect((error as UserError).message).toContain('10.0 MiB');
+    expect((error as UserError).problems[0]).toEqual({ where: 'big.bin', message: '10.0 MiB' });
+  });
+
+  it('refuses a symbolic link that leads outside the definition folder', async () => {
+    const outside = await mkdtemp(join(tmpdir(), 'mcpctl-outside-'));
+    try {
+      await writeFile(join(outside, 'secret.txt'), 'secret');
+      await symlink(join(outside, 'secret.txt'), join(dir, 'link.txt'));
+      const error = await request('name: demo\ntemplate: basic\ninclude: [link.txt]\n').catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(UserError);
+      expect((error as UserError).message).toBe('link.txt leads outside the definition folder (through a symbolic link)');
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('encode', () => {
+  it.each([
+    ['ascii', Buffer.from('hello'), 'utf8'],
+    ['utf-8', Buffer.from('héllo ✓'), 'utf8'],
+    ['empty', Buffer.alloc(0), 'utf8'],
+    ['a NUL byte', Buffer.from([0x61, 0x00, 0x62]), 'base64'],
+    ['invalid utf-8', Buffer.from([0xc3, 0x28]), 'base64'],
+  ])('%s → %s', (_, buffer, encoding) => {
+    const entry = encode(buffer);
+    expect(entry.encoding).toBe(encoding);
+    expect(Buffer.from(entry.content, entry.encoding === 'utf8' ? 'utf8' : 'base64')).toEqual(buffer);
+  });
+});
+
+describe('findRelativeImports', () => {
+  it('finds static, dynamic, re-export and require specifiers, relative only', () => {
+    const source = [
+      "import a from './a.js';",
+      "import * as b from '../b';",
+      "import { c,\n  d } from './cd.ts';",
+      "import './side-effect.js';",
+      "export * from './e.js';",
+      "export { f } from './f.js';",
+      "const g = await import('./g.js');",
+      "const h = require('./h.cjs');",
+      "import x from 'node:fs';",
+      "import y from '@scope/pkg';",
+    ].join('\n');
+    expect(findRelativeImports(source)).toEqual([
+      './a.js',
+      '../b',
+      './cd.ts',
+      './side-effect.js',
+      './e.js',
+      './f.js',
+      './g.js',
+      './h.cjs',
+    ]);
+  });
+});
