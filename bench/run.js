@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // Benchmarks: each figure is printed with its reference, measured in the same run, and as a ratio.
-// Usage: npm run bench [-- --only startup,validate] [-- --json]
+// Usage: npm run bench [-- --only startup,validate,runtime,engine] [-- --json] [-- --update-readme]
 // Loopback only; every loop is bounded; every process started here is stopped here.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +13,7 @@ const bin = join(root, 'bin', 'mcpctl.js');
 const args = process.argv.slice(2);
 const only = args.includes('--only') ? args[args.indexOf('--only') + 1]?.split(',') : undefined;
 const asJson = args.includes('--json');
+const updateReadme = args.includes('--update-readme');
 
 const results = [];
 
@@ -96,19 +97,48 @@ const benches = {
       rmSync(dir, { recursive: true, force: true });
     }
   },
+  runtime() {
+    subBench('runtime-throughput.js');
+  },
+  engine() {
+    subBench('engine.js');
+  },
 };
+
+/** Runs a bench script that prints one JSON result per line with --json. */
+function subBench(script) {
+  const r = spawnSync(process.execPath, [join(root, 'bench', script), '--json'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  if (r.status !== 0) throw new Error(`bench/${script} exited ${r.status}`);
+  for (const line of r.stdout.split('\n')) if (line.trim() !== '') results.push(JSON.parse(line));
+}
 
 for (const [name, fn] of Object.entries(benches)) {
   if (only !== undefined && !only.includes(name)) continue;
   await fn();
 }
 
+function formatRow(r) {
+  const digits = r.unit === 'req/s' ? 0 : 1;
+  const ratio = r.ratio === undefined ? '' : `${r.ratio.toFixed(2)}× ${r.referenceName} (${r.reference.toFixed(digits)} ${r.unit})`;
+  return { name: r.name, value: `${r.value.toFixed(digits)} ${r.unit}`, ratio, target: r.target ?? '-' };
+}
+
+if (updateReadme) {
+  const readme = join(root, 'README.md');
+  const table = [
+    `Measured ${new Date().toISOString().slice(0, 10)}, node ${process.version}, ${process.platform}/${process.arch}:`,
+    '',
+    '| benchmark | value | against its reference | target |',
+    '|---|---|---|---|',
+    ...results.map(formatRow).map((r) => `| ${r.name} | ${r.value} | ${r.ratio} | ${r.target} |`),
+  ].join('\n');
+  const text = readFileSync(readme, 'utf8').replace(/<!-- bench:start -->[\s\S]*<!-- bench:end -->/, `<!-- bench:start -->\n${table}\n<!-- bench:end -->`);
+  writeFileSync(readme, text);
+}
+
 if (asJson) {
   console.log(JSON.stringify({ node: process.version, date: new Date().toISOString(), results }, null, 2));
 } else {
   console.log(`mcpctl benchmarks — node ${process.version}, ${new Date().toISOString()}`);
-  for (const r of results) {
-    const ratio = r.ratio === undefined ? '' : `  ${r.ratio.toFixed(2)}× ${r.referenceName} (${r.reference.toFixed(1)} ${r.unit})`;
-    console.log(`${r.name.padEnd(44)} ${r.value.toFixed(1).padStart(9)} ${r.unit}${ratio}  target ${r.target ?? '-'}`);
-  }
+  for (const r of results.map(formatRow)) console.log(`${r.name.padEnd(44)} ${r.value.padStart(14)}  ${r.ratio}  target ${r.target}`);
 }

@@ -142,13 +142,9 @@ export function createBuilder(options: BuilderOptions): BuildService {
       });
       const missing = [
         ...missingItems(request.tools ?? [], (t) => t.name, found.tools, 'tools', 'name', 'tool'),
-        ...missingItems(
-          (request.resources ?? []).filter((r) => !r.uri.includes('{')),
-          (r) => r.uri,
-          found.resources,
-          'resources',
-          'uri',
-          'resource',
+        // URI templates are listed apart, and a resource limited to `users` is listed only to them.
+        ...missingItems(request.resources ?? [], (r) => r.uri, found.resources, 'resources', 'uri', 'resource', (r) =>
+          !r.uri.includes('{') && r.users === undefined,
         ),
         ...missingItems(request.prompts ?? [], (p) => p.name, found.prompts, 'prompts', 'name', 'prompt'),
       ];
@@ -211,11 +207,12 @@ function missingItems<T>(
   field: string,
   keyField: string,
   what: string,
+  listed: (item: T) => boolean = () => true,
 ): Array<{ path: string; message: string }> {
   const have = new Set(offered);
   const missing: Array<{ path: string; message: string }> = [];
   declared.forEach((item, index) => {
-    if (!have.has(keyOf(item))) missing.push({ path: `${field}[${index}].${keyField}`, message: `the started server does not list this ${what}` });
+    if (listed(item) && !have.has(keyOf(item))) missing.push({ path: `${field}[${index}].${keyField}`, message: `the started server does not list this ${what}` });
   });
   return missing;
 }

@@ -12,6 +12,9 @@ import { createBuilder, loadRuntimeModules, placeholderEnv, PLACEHOLDER_VALUE, t
 import { silentLogger } from '../../src/engine/logger.js';
 import { FileStore } from '../../src/engine/store/file-store.js';
 import { ServiceError } from '../../src/engine/types.js';
+import { loadDefinition } from '../../src/definition/load.js';
+import { toBuildRequest } from '../../src/definition/build-request.js';
+import { runCli } from '../support/cli.js';
 import { requireBuilt, tempHome, weatherDefinition } from './support.js';
 
 beforeAll(() => requireBuilt());
@@ -57,6 +60,24 @@ async function failure(promise: Promise<unknown>): Promise<ServiceError> {
 }
 
 describe('builds with the real runtime', () => {
+  it.each(['basic', 'advanced', 'custom'])('builds the %s template as init scaffolds it', async (template) => {
+    const { builder } = await setup();
+    const home = await tempHome('mcpctl-init-');
+    cleanups.push(() => home.cleanup());
+    const scaffold = await runCli(['init', 'demo', '--template', template, '--yes'], { cwd: home.dir, env: {} });
+    expect(scaffold.code, scaffold.stderr).toBe(0);
+    const request = await toBuildRequest(await loadDefinition(join(home.dir, 'demo', 'server.yaml')));
+    const record = await builder.build(request as BuildRequest);
+    expect(record.server).toMatchObject({ name: 'demo', status: 'ready', template });
+  });
+
+  it.each(['weather', 'notes', 'calculator'])('builds the %s example', async (example) => {
+    const { builder } = await setup();
+    const request = await toBuildRequest(await loadDefinition(join(import.meta.dirname, '../../examples', example, 'server.yaml')));
+    const record = await builder.build(request as BuildRequest);
+    expect(record.server.status).toBe('ready');
+  });
+
   it('builds a definition: ready, its bundle on disk, build_time in seconds; the same definition is the same server', async () => {
     const { builder, store, starts } = await setup();
     const record = await builder.build(weatherDefinition());
