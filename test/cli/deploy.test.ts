@@ -192,6 +192,23 @@ describe('mcpctl deploy', () => {
     expect(result.json().error.problems).toContainEqual({ path: 'config.scaling.max_instances', message: 'must be from 2 to 8 in production' });
   });
 
+  it('a bound the file sets is shown at its line in the file; one a flag sets is not', async () => {
+    const yaml = WEATHER_YAML.replace('max_instances: 4', 'max_instances: 9');
+    expect(yaml).not.toBe(WEATHER_YAML);
+    await writeFile(join(sandbox.dir, 'weather.yaml'), yaml);
+    const fromFile = await deploy(['weather.yaml', '--env', 'production', '--json']);
+    expect(fromFile.code).toBe(2);
+    const line = yaml.split('\n').findIndex((l) => l.includes('max_instances: 9')) + 1;
+    expect(fromFile.json().error.problems).toContainEqual({
+      where: `weather.yaml:${line}:24`,
+      path: 'config.scaling.max_instances',
+      message: 'must be from 2 to 8 in production',
+    });
+    const fromFlag = await deploy(['weather.yaml', '--env', 'production', '--max-instances', '10', '--json']);
+    expect(fromFlag.code).toBe(2);
+    expect(fromFlag.json().error.problems).toContainEqual({ path: 'config.scaling.max_instances', message: 'must be from 2 to 8 in production' });
+  });
+
   it('min > max is caught before sending', async () => {
     const result = await deploy([mcpId, '--min-instances', '3', '--max-instances', '2']);
     expect(result.code).toBe(2);

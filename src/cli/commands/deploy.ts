@@ -178,6 +178,30 @@ export async function applyDeployFlags(
   return out;
 }
 
+/**
+ * Maps a field of the deploy request the service complained about (`config.scaling.max_instances`)
+ * back to where the definition set it (`deploy.environments.<env>.scaling…`, else `deploy.scaling…`).
+ * A field a flag set, or one the file does not have, has no place in the file.
+ */
+export function locateDeployField(file: DefinitionFile, environment: Environment, options: DeployCommandOptions) {
+  const fromFlag = (field: string[]): boolean =>
+    (field[0] === 'domain' && options.domain !== undefined) ||
+    (field[0] === 'scaling' && field[1] === 'min_instances' && options.minInstances !== undefined) ||
+    (field[0] === 'scaling' && field[1] === 'max_instances' && options.maxInstances !== undefined) ||
+    (field[0] === 'env_vars' && ((options.envVar?.length ?? 0) > 0 || options.envFile !== undefined));
+  return (path: string): string | undefined => {
+    const [head, ...field] = path.split('.');
+    if (head !== 'config' || field.length === 0 || fromFlag(field)) return undefined;
+    for (const prefix of [['deploy', 'environments', environment], ['deploy']]) {
+      const full = [...prefix, ...field];
+      let value: unknown = file.loaded.definition;
+      for (const key of full) value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+      if (value !== undefined) return file.locate(full.join('.'));
+    }
+    return undefined;
+  };
+}
+
 export async function deployCommand(ctx: CommandContext, target: string, options: DeployCommandOptions = {}): Promise<void> {
   const byId = MCP_ID_PATTERN.test(target);
   const file: DefinitionFile | undefined = byId ? undefined : await loadDefinitionFile(ctx, target);
@@ -225,7 +249,7 @@ export async function deployCommand(ctx: CommandContext, target: string, options
       else progress.fail();
       return result;
     },
-    file === undefined ? {} : { locate: file.locate },
+    file === undefined ? {} : { locate: locateDeployField(file, environment, options) },
   );
 
   const d = outcome.deployment;
