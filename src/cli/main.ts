@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import type { CommandContext, GlobalOptions, IO } from './context.js';
 import { isCI } from './context.js';
 import { EXIT, ExitError, UserError } from './errors.js';
-import { Output } from './output.js';
+import type { Output } from './output.js';
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
@@ -41,7 +41,9 @@ interface RunState {
   out?: Output;
 }
 
-function makeOutput(io: IO, globals: Pick<GlobalOptions, 'json' | 'quiet' | 'color'>): Output {
+/** The output module (and chalk with it) loads only when a command runs or an error is shown. */
+async function makeOutput(io: IO, globals: Pick<GlobalOptions, 'json' | 'quiet' | 'color'>): Promise<Output> {
+  const { Output } = await import('./output.js');
   const noColor = io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== '';
   return new Output({
     stdout: io.stdout,
@@ -70,7 +72,7 @@ export function createProgram(state: RunState): Command {
         ...(typeof raw.apiUrl === 'string' ? { apiUrl: raw.apiUrl } : {}),
         ...(typeof raw.profile === 'string' ? { profile: raw.profile } : {}),
       };
-      const out = makeOutput(state.io, globals);
+      const out = await makeOutput(state.io, globals);
       state.out = out;
       const handler = await load();
       await handler({ io: state.io, globals, out, signal: state.signal }, ...args.slice(0, -1));
@@ -274,7 +276,8 @@ export async function run(argv: string[], options: RunOptions = {}): Promise<num
     await program.parseAsync(argv, { from: 'user' });
     return EXIT.ok;
   } catch (error) {
-    const out = state.out ?? makeOutput(io, { json: wantsJson, quiet: false, color: !argv.includes('--no-color') });
+    if (error instanceof CommanderError && error.exitCode === 0) return EXIT.ok; // --help, --version
+    const out = state.out ?? (await makeOutput(io, { json: wantsJson, quiet: false, color: !argv.includes('--no-color') }));
     return report(error, out, argv.includes('--debug'));
   }
 }

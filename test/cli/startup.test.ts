@@ -19,6 +19,7 @@ let dir: string;
 const HEAVY = [
   '/node_modules/undici/',
   '/node_modules/ora/',
+  '/node_modules/chalk/',
   '/node_modules/@inquirer/',
   '/node_modules/yaml/',
   '/node_modules/zod/',
