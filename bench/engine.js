@@ -2,6 +2,7 @@
 // The embedded engine, driven through the real CLI in a temporary MCPCTL_HOME:
 // - build latency (`mcpctl build`) against starting the same bundle directly (serve-bundle to listening);
 // - deploy latency (`mcpctl deploy --env production`, two instances) against the same direct start;
+// - test latency with the offline agent (`mcpctl test`) against the same direct start;
 // - gateway overhead: tools/call throughput through the engine's gateway against the same instance
 //   called directly.
 // Usage: node bench/engine.js [--seconds 5] [--json]   (needs `npm run build` first)
@@ -74,6 +75,11 @@ try {
   }
   const direct = median(starts);
   report({ name: 'build latency (mcpctl build)', value: median(builds), unit: 'ms', reference: direct, referenceName: 'one server process start', ratio: median(builds) / direct, target: '≤ 3.0×' }, json);
+
+  // the offline agent: a fresh server process, an MCP session, planning, one tool call
+  const tests = [];
+  for (let i = 0; i < 5; i++) tests.push(mcpctl('test', last.mcp_id, '-m', 'echo the text "hello"').ms);
+  report({ name: 'test latency (mcpctl test, offline agent)', value: median(tests), unit: 'ms', reference: direct, referenceName: 'one server process start', ratio: median(tests) / direct, target: '≤ 4.0×' }, json);
 
   const deploy = mcpctl('deploy', last.mcp_id, '--env', 'production');
   report({ name: 'deploy latency (production, 2 instances)', value: deploy.ms, unit: 'ms', reference: direct, referenceName: 'one server process start', ratio: deploy.ms / direct, target: '≤ 4.0×' }, json);

@@ -339,9 +339,9 @@ export class ApiClient {
     deploymentId: string,
     onLine: (line: LogLine) => void,
     signal?: AbortSignal,
-    options: { since?: string } = {},
+    options: { since?: string; limit?: number } = {},
   ): Promise<void> {
-    const url = this.url(`/v1/deploy/${encodeURIComponent(deploymentId)}/logs`, { follow: 1, since: options.since });
+    const url = this.url(`/v1/deploy/${encodeURIComponent(deploymentId)}/logs`, { follow: 1, since: options.since, limit: options.limit });
     const combined = this.signalFor(signal);
     const headers = this.headers({ accept: 'application/x-ndjson' }, false);
     const started = performance.now();

@@ -100,6 +100,15 @@ function checkUrl(url: string, source: string): string {
       code: 'bad_config',
     });
   }
+  // every path starts with /v1 already: a base URL ending in it would ask for /v1/v1/…
+  if (/\/v1\/*$/.test(parsed.pathname)) {
+    const base = new URL(parsed.href);
+    base.pathname = parsed.pathname.replace(/\/v1\/*$/, '') || '/';
+    throw new UserError(`the service URL ${source} ends with /v1: ${displayUrl(url)}`, {
+      hint: `give the base URL without it (${displayUrl(base.href)}); mcpctl adds /v1 to every path`,
+      code: 'bad_config',
+    });
+  }
   return url;
 }
 

@@ -13,5 +13,11 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
+// A reader that went away (`mcpctl logs -f | head`, a log shipper that died) ends the command
+// quietly, like a signal would, instead of crashing on EPIPE; a serve stops cleanly.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', () => controller.abort(new Error('output closed')));
+}
+
 const code = await run(process.argv.slice(2), { signal: controller.signal });
 process.exitCode = interrupted && code !== 0 ? 130 : code;

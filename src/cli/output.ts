@@ -146,7 +146,9 @@ export class Output {
     if (this.quiet) return silentProgress;
     if (this.interactive) {
       const { default: ora } = await import('ora');
-      const spinner = ora({ text, stream: this.streams.stderr, color: 'cyan' }).start();
+      // discardStdin would put the terminal in raw mode without reading it: Ctrl-C would then be
+      // a byte nobody reads instead of SIGINT, and a deploy wait could not be interrupted.
+      const spinner = ora({ text, stream: this.streams.stderr, color: 'cyan', discardStdin: false }).start();
       return {
         update: (t) => {
           spinner.text = t;

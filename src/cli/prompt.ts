@@ -17,7 +17,8 @@ export interface AskOptions<T> {
   yes?: boolean;
 }
 
-function canPrompt(ctx: CommandContext): boolean {
+/** True when a question would be asked rather than answered by its default. */
+export function canPrompt(ctx: CommandContext): boolean {
   return ctx.out.interactive && ctx.io.stdin.isTTY === true && !ctx.globals.json;
 }
 

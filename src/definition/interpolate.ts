@@ -107,14 +107,19 @@ function resolveAt(value: unknown, env: Env, path: Array<string | number>): unkn
   return value;
 }
 
-/** The variable names referenced anywhere inside `value`, each once, in order of first use. */
-export function listEnvRefs(value: unknown): string[] {
+/**
+ * The variable names referenced anywhere inside `value`, each once, in order of first use; with
+ * `withoutDefault`, only those referenced without a `:-default` somewhere (they must be set).
+ */
+export function listEnvRefs(value: unknown, options: { withoutDefault?: boolean } = {}): string[] {
   const names = new Set<string>();
   const visit = (item: unknown): void => {
     if (typeof item === 'string') {
       if (!item.includes('${')) return;
       try {
-        for (const part of parseEnvRefs(item)) if (part.kind === 'ref') names.add(part.name);
+        for (const part of parseEnvRefs(item)) {
+          if (part.kind === 'ref' && (options.withoutDefault !== true || part.fallback === undefined)) names.add(part.name);
+        }
       } catch {
         // a malformed reference is reported by the checks, not here
       }

@@ -87,6 +87,20 @@ export async function parseDefinition(source: string, options: ParseOptions): Pr
   for (const error of doc.errors) errors.push({ at: position(error.pos[0]), message: describeYamlError(error.code, error.message) });
   for (const warning of doc.warnings) warnings.push({ at: position(warning.pos[0]), message: warning.message });
 
+  // A list or map used as a key (often a `- name:` line indented too little) cannot be a field
+  // name: say so where it is, unless the parser already did, and leave the pair out so that it
+  // does not come back as a garbled "unknown field".
+  yaml.visit(doc, {
+    Pair(_, pair) {
+      if (!yaml.isCollection(pair.key)) return undefined;
+      const [start, end] = pair.key.range ?? [0, 0];
+      if (!doc.errors.some((error) => error.pos[0] >= start && error.pos[0] <= end)) {
+        errors.push({ at: position(start), message: 'a list or map cannot be a key: check the indentation of this line' });
+      }
+      return yaml.visit.REMOVE;
+    },
+  });
+
   let input: unknown;
   try {
     input = doc.toJS({ maxAliasCount: 1000 });

@@ -126,7 +126,9 @@ export function createBuilder(options: BuilderOptions): BuildService {
     try {
       child = await runtime.startRuntimeProcess({ bundleDir, port: 0, host: '127.0.0.1', env, logLevel: 'info', onLog });
     } catch (error) {
-      throw new ServiceError('build_failed', `the server did not start: ${messageOf(error)}`, problemsOf(error));
+      const problems = problemsOf(error);
+      // the details say why, each at its field; the message need not say it again
+      throw new ServiceError('build_failed', problems === undefined ? `the server did not start: ${messageOf(error)}` : 'the server did not start', problems);
     }
     try {
       const found = await probeMcp({
@@ -221,12 +223,18 @@ function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** A runtime problem that starts with the definition's field: `tools[0].handler: cannot load …`. */
+const FIELD_PROBLEM = /^((?:tools|resources|prompts)\[\d+\](?:\.[A-Za-z_]\w*|\[\d+\])*|auth(?:\.[A-Za-z_]\w*)*): (.+)$/s;
+
 /** `problems` of the runtime's errors (RuntimeStartError and the like) become details. */
 function problemsOf(error: unknown): Array<{ path: string; message: string }> | undefined {
   const problems = (error as { problems?: unknown } | null)?.problems;
-  if (!Array.isArray(problems)) return undefined;
+  if (!Array.isArray(problems) || problems.length === 0) return undefined;
   return problems.map((p: unknown) => {
-    if (typeof p === 'string') return { path: '', message: p };
+    if (typeof p === 'string') {
+      const field = FIELD_PROBLEM.exec(p);
+      return field === null ? { path: '', message: p } : { path: field[1]!, message: field[2]! };
+    }
     const { path, message } = (p ?? {}) as { path?: unknown; message?: unknown };
     return { path: typeof path === 'string' ? path : '', message: typeof message === 'string' ? message : JSON.stringify(p) };
   });

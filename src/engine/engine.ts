@@ -10,6 +10,7 @@ import { homePaths } from './home.js';
 import { DEFAULT_LIMITS, type EngineLimits } from './limits.js';
 import { ensureDir } from './store/atomic.js';
 import { FileStore } from './store/file-store.js';
+import type { TestServiceDeps } from './agent/index.js';
 import type { DeploymentService, DeploymentServiceDeps, Logger, StartRuntimeProcess, TestService } from './types.js';
 
 export interface StartEngineOptions {
@@ -32,8 +33,8 @@ export interface StartEngineOptions {
   runtime?: () => Promise<RuntimeModules | undefined>;
   /** the deployment service factory; default: src/engine/deployments when present; `false` for none */
   deployments?: ((deps: DeploymentServiceDeps) => DeploymentService | Promise<DeploymentService>) | false;
-  /** the test agent, when there is one */
-  tests?: TestService;
+  /** the test agent; default: src/engine/agent; `false` for none (POST /v1/test then answers 501) */
+  tests?: TestService | false;
   /** smoke check time-out of builds */
   smokeTimeoutMs?: number;
 }
@@ -117,11 +118,22 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
         clock,
       });
     }
+    const tests =
+      options.tests === false
+        ? undefined
+        : (options.tests ??
+          (await loadTestServiceFactory())({
+            env: options.env,
+            logger: logger.child({ component: 'tests' }),
+            startRuntime: lazyStartRuntime(runtime),
+            version: options.version,
+            clock,
+          }));
     const app = createApp({
       store,
       builds,
       deployments,
-      tests: options.tests,
+      tests,
       apiKey: options.apiKey,
       version: options.version,
       logger: logger.child({ component: 'api' }),
@@ -136,7 +148,7 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
       home: paths.home,
       version: options.version,
       deployments: deployments !== undefined,
-      tests: options.tests !== undefined,
+      tests: tests !== undefined,
     });
     const restored = (deployments?.restore() ?? Promise.resolve()).catch((error: unknown) => {
       logger.error('restoring deployments failed', { error });
@@ -215,6 +227,11 @@ function lazyStartRuntime(load: () => Promise<RuntimeModules | undefined>): Star
 }
 
 type DeploymentFactory = (deps: DeploymentServiceDeps) => DeploymentService | Promise<DeploymentService>;
+
+/** The test agent of src/engine/agent, loaded when the engine starts (its models load on first use). */
+async function loadTestServiceFactory(): Promise<(deps: TestServiceDeps) => TestService> {
+  return (await import('./agent/index.js')).createTestService;
+}
 
 /** The deployment service of src/engine/deployments, loaded when the engine starts. */
 async function loadDeploymentFactory(): Promise<DeploymentFactory> {

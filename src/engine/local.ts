@@ -83,11 +83,27 @@ export interface StartResult {
   started: boolean;
 }
 
+/** Creates the state folder; a path that cannot be one is the user's to fix, not a bug. */
+export async function prepareHome(home: string): Promise<void> {
+  try {
+    await ensureDir(home);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why =
+      code === 'EEXIST' ? 'it is a file' : code === 'ENOTDIR' ? 'a part of its path is a file' : code === 'EACCES' || code === 'EPERM' || code === 'EROFS' ? 'it cannot be written' : (error as Error).message;
+    throw new UserError(`cannot keep the engine's state in ${home}: ${why}`, {
+      code: 'bad_home',
+      hint: 'set MCPCTL_HOME to a folder you can write (or unset it for the default)',
+      cause: error,
+    });
+  }
+}
+
 /** Starts the background engine of this home (idempotent) and waits until it answers. */
 export async function startBackgroundEngine(paths: HomePaths, env: Record<string, string | undefined>): Promise<StartResult> {
   const running = await findRunningEngine(paths);
   if (running !== undefined) return { state: running, started: false };
-  await ensureDir(paths.home);
+  await prepareHome(paths.home);
   await rotateLog(paths.logFile);
   const entry = daemonEntry();
   const logFd = openSync(paths.logFile, 'a', 0o600);

@@ -42,15 +42,28 @@ export interface RuntimeProcess {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
-/** The process did not come up; `output` holds its last lines. */
+/**
+ * The process did not come up; `output` holds its last lines. When the runtime said why itself
+ * (a definition it cannot serve), `problems` are its reasons, such as `tools[0].handler: …`, and
+ * the message is one line.
+ */
 export class RuntimeProcessError extends Error {
   override readonly name = 'RuntimeProcessError';
   constructor(
     message: string,
     readonly output: string[],
+    readonly problems: string[] = [],
   ) {
     super(output.length === 0 ? message : `${message}\n${output.map((line) => `  ${line}`).join('\n')}`);
   }
+}
+
+/** The runtime's own report of a start that cannot work, as one error. */
+function startFailure(report: { error: string; problems: string[] }): RuntimeProcessError {
+  const { error, problems } = report;
+  const unsaid = problems.filter((problem) => !error.includes(problem));
+  const message = unsaid.length === 0 ? error : `${error.replace(/: \d+ problems$/, '')}: ${unsaid.join('; ')}`;
+  return new RuntimeProcessError(message, [], problems);
 }
 
 const KEPT_LINES = 20;
@@ -82,6 +95,7 @@ export async function startRuntimeProcess(options: StartRuntimeOptions): Promise
   };
 
   let listening: { port: number; url: string } | undefined;
+  let failure: { error: string; problems: string[] } | undefined;
   const ready = new Promise<{ port: number; url: string }>((resolve, reject) => {
     const timer = setTimeout(() => {
       reject(new RuntimeProcessError(`the runtime did not report listening within ${options.startTimeoutMs ?? 15_000} ms`, recent));
@@ -93,7 +107,9 @@ export async function startRuntimeProcess(options: StartRuntimeOptions): Promise
     void exited.then(({ code, signal }) => {
       clearTimeout(timer);
       // stderr may still hold the reason: give its last lines a moment to arrive
-      setTimeout(() => reject(new RuntimeProcessError(`the runtime exited before listening (${signal ?? `code ${code}`})`, recent)), 50);
+      setTimeout(() => {
+        reject(failure === undefined ? new RuntimeProcessError(`the runtime exited before listening (${signal ?? `code ${code}`})`, recent) : startFailure(failure));
+      }, 50);
     });
     createInterface({ input: child.stdout }).on('line', (line) => {
       if (listening === undefined) {
@@ -104,8 +120,10 @@ export async function startRuntimeProcess(options: StartRuntimeOptions): Promise
           resolve(event);
           return;
         }
-        // a start_failed line says again what stderr says in words
-        if (!line.includes('"start_failed"')) keep(line);
+        // a start_failed line says, as data, what stderr says in words
+        const failed = parseStartFailed(line);
+        if (failed === undefined) keep(line);
+        else failure = failed;
         return;
       }
       options.onLog?.(line);
@@ -153,6 +171,17 @@ export async function startRuntimeProcess(options: StartRuntimeOptions): Promise
     stop,
     [Symbol.asyncDispose]: () => stop(),
   };
+}
+
+function parseStartFailed(line: string): { error: string; problems: string[] } | undefined {
+  try {
+    const value = JSON.parse(line) as { event?: unknown; error?: unknown; problems?: unknown };
+    if (value.event !== 'start_failed' || typeof value.error !== 'string') return undefined;
+    const problems = Array.isArray(value.problems) ? value.problems.filter((p): p is string => typeof p === 'string') : [];
+    return { error: value.error, problems };
+  } catch {
+    return undefined;
+  }
 }
 
 function parseListening(line: string): { port: number; url: string } | undefined {

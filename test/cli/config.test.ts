@@ -115,6 +115,19 @@ describe('resolving the service', () => {
     expect(error.message).toBe('the service URL from MCPCTL_API_URL must start with http:// or https://: ftp://x');
   });
 
+  it.each([
+    ['http://127.0.0.1:7070/v1', 'http://127.0.0.1:7070'],
+    ['https://mcp.example.com/api/v1/', 'https://mcp.example.com/api'],
+  ])('a URL that ends with /v1 (%s) is refused with the base URL to use', async (url, base) => {
+    const error = await failure(resolveConnection(context({ MCPCTL_API_URL: url, MCPCTL_API_KEY: 'k' })));
+    expect(error.exitCode).toBe(2);
+    expect(error.message).toMatch(/^the service URL from MCPCTL_API_URL ends with \/v1/);
+    expect(error.hint).toContain(`give the base URL without it (${base})`);
+    // a path that merely contains v1 elsewhere is a base URL like any other
+    const connection = await resolveConnection(context({ MCPCTL_API_URL: 'https://v1.example.com/v1x', MCPCTL_API_KEY: 'k' }));
+    expect(connection.url).toBe('https://v1.example.com/v1x');
+  });
+
   it('a file that is not JSON, or of the wrong shape, is exit 2 naming the path and fields', async () => {
     const path = sandbox.env.MCPCTL_CONFIG!;
     await mkdir(dirname(path), { recursive: true });

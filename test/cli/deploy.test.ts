@@ -255,6 +255,19 @@ describe('deploy config', () => {
     await expect(configFromDefinition(defaults, 'production', { A: 'a' })).rejects.toThrow(/ONLY_IN_PROD/);
   });
 
+  it('an env file or --env-var that sets a variable of deploy.env_vars makes its ${VAR} unneeded', async () => {
+    // WEATHER_YAML's deploy.env_vars has API_TOKEN: ${WEATHER_TOKEN}; the environment here lacks it
+    const { WEATHER_TOKEN: _unset, ...without } = env;
+    await writeFile(join(sandbox.dir, 'secrets.env'), 'API_TOKEN=from-the-file\n');
+    const fromFile = await runCli(['deploy', 'weather.yaml', '--env-file', 'secrets.env', '--no-wait', '--json'], { env: without, cwd: sandbox.dir });
+    expect(fromFile.code, fromFile.stderr).toBe(0);
+    expect(deployBody()).toMatchObject({ config: { env_vars: { API_TOKEN: 'from-the-file' } } });
+
+    const fromFlag = await runCli(['deploy', 'weather.yaml', '--env-var', 'API_TOKEN', '--no-wait', '--json'], { env: { ...without, API_TOKEN: 'from-env' }, cwd: sandbox.dir });
+    expect(fromFlag.code, fromFlag.stderr).toBe(0);
+    expect(server.requestsTo('/v1/deploy', 'POST')[1]!.body).toMatchObject({ config: { env_vars: { API_TOKEN: 'from-env' } } });
+  });
+
   it('flags win over the file', async () => {
     const config = await applyDeployFlags(
       { domain: 'a.example.com', scaling: { min_instances: 2, max_instances: 4 }, env_vars: { X: '1' } },

@@ -57,6 +57,24 @@ describe('mcpctl dev', () => {
     await writeFile(file, source.replace('name: hello', 'name: "hello world!"'));
     await dev.waitFor(/reload failed; still serving the last good version[\s\S]*server\.yaml:\d+:\d+/, 'stderr');
     expect(firstText(await client.callTool({ name: 'hello', arguments: { name: 'Cy' } }))).toBe('Hi there, Cy.');
+
+    // undoing the broken edit brings back the version being served: say that the error is over
+    await writeFile(file, source.replace('"Hello, {{args.name}}!"', '"Hi there, {{args.name}}."'));
+    await dev.waitFor(/reload failed[\s\S]*server\.yaml is valid again; it is the version being served/, 'stderr');
+    expect(firstText(await client.callTool({ name: 'hello', arguments: { name: 'Di' } }))).toBe('Hi there, Di.');
+    expect(await dev.stop()).toBe(0);
+  });
+
+  it('says what the printed client configurations leave out: variables to set and the bearer token', async () => {
+    await using temp = await makeTempDir();
+    const file = await copyFixture(temp.path);
+    const source = await readFile(file, 'utf8');
+    await writeFile(file, source.replace('template: basic\n', 'template: basic\nauth:\n  type: bearer\n  token: ${DEV_TOKEN}\n'));
+    await using dev = startDev([file, '--port', '0'], { env: { DEV_TOKEN: 'dev-token-0123456789' } });
+    await dev.waitFor(/watching/);
+    expect(dev.stdout()).toContain('a client that starts it must set DEV_TOKEN in its "env"');
+    expect(dev.stdout()).toContain('clients must send the bearer token (DEV_TOKEN)');
+    expect(dev.stdout()).not.toContain('dev-token-0123456789');
     expect(await dev.stop()).toBe(0);
   });
 

@@ -181,6 +181,36 @@ describe('mcpctl init on a terminal', () => {
   });
 });
 
+describe('mcpctl init on a terminal, where a definition already is', () => {
+  it('says so before asking anything', async () => {
+    const tty = <T extends PassThrough>(stream: T) => Object.assign(stream, { isTTY: true, columns: 100, rows: 40, setRawMode: () => stream });
+    const stdin = tty(new PassThrough());
+    const stdout = tty(new PassThrough());
+    const stderr = tty(new PassThrough());
+    let screen = '';
+    const answered = new Set<string>();
+    stderr.on('data', (chunk: Buffer) => {
+      screen += chunk.toString('utf8');
+      // were a question asked, take its default so that the command still ends
+      for (const question of ['Server name', 'Template', 'Name of the first tool']) {
+        if (screen.includes(question) && !answered.has(question)) {
+          answered.add(question);
+          setImmediate(() => stdin.write('\r'));
+        }
+      }
+    });
+    stdout.resume();
+    await mkdir(join(sandbox.dir, 'existing'));
+    await writeFile(join(sandbox.dir, 'existing', 'server.yaml'), 'name: mine\n');
+
+    const code = await run(['--no-color', 'init', 'existing'], { stdin, stdout, stderr, env: { PATH: process.env.PATH }, cwd: sandbox.dir });
+    expect(code).toBe(2);
+    expect(screen).toContain('init would overwrite 1 file; nothing was written');
+    expect(screen).not.toContain('Server name');
+    expect(await readFile(join(sandbox.dir, 'existing', 'server.yaml'), 'utf8')).toBe('name: mine\n');
+  });
+});
+
 describe('helpers', () => {
   it.each([
     ['demo', 'demo'],

@@ -59,6 +59,39 @@ describe('mcpctl logs', () => {
     expect(seen.indexOf('instance i1 healthy')).toBeLessThan(seen.indexOf('marker-after-start'));
   });
 
+  it('--follow --lines N starts with the newest N lines only', async () => {
+    const d = await t.deploy(await t.addServer('weather'), 'development');
+    await callTool(`${d.url}/mcp`, 'echo', { text: 'older call' });
+    const all = (await logs(d.deployment_id, '--json')).json().lines as Array<{ message: string }>;
+    expect(all.length).toBeGreaterThan(2);
+    const newest = all.at(-1)!.message;
+
+    const controller = new AbortController();
+    const stdout = new PassThrough();
+    let seen = '';
+    stdout.on('data', (chunk: Buffer) => {
+      seen += chunk.toString('utf8');
+      if (seen.includes('marker-after-start')) controller.abort();
+    });
+    const safety = setTimeout(() => controller.abort(), 15_000);
+    const running = run(['logs', d.deployment_id, '--follow', '--lines', '1', '--json'], {
+      stdout,
+      stderr: new PassThrough(),
+      stdin: Readable.from([]),
+      env: t.env,
+      cwd: t.sandbox.dir,
+      signal: controller.signal,
+    });
+    for (let i = 0; i < 100 && seen === ''; i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+    await callTool(`${d.url}/mcp`, 'echo', { text: 'marker-after-start' });
+    expect(await running).toBe(0);
+    clearTimeout(safety);
+    const lines = seen.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { message: string });
+    expect(lines[0]!.message).toBe(newest);
+    expect(lines.some((line) => line.message.includes('deploying weather'))).toBe(false);
+    expect(lines.at(-1)!.message).toContain('marker-after-start');
+  });
+
   it('rejects a bad id or --since, exit 2', async () => {
     expect((await logs('deploy_nope')).stderr).toContain('no deployment deploy_nope');
     const bad = await logs('deploy_nope', '--since', 'yesterday-ish');

@@ -88,6 +88,14 @@ describe('mcpctl test', () => {
     expect(result.stdout).toContain('likely causes:');
   });
 
+  it('a rate of 1 with no tool or resource used is flagged as a request not understood', async () => {
+    server.options.agent = (request, stored) => ({ ...scriptedAgent(request, stored), tools_used: [], resources_accessed: [], tool_calls: [], success_rate: 1 });
+    const result = await test([mcpId, '-m', 'sing me a song']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('no tool or resource was used: the request was not understood (no tool was used), or a needed tool is missing');
+    expect(result.stdout).not.toContain('likely causes:');
+  });
+
   it('a failed expectation is exit 7; --json has passed false and every failure; --junit records it', async () => {
     server.options.agent = (request, stored) => ({ ...scriptedAgent(request, stored), tools_used: [], tool_calls: [] });
     const result = await test(['weather.yaml', '--json', '--junit', 'reports/junit.xml']);

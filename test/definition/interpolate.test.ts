@@ -96,6 +96,12 @@ describe('listEnvRefs', () => {
     expect(listEnvRefs(value)).toEqual(['B', 'A', 'C']);
   });
 
+  it('with withoutDefault, lists only the names some reference gives no default', () => {
+    const value = { a: '${A:-x}', b: ['${B}', '${A:-y}'], c: { d: '${C:-z} ${B}' } };
+    expect(listEnvRefs(value, { withoutDefault: true })).toEqual(['B']);
+    expect(listEnvRefs({ a: '${A:-x}', b: '${A}' }, { withoutDefault: true })).toEqual(['A']);
+  });
+
   it('returns nothing for values without references', () => {
     expect(listEnvRefs({ a: 'plain', b: [1, 2] })).toEqual([]);
   });

@@ -209,6 +209,38 @@ tools:
     expect(error?.problems.map((p) => [p.where, p.path])).toEqual([['server.yaml:3:1', 'handlers']]);
   });
 
+  it('says where a list or map became a key, without garbled field names or a process warning', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.message);
+    process.on('warning', onWarning);
+    try {
+      // the second `- name:` indented too little: that list becomes a key of the top-level map
+      const misindented = `name: demo
+template: basic
+tools:
+  - name: a
+    description: A
+    inputSchema: { type: object }
+- name: b
+    description: B
+    inputSchema: { type: object }
+`;
+      const error = await problemsOf(misindented);
+      expect(error?.problems[0]).toEqual({ where: 'server.yaml:7:1', message: 'A block sequence may not be used as an implicit map key' });
+      for (const problem of error?.problems ?? []) {
+        expect(problem.message).not.toContain('\n');
+        expect(problem.path).toBeUndefined();
+      }
+
+      const explicit = await problemsOf('name: a\ntemplate: basic\n? [a, b]\n: 1\ntools: []\n');
+      expect(explicit?.problems).toEqual([{ where: 'server.yaml:3:3', message: 'a list or map cannot be a key: check the indentation of this line' }]);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
   it('reads JSON, which is YAML too, and a byte order mark', async () => {
     const loaded = await parseDefinition('\uFEFF{"name": "j", "template": "basic", "tools": []}', { file: '/defs/server.json' });
     expect(loaded.definition.name).toBe('j');

@@ -136,6 +136,23 @@ describe('builds with the real runtime', () => {
     expect(await store.listServers()).toEqual([]);
   });
 
+  it('names the field the runtime could not start, once, in one-line details', async () => {
+    const { builder } = await setup();
+    const definition = {
+      name: 'throws',
+      template: 'custom' as const,
+      tools: [
+        { name: 'fine', description: 'Fine', inputSchema: { type: 'object' as const }, handler: { type: 'static' as const, content: [{ type: 'text' as const, text: 'ok' }] } },
+        { name: 'boom', description: 'Explodes', inputSchema: { type: 'object' as const }, handler: { type: 'module' as const, module: 'boom.mjs', timeout_ms: 1000 } },
+      ],
+      files: { 'boom.mjs': { encoding: 'utf8' as const, content: 'throw new Error("kaboom at import");\n' } },
+    };
+    const error = await failure(builder.build(definition));
+    expect(error.code).toBe('build_failed');
+    expect(error.message).toBe('the server did not start');
+    expect(error.details).toEqual([{ path: 'tools[1].handler', message: 'cannot load boom.mjs: kaboom at import' }]);
+  });
+
   it('answers not_implemented when this engine has no runtime', async () => {
     const { builder } = await setup(async () => undefined);
     expect((await failure(builder.build(weatherDefinition() as BuildRequest))).code).toBe('not_implemented');

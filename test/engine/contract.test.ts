@@ -1,7 +1,7 @@
 /**
- * The foundation's /v1 contract suite against the real engine: real store, builder, runtime and
- * deployment service, in a temp MCPCTL_HOME, on 127.0.0.1. The test agent is not part of the
- * engine yet, so POST /v1/test must answer 501.
+ * The foundation's /v1 contract suite against the real engine: real store, builder, runtime,
+ * deployment service and test agent (the default model, mcpctl-local), in a temp MCPCTL_HOME,
+ * on 127.0.0.1.
  */
 import { createLogger } from '../../src/engine/logger.js';
 import { startEngine } from '../../src/engine/engine.js';
@@ -32,5 +32,4 @@ describeContract(
       },
     };
   },
-  { testAgent: false },
 );

@@ -203,6 +203,26 @@ describe('mcpctl engine', () => {
   }, 60_000);
 });
 
+describe('a state folder that cannot be one', () => {
+  it('is a user error naming the path, for a command that starts the engine and for serve', async () => {
+    const box = await sandbox();
+    const file = join(box.dir, 'not-a-folder');
+    await writeFile(file, 'x');
+    for (const [home, why] of [
+      [file, 'it is a file'],
+      [join(file, 'home'), 'a part of its path is a file'],
+    ] as const) {
+      const env = { ...box.env, MCPCTL_HOME: home };
+      for (const args of [['ls'], ['serve', '--port', '0']]) {
+        const result = await mcpctl({ ...box, env }, args);
+        expect(result.code, result.stderr).toBe(2);
+        expect(result.stderr).toContain(`error: cannot keep the engine's state in ${home}: ${why}`);
+        expect(result.stderr).not.toMatch(/internal error|\n\s+at /);
+      }
+    }
+  }, 60_000);
+});
+
 describe('mcpctl serve', () => {
   it('runs in the foreground: key printed once on stderr, JSON log lines on stdout, stops on SIGTERM', async () => {
     const box = await sandbox();
@@ -248,6 +268,26 @@ describe('mcpctl serve', () => {
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
+  }, 60_000);
+
+  it('stops cleanly, without a crash, when the reader of its log goes away (serve | head)', async () => {
+    const key = 'serve-key-0123456789abcdefghijklmnop';
+    const box = await sandbox({ MCPCTL_API_KEY: key });
+    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { env: box.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const listening = await waitFor('the listening line', () => stdout.split('\n').find((line) => line.includes('"engine listening"')));
+    const { url } = JSON.parse(listening) as { url: string };
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    child.stdout.destroy();
+    // the next log line meets a closed pipe
+    await call(url, 'GET', '/v1/servers', { key }).catch(() => undefined);
+    expect(await exited).toBe(0);
+    expect(stderr).not.toMatch(/EPIPE|Unhandled 'error' event/);
+    expect(existsSync(join(box.env.MCPCTL_HOME!, 'engine.json'))).toBe(false);
   }, 60_000);
 
   it('refuses a non-loopback address without MCPCTL_API_KEY, and a home whose engine runs', async () => {

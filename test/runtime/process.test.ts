@@ -76,6 +76,10 @@ describe('serve-bundle', () => {
     const start = startRuntimeProcess({ bundleDir, env: {} });
     await expect(start).rejects.toBeInstanceOf(RuntimeProcessError);
     await expect(start).rejects.toThrow(/SLOW_API_KEY is not set \(used by tools\[1\]\.handler\.headers\.Authorization\)/);
+    // the runtime's own report: one line (it becomes a deployment's reason), its problems apart
+    const error = (await start.catch((e: unknown) => e)) as RuntimeProcessError;
+    expect(error.message).not.toContain('\n');
+    expect(error.problems).toEqual([expect.stringMatching(/SLOW_API_KEY is not set/)]);
   });
 
   it('fails to start from a folder that is not a bundle', async () => {

@@ -106,13 +106,22 @@ function unescapeDouble(text: string): string {
  * `environments.<env>` overrides (scaling and env_vars merge field by field), with `${VAR}`
  * references resolved from `env` now. Another environment's overrides are not resolved.
  */
-export async function configFromDefinition(defaults: DeployDefaults | undefined, environment: Environment, env: Env): Promise<DeployConfig> {
+export async function configFromDefinition(
+  defaults: DeployDefaults | undefined,
+  environment: Environment,
+  env: Env,
+  options: { replaced?: ReadonlySet<string> } = {},
+): Promise<DeployConfig> {
   if (defaults === undefined) return {};
   const { resolveEnvDeep } = await import('../../definition/interpolate.js');
+  // env_vars that --env-var or --env-file set anyway need no value from the environment
+  const kept = (vars: Record<string, string> | undefined) =>
+    vars === undefined || options.replaced === undefined ? vars : Object.fromEntries(Object.entries(vars).filter(([name]) => !options.replaced!.has(name)));
   const { domain, scaling, env_vars } = defaults;
-  const base = resolveEnvDeep({ domain, scaling, env_vars }, env, ['deploy']);
+  const base = resolveEnvDeep({ domain, scaling, env_vars: kept(env_vars) }, env, ['deploy']);
   const override = defaults.environments?.[environment];
-  const over = override === undefined ? {} : resolveEnvDeep(override, env, ['deploy', 'environments', environment]);
+  const over =
+    override === undefined ? {} : resolveEnvDeep({ ...override, ...(override.env_vars === undefined ? {} : { env_vars: kept(override.env_vars) }) }, env, ['deploy', 'environments', environment]);
   const merged: DeployConfig = {};
   const mergedDomain = over.domain ?? base.domain;
   if (mergedDomain !== undefined) merged.domain = mergedDomain;
@@ -123,6 +132,20 @@ export async function configFromDefinition(defaults: DeployDefaults | undefined,
   return merged;
 }
 
+/** The values of an env file given to --env-file. */
+export async function readEnvFile(file: string, cwd: string): Promise<Record<string, string>> {
+  let text: string;
+  try {
+    text = await readFile(resolve(cwd, file), 'utf8');
+  } catch (error) {
+    throw new UserError(`cannot read the env file ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'it does not exist' : (error as Error).message}`, {
+      hint: 'check the path given to --env-file',
+      code: 'file_not_found',
+    });
+  }
+  return parseEnvFile(text, file);
+}
+
 /** Applies the flags on top of the file's config: --env-file, then --env-var, then the rest. */
 export async function applyDeployFlags(
   config: DeployConfig,
@@ -131,18 +154,7 @@ export async function applyDeployFlags(
 ): Promise<DeployConfig> {
   const out: DeployConfig = { ...config, ...(config.scaling === undefined ? {} : { scaling: { ...config.scaling } }) };
   const vars: Record<string, string> = { ...config.env_vars };
-  if (options.envFile !== undefined) {
-    let text: string;
-    try {
-      text = await readFile(resolve(io.cwd, options.envFile), 'utf8');
-    } catch (error) {
-      throw new UserError(`cannot read the env file ${options.envFile}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'it does not exist' : (error as Error).message}`, {
-        hint: 'check the path given to --env-file',
-        code: 'file_not_found',
-      });
-    }
-    Object.assign(vars, parseEnvFile(text, options.envFile));
-  }
+  if (options.envFile !== undefined) Object.assign(vars, await readEnvFile(options.envFile, io.cwd));
   const missing: string[] = [];
   for (const name of options.envVar ?? []) {
     if (!ENV_NAME_PATTERN.test(name)) {
@@ -208,7 +220,8 @@ export async function deployCommand(ctx: CommandContext, target: string, options
   const defaults = file?.loaded.definition.deploy;
   const environment: Environment = options.env ?? defaults?.environment ?? 'development';
   // Everything local is checked before the first request: a missing variable builds nothing.
-  const config = await applyDeployFlags(await configFromDefinition(defaults, environment, ctx.io.env), options, ctx.io);
+  const replaced = new Set([...(options.envVar ?? []), ...(options.envFile === undefined ? [] : Object.keys(await readEnvFile(options.envFile, ctx.io.cwd)))]);
+  const config = await applyDeployFlags(await configFromDefinition(defaults, environment, ctx.io.env, { replaced }), options, ctx.io);
   const timeoutSeconds = options.timeout ?? 600;
   const key = options.idempotencyKey;
 

@@ -31,6 +31,10 @@ interface Build {
   bundleDir: string;
   /** absolute paths of the definition file and every file it references */
   files: string[];
+  /** variables the served definition needs (no default): whoever starts it must set them */
+  needsEnv: string[];
+  /** where the bearer token comes from, when clients must send one */
+  auth?: { from: string };
 }
 
 const DEBOUNCE_MS = 150;
@@ -45,11 +49,12 @@ export async function devCommand(ctx: CommandContext, file: string, options: Dev
   const bundlesRoot = await mkdtemp(join(tmpdir(), 'mcpctl-dev-'));
   const logger = createDevLogger(ctx, stdio);
 
-  const [{ loadDefinition }, { toBuildRequest }, { readBundle, writeBundle, BundleError }, { createRuntime, RuntimeStartError }] = await Promise.all([
+  const [{ loadDefinition }, { toBuildRequest }, { readBundle, writeBundle, BundleError }, { createRuntime, RuntimeStartError }, { listEnvRefs }] = await Promise.all([
     import('../../definition/load.js'),
     import('../../definition/build-request.js'),
     import('../../runtime/bundle.js'),
     import('../../runtime/server.js'),
+    import('../../definition/interpolate.js'),
   ]);
 
   /** Loads, bundles and starts the definition; throws UserError with every problem. */
@@ -77,7 +82,17 @@ export async function devCommand(ctx: CommandContext, file: string, options: Dev
         ...(LOOPBACK.has(host) ? {} : { allowedHosts: false as const }),
       });
       const files = [definitionFile, ...Object.keys(request.files ?? {}).map((path) => join(loaded.dir, ...path.split('/')))];
-      return { runtime, digest: written.digest, bundleDir: written.dir, files };
+      const { deploy: _deploy, tests: _tests, ...served } = loaded.definition;
+      const { auth } = loaded.definition;
+      const tokenVars = auth === undefined ? [] : listEnvRefs(auth.token);
+      return {
+        runtime,
+        digest: written.digest,
+        bundleDir: written.dir,
+        files,
+        needsEnv: listEnvRefs(served, { withoutDefault: true }),
+        ...(auth === undefined ? {} : { auth: { from: tokenVars.length === 0 ? 'auth.token' : tokenVars.join(', ') } }),
+      };
     } catch (error) {
       await rm(written.dir, { recursive: true, force: true });
       if (error instanceof RuntimeStartError) {
@@ -137,6 +152,8 @@ export async function devCommand(ctx: CommandContext, file: string, options: Dev
       renderReady(ctx, current, { url, definitionFile, shown });
     }
 
+    // after a failed reload, the last word on screen is an error: say when it no longer holds
+    let failed = false;
     await serveUntilStopped(ctx, {
       stdio,
       watchFiles: () => current.files,
@@ -149,9 +166,15 @@ export async function devCommand(ctx: CommandContext, file: string, options: Dev
           ctx.out.error(`reload failed; still serving the last good version of ${shown}`, {
             problems: problems.length === 0 ? [{ message: error instanceof Error ? error.message : String(error) }] : problems,
           });
+          failed = true;
           return;
         }
-        if (next === 'unchanged') return;
+        const wasFailed = failed;
+        failed = false;
+        if (next === 'unchanged') {
+          if (wasFailed) ctx.out.notice(`✔ ${shown} is valid again; it is the version being served (${describeCounts(current.runtime)})`);
+          return;
+        }
         const previous = current;
         current = next;
         onReload?.();
@@ -261,6 +284,8 @@ function renderReady(ctx: CommandContext, build: Build, where: { url: string; de
       health_url: `${where.url}/health`,
       ...runtime.counts,
       client_config: { stdio: launched, http: byUrl },
+      needs_env: build.needsEnv,
+      auth: build.auth === undefined ? null : 'bearer',
     },
     (p) => {
       p.success(`${runtime.name} ${runtime.version} is serving ${describeCounts(runtime)}`);
@@ -274,6 +299,11 @@ function renderReady(ctx: CommandContext, build: Build, where: { url: string; de
       p.line('A client that connects by URL, to this running server:');
       p.line(JSON.stringify(byUrl, null, 2));
       p.line();
+      // the configurations above carry no secrets: say what a client has to add
+      if (build.needsEnv.length > 0) p.next(`a client that starts it must set ${build.needsEnv.join(', ')} in its "env"`);
+      if (build.auth !== undefined) {
+        p.next(`clients must send the bearer token (${build.auth.from}): add "headers": { "Authorization": "Bearer <token>" } to the URL configuration`);
+      }
       p.next(`watching ${where.shown} and ${build.files.length - 1} referenced ${build.files.length === 2 ? 'file' : 'files'}; requests are logged below; Ctrl-C stops`);
     },
     { always: true },

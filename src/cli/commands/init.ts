@@ -9,7 +9,7 @@ import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:pat
 import { fileURLToPath } from 'node:url';
 import { UserError } from '../errors.js';
 import type { CommandContext } from '../context.js';
-import { askChoice, askText } from '../prompt.js';
+import { askChoice, askText, canPrompt } from '../prompt.js';
 import { plural, shellQuote } from '../render/format.js';
 
 export const TEMPLATE_NAMES = ['basic', 'advanced', 'custom'] as const;
@@ -135,6 +135,9 @@ export async function initProject(ctx: CommandContext, dir: string, options: Ini
   if (options.name !== undefined && checkName(options.name) !== true) {
     throw new UserError(`"${options.name}" cannot be a server name: ${checkName(options.name) as string}`, { hint: 'pass another --name' });
   }
+  // Every template writes server.yaml: on a terminal, say it is in the way before asking anything.
+  const asks = !yes && canPrompt(ctx) && (options.name === undefined || options.template === undefined || options.tool === undefined);
+  if (asks) await checkTargets(ctx.io.cwd, target, ['server.yaml'], options.force === true);
 
   const name =
     options.name ??

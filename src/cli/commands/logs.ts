@@ -58,7 +58,10 @@ export async function logsCommand(ctx: CommandContext, deploymentId: string, opt
   await withApi(ctx, async (client) => {
     if (options.follow === true) {
       // The stream starts with the recent lines, then new ones as they come.
-      await client.followLogs(deploymentId, write, ctx.signal, since === undefined ? {} : { since });
+      await client.followLogs(deploymentId, write, ctx.signal, {
+        ...(since === undefined ? {} : { since }),
+        ...(options.lines === undefined ? {} : { limit: options.lines }),
+      });
       if (!ctx.signal.aborted) ctx.out.notice('the log stream ended');
       return;
     }

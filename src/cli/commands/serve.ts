@@ -46,8 +46,8 @@ export async function serveCommand(ctx: CommandContext, options: ServeOptions): 
     throw new UserError((error as Error).message);
   }
 
-  const { ensureDir } = await import('../../engine/store/atomic.js');
-  await ensureDir(paths.home);
+  const { prepareHome } = await import('../../engine/local.js');
+  await prepareHome(paths.home);
   const taken = await state.acquireLock(paths.lockFile);
   if (!('lock' in taken)) {
     throw new UserError(`another engine runs for ${paths.home}${taken.heldBy === undefined ? '' : ` (pid ${taken.heldBy})`}`, {

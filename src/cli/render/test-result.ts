@@ -52,6 +52,9 @@ export function renderCase(p: Printer, report: CaseReport): void {
   if (r.success_rate < 1) {
     p.line(`  ${s.dim('likely causes:')}`);
     for (const cause of LIKELY_CAUSES) p.line(`    ${s.dim('-')} ${cause}`);
+  } else if (r.tools_used.length === 0 && r.resources_accessed.length === 0) {
+    // A rate of 1 with nothing used is vacuous: the spec's last cause is the likely one.
+    p.warn(`no tool or resource was used: ${LIKELY_CAUSES[3]}, or ${LIKELY_CAUSES[1]}`);
   }
   for (const failure of report.failures) p.line(`  ${s.red('✖')} ${failure}`);
   p.line();

@@ -1,0 +1,124 @@
+/**
+ * What the model-backed agents share: the system prompt, the server's tools as the model sees
+ * them (plus one tool that reads resources), carrying out the model's tool calls within the
+ * run's budget, and turning a provider's failure into the service error docs/api.md names.
+ */
+import { HttpError } from '../../http/respond.js';
+import { ServiceError } from '../../types.js';
+import type { AgentSession, Catalog, InputSchema } from '../types.js';
+
+export interface OfferedTool {
+  name: string;
+  description: string;
+  inputSchema: InputSchema;
+}
+
+const RESOURCE_TOOL = 'read_resource';
+const LISTED_RESOURCES = 50;
+
+/** The system prompt: what the agent is for, the server's own instructions. */
+export function systemPrompt(catalog: Catalog): string {
+  const lines = [
+    'You are an assistant that answers the user with the tools and resources of one MCP server.',
+    'Use the tools when they help; read a resource when its content is needed. Answer briefly, from what the tools and resources returned.',
+  ];
+  if (catalog.instructions !== undefined && catalog.instructions.trim() !== '') lines.push('', 'The server says:', catalog.instructions.trim());
+  return lines.join('\n');
+}
+
+/** The server's tools as offered to a model, and the name of the resource-reading tool (undefined when there are no resources). */
+export function offeredTools(catalog: Catalog): { tools: OfferedTool[]; resourceTool: string | undefined } {
+  const tools: OfferedTool[] = catalog.tools.map((tool) => ({
+    name: tool.name,
+    description: [tool.title, tool.description].filter((t) => t !== undefined && t !== '').join(': ') || tool.name,
+    inputSchema: { ...tool.inputSchema, type: 'object', properties: tool.inputSchema.properties ?? {} },
+  }));
+  if (catalog.resources.length === 0 && catalog.templates.length === 0) return { tools, resourceTool: undefined };
+  // A server's own tool may already have the name.
+  let name = RESOURCE_TOOL;
+  for (let n = 2; catalog.tools.some((t) => t.name === name); n += 1) name = `${RESOURCE_TOOL}_${n}`;
+  const listed = [
+    ...catalog.resources.slice(0, LISTED_RESOURCES).map((r) => `- ${r.uri} (${r.name})${r.description === undefined ? '' : `: ${r.description}`}`),
+    ...catalog.templates.slice(0, LISTED_RESOURCES).map((t) => `- ${t.uriTemplate} (template; fill in the {variables})${t.description === undefined ? '' : `: ${t.description}`}`),
+  ];
+  tools.push({
+    name,
+    description: `Reads a resource of the server by its URI and returns its content. Resources:\n${listed.join('\n')}`,
+    inputSchema: { type: 'object', properties: { uri: { type: 'string', description: 'the URI of the resource' } }, required: ['uri'] },
+  });
+  return { tools, resourceTool: name };
+}
+
+/** Carries out one tool call of the model: a server tool, or a resource read. Over the budget, the model is told so. */
+export async function carryOut(
+  session: AgentSession,
+  budget: { left: number; limit: number },
+  resourceTool: string | undefined,
+  name: string,
+  input: unknown,
+): Promise<{ text: string; isError: boolean }> {
+  if (budget.left <= 0) return { text: `Not run: this test allows at most ${budget.limit} tool calls. Answer with what you have.`, isError: true };
+  budget.left -= 1;
+  const args = input !== null && typeof input === 'object' && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
+  if (name === resourceTool) {
+    const uri = typeof args.uri === 'string' ? args.uri : '';
+    if (uri === '') return { text: 'read_resource needs a uri', isError: true };
+    const outcome = await session.readResource(uri);
+    return { text: outcome.text === '' ? '(empty)' : outcome.text, isError: !outcome.ok };
+  }
+  const outcome = await session.callTool(name, args);
+  return { text: outcome.text === '' ? '(no content)' : outcome.text, isError: !outcome.ok };
+}
+
+export interface ProviderFailure {
+  /** Anthropic, OpenAI */
+  provider: string;
+  keyVariable: string;
+  baseUrl: string;
+  /** the HTTP status the provider answered, when it answered */
+  status?: number | undefined;
+  /** the provider's own message */
+  message: string;
+  /** the provider's Retry-After, in seconds */
+  retryAfter?: string | null | undefined;
+}
+
+/** What a client should wait before retrying a key problem: retrying sooner cannot help. */
+export const KEY_RETRY_AFTER = { 'Retry-After': '60' };
+
+/**
+ * A provider's failure as a service error: a refused key, a rate limit, an outage or an
+ * unreachable provider is `unavailable` (the engine's dependency), anything else the provider
+ * refused is `internal`, with the provider's words. A key problem carries `Retry-After: 60`, so
+ * clients do not retry at once what only a new key can fix; a rate limit carries the provider's.
+ */
+export function providerError(failure: ProviderFailure): ServiceError {
+  const { provider, keyVariable, status, message } = failure;
+  const said = message.trim() === '' ? '' : `: ${message.trim().slice(0, 300)}`;
+  if (status === undefined) return new ServiceError('unavailable', `could not reach ${provider} at ${failure.baseUrl}${said}`);
+  if (status === 401 || status === 403) {
+    return new HttpError('unavailable', `${provider} refused the engine's ${keyVariable} (HTTP ${status})${said}; set a valid key where the engine runs and restart it`, KEY_RETRY_AFTER);
+  }
+  if (status === 429) {
+    const seconds = failure.retryAfter?.trim() ?? '';
+    const wait: Record<string, string> = /^\d+$/.test(seconds) ? { 'Retry-After': seconds } : {};
+    return new HttpError('unavailable', `${provider} is rate limiting the engine (HTTP 429)${said}; retry later`, wait);
+  }
+  if (status >= 500) return new ServiceError('unavailable', `${provider} failed (HTTP ${status})${said}; retry later`);
+  return new ServiceError('internal', `${provider} refused the test's request (HTTP ${status})${said}`);
+}
+
+/** The Retry-After of an SDK error's response, when it has one. */
+export function retryAfterOf(error: unknown): string | null | undefined {
+  const headers = (error as { headers?: unknown } | null)?.headers;
+  return headers instanceof Headers ? headers.get('retry-after') : undefined;
+}
+
+/** The provider's message inside an SDK error: the body's error.message when there is one. */
+export function providerMessage(error: unknown): string {
+  const body = (error as { error?: unknown } | null)?.error;
+  const inner = (body as { error?: { message?: unknown }; message?: unknown } | undefined) ?? {};
+  if (typeof inner.error?.message === 'string') return inner.error.message;
+  if (typeof inner.message === 'string') return inner.message;
+  return error instanceof Error ? error.message : String(error);
+}

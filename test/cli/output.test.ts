@@ -1,0 +1,55 @@
+/**
+ * The output module on an interactive terminal: the spinner must leave the terminal's line
+ * discipline alone, so that Ctrl-C stays SIGINT and ends a deploy wait.
+ */
+import { PassThrough } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Output } from '../../src/cli/output.js';
+
+/** A stream with what ora uses of a terminal. */
+function terminal() {
+  return Object.assign(new PassThrough(), {
+    isTTY: true,
+    columns: 100,
+    rows: 40,
+    cursorTo: () => true,
+    moveCursor: () => true,
+    clearLine: () => true,
+  });
+}
+
+// ora looks at the process's own stdin: give it a terminal's shape for the length of a test.
+const stdin = process.stdin as NodeJS.ReadStream & { setRawMode?: (mode: boolean) => unknown };
+const saved = { isTTY: Object.getOwnPropertyDescriptor(stdin, 'isTTY'), setRawMode: Object.getOwnPropertyDescriptor(stdin, 'setRawMode') };
+afterEach(() => {
+  for (const [key, descriptor] of Object.entries(saved)) {
+    if (descriptor === undefined) Reflect.deleteProperty(stdin, key);
+    else Object.defineProperty(stdin, key, descriptor);
+  }
+});
+
+describe('Output.progress on a terminal', () => {
+  it('never puts the terminal in raw mode, so Ctrl-C still interrupts', async () => {
+    const rawModes: boolean[] = [];
+    Object.defineProperty(stdin, 'isTTY', { value: true, configurable: true });
+    Object.defineProperty(stdin, 'setRawMode', {
+      value: (mode: boolean) => {
+        rawModes.push(mode);
+        return stdin;
+      },
+      configurable: true,
+    });
+    const stderr = terminal();
+    let drawn = '';
+    stderr.on('data', (chunk: Buffer) => (drawn += chunk.toString('utf8')));
+    const out = new Output({ stdout: terminal(), stderr, json: false, quiet: false, color: false, ci: false });
+    expect(out.interactive).toBe(true);
+
+    const progress = await out.progress('deploying deploy_abc to production');
+    progress.update('deploying deploy_abc to production: health checks (1/2 healthy)');
+    progress.succeed('deployed deploy_abc');
+
+    expect(drawn).toContain('deployed deploy_abc');
+    expect(rawModes).toEqual([]);
+  });
+});
