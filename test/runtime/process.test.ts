@@ -4,7 +4,9 @@
  * start that cannot work fails with the reason.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { startRuntimeProcess, RuntimeProcessError } from '../../src/runtime/process.js';
 import { FIXTURES, bundleDefinition, connect, firstText, makeTempDir } from './helpers.js';
@@ -27,6 +29,15 @@ async function waitFor(check: () => boolean, what: string): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   throw new Error(`gave up waiting for ${what}`);
+}
+
+/** A process that exited but was not reaped (this machine's pid 1 does not reap orphans). */
+function isZombie(pid: number): boolean {
+  try {
+    return /^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
 }
 
 describe('serve-bundle', () => {
@@ -69,6 +80,38 @@ describe('serve-bundle', () => {
       expect(lines.find((line) => line.includes('"event":"stopped"'))).toContain('"drained":true');
     } finally {
       await runtime.stop(1000);
+    }
+  });
+
+  it('exits by itself when its supervisor is killed with SIGKILL', async () => {
+    // A stand-in supervisor: starts the server, prints its pid, then waits to be killed.
+    const supervisor = spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `const { startRuntimeProcess } = await import(${JSON.stringify(join(import.meta.dirname, '../../dist/runtime/process.js'))});
+         const child = await startRuntimeProcess({ bundleDir: ${JSON.stringify(bundleDir)}, env: { SLOW_API_KEY: 'key-12345' } });
+         process.stdout.write(child.pid + '\\n');
+         setInterval(() => {}, 1000);`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const pid = Number(await new Promise<string>((resolve) => createInterface({ input: supervisor.stdout! }).once('line', resolve)));
+    const alive = () => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    expect(alive()).toBe(true);
+    supervisor.kill('SIGKILL');
+    try {
+      await waitFor(() => !alive() || isZombie(pid), 'the orphaned server to exit');
+    } finally {
+      if (alive() && !isZombie(pid)) process.kill(pid, 'SIGKILL');
     }
   });
 
