@@ -97,7 +97,7 @@ describe('serve-bundle', () => {
       ],
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
-    const pid = Number(await new Promise<string>((resolve) => createInterface({ input: supervisor.stdout! }).once('line', resolve)));
+    const pid = Number(await new Promise<string>((resolve) => createInterface({ input: supervisor.stdout }).once('line', resolve)));
     const alive = () => {
       try {
         process.kill(pid, 0);
