@@ -86,6 +86,9 @@ export async function serveCommand(ctx: CommandContext, options: ServeOptions): 
   if (givenKey === undefined) ctx.out.stderr(`API key (shown once, not stored elsewhere): ${apiKey}\n`);
   ctx.out.stderr(`mcpctl engine listening on ${engine.url} (state in ${paths.home}); Ctrl-C stops it\n`);
 
+  // A long-running service logs a stray rejection and keeps serving, as the background engine does.
+  const onRejection = (error: unknown) => logger.error('unhandled promise rejection', { error });
+  process.on('unhandledRejection', onRejection);
   await new Promise<void>((resolve) => {
     const onTerm = () => resolve();
     process.once('SIGTERM', onTerm);
@@ -99,6 +102,7 @@ export async function serveCommand(ctx: CommandContext, options: ServeOptions): 
       { once: true },
     );
   });
+  process.off('unhandledRejection', onRejection);
   await engine.close();
   await state.removeEngineState(paths, process.pid);
   await lock.release();

@@ -90,9 +90,13 @@ export class ManagedInstance {
       this.watchHealth();
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      if (options.retry && !this.stopping) {
-        this.scheduleRestart(reason);
-        this.watchHealth();
+      // With retry this never rejects: callers start such instances without awaiting them, and an
+      // instance stopped while it was starting (scaled down, deployment stopped) is no failure.
+      if (options.retry) {
+        if (!this.stopping) {
+          this.scheduleRestart(reason);
+          this.watchHealth();
+        }
         return;
       }
       this.state = 'stopped';
