@@ -50,6 +50,9 @@ describe('mcpctl ls', () => {
   it('filters by environment, status and server (name or id)', async () => {
     const byEnv = await ls('--env', 'production', '--json');
     expect(byEnv.json().deployments.map((d: Deployment) => d.deployment_id)).toEqual([prod.deployment_id]);
+    // a deployment filter asks for the deployments alone
+    expect(byEnv.json().servers).toBeUndefined();
+    expect((await ls('--status', 'deployed')).stdout).not.toMatch(/^SERVER/m);
     const byStatus = await ls('--status', 'stopped', '--deployments', '--json');
     expect(byStatus.json()).toEqual({ deployments: [expect.objectContaining({ deployment_id: stopped.deployment_id, status: 'stopped' })] });
     const byName = await ls('--server', 'notes', '--json');

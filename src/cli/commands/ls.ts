@@ -1,7 +1,8 @@
 /**
  * `mcpctl ls`: the built servers and the deployments of the service, newest first, as two tables
  * (or one JSON document `{ servers, deployments }`). Filters: --env, --status, --server (a name or
- * an mcp_… id); --servers or --deployments shows only one of the two.
+ * an mcp_… id); --servers or --deployments shows only one of the two, and --env or --status, which
+ * filter deployments only, show the deployments alone.
  */
 import { DEPLOYMENT_STATES, MCP_ID_PATTERN, type Deployment, type Environment, type McpServer } from '../../api/contract.js';
 import type { DeploymentFilter } from '../../api/client.js';
@@ -37,7 +38,8 @@ export async function lsCommand(ctx: CommandContext, options: LsCommandOptions =
     ...(options.status === undefined ? {} : { status: options.status }),
     ...(options.server === undefined ? {} : byId ? { mcp_id: options.server } : { name: options.server }),
   };
-  const showServers = options.deployments !== true;
+  // --env and --status only say something about deployments: they ask for that table alone.
+  const showServers = options.deployments !== true && options.env === undefined && options.status === undefined;
   const showDeployments = options.servers !== true;
 
   const { servers, deployments } = await withApi(ctx, async (client) => {
