@@ -108,7 +108,7 @@ export function explainApiError(error: unknown, connection?: Connection, options
     return fail(message, EXIT.usage, { problems, hint: 'check the id; `mcpctl ls` lists servers and deployments' });
   }
   if (error.status === 409) {
-    return fail(message, EXIT.usage, { problems, hint: 'read the current state with `mcpctl status <deployment_id>`, then retry' });
+    return fail(message, EXIT.usage, { problems, hint: '`mcpctl status <deployment_id>` shows the current state' });
   }
   if (error.status === 413) {
     return fail(message, EXIT.usage, { problems, hint: 'make the definition and its files smaller' });
