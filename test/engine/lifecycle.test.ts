@@ -223,70 +223,68 @@ describe('a state folder that cannot be one', () => {
   }, 60_000);
 });
 
+/** `mcpctl serve --port 0` in the foreground, its output collected as it comes. */
+function startServe(box: { env: Record<string, string | undefined> }) {
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { env: box.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  const out = { stdout: '', stderr: '' };
+  child.stdout.on('data', (c: Buffer) => (out.stdout += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (out.stderr += c.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  /** the engine's URL, once it logs that it listens */
+  const listening = async () => {
+    const line = await waitFor('the listening line', () => out.stdout.split('\n').find((l) => l.includes('"engine listening"')));
+    return (JSON.parse(line) as { url: string }).url;
+  };
+  return { child, out, exited, listening };
+}
+
 describe('mcpctl serve', () => {
   it('runs in the foreground: key printed once on stderr, JSON log lines on stdout, stops on SIGTERM', async () => {
     const box = await sandbox();
-    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { env: box.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    children.push(child);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    const key = await waitFor('the key', () => /API key[^:]*: (\S+)/.exec(stderr)?.[1]);
-    const listening = await waitFor('the listening line', () => stdout.split('\n').find((line) => line.includes('"engine listening"')));
-    const { url } = JSON.parse(listening) as { url: string };
+    const serve = startServe(box);
+    const { child, out } = serve;
+    const key = await waitFor('the key', () => /API key[^:]*: (\S+)/.exec(out.stderr)?.[1]);
+    const url = await serve.listening();
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect((await call(url, 'GET', '/v1/health', { key: null })).status).toBe(401);
     const built = await call(url, 'POST', '/v1/build', { json: weatherDefinition(), key });
     expect(built.status).toBe(200);
     // the request is in the log, with its id
-    await waitFor('the request log line', () => (stdout.includes(built.body.meta.request_id) ? true : undefined));
-    expect(stderr.split(key).length - 1).toBe(1);
+    await waitFor('the request log line', () => (out.stdout.includes(built.body.meta.request_id) ? true : undefined));
+    expect(out.stderr.split(key).length - 1).toBe(1);
     // the local CLI finds this engine through the state file
     expect((await stateOf(box)).url).toBe(url);
-    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
     child.kill('SIGTERM');
-    expect(await exited).toBe(0);
+    expect(await serve.exited).toBe(0);
     expect(existsSync(join(box.env.MCPCTL_HOME!, 'engine.json'))).toBe(false);
-    for (const line of stdout.split('\n').filter(Boolean)) expect(() => JSON.parse(line) as unknown).not.toThrow();
+    for (const line of out.stdout.split('\n').filter(Boolean)) expect(() => JSON.parse(line) as unknown).not.toThrow();
   }, 60_000);
 
   it('takes the key from MCPCTL_API_KEY and does not print it', async () => {
     const key = 'serve-key-0123456789abcdefghijklmnop';
     const box = await sandbox({ MCPCTL_API_KEY: key });
-    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { env: box.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    children.push(child);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    const listening = await waitFor('the listening line', () => stdout.split('\n').find((line) => line.includes('"engine listening"')));
-    const { url } = JSON.parse(listening) as { url: string };
+    const serve = startServe(box);
+    const { child, out } = serve;
+    const url = await serve.listening();
     expect((await call(url, 'GET', '/v1/servers', { key })).status).toBe(200);
-    expect(stderr).not.toContain(key);
-    expect(stdout).not.toContain(key);
-    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(out.stderr).not.toContain(key);
+    expect(out.stdout).not.toContain(key);
     child.kill('SIGTERM');
-    expect(await exited).toBe(0);
+    expect(await serve.exited).toBe(0);
   }, 60_000);
 
   it('stops cleanly, without a crash, when the reader of its log goes away (serve | head)', async () => {
     const key = 'serve-key-0123456789abcdefghijklmnop';
     const box = await sandbox({ MCPCTL_API_KEY: key });
-    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { env: box.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    children.push(child);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    const listening = await waitFor('the listening line', () => stdout.split('\n').find((line) => line.includes('"engine listening"')));
-    const { url } = JSON.parse(listening) as { url: string };
-    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const serve = startServe(box);
+    const { child, out } = serve;
+    const url = await serve.listening();
     child.stdout.destroy();
     // the next log line meets a closed pipe
     await call(url, 'GET', '/v1/servers', { key }).catch(() => undefined);
-    expect(await exited).toBe(0);
-    expect(stderr).not.toMatch(/EPIPE|Unhandled 'error' event/);
+    expect(await serve.exited).toBe(0);
+    expect(out.stderr).not.toMatch(/EPIPE|Unhandled 'error' event/);
     expect(existsSync(join(box.env.MCPCTL_HOME!, 'engine.json'))).toBe(false);
   }, 60_000);
 
