@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ENVIRONMENTS } from '../src/api/contract.js';
-import { configFromDefinition } from '../src/cli/commands/deploy.js';
+import { configFromDefinition } from '../src/cli/steps/deploy-config.js';
 import { listEnvRefs } from '../src/definition/interpolate.js';
 import { loadDefinition } from '../src/definition/load.js';
 import { resolveScaling } from '../src/engine/deployments/limits.js';

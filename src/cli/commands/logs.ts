@@ -4,11 +4,12 @@
  * Ctrl-C, which ends it normally. With --json: one document `{ lines }`, or with --follow one
  * JSON line per log line (NDJSON), the only way a stream can be machine-readable.
  */
-import { DEPLOYMENT_ID_PATTERN, type LogLine } from '../../api/contract.js';
+import type { LogLine } from '../../api/contract.js';
 import { withApi } from '../api-errors.js';
 import type { CommandContext } from '../context.js';
 import { UserError } from '../errors.js';
 import type { Output } from '../output.js';
+import { requireDeploymentId } from '../steps/deployment-id.js';
 
 export interface LogsCommandOptions {
   follow?: boolean;
@@ -16,15 +17,6 @@ export interface LogsCommandOptions {
   since?: string;
   /** how many of the newest lines */
   lines?: number;
-}
-
-export function requireDeploymentId(value: string): void {
-  if (DEPLOYMENT_ID_PATTERN.test(value)) return;
-  throw new UserError(`not a deployment id: ${value}`, {
-    hint: value.startsWith('mcp_')
-      ? 'that is a server id; `mcpctl ls --server <mcp_id>` shows its deployments'
-      : 'deployment ids look like deploy_9x2m4k7q1c; `mcpctl ls` lists them',
-  });
 }
 
 const UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };

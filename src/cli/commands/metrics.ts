@@ -9,7 +9,7 @@ import type { CommandContext } from '../context.js';
 import type { Printer } from '../output.js';
 import { renderBarChart } from '../render/chart.js';
 import { formatRate, formatSeconds } from '../render/format.js';
-import { requireDeploymentId } from './logs.js';
+import { requireDeploymentId } from '../steps/deployment-id.js';
 
 export interface MetricsCommandOptions {
   /** seconds */

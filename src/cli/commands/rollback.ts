@@ -6,8 +6,8 @@ import { withApi } from '../api-errors.js';
 import type { CommandContext } from '../context.js';
 import { describeProgress } from '../render/deployment.js';
 import { formatSeconds } from '../render/format.js';
-import { requireDeploymentId } from './logs.js';
-import { reportDeployment, waitForDeployment, type WaitOutcome } from './status.js';
+import { requireDeploymentId } from '../steps/deployment-id.js';
+import { reportDeployment, waitForDeployment, type WaitOutcome } from '../steps/deployment-wait.js';
 
 export interface RollbackCommandOptions {
   /** false with --no-wait */

@@ -2,7 +2,7 @@
 import { withApi } from '../api-errors.js';
 import type { CommandContext } from '../context.js';
 import { renderDeploymentFields } from '../render/deployment.js';
-import { requireDeploymentId } from './logs.js';
+import { requireDeploymentId } from '../steps/deployment-id.js';
 
 export interface StopCommandOptions {
   idempotencyKey?: string;

@@ -12,7 +12,7 @@ import { EXIT, UserError } from '../errors.js';
 import { formatRate } from '../render/format.js';
 import { toJUnitXml } from '../render/junit.js';
 import { renderReport, type CaseReport, type TestReport } from '../render/test-result.js';
-import { buildDefinition, loadDefinitionFile, type DefinitionFile } from './build.js';
+import { buildDefinition, loadDefinitionFile, type DefinitionFile } from '../steps/definition-file.js';
 
 export interface TestCommandOptions {
   message?: string;

@@ -1,0 +1,117 @@
+/**
+ * Following a deployment until it settles, and what its end means: long-poll the status
+ * (`?wait=` with `If-None-Match`) so a change shows at once, and fall back to short back-off
+ * sleeps only when the service answers at once without a change (it ignores `wait`).
+ */
+import { setTimeout as delay } from 'node:timers/promises';
+import type { ApiClient } from '../../api/client.js';
+import type { Deployment } from '../../api/contract.js';
+import { ApiError } from '../../api/errors.js';
+import type { CommandContext } from '../context.js';
+import { EXIT, UserError } from '../errors.js';
+import { renderDeployment } from '../render/deployment.js';
+import { formatSeconds } from '../render/format.js';
+
+export interface WaitOptions {
+  timeoutMs: number;
+  signal: AbortSignal;
+  onChange?: (deployment: Deployment) => void;
+}
+
+export interface WaitOutcome {
+  deployment: Deployment;
+  /** settled: deployed, failed or stopped; timeout: still deploying; interrupted: Ctrl-C */
+  end: 'settled' | 'timeout' | 'interrupted';
+}
+
+const FIRST_BACKOFF_MS = 250;
+const MAX_BACKOFF_MS = 2_000;
+
+/** What changes a person would see; used when the service sends no ETag. */
+function fingerprint(d: Deployment): string {
+  return JSON.stringify([d.status, d.stage, d.desired_instances, d.instances?.map((i) => i.state), d.updated_at]);
+}
+
+/** Follows a deployment until it leaves `deploying`, the time runs out, or the signal aborts. */
+export async function waitForDeployment(client: ApiClient, initial: Deployment, options: WaitOptions): Promise<WaitOutcome> {
+  let current = initial;
+  let etag: string | undefined;
+  let backoff = FIRST_BACKOFF_MS;
+  const deadline = performance.now() + options.timeoutMs;
+  try {
+    while (current.status === 'deploying') {
+      const remaining = deadline - performance.now();
+      if (remaining <= 0) return { deployment: current, end: 'timeout' };
+      const waitSeconds = Math.min(60, Math.max(1, Math.ceil(remaining / 1000)));
+      const asked = performance.now();
+      const answer = await client.status(current.deployment_id, { waitSeconds, ...(etag === undefined ? {} : { etag }) });
+      const elapsed = performance.now() - asked;
+      const next = answer.deployment ?? current;
+      const changed =
+        answer.deployment !== undefined &&
+        (etag !== undefined && answer.etag !== undefined ? answer.etag !== etag : fingerprint(next) !== fingerprint(current));
+      etag = answer.etag;
+      current = next;
+      if (changed) {
+        options.onChange?.(current);
+        backoff = FIRST_BACKOFF_MS;
+        continue;
+      }
+      // An unchanged answer well before the wait ran out: this service does not long-poll.
+      if (current.status === 'deploying' && elapsed < waitSeconds * 1000 * 0.9) {
+        await delay(Math.max(0, Math.min(backoff, deadline - performance.now())), undefined, { signal: options.signal });
+        backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
+      }
+    }
+  } catch (error) {
+    if (options.signal.aborted && (error instanceof ApiError ? error.kind === 'aborted' : true)) {
+      return { deployment: current, end: 'interrupted' };
+    }
+    throw error;
+  }
+  return { deployment: current, end: 'settled' };
+}
+
+/**
+ * Shows a deployment the wait ended on and turns its state into the exit code: failed → 6,
+ * still deploying after the time-out → 8, interrupted → 130. With --json the deployment is the
+ * document in every case.
+ */
+export function reportDeployment(
+  ctx: CommandContext,
+  outcome: WaitOutcome,
+  options: { heading: string; timeoutSeconds?: number },
+): void {
+  const { deployment, end } = outcome;
+  const id = deployment.deployment_id;
+  if (end === 'interrupted') {
+    throw new UserError(`stopped waiting; deployment ${id} goes on (${deployment.status})`, {
+      exitCode: EXIT.interrupted,
+      code: 'interrupted',
+      hint: `follow it with \`mcpctl status ${id} --watch\``,
+    });
+  }
+  ctx.out.result(
+    deployment,
+    (p) => {
+      if (ctx.out.quiet) p.line(id);
+      else renderDeployment(p, deployment, options.heading);
+    },
+    { always: true },
+  );
+  if (end === 'timeout') {
+    const after = options.timeoutSeconds === undefined ? '' : ` after ${formatSeconds(options.timeoutSeconds) ?? ''}`;
+    throw new UserError(`deployment ${id} is still deploying${after}`, {
+      exitCode: EXIT.timeout,
+      code: 'timeout',
+      hint: `it is safe to wait again: \`mcpctl status ${id} --watch\``,
+    });
+  }
+  if (deployment.status === 'failed') {
+    throw new UserError(`deployment ${id} failed${deployment.reason === undefined ? '' : `: ${deployment.reason}`}`, {
+      exitCode: EXIT.deploy_failed,
+      code: 'deploy_failed',
+      hint: `read its logs: \`mcpctl logs ${id}\``,
+    });
+  }
+}
