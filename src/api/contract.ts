@@ -123,6 +123,7 @@ export const McpServer = z.looseObject({
   url: z.string(),
   build_time: z.number().nonnegative().describe('seconds'),
   // Extensions
+  reused: z.boolean().optional().describe('an identical definition was built before: this is that server, and build_time is this request’s'),
   template: z.enum(TEMPLATES).optional(),
   version: z.string().optional(),
   created_at: z.string().optional(),

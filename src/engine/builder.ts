@@ -69,11 +69,16 @@ export function createBuilder(options: BuilderOptions): BuildService {
       log.warn('bundle failed', { name: request.name, error });
       throw new ServiceError('build_failed', `the bundle could not be written: ${messageOf(error)}`, problemsOf(error));
     }
+    // An identical definition built before is that server; the answer reports this request's time.
+    const reused = (record: ServerRecord): ServerRecord => ({
+      ...record,
+      server: { ...record.server, build_time: Math.round(clock() - started) / 1000, reused: true },
+    });
     const existing = (await options.store.listServers()).find((r) => r.digest === bundle.digest);
-    if (existing !== undefined) return existing;
+    if (existing !== undefined) return reused(existing);
     // Two identical builds at once become one server.
     const running = inFlight.get(bundle.digest);
-    if (running !== undefined) return running;
+    if (running !== undefined) return reused(await running);
     const work = (async () => {
       await slots.acquire();
       try {

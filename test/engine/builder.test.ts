@@ -24,7 +24,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function setup(runtime?: () => Promise<RuntimeModules | undefined>) {
+async function setup(runtime?: () => Promise<RuntimeModules | undefined>, clock?: () => number) {
   const home = await tempHome('mcpctl-build-');
   const store = await FileStore.open({ dir: join(home.dir, 'store') });
   cleanups.push(() => home.cleanup(), () => store.close());
@@ -45,6 +45,7 @@ async function setup(runtime?: () => Promise<RuntimeModules | undefined>) {
     logger: silentLogger,
     runtime: runtime ?? (async () => counting),
     smokeTimeoutMs: 10_000,
+    ...(clock === undefined ? {} : { clock }),
   });
   return { builder, store, starts: () => starts };
 }
@@ -95,6 +96,27 @@ describe('builds with the real runtime', () => {
     const [a, b] = await Promise.all([builder.build(weatherDefinition('twin') as BuildRequest), builder.build(weatherDefinition('twin') as BuildRequest)]);
     expect(a.server.mcp_id).toBe(b.server.mcp_id);
     expect((await store.listServers()).filter((r) => r.server.name === 'twin')).toHaveLength(1);
+  });
+
+  it('a reused build reports the time this request took, not the first build’s', async () => {
+    // a clock that moves only when a server starts: the first build takes 5 s, a reuse none
+    let now = 1_000_000;
+    const real = await loadRuntimeModules();
+    const slowStart: RuntimeModules = {
+      writeBundle: (request, root) => real.writeBundle(request, root),
+      startRuntimeProcess: async (options) => {
+        now += 5_000;
+        return real.startRuntimeProcess(options);
+      },
+    };
+    const { builder, store } = await setup(async () => slowStart, () => now);
+    const first = await builder.build(weatherDefinition('timed'));
+    expect(first.server).toMatchObject({ build_time: 5 });
+    expect(first.server.reused).toBeUndefined();
+    const again = await builder.build(weatherDefinition('timed'));
+    expect(again.server).toMatchObject({ mcp_id: first.server.mcp_id, build_time: 0, reused: true });
+    // the stored server keeps its own build
+    expect((await store.getServer(first.server.mcp_id))?.server).toMatchObject({ build_time: 5 });
   });
 
   it('builds a server whose endpoint needs a bearer token and whose handlers use ${VAR}s resolved only at deploy time', async () => {

@@ -23,7 +23,7 @@ export async function buildCommand(ctx: CommandContext, file: string, options: B
         p.line(server.mcp_id);
         return;
       }
-      p.success(`Built ${server.name} (${server.mcp_id})`);
+      p.success(`${server.reused === true ? 'Reused' : 'Built'} ${server.name} (${server.mcp_id})`);
       renderServerFields(p, server);
       p.next(`mcpctl deploy ${server.mcp_id} --env development`);
       p.next(`mcpctl test ${server.mcp_id} -m ${shellQuote(firstCase ?? 'What can you do?')}`);

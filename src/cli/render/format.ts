@@ -3,6 +3,8 @@
 /** Seconds for people: 0.41 s, 12 s, 2 min 5 s. */
 export function formatSeconds(seconds: number | null | undefined): string | undefined {
   if (seconds === null || seconds === undefined || !Number.isFinite(seconds)) return undefined;
+  // what rounds to 0.00 but took time
+  if (seconds > 0 && seconds < 0.005) return '< 0.01 s';
   if (seconds < 10) return `${Number(seconds.toFixed(2))} s`;
   if (seconds < 60) return `${Math.round(seconds)} s`;
   const minutes = Math.floor(seconds / 60);

@@ -52,6 +52,12 @@ export async function loadDefinitionFile(ctx: CommandContext, file: string): Pro
   };
 }
 
+/** Where a tool of the definition is written (`server.yaml:12:5`); undefined for a name it does not declare. */
+export function locateTool(file: DefinitionFile, name: string): string | undefined {
+  const index = (file.loaded.definition.tools ?? []).findIndex((tool) => tool.name === name);
+  return index === -1 ? undefined : file.locate(`tools[${index}]`);
+}
+
 /** Builds a loaded definition, with progress on stderr. */
 export async function buildDefinition(
   ctx: CommandContext,
@@ -64,7 +70,12 @@ export async function buildDefinition(
   const progress = await ctx.out.progress(`building ${request.name} from ${file.shown}`);
   try {
     const server = await client.build(request, options.idempotencyKey === undefined ? {} : { idempotencyKey: options.idempotencyKey });
-    progress.succeed(`built ${server.name} (${server.mcp_id}) in ${formatSeconds(server.build_time) ?? '?'}`);
+    const took = formatSeconds(server.build_time) ?? '?';
+    progress.succeed(
+      server.reused === true
+        ? `reused ${server.name} (${server.mcp_id}), built before from the same definition, in ${took}`
+        : `built ${server.name} (${server.mcp_id}) in ${took}`,
+    );
     return server;
   } catch (error) {
     progress.fail();
@@ -85,7 +96,7 @@ export function renderServerFields(p: Printer, server: McpServer): void {
     ['template', server.template],
     ['version', server.version],
     ['url', server.url],
-    ['build time', formatSeconds(server.build_time)],
+    ['build time', server.reused === true ? `${formatSeconds(server.build_time) ?? '?'} (reused: built before from the same definition)` : formatSeconds(server.build_time)],
     ['contents', counts],
   ]);
 }
