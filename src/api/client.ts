@@ -19,12 +19,14 @@ import {
   LogPage,
   McpServer,
   Metrics,
+  ModelList,
   ServerList,
   TestResult,
   type BuildRequestInput,
   type DeployRequest,
   type ErrorBody,
   type Meta,
+  type ModelStatus,
   type TestRequest,
 } from './contract.js';
 import { ApiError } from './errors.js';
@@ -284,6 +286,11 @@ export class ApiClient {
         ...idem(options),
       }),
     );
+  }
+
+  /** GET /v1/models: the test models and whether the service can run each now. */
+  async models(): Promise<ModelStatus[]> {
+    return this.data(await this.send({ method: 'GET', path: '/v1/models', schema: ModelList })).models;
   }
 
   /** GET /v1/servers */

@@ -16,12 +16,16 @@ import {
   AuthConfig,
   ENV_NAME_PATTERN,
 } from '../definition/schema.js';
+import { MODELS, type ModelId } from '../models.js';
+import { BAND_LABELS, CAUSE_KINDS } from './guidance.js';
+
+export { SUCCESS_BANDS, CAUSE_KINDS, classifySuccessRate, type Cause, type CauseKind, type Guidance } from './guidance.js';
 
 export { ENVIRONMENTS, TEMPLATES };
 export type Environment = (typeof ENVIRONMENTS)[number];
 
-/** The three models `POST /v1/test` accepts; the first is the default. */
-export const AI_MODELS = ['mcpctl-local', 'claude-sonnet-4-5', 'gpt-4.1-mini'] as const;
+/** The three models `POST /v1/test` accepts (src/models.ts); the first is the default. */
+export const AI_MODELS = MODELS.map((model) => model.id) as unknown as readonly [ModelId, ...ModelId[]];
 export const DEFAULT_AI_MODEL = AI_MODELS[0];
 
 export const DEPLOYMENT_STATES = ['deploying', 'deployed', 'failed', 'stopped'] as const;
@@ -46,6 +50,8 @@ export const ERROR_CODES = {
   rate_limited: 429,
   internal: 500,
   not_implemented: 501,
+  /** a model the service offers but cannot run as it is set up: its key is not set */
+  model_not_configured: 501,
   unavailable: 503,
 } as const;
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -200,14 +206,38 @@ export const TestRequest = z.strictObject({
   message: z.string().min(1, 'must not be empty').max(32_000),
   ai_model: z.enum(AI_MODELS).default(DEFAULT_AI_MODEL),
   context: z.strictObject({ user_id: z.string().min(1).optional() }).optional(),
+  // Extension: what the test expects, so the guidance knows the right tools
+  expect: z
+    .strictObject({ tools: z.array(z.string().min(1)).max(256).optional().describe('the tools the agent should call; [] for none') })
+    .optional(),
 });
 export type TestRequest = z.infer<typeof TestRequest>;
+
+export const ToolCallFailure = z.looseObject({
+  kind: z.string().describe('arguments, unknown_tool, http_status, exit_code, timeout or thrown'),
+  status: z.number().int().optional().describe('http_status: the status the handler’s HTTP call answered'),
+  exit_code: z.number().int().optional().describe('exit_code: the code the handler’s program exited with'),
+  signal: z.string().optional().describe('exit_code: the signal that ended the program'),
+});
 
 export const ToolCallRecord = z.looseObject({
   name: z.string(),
   ok: z.boolean(),
   error: z.string().optional(),
   duration_ms: z.number().optional(),
+  failure: ToolCallFailure.optional(),
+});
+
+export const GuidanceCause = z.looseObject({
+  // a service may add kinds: the client keeps any string
+  kind: z.string(),
+  message: z.string(),
+  tools: z.array(z.string()).optional(),
+  calls: z.array(z.number().int().nonnegative()).optional(),
+});
+export const TestGuidance = z.looseObject({
+  band: z.string().describe(`one of ${BAND_LABELS.join(', ')}`),
+  causes: z.array(GuidanceCause).describe(`each of kind ${CAUSE_KINDS.join(', ')}`),
 });
 
 export const TestResult = z.looseObject({
@@ -219,8 +249,22 @@ export const TestResult = z.looseObject({
   // Extensions
   ai_model: z.string().optional(),
   tool_calls: z.array(ToolCallRecord).optional(),
+  guidance: TestGuidance.optional(),
 });
 export type TestResult = z.infer<typeof TestResult>;
+
+/** GET /v1/models: the models of `POST /v1/test`, and whether the service can run each now. */
+export const ModelStatus = z.looseObject({
+  id: z.string(),
+  default: z.boolean().optional(),
+  available: z.boolean(),
+  /** the variable the service needs for this model */
+  key_variable: z.string().optional(),
+  /** why it cannot run now */
+  reason: z.string().optional(),
+});
+export type ModelStatus = z.infer<typeof ModelStatus>;
+export const ModelList = z.looseObject({ models: z.array(ModelStatus) });
 
 // ---------------------------------------------------------------------------------------------
 // Operations the spec names without showing (docs/api.md)
@@ -253,23 +297,3 @@ export const Metrics = z.looseObject({
     .optional(),
 });
 export type Metrics = z.infer<typeof Metrics>;
-
-/** Success-rate bands of the spec, with the likely causes it lists. */
-export const SUCCESS_BANDS = [
-  { min: 1, label: 'all tool calls worked', level: 'ok' },
-  { min: 0.8, label: 'mostly successful', level: 'ok' },
-  { min: 0.5, label: 'some failures', level: 'warn' },
-  { min: 0, label: 'major issues', level: 'bad' },
-] as const;
-export const LIKELY_CAUSES = [
-  'tool descriptions too similar (the wrong tool was used)',
-  'a needed tool is missing',
-  'input validation or execution errors (failed calls)',
-  'the request was not understood (no tool was used)',
-] as const;
-
-/** The spec's guidance band for a success rate. The spec leaves 0.7–0.8 and 0.9–1.0 between bands: they fall to the lower one. */
-export function classifySuccessRate(rate: number): (typeof SUCCESS_BANDS)[number] {
-  for (const band of SUCCESS_BANDS) if (rate >= band.min) return band;
-  return SUCCESS_BANDS[SUCCESS_BANDS.length - 1]!;
-}

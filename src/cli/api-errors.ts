@@ -76,6 +76,13 @@ export function explainApiError(error: unknown, connection?: Connection, options
       return fail(message, EXIT.usage, { hint: 'this idempotency key was used with another request; pass a new --idempotency-key, or none' });
     case 'validation_failed':
       return fail(`the service rejected the request: ${message}`, EXIT.usage, { problems, hint: 'fix the fields named above' });
+    case 'model_not_configured':
+      return fail(message, EXIT.config, {
+        hint:
+          connection?.local === true
+            ? 'export the variable named above, run `mcpctl engine stop`, and the next command starts the engine with it; or use --model mcpctl-local'
+            : 'ask whoever runs the service to set the variable named above, or use another --model',
+      });
   }
   if (error.status === 401) {
     return fail(`${service(connection)} rejected the API key (${connection?.keySource ?? 'unknown source'}): ${message}`, EXIT.auth, {

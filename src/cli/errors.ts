@@ -19,6 +19,8 @@ export const EXIT = {
   test_failed: 7,
   /** waiting ended while the deployment is still in progress: safe to wait again */
   timeout: 8,
+  /** the service is not set up for what was asked: a model it does not offer, or one whose key is not set where it runs */
+  config: 10,
   /** interrupted by Ctrl-C */
   interrupted: 130,
 } as const;

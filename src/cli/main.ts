@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import type { CommandContext, GlobalOptions, IO } from './context.js';
 import { isCI } from './context.js';
 import { EXIT, ExitError, UserError } from './errors.js';
+import { describeModels } from '../models.js';
 import type { Output } from './output.js';
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
@@ -204,10 +205,12 @@ export function createProgram(state: RunState): Command {
     .description('let an AI agent use a server and report how it went (POST /v1/test)')
     .argument('<target>', 'an mcp_… id, or a definition file to build first')
     .option('-m, --message <text>', 'message for the agent (default: the file’s tests: cases)')
-    .option('--model <id>', 'AI model (default: the service’s default)')
+    .option('--model <id>', 'AI model, listed below (default: the service’s default); checked before anything is built')
     .option('--user-id <id>', 'user id for per-user resources')
     .option('--threshold <rate>', 'fail (exit 7) below this success rate, 0 to 1 (default 0.8)', parseRate)
+    .option('--expect-tool <name>', 'with --message: a tool the agent should call (repeatable)', collect)
     .option('--junit <file>', 'also write a JUnit XML report to this file')
+    .addHelpText('after', `\n${describeModels()}`)
     .action(action(async () => (await import('./commands/test.js')).testCommand));
 
   // --- credentials ---------------------------------------------------------------------------

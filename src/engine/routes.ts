@@ -250,6 +250,15 @@ export function createRoutes(deps: RouteDeps): Router<Route> {
   });
 
   // --- test ----------------------------------------------------------------------------------
+  router.add('GET', '/v1/models', {
+    handle: async () => {
+      if (tests === undefined) {
+        throw new ServiceError('not_implemented', 'the test agent is not available on this engine yet; use a /v1 service that offers POST /v1/test');
+      }
+      return { status: 200, data: { models: tests.models() } };
+    },
+  });
+
   router.add('POST', '/v1/test', {
     body: TestRequest,
     idempotent: true,

@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RuntimeProcess, StartRuntimeOptions, startRuntimeProcess } from '../runtime/process.js';
-import type { BuildRequest, Deployment, DeployRequest, ErrorCode, LogLine, McpServer, Metrics, TestRequest, TestResult } from '../api/contract.js';
+import type { BuildRequest, Deployment, DeployRequest, ErrorCode, LogLine, McpServer, Metrics, ModelStatus, TestRequest, TestResult } from '../api/contract.js';
 
 /** A built server as the engine keeps it. `server` is what the API shows. */
 export interface ServerRecord {
@@ -95,6 +95,8 @@ export interface DeploymentService {
 
 export interface TestService {
   test(server: ServerRecord, request: TestRequest): Promise<TestResult>;
+  /** the models, and whether each can run with the engine's environment */
+  models(): ModelStatus[];
 }
 
 /** The engine's structured log: one JSON line per call, with the fields given. */

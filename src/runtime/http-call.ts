@@ -22,6 +22,12 @@ export interface HttpCallResult {
 
 export class HttpCallError extends Error {
   override readonly name = 'HttpCallError';
+  /** the call ran out of time (rather than failing otherwise) */
+  readonly timedOut: boolean;
+  constructor(message: string, options: { cause?: unknown; timedOut?: boolean } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.timedOut = options.timedOut === true;
+  }
 }
 
 /** `https://api.example.com/v1/forecast?key=…` → `https://api.example.com/v1/forecast` */
@@ -54,7 +60,7 @@ export async function callHttp(options: HttpCallOptions): Promise<HttpCallResult
       signal,
     });
   } catch (error) {
-    throw new HttpCallError(`${where}: ${reason(error, timeout, options.timeoutMs)}`, { cause: error });
+    throw new HttpCallError(`${where}: ${reason(error, timeout, options.timeoutMs)}`, { cause: error, timedOut: timeout.aborted });
   }
   const declared = Number(response.headers.get('content-length') ?? Number.NaN);
   if (Number.isFinite(declared) && declared > options.maxBytes) {
@@ -79,7 +85,7 @@ export async function callHttp(options: HttpCallOptions): Promise<HttpCallResult
     }
   } catch (error) {
     if (error instanceof HttpCallError) throw error;
-    throw new HttpCallError(`${where}: ${reason(error, timeout, options.timeoutMs)}`, { cause: error });
+    throw new HttpCallError(`${where}: ${reason(error, timeout, options.timeoutMs)}`, { cause: error, timedOut: timeout.aborted });
   }
   return {
     status: response.status,

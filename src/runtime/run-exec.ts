@@ -25,6 +25,13 @@ export interface ExecResult {
 
 export class ExecError extends Error {
   override readonly name = 'ExecError';
+  constructor(
+    message: string,
+    /** the program ran out of time (rather than failing otherwise) */
+    readonly timedOut = false,
+  ) {
+    super(message);
+  }
 }
 
 const STDERR_KEEP = 8 * 1024;
@@ -59,7 +66,7 @@ export function runExec(options: ExecOptions): Promise<ExecResult> {
         // already gone
       }
     };
-    const timer = setTimeout(() => kill(new ExecError(`${file} did not finish within ${options.timeoutMs} ms (time-out); it was stopped`)), options.timeoutMs);
+    const timer = setTimeout(() => kill(new ExecError(`${file} did not finish within ${options.timeoutMs} ms (time-out); it was stopped`, true)), options.timeoutMs);
     const onAbort = (): void => kill(new ExecError('the request was cancelled'));
     options.signal?.addEventListener('abort', onAbort, { once: true });
 

@@ -6,6 +6,7 @@
 import { pathToFileURL } from 'node:url';
 import type { CallToolResult, ContentBlock, Tool } from '@modelcontextprotocol/server';
 import { isCallToolResult } from '@modelcontextprotocol/server';
+import { FAILURE_META, type CallFailure } from '../api/guidance.js';
 import type { ToolDefinition, ToolHandler } from '../definition/schema.js';
 import { compileContent, messageOf, type CallContext, type CompileContext, type ContentRenderer } from './content.js';
 import { callHttp, describeUrl, HttpCallError } from './http-call.js';
@@ -37,10 +38,23 @@ type Run = (scope: TemplateScope, call: CallContext) => Promise<CallToolResult>;
 /** A failure the caller may read: its message becomes the error result's text. */
 export class ToolFailure extends Error {
   override readonly name = 'ToolFailure';
+  constructor(
+    message: string,
+    /** how the handler failed */
+    readonly failure: CallFailure = { kind: 'thrown' },
+  ) {
+    super(message);
+  }
 }
 
-export function errorResult(text: string): CallToolResult {
-  return { content: [{ type: 'text', text }], isError: true };
+export function errorResult(text: string, failure: CallFailure = { kind: 'thrown' }): CallToolResult {
+  return { content: [{ type: 'text', text }], isError: true, _meta: { [FAILURE_META]: failure } };
+}
+
+/** How a handler's error failed: an HTTP status, an exit code, a time-out, or a thrown error. */
+function failureOf(error: ToolFailure | HttpCallError | ExecError): CallFailure {
+  if (error instanceof ToolFailure) return error.failure;
+  return error.timedOut ? { kind: 'timeout' } : { kind: 'thrown' };
 }
 
 export async function compileTool(tool: ToolDefinition, where: string, ctx: ToolCompileContext): Promise<CompiledTool> {
@@ -74,14 +88,14 @@ export async function compileTool(tool: ToolDefinition, where: string, ctx: Tool
     listing,
     async call(args, call) {
       const checked = validate(args);
-      if (!checked.ok) return errorResult(`Invalid arguments for tool "${tool.name}": ${checked.problems.join('; ')}.`);
+      if (!checked.ok) return errorResult(`Invalid arguments for tool "${tool.name}": ${checked.problems.join('; ')}.`, { kind: 'arguments' });
       const scope: TemplateScope = { args: checked.value, user: { id: call.userId }, server: ctx.server };
       let result: CallToolResult;
       try {
         result = await run(scope, call);
       } catch (error) {
         if (error instanceof ToolFailure || error instanceof HttpCallError || error instanceof ExecError) {
-          return errorResult(`Tool "${tool.name}" failed: ${error.message}`);
+          return errorResult(`Tool "${tool.name}" failed: ${error.message}`, failureOf(error));
         }
         ctx.onInternalError(tool.name, error);
         return errorResult(`Tool "${tool.name}" failed with an internal error; the server log has the details.`);
@@ -188,7 +202,10 @@ function compileHttp(handler: Extract<ToolHandler, { type: 'http' }>, where: str
     });
     const text = response.body.toString('utf8');
     if (response.status >= 400) {
-      throw new ToolFailure(`${handler.method} ${describeUrl(target)} answered ${response.status} ${response.statusText}${text === '' ? '' : `: ${text.slice(0, 500)}`}`);
+      throw new ToolFailure(`${handler.method} ${describeUrl(target)} answered ${response.status} ${response.statusText}${text === '' ? '' : `: ${text.slice(0, 500)}`}`, {
+        kind: 'http_status',
+        status: response.status,
+      });
     }
     return resultFromOutput(text, handler.result, `${handler.method} ${describeUrl(target)}`);
   };
@@ -216,7 +233,10 @@ async function compileExec(name: string, handler: Extract<ToolHandler, { type: '
     if (result.code !== 0) {
       const how = result.signal === null ? `exited with code ${result.code}` : `was ended by ${result.signal}`;
       const detail = (result.stderr.trim() || result.stdout.toString('utf8').trim()).slice(-1000);
-      throw new ToolFailure(`${program} ${how}${detail === '' ? '' : `: ${detail}`}`);
+      throw new ToolFailure(
+        `${program} ${how}${detail === '' ? '' : `: ${detail}`}`,
+        result.signal === null ? { kind: 'exit_code', exit_code: result.code ?? -1 } : { kind: 'exit_code', signal: result.signal },
+      );
     }
     return resultFromOutput(result.stdout.toString('utf8'), handler.result, program);
   };
@@ -257,7 +277,7 @@ async function compileModule(name: string, handler: Extract<ToolHandler, { type:
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
         controller.abort(new Error('time-out'));
-        reject(new ToolFailure(`${exportName}() did not finish within ${handler.timeout_ms} ms (time-out)`));
+        reject(new ToolFailure(`${exportName}() did not finish within ${handler.timeout_ms} ms (time-out)`, { kind: 'timeout' }));
       }, handler.timeout_ms);
     });
     try {

@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { checkCase } from '../../src/cli/commands/test.js';
+import { checkCase } from '../../src/cli/steps/run-tests.js';
 import { escapeXml, toJUnitXml } from '../../src/cli/render/junit.js';
 import { scriptedAgent, startContractServer, type ContractServer } from '../support/contract-server.js';
 import { createSandbox, runCli, WEATHER_YAML, type Sandbox } from '../support/cli.js';
@@ -27,14 +27,14 @@ afterEach(async () => {
 
 const test = (args: string[]) => runCli(['test', ...args], { env, cwd: sandbox.dir });
 
-/** An agent whose calls fail half the time: success rate 0.5. */
+/** An agent whose calls fail half the time (the second one's arguments rejected): success rate 0.5. */
 function halfFailingAgent() {
   server.options.agent = (request, stored) => ({
     ...scriptedAgent(request, stored),
     success_rate: 0.5,
     tool_calls: [
       { name: 'get_forecast', ok: true, duration_ms: 2 },
-      { name: 'get_forecast', ok: false, error: 'city is required', duration_ms: 1 },
+      { name: 'get_forecast', ok: false, error: 'city is required', duration_ms: 1, failure: { kind: 'arguments' } },
     ],
   });
 }
@@ -69,31 +69,83 @@ describe('mcpctl test', () => {
     expect(bodies[1]).toMatchObject({ context: { user_id: 'alice' } });
   });
 
-  it('a rate below the threshold is exit 7 and lists the likely causes', async () => {
+  it('a rate below the threshold is exit 7 and names the cause of this run, not a fixed list', async () => {
     halfFailingAgent();
     const result = await test([mcpId, '-m', 'hi']);
     expect(result.code).toBe(7);
     expect(result.stdout).toMatch(/success rate\s+50% \(some failures\)/);
-    expect(result.stdout).toContain('failed call get_forecast: city is required');
-    expect(result.stdout).toContain('likely causes:');
-    expect(result.stdout).toContain('tool descriptions too similar');
+    expect(result.stdout).toContain('cause failed_calls: get_forecast: 1 of its 2 calls failed; the arguments were rejected by its input schema: city is required');
+    expect(result.stdout).not.toContain('similar_descriptions');
+    expect(result.stdout).not.toContain('not_understood');
     expect(result.stdout).toContain('✖ success rate 50% is below 80%');
     expect(result.stderr).toContain('error: 1 of 1 test case failed');
   });
 
-  it('--threshold lowers the bar; the causes are still shown below 1', async () => {
+  it('--threshold lowers the bar; the causes are still shown', async () => {
     halfFailingAgent();
     const result = await test([mcpId, '-m', 'hi', '--threshold', '0.5']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('likely causes:');
+    expect(result.stdout).toContain('cause failed_calls: get_forecast');
   });
 
-  it('a rate of 1 with no tool or resource used is flagged as a request not understood', async () => {
+  it('a cause names where its tool is defined when the target is a file', async () => {
+    halfFailingAgent();
+    const result = await test(['weather.yaml', '-m', 'hi']);
+    expect(result.code).toBe(7);
+    expect(result.stdout).toContain('→ get_forecast is defined at weather.yaml:5:5');
+  });
+
+  it('how a call failed is read from its error when the service does not say', async () => {
+    server.options.agent = (request, stored) => ({
+      ...scriptedAgent(request, stored),
+      success_rate: 0,
+      tool_calls: [{ name: 'get_forecast', ok: false, error: 'Tool "get_forecast" failed: GET https://api.example.com/forecast answered 503 Service Unavailable' }],
+    });
+    const result = await test([mcpId, '-m', 'hi', '--json']);
+    expect(result.code).toBe(7);
+    expect(result.json().cases[0].guidance).toEqual({
+      band: 'major issues',
+      causes: [
+        {
+          kind: 'failed_calls',
+          message: expect.stringContaining('get_forecast: its call failed; the handler failed: its HTTP call answered 503: Tool "get_forecast" failed'),
+          tools: ['get_forecast'],
+          calls: [0],
+        },
+      ],
+    });
+  });
+
+  it('a run that used nothing is not a pass, even when the service reports a rate of 1: exit 7, not_understood', async () => {
     server.options.agent = (request, stored) => ({ ...scriptedAgent(request, stored), tools_used: [], resources_accessed: [], tool_calls: [], success_rate: 1 });
     const result = await test([mcpId, '-m', 'sing me a song']);
+    expect(result.code).toBe(7);
+    expect(result.stdout).toMatch(/success rate\s+100% \(major issues\)/);
+    expect(result.stdout).toContain('cause not_understood: no tool or resource on this server matched the request');
+    expect(result.stdout).toContain('✖ the agent used no tool and no resource, so the case tested nothing');
+  });
+
+  it('--expect-tool sets what a message should call: it reaches the service and judges the run', async () => {
+    const result = await test([mcpId, '-m', 'the forecast please', '--expect-tool', 'get_alerts', '--expect-tool', 'get_forecast', '--json']);
+    expect(result.code).toBe(7);
+    expect(server.requestsTo('/v1/test')[0]!.body).toMatchObject({ expect: { tools: ['get_alerts', 'get_forecast'] } });
+    expect(result.json().cases[0].failures).toEqual(['expected the agent to call get_alerts; it did not']);
+  });
+
+  it('--expect-tool without --message is a usage error', async () => {
+    const result = await test(['weather.yaml', '--expect-tool', 'get_forecast']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--expect-tool goes with --message');
+  });
+
+  it('--json carries the guidance of every case', async () => {
+    const result = await test(['weather.yaml', '--json']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('no tool or resource was used: the request was not understood (no tool was used), or a needed tool is missing');
-    expect(result.stdout).not.toContain('likely causes:');
+    const doc = result.json();
+    expect(doc.cases.map((c: { guidance: unknown }) => c.guidance)).toEqual([
+      { band: 'all tool calls worked', causes: [] },
+      { band: 'all tool calls worked', causes: [] },
+    ]);
   });
 
   it('a failed expectation is exit 7; --json has passed false and every failure; --junit records it', async () => {
@@ -102,12 +154,14 @@ describe('mcpctl test', () => {
     expect(result.code).toBe(7);
     const doc = result.json();
     expect(doc.passed).toBe(false);
-    expect(doc.cases[0].failures).toEqual(['expected the agent to call get_forecast; it did not']);
+    expect(doc.cases[0].failures).toEqual(['the agent used no tool and no resource, so the case tested nothing', 'expected the agent to call get_forecast; it did not']);
+    expect(doc.cases[0].guidance.causes.map((c: { kind: string }) => c.kind)).toEqual(['not_understood']);
     expect(doc.cases[1].passed).toBe(true);
     const xml = await readFile(join(sandbox.dir, 'reports/junit.xml'), 'utf8');
     expect(xml).toContain('<testsuite name="weather" tests="2" failures="1"');
     expect(xml).toContain('<testcase name="forecast" classname="weather" time="0.050">');
-    expect(xml).toContain('<failure message="expected the agent to call get_forecast; it did not" type="expectation">');
+    expect(xml).toContain('<failure message="the agent used no tool and no resource, so the case tested nothing" type="expectation">');
+    expect(xml).toContain('not_understood: no tool or resource on this server matched the request');
     expect(xml).toMatch(/<testcase name="notes"[^>]*>\s*<system-out>/);
   });
 
@@ -116,11 +170,47 @@ describe('mcpctl test', () => {
     expect(result.stdout).toBe('1 of 1 case passed (threshold 0.8)\n');
   });
 
-  it('a model the service does not offer is its 422, exit 2, naming the field', async () => {
-    const result = await test([mcpId, '-m', 'hi', '--model', 'gpt-2']);
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain('ai_model');
-    expect(server.requests.filter((r) => r.path === '/v1/test')).toHaveLength(1);
+  it('a model the service does not list is a configuration error (exit 10) before anything is built or tested', async () => {
+    const result = await test(['weather.yaml', '-m', 'hi', '--model', 'gpt-2']);
+    expect(result.code).toBe(10);
+    expect(result.stderr).toContain('unknown model gpt-2: the service offers mcpctl-local, claude-sonnet-4-5, gpt-4.1-mini');
+    expect(server.requests.map((r) => r.path)).toEqual(['/v1/models']);
+  });
+
+  it('a model whose key the service lacks is exit 10 before anything is built, naming the variable; never "retry"', async () => {
+    server.options.models = [
+      { id: 'mcpctl-local', default: true, available: true },
+      { id: 'claude-sonnet-4-5', available: false, key_variable: 'ANTHROPIC_API_KEY', reason: 'ANTHROPIC_API_KEY is not set where the engine runs' },
+    ];
+    const result = await test(['weather.yaml', '-m', 'hi', '--model', 'claude-sonnet-4-5', '--json']);
+    expect(result.code).toBe(10);
+    expect(result.json().error).toMatchObject({ code: 'model_not_configured', exit_code: 10, message: 'the model claude-sonnet-4-5 cannot run: ANTHROPIC_API_KEY is not set where the engine runs' });
+    expect(result.json().error.hint).toContain('ANTHROPIC_API_KEY');
+    expect(result.json().error.hint).not.toContain('retry');
+    expect(server.requests.map((r) => r.path)).toEqual(['/v1/models']);
+  });
+
+  it('the model of a file’s tests: section is checked too', async () => {
+    await writeFile(join(sandbox.dir, 'weather.yaml'), WEATHER_YAML.replace('  threshold: 0.9\n', '  threshold: 0.9\n  model: gpt-4.1-mini\n'));
+    server.options.models = [{ id: 'gpt-4.1-mini', available: false, key_variable: 'OPENAI_API_KEY' }];
+    const result = await test(['weather.yaml']);
+    expect(result.code).toBe(10);
+    expect(result.stderr).toContain('the model gpt-4.1-mini cannot run: OPENAI_API_KEY is not set where the service runs');
+  });
+
+  it('a service that answers model_not_configured for the test itself is exit 10 too', async () => {
+    server.inject({ path: '/v1/test', failure: { type: 'status', status: 501, code: 'model_not_configured', message: 'the model claude-sonnet-4-5 needs ANTHROPIC_API_KEY in the engine’s environment' } });
+    const result = await test([mcpId, '-m', 'hi', '--model', 'claude-sonnet-4-5']);
+    expect(result.code).toBe(10);
+    expect(result.stderr).toContain('needs ANTHROPIC_API_KEY');
+    expect(result.stderr).not.toContain('retry');
+  });
+
+  it('a service without GET /v1/models leaves the model to the test request', async () => {
+    server.inject({ path: '/v1/models', failure: { type: 'status', status: 404, code: 'not_found', message: 'no route' } });
+    const result = await test([mcpId, '-m', 'hi', '--model', 'gpt-4.1-mini']);
+    expect(result.code).toBe(0);
+    expect(server.requestsTo('/v1/test')).toHaveLength(1);
   });
 
   it('an id without --message is exit 2 with the command to run', async () => {
@@ -129,11 +219,11 @@ describe('mcpctl test', () => {
     expect(result.stderr).toContain(`nothing to test: pass --message with ${mcpId}`);
   });
 
-  it('a model the service cannot reach (503) is exit 4', async () => {
-    server.inject({ path: '/v1/test', failure: { type: 'status', status: 503, code: 'unavailable', message: 'ANTHROPIC_API_KEY is not set on the service', retryAfter: '60' } });
+  it('a provider the service cannot reach (503) is exit 4: that one is transient', async () => {
+    server.inject({ path: '/v1/test', failure: { type: 'status', status: 503, code: 'unavailable', message: 'Anthropic is rate limiting the engine (HTTP 429)', retryAfter: '60' } });
     const result = await test([mcpId, '-m', 'hi', '--model', 'claude-sonnet-4-5']);
     expect(result.code).toBe(4);
-    expect(result.stderr).toContain('ANTHROPIC_API_KEY is not set on the service');
+    expect(result.stderr).toContain('Anthropic is rate limiting the engine');
     expect(result.stderr).toContain('safe to retry after 60 s');
   });
 
@@ -152,6 +242,16 @@ describe('test checks and reports', () => {
     execution_time: 0.2,
     success_rate: 0.75,
   };
+
+  it('a run that used nothing fails whatever its rate, unless the case expects no tool', () => {
+    const nothing = { ...result, tools_used: [], resources_accessed: [], tool_calls: [], success_rate: 1 };
+    expect(checkCase(nothing, undefined, 0)).toEqual(['the agent used no tool and no resource, so the case tested nothing']);
+    expect(checkCase(nothing, { response_contains: ['sunny'] }, 0)).toEqual(['the agent used no tool and no resource, so the case tested nothing']);
+    expect(checkCase({ ...nothing, success_rate: 0 }, { tools: [] }, 0.8)).toEqual([]);
+    expect(checkCase(result, { tools: [] }, 0.7)).toEqual(['expected no tool call; the agent called get_forecast']);
+    // a resource read is a use: the rate decides
+    expect(checkCase({ ...nothing, resources_accessed: ['notes://today'] }, undefined, 0.8)).toEqual([]);
+  });
 
   it('checks the rate and each kind of expectation', () => {
     expect(checkCase(result, undefined, 0.7)).toEqual([]);

@@ -175,6 +175,7 @@ let target: Target;
 beforeAll(async () => {
   const tests: TestService = {
     test: async () => ({ ai_response: 'ok', tools_used: [], resources_accessed: [], execution_time: 0.01, success_rate: 1 }),
+    models: () => [{ id: 'mcpctl-local', default: true, available: true }],
   };
   app = await startTestApp((store) => ({
     builds: fakeBuilds(store),

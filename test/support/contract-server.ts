@@ -20,6 +20,7 @@ import {
   type ErrorDetail,
   type LogLine,
   type McpServer,
+  type ModelStatus,
   type TestResult,
 } from '../../src/api/contract.js';
 
@@ -64,7 +65,15 @@ export interface ContractServerOptions {
   ignoreAsync?: boolean;
   /** the scripted agent */
   agent?: (request: z.infer<typeof TestRequest>, server: StoredServer) => TestResult;
+  /** what GET /v1/models answers; every model available when absent */
+  models?: ModelStatus[];
 }
+
+const DEFAULT_MODELS: ModelStatus[] = [
+  { id: 'mcpctl-local', default: true, available: true },
+  { id: 'claude-sonnet-4-5', available: true, key_variable: 'ANTHROPIC_API_KEY' },
+  { id: 'gpt-4.1-mini', available: true, key_variable: 'OPENAI_API_KEY' },
+];
 
 export interface StoredServer {
   server: McpServer;
@@ -320,6 +329,7 @@ export class ContractServer {
       ['GET', /^\/v1\/deploy\/([^/]+)\/logs$/, (m) => this.logs(m[1]!, url, req, res)],
       ['GET', /^\/v1\/deploy\/([^/]+)\/metrics$/, (m) => this.metrics(m[1]!, url, res)],
       ['POST', /^\/v1\/test$/, () => this.test(body, res)],
+      ['GET', /^\/v1\/models$/, () => this.send(res, 200, { models: this.options.models ?? DEFAULT_MODELS })],
       ['GET', /^\/v1\/servers$/, () => this.listServers(url, res)],
       ['GET', /^\/v1\/servers\/([^/]+)$/, (m) => this.getServer(m[1]!, res)],
       ['GET', /^\/v1\/deployments$/, () => this.listDeployments(url, res)],
@@ -345,7 +355,7 @@ export class ContractServer {
     const digest = createHash('sha256').update(JSON.stringify(request)).digest('hex').slice(0, 12);
     const mcpId = `mcp_${digest}`;
     const existing = this.servers.get(mcpId);
-    if (existing !== undefined) return this.send(res, 200, existing.server);
+    if (existing !== undefined) return this.send(res, 200, { ...existing.server, build_time: 0.001, reused: true });
     const server: McpServer = {
       mcp_id: mcpId,
       name: request.name,

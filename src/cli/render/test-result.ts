@@ -1,11 +1,18 @@
-/** How a test run reads for people: the agent's reply, what it used, the success rate and its band. */
-import { LIKELY_CAUSES, type TestResult } from '../../api/contract.js';
+/**
+ * How a test run reads for people: the agent's reply, what it used, the success rate and its
+ * band, and each cause of the guidance with where the tools it names are defined.
+ */
+import type { TestResult } from '../../api/contract.js';
 import type { Printer } from '../output.js';
 import { formatList, formatRate, formatSeconds } from './format.js';
+
+type Guidance = NonNullable<TestResult['guidance']>;
 
 export interface CaseReport {
   name: string;
   message: string;
+  /** the case's index in the file's tests.cases */
+  case_index?: number;
   ai_model?: string;
   user_id?: string;
   passed: boolean;
@@ -14,6 +21,8 @@ export interface CaseReport {
   /** the success rate this case had to reach */
   min_success_rate: number;
   band: { label: string; level: 'ok' | 'warn' | 'bad' };
+  /** the service's guidance, or the CLI's when the service sends none */
+  guidance: Guidance;
   result: TestResult;
 }
 
@@ -25,6 +34,9 @@ export interface TestReport {
   cases: CaseReport[];
 }
 
+/** Where a tool is defined (`server.yaml:12:5`), when the definition file is at hand. */
+export type LocateTool = (tool: string) => string | undefined;
+
 function indent(text: string, prefix: string): string {
   return text
     .split('\n')
@@ -32,12 +44,11 @@ function indent(text: string, prefix: string): string {
     .join('\n');
 }
 
-export function renderCase(p: Printer, report: CaseReport): void {
+export function renderCase(p: Printer, report: CaseReport, locateTool: LocateTool = () => undefined): void {
   const s = p.style;
   const r = report.result;
   p.line(`${report.passed ? s.green('✔') : s.red('✖')} ${s.bold(report.name)}`);
   const bandColour = report.band.level === 'ok' ? s.green : report.band.level === 'warn' ? s.yellow : s.red;
-  const failedCalls = (r.tool_calls ?? []).filter((c) => !c.ok);
   p.fields([
     ['message', indent(report.message, ' '.repeat(18))],
     ['model', r.ai_model ?? report.ai_model],
@@ -48,26 +59,25 @@ export function renderCase(p: Printer, report: CaseReport): void {
     ['execution time', formatSeconds(r.execution_time)],
     ['success rate', `${bandColour(`${formatRate(r.success_rate)}`)} (${report.band.label})`],
   ]);
-  for (const call of failedCalls) p.line(`    ${s.red('failed call')} ${call.name}${call.error === undefined ? '' : `: ${call.error}`}`);
-  if (r.success_rate < 1) {
-    p.line(`  ${s.dim('likely causes:')}`);
-    for (const cause of LIKELY_CAUSES) p.line(`    ${s.dim('-')} ${cause}`);
-  } else if (r.tools_used.length === 0 && r.resources_accessed.length === 0) {
-    // A rate of 1 with nothing used is vacuous: the spec's last cause is the likely one.
-    p.warn(`no tool or resource was used: ${LIKELY_CAUSES[3]}, or ${LIKELY_CAUSES[1]}`);
+  for (const cause of report.guidance.causes) {
+    p.line(`  ${s.yellow('cause')} ${s.bold(cause.kind)}: ${cause.message}`);
+    for (const tool of cause.tools ?? []) {
+      const where = locateTool(tool);
+      if (where !== undefined) p.line(`        ${s.dim('→')} ${tool} is defined at ${where}`);
+    }
   }
   for (const failure of report.failures) p.line(`  ${s.red('✖')} ${failure}`);
   p.line();
 }
 
-export function renderReport(p: Printer, report: TestReport, quiet: boolean): void {
+export function renderReport(p: Printer, report: TestReport, quiet: boolean, locateTool?: LocateTool): void {
   const passed = report.cases.filter((c) => c.passed).length;
   const summary = `${passed} of ${report.cases.length} ${report.cases.length === 1 ? 'case' : 'cases'} passed (threshold ${report.threshold})`;
   if (quiet) {
     p.line(summary);
     return;
   }
-  for (const c of report.cases) renderCase(p, c);
+  for (const c of report.cases) renderCase(p, c, locateTool);
   if (report.passed) p.success(summary);
   else p.line(`${p.style.red('✖')} ${summary}`);
 }

@@ -3,12 +3,12 @@
  * 127.0.0.1, an MCP session to it (as the test's user), the chosen agent's run within the
  * limits, and the test result. The instance always stops afterwards.
  */
-import { DEFAULT_AI_MODEL, type TestRequest, type TestResult } from '../../api/contract.js';
+import { DEFAULT_AI_MODEL, type ModelStatus, type TestRequest, type TestResult } from '../../api/contract.js';
+import { computeGuidance } from '../../api/guidance.js';
 import { resolveEnvRefs } from '../../definition/interpolate.js';
+import { findModel, MODELS, type ModelInfo } from '../../models.js';
 import { placeholderEnv } from '../builder.js';
-import { HttpError } from '../http/respond.js';
 import { ServiceError, type Logger, type ServerRecord, type StartRuntimeProcess, type TestService } from '../types.js';
-import { KEY_RETRY_AFTER } from './providers/shared.js';
 import { DEFAULT_AGENT_LIMITS, type Agent, type AgentLimits } from './types.js';
 
 export interface TestServiceDeps {
@@ -23,11 +23,6 @@ export interface TestServiceDeps {
   /** retries of a provider request that failed with 429, 5xx or no connection; default 2 */
   providerRetries?: number;
 }
-
-const PROVIDERS = {
-  'claude-sonnet-4-5': { provider: 'Anthropic', key: 'ANTHROPIC_API_KEY', url: 'ANTHROPIC_BASE_URL' },
-  'gpt-4.1-mini': { provider: 'OpenAI', key: 'OPENAI_API_KEY', url: 'OPENAI_BASE_URL' },
-} as const;
 
 export function createTestService(deps: TestServiceDeps): TestService {
   const clock = deps.clock ?? Date.now;
@@ -70,15 +65,23 @@ export function createTestService(deps: TestServiceDeps): TestService {
       }
       const reply = await agent({ message: request.message, session, limits, signal });
       const calls = session.calls;
-      const succeeded = calls.filter((c) => c.ok).length;
-      const result: TestResult = {
+      const run = {
         ai_response: reply,
         tools_used: [...new Set(calls.map((c) => c.name))],
         resources_accessed: [...session.resourcesRead],
-        execution_time: Math.round(clock() - started) / 1000,
-        success_rate: calls.length === 0 ? 1 : Math.round((succeeded / calls.length) * 10_000) / 10_000,
+        success_rate: successRate(calls, session.resourcesRead),
         ai_model: model,
         tool_calls: [...calls],
+      };
+      const result: TestResult = {
+        ...run,
+        execution_time: Math.round(clock() - started) / 1000,
+        guidance: computeGuidance({
+          run,
+          tools: definition.tools ?? [],
+          expectedTools: request.expect?.tools,
+          unmet: model === 'mcpctl-local' ? session.unmet : undefined,
+        }),
       };
       log.info('test run', {
         mcp_id: server.server.mcp_id,
@@ -94,23 +97,58 @@ export function createTestService(deps: TestServiceDeps): TestService {
     }
   };
 
-  return { test };
+  const models = (): ModelStatus[] =>
+    (MODELS as readonly ModelInfo[]).map((model) => {
+      const missing = missingKey(model, deps.env);
+      return {
+        id: model.id,
+        ...(model.id === DEFAULT_AI_MODEL ? { default: true } : {}),
+        available: missing === undefined,
+        ...(model.keyVariable === undefined ? {} : { key_variable: model.keyVariable }),
+        ...(missing === undefined ? {} : { reason: `${missing} is not set where the engine runs` }),
+      };
+    });
+
+  return { test, models };
 }
 
-/** The agent of a model; `unavailable` when the model's key is not in the engine's environment. */
+/**
+ * Succeeded calls / calls. With no call: 1 when the agent read a resource (it used the server and
+ * nothing failed), 0 when it used nothing at all — a run that tested nothing is not a pass, and 1
+ * would read as "all tool calls worked" (docs/api.md).
+ */
+export function successRate(calls: ReadonlyArray<{ ok: boolean }>, resourcesRead: readonly string[]): number {
+  if (calls.length === 0) return resourcesRead.length > 0 ? 1 : 0;
+  return Math.round((calls.filter((c) => c.ok).length / calls.length) * 10_000) / 10_000;
+}
+
+/** The variable a model needs that the engine's environment lacks. */
+function missingKey(model: ModelInfo, env: Record<string, string | undefined>): string | undefined {
+  if (model.keyVariable === undefined) return undefined;
+  return (env[model.keyVariable]?.trim() ?? '') === '' ? model.keyVariable : undefined;
+}
+
+/**
+ * The agent of a model. A model whose key is not in the engine's environment is
+ * `model_not_configured`: a fault of the service's set-up that no retry mends, known before
+ * anything starts.
+ */
 async function agentFor(model: string, deps: TestServiceDeps): Promise<Agent> {
   if (model === 'mcpctl-local') return (await import('./local/agent.js')).runLocalAgent;
-  const provider = PROVIDERS[model as keyof typeof PROVIDERS] as (typeof PROVIDERS)[keyof typeof PROVIDERS] | undefined;
-  if (provider === undefined) throw new ServiceError('validation_failed', `unknown model ${model}`, [{ path: 'ai_model', message: 'not a model of this service' }]);
-  const apiKey = deps.env[provider.key]?.trim() ?? '';
-  if (apiKey === '') {
-    throw new HttpError(
-      'unavailable',
-      `the model ${model} needs ${provider.key} in the engine's environment; set it where the engine runs and restart the engine (mcpctl engine stop), or test with mcpctl-local`,
-      KEY_RETRY_AFTER,
+  const provider = findModel(model);
+  if (provider?.keyVariable === undefined || provider.urlVariable === undefined) {
+    throw new ServiceError('validation_failed', `unknown model ${model}`, [{ path: 'ai_model', message: 'not a model of this service' }]);
+  }
+  const missing = missingKey(provider, deps.env);
+  if (missing !== undefined) {
+    throw new ServiceError(
+      'model_not_configured',
+      `the model ${model} needs ${missing} in the engine's environment; set it where the engine runs and restart the engine (mcpctl engine stop), or test with mcpctl-local`,
+      [{ path: 'ai_model', message: `needs ${missing}` }],
     );
   }
-  const baseUrl = deps.env[provider.url]?.trim();
+  const apiKey = deps.env[provider.keyVariable]!.trim();
+  const baseUrl = deps.env[provider.urlVariable]?.trim();
   const maxRetries = deps.providerRetries ?? 2;
   if (model === 'claude-sonnet-4-5') {
     const { createAnthropicAgent, ANTHROPIC_DEFAULT_URL } = await import('./providers/anthropic.js');

@@ -2,6 +2,7 @@
  * The agent's connection to the server under test: the official MCP client over Streamable
  * HTTP, the lists read once, and every tool call and resource read recorded for the result.
  */
+import { FAILURE_META } from '../../api/guidance.js';
 import type { AgentSession, Catalog, InputSchema, ResourceOutcome, ToolCallRecord, ToolOutcome } from './types.js';
 
 export interface OpenSessionOptions {
@@ -19,6 +20,8 @@ export interface RecordingSession extends AgentSession {
   calls: ToolCallRecord[];
   /** distinct URIs read successfully, in order */
   resourcesRead: string[];
+  /** what the agent could not call, and the inputs it lacked */
+  unmet: Array<{ tool: string; missing: string[] }>;
   close(): Promise<void>;
 }
 
@@ -65,16 +68,23 @@ export async function openSession(options: OpenSessionOptions): Promise<Recordin
 
     const calls: ToolCallRecord[] = [];
     const resourcesRead: string[] = [];
+    const unmet: Array<{ tool: string; missing: string[] }> = [];
     const callTool = async (name: string, args: Record<string, unknown>): Promise<ToolOutcome> => {
       const started = performance.now();
-      const record = (ok: boolean, error?: string) => {
-        calls.push({ name, ok, ...(error === undefined ? {} : { error: error.slice(0, ERROR_CHARS) }), duration_ms: Math.round((performance.now() - started) * 10) / 10 });
+      const record = (ok: boolean, error?: string, failure?: ToolCallRecord['failure']) => {
+        calls.push({
+          name,
+          ok,
+          ...(error === undefined ? {} : { error: error.slice(0, ERROR_CHARS) }),
+          duration_ms: Math.round((performance.now() - started) * 10) / 10,
+          ...(failure === undefined ? {} : { failure }),
+        });
       };
       try {
         const result = await client.callTool({ name, arguments: args }, requestOptions());
         const text = textOfContent(result.content);
         if (result.isError === true) {
-          record(false, text === '' ? 'the tool answered with an error and no text' : text);
+          record(false, text === '' ? 'the tool answered with an error and no text' : text, failureOf(result._meta));
           return { ok: false, text };
         }
         record(true);
@@ -99,15 +109,30 @@ export async function openSession(options: OpenSessionOptions): Promise<Recordin
       catalog,
       calls,
       resourcesRead,
+      unmet,
       callTool,
       readResource,
-      recordRejectedCall: (name, error) => calls.push({ name, ok: false, error: error.slice(0, ERROR_CHARS), duration_ms: 0 }),
+      recordRejectedCall: (name, error) => calls.push({ name, ok: false, error: error.slice(0, ERROR_CHARS), duration_ms: 0, failure: { kind: 'arguments' } }),
+      noteUnmet: (tool, missing) => void unmet.push({ tool, missing: [...missing] }),
       close: () => client.close().catch(() => {}),
     };
   } catch (error) {
     await client.close().catch(() => {});
     throw error;
   }
+}
+
+/** How the server says the call failed, in the result's `_meta`, when it says. */
+function failureOf(meta: unknown): ToolCallRecord['failure'] {
+  const failure = (meta as Record<string, unknown> | undefined)?.[FAILURE_META];
+  if (failure === null || typeof failure !== 'object' || typeof (failure as { kind?: unknown }).kind !== 'string') return undefined;
+  const { kind, status, exit_code: exitCode, signal } = failure as Record<string, unknown>;
+  return {
+    kind: kind as string,
+    ...(typeof status === 'number' ? { status } : {}),
+    ...(typeof exitCode === 'number' ? { exit_code: exitCode } : {}),
+    ...(typeof signal === 'string' ? { signal } : {}),
+  };
 }
 
 function textOfContent(content: unknown): string {

@@ -81,6 +81,8 @@ export interface AgentSession {
   readResource(uri: string): Promise<ResourceOutcome>;
   /** records a call the agent could not make (a model's arguments that are not JSON) as a failed one */
   recordRejectedCall(name: string, error: string): void;
+  /** notes a tool (or resource template) the agent would have used but could not, for want of these inputs */
+  noteUnmet(tool: string, missing: string[]): void;
 }
 
 export interface AgentLimits {

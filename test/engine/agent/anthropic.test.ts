@@ -127,7 +127,7 @@ describe('claude-sonnet-4-5', () => {
   });
 
   it.each([
-    { status: 401, type: 'authentication_error', code: 'unavailable', message: /Anthropic refused the engine's ANTHROPIC_API_KEY \(HTTP 401\): invalid x-api-key/, retryAfter: '60' },
+    { status: 401, type: 'authentication_error', code: 'model_not_configured', message: /Anthropic refused the engine's ANTHROPIC_API_KEY \(HTTP 401\): invalid x-api-key/, retryAfter: undefined },
     { status: 429, type: 'rate_limit_error', code: 'unavailable', message: /rate limiting the engine \(HTTP 429\)/, retryAfter: '7' },
     { status: 529, type: 'overloaded_error', code: 'unavailable', message: /Anthropic failed \(HTTP 529\): Overloaded; retry later/, retryAfter: undefined },
     { status: 400, type: 'invalid_request_error', code: 'internal', message: /Anthropic refused the test's request \(HTTP 400\): tools\.0: bad schema/, retryAfter: undefined },
@@ -138,7 +138,7 @@ describe('claude-sonnet-4-5', () => {
     const error = await failure(run('calculator', 'What is 1 + 1?'));
     expect(error.code).toBe(code);
     expect(error.message).toMatch(message);
-    // a key problem tells clients not to retry at once; a rate limit passes the provider's wait on
+    // a key problem is the service's set-up, not worth a retry; a rate limit passes the provider's wait on
     expect((error as ServiceError & { headers?: Record<string, string> }).headers?.['Retry-After']).toBe(retryAfter);
     // the server it started for the test was stopped
     expect(harness.started.length).toBe(before + 1);
@@ -164,8 +164,9 @@ describe('claude-sonnet-4-5', () => {
     try {
       const record = await keyless.record(exampleFile('calculator'));
       const error = await failure(keyless.service.test(record, { mcp_id: record.server.mcp_id, message: 'hi', ai_model: 'claude-sonnet-4-5' }));
-      expect(error.code).toBe('unavailable');
+      expect(error.code).toBe('model_not_configured');
       expect(error.message).toContain('needs ANTHROPIC_API_KEY');
+      expect((error as ServiceError & { headers?: Record<string, string> }).headers).toBeUndefined();
       expect(keyless.started).toHaveLength(0);
       expect(double.requests).toHaveLength(0);
     } finally {

@@ -69,14 +69,31 @@ describe('POST /v1/test on the engine', () => {
     expect(double.requests[1]!.body.messages.at(-1)).toMatchObject({ role: 'tool', content: 'You are bob on notes.' });
   });
 
-  it('answers 503 with Retry-After for a model whose key the engine lacks', async () => {
+  it('answers 501 model_not_configured, without Retry-After, for a model whose key the engine lacks; GET /v1/models says so first', async () => {
+    expect(await client.models()).toEqual([
+      { id: 'mcpctl-local', default: true, available: true },
+      { id: 'claude-sonnet-4-5', available: false, key_variable: 'ANTHROPIC_API_KEY', reason: 'ANTHROPIC_API_KEY is not set where the engine runs' },
+      { id: 'gpt-4.1-mini', available: true, key_variable: 'OPENAI_API_KEY' },
+    ]);
     const { mcp_id: mcpId } = await client.build(await toBuildRequest(await loadDefinition(exampleFile('calculator'))));
     const error = await client.test({ mcp_id: mcpId, message: 'hi', ai_model: 'claude-sonnet-4-5' }).then(
       () => undefined,
       (e: unknown) => e,
     );
     expect(error).toBeInstanceOf(ApiError);
-    expect(error).toMatchObject({ status: 503, code: 'unavailable', retryAfter: 60, message: expect.stringContaining('ANTHROPIC_API_KEY') });
+    expect(error).toMatchObject({ status: 501, code: 'model_not_configured', retryAfter: undefined, message: expect.stringContaining('ANTHROPIC_API_KEY') });
+    expect((error as ApiError).details).toEqual([{ path: 'ai_model', message: 'needs ANTHROPIC_API_KEY' }]);
+  });
+
+  it('carries the guidance of the run, with the case’s expected tools', async () => {
+    const { mcp_id: mcpId } = await client.build(await toBuildRequest(await loadDefinition(exampleFile('calculator'))));
+    const result = await client.test({ mcp_id: mcpId, message: 'What is 12 * (3 + 4)?', expect: { tools: ['evaluate'] } });
+    expect(result).toMatchObject({ tools_used: ['evaluate'], success_rate: 1, guidance: { band: 'all tool calls worked', causes: [] } });
+    const nothing = await client.test({ mcp_id: mcpId, message: 'What is the capital of Mongolia?' });
+    expect(nothing).toMatchObject({ tools_used: [], success_rate: 0, guidance: { band: 'major issues', causes: [{ kind: 'not_understood' }] } });
+    // a case that expects no tool: nothing used is what it wanted
+    const declined = await client.test({ mcp_id: mcpId, message: 'What is the capital of Mongolia?', expect: { tools: [] } });
+    expect(declined.guidance).toEqual({ band: 'major issues', causes: [] });
   });
 });
 
@@ -134,13 +151,16 @@ describe('mcpctl test, end to end', () => {
       expect(report.cases.length).toBeGreaterThan(1);
       expect(report.cases.every((c: { passed: boolean }) => c.passed)).toBe(true);
     }
+    // a message nothing on the server fits tested nothing: not a pass
     const unknown = await mcpctl(box, ['test', join(box.dir, 'basic', 'server.yaml'), '-m', 'Tell me a joke about cats']);
-    expect(unknown.code, unknown.stderr).toBe(0);
+    expect(unknown.code, unknown.stderr).toBe(7);
     expect(unknown.stdout).toContain('did not find a tool or resource');
+    expect(unknown.stdout).toContain('cause not_understood:');
     // my_tasks needs the caller's id: without --user-id its call fails
     const failed = await mcpctl(box, ['test', join(box.dir, 'custom', 'server.yaml'), '-m', 'What is on my task list?']);
     expect(failed.code).toBe(7);
-    expect(failed.stdout).toMatch(/failed call my_tasks: Tool "my_tasks" failed: no user id/);
+    expect(failed.stdout).toMatch(/cause failed_calls: my_tasks: its call failed; the handler failed with an error: Tool "my_tasks" failed: no user id/);
+    expect(failed.stdout).toMatch(/→ my_tasks is defined at .*custom\/server\.yaml:\d+:\d+/);
     expect(failed.stderr).toContain('1 of 1 test case failed');
   });
 });

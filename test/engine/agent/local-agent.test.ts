@@ -237,14 +237,15 @@ describe('mcpctl-local against real servers', () => {
     expect(forecast).toContain('forecast_days=3');
   });
 
-  it('calls nothing and says so when no tool fits; success rate 1', async () => {
+  it('calls nothing and says so when no tool fits; success rate 0, the request not understood', async () => {
     const record = await harness.record(exampleFile('calculator'));
     const result = await harness.service.test(record, { mcp_id: record.server.mcp_id, message: 'Tell me a joke about cats', ai_model: 'mcpctl-local' });
     expect(result.tools_used).toEqual([]);
     expect(result.resources_accessed).toEqual([]);
     expect(result.tool_calls).toEqual([]);
-    expect(result.success_rate).toBe(1);
+    expect(result.success_rate).toBe(0);
     expect(result.ai_response).toMatch(/did not find a tool or resource/);
+    expect(result.guidance).toMatchObject({ band: 'major issues', causes: [{ kind: 'not_understood' }] });
   });
 
   it('says which value it lacked instead of calling a tool without it', async () => {
@@ -252,6 +253,13 @@ describe('mcpctl-local against real servers', () => {
     const result = await harness.service.test(record, { mcp_id: record.server.mcp_id, message: 'What is the current weather right now?', ai_model: 'mcpctl-local' });
     expect(result.tools_used).toEqual([]);
     expect(result.ai_response).toContain('I would use current_weather, but the message does not give its latitude and longitude');
+    expect(result.guidance?.causes).toEqual([
+      {
+        kind: 'missing_tool',
+        message: expect.stringContaining('the agent would call current_weather, but neither the message nor any tool\'s output gives its latitude and longitude'),
+        tools: ['current_weather'],
+      },
+    ]);
   });
 
   it('keeps to the limit of calls of a run', async () => {

@@ -85,7 +85,7 @@ describe('gpt-4.1-mini', () => {
   });
 
   it.each([
-    { status: 401, code: 'unavailable', message: /OpenAI refused the engine's OPENAI_API_KEY \(HTTP 401\): Incorrect API key provided/ },
+    { status: 401, code: 'model_not_configured', message: /OpenAI refused the engine's OPENAI_API_KEY \(HTTP 401\): Incorrect API key provided/ },
     { status: 503, code: 'unavailable', message: /OpenAI failed \(HTTP 503\)/ },
     { status: 404, code: 'internal', message: /OpenAI refused the test's request \(HTTP 404\): The model does not exist/ },
   ])('answers a provider $status as $code', async ({ status, code, message }) => {
@@ -109,7 +109,7 @@ describe('gpt-4.1-mini', () => {
         () => undefined,
         (e: unknown) => e,
       );
-      expect(error).toMatchObject({ code: 'unavailable', message: expect.stringContaining('needs OPENAI_API_KEY') });
+      expect(error).toMatchObject({ code: 'model_not_configured', message: expect.stringContaining('needs OPENAI_API_KEY') });
       expect(keyless.started).toHaveLength(0);
     } finally {
       await keyless.close();

@@ -66,7 +66,9 @@ export const runLocalAgent: Agent = async ({ message: whole, session, limits, si
     if (signal.aborted || overBudget()) break;
     if (step.kind === 'resource' || step.kind === 'template') {
       if (step.uri === undefined) {
-        steps.push({ kind: 'needs-uri', template: step.kind === 'template' ? step.template.uriTemplate : '' });
+        const template = step.kind === 'template' ? step.template.uriTemplate : '';
+        steps.push({ kind: 'needs-uri', template });
+        session.noteUnmet(template, [...template.matchAll(/\{[^A-Za-z_]*([A-Za-z0-9_]+)/g)].map((m) => m[1]!));
         continue;
       }
       budget -= 1;
@@ -83,6 +85,7 @@ export const runLocalAgent: Agent = async ({ message: whole, session, limits, si
     }
     if (filled.missing.length > 0) {
       steps.push({ kind: 'needs', tool: step.tool.name, missing: filled.missing });
+      session.noteUnmet(step.tool.name, filled.missing);
       continue;
     }
     await call(step.tool, filled.args);

@@ -83,21 +83,20 @@ export interface ProviderFailure {
   retryAfter?: string | null | undefined;
 }
 
-/** What a client should wait before retrying a key problem: retrying sooner cannot help. */
-export const KEY_RETRY_AFTER = { 'Retry-After': '60' };
-
 /**
- * A provider's failure as a service error: a refused key, a rate limit, an outage or an
- * unreachable provider is `unavailable` (the engine's dependency), anything else the provider
- * refused is `internal`, with the provider's words. A key problem carries `Retry-After: 60`, so
- * clients do not retry at once what only a new key can fix; a rate limit carries the provider's.
+ * A provider's failure as a service error: a refused key is `model_not_configured` (only a new
+ * key where the engine runs mends it, so no client should retry it); a rate limit, an outage or an
+ * unreachable provider is `unavailable` (the engine's dependency), a rate limit with the
+ * provider's `Retry-After`; anything else the provider refused is `internal`, with its words.
  */
 export function providerError(failure: ProviderFailure): ServiceError {
   const { provider, keyVariable, status, message } = failure;
   const said = message.trim() === '' ? '' : `: ${message.trim().slice(0, 300)}`;
   if (status === undefined) return new ServiceError('unavailable', `could not reach ${provider} at ${failure.baseUrl}${said}`);
   if (status === 401 || status === 403) {
-    return new HttpError('unavailable', `${provider} refused the engine's ${keyVariable} (HTTP ${status})${said}; set a valid key where the engine runs and restart it`, KEY_RETRY_AFTER);
+    return new ServiceError('model_not_configured', `${provider} refused the engine's ${keyVariable} (HTTP ${status})${said}; set a valid key where the engine runs and restart it`, [
+      { path: 'ai_model', message: `${keyVariable} was refused` },
+    ]);
   }
   if (status === 429) {
     const seconds = failure.retryAfter?.trim() ?? '';
