@@ -29,10 +29,10 @@ template: basic
 auth: { type: bearer, token: not-from-env }
 tools:
   - name: a
-    description: A
+    description: Adds a note to today's list
     inputSchema: { type: object }
   - name: b
-    description: B
+    description: Lists the notes written this week
     inputSchema: { type: object }
 resources:
   - { uri: "notes://today", name: today, description: Today }
@@ -51,6 +51,42 @@ describe('mcpctl validate', () => {
         '',
       ].join('\n'),
     );
+  });
+
+  it('lints what makes an agent choose badly: near-identical descriptions, short ones, undescribed required parameters', async () => {
+    await writeDefinition(`name: accounts
+template: basic
+tools:
+  - name: find_customer
+    description: Looks up a customer account by the holder's name, with its balance and status
+    inputSchema:
+      type: object
+      properties:
+        name: { type: string, description: the holder's full name }
+      required: [name]
+  - name: find_supplier
+    description: Looks up a supplier account by the holder's name, with its balance and status
+    inputSchema:
+      type: object
+      properties:
+        name: { type: string }
+        note: { type: string }
+      required: [name]
+  - name: ping
+    description: Says pong.
+    inputSchema: { type: object }
+`);
+    const result = await validate(['validate', 'server.yaml']);
+    expect(result.code).toBe(0);
+    expect(result.stdout.split('\n')).toEqual([
+      '✔ server.yaml is valid: accounts, 3 tools, 0 resources, 0 prompts',
+      '! server.yaml:12:18  tools[1].description  near-identical to the description of find_customer (tools[0]): they share "looks", "account", "holder", "name", "balance" and "status" (similarity 0.75; warned from 0.6), so an agent may pick either for the same request: lead each with what sets it apart (find_customer: "customer"; find_supplier: "supplier") and say when to use which',
+      '! server.yaml:16:15  tools[1].inputSchema.properties.name  the required parameter "name" has no description: say what value it wants and in which form, so an agent can fill it',
+      '! server.yaml:20:18  tools[2].description  too short to choose ping by (2 words that say something; at least 3): say what it does, with what, and what it returns, in the words people ask with',
+      '',
+    ]);
+    const json = await validate(['--json', 'validate', 'server.yaml']);
+    expect(json.json().warnings.map((w: { rule?: string }) => w.rule)).toEqual(['similar_descriptions', 'undescribed_parameter', 'short_description']);
   });
 
   it('prints one JSON document with --json', async () => {

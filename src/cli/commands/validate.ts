@@ -1,23 +1,12 @@
 /**
  * `mcpctl validate <file>`: checks a definition offline (YAML, schema, semantic checks, files it
- * refers to). Never touches the network. An invalid definition is the UserError of the loader:
- * every problem as `file:line:column  path  message`, exit 2.
+ * refers to) and lints it (descriptions an agent cannot choose by). Never touches the network. An
+ * invalid definition is the UserError of the loader: every problem as
+ * `file:line:column  path  message`, exit 2. Warnings do not fail it.
  */
-import { isAbsolute, relative } from 'node:path';
 import type { CommandContext } from '../context.js';
-import type { Problem } from '../errors.js';
 import { plural } from '../render/format.js';
-
-export interface ValidateResult {
-  valid: true;
-  file: string;
-  name: string;
-  template: string;
-  tools: number;
-  resources: number;
-  prompts: number;
-  warnings: Problem[];
-}
+import { validateDefinition } from '../steps/validate-definition.js';
 
 export async function validateCommand(ctx: CommandContext, file: string): Promise<void> {
   const result = await validateDefinition(ctx.io.cwd, file);
@@ -30,22 +19,4 @@ export async function validateCommand(ctx: CommandContext, file: string): Promis
       p.warn(`${where}${path}${warning.message}`);
     }
   });
-}
-
-/** Loads and checks a definition; throws the loader's UserError when it is invalid. */
-export async function validateDefinition(cwd: string, file: string): Promise<ValidateResult> {
-  const { loadDefinition } = await import('../../definition/load.js');
-  const loaded = await loadDefinition(file, { cwd });
-  const d = loaded.definition;
-  const rel = relative(cwd, loaded.file);
-  return {
-    valid: true,
-    file: rel === '' || isAbsolute(rel) ? loaded.file : rel,
-    name: d.name,
-    template: d.template,
-    tools: d.tools?.length ?? 0,
-    resources: d.resources?.length ?? 0,
-    prompts: d.prompts?.length ?? 0,
-    warnings: loaded.warnings,
-  };
 }
