@@ -53,7 +53,26 @@ async function makeOutput(io: IO, globals: Pick<GlobalOptions, 'json' | 'quiet' 
     quiet: globals.quiet,
     color: globals.color && !noColor,
     ci: isCI(io.env),
+    // GitHub Actions (GITHUB_ACTIONS=true): workflow commands, docs/ci.md
+    github: io.env.GITHUB_ACTIONS === 'true' ? { cwd: io.cwd, workspace: io.env.GITHUB_WORKSPACE } : undefined,
   });
+}
+
+/** The options that shape a deployment, shared by `deploy` and `up`. */
+function withDeployOptions(command: Command): Command {
+  return command
+    .addOption(
+      new Option('-e, --env <environment>', 'target environment (default: the file’s deploy.environment, else development)').choices(
+        ['production', 'staging', 'development'],
+      ),
+    )
+    .option('--domain <host>', 'custom host name')
+    .option('--min-instances <n>', 'minimum instances', parseInteger('--min-instances', 0))
+    .option('--max-instances <n>', 'maximum instances', parseInteger('--max-instances', 1))
+    .option('--env-var <NAME>', 'pass this variable, with its value from your environment (repeatable)', collect)
+    .option('--env-file <file>', 'read NAME=value lines from this file into env_vars')
+    .option('--no-wait', 'return once the deployment is accepted; do not wait for it')
+    .option('--timeout <seconds>', 'how long to wait for the deployment', parseSeconds, 600);
 }
 
 /** Builds the commander program. Exported for tests and for the help text generator. */
@@ -131,22 +150,12 @@ export function createProgram(state: RunState): Command {
     .option('--idempotency-key <key>', 'reuse a key so a repeated request does not build twice')
     .action(action(async () => (await import('./commands/build.js')).buildCommand));
 
-  program
-    .command('deploy')
-    .description('deploy a built server, or build and deploy a definition (POST /v1/deploy)')
-    .argument('<target>', 'an mcp_… id, or a definition file to build first')
-    .addOption(
-      new Option('-e, --env <environment>', 'target environment (default: the file’s deploy.environment, else development)').choices(
-        ['production', 'staging', 'development'],
-      ),
-    )
-    .option('--domain <host>', 'custom host name')
-    .option('--min-instances <n>', 'minimum instances', parseInteger('--min-instances', 0))
-    .option('--max-instances <n>', 'maximum instances', parseInteger('--max-instances', 1))
-    .option('--env-var <NAME>', 'pass this variable, with its value from your environment (repeatable)', collect)
-    .option('--env-file <file>', 'read NAME=value lines from this file into env_vars')
-    .option('--no-wait', 'return once the deployment is accepted; do not wait for it')
-    .option('--timeout <seconds>', 'how long to wait for the deployment', parseSeconds, 600)
+  withDeployOptions(
+    program
+      .command('deploy')
+      .description('deploy a built server, or build and deploy a definition (POST /v1/deploy)')
+      .argument('<target>', 'an mcp_… id, or a definition file to build first'),
+  )
     .option('--idempotency-key <key>', 'reuse a key so a repeated request does not deploy twice')
     .action(action(async () => (await import('./commands/deploy.js')).deployCommand));
 
@@ -212,6 +221,18 @@ export function createProgram(state: RunState): Command {
     .option('--junit <file>', 'also write a JUnit XML report to this file')
     .addHelpText('after', `\n${describeModels()}`)
     .action(action(async () => (await import('./commands/test.js')).testCommand));
+
+  withDeployOptions(
+    program
+      .command('up')
+      .description('validate, build and test a definition, and deploy it only if its tests: cases pass')
+      .argument('<file>', 'the definition (YAML)'),
+  )
+    .option('--idempotency-key <key>', 'reuse a key so a repeated run does not build or deploy twice')
+    .option('--model <id>', 'AI model for every case (see mcpctl test --help)')
+    .option('--threshold <rate>', 'a case fails below this success rate, 0 to 1 (default: the file’s, else 0.8)', parseRate)
+    .option('--junit <file>', 'also write a JUnit XML report of the cases to this file')
+    .action(action(async () => (await import('./commands/up.js')).upCommand));
 
   // --- credentials ---------------------------------------------------------------------------
   program
@@ -285,6 +306,14 @@ export async function run(argv: string[], options: RunOptions = {}): Promise<num
   }
 }
 
+/** In GitHub Actions, each located problem on its line; the error itself when none is located. */
+function annotateError(out: Output, error: UserError): void {
+  const located = error.problems.filter((problem) => problem.where !== undefined);
+  for (const problem of located) out.annotate('error', problem.path === undefined || problem.path === '' ? problem.message : `${problem.path}: ${problem.message}`, problem.where);
+  // nothing to put on a line: the error itself, so the run's page shows it
+  if (located.length === 0) out.annotate('error', error.hint === undefined ? error.message : `${error.message} (${error.hint})`);
+}
+
 function report(error: unknown, out: Output, debug: boolean): number {
   if (error instanceof CommanderError) {
     if (error.exitCode === 0) return EXIT.ok; // --help, --version
@@ -305,6 +334,7 @@ function report(error: unknown, out: Output, debug: boolean): number {
         },
       });
     }
+    annotateError(out, error);
     out.error(error.message, {
       problems: error.problems,
       ...(error.hint === undefined ? {} : { hint: error.hint }),

@@ -12,6 +12,7 @@
 import { Chalk, type ChalkInstance } from 'chalk';
 import type { Writable } from 'node:stream';
 import type { Problem } from './errors.js';
+import { parseWhere, workflowCommand, workspacePath } from './github.js';
 
 export interface OutputStreams {
   stdout: Writable & { isTTY?: boolean; columns?: number };
@@ -25,6 +26,8 @@ export interface OutputOptions extends OutputStreams {
   color: boolean;
   /** CI=true or similar: never animate, never prompt */
   ci: boolean;
+  /** in GitHub Actions: where paths are relative to, for workflow commands */
+  github?: { cwd: string; workspace?: string | undefined } | undefined;
 }
 
 export interface Progress {
@@ -68,6 +71,7 @@ export class Output {
   /** colour and style for stderr */
   readonly errStyle: ChalkInstance;
   private readonly streams: OutputStreams;
+  private readonly github: OutputOptions['github'];
   private resultWritten = false;
 
   constructor(options: OutputOptions) {
@@ -75,6 +79,7 @@ export class Output {
     this.quiet = options.quiet;
     this.ci = options.ci;
     this.streams = { stdout: options.stdout, stderr: options.stderr };
+    this.github = options.github;
     this.style = new Chalk({ level: options.color && options.stdout.isTTY === true ? 1 : 0 });
     this.errStyle = new Chalk({ level: options.color && options.stderr.isTTY === true ? 1 : 0 });
   }
@@ -131,6 +136,22 @@ export class Output {
     if (details.requestId !== undefined) lines.push(s.dim(`  request id: ${details.requestId}`));
     if (details.hint !== undefined) lines.push(`${s.dim('→')} ${details.hint}`);
     this.streams.stderr.write(`${lines.join('\n')}\n`);
+  }
+
+  /** True in GitHub Actions: annotations are written, and summaries and outputs are wanted. */
+  get inGithubActions(): boolean {
+    return this.github !== undefined;
+  }
+
+  /**
+   * A GitHub Actions workflow command on stdout, so the problem shows on the line it is about
+   * (`where` is `file:line:column`). Only in GitHub Actions, and never with --json.
+   */
+  annotate(level: 'error' | 'warning' | 'notice', message: string, where?: string, title?: string): void {
+    if (this.github === undefined || this.json) return;
+    const at = parseWhere(where);
+    const located = at === undefined ? undefined : { ...at, file: workspacePath(at.file, this.github.cwd, this.github.workspace), ...(title === undefined ? {} : { title }) };
+    this.streams.stdout.write(`${workflowCommand(level, message, located)}\n`);
   }
 
   /** Raw text on stderr (a bug report's stack trace). */

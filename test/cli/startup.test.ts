@@ -28,6 +28,11 @@ const HEAVY = [
   '/dist/runtime/',
   '/dist/api/',
   '/dist/definition/',
+  // every command, `up` too, is imported only when it runs
+  '/dist/cli/commands/',
+  '/dist/cli/steps/',
+  '/dist/cli/output.js',
+  '/dist/cli/github.js',
 ];
 
 /** Builds dist when it is missing or older than the CLI sources. */
@@ -92,6 +97,14 @@ describe('start-up', () => {
   it('--help loads nothing heavy either', async () => {
     const { urls, stdout } = await loadedBy(['--help']);
     expect(stdout).toContain('deploy');
+    expect(stdout).toContain('up [options] <file>');
+    expect(urls.filter((url) => HEAVY.some((heavy) => url.includes(heavy)))).toEqual([]);
+  });
+
+  it('test --help lists the models from the one list, loading nothing heavy', async () => {
+    const { urls, stdout } = await loadedBy(['test', '--help']);
+    for (const model of ['mcpctl-local', 'claude-sonnet-4-5', 'gpt-4.1-mini']) expect(stdout).toContain(model);
+    expect(stdout).toContain('ANTHROPIC_API_KEY');
     expect(urls.filter((url) => HEAVY.some((heavy) => url.includes(heavy)))).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 /** `mcpctl build <file>`: load a definition, send it to POST /v1/build, show the built server. */
 import { withApi } from '../api-errors.js';
 import type { CommandContext } from '../context.js';
+import { publishToGithub } from '../github.js';
 import { shellQuote } from '../render/format.js';
 import { buildDefinition, loadDefinitionFile, renderServerFields } from '../steps/definition-file.js';
 
@@ -15,6 +16,7 @@ export async function buildCommand(ctx: CommandContext, file: string, options: B
     (client) => buildDefinition(ctx, client, definition, { idempotencyKey: options.idempotencyKey }),
     { locate: definition.locate },
   );
+  await publishToGithub(ctx.io, (text) => ctx.out.warn(text), { outputs: { mcp_id: server.mcp_id, url: server.url, status: server.status } });
   const firstCase = definition.loaded.definition.tests?.cases[0]?.message;
   ctx.out.result(
     server,

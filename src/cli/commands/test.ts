@@ -6,9 +6,11 @@
 import { MCP_ID_PATTERN } from '../../api/contract.js';
 import { withApi } from '../api-errors.js';
 import type { CommandContext } from '../context.js';
+import { publishToGithub } from '../github.js';
+import { testSummary } from '../render/ci-summary.js';
 import { renderReport } from '../render/test-result.js';
 import { buildDefinition, loadDefinitionFile, locateTool } from '../steps/definition-file.js';
-import { checkModels, DEFAULT_THRESHOLD, planCases, runCases, testsFailed, writeJUnit, type TestFlags } from '../steps/run-tests.js';
+import { annotateReport, checkModels, DEFAULT_THRESHOLD, planCases, runCases, testsFailed, writeJUnit, type TestFlags } from '../steps/run-tests.js';
 
 export type TestCommandOptions = TestFlags;
 
@@ -32,5 +34,7 @@ export async function testCommand(ctx: CommandContext, target: string, options: 
   if (options.junit !== undefined) await writeJUnit(ctx, options.junit, report);
   const locate = file === undefined ? undefined : (tool: string) => locateTool(file, tool);
   ctx.out.result(report, (p) => renderReport(p, report, ctx.out.quiet, locate), { always: true });
+  annotateReport(ctx, report, file);
+  await publishToGithub(ctx.io, (text) => ctx.out.warn(text), { summary: testSummary(report) });
   if (!report.passed) throw testsFailed(report);
 }

@@ -7,6 +7,7 @@ import type { ApiClient } from '../../api/client.js';
 import type { McpServer } from '../../api/contract.js';
 import type { LoadedDefinition } from '../../definition/load.js';
 import type { CommandContext } from '../context.js';
+import type { Problem } from '../errors.js';
 import type { Printer } from '../output.js';
 import { formatSeconds, plural } from '../render/format.js';
 
@@ -31,16 +32,22 @@ export function parseFieldPath(path: string): Array<string | number> {
   return out;
 }
 
-/** Loads and checks a definition file; warnings go to stderr. Throws UserError (exit 2) with every problem. */
-export async function loadDefinitionFile(ctx: CommandContext, file: string): Promise<DefinitionFile> {
+/**
+ * Loads and checks a definition file; warnings go to stderr (and, in GitHub Actions, to their
+ * lines), unless `showWarnings` is false. Throws UserError (exit 2) with every problem.
+ */
+export async function loadDefinitionFile(ctx: CommandContext, file: string, options: { showWarnings?: boolean } = {}): Promise<DefinitionFile> {
   const { loadDefinition } = await import('../../definition/load.js');
   const loaded = await loadDefinition(file, { cwd: ctx.io.cwd });
   const rel = relative(ctx.io.cwd, loaded.file);
   const shown = rel === '' || isAbsolute(rel) ? loaded.file : rel;
-  for (const warning of loaded.warnings) {
-    const where = warning.where === undefined ? '' : `${warning.where}  `;
-    const path = warning.path === undefined ? '' : `${warning.path}  `;
-    ctx.out.warn(`${where}${path}${warning.message}`);
+  if (options.showWarnings !== false) {
+    for (const warning of loaded.warnings) {
+      const where = warning.where === undefined ? '' : `${warning.where}  `;
+      const path = warning.path === undefined ? '' : `${warning.path}  `;
+      ctx.out.warn(`${where}${path}${warning.message}`);
+      annotateProblem(ctx, 'warning', warning);
+    }
   }
   return {
     loaded,
@@ -50,6 +57,11 @@ export async function loadDefinitionFile(ctx: CommandContext, file: string): Pro
       return at === undefined ? undefined : `${shown}:${at.line}:${at.column}`;
     },
   };
+}
+
+/** A problem or warning of a definition as a GitHub Actions annotation on its line. */
+export function annotateProblem(ctx: CommandContext, level: 'error' | 'warning', problem: Problem): void {
+  ctx.out.annotate(level, problem.path === undefined || problem.path === '' ? problem.message : `${problem.path}: ${problem.message}`, problem.where);
 }
 
 /** Where a tool of the definition is written (`server.yaml:12:5`); undefined for a name it does not declare. */

@@ -73,9 +73,40 @@ export async function waitForDeployment(client: ApiClient, initial: Deployment, 
 }
 
 /**
- * Shows a deployment the wait ended on and turns its state into the exit code: failed → 6,
- * still deploying after the time-out → 8, interrupted → 130. With --json the deployment is the
- * document in every case.
+ * What the end of a wait means for the exit code, or undefined for a deployment that is fine to
+ * report as it is: failed → 6, still deploying after the time-out → 8, interrupted → 130.
+ */
+export function outcomeError(outcome: WaitOutcome, timeoutSeconds?: number): UserError | undefined {
+  const { deployment, end } = outcome;
+  const id = deployment.deployment_id;
+  if (end === 'interrupted') {
+    return new UserError(`stopped waiting; deployment ${id} goes on (${deployment.status})`, {
+      exitCode: EXIT.interrupted,
+      code: 'interrupted',
+      hint: `follow it with \`mcpctl status ${id} --watch\``,
+    });
+  }
+  if (end === 'timeout') {
+    const after = timeoutSeconds === undefined ? '' : ` after ${formatSeconds(timeoutSeconds) ?? ''}`;
+    return new UserError(`deployment ${id} is still deploying${after}`, {
+      exitCode: EXIT.timeout,
+      code: 'timeout',
+      hint: `it is safe to wait again: \`mcpctl status ${id} --watch\``,
+    });
+  }
+  if (deployment.status === 'failed') {
+    return new UserError(`deployment ${id} failed${deployment.reason === undefined ? '' : `: ${deployment.reason}`}`, {
+      exitCode: EXIT.deploy_failed,
+      code: 'deploy_failed',
+      hint: `read its logs: \`mcpctl logs ${id}\``,
+    });
+  }
+  return undefined;
+}
+
+/**
+ * Shows a deployment the wait ended on and turns its state into the exit code (outcomeError).
+ * With --json the deployment is the document in every case but an interruption.
  */
 export function reportDeployment(
   ctx: CommandContext,
@@ -83,35 +114,15 @@ export function reportDeployment(
   options: { heading: string; timeoutSeconds?: number },
 ): void {
   const { deployment, end } = outcome;
-  const id = deployment.deployment_id;
-  if (end === 'interrupted') {
-    throw new UserError(`stopped waiting; deployment ${id} goes on (${deployment.status})`, {
-      exitCode: EXIT.interrupted,
-      code: 'interrupted',
-      hint: `follow it with \`mcpctl status ${id} --watch\``,
-    });
-  }
+  const error = outcomeError(outcome, options.timeoutSeconds);
+  if (end === 'interrupted') throw error!;
   ctx.out.result(
     deployment,
     (p) => {
-      if (ctx.out.quiet) p.line(id);
+      if (ctx.out.quiet) p.line(deployment.deployment_id);
       else renderDeployment(p, deployment, options.heading);
     },
     { always: true },
   );
-  if (end === 'timeout') {
-    const after = options.timeoutSeconds === undefined ? '' : ` after ${formatSeconds(options.timeoutSeconds) ?? ''}`;
-    throw new UserError(`deployment ${id} is still deploying${after}`, {
-      exitCode: EXIT.timeout,
-      code: 'timeout',
-      hint: `it is safe to wait again: \`mcpctl status ${id} --watch\``,
-    });
-  }
-  if (deployment.status === 'failed') {
-    throw new UserError(`deployment ${id} failed${deployment.reason === undefined ? '' : `: ${deployment.reason}`}`, {
-      exitCode: EXIT.deploy_failed,
-      code: 'deploy_failed',
-      hint: `read its logs: \`mcpctl logs ${id}\``,
-    });
-  }
+  if (error !== undefined) throw error;
 }

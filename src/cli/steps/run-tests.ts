@@ -16,7 +16,7 @@ import { EXIT, UserError } from '../errors.js';
 import { formatRate } from '../render/format.js';
 import { toJUnitXml } from '../render/junit.js';
 import type { CaseReport, TestReport } from '../render/test-result.js';
-import type { DefinitionFile } from './definition-file.js';
+import { locateTool, type DefinitionFile } from './definition-file.js';
 
 export interface TestFlags {
   message?: string;
@@ -219,6 +219,32 @@ async function sendTest(client: ApiClient, request: TestRequestInput): Promise<T
       return client.test(plain);
     }
     throw error;
+  }
+}
+
+/**
+ * In GitHub Actions: each failed case as an error on its line of the file (or, for a --message
+ * run, on the first tool its causes name), and each cause that names a tool as a warning there.
+ */
+export function annotateReport(ctx: CommandContext, report: TestReport, file: DefinitionFile | undefined): void {
+  if (!ctx.out.inGithubActions) return;
+  const toolAt = (tool: string) => (file === undefined ? undefined : locateTool(file, tool));
+  const warned = new Set<string>();
+  for (const c of report.cases) {
+    if (!c.passed) {
+      const firstTool = c.guidance.causes.flatMap((cause) => cause.tools ?? [])[0];
+      const where = file !== undefined && c.case_index !== undefined ? file.locate(`tests.cases[${c.case_index}]`) : firstTool === undefined ? undefined : toolAt(firstTool);
+      const causes = c.guidance.causes.map((cause) => cause.kind);
+      ctx.out.annotate('error', `test case "${c.name}" failed: ${c.failures.join('; ')}${causes.length === 0 ? '' : ` (causes: ${causes.join(', ')})`}`, where, 'mcpctl test');
+    }
+    for (const cause of c.guidance.causes) {
+      for (const tool of cause.tools ?? []) {
+        const where = toolAt(tool);
+        if (where === undefined || warned.has(`${cause.kind} ${tool}`)) continue;
+        warned.add(`${cause.kind} ${tool}`);
+        ctx.out.annotate('warning', `${cause.kind}: ${cause.message}`, where, `mcpctl test: ${tool}`);
+      }
+    }
   }
 }
 

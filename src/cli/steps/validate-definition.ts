@@ -3,7 +3,10 @@
  * throw the loader's UserError with every problem, then the lint warnings (src/definition/lint.ts).
  */
 import { isAbsolute, relative } from 'node:path';
+import type { LoadedDefinition } from '../../definition/load.js';
 import type { Problem } from '../errors.js';
+import type { Printer } from '../output.js';
+import { plural } from '../render/format.js';
 
 /** A warning; lint warnings say which rule (similar_descriptions, short_description, undescribed_parameter). */
 export type Warning = Problem & { rule?: string };
@@ -21,15 +24,16 @@ export interface ValidateResult {
 
 /** Loads, checks and lints a definition; throws the loader's UserError when it is invalid. */
 export async function validateDefinition(cwd: string, file: string): Promise<ValidateResult> {
-  const [{ loadDefinition }, { lintDefinition }, { formatPath }] = await Promise.all([
-    import('../../definition/load.js'),
-    import('../../definition/lint.js'),
-    import('../../definition/errors.js'),
-  ]);
+  const { loadDefinition } = await import('../../definition/load.js');
   const loaded = await loadDefinition(file, { cwd });
-  const d = loaded.definition;
   const rel = relative(cwd, loaded.file);
-  const shown = rel === '' || isAbsolute(rel) ? loaded.file : rel;
+  return lintLoaded(loaded, rel === '' || isAbsolute(rel) ? loaded.file : rel);
+}
+
+/** The validation result of a loaded definition: its counts, and its warnings with the lint's. */
+export async function lintLoaded(loaded: LoadedDefinition, shown: string): Promise<ValidateResult> {
+  const [{ lintDefinition }, { formatPath }] = await Promise.all([import('../../definition/lint.js'), import('../../definition/errors.js')]);
+  const d = loaded.definition;
   const lint: Array<Warning & { line: number; column: number }> = lintDefinition(d).map((issue) => {
     const at = loaded.locate(issue.path);
     return {
@@ -52,4 +56,15 @@ export async function validateDefinition(cwd: string, file: string): Promise<Val
     prompts: d.prompts?.length ?? 0,
     warnings: [...loaded.warnings, ...lint.map(({ line: _line, column: _column, ...warning }) => warning)],
   };
+}
+
+/** The result as `validate` shows it: a check line with the counts, then each warning. */
+export function renderValidation(p: Printer, result: ValidateResult): void {
+  const counts = [plural(result.tools, 'tool'), plural(result.resources, 'resource'), plural(result.prompts, 'prompt')].join(', ');
+  p.success(`${result.file} is valid: ${result.name}, ${counts}`);
+  for (const warning of result.warnings) {
+    const where = warning.where === undefined ? '' : `${warning.where}  `;
+    const path = warning.path === undefined ? '' : `${p.style.cyan(warning.path)}  `;
+    p.warn(`${where}${path}${warning.message}`);
+  }
 }

@@ -18,6 +18,8 @@ import { BIN, killEngineOf, requireBuilt, tempHome } from '../support.js';
 import { openAiCompletion, startProviderDouble, type ProviderDouble } from './provider-double.js';
 import { exampleFile } from './support.js';
 
+const FIXTURES = join(import.meta.dirname, '..', '..', 'fixtures', 'guidance');
+
 beforeAll(() => requireBuilt());
 
 describe('POST /v1/test on the engine', () => {
@@ -137,6 +139,33 @@ describe('mcpctl test, end to end', () => {
     const notes = await mcpctl(box, ['test', exampleFile('notes'), '--json']);
     expect(notes.code, notes.stderr).toBe(0);
     expect(JSON.parse(notes.stdout)).toMatchObject({ passed: true, cases: [{ user_id: 'alice', result: { resources_accessed: ['notes://me/today'] } }] });
+  });
+
+  it('a question the server is not about is exit 7, naming not_understood', { timeout: 60_000 }, async () => {
+    const box = await createSandbox();
+    boxes.push(box);
+    const result = await mcpctl(box, ['test', exampleFile('calculator'), '-m', 'What is the capital of Mongolia?']);
+    expect(result.code, result.stderr).toBe(7);
+    expect(result.stdout).toMatch(/success rate\s+0% \(major issues\)/);
+    expect(result.stdout).toContain('cause not_understood: no tool or resource on this server matched the request');
+  });
+
+  it('up: a failing case deploys nothing (exit 7); passing cases deploy and print the URL', { timeout: 120_000 }, async () => {
+    const box = await createSandbox();
+    boxes.push(box);
+    const failing = await mcpctl(box, ['up', join(FIXTURES, 'similar-descriptions.yaml')]);
+    expect(failing.code, failing.stderr).toBe(7);
+    expect(failing.stdout).toContain('cause similar_descriptions');
+    const none = await mcpctl(box, ['ls', '--deployments', '--json']);
+    expect(JSON.parse(none.stdout).deployments).toEqual([]);
+
+    const passing = await mcpctl(box, ['up', join(FIXTURES, 'healthy.yaml'), '--env', 'development']);
+    expect(passing.code, passing.stderr).toBe(0);
+    const deployed = JSON.parse((await mcpctl(box, ['ls', '--deployments', '--json'])).stdout).deployments;
+    expect(deployed).toHaveLength(1);
+    expect(deployed[0]).toMatchObject({ status: 'deployed', environment: 'development' });
+    expect(passing.stdout).toContain(`url           ${deployed[0].url}`);
+    expect(passing.stdout).toContain(`✔ up: rates validated, built (${deployed[0].mcp_id}), 1 of 1 case passed, deployed at ${deployed[0].url}/mcp`);
   });
 
   it('passes every case of the init scaffolds with the default model; a failed call is exit 7', { timeout: 180_000 }, async () => {

@@ -1,0 +1,90 @@
+/**
+ * Deploying a built server (`deploy`, `up`): the environment and config settled locally before
+ * any request (a missing variable deploys nothing), POST /v1/deploy asking for an asynchronous
+ * answer, and the deployment followed with progress until it settles.
+ */
+import type { ApiClient } from '../../api/client.js';
+import type { DeployConfig, Deployment, Environment } from '../../api/contract.js';
+import type { CommandContext } from '../context.js';
+import { describeProgress } from '../render/deployment.js';
+import { formatSeconds } from '../render/format.js';
+import type { DefinitionFile } from './definition-file.js';
+import { applyDeployFlags, configFromDefinition, readEnvFile, type DeployFlags } from './deploy-config.js';
+import { waitForDeployment, type WaitOutcome } from './deployment-wait.js';
+
+export interface DeployPlan {
+  environment: Environment;
+  config: DeployConfig;
+}
+
+/** The environment (flag, else the file's deploy.environment, else development) and the config for it. */
+export async function planDeployment(ctx: CommandContext, file: DefinitionFile | undefined, flags: DeployFlags): Promise<DeployPlan> {
+  const defaults = file?.loaded.definition.deploy;
+  const environment: Environment = flags.env ?? defaults?.environment ?? 'development';
+  const replaced = new Set([...(flags.envVar ?? []), ...(flags.envFile === undefined ? [] : Object.keys(await readEnvFile(flags.envFile, ctx.io.cwd)))]);
+  const config = await applyDeployFlags(await configFromDefinition(defaults, environment, ctx.io.env, { replaced }), flags, ctx.io);
+  return { environment, config };
+}
+
+/** Deploys `mcpId` and follows it, unless --no-wait, with progress on stderr. */
+export async function deployServer(
+  ctx: CommandContext,
+  client: ApiClient,
+  mcpId: string,
+  plan: DeployPlan,
+  options: { wait?: boolean | undefined; timeoutSeconds: number; idempotencyKey?: string | undefined },
+): Promise<WaitOutcome> {
+  const { environment, config } = plan;
+  const key = options.idempotencyKey;
+  const progress = await ctx.out.progress(`deploying ${mcpId} to ${environment}`);
+  let answer;
+  try {
+    answer = await client.deploy(
+      { mcp_id: mcpId, environment, ...(Object.keys(config).length === 0 ? {} : { config }) },
+      { async: true, ...(key === undefined ? {} : { idempotencyKey: key }) },
+    );
+  } catch (error) {
+    progress.fail();
+    throw error;
+  }
+  const deployment = answer.deployment;
+  if (options.wait === false || deployment.status !== 'deploying') {
+    if (deployment.status === 'deployed') progress.succeed(`deployed ${deployment.deployment_id} in ${formatSeconds(deployment.deploy_time) ?? '?'}`);
+    else if (deployment.status === 'failed') progress.fail(`${deployment.deployment_id} failed`);
+    else progress.stop();
+    return { deployment, end: 'settled' as const };
+  }
+  progress.update(describeProgress(deployment));
+  const result = await waitForDeployment(client, deployment, {
+    timeoutMs: options.timeoutSeconds * 1000,
+    signal: ctx.signal,
+    onChange: (d) => {
+      if (d.status === 'deploying') progress.update(describeProgress(d));
+    },
+  });
+  const d = result.deployment;
+  if (result.end === 'interrupted') progress.stop();
+  else if (result.end === 'timeout') progress.warn(`${d.deployment_id} still deploying after ${formatSeconds(options.timeoutSeconds) ?? ''}`);
+  else if (d.status === 'deployed') progress.succeed(`deployed ${d.deployment_id} in ${formatSeconds(d.deploy_time) ?? '?'}`);
+  else progress.fail();
+  return result;
+}
+
+/** The heading a settled deployment is shown under. */
+export function deploymentHeading(d: Deployment, name: string, environment: Environment): string {
+  switch (d.status) {
+    case 'deployed':
+      return `Deployed ${name} to ${d.environment ?? environment}`;
+    case 'deploying':
+      return `Deployment ${d.deployment_id} of ${name} accepted (deploying)`;
+    case 'failed':
+      return `Deployment ${d.deployment_id} of ${name} failed`;
+    case 'stopped':
+      return `Deployment ${d.deployment_id} of ${name} is ${d.status}`;
+  }
+}
+
+/** What a pipeline reads from a deployment ($GITHUB_OUTPUT). */
+export function deploymentOutputs(d: Deployment, mcpId: string | undefined): Record<string, string | undefined> {
+  return { mcp_id: d.mcp_id ?? mcpId, deployment_id: d.deployment_id, url: d.url, status: d.status };
+}
