@@ -275,8 +275,9 @@ export function failureOf(call: GuidanceCall): CallFailure {
  * otherwise: the wording of the MCP SDKs, JSON-RPC error codes, and this project's runtime.
  */
 export function classifyToolError(error: string): CallFailure {
-  if (/invalid arguments|input validation|invalid params|-32602|not valid JSON|arguments? (?:are|is) not JSON|does not match (?:its|the) input ?schema/i.test(error)) return { kind: 'arguments' };
+  // an unknown tool is also -32602 (invalid params) in the SDKs: ask for it first
   if (/\bunknown tool\b|\btool\b[^.]{0,40}\bnot found\b|no tool named|-32601/i.test(error)) return { kind: 'unknown_tool' };
+  if (/invalid arguments|input validation|invalid params|-32602|not valid JSON|arguments? (?:are|is) not JSON|does not match (?:its|the) input ?schema/i.test(error)) return { kind: 'arguments' };
   if (/\btime-?out\b|timed out|did not finish within|no answer within/i.test(error)) return { kind: 'timeout' };
   const status = /\banswered (\d{3})\b|\bHTTP (\d{3})\b|\bstatus(?: code)? (\d{3})\b/i.exec(error);
   if (status !== null) return { kind: 'http_status', status: Number(status[1] ?? status[2] ?? status[3]) };

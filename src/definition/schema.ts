@@ -263,7 +263,7 @@ export const DeployDefaults = DeployTarget.extend({
 export type DeployDefaults = z.infer<typeof DeployDefaults>;
 
 export const TestExpectations = z.strictObject({
-  tools: z.array(z.string()).optional().describe('tools the agent must call'),
+  tools: z.array(z.string()).optional().describe('tools the agent must call; [] for a message that should call none'),
   not_tools: z.array(z.string()).optional().describe('tools the agent must not call'),
   resources: z.array(z.string()).optional().describe('resource URIs the agent must read'),
   response_contains: z.array(z.string()).optional().describe('substrings of the reply (case-insensitive)'),

@@ -152,8 +152,8 @@ describe('classifyToolError', () => {
   it.each([
     ['Invalid arguments for tool "x": city is required.', { kind: 'arguments' }],
     ['MCP error -32602: Input validation error: Invalid arguments for tool x', { kind: 'arguments' }],
-    ['MCP error -32602: Tool nope not found', { kind: 'arguments' }],
-    ['Unknown tool: nope', { kind: 'unknown_tool' }],
+    ['MCP error -32602: Unknown tool: nope', { kind: 'unknown_tool' }],
+    ['MCP error -32602: Tool nope not found', { kind: 'unknown_tool' }],
     ['Tool "x" failed: GET https://a/b answered 404 Not Found', { kind: 'http_status', status: 404 }],
     ['upstream said HTTP 503', { kind: 'http_status', status: 503 }],
     ['Tool "x" failed: node exited with code 2: boom', { kind: 'exit_code', exit_code: 2 }],

@@ -96,6 +96,7 @@ describe('exec handlers', () => {
     const result = await client.callTool({ name: 'crash', arguments: {} });
     expect(result.isError).toBe(true);
     expect(firstText(result)).toBe('Tool "crash" failed: node exited with code 3: disk full');
+    expect(result._meta).toEqual({ 'mcpctl/failure': { kind: 'exit_code', exit_code: 3 } });
   });
 
   it('run an executable script of the bundle directly, in the definition folder', async () => {
@@ -112,6 +113,7 @@ describe('http handlers', () => {
     const result = await client.callTool({ name: 'slow_http', arguments: {} });
     expect(result.isError).toBe(true);
     expect(firstText(result)).toContain('no answer within 1000 ms (time-out)');
+    expect(result._meta).toEqual({ 'mcpctl/failure': { kind: 'timeout' } });
   });
 
   it('refuse a response past the size limit', async () => {
@@ -126,6 +128,7 @@ describe('http handlers', () => {
     const result = await client.callTool({ name: 'missing_http', arguments: {} });
     expect(result.isError).toBe(true);
     expect(firstText(result)).toBe(`Tool "missing_http" failed: GET ${backend.url}/nothing-here answered 404 Not Found: {"error":"no such thing"}`);
+    expect(result._meta).toEqual({ 'mcpctl/failure': { kind: 'http_status', status: 404 } });
   });
 
   it('report an unreachable server', async () => {

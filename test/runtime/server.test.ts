@@ -74,6 +74,8 @@ describe.each(['legacy', 'modern'] as const)('over the %s protocol era', (era) =
     const missing = await client.callTool({ name: 'greet', arguments: {} });
     expect(missing.isError).toBe(true);
     expect(firstText(missing)).toMatch(/Invalid arguments for tool "greet": name is required/);
+    // how it failed, for test agents: the arguments, not the handler
+    expect(missing._meta).toMatchObject({ 'mcpctl/failure': { kind: 'arguments' } });
 
     const wrong = await client.callTool({ name: 'plan', arguments: { days: 'three', unit: 'k', extra: 1 } });
     expect(wrong.isError).toBe(true);
@@ -109,6 +111,7 @@ describe.each(['legacy', 'modern'] as const)('over the %s protocol era', (era) =
     const outage = await client.callTool({ name: 'outage', arguments: { what: 'billing' } });
     expect(outage).toMatchObject({ isError: true });
     expect(firstText(outage)).toBe('The billing service is down.');
+    expect(outage._meta).toMatchObject({ 'mcpctl/failure': { kind: 'thrown' } });
     const unbuilt = await client.callTool({ name: 'unbuilt', arguments: {} });
     expect(unbuilt.isError).toBe(true);
     expect(firstText(unbuilt)).toMatch(/has no handler/);
