@@ -27,11 +27,23 @@ export interface DescriptionSimilarity {
   shared: string[];
 }
 
+/** The stems a description is compared by. */
+export function descriptionStems(text: string): Set<string> {
+  return new Set(wordStems(text));
+}
+
+/** The similarity of two descriptions' stems (descriptionStems), without the words: for comparing many pairs. */
+export function stemSimilarity(left: ReadonlySet<string>, right: ReadonlySet<string>): number {
+  let common = 0;
+  for (const s of left) if (right.has(s)) common += 1;
+  const union = left.size + right.size - common;
+  return union === 0 ? 0 : Math.round((common / union) * 100) / 100;
+}
+
 export function compareDescriptions(a: string, b: string): DescriptionSimilarity {
-  const left = new Set(wordStems(a));
-  const right = new Set(wordStems(b));
+  const left = descriptionStems(a);
+  const right = descriptionStems(b);
   const common = new Set([...left].filter((s) => right.has(s)));
-  const union = new Set([...left, ...right]).size;
   const shared: string[] = [];
   const seen = new Set<string>();
   for (const word of splitWords(a)) {
@@ -41,7 +53,7 @@ export function compareDescriptions(a: string, b: string): DescriptionSimilarity
       shared.push(word);
     }
   }
-  return { score: union === 0 ? 0 : Math.round((common.size / union) * 100) / 100, shared };
+  return { score: stemSimilarity(left, right), shared };
 }
 
 /** How many content words a description has (what `MIN_DESCRIPTION_WORDS` counts). */

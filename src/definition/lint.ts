@@ -4,7 +4,7 @@
  * `similar_descriptions`, src/api/descriptions.ts), a description too short to choose a tool
  * by, and a required parameter with no description. Warnings only: `validate` shows them. Pure.
  */
-import { compareDescriptions, descriptionWords, MIN_DESCRIPTION_WORDS, NEAR_IDENTICAL, quoteWords } from '../api/descriptions.js';
+import { compareDescriptions, descriptionStems, descriptionWords, MIN_DESCRIPTION_WORDS, NEAR_IDENTICAL, quoteWords, stemSimilarity } from '../api/descriptions.js';
 import { wordStems } from '../api/words.js';
 import type { DefinitionIssue } from './errors.js';
 import type { ServerDefinition } from './schema.js';
@@ -44,19 +44,29 @@ export function lintDefinition(definition: ServerDefinition): LintIssue[] {
     }
   });
 
+  // Each tool is warned about once, at its description, naming the earlier tool it is most like.
+  const stems = tools.map((tool) => descriptionStems(tool.description));
   for (let j = 1; j < tools.length; j += 1) {
+    let best = -1;
+    let bestScore = 0;
+    let others = 0;
     for (let i = 0; i < j; i += 1) {
-      const [a, b] = [tools[i]!, tools[j]!];
-      const similarity = compareDescriptions(a.description, b.description);
-      if (similarity.score < NEAR_IDENTICAL) continue;
-      warn(
-        'similar_descriptions',
-        ['tools', j, 'description'],
-        `near-identical to the description of ${a.name} (tools[${i}]): they share ${quoteWords(similarity.shared)} ` +
-          `(similarity ${similarity.score}; warned from ${NEAR_IDENTICAL}), so an agent may pick either for the same request: ` +
-          suggestDifference(a, b),
-      );
+      const score = stemSimilarity(stems[i]!, stems[j]!);
+      if (score < NEAR_IDENTICAL) continue;
+      others += 1;
+      if (score > bestScore) [best, bestScore] = [i, score];
     }
+    if (best === -1) continue;
+    const [a, b] = [tools[best]!, tools[j]!];
+    const similarity = compareDescriptions(a.description, b.description);
+    const more = others > 1 ? ` (and ${others - 1} more earlier ${others === 2 ? 'tool' : 'tools'})` : '';
+    warn(
+      'similar_descriptions',
+      ['tools', j, 'description'],
+      `near-identical to the description of ${a.name} (tools[${best}])${more}: they share ${quoteWords(similarity.shared)} ` +
+        `(similarity ${similarity.score}; warned from ${NEAR_IDENTICAL}), so an agent may pick either for the same request: ` +
+        suggestDifference(a, b),
+    );
   }
   return issues;
 }

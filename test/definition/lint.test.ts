@@ -23,6 +23,22 @@ describe('lintDefinition', () => {
     ).toEqual(['similar_descriptions tools.1.description']);
   });
 
+  it('warns about each tool of a near-identical group once, naming the most alike and how many more', () => {
+    const issues = lintDefinition(
+      ServerDefinition.parse({
+        name: 's',
+        template: 'basic',
+        tools: [
+          tool('a', 'Sends an email message to a colleague at work'),
+          tool('b', 'Sends an email message to a colleague from work'),
+          tool('c', 'Sends an email message to a colleague for work'),
+        ],
+      }),
+    );
+    expect(issues.map((i) => i.path.join('.'))).toEqual(['tools.1.description', 'tools.2.description']);
+    expect(issues[1]!.message).toMatch(/^near-identical to the description of a \(tools\[0\]\) \(and 1 more earlier tool\): they share/);
+  });
+
   it('counts words that say something: stop words and generic verbs do not', () => {
     expect(rules([tool('t', 'Returns the value of it')])).toEqual(['short_description tools.0.description']);
     expect(rules([tool('t', 'Echoes text back')])).toEqual([]);
