@@ -60,6 +60,22 @@ export async function upCommand(ctx: CommandContext, target: string, options: Up
   let file: DefinitionFile | undefined;
   let plan: DeployPlan | undefined;
 
+  /** Records a step's failure; the error to end the run with. */
+  const fail = (name: StepName, error: UserError): StepFailed => {
+    record(name, {
+      status: 'failed',
+      error: {
+        code: error.code,
+        message: error.message,
+        exit_code: error.exitCode,
+        ...(error.problems.length === 0 ? {} : { problems: error.problems }),
+        ...(error.hint === undefined ? {} : { hint: error.hint }),
+        ...(error.requestId === undefined ? {} : { request_id: error.requestId }),
+      },
+    });
+    return new StepFailed(error);
+  };
+
   /** Runs one step: its result recorded, or its error (explained) recorded and the run ended. */
   const step = async <T>(name: StepName, run: () => Promise<T>, options: { locate?: (path: string) => string | undefined; done?: boolean } = {}): Promise<T> => {
     const { locate } = options;
@@ -71,18 +87,7 @@ export async function upCommand(ctx: CommandContext, target: string, options: Up
     } catch (error) {
       const explained = explainApiError(error, connection, locate === undefined ? {} : { locate });
       if (!(explained instanceof UserError)) throw explained;
-      record(name, {
-        status: 'failed',
-        error: {
-          code: explained.code,
-          message: explained.message,
-          exit_code: explained.exitCode,
-          ...(explained.problems.length === 0 ? {} : { problems: explained.problems }),
-          ...(explained.hint === undefined ? {} : { hint: explained.hint }),
-          ...(explained.requestId === undefined ? {} : { request_id: explained.requestId }),
-        },
-      });
-      throw new StepFailed(explained);
+      throw fail(name, explained);
     }
   };
 
@@ -138,8 +143,7 @@ export async function upCommand(ctx: CommandContext, target: string, options: Up
           code: 'test_failed',
           hint: 'follow the causes under each case, then run mcpctl up again; --threshold sets the bar',
         });
-        record('test', { status: 'failed', error: { code: error.code, message: error.message, exit_code: error.exitCode, ...(error.hint === undefined ? {} : { hint: error.hint }) } });
-        throw new StepFailed(error);
+        throw fail('test', error);
       }
     }
 
@@ -159,10 +163,7 @@ export async function upCommand(ctx: CommandContext, target: string, options: Up
       else renderDeployment(p, settled, deploymentHeading(settled, definition.name, deployPlan.environment));
     }, true);
     const ended = outcomeError(outcome, timeoutSeconds);
-    if (ended !== undefined) {
-      record('deploy', { status: 'failed', error: { code: ended.code, message: ended.message, exit_code: ended.exitCode, ...(ended.hint === undefined ? {} : { hint: ended.hint }) } });
-      throw new StepFailed(ended);
-    }
+    if (ended !== undefined) throw fail('deploy', ended);
   } catch (error) {
     if (!(error instanceof StepFailed)) throw error;
     failure = error.error;
