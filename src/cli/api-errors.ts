@@ -85,12 +85,12 @@ export function explainApiError(error: unknown, connection?: Connection, options
       });
   }
   if (error.status === 401) {
-    return fail(`${service(connection)} rejected the API key (${connection?.keySource ?? 'unknown source'}): ${message}`, EXIT.auth, {
+    return fail(`${service(connection)} rejected the API key (${connection?.keySource ?? 'unknown source'}): ${message}`, EXIT.config, {
       hint: loginHint(connection),
     });
   }
   if (error.status === 403) {
-    return fail(`the API key (${connection?.keySource ?? 'unknown source'}) may not do this: ${message}`, EXIT.auth, {
+    return fail(`the API key (${connection?.keySource ?? 'unknown source'}) may not do this: ${message}`, EXIT.config, {
       hint: 'use a key that may, with `mcpctl login` or MCPCTL_API_KEY',
     });
   }

@@ -292,7 +292,7 @@ export async function resolveConnection(ctx: CommandContext): Promise<Connection
   }
   const loginProfile = choice.name === 'default' ? '' : ` --profile ${choice.name}`;
   throw new UserError(`no API key for ${displayUrl(url)} (${urlSource})`, {
-    exitCode: EXIT.auth,
+    exitCode: EXIT.config,
     hint: `run \`mcpctl login${loginProfile} --api-url ${displayUrl(url)}\`, or set MCPCTL_API_KEY`,
     code: 'no_api_key',
   });

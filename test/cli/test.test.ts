@@ -170,21 +170,21 @@ describe('mcpctl test', () => {
     expect(result.stdout).toBe('1 of 1 case passed (threshold 0.8)\n');
   });
 
-  it('a model the service does not list is a configuration error (exit 10) before anything is built or tested', async () => {
+  it('a model the service does not list is a configuration error (exit 3) before anything is built or tested', async () => {
     const result = await test(['weather.yaml', '-m', 'hi', '--model', 'gpt-2']);
-    expect(result.code).toBe(10);
+    expect(result.code).toBe(3);
     expect(result.stderr).toContain('unknown model gpt-2: the service offers mcpctl-local, claude-sonnet-4-5, gpt-4.1-mini');
     expect(server.requests.map((r) => r.path)).toEqual(['/v1/models']);
   });
 
-  it('a model whose key the service lacks is exit 10 before anything is built, naming the variable; never "retry"', async () => {
+  it('a model whose key the service lacks is exit 3 (configuration) before anything is built, naming the variable; never "retry"', async () => {
     server.options.models = [
       { id: 'mcpctl-local', default: true, available: true },
       { id: 'claude-sonnet-4-5', available: false, key_variable: 'ANTHROPIC_API_KEY', reason: 'ANTHROPIC_API_KEY is not set where the engine runs' },
     ];
     const result = await test(['weather.yaml', '-m', 'hi', '--model', 'claude-sonnet-4-5', '--json']);
-    expect(result.code).toBe(10);
-    expect(result.json().error).toMatchObject({ code: 'model_not_configured', exit_code: 10, message: 'the model claude-sonnet-4-5 cannot run: ANTHROPIC_API_KEY is not set where the engine runs' });
+    expect(result.code).toBe(3);
+    expect(result.json().error).toMatchObject({ code: 'model_not_configured', exit_code: 3, message: 'the model claude-sonnet-4-5 cannot run: ANTHROPIC_API_KEY is not set where the engine runs' });
     expect(result.json().error.hint).toContain('ANTHROPIC_API_KEY');
     expect(result.json().error.hint).not.toContain('retry');
     expect(server.requests.map((r) => r.path)).toEqual(['/v1/models']);
@@ -194,14 +194,14 @@ describe('mcpctl test', () => {
     await writeFile(join(sandbox.dir, 'weather.yaml'), WEATHER_YAML.replace('  threshold: 0.9\n', '  threshold: 0.9\n  model: gpt-4.1-mini\n'));
     server.options.models = [{ id: 'gpt-4.1-mini', available: false, key_variable: 'OPENAI_API_KEY' }];
     const result = await test(['weather.yaml']);
-    expect(result.code).toBe(10);
+    expect(result.code).toBe(3);
     expect(result.stderr).toContain('the model gpt-4.1-mini cannot run: OPENAI_API_KEY is not set where the service runs');
   });
 
-  it('a service that answers model_not_configured for the test itself is exit 10 too', async () => {
+  it('a service that answers model_not_configured for the test itself is exit 3 too', async () => {
     server.inject({ path: '/v1/test', failure: { type: 'status', status: 501, code: 'model_not_configured', message: 'the model claude-sonnet-4-5 needs ANTHROPIC_API_KEY in the engine’s environment' } });
     const result = await test([mcpId, '-m', 'hi', '--model', 'claude-sonnet-4-5']);
-    expect(result.code).toBe(10);
+    expect(result.code).toBe(3);
     expect(result.stderr).toContain('needs ANTHROPIC_API_KEY');
     expect(result.stderr).not.toContain('retry');
   });

@@ -98,10 +98,10 @@ describe('mcpctl up', () => {
     expect(server.requestsTo('/v1/build')).toHaveLength(1);
   });
 
-  it('a test model the service cannot run: exit 10 before the build', async () => {
+  it('a test model the service cannot run: exit 3 (configuration) before the build', async () => {
     server.options.models = [{ id: 'mcpctl-local', available: true }, { id: 'gpt-4.1-mini', available: false, key_variable: 'OPENAI_API_KEY' }];
     const result = await up(['weather.yaml', '--model', 'gpt-4.1-mini', '--json']);
-    expect(result.code).toBe(10);
+    expect(result.code).toBe(3);
     expect(result.json().steps.map((s: { step: string; status: string }) => `${s.step}:${s.status}`)).toEqual(['validate:ok', 'build:skipped', 'test:failed', 'deploy:skipped']);
     expect(paths()).toEqual(['GET /v1/models']);
   });

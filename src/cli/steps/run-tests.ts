@@ -105,7 +105,7 @@ export function planCases(target: string, file: DefinitionFile | undefined, flag
 
 /**
  * Refuses, before anything is built, a model the service does not offer or cannot run (its key
- * is not set where the service runs): exit 10, naming the variable. A service that does not list
+ * is not set where the service runs): exit 3 (configuration), naming the variable. A service that does not list
  * its models (no GET /v1/models) is left to judge the test request itself.
  */
 export async function checkModels(ctx: CommandContext, client: ApiClient, connection: Connection, wanted: ReadonlyArray<string | undefined>): Promise<void> {
