@@ -105,6 +105,8 @@ export interface DeployAnswer {
   requestId: string;
   /** set when the service answered 422 deploy_failed with the failed deployment as data */
   error?: ErrorBody;
+  /** the answer's ETag, when the service sends one: a status long-poll can start from it */
+  etag?: string;
 }
 
 export interface StatusOptions {
@@ -459,6 +461,7 @@ export class ApiClient {
       accepted: answer.status === 202,
       requestId: answer.meta?.request_id ?? '',
       ...(answer.error === undefined ? {} : { error: answer.error }),
+      ...(header(answer.headers, 'etag') === undefined ? {} : { etag: header(answer.headers, 'etag')! }),
     };
   }
 

@@ -45,6 +45,8 @@ describe('mcpctl up', () => {
     expect(result.stdout).toContain(`deployed at ${server.url}/d/${id}/mcp`);
     expect(paths().filter((p) => !p.includes('/status'))).toEqual(['POST /v1/build', 'POST /v1/test', 'POST /v1/test', 'POST /v1/deploy']);
     expect(server.requestsTo('/v1/deploy')[0]!.body).toMatchObject({ environment: 'staging', config: { env_vars: { API_TOKEN: 'tok-123' } } });
+    // no long-poll without the version already seen: it would wait for a change that may have happened
+    expect(server.requestsTo(/\/status$/).filter((r) => r.query.get('wait') !== null && r.headers['if-none-match'] === undefined)).toEqual([]);
   });
 
   it('with a failing case: the test-failure code, and nothing is deployed', async () => {

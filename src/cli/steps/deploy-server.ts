@@ -58,6 +58,7 @@ export async function deployServer(
   const result = await waitForDeployment(client, deployment, {
     timeoutMs: options.timeoutSeconds * 1000,
     signal: ctx.signal,
+    etag: answer.etag,
     onChange: (d) => {
       if (d.status === 'deploying') progress.update(describeProgress(d));
     },
