@@ -15,8 +15,8 @@ import { chmod, mkdir, readFile, rename, stat, unlink, writeFile } from 'node:fs
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { ApiClient, type ApiExchange } from '../api/client.js';
-import type { CommandContext } from './context.js';
+import { ApiClient, OPERATION_OBJECTS, type ApiExchange } from '../api/client.js';
+import { requestTimeoutMs, type CommandContext } from './context.js';
 import { EXIT, UserError } from './errors.js';
 
 export interface Profile {
@@ -46,6 +46,10 @@ export interface Connection {
   profile: string | undefined;
   /** the local engine, found or started */
   local: boolean;
+  /** the local engine's process, so a slow answer can be told from a dead engine */
+  pid?: number;
+  /** true while the local engine's process runs */
+  isAlive?: () => boolean;
 }
 
 type Env = Record<string, string | undefined>;
@@ -215,9 +219,9 @@ export function chooseProfile(ctx: Pick<CommandContext, 'globals' | 'io'>, confi
 }
 
 /** Finds (and if needed starts) the local engine. Loaded only when no service is configured. */
-async function findLocalEngine(ctx: CommandContext): Promise<{ url: string; apiKey: string }> {
+async function findLocalEngine(ctx: CommandContext) {
   const { ensureLocalEngine } = await import('../engine/local.js');
-  return ensureLocalEngine({ env: ctx.io.env, notice: (text) => ctx.out.notice(text) });
+  return ensureLocalEngine({ env: ctx.io.env, notice: (text) => ctx.out.notice(text), patienceMs: requestTimeoutMs(ctx) });
 }
 
 /** Resolves the service URL and key, in the documented order. */
@@ -273,6 +277,8 @@ export async function resolveConnection(ctx: CommandContext): Promise<Connection
       keySource: 'from the local engine',
       profile: undefined,
       local: true,
+      pid: engine.pid,
+      isAlive: engine.isAlive,
     };
   }
 
@@ -292,7 +298,7 @@ export async function resolveConnection(ctx: CommandContext): Promise<Connection
   }
   const loginProfile = choice.name === 'default' ? '' : ` --profile ${choice.name}`;
   throw new UserError(`no API key for ${displayUrl(url)} (${urlSource})`, {
-    exitCode: EXIT.auth,
+    exitCode: EXIT.config,
     hint: `run \`mcpctl login${loginProfile} --api-url ${displayUrl(url)}\`, or set MCPCTL_API_KEY`,
     code: 'no_api_key',
   });
@@ -311,13 +317,25 @@ export function formatExchange(exchange: ApiExchange): string {
   return `debug: ${exchange.method} ${displayUrl(exchange.url)} → ${status}${id} ${exchange.ms}ms${attempt}\ndebug:   ${headers}\n`;
 }
 
-/** An API client for the resolved service, aborting on Ctrl-C, with --debug logging. */
-export function createClient(ctx: CommandContext, connection: Pick<Connection, 'url' | 'apiKey'>): ApiClient {
+/**
+ * An API client for the resolved service, aborting on Ctrl-C, with --debug logging and the
+ * request timeout. For the local engine, a slow answer is waited for while its process runs.
+ */
+export function createClient(ctx: CommandContext, connection: Pick<Connection, 'url' | 'apiKey' | 'pid' | 'isAlive'>): ApiClient {
   return new ApiClient({
     baseUrl: connection.url,
     apiKey: connection.apiKey,
     signal: ctx.signal,
     userAgent: `mcpctl/${version}`,
+    requestTimeoutMs: requestTimeoutMs(ctx),
+    ...(connection.isAlive === undefined ? {} : { isAlive: connection.isAlive }),
+    onWaiting: ({ operation, reason }) => {
+      ctx.out.notice(
+        reason === 'still_running'
+          ? `the ${OPERATION_OBJECTS[operation] ?? 'request'} is still running on the service; waiting for it`
+          : `the local engine (pid ${String(connection.pid)}) is busy; waiting for it to answer`,
+      );
+    },
     ...(ctx.globals.debug ? { debug: (exchange: ApiExchange) => ctx.out.stderr(formatExchange(exchange)) } : {}),
   });
 }

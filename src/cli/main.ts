@@ -71,6 +71,7 @@ export function createProgram(state: RunState): Command {
         debug: raw.debug === true,
         ...(typeof raw.apiUrl === 'string' ? { apiUrl: raw.apiUrl } : {}),
         ...(typeof raw.profile === 'string' ? { profile: raw.profile } : {}),
+        ...(typeof raw.requestTimeout === 'number' ? { requestTimeout: raw.requestTimeout } : {}),
       };
       const out = await makeOutput(state.io, globals);
       state.out = out;
@@ -85,7 +86,8 @@ export function createProgram(state: RunState): Command {
     .option('-q, --quiet', 'print only what was asked for, no progress')
     .option('--no-color', 'no colour (NO_COLOR is honoured too)')
     .option('--api-url <url>', 'the /v1 service to use (default: MCPCTL_API_URL, the profile, or the local engine)')
-    .option('--profile <name>', 'the named profile of the config file to use')
+    .option('--profile <name>', 'the named profile of the config file to use ("default": the local engine)')
+    .option('--request-timeout <seconds>', 'how long to wait for the service to answer a request (default: MCPCTL_REQUEST_TIMEOUT, else 30)', parseSeconds)
     .option('--debug', 'show HTTP exchanges and stack traces')
     .showHelpAfterError('(run with --help for usage)')
     .configureOutput({
@@ -272,6 +274,11 @@ export async function run(argv: string[], options: RunOptions = {}): Promise<num
   const state: RunState = { io, signal: options.signal ?? new AbortController().signal };
   const program = createProgram(state);
   const wantsJson = argv.includes('--json');
+  // commander prints the version as plain text; with --json it is a document like any result
+  if (wantsJson && asksVersion(argv, program)) {
+    io.stdout.write(`${JSON.stringify({ version, node: process.version }, null, 2)}\n`);
+    return EXIT.ok;
+  }
   try {
     await program.parseAsync(argv, { from: 'user' });
     return EXIT.ok;
@@ -280,6 +287,16 @@ export async function run(argv: string[], options: RunOptions = {}): Promise<num
     const out = state.out ?? (await makeOutput(io, { json: wantsJson, quiet: false, color: !argv.includes('--no-color') }));
     return report(error, out, argv.includes('--debug'));
   }
+}
+
+/** `--version` (or `-v`) given to mcpctl itself, before any command name. */
+function asksVersion(argv: string[], program: Command): boolean {
+  const commands = new Set(program.commands.map((c) => c.name()));
+  for (const arg of argv) {
+    if (arg === '--version' || arg === '-v') return true;
+    if (commands.has(arg)) return false;
+  }
+  return false;
 }
 
 function report(error: unknown, out: Output, debug: boolean): number {

@@ -95,12 +95,22 @@ export class Output {
   }
 
   /**
-   * Write the command's result: with --json exactly one JSON document on stdout, otherwise
-   * the human rendering (skipped with --quiet unless `always` is set).
+   * Write the command's result: with --json exactly one JSON document on stdout; with --quiet the
+   * lines `quiet` gives (the one value the command answers, see docs/output.md), or nothing;
+   * otherwise the human rendering. `always` shows the human rendering even with --quiet.
    */
-  result(data: unknown, human: (p: Printer) => void, options: { always?: boolean } = {}): void {
+  result(
+    data: unknown,
+    human: (p: Printer) => void,
+    options: { always?: boolean; quiet?: () => string | readonly string[] | undefined } = {},
+  ): void {
     if (this.json) {
       this.writeJson(data);
+      return;
+    }
+    if (this.quiet && options.quiet !== undefined) {
+      const lines = options.quiet();
+      for (const line of typeof lines === 'string' ? [lines] : (lines ?? [])) this.streams.stdout.write(`${line}\n`);
       return;
     }
     if (this.quiet && options.always !== true) return;

@@ -142,12 +142,13 @@ describe('mcpctl build', () => {
     expect(result.stderr).toMatch(/request id: req_/);
   });
 
-  it('an answer outside the contract is exit 4 naming the field', async () => {
+  it('an answer outside the contract is a configuration error (exit 3) naming the field', async () => {
     const meta = { request_id: 'req_bad', timestamp: new Date().toISOString() };
     server.inject({ path: '/v1/build', failure: { type: 'raw', status: 200, body: JSON.stringify({ success: true, data: { name: 'weather' }, meta }) } });
     const result = await build();
-    expect(result.code).toBe(4);
+    expect(result.code).toBe(3);
     expect(result.stderr).toContain('answered outside the /v1 contract: data.mcp_id');
+    expect(result.stderr).toContain('check that the URL points at a /v1 service of a compatible version');
   });
 
   it('--debug shows each exchange with the key redacted', async () => {

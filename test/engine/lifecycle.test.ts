@@ -215,7 +215,8 @@ describe('a state folder that cannot be one', () => {
       const env = { ...box.env, MCPCTL_HOME: home };
       for (const args of [['ls'], ['serve', '--port', '0']]) {
         const result = await mcpctl({ ...box, env }, args);
-        expect(result.code, result.stderr).toBe(2);
+        // configuration: MCPCTL_HOME, not the command, is what to fix
+        expect(result.code, result.stderr).toBe(3);
         expect(result.stderr).toContain(`error: cannot keep the engine's state in ${home}: ${why}`);
         expect(result.stderr).not.toMatch(/internal error|\n\s+at /);
       }

@@ -3,8 +3,8 @@
  */
 import { open, readFile, stat } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { CommandContext } from '../context.js';
-import { UserError } from '../errors.js';
+import { requestTimeoutMs, type CommandContext } from '../context.js';
+import { EXIT, ExitError, UserError } from '../errors.js';
 import type { Printer } from '../output.js';
 
 async function pathsOf(ctx: CommandContext) {
@@ -18,7 +18,7 @@ export async function engineStartCommand(ctx: CommandContext): Promise<void> {
   const progress = await ctx.out.progress('starting the local engine…');
   let result;
   try {
-    result = await startBackgroundEngine(paths, { ...ctx.io.env, MCPCTL_HOME: paths.home });
+    result = await startBackgroundEngine(paths, { ...ctx.io.env, MCPCTL_HOME: paths.home }, { patienceMs: requestTimeoutMs(ctx) });
   } catch (error) {
     progress.fail('the local engine did not start');
     throw error;
@@ -53,7 +53,7 @@ export async function engineStopCommand(ctx: CommandContext): Promise<void> {
 export async function engineStatusCommand(ctx: CommandContext): Promise<void> {
   const { localEngineStatus } = await import('../../engine/local.js');
   const paths = await pathsOf(ctx);
-  const status = await localEngineStatus(paths);
+  const status = await localEngineStatus(paths, { patienceMs: requestTimeoutMs(ctx), notice: (text) => ctx.out.notice(text) });
   ctx.out.result(status, (p) => {
     if (!status.running) {
       p.line('the local engine is not running');
@@ -70,7 +70,9 @@ export async function engineStatusCommand(ctx: CommandContext): Promise<void> {
       ['state', status.home],
       ['log', status.log_file],
     ]);
-  });
+  }, { quiet: () => (status.running ? 'running' : 'stopped') });
+  // a script asks `mcpctl engine status || mcpctl engine start`: not running is not success
+  if (!status.running) throw new ExitError(EXIT.transient);
 }
 
 export interface EngineLogsOptions {

@@ -78,7 +78,7 @@ export async function loginCommand(ctx: CommandContext, options: LoginCommandOpt
   } catch (error) {
     if (error instanceof ApiError && error.kind === 'http' && (error.status === 401 || error.status === 403)) {
       throw new UserError(`${displayUrl(url)} rejected this API key (HTTP ${error.status}); nothing was saved`, {
-        exitCode: EXIT.auth,
+        exitCode: EXIT.config,
         code: error.code,
         hint: 'check the key and run `mcpctl login` again',
         ...(error.requestId === undefined ? {} : { requestId: error.requestId }),
