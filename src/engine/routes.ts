@@ -102,7 +102,8 @@ export function createRoutes(deps: RouteDeps): Router<Route> {
       data: d,
       headers: { Location: `/v1/deploy/${d.deployment_id}/status`, ...extra },
     });
-    if (first.status === 'deploying' && prefersAsync(ctx.req)) return accepted(first, { 'Preference-Applied': 'respond-async' });
+    // the ETag lets a client's first long-poll start from this very version
+    if (first.status === 'deploying' && prefersAsync(ctx.req)) return accepted(first, { 'Preference-Applied': 'respond-async', ETag: etagOf(first) });
     let current = first;
     const deadline = clock() + limits.syncDeploySeconds * 1000;
     while (current.status === 'deploying' && !ctx.signal.aborted) {

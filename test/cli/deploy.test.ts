@@ -167,6 +167,22 @@ describe('mcpctl deploy', () => {
     expect(result.stderr).toMatch(/mcpctl status deploy_\w+ --watch/);
   });
 
+  it('Ctrl-C while the deploy request is on its way still names the deployment it created', async () => {
+    server.options.progress = 'hold';
+    // the service creates the deployment at once but its answer is slow to come back
+    server.inject({ method: 'POST', path: '/v1/deploy', times: 1, failure: { type: 'late', ms: 400 } });
+    const controller = new AbortController();
+    const waiting = deploy([mcpId, '--json'], { signal: controller.signal });
+    for (let i = 0; i < 500 && server.deployments.size === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    controller.abort();
+    const result = await waiting;
+    const [created] = [...server.deployments.keys()];
+    expect(created).toMatch(/^deploy_/);
+    expect(result.code).toBe(130);
+    expect(result.json()).toMatchObject({ deployment_id: created, status: 'deploying' });
+    expect(result.stderr).toContain(`stopped waiting; deployment ${created} goes on (deploying)`);
+  });
+
   it('Ctrl-C while waiting stops waiting, says the deployment goes on, exit 130', async () => {
     server.options.progress = 'hold';
     const controller = new AbortController();

@@ -68,6 +68,22 @@ describe('mcpctl status', () => {
     expect(result.stderr).toContain(`ok: deployed ${id}`);
   });
 
+  it('--watch long-polls with the ETag it just read, so a change in between is seen at once', async () => {
+    server.options.progress = 'hold';
+    const id = await deployment({ async: true });
+    // the deployment settles right after the first read: a long-poll without that read's ETag
+    // would wait for a change that has already happened
+    server.options.settleAfterRead = true;
+    const result = await status([id, '--watch', '--timeout', '20', '--json']);
+    expect(result.code).toBe(0);
+    expect(result.json().status).toBe('deployed');
+    const [read, ...polls] = server.requestsTo(/\/status$/);
+    expect(read!.query.get('wait')).toBeNull();
+    expect(polls.length).toBeGreaterThan(0);
+    expect(polls[0]!.headers['if-none-match']).toBe('"1"');
+    expect(server.expiredWaits).toBe(0);
+  });
+
   it('--watch that times out is exit 8', async () => {
     server.options.progress = 'hold';
     const id = await deployment({ async: true });

@@ -232,15 +232,21 @@ export async function deployCommand(ctx: CommandContext, target: string, options
       const progress = await ctx.out.progress(`deploying ${mcpId} to ${environment}`);
       let answer;
       try {
+        // Ctrl-C while the request is on its way still waits for its answer: the deployment it
+        // creates goes on, and the user must learn its id.
         answer = await client.deploy(
           { mcp_id: mcpId, environment, ...(Object.keys(config).length === 0 ? {} : { config }) },
-          { async: true, ...(key === undefined ? {} : { idempotencyKey: key }) },
+          { async: true, finishOnAbort: true, ...(key === undefined ? {} : { idempotencyKey: key }) },
         );
       } catch (error) {
         progress.fail();
         throw error;
       }
       const deployment = answer.deployment;
+      if (ctx.signal.aborted && deployment.status === 'deploying') {
+        progress.stop();
+        return { deployment, end: 'interrupted' as const };
+      }
       if (options.wait === false || deployment.status !== 'deploying') {
         if (deployment.status === 'deployed') progress.succeed(`deployed ${deployment.deployment_id} in ${formatSeconds(deployment.deploy_time) ?? '?'}`);
         else if (deployment.status === 'failed') progress.fail(`${deployment.deployment_id} failed`);
@@ -251,6 +257,7 @@ export async function deployCommand(ctx: CommandContext, target: string, options
       const result = await waitForDeployment(client, deployment, {
         timeoutMs: timeoutSeconds * 1000,
         signal: ctx.signal,
+        etag: answer.etag,
         onChange: (d) => {
         if (d.status === 'deploying') progress.update(describeProgress(d));
       },
