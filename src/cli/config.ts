@@ -16,7 +16,8 @@ import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ApiClient, OPERATION_OBJECTS, type ApiExchange } from '../api/client.js';
-import { requestTimeoutMs, type CommandContext } from './context.js';
+import type { CommandContext } from './context.js';
+import { requestTimeoutMs } from './request-timeout.js';
 import { EXIT, UserError } from './errors.js';
 
 export interface Profile {

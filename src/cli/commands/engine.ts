@@ -3,7 +3,8 @@
  */
 import { open, readFile, stat } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
-import { requestTimeoutMs, type CommandContext } from '../context.js';
+import type { CommandContext } from '../context.js';
+import { requestTimeoutMs } from '../request-timeout.js';
 import { EXIT, ExitError, UserError } from '../errors.js';
 import type { Printer } from '../output.js';
 
