@@ -215,14 +215,25 @@ export function createProgram(state: RunState): Command {
   // --- credentials ---------------------------------------------------------------------------
   program
     .command('login')
-    .description('save an API key for a /v1 service in a profile (the key is never an argument)')
+    .description('save an API key for a /v1 service in a profile (the key is never an argument); says when the current profile changes')
     .option('--with-key', 'read the key from stdin instead of a hidden prompt')
     .action(action(async () => (await import('./commands/login.js')).loginCommand));
 
   program
     .command('logout')
-    .description('remove the saved key of a profile')
+    .description('remove the saved key of a profile; commands that named none go to the local engine again')
     .action(action(async () => (await import('./commands/login.js')).logoutCommand));
+
+  const config = program.command('config').description('where commands go: profiles of the config file ("default" is the local engine)');
+  config
+    .command('show')
+    .description('show the profile, service and key source commands use, and every profile (never a key)')
+    .action(action(async () => (await import('./commands/profiles.js')).configShowCommand));
+  config
+    .command('use')
+    .description('make a profile the current one; "default" is the local engine')
+    .argument('<profile>', 'a profile saved by `mcpctl login`, or default')
+    .action(action(async () => (await import('./commands/profiles.js')).configUseCommand));
 
   // --- the local engine ----------------------------------------------------------------------
   const engine = program.command('engine').description('the local engine: a /v1 service in the background, one per MCPCTL_HOME');
