@@ -13,6 +13,8 @@ import { shellQuote } from './render/format.js';
 export interface ExplainOptions {
   /** maps a request field path (tools[0].name) to where it is written (file:line:column) */
   locate?: (path: string) => string | undefined;
+  /** the environment, so a hint can say whether a variable the service asks for is set here */
+  env?: Record<string, string | undefined>;
 }
 
 function service(connection: Pick<Connection, 'url' | 'urlSource'> | undefined): string {
@@ -120,7 +122,7 @@ export function explainApiError(error: unknown, connection?: Connection, options
     case 'idempotency_mismatch':
       return fail(message, EXIT.usage, { hint: 'this idempotency key was used with another request; pass a new --idempotency-key, or none' });
     case 'validation_failed':
-      return fail(`the service rejected the request: ${message}`, EXIT.usage, { problems, hint: validationHint(error, problems) });
+      return fail(`the service rejected the request: ${message}`, EXIT.usage, { problems, hint: validationHint(error, problems, options.env) });
   }
   if (error.status === 401) {
     return fail(`${service(connection)} rejected the API key (${connection?.keySource ?? 'unknown source'}): ${message}`, EXIT.config, {
@@ -168,13 +170,21 @@ export function explainApiError(error: unknown, connection?: Connection, options
  * What to do about a rejected request: a deploy that lacks a variable its server needs says which
  * flag passes it; anything else, the fields named above.
  */
-function validationHint(error: ApiError, problems: Problem[]): string {
+function validationHint(error: ApiError, problems: Problem[], env: Record<string, string | undefined> = {}): string {
   const missing = problems.map((p) => /^config\.env_vars\.([A-Za-z_][A-Za-z0-9_]*)$/.exec(p.path ?? '')?.[1]).filter((name): name is string => name !== undefined);
   if ((error.operation === 'deploy' || error.operation === 'rollback') && missing.length > 0) {
-    const flags = missing.map((name) => `--env-var ${name}`).join(' ');
-    return `pass ${missing.length === 1 ? 'it' : 'them'} from your environment: export ${missing[0]}=… and add ${flags}`;
+    return passVariablesHint(missing, env);
   }
   return 'fix the fields named above';
+}
+
+/** `add --env-var A --env-var B` (their values come from this environment), saying which still need setting. */
+export function passVariablesHint(names: readonly string[], env: Record<string, string | undefined>): string {
+  const flags = names.map((name) => `--env-var ${name}`).join(' ');
+  const unset = names.filter((name) => env[name] === undefined);
+  const them = names.length === 1 ? 'it' : 'them';
+  if (unset.length === 0) return `pass ${them} with ${flags} (${them === 'it' ? 'its value comes' : 'their values come'} from your environment)`;
+  return `export ${unset.map((name) => `${name}=…`).join(' ')}, then pass ${them} with ${flags}`;
 }
 
 /**

@@ -100,6 +100,9 @@ export async function buildCommand(ctx: CommandContext, file: string, options: B
     { locate: definition.locate },
   );
   const firstCase = definition.loaded.definition.tests?.cases[0]?.message;
+  // a deploy by id knows nothing of the file: the variables the server needs go as flags
+  const { requiredEnvVars } = await import('../../definition/check.js');
+  const envFlags = requiredEnvVars(definition.loaded.definition).map((v) => ` --env-var ${v.name}`).join('');
   ctx.out.result(
     server,
     (p) => {
@@ -109,7 +112,7 @@ export async function buildCommand(ctx: CommandContext, file: string, options: B
       }
       p.success(`Built ${server.name} (${server.mcp_id})`);
       renderServerFields(p, server);
-      p.next(`mcpctl deploy ${server.mcp_id} --env development`);
+      p.next(`mcpctl deploy ${server.mcp_id} --env development${envFlags}`);
       p.next(`mcpctl test ${server.mcp_id} -m ${shellQuote(firstCase ?? 'What can you do?')}`);
     },
     { always: true },
