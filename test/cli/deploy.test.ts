@@ -133,7 +133,7 @@ tools:
     expect(server.requests).toHaveLength(0);
     const passed = await runCli(['deploy', 'secured.yaml', '--env-var', 'MCP_AUTH_TOKEN', '--json'], { env: { ...env, MCP_AUTH_TOKEN: 's3cret' }, cwd: sandbox.dir });
     expect(passed.code).toBe(0);
-    expect(deployBody().config.env_vars).toEqual({ MCP_AUTH_TOKEN: 's3cret' });
+    expect(deployBody()).toMatchObject({ config: { env_vars: { MCP_AUTH_TOKEN: 's3cret' } } });
   });
 
   it('a bad --env-file line is exit 2 with file:line', async () => {

@@ -117,10 +117,13 @@ describe('mcpctl validate', () => {
     });
   });
 
-  it('prints nothing with --quiet when the definition is valid', async () => {
+  it('prints nothing on stdout with --quiet when the definition is valid; a warning still goes to stderr', async () => {
     await writeDefinition(VALID);
     const result = await validate(['--quiet', 'validate', 'server.yaml']);
-    expect(result).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    expect(result).toMatchObject({ code: 0, stdout: '' });
+    expect(result.stderr).toBe('warning: server.yaml:3:30  auth.token  a literal token: anyone who can read this file can call the server; use ${MCP_AUTH_TOKEN} and set it at deploy time\n');
+    await writeDefinition(VALID.replace('not-from-env', '"${MCP_AUTH_TOKEN}"'));
+    expect(await validate(['--quiet', 'validate', 'server.yaml'])).toMatchObject({ code: 0, stdout: '', stderr: '' });
   });
 
   it('exits 2 and lists each problem as file:line:column  path  message', async () => {

@@ -35,7 +35,7 @@ export async function engineStartCommand(ctx: CommandContext): Promise<void> {
       ['state', paths.home],
     ]);
     p.next('stop it with `mcpctl engine stop`');
-  });
+  }, { quiet: () => state.url });
 }
 
 export async function engineStopCommand(ctx: CommandContext): Promise<void> {
@@ -93,9 +93,13 @@ export async function engineLogsCommand(ctx: CommandContext, options: EngineLogs
   }
   const lines = (text ?? '').split('\n').filter((line) => line !== '').slice(-count);
   if (options.follow !== true) {
-    ctx.out.result({ lines: lines.map(parseLine) }, (p) => {
-      for (const line of lines) printLine(p, line);
-    });
+    ctx.out.result(
+      { lines: lines.map(parseLine) },
+      (p) => {
+        for (const line of lines) printLine(p, line);
+      },
+      { always: true },
+    );
     return;
   }
   // Following: one line per log line (JSON lines with --json), until Ctrl-C.

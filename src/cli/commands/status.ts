@@ -95,7 +95,12 @@ export async function waitForDeployment(client: ApiClient, initial: Deployment, 
 export function reportDeployment(
   ctx: CommandContext,
   outcome: WaitOutcome,
-  options: { heading: string; timeoutSeconds?: number },
+  options: {
+    heading: string;
+    timeoutSeconds?: number;
+    /** what --quiet prints: the id of a deployment the command created, or the state it asked about */
+    quiet?: 'id' | 'status';
+  },
 ): void {
   const { deployment, end } = outcome;
   const id = deployment.deployment_id;
@@ -108,14 +113,9 @@ export function reportDeployment(
       hint: `follow it with \`mcpctl status ${id} --watch\``,
     });
   }
-  ctx.out.result(
-    deployment,
-    (p) => {
-      if (ctx.out.quiet) p.line(id);
-      else renderDeployment(p, deployment, options.heading);
-    },
-    { always: true },
-  );
+  ctx.out.result(deployment, (p) => renderDeployment(p, deployment, options.heading), {
+    quiet: () => (options.quiet === 'status' ? deployment.status : id),
+  });
   if (end === 'timeout') {
     const after = options.timeoutSeconds === undefined ? '' : ` after ${formatSeconds(options.timeoutSeconds) ?? ''}`;
     throw new UserError(`deployment ${id} is still deploying${after}`, {
@@ -181,5 +181,5 @@ export async function statusCommand(ctx: CommandContext, deploymentId: string, o
     else progress.stop();
     return result;
   });
-  reportDeployment(ctx, outcome, { heading: headingFor(outcome.deployment), timeoutSeconds });
+  reportDeployment(ctx, outcome, { heading: headingFor(outcome.deployment), timeoutSeconds, quiet: 'status' });
 }

@@ -7,7 +7,7 @@
 import { isAbsolute, relative } from 'node:path';
 import type { CommandContext } from '../context.js';
 import type { Problem } from '../errors.js';
-import { plural } from '../render/format.js';
+import { formatProblem, plural } from '../render/format.js';
 
 export interface ValidateResult {
   valid: true;
@@ -22,6 +22,8 @@ export interface ValidateResult {
 
 export async function validateCommand(ctx: CommandContext, file: string): Promise<void> {
   const result = await validateDefinition(ctx.io.cwd, file);
+  // --quiet prints nothing on success, but a warning is still said, on stderr
+  if (ctx.out.quiet && !ctx.out.json) for (const warning of result.warnings) ctx.out.warn(formatProblem(warning));
   ctx.out.result(result, (p) => {
     const counts = [plural(result.tools, 'tool'), plural(result.resources, 'resource'), plural(result.prompts, 'prompt')].join(', ');
     p.success(`${result.file} is valid: ${result.name}, ${counts}`);
