@@ -111,9 +111,8 @@ export async function findRunningEngine(paths: HomePaths, options: PatienceOptio
 async function waitForHealth(state: EngineState, patienceMs: number, onSlow: () => void): Promise<HealthResult> {
   const deadline = Date.now() + patienceMs;
   let tryMs = 3_000;
-  let result: HealthResult = { ok: false, reason: 'no answer' };
   for (let attempt = 0; ; attempt += 1) {
-    result = await checkHealth(state.url, state.apiKey, Math.max(100, Math.min(tryMs, deadline - Date.now())));
+    const result = await checkHealth(state.url, state.apiKey, Math.max(100, Math.min(tryMs, deadline - Date.now())));
     if (result.ok || !isEngineProcess(state.pid) || Date.now() >= deadline) return result;
     if (attempt === 0) onSlow();
     tryMs = Math.min(tryMs * 2, 15_000);

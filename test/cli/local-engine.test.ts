@@ -42,7 +42,7 @@ async function slowEngine(box: Sandbox, healthDelayMs: number): Promise<ChildPro
   });
   daemons.push(daemon);
   await new Promise<void>((resolve, reject) => {
-    daemon.stdout!.once('data', () => resolve());
+    daemon.stdout.once('data', () => resolve());
     daemon.once('exit', (code) => reject(new Error(`the stand-in engine exited with ${String(code)}`)));
   });
   return daemon;
