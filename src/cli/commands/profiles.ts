@@ -92,7 +92,7 @@ export async function configShowCommand(ctx: CommandContext): Promise<void> {
           ? `the local engine (${service.running ? `running at ${service.url ?? '?'}, pid ${String(service.pid)}` : 'not running; the first command that needs it starts it'})`
           : `${service.url} (${service.source})`;
       p.fields([
-        ['profile', `${choice.name} (${choice.source})`],
+        ['profile', choice.source === 'default' ? `${choice.name} (no profile chosen)` : `${choice.name} (${choice.source})`],
         ['service', where],
         ['key', service.local ? 'the local engine’s own' : (service.key ?? p.style.yellow('none: run `mcpctl login` or set MCPCTL_API_KEY'))],
         ['state', service.local ? service.home : undefined],
