@@ -7,17 +7,20 @@ export const EXIT = {
   ok: 0,
   /** a bug: the stack trace is printed with a hint to report it */
   internal: 1,
-  /** bad flags, bad definition, bad input, unknown id */
+  /** the input: bad flags or arguments, an invalid definition or env file, an unknown id, a wrong state */
   usage: 2,
-  /** missing or rejected API key */
-  auth: 3,
-  /** service unreachable, rate-limited or failing (5xx): safe to retry later */
+  /**
+   * the configuration: no API key or a refused one, a bad config file, profile or service URL, a
+   * variable the run needs that the environment does not set, a service that does not offer this
+   */
+  config: 3,
+  /** the service is unreachable, timed out, rate-limited or failing (5xx): safe to retry later */
   transient: 4,
   build_failed: 5,
   deploy_failed: 6,
   /** the test ran but its success rate (or an expectation) fell below the threshold */
   test_failed: 7,
-  /** waiting ended while the deployment is still in progress: safe to wait again */
+  /** waiting ended while the work (a deployment, a build) is still in progress: safe to wait again */
   timeout: 8,
   /** interrupted by Ctrl-C */
   interrupted: 130,

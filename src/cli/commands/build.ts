@@ -6,7 +6,7 @@ import type { LoadedDefinition } from '../../definition/load.js';
 import { withApi } from '../api-errors.js';
 import type { CommandContext } from '../context.js';
 import type { Printer } from '../output.js';
-import { formatSeconds, plural, shellQuote } from '../render/format.js';
+import { formatProblem, formatSeconds, plural, shellQuote } from '../render/format.js';
 
 export interface BuildCommandOptions {
   idempotencyKey?: string;
@@ -39,11 +39,7 @@ export async function loadDefinitionFile(ctx: CommandContext, file: string): Pro
   const loaded = await loadDefinition(file, { cwd: ctx.io.cwd });
   const rel = relative(ctx.io.cwd, loaded.file);
   const shown = rel === '' || isAbsolute(rel) ? loaded.file : rel;
-  for (const warning of loaded.warnings) {
-    const where = warning.where === undefined ? '' : `${warning.where}  `;
-    const path = warning.path === undefined ? '' : `${warning.path}  `;
-    ctx.out.warn(`${where}${path}${warning.message}`);
-  }
+  for (const warning of loaded.warnings) ctx.out.warn(formatProblem(warning));
   return {
     loaded,
     shown,
@@ -100,18 +96,17 @@ export async function buildCommand(ctx: CommandContext, file: string, options: B
     { locate: definition.locate },
   );
   const firstCase = definition.loaded.definition.tests?.cases[0]?.message;
+  // a deploy by id knows nothing of the file: the variables the server needs go as flags
+  const { requiredEnvVars } = await import('../../definition/check.js');
+  const envFlags = requiredEnvVars(definition.loaded.definition).map((v) => ` --env-var ${v.name}`).join('');
   ctx.out.result(
     server,
     (p) => {
-      if (ctx.out.quiet) {
-        p.line(server.mcp_id);
-        return;
-      }
       p.success(`Built ${server.name} (${server.mcp_id})`);
       renderServerFields(p, server);
-      p.next(`mcpctl deploy ${server.mcp_id} --env development`);
+      p.next(`mcpctl deploy ${server.mcp_id} --env development${envFlags}`);
       p.next(`mcpctl test ${server.mcp_id} -m ${shellQuote(firstCase ?? 'What can you do?')}`);
     },
-    { always: true },
+    { quiet: () => server.mcp_id },
   );
 }

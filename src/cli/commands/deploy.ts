@@ -8,9 +8,9 @@ import { resolve } from 'node:path';
 import { MCP_ID_PATTERN, type DeployConfig, type Environment } from '../../api/contract.js';
 import type { DeployDefaults } from '../../definition/schema.js';
 import { ENV_NAME_PATTERN } from '../../definition/schema.js';
-import { withApi } from '../api-errors.js';
+import { passVariablesHint, withApi } from '../api-errors.js';
 import type { CommandContext } from '../context.js';
-import { UserError, type Problem } from '../errors.js';
+import { EXIT, UserError, type Problem } from '../errors.js';
 import { describeProgress } from '../render/deployment.js';
 import { formatSeconds } from '../render/format.js';
 import { buildDefinition, loadDefinitionFile, type DefinitionFile } from './build.js';
@@ -168,6 +168,7 @@ export async function applyDeployFlags(
   }
   if (missing.length > 0) {
     throw new UserError(`--env-var: ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not set in this environment`, {
+      exitCode: EXIT.config,
       hint: `set ${missing.length === 1 ? 'it' : 'them'} before running (export ${missing[0]}=…), or use --env-file`,
       code: 'missing_env_var',
     });
@@ -188,6 +189,29 @@ export async function applyDeployFlags(
     });
   }
   return out;
+}
+
+/**
+ * The variables the server needs when it starts must travel with the deployment (from the file's
+ * deploy.env_vars, --env-var or --env-file): one that does not is refused before anything is built.
+ */
+export async function checkRequiredEnv(file: DefinitionFile, config: DeployConfig, env: Env): Promise<void> {
+  const { requiredEnvVars } = await import('../../definition/check.js');
+  const missing = requiredEnvVars(file.loaded.definition).filter((v) => config.env_vars?.[v.name] === undefined);
+  if (missing.length === 0) return;
+  const names = missing.map((v) => v.name);
+  throw new UserError(
+    `${file.loaded.definition.name} needs ${names.join(', ')} when it starts, and this deployment does not pass ${names.length === 1 ? 'it' : 'them'}`,
+    {
+      code: 'missing_env_var',
+      problems: missing.map((v) => ({ ...withWhere(file.locate(v.field)), path: v.field, message: `uses \${${v.name}} without a default` })),
+      hint: `${passVariablesHint(names, env)}, or list ${names.length === 1 ? 'it' : 'them'} under deploy.env_vars in ${file.shown}`,
+    },
+  );
+}
+
+function withWhere(where: string | undefined): { where?: string } {
+  return where === undefined ? {} : { where };
 }
 
 /**
@@ -222,6 +246,7 @@ export async function deployCommand(ctx: CommandContext, target: string, options
   // Everything local is checked before the first request: a missing variable builds nothing.
   const replaced = new Set([...(options.envVar ?? []), ...(options.envFile === undefined ? [] : Object.keys(await readEnvFile(options.envFile, ctx.io.cwd)))]);
   const config = await applyDeployFlags(await configFromDefinition(defaults, environment, ctx.io.env, { replaced }), options, ctx.io);
+  if (file !== undefined) await checkRequiredEnv(file, config, ctx.io.env);
   const timeoutSeconds = options.timeout ?? 600;
   const key = options.idempotencyKey;
 
@@ -232,15 +257,21 @@ export async function deployCommand(ctx: CommandContext, target: string, options
       const progress = await ctx.out.progress(`deploying ${mcpId} to ${environment}`);
       let answer;
       try {
+        // Ctrl-C while the request is on its way still waits for its answer: the deployment it
+        // creates goes on, and the user must learn its id.
         answer = await client.deploy(
           { mcp_id: mcpId, environment, ...(Object.keys(config).length === 0 ? {} : { config }) },
-          { async: true, ...(key === undefined ? {} : { idempotencyKey: key }) },
+          { async: true, finishOnAbort: true, ...(key === undefined ? {} : { idempotencyKey: key }) },
         );
       } catch (error) {
         progress.fail();
         throw error;
       }
       const deployment = answer.deployment;
+      if (ctx.signal.aborted && deployment.status === 'deploying') {
+        progress.stop();
+        return { deployment, end: 'interrupted' as const };
+      }
       if (options.wait === false || deployment.status !== 'deploying') {
         if (deployment.status === 'deployed') progress.succeed(`deployed ${deployment.deployment_id} in ${formatSeconds(deployment.deploy_time) ?? '?'}`);
         else if (deployment.status === 'failed') progress.fail(`${deployment.deployment_id} failed`);
@@ -251,6 +282,7 @@ export async function deployCommand(ctx: CommandContext, target: string, options
       const result = await waitForDeployment(client, deployment, {
         timeoutMs: timeoutSeconds * 1000,
         signal: ctx.signal,
+        etag: answer.etag,
         onChange: (d) => {
         if (d.status === 'deploying') progress.update(describeProgress(d));
       },
@@ -262,7 +294,7 @@ export async function deployCommand(ctx: CommandContext, target: string, options
       else progress.fail();
       return result;
     },
-    file === undefined ? {} : { locate: locateDeployField(file, environment, options) },
+    { env: ctx.io.env, ...(file === undefined ? {} : { locate: locateDeployField(file, environment, options) }) },
   );
 
   const d = outcome.deployment;

@@ -17,6 +17,12 @@ export interface WaitOptions {
   timeoutMs: number;
   signal: AbortSignal;
   onChange?: (deployment: Deployment) => void;
+  /**
+   * The ETag of the answer `initial` came from. Without it, the wait starts with a plain read: a
+   * long-poll without the version the client has seen would wait for a change that may already
+   * have happened.
+   */
+  etag?: string | undefined;
 }
 
 export interface WaitOutcome {
@@ -36,10 +42,18 @@ function fingerprint(d: Deployment): string {
 /** Follows a deployment until it leaves `deploying`, the time runs out, or the signal aborts. */
 export async function waitForDeployment(client: ApiClient, initial: Deployment, options: WaitOptions): Promise<WaitOutcome> {
   let current = initial;
-  let etag: string | undefined;
+  let etag = options.etag;
   let backoff = FIRST_BACKOFF_MS;
   const deadline = performance.now() + options.timeoutMs;
   try {
+    if (etag === undefined && current.status === 'deploying') {
+      const read = await client.status(current.deployment_id);
+      if (read.deployment !== undefined && fingerprint(read.deployment) !== fingerprint(current)) {
+        current = read.deployment;
+        options.onChange?.(current);
+      }
+      etag = read.etag;
+    }
     while (current.status === 'deploying') {
       const remaining = deadline - performance.now();
       if (remaining <= 0) return { deployment: current, end: 'timeout' };
@@ -81,25 +95,27 @@ export async function waitForDeployment(client: ApiClient, initial: Deployment, 
 export function reportDeployment(
   ctx: CommandContext,
   outcome: WaitOutcome,
-  options: { heading: string; timeoutSeconds?: number },
+  options: {
+    heading: string;
+    timeoutSeconds?: number;
+    /** what --quiet prints: the id of a deployment the command created, or the state it asked about */
+    quiet?: 'id' | 'status';
+  },
 ): void {
   const { deployment, end } = outcome;
   const id = deployment.deployment_id;
   if (end === 'interrupted') {
+    // the deployment goes on: a pipeline that was cancelled can still read which one it was
+    if (ctx.out.json) ctx.out.writeJson(deployment);
     throw new UserError(`stopped waiting; deployment ${id} goes on (${deployment.status})`, {
       exitCode: EXIT.interrupted,
       code: 'interrupted',
       hint: `follow it with \`mcpctl status ${id} --watch\``,
     });
   }
-  ctx.out.result(
-    deployment,
-    (p) => {
-      if (ctx.out.quiet) p.line(id);
-      else renderDeployment(p, deployment, options.heading);
-    },
-    { always: true },
-  );
+  ctx.out.result(deployment, (p) => renderDeployment(p, deployment, options.heading), {
+    quiet: () => (options.quiet === 'status' ? deployment.status : id),
+  });
   if (end === 'timeout') {
     const after = options.timeoutSeconds === undefined ? '' : ` after ${formatSeconds(options.timeoutSeconds) ?? ''}`;
     throw new UserError(`deployment ${id} is still deploying${after}`, {
@@ -154,6 +170,7 @@ export async function statusCommand(ctx: CommandContext, deploymentId: string, o
     const result = await waitForDeployment(client, deployment, {
       timeoutMs: timeoutSeconds * 1000,
       signal: ctx.signal,
+      etag: first.etag,
       onChange: (d) => {
         if (d.status === 'deploying') progress.update(describeProgress(d));
       },
@@ -164,5 +181,5 @@ export async function statusCommand(ctx: CommandContext, deploymentId: string, o
     else progress.stop();
     return result;
   });
-  reportDeployment(ctx, outcome, { heading: headingFor(outcome.deployment), timeoutSeconds });
+  reportDeployment(ctx, outcome, { heading: headingFor(outcome.deployment), timeoutSeconds, quiet: 'status' });
 }
