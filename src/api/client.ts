@@ -4,8 +4,13 @@
  * Every answer is checked against the contract's zod schemas; an answer that does not follow it is
  * an `ApiError` of kind `contract` naming the field. Requests that are safe to repeat (GET, and POST
  * with an Idempotency-Key, which every POST here carries) are retried with jittered exponential
- * back-off on connection failures, 429 (honouring Retry-After) and 5xx, within a bounded number of
- * attempts and a bounded total time.
+ * back-off on connection failures, 429 (honouring Retry-After) and 5xx. Two budgets bound the
+ * waiting, and no attempt runs past the one that applies:
+ *
+ * - failures are retried only within the request's own time (the request timeout, or the longer
+ *   time an operation is documented to take): a service that never answers fails once that is over;
+ * - work the service reports as still running (409 with Retry-After for the same key), or a local
+ *   engine that is known to be alive but slow, is waited for up to `maxPendingMs`.
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -30,27 +35,50 @@ import {
   type TestRequest,
 } from './contract.js';
 import { ApiError } from './errors.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS } from './timeouts.js';
 
 /** Any model id: the service decides which it accepts. */
 export type TestRequestInput = Omit<z.input<typeof TestRequest>, 'ai_model'> & { ai_model?: string };
 
 export interface RetryPolicy {
-  /** attempts in all, the first included */
+  /** attempts that failed (no answer, 429, 5xx) in all, the first included */
   attempts: number;
   baseDelayMs: number;
   maxDelayMs: number;
-  /** no retry starts after this much time since the first attempt */
-  maxTotalMs: number;
+  /**
+   * Failures are retried only within this much time since the first attempt: no retry starts
+   * after it and none runs past it. Default: the request's own timeout.
+   */
+  maxTotalMs?: number;
   /** a Retry-After longer than this is not waited for: the error goes to the caller */
   maxRetryAfterSeconds: number;
+  /**
+   * How long to keep waiting for work the service says is still running (409 with Retry-After for
+   * the same Idempotency-Key), or for a service `isAlive` vouches for that is slow to answer.
+   */
+  maxPendingMs: number;
 }
 
 export const DEFAULT_RETRY: RetryPolicy = {
   attempts: 4,
   baseDelayMs: 200,
   maxDelayMs: 5_000,
-  maxTotalMs: 60_000,
   maxRetryAfterSeconds: 30,
+  maxPendingMs: 600_000,
+};
+
+export { DEFAULT_REQUEST_TIMEOUT_MS };
+
+/** What a request was for, so an error can name the right kind of object. */
+export type Operation = 'build' | 'deploy' | 'status' | 'test' | 'list' | 'stop' | 'rollback' | 'logs' | 'metrics' | 'read';
+
+/** What an operation works on, as a message names it ("the build is still running"). */
+export const OPERATION_OBJECTS: Partial<Record<string, string>> = {
+  build: 'build',
+  deploy: 'deployment',
+  rollback: 'rollback',
+  stop: 'stop',
+  test: 'test run',
 };
 
 /** One request/response, as the debug hook sees it. The Authorization header is redacted. */
@@ -71,9 +99,13 @@ export interface ApiClientOptions {
   /** the service's base URL, such as http://127.0.0.1:47321 (paths start with /v1) */
   baseUrl: string;
   apiKey: string;
-  /** default 10 s */
+  /** default 10 s, or the request timeout when that is shorter */
   connectTimeoutMs?: number;
-  /** time to wait for the answer's headers, default 30 s (long-polls and synchronous deploys wait longer) */
+  /**
+   * How long a request may wait for its answer, retries included, default 30 s. Operations the
+   * contract lets the service hold longer (a synchronous deploy, a test, a long-poll) wait at
+   * least that long.
+   */
   requestTimeoutMs?: number;
   /** longest silence while reading a body, default 30 s */
   bodyTimeoutMs?: number;
@@ -81,16 +113,29 @@ export interface ApiClientOptions {
   /** ends every request and back-off sleep (Ctrl-C) */
   signal?: AbortSignal;
   debug?: (exchange: ApiExchange) => void;
+  /**
+   * True while the service is known to be alive (the local engine's process runs): a request it
+   * does not answer in time is then asked again, with the same key, for up to `maxPendingMs`.
+   */
+  isAlive?: () => boolean;
+  /** called once when the client starts waiting for work that is still running, or for a busy service */
+  onWaiting?: (info: { operation: Operation; reason: 'still_running' | 'busy' }) => void;
   userAgent?: string;
-  /** for tests: another undici dispatcher, a random source and a sleep */
+  /** for tests: another undici dispatcher, a random source, a sleep and a clock (milliseconds) */
   dispatcher?: Dispatcher;
   random?: () => number;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  now?: () => number;
 }
 
 export interface PostOptions {
   /** reused across this client's retries; a fresh UUID when absent */
   idempotencyKey?: string;
+  /**
+   * Let a request that is on its way finish when the client's signal aborts (Ctrl-C), so the
+   * caller learns what it created (a deployment's id); no retry starts after the abort.
+   */
+  finishOnAbort?: boolean;
 }
 
 export interface DeployOptions extends PostOptions {
@@ -133,6 +178,7 @@ export interface DeploymentFilter {
 
 interface Call<T> {
   method: 'GET' | 'POST';
+  operation: Operation;
   path: string;
   query?: Record<string, string | number | undefined>;
   body?: unknown;
@@ -141,6 +187,8 @@ interface Call<T> {
   idempotencyKey?: string;
   timeoutMs?: number;
   signal?: AbortSignal;
+  /** not ended by the client's own signal once sent (PostOptions.finishOnAbort) */
+  finishOnAbort?: boolean;
   /** an error answer to return as data instead of throwing (422 deploy_failed with its deployment) */
   acceptError?: (status: number, error: ErrorBody | undefined) => boolean;
   /** 304 is an answer, not an error */
@@ -212,6 +260,7 @@ export class ApiClient {
   private readonly options: ApiClientOptions;
   private readonly random: () => number;
   private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  private readonly now: () => number;
 
   constructor(options: ApiClientOptions) {
     const url = new URL(options.baseUrl);
@@ -219,12 +268,13 @@ export class ApiClient {
     this.baseUrl = url.href.replace(/\/+$/, '');
     this.apiKey = options.apiKey;
     this.options = options;
-    this.connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
-    this.requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
+    this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    this.connectTimeoutMs = options.connectTimeoutMs ?? Math.min(10_000, this.requestTimeoutMs);
     this.bodyTimeoutMs = options.bodyTimeoutMs ?? 30_000;
     this.retry = { ...DEFAULT_RETRY, ...options.retry };
     this.random = options.random ?? Math.random;
     this.sleep = options.sleep ?? ((ms, signal) => delay(ms, undefined, { signal }));
+    this.now = options.now ?? (() => performance.now());
     this.ownsDispatcher = options.dispatcher === undefined;
     this.dispatcher =
       options.dispatcher ??
@@ -244,7 +294,7 @@ export class ApiClient {
 
   /** POST /v1/build */
   async build(body: BuildRequestInput, options: PostOptions = {}): Promise<McpServer> {
-    return this.data(await this.send({ method: 'POST', path: '/v1/build', body, schema: McpServer, ...idem(options) }));
+    return this.data(await this.send({ method: 'POST', operation: 'build', path: '/v1/build', body, schema: McpServer, ...idem(options) }));
   }
 
   /**
@@ -252,7 +302,7 @@ export class ApiClient {
    * 422 deploy_failed (failed, with `error`), so the caller handles every outcome the same way.
    */
   async deploy(body: DeployRequest, options: DeployOptions = {}): Promise<DeployAnswer> {
-    return this.deployLike('/v1/deploy', body, options);
+    return this.deployLike('deploy', '/v1/deploy', body, options);
   }
 
   /** GET /v1/deploy/{id}/status, optionally long-polling. */
@@ -260,6 +310,7 @@ export class ApiClient {
     const wait = options.waitSeconds === undefined ? undefined : Math.min(60, Math.max(0, Math.ceil(options.waitSeconds)));
     const answer = await this.send({
       method: 'GET',
+      operation: 'status',
       path: `/v1/deploy/${encodeURIComponent(deploymentId)}/status`,
       query: { wait: wait === undefined || wait === 0 ? undefined : wait },
       headers: options.etag !== undefined && wait !== undefined && wait > 0 ? { 'if-none-match': options.etag } : {},
@@ -280,6 +331,7 @@ export class ApiClient {
     return this.data(
       await this.send({
         method: 'POST',
+        operation: 'test',
         path: '/v1/test',
         body,
         schema: TestResult,
@@ -292,22 +344,22 @@ export class ApiClient {
 
   /** GET /v1/models: the test models and whether the service can run each now. */
   async models(): Promise<ModelStatus[]> {
-    return this.data(await this.send({ method: 'GET', path: '/v1/models', schema: ModelList })).models;
+    return this.data(await this.send({ method: 'GET', operation: 'read', path: '/v1/models', schema: ModelList })).models;
   }
 
   /** GET /v1/servers */
   async listServers(filter: { name?: string } = {}): Promise<McpServer[]> {
-    return this.data(await this.send({ method: 'GET', path: '/v1/servers', query: { ...filter }, schema: ServerList })).servers;
+    return this.data(await this.send({ method: 'GET', operation: 'list', path: '/v1/servers', query: { ...filter }, schema: ServerList })).servers;
   }
 
   /** GET /v1/servers/{mcp_id} */
   async getServer(mcpId: string): Promise<McpServer> {
-    return this.data(await this.send({ method: 'GET', path: `/v1/servers/${encodeURIComponent(mcpId)}`, schema: McpServer }));
+    return this.data(await this.send({ method: 'GET', operation: 'read', path: `/v1/servers/${encodeURIComponent(mcpId)}`, schema: McpServer }));
   }
 
   /** GET /v1/deployments */
   async listDeployments(filter: DeploymentFilter = {}): Promise<Deployment[]> {
-    return this.data(await this.send({ method: 'GET', path: '/v1/deployments', query: { ...filter }, schema: DeploymentList }))
+    return this.data(await this.send({ method: 'GET', operation: 'list', path: '/v1/deployments', query: { ...filter }, schema: DeploymentList }))
       .deployments;
   }
 
@@ -316,6 +368,7 @@ export class ApiClient {
     return this.data(
       await this.send({
         method: 'POST',
+        operation: 'stop',
         path: `/v1/deploy/${encodeURIComponent(deploymentId)}/stop`,
         schema: Deployment,
         ...idem(options),
@@ -325,7 +378,7 @@ export class ApiClient {
 
   /** POST /v1/deploy/{id}/rollback: the new deployment, answered like a deploy. */
   async rollback(deploymentId: string, options: DeployOptions = {}): Promise<DeployAnswer> {
-    return this.deployLike(`/v1/deploy/${encodeURIComponent(deploymentId)}/rollback`, undefined, options);
+    return this.deployLike('rollback', `/v1/deploy/${encodeURIComponent(deploymentId)}/rollback`, undefined, options);
   }
 
   /** GET /v1/deploy/{id}/logs */
@@ -333,6 +386,7 @@ export class ApiClient {
     return this.data(
       await this.send({
         method: 'GET',
+        operation: 'logs',
         path: `/v1/deploy/${encodeURIComponent(deploymentId)}/logs`,
         query: { since: options.since, limit: options.limit },
         schema: LogPage,
@@ -374,7 +428,7 @@ export class ApiClient {
       this.report('GET', url, 1, started, headers, res.statusCode, header(res.headers, 'x-request-id'));
       // an error envelope, or a service that answers with one page instead of a stream
       const text = await res.body.text().catch(() => '');
-      const page = this.parse({ method: 'GET', path: url, schema: LogPage }, url, res.statusCode, res.headers, text);
+      const page = this.parse({ method: 'GET', operation: 'logs', path: url, schema: LogPage }, url, res.statusCode, res.headers, text);
       for (const line of page.data?.lines ?? []) onLine(line);
       return;
     }
@@ -434,6 +488,7 @@ export class ApiClient {
     return this.data(
       await this.send({
         method: 'GET',
+        operation: 'metrics',
         path: `/v1/deploy/${encodeURIComponent(deploymentId)}/metrics`,
         query: { window: windowSeconds },
         schema: Metrics,
@@ -443,9 +498,10 @@ export class ApiClient {
 
   // --- machinery ----------------------------------------------------------------------------
 
-  private async deployLike(path: string, body: unknown, options: DeployOptions): Promise<DeployAnswer> {
+  private async deployLike(operation: 'deploy' | 'rollback', path: string, body: unknown, options: DeployOptions): Promise<DeployAnswer> {
     const answer = await this.send({
       method: 'POST',
+      operation,
       path,
       body,
       schema: Deployment,
@@ -492,35 +548,66 @@ export class ApiClient {
     return signals.length === 1 ? signals[0] : AbortSignal.any(signals);
   }
 
-  /** Sends with retries for requests that are safe to repeat. */
+  /**
+   * Sends with retries for requests that are safe to repeat, within two budgets (see the top of
+   * this file). Every attempt's wait for its answer ends where the budget that applies ends.
+   */
   private async send<T>(call: Call<T>): Promise<Answer<T>> {
     const repeatable = call.method === 'GET' || call.idempotencyKey !== undefined;
-    const signal = this.signalFor(call.signal);
-    const first = performance.now();
+    const signal = call.finishOnAbort === true ? call.signal : this.signalFor(call.signal);
+    const attemptTimeout = call.timeoutMs ?? this.requestTimeoutMs;
+    const first = this.now();
+    const failureDeadline = first + (this.retry.maxTotalMs ?? attemptTimeout);
+    const pendingDeadline = first + this.retry.maxPendingMs;
+    let failures = 0;
+    let pending: 'still_running' | 'busy' | undefined;
     for (let attempt = 1; ; attempt++) {
+      const deadline = pending === undefined ? failureDeadline : pendingDeadline;
+      const timeoutMs = Math.max(1, Math.min(attemptTimeout, deadline - this.now()));
       try {
-        return await this.once(call, attempt, signal);
+        return await this.once(call, attempt, signal, timeoutMs);
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;
-        error.attempts = attempt;
-        if (!repeatable || !error.transient || attempt >= this.retry.attempts) throw error;
-        const cap = Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** (attempt - 1));
-        let wait = this.random() * cap; // full jitter
-        if (error.retryAfter !== undefined) {
-          if (error.retryAfter > this.retry.maxRetryAfterSeconds) throw error;
-          wait = error.retryAfter * 1000 + this.random() * this.retry.baseDelayMs;
+        if (call.finishOnAbort === true && this.options.signal?.aborted === true && error.kind !== 'aborted') {
+          throw new ApiError({ kind: 'aborted', code: 'aborted', message: 'interrupted', method: call.method, operation: call.operation, cause: error });
         }
-        if (performance.now() - first + wait > this.retry.maxTotalMs) throw error;
+        error.attempts = attempt;
+        error.operation = call.operation;
+        if (call.idempotencyKey !== undefined) error.idempotencyKey = call.idempotencyKey;
+        if (!repeatable) throw error;
+        const busy = error.kind === 'network' && error.code === 'timeout' && this.options.isAlive?.() === true;
+        let wait: number;
+        if (error.stillRunning || busy) {
+          // Not a failure: the service works on it (or, alive, is too loaded to answer yet).
+          const reason = error.stillRunning ? 'still_running' : 'busy';
+          if (pending === undefined) this.options.onWaiting?.({ operation: call.operation, reason });
+          pending = reason;
+          error.waitedMs = this.now() - first;
+          wait = error.retryAfter === undefined ? this.retry.baseDelayMs : Math.min(error.retryAfter, this.retry.maxRetryAfterSeconds) * 1000;
+          if (this.now() + wait >= pendingDeadline) throw error;
+        } else {
+          failures += 1;
+          // A request nobody answered in time is not sent again: the service has it, and another
+          // wait as long would only double the time to fail.
+          if (!error.transient || error.code === 'timeout' || failures >= this.retry.attempts) throw error;
+          const cap = Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** (failures - 1));
+          wait = this.random() * cap; // full jitter
+          if (error.retryAfter !== undefined) {
+            if (error.retryAfter > this.retry.maxRetryAfterSeconds) throw error;
+            wait = error.retryAfter * 1000 + this.random() * this.retry.baseDelayMs;
+          }
+          if (this.now() + wait >= (pending === undefined ? failureDeadline : pendingDeadline)) throw error;
+        }
         try {
           await this.sleep(wait, signal);
         } catch (cause) {
-          throw new ApiError({ kind: 'aborted', code: 'aborted', message: 'interrupted', method: call.method, cause });
+          throw new ApiError({ kind: 'aborted', code: 'aborted', message: 'interrupted', method: call.method, operation: call.operation, cause });
         }
       }
     }
   }
 
-  private async once<T>(call: Call<T>, attempt: number, signal: AbortSignal | undefined): Promise<Answer<T>> {
+  private async once<T>(call: Call<T>, attempt: number, signal: AbortSignal | undefined, timeoutMs: number): Promise<Answer<T>> {
     const url = this.url(call.path, call.query);
     const withBody = call.body !== undefined || call.method === 'POST';
     const headers = this.headers(
@@ -536,13 +623,13 @@ export class ApiClient {
         method: call.method,
         headers,
         ...(withBody ? { body: JSON.stringify(call.body ?? {}) } : {}),
-        headersTimeout: call.timeoutMs ?? this.requestTimeoutMs,
+        headersTimeout: timeoutMs,
         bodyTimeout: this.bodyTimeoutMs,
         ...(signal === undefined ? {} : { signal }),
       });
       text = await res.body.text();
     } catch (error) {
-      throw this.failure(error, call.method, url, signal, attempt, started, headers);
+      throw this.failure(error, call.method, url, signal, attempt, started, headers, true, timeoutMs);
     }
     const requestId = header(res.headers, 'x-request-id');
     this.report(call.method, url, attempt, started, headers, res.statusCode, requestId);
@@ -667,6 +754,7 @@ export class ApiClient {
     started: number,
     headers: Record<string, string>,
     report = true,
+    timeoutMs = this.requestTimeoutMs,
   ): ApiError {
     if (signal?.aborted === true) {
       return new ApiError({ kind: 'aborted', code: 'aborted', message: 'interrupted', method, url, cause: error });
@@ -689,7 +777,7 @@ export class ApiClient {
         break;
       case 'UND_ERR_HEADERS_TIMEOUT':
         kind = 'timeout';
-        message = 'no answer in time';
+        message = `no answer within ${seconds(timeoutMs)}`;
         break;
       case 'UND_ERR_BODY_TIMEOUT':
         kind = 'timeout';
@@ -732,6 +820,6 @@ export class ApiClient {
   }
 }
 
-function idem(options: PostOptions): { idempotencyKey: string } {
-  return { idempotencyKey: options.idempotencyKey ?? randomUUID() };
+function idem(options: PostOptions): { idempotencyKey: string; finishOnAbort?: boolean } {
+  return { idempotencyKey: options.idempotencyKey ?? randomUUID(), ...(options.finishOnAbort === true ? { finishOnAbort: true } : {}) };
 }

@@ -137,6 +137,10 @@ export const McpServer = z.looseObject({
   resources: z.number().int().optional(),
   prompts: z.number().int().optional(),
   error: z.string().optional(),
+  required_env: z
+    .array(z.string())
+    .optional()
+    .describe('variables the server needs when it starts (${VAR} without a default): a deployment must pass each in config.env_vars'),
 });
 export type McpServer = z.infer<typeof McpServer>;
 

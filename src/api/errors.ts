@@ -29,6 +29,8 @@ export interface ApiErrorInit {
   url?: string;
   /** how many attempts were made */
   attempts?: number;
+  /** what the request was for (build, deploy, stop, …), so a message can name the right object */
+  operation?: string;
   cause?: unknown;
 }
 
@@ -44,6 +46,12 @@ export class ApiError extends Error {
   readonly method: string | undefined;
   readonly url: string | undefined;
   attempts: number;
+  /** what the request was for: build, deploy, status, test, list, stop, rollback, logs, metrics, read */
+  operation: string | undefined;
+  /** the Idempotency-Key the request carried: the same key picks up its result later */
+  idempotencyKey: string | undefined;
+  /** set when the client gave up while waiting for work still running: how long it waited, in ms */
+  waitedMs: number | undefined;
 
   constructor(init: ApiErrorInit) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
@@ -57,6 +65,14 @@ export class ApiError extends Error {
     this.method = init.method;
     this.url = init.url;
     this.attempts = init.attempts ?? 1;
+    this.operation = init.operation;
+    this.idempotencyKey = undefined;
+    this.waitedMs = undefined;
+  }
+
+  /** A 409 with Retry-After: the same idempotent request is still running (docs/api.md). */
+  get stillRunning(): boolean {
+    return this.kind === 'http' && this.status === 409 && this.retryAfter !== undefined;
   }
 
   /**
@@ -66,7 +82,7 @@ export class ApiError extends Error {
   get transient(): boolean {
     if (this.kind === 'network') return true;
     if (this.kind !== 'http') return false;
-    if (this.status === 409) return this.retryAfter !== undefined;
+    if (this.status === 409) return this.stillRunning;
     return this.status === 429 || (this.status >= 500 && this.status !== 501);
   }
 }

@@ -3,15 +3,18 @@
  * says which service (and where its URL and key came from, never the key), the request id, and
  * the next step.
  */
-import type { ApiClient } from '../api/client.js';
+import { OPERATION_OBJECTS, type ApiClient } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
 import { connect, displayUrl, type Connection } from './config.js';
 import type { CommandContext } from './context.js';
 import { EXIT, UserError, type ExitCode, type Problem } from './errors.js';
+import { shellQuote } from './render/format.js';
 
 export interface ExplainOptions {
   /** maps a request field path (tools[0].name) to where it is written (file:line:column) */
   locate?: (path: string) => string | undefined;
+  /** the environment, so a hint can say whether a variable the service asks for is set here */
+  env?: Record<string, string | undefined>;
 }
 
 function service(connection: Pick<Connection, 'url' | 'urlSource'> | undefined): string {
@@ -26,41 +29,85 @@ function loginHint(connection: Pick<Connection, 'keySource' | 'profile' | 'local
   return `run \`mcpctl login${profile}\` to save a valid key, or set MCPCTL_API_KEY`;
 }
 
+/** Operations whose command takes --idempotency-key, to pick up a result that is still coming. */
+const RESUMABLE = new Set(['build', 'deploy', 'rollback', 'stop']);
+
+function minutes(ms: number): string {
+  const s = Math.round(ms / 1000);
+  return s < 120 ? `${s} s` : `${Math.round(s / 60)} min`;
+}
+
+function resumeHint(error: ApiError): string | undefined {
+  if (error.idempotencyKey === undefined || error.operation === undefined || !RESUMABLE.has(error.operation)) return undefined;
+  return `run the same command again with --idempotency-key ${shellQuote(error.idempotencyKey)} to pick up its result instead of starting another`;
+}
+
 /** The user-facing form of any error that came from the client; other errors pass through. */
 export function explainApiError(error: unknown, connection?: Connection, options: ExplainOptions = {}): unknown {
   if (!(error instanceof ApiError)) return error;
   const requestId = error.requestId;
   const base = { cause: error, code: error.code, ...(requestId === undefined ? {} : { requestId }) };
-  const fail = (message: string, exitCode: ExitCode, extra: { hint?: string; problems?: Problem[] } = {}) =>
-    new UserError(message, { ...base, exitCode, ...extra });
+  const fail = (message: string, exitCode: ExitCode, extra: { hint?: string | undefined; problems?: Problem[]; code?: string } = {}) =>
+    new UserError(message, {
+      ...base,
+      exitCode,
+      ...(extra.hint === undefined ? {} : { hint: extra.hint }),
+      ...(extra.problems === undefined ? {} : { problems: extra.problems }),
+      ...(extra.code === undefined ? {} : { code: extra.code }),
+    });
   const problems: Problem[] = error.details.map((d) => {
     const where = options.locate?.(d.path);
     return { ...(where === undefined ? {} : { where }), path: d.path, message: d.message };
   });
   const attempts = error.attempts > 1 ? ` (after ${error.attempts} attempts)` : '';
+  const object = OPERATION_OBJECTS[error.operation ?? ''];
 
   switch (error.kind) {
     case 'aborted':
       return new UserError('interrupted', { ...base, exitCode: EXIT.interrupted, code: 'interrupted' });
-    case 'network':
-      return fail(
-        error.code === 'timeout'
-          ? `${service(connection)} did not answer in time: ${error.message}${attempts}`
-          : `cannot reach ${service(connection)}: ${error.message}${attempts}`,
-        EXIT.transient,
-        {
+    case 'network': {
+      if (error.code === 'timeout' && error.waitedMs !== undefined) {
+        // the local engine runs, but stayed too loaded to answer for the whole wait
+        return fail(`${service(connection)} runs but did not answer within ${minutes(error.waitedMs)}`, EXIT.transient, {
+          hint: `it is safe to retry once it is less busy; \`mcpctl engine logs\` shows what it does${resumeHint(error) === undefined ? '' : `; ${resumeHint(error)!}`}`,
+        });
+      }
+      if (error.code === 'timeout') {
+        const resume = resumeHint(error);
+        return fail(`${service(connection)} did not answer in time: ${error.message}${attempts}`, EXIT.transient, {
           hint:
-            connection?.local === true
-              ? 'it is safe to retry; `mcpctl engine status` shows the local engine'
-              : 'it is safe to retry; check that the service is running and the URL is right',
-        },
-      );
+            'it is safe to retry; if the service is only slow, wait longer with --request-timeout <seconds> (or MCPCTL_REQUEST_TIMEOUT)' +
+            (resume === undefined ? '' : `; the ${object ?? 'request'} may still go on there: ${resume}`),
+        });
+      }
+      return fail(`cannot reach ${service(connection)}: ${error.message}${attempts}`, EXIT.transient, {
+        hint:
+          connection?.local === true
+            ? 'it is safe to retry; `mcpctl engine status` shows the local engine'
+            : 'it is safe to retry; check that the service is running and the URL is right',
+      });
+    }
     case 'contract':
-      return fail(`${service(connection)} answered outside the /v1 contract: ${error.message.replace(/^the answer does not follow the \/v1 contract: /, '')}`, EXIT.transient, {
-        hint: 'it is safe to retry; check that the URL points at a /v1 service of a compatible version',
+      // Retrying cannot help: the URL points at something that is not a compatible /v1 service.
+      return fail(`${service(connection)} answered outside the /v1 contract: ${error.message.replace(/^the answer does not follow the \/v1 contract: /, '')}`, EXIT.config, {
+        hint: 'check that the URL points at a /v1 service of a compatible version',
       });
     case 'http':
       break;
+  }
+
+  if (error.stillRunning) {
+    const what = object ?? 'request';
+    if (error.waitedMs !== undefined) {
+      return fail(`the ${what} is still running on ${service(connection)} after ${minutes(error.waitedMs)} of waiting`, EXIT.timeout, {
+        code: 'still_running',
+        hint: resumeHint(error) ?? 'it is safe to wait and run the command again',
+      });
+    }
+    return fail(`the ${what} is still running on ${service(connection)}: ${error.message}`, EXIT.timeout, {
+      code: 'still_running',
+      hint: resumeHint(error) ?? 'it is safe to wait and run the command again',
+    });
   }
 
   const message = error.message;
@@ -75,7 +122,7 @@ export function explainApiError(error: unknown, connection?: Connection, options
     case 'idempotency_mismatch':
       return fail(message, EXIT.usage, { hint: 'this idempotency key was used with another request; pass a new --idempotency-key, or none' });
     case 'validation_failed':
-      return fail(`the service rejected the request: ${message}`, EXIT.usage, { problems, hint: 'fix the fields named above' });
+      return fail(`the service rejected the request: ${message}`, EXIT.usage, { problems, hint: validationHint(error, problems, options.env) });
     case 'model_not_configured':
       return fail(message, EXIT.config, {
         hint:
@@ -101,7 +148,7 @@ export function explainApiError(error: unknown, connection?: Connection, options
     });
   }
   if (error.status === 501) {
-    return fail(`${service(connection)} does not offer this: ${message}`, EXIT.usage, { problems, hint: 'use a service that does' });
+    return fail(`${service(connection)} does not offer this: ${message}`, EXIT.config, { problems, hint: 'use a service that does (--api-url, or a profile)' });
   }
   if (error.status >= 500) {
     return fail(`${service(connection)} failed (HTTP ${error.status} ${error.code}): ${message}${attempts}`, EXIT.transient, {
@@ -115,12 +162,36 @@ export function explainApiError(error: unknown, connection?: Connection, options
     return fail(message, EXIT.usage, { problems, hint: 'check the id; `mcpctl ls` lists servers and deployments' });
   }
   if (error.status === 409) {
-    return fail(message, EXIT.usage, { problems, hint: '`mcpctl status <deployment_id>` shows the current state' });
+    return fail(message, EXIT.usage, {
+      problems,
+      hint: object === 'test run' || object === 'build' ? 'it is safe to run the command again once the service is done' : '`mcpctl status <deployment_id>` shows the current state',
+    });
   }
   if (error.status === 413) {
     return fail(message, EXIT.usage, { problems, hint: 'make the definition and its files smaller' });
   }
   return fail(`${service(connection)} rejected the request (HTTP ${error.status} ${error.code}): ${message}`, EXIT.usage, { problems });
+}
+
+/**
+ * What to do about a rejected request: a deploy that lacks a variable its server needs says which
+ * flag passes it; anything else, the fields named above.
+ */
+function validationHint(error: ApiError, problems: Problem[], env: Record<string, string | undefined> = {}): string {
+  const missing = problems.map((p) => /^config\.env_vars\.([A-Za-z_][A-Za-z0-9_]*)$/.exec(p.path ?? '')?.[1]).filter((name): name is string => name !== undefined);
+  if ((error.operation === 'deploy' || error.operation === 'rollback') && missing.length > 0) {
+    return passVariablesHint(missing, env);
+  }
+  return 'fix the fields named above';
+}
+
+/** `add --env-var A --env-var B` (their values come from this environment), saying which still need setting. */
+export function passVariablesHint(names: readonly string[], env: Record<string, string | undefined>): string {
+  const flags = names.map((name) => `--env-var ${name}`).join(' ');
+  const unset = names.filter((name) => env[name] === undefined);
+  const them = names.length === 1 ? 'it' : 'them';
+  if (unset.length === 0) return `pass ${them} with ${flags} (${them === 'it' ? 'its value comes' : 'their values come'} from your environment)`;
+  return `export ${unset.map((name) => `${name}=…`).join(' ')}, then pass ${them} with ${flags}`;
 }
 
 /**

@@ -5,7 +5,7 @@
  * 2. environment: `MCPCTL_API_URL`, `MCPCTL_API_KEY`, `MCPCTL_PROFILE`;
  * 3. the config file (`$MCPCTL_CONFIG`, else `$XDG_CONFIG_HOME/mcpctl/config.json`, else
  *    `~/.config/mcpctl/config.json`) with named profiles;
- * 4. the local engine, started in the background when needed.
+ * 4. the local engine (the profile `default`), started in the background when needed.
  *
  * Every value remembers where it came from, so errors can say "from MCPCTL_API_URL" or
  * "from profile ci". The key itself is never shown.
@@ -15,8 +15,9 @@ import { chmod, mkdir, readFile, rename, stat, unlink, writeFile } from 'node:fs
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { ApiClient, type ApiExchange } from '../api/client.js';
+import { ApiClient, OPERATION_OBJECTS, type ApiExchange } from '../api/client.js';
 import type { CommandContext } from './context.js';
+import { requestTimeoutMs } from './request-timeout.js';
 import { EXIT, UserError } from './errors.js';
 
 export interface Profile {
@@ -46,6 +47,10 @@ export interface Connection {
   profile: string | undefined;
   /** the local engine, found or started */
   local: boolean;
+  /** the local engine's process, so a slow answer can be told from a dead engine */
+  pid?: number;
+  /** true while the local engine's process runs */
+  isAlive?: () => boolean;
 }
 
 type Env = Record<string, string | undefined>;
@@ -91,12 +96,14 @@ function checkUrl(url: string, source: string): string {
     parsed = new URL(url);
   } catch {
     throw new UserError(`the service URL ${source} is not a URL: ${displayUrl(url)}`, {
+      exitCode: EXIT.config,
       hint: 'use a URL such as https://mcp.example.com or http://127.0.0.1:47321',
       code: 'bad_config',
     });
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     throw new UserError(`the service URL ${source} must start with http:// or https://: ${displayUrl(url)}`, {
+      exitCode: EXIT.config,
       code: 'bad_config',
     });
   }
@@ -105,6 +112,7 @@ function checkUrl(url: string, source: string): string {
     const base = new URL(parsed.href);
     base.pathname = parsed.pathname.replace(/\/v1\/*$/, '') || '/';
     throw new UserError(`the service URL ${source} ends with /v1: ${displayUrl(url)}`, {
+      exitCode: EXIT.config,
       hint: `give the base URL without it (${displayUrl(base.href)}); mcpctl adds /v1 to every path`,
       code: 'bad_config',
     });
@@ -122,7 +130,7 @@ export async function readConfig(path: string, warn?: (text: string) => void): P
     text = await readFile(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { path, exists: false, config: { profiles: {} } };
-    throw new UserError(`cannot read the config file ${path}: ${(error as Error).message}`, { code: 'bad_config' });
+    throw new UserError(`cannot read the config file ${path}: ${(error as Error).message}`, { exitCode: EXIT.config, code: 'bad_config' });
   }
   if (warn !== undefined && process.platform !== 'win32') {
     const info = await stat(path);
@@ -133,6 +141,7 @@ export async function readConfig(path: string, warn?: (text: string) => void): P
     raw = JSON.parse(text);
   } catch (error) {
     throw new UserError(`the config file ${path} is not valid JSON: ${(error as Error).message}`, {
+      exitCode: EXIT.config,
       hint: 'fix the file, or remove it and run `mcpctl login` again',
       code: 'bad_config',
     });
@@ -175,6 +184,7 @@ export function parseConfig(raw: unknown, path: string): ConfigFile {
   }
   if (problems.length > 0) {
     throw new UserError(`the config file ${path} has ${problems.length === 1 ? 'a problem' : `${problems.length} problems`}`, {
+      exitCode: EXIT.config,
       problems: problems.map((p) => ({ where: path, path: p.path, message: p.message })),
       hint: 'fix the file, or remove it and run `mcpctl login` again',
       code: 'bad_config',
@@ -195,9 +205,12 @@ export async function writeConfig(path: string, config: ConfigFile): Promise<voi
     await rename(temp, path);
   } catch (error) {
     await unlink(temp).catch(() => undefined);
-    throw new UserError(`cannot write the config file ${path}: ${(error as Error).message}`, { code: 'bad_config' });
+    throw new UserError(`cannot write the config file ${path}: ${(error as Error).message}`, { exitCode: EXIT.config, code: 'bad_config' });
   }
 }
+
+/** The profile that means the local engine: it needs no URL and no key. */
+export const LOCAL_PROFILE = 'default';
 
 export interface ProfileChoice {
   name: string;
@@ -206,46 +219,56 @@ export interface ProfileChoice {
   explicit: boolean;
 }
 
-/** Which profile is in use: --profile, MCPCTL_PROFILE, the file's `current`, else `default`. */
+/** Which profile is in use: --profile, MCPCTL_PROFILE, the file's `current`, else `default` (the local engine). */
 export function chooseProfile(ctx: Pick<CommandContext, 'globals' | 'io'>, config: ConfigFile): ProfileChoice {
   if (ctx.globals.profile !== undefined) return { name: ctx.globals.profile, source: 'from --profile', explicit: true };
   if (nonEmpty(ctx.io.env.MCPCTL_PROFILE)) return { name: ctx.io.env.MCPCTL_PROFILE, source: 'from MCPCTL_PROFILE', explicit: true };
   if (config.current !== undefined) return { name: config.current, source: 'current in the config file', explicit: false };
-  return { name: 'default', source: 'default', explicit: false };
+  return { name: LOCAL_PROFILE, source: 'default', explicit: false };
 }
 
-/** Finds (and if needed starts) the local engine. Loaded only when no service is configured. */
-async function findLocalEngine(ctx: CommandContext): Promise<{ url: string; apiKey: string }> {
-  const { ensureLocalEngine } = await import('../engine/local.js');
-  return ensureLocalEngine({ env: ctx.io.env, notice: (text) => ctx.out.notice(text) });
+/**
+ * A profile of the file that names a service. `default` is the local engine, unless the file
+ * holds a profile of that name with a URL (written by an earlier mcpctl): that one is honoured.
+ */
+export function serviceProfile(config: ConfigFile, name: string): Profile | undefined {
+  const profile = config.profiles[name];
+  if (profile === undefined) return undefined;
+  if (name === LOCAL_PROFILE && !nonEmpty(profile.api_url)) return undefined;
+  return profile;
 }
 
-/** Resolves the service URL and key, in the documented order. */
-export async function resolveConnection(ctx: CommandContext): Promise<Connection> {
-  const env = ctx.io.env;
-  // URL and key from flags and environment alone (a CI job): the config file is not needed.
-  const directUrl = ctx.globals.apiUrl ?? (nonEmpty(env.MCPCTL_API_URL) ? env.MCPCTL_API_URL : undefined);
-  if (directUrl !== undefined && nonEmpty(env.MCPCTL_API_KEY) && ctx.globals.profile === undefined && !nonEmpty(env.MCPCTL_PROFILE)) {
-    const urlSource = ctx.globals.apiUrl !== undefined ? 'from --api-url' : 'from MCPCTL_API_URL';
-    return {
-      url: checkUrl(directUrl, urlSource),
-      apiKey: env.MCPCTL_API_KEY.trim(),
-      urlSource,
-      keySource: 'from MCPCTL_API_KEY',
-      profile: undefined,
-      local: false,
+/** The profiles one can name, for a hint: `default` (the local engine) first. */
+export function knownProfiles(config: ConfigFile): string {
+  const services = Object.keys(config.profiles)
+    .filter((name) => name !== LOCAL_PROFILE && serviceProfile(config, name) !== undefined)
+    .sort();
+  const local = serviceProfile(config, LOCAL_PROFILE) === undefined ? `${LOCAL_PROFILE} (the local engine)` : LOCAL_PROFILE;
+  return [local, ...services].join(', ');
+}
+
+/** Where commands go, worked out without starting anything: a service (maybe without a key yet) or the local engine. */
+export type ConnectionPlan =
+  | { local: true; choice: ProfileChoice }
+  | {
+      local: false;
+      choice: ProfileChoice;
+      url: string;
+      urlSource: string;
+      key?: { value: string; source: string; profile: string | undefined };
+      /** the profile whose URL is used, if any */
+      profile: string | undefined;
     };
-  }
-  const loaded = await readConfig(configPath(env), (text) => ctx.out.warn(text));
+
+/** Works out the service and key, in the documented order, from flags, environment and file. */
+export function planConnection(ctx: Pick<CommandContext, 'globals' | 'io'>, loaded: LoadedConfig): ConnectionPlan {
+  const env = ctx.io.env;
   const choice = chooseProfile(ctx, loaded.config);
-  const profile = loaded.config.profiles[choice.name];
-  if (profile === undefined && choice.explicit) {
-    const known = Object.keys(loaded.config.profiles);
+  const profile = serviceProfile(loaded.config, choice.name);
+  if (profile === undefined && choice.explicit && choice.name !== LOCAL_PROFILE) {
     throw new UserError(`there is no profile "${choice.name}" (${choice.source}) in ${loaded.path}`, {
-      hint:
-        known.length === 0
-          ? `create it with: mcpctl login --profile ${choice.name} --api-url <url>`
-          : `known profiles: ${known.join(', ')}; or create it with: mcpctl login --profile ${choice.name} --api-url <url>`,
+      exitCode: EXIT.config,
+      hint: `known profiles: ${knownProfiles(loaded.config)}; or create it with: mcpctl login --profile ${choice.name} --api-url <url>`,
       code: 'bad_config',
     });
   }
@@ -263,8 +286,49 @@ export async function resolveConnection(ctx: CommandContext): Promise<Connection
     url = checkUrl(profile.api_url, `${profileLabel} (${loaded.path})`);
     urlSource = profileLabel;
   }
+  if (url === undefined) return { local: true, choice };
 
-  if (url === undefined) {
+  const plan = { local: false as const, choice, url, urlSource, profile: profile === undefined ? undefined : choice.name };
+  if (nonEmpty(env.MCPCTL_API_KEY)) return { ...plan, key: { value: env.MCPCTL_API_KEY.trim(), source: 'from MCPCTL_API_KEY', profile: plan.profile } };
+  // A profile's key goes only to its own service, never to a URL given elsewhere.
+  if (profile?.api_key !== undefined && profile.api_key !== '' && (profile.api_url === undefined || sameService(profile.api_url, url))) {
+    return { ...plan, key: { value: profile.api_key, source: profileLabel, profile: choice.name } };
+  }
+  if (!choice.explicit) {
+    for (const [name, other] of Object.entries(loaded.config.profiles)) {
+      if (other.api_key !== undefined && other.api_key !== '' && other.api_url !== undefined && sameService(other.api_url, url)) {
+        return { ...plan, key: { value: other.api_key, source: `from profile ${name}`, profile: name } };
+      }
+    }
+  }
+  return plan;
+}
+
+/** Finds (and if needed starts) the local engine. Loaded only when no service is configured. */
+async function findLocalEngine(ctx: CommandContext) {
+  const { ensureLocalEngine } = await import('../engine/local.js');
+  return ensureLocalEngine({ env: ctx.io.env, notice: (text) => ctx.out.notice(text), patienceMs: requestTimeoutMs(ctx) });
+}
+
+/** Resolves the service URL and key, in the documented order; starts the local engine when it is the one. */
+export async function resolveConnection(ctx: CommandContext): Promise<Connection> {
+  const env = ctx.io.env;
+  // URL and key from flags and environment alone (a CI job): the config file is not needed.
+  const directUrl = ctx.globals.apiUrl ?? (nonEmpty(env.MCPCTL_API_URL) ? env.MCPCTL_API_URL : undefined);
+  if (directUrl !== undefined && nonEmpty(env.MCPCTL_API_KEY) && ctx.globals.profile === undefined && !nonEmpty(env.MCPCTL_PROFILE)) {
+    const urlSource = ctx.globals.apiUrl !== undefined ? 'from --api-url' : 'from MCPCTL_API_URL';
+    return {
+      url: checkUrl(directUrl, urlSource),
+      apiKey: env.MCPCTL_API_KEY.trim(),
+      urlSource,
+      keySource: 'from MCPCTL_API_KEY',
+      profile: undefined,
+      local: false,
+    };
+  }
+  const loaded = await readConfig(configPath(env), (text) => ctx.out.warn(text));
+  const plan = planConnection(ctx, loaded);
+  if (plan.local) {
     const engine = await findLocalEngine(ctx);
     return {
       url: engine.url,
@@ -273,27 +337,18 @@ export async function resolveConnection(ctx: CommandContext): Promise<Connection
       keySource: 'from the local engine',
       profile: undefined,
       local: true,
+      pid: engine.pid,
+      isAlive: engine.isAlive,
     };
   }
-
-  if (nonEmpty(env.MCPCTL_API_KEY)) {
-    return { url, apiKey: env.MCPCTL_API_KEY.trim(), urlSource, keySource: 'from MCPCTL_API_KEY', profile: profile === undefined ? undefined : choice.name, local: false };
+  if (plan.key !== undefined) {
+    return { url: plan.url, apiKey: plan.key.value, urlSource: plan.urlSource, keySource: plan.key.source, profile: plan.key.profile, local: false };
   }
-  // A profile's key goes only to its own service, never to a URL given elsewhere.
-  if (profile?.api_key !== undefined && profile.api_key !== '' && (profile.api_url === undefined || sameService(profile.api_url, url))) {
-    return { url, apiKey: profile.api_key, urlSource, keySource: profileLabel, profile: choice.name, local: false };
-  }
-  if (!choice.explicit) {
-    for (const [name, other] of Object.entries(loaded.config.profiles)) {
-      if (other.api_key !== undefined && other.api_key !== '' && other.api_url !== undefined && sameService(other.api_url, url)) {
-        return { url, apiKey: other.api_key, urlSource, keySource: `from profile ${name}`, profile: name, local: false };
-      }
-    }
-  }
-  const loginProfile = choice.name === 'default' ? '' : ` --profile ${choice.name}`;
-  throw new UserError(`no API key for ${displayUrl(url)} (${urlSource})`, {
+  const name = plan.choice.name;
+  const loginProfile = name === LOCAL_PROFILE ? '' : ` --profile ${name}`;
+  throw new UserError(`no API key for ${displayUrl(plan.url)} (${plan.urlSource})`, {
     exitCode: EXIT.config,
-    hint: `run \`mcpctl login${loginProfile} --api-url ${displayUrl(url)}\`, or set MCPCTL_API_KEY`,
+    hint: `run \`mcpctl login${loginProfile} --api-url ${displayUrl(plan.url)}\`, or set MCPCTL_API_KEY`,
     code: 'no_api_key',
   });
 }
@@ -311,13 +366,25 @@ export function formatExchange(exchange: ApiExchange): string {
   return `debug: ${exchange.method} ${displayUrl(exchange.url)} → ${status}${id} ${exchange.ms}ms${attempt}\ndebug:   ${headers}\n`;
 }
 
-/** An API client for the resolved service, aborting on Ctrl-C, with --debug logging. */
-export function createClient(ctx: CommandContext, connection: Pick<Connection, 'url' | 'apiKey'>): ApiClient {
+/**
+ * An API client for the resolved service, aborting on Ctrl-C, with --debug logging and the
+ * request timeout. For the local engine, a slow answer is waited for while its process runs.
+ */
+export function createClient(ctx: CommandContext, connection: Pick<Connection, 'url' | 'apiKey' | 'pid' | 'isAlive'>): ApiClient {
   return new ApiClient({
     baseUrl: connection.url,
     apiKey: connection.apiKey,
     signal: ctx.signal,
     userAgent: `mcpctl/${version}`,
+    requestTimeoutMs: requestTimeoutMs(ctx),
+    ...(connection.isAlive === undefined ? {} : { isAlive: connection.isAlive }),
+    onWaiting: ({ operation, reason }) => {
+      ctx.out.notice(
+        reason === 'still_running'
+          ? `the ${OPERATION_OBJECTS[operation] ?? 'request'} is still running on the service; waiting for it`
+          : `the local engine (pid ${String(connection.pid)}) is busy; waiting for it to answer`,
+      );
+    },
     ...(ctx.globals.debug ? { debug: (exchange: ApiExchange) => ctx.out.stderr(formatExchange(exchange)) } : {}),
   });
 }

@@ -18,6 +18,8 @@ export interface GlobalOptions {
   debug: boolean;
   apiUrl?: string;
   profile?: string;
+  /** --request-timeout, in seconds */
+  requestTimeout?: number;
 }
 
 export interface CommandContext {
@@ -33,3 +35,4 @@ export function isCI(env: Record<string, string | undefined>): boolean {
   const value = env.CI;
   return value !== undefined && value !== '' && value !== '0' && value.toLowerCase() !== 'false';
 }
+

@@ -91,6 +91,7 @@ export function createProgram(state: RunState): Command {
         debug: raw.debug === true,
         ...(typeof raw.apiUrl === 'string' ? { apiUrl: raw.apiUrl } : {}),
         ...(typeof raw.profile === 'string' ? { profile: raw.profile } : {}),
+        ...(typeof raw.requestTimeout === 'number' ? { requestTimeout: raw.requestTimeout } : {}),
       };
       const out = await makeOutput(state.io, globals);
       state.out = out;
@@ -105,7 +106,8 @@ export function createProgram(state: RunState): Command {
     .option('-q, --quiet', 'print only what was asked for, no progress')
     .option('--no-color', 'no colour (NO_COLOR is honoured too)')
     .option('--api-url <url>', 'the /v1 service to use (default: MCPCTL_API_URL, the profile, or the local engine)')
-    .option('--profile <name>', 'the named profile of the config file to use')
+    .option('--profile <name>', 'the named profile of the config file to use ("default": the local engine)')
+    .option('--request-timeout <seconds>', 'how long to wait for the service to answer a request (default: MCPCTL_REQUEST_TIMEOUT, else 30)', parseSeconds)
     .option('--debug', 'show HTTP exchanges and stack traces')
     .showHelpAfterError('(run with --help for usage)')
     .configureOutput({
@@ -237,14 +239,25 @@ export function createProgram(state: RunState): Command {
   // --- credentials ---------------------------------------------------------------------------
   program
     .command('login')
-    .description('save an API key for a /v1 service in a profile (the key is never an argument)')
+    .description('save an API key for a /v1 service in a profile (the key is never an argument); says when the current profile changes')
     .option('--with-key', 'read the key from stdin instead of a hidden prompt')
     .action(action(async () => (await import('./commands/login.js')).loginCommand));
 
   program
     .command('logout')
-    .description('remove the saved key of a profile')
+    .description('remove the saved key of a profile; commands that named none go to the local engine again')
     .action(action(async () => (await import('./commands/login.js')).logoutCommand));
+
+  const config = program.command('config').description('where commands go: profiles of the config file ("default" is the local engine)');
+  config
+    .command('show')
+    .description('show the profile, service and key source commands use, and every profile (never a key)')
+    .action(action(async () => (await import('./commands/profiles.js')).configShowCommand));
+  config
+    .command('use')
+    .description('make a profile the current one; "default" is the local engine')
+    .argument('<profile>', 'a profile saved by `mcpctl login`, or default')
+    .action(action(async () => (await import('./commands/profiles.js')).configUseCommand));
 
   // --- the local engine ----------------------------------------------------------------------
   const engine = program.command('engine').description('the local engine: a /v1 service in the background, one per MCPCTL_HOME');
@@ -296,6 +309,11 @@ export async function run(argv: string[], options: RunOptions = {}): Promise<num
   const state: RunState = { io, signal: options.signal ?? new AbortController().signal };
   const program = createProgram(state);
   const wantsJson = argv.includes('--json');
+  // commander prints the version as plain text; with --json it is a document like any result
+  if (wantsJson && asksVersion(argv, program)) {
+    io.stdout.write(`${JSON.stringify({ version, node: process.version }, null, 2)}\n`);
+    return EXIT.ok;
+  }
   try {
     await program.parseAsync(argv, { from: 'user' });
     return EXIT.ok;
@@ -312,6 +330,16 @@ function annotateError(out: Output, error: UserError): void {
   for (const problem of located) out.annotate('error', problem.path === undefined || problem.path === '' ? problem.message : `${problem.path}: ${problem.message}`, problem.where);
   // nothing to put on a line: the error itself, so the run's page shows it
   if (located.length === 0) out.annotate('error', error.hint === undefined ? error.message : `${error.message} (${error.hint})`);
+}
+
+/** `--version` (or `-v`) given to mcpctl itself, before any command name. */
+function asksVersion(argv: string[], program: Command): boolean {
+  const commands = new Set(program.commands.map((c) => c.name()));
+  for (const arg of argv) {
+    if (arg === '--version' || arg === '-v') return true;
+    if (commands.has(arg)) return false;
+  }
+  return false;
 }
 
 function report(error: unknown, out: Output, debug: boolean): number {

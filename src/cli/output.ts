@@ -90,12 +90,32 @@ export class Output {
   }
 
   /**
-   * Write the command's result: with --json exactly one JSON document on stdout, otherwise
-   * the human rendering (skipped with --quiet unless `always` is set).
+   * A spinner redraws its line, which needs the terminal's width: a terminal that reports 0 columns
+   * (`stty size` → `0 0`, some containers and CI pseudo-terminals) gets plain lines instead, as a
+   * spinner would count every line as infinitely many and erase them forever.
    */
-  result(data: unknown, human: (p: Printer) => void, options: { always?: boolean } = {}): void {
+  get canAnimate(): boolean {
+    const columns = this.streams.stderr.columns;
+    return this.interactive && (columns === undefined || (Number.isFinite(columns) && columns > 0));
+  }
+
+  /**
+   * Write the command's result: with --json exactly one JSON document on stdout; with --quiet the
+   * lines `quiet` gives (the one value the command answers, see docs/output.md), or nothing;
+   * otherwise the human rendering. `always` shows the human rendering even with --quiet.
+   */
+  result(
+    data: unknown,
+    human: (p: Printer) => void,
+    options: { always?: boolean; quiet?: () => string | readonly string[] | undefined } = {},
+  ): void {
     if (this.json) {
       this.writeJson(data);
+      return;
+    }
+    if (this.quiet && options.quiet !== undefined) {
+      const lines = options.quiet();
+      for (const line of typeof lines === 'string' ? [lines] : (lines ?? [])) this.streams.stdout.write(`${line}\n`);
       return;
     }
     if (this.quiet && options.always !== true) return;
@@ -160,12 +180,12 @@ export class Output {
   }
 
   /**
-   * Progress for a long step. A spinner on an interactive terminal (loaded lazily), timestamped
-   * lines on stderr otherwise, nothing with --quiet.
+   * Progress for a long step. A spinner on an interactive terminal with a width (loaded lazily),
+   * timestamped lines on stderr otherwise, nothing with --quiet.
    */
   async progress(text: string): Promise<Progress> {
     if (this.quiet) return silentProgress;
-    if (this.interactive) {
+    if (this.canAnimate) {
       const { default: ora } = await import('ora');
       // discardStdin would put the terminal in raw mode without reading it: Ctrl-C would then be
       // a byte nobody reads instead of SIGINT, and a deploy wait could not be interrupted.

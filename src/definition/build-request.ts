@@ -6,12 +6,16 @@
 import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { join, posix, relative, sep } from 'node:path';
 import type { BuildRequestInput } from '../api/contract.js';
-import { UserError } from '../cli/errors.js';
+import { UserError, type Problem } from '../cli/errors.js';
 import { listPathRefs } from './check.js';
+import { formatPath, type FieldPath } from './errors.js';
 import type { LoadedDefinition } from './load.js';
+import { compiledNameClash, exportedNames, sourcesToCheck, transpileSource } from './modules.js';
 
 /** The most a build may carry in files, in bytes. */
 export const MAX_BUILD_FILES_BYTES = 10 * 1024 * 1024;
+/** The largest request body a /v1 service takes (docs/api.md, limits): files travel in it, binary ones as base64. */
+export const MAX_BUILD_REQUEST_BYTES = 10 * 1024 * 1024;
 
 /** Folders never shipped when a folder is included. */
 const SKIPPED_FOLDERS = new Set(['.git', 'node_modules']);
@@ -30,40 +34,79 @@ export async function toBuildRequest(loaded: LoadedDefinition): Promise<BuildReq
   if (d.prompts !== undefined) request.prompts = d.prompts;
   const files = await collectFiles(loaded);
   if (Object.keys(files).length > 0) request.files = files;
+  const bytes = Buffer.byteLength(JSON.stringify(request));
+  if (bytes > MAX_BUILD_REQUEST_BYTES) {
+    const largest = Object.entries(files)
+      .map(([path, entry]): [string, number] => [path, entry.content.length])
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 3);
+    throw new UserError(`the build request would be ${formatMiB(bytes)}, over the ${formatMiB(MAX_BUILD_REQUEST_BYTES)} a service takes (binary files travel as base64, a third larger)`, {
+      code: 'definition_too_large',
+      problems: largest.map(([file, size]) => ({ where: file, message: `${formatMiB(size)} encoded` })),
+      hint: 'ship less: narrow include to the files the server needs, or serve large data from a url source',
+    });
+  }
   return request;
 }
 
-/** Every file the definition refers to, read and encoded. */
+/** A problem with a file a definition ships, and the field of the definition that brings it. */
+interface FileProblem {
+  field: FieldPath;
+  message: string;
+  /** `file:line:column` inside the shipped file itself (a syntax error), when it has one */
+  at?: string;
+}
+
+/**
+ * Every file the definition refers to, read and encoded, after the checks a build would make of
+ * them: each stays inside the definition folder (also through symbolic links), is a file, and
+ * all of them fit the size limit; TypeScript compiles and the JavaScript a module loads parses;
+ * a module exports the function its tool names. `validate` runs this too, so it refuses what a
+ * build refuses. Every problem is reported at once, where the definition names the file and,
+ * for a syntax error, at file:line:column of the module.
+ */
 export async function collectFiles(loaded: LoadedDefinition): Promise<Record<string, FileEntry>> {
   const root = await realpath(loaded.dir);
-  const paths = new Set<string>();
+  const problems: FileProblem[] = [];
+  /** each shipped path, with the field that brought it (the first one) */
+  const paths = new Map<string, FieldPath>();
+  const moduleFiles = new Set<string>();
   const refs = listPathRefs(loaded.definition);
   for (const ref of refs) {
     const kind = ref.path[0] === 'include' ? 'include' : ref.path.at(-1) === 'cwd' ? 'cwd' : 'file';
     if (kind === 'cwd') continue;
+    const inside = (path: string) => statInside(root, path, ref.path, problems);
     if (ref.value.includes('{{')) {
       // A templated file source: ship the folder before the first template, if it has one.
       const folder = posix.dirname(ref.value.slice(0, ref.value.indexOf('{{')) + 'x');
-      if (folder !== '.') await addFolder(root, posix.normalize(folder), paths);
+      if (folder !== '.') await addFolder(root, posix.normalize(folder), ref.path, paths, problems);
       continue;
     }
     const path = posix.normalize(ref.value);
     if (kind === 'include') {
-      const info = await statInside(root, path);
-      if (info.isDirectory()) await addFolder(root, path, paths);
-      else paths.add(path);
+      const info = await inside(path);
+      if (info?.isDirectory() === true) await addFolder(root, path, ref.path, paths, problems);
+      else if (info !== undefined) add(paths, path, ref.path);
     } else {
-      paths.add(path);
-      if (/\.(m?[jt]s|c[jt]s)$/.test(path) && ref.path.at(-1) === 'module') await addImports(root, path, paths);
+      add(paths, path, ref.path);
+      if (MODULE_FILE.test(path) && ref.path.at(-1) === 'module') {
+        moduleFiles.add(path);
+        await addImports(root, path, ref.path, paths, moduleFiles);
+      }
     }
   }
 
   const files: Record<string, FileEntry> = {};
   let total = 0;
   const sizes: Array<[string, number]> = [];
-  for (const path of [...paths].sort()) {
-    const info = await statInside(root, path);
-    if (!info.isFile()) throw new UserError(`${path} is not a file`, { code: 'invalid_definition' });
+  const texts = new Map<string, string>();
+  for (const [path, field] of [...paths].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const info = await statInside(root, path, field, problems);
+    if (info === undefined) continue;
+    if (!info.isFile()) {
+      problems.push({ field, message: `${path} is not a file` });
+      continue;
+    }
     total += info.size;
     sizes.push([path, info.size]);
     if (total > MAX_BUILD_FILES_BYTES) {
@@ -74,9 +117,74 @@ export async function collectFiles(loaded: LoadedDefinition): Promise<Record<str
         hint: 'ship less: narrow include to the files the server needs, or serve large data from a url source',
       });
     }
-    files[path] = encode(await readFile(join(root, path)));
+    const bytes = await readFile(join(root, path));
+    files[path] = encode(bytes);
+    if (MODULE_FILE.test(path)) texts.set(path, bytes.toString('utf8'));
   }
+  if (problems.length === 0) await checkCode(loaded, paths, moduleFiles, texts, problems);
+  if (problems.length > 0) throw filesError(loaded, problems);
   return files;
+}
+
+const MODULE_FILE = /\.(m?[jt]s|c[jt]s)$/;
+
+function add(paths: Map<string, FieldPath>, path: string, field: FieldPath): void {
+  if (!paths.has(path)) paths.set(path, field);
+}
+
+/** Syntax of the shipped code, compiled names that clash, and the exports module handlers name. */
+async function checkCode(
+  loaded: LoadedDefinition,
+  paths: ReadonlyMap<string, FieldPath>,
+  moduleFiles: ReadonlySet<string>,
+  texts: ReadonlyMap<string, string>,
+  problems: FileProblem[],
+): Promise<void> {
+  const sources = sourcesToCheck(paths.keys(), moduleFiles);
+  if (sources.length === 0) return;
+  const shipped = new Set(paths.keys());
+  for (const path of sources) {
+    const field = paths.get(path)!;
+    const clash = compiledNameClash(path, shipped);
+    if (clash !== undefined) problems.push({ field, message: clash });
+    const { problems: syntax } = await transpileSource(path, texts.get(path) ?? '');
+    for (const problem of syntax) {
+      problems.push({ field, message: problem.message, ...(problem.line === undefined ? {} : { at: `${path}:${problem.line}:${problem.column}` }) });
+    }
+  }
+  if (problems.length > 0) return;
+  for (const [i, tool] of (loaded.definition.tools ?? []).entries()) {
+    const handler = tool.handler;
+    if (handler?.type !== 'module') continue;
+    const module = posix.normalize(handler.module);
+    const text = texts.get(module);
+    if (text === undefined) continue;
+    const names = await exportedNames(module, text);
+    const wanted = handler.export ?? tool.name;
+    if (names !== undefined && !names.has(wanted)) {
+      problems.push({
+        field: ['tools', i, 'handler', handler.export === undefined ? 'module' : 'export'],
+        message: `${handler.module} has no exported function "${wanted}"${handler.export === undefined ? ' (the tool name; set handler.export to use another)' : ''}${names.size === 0 ? '' : `; it exports ${[...names].join(', ')}`}`,
+      });
+    }
+  }
+}
+
+/** The problems as one error: each where the definition names the file, or inside the file. */
+function filesError(loaded: LoadedDefinition, problems: FileProblem[]): UserError {
+  const base = posix.dirname(loaded.shown.split(sep).join('/'));
+  const located: Problem[] = problems.map((problem) => {
+    const at = problem.at === undefined ? undefined : base === '.' ? problem.at : `${base}/${problem.at}`;
+    const position = at === undefined ? loaded.locate(problem.field) : undefined;
+    const where = at ?? (position === undefined ? undefined : `${loaded.shown}:${position.line}:${position.column}`);
+    return { ...(where === undefined ? {} : { where }), path: formatPath(problem.field), message: problem.message };
+  });
+  const count = located.length;
+  return new UserError(`${loaded.shown} cannot be built (${count} ${count === 1 ? 'problem' : 'problems'})`, {
+    code: 'invalid_definition',
+    problems: located,
+    hint: 'fix the lines above; `mcpctl validate` checks them offline, as a build does',
+  });
 }
 
 function formatMiB(bytes: number): string {
@@ -97,43 +205,43 @@ export function encode(buffer: Buffer): FileEntry {
   return { encoding: 'base64', content: buffer.toString('base64') };
 }
 
-/** Stats a path and makes sure it (after symlinks) stays inside the definition folder. */
-async function statInside(root: string, path: string) {
+/**
+ * Stats a path and makes sure it (after symbolic links) stays inside the definition folder;
+ * undefined, with the problem noted, when it does not exist or leads out.
+ */
+async function statInside(root: string, path: string, field: FieldPath, problems: FileProblem[]) {
   const absolute = join(root, path);
   let real: string;
   try {
     real = await realpath(absolute);
   } catch {
-    throw new UserError(`${path} does not exist`, {
-      code: 'invalid_definition',
-      hint: 'paths in a definition are relative to its folder; run `mcpctl validate` to check them all',
-    });
+    problems.push({ field, message: `${path} does not exist (paths are relative to the definition's folder)` });
+    return undefined;
   }
   if (real !== root && !real.startsWith(root + sep)) {
-    throw new UserError(`${path} leads outside the definition folder (through a symbolic link)`, {
-      code: 'invalid_definition',
-      hint: 'copy the file into the definition folder instead of linking to it',
-    });
+    problems.push({ field, message: `${path} leads outside the definition folder through a symbolic link; copy the file into the folder instead` });
+    return undefined;
   }
   return stat(real);
 }
 
-async function addFolder(root: string, folder: string, paths: Set<string>): Promise<void> {
-  const info = await statInside(root, folder);
+async function addFolder(root: string, folder: string, field: FieldPath, paths: Map<string, FieldPath>, problems: FileProblem[]): Promise<void> {
+  const info = await statInside(root, folder, field, problems);
+  if (info === undefined) return;
   if (!info.isDirectory()) {
-    paths.add(folder);
+    add(paths, folder, field);
     return;
   }
   const entries = await readdir(join(root, folder), { withFileTypes: true });
   for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
     const path = folder === '.' ? entry.name : `${folder}/${entry.name}`;
     if (entry.isDirectory()) {
-      if (!SKIPPED_FOLDERS.has(entry.name)) await addFolder(root, path, paths);
+      if (!SKIPPED_FOLDERS.has(entry.name)) await addFolder(root, path, field, paths, problems);
     } else if (entry.isFile()) {
-      paths.add(path);
+      add(paths, path, field);
     } else if (entry.isSymbolicLink()) {
-      const target = await statInside(root, path);
-      if (target.isFile()) paths.add(path);
+      const target = await statInside(root, path, field, problems);
+      if (target?.isFile() === true) add(paths, path, field);
     }
   }
 }
@@ -147,15 +255,18 @@ export function findRelativeImports(source: string): string[] {
 }
 
 /** Follows a module's relative imports, TypeScript-style (`./x.js` may be `./x.ts`). */
-async function addImports(root: string, module: string, paths: Set<string>): Promise<void> {
+async function addImports(root: string, module: string, field: FieldPath, paths: Map<string, FieldPath>, moduleFiles: Set<string>): Promise<void> {
   const source = await readFile(join(root, module), 'utf8').catch(() => '');
   for (const specifier of findRelativeImports(source)) {
     const target = posix.normalize(posix.join(posix.dirname(module), specifier));
     if (target === '..' || target.startsWith('../')) continue;
     const found = await resolveImport(root, target);
     if (found === undefined || paths.has(found)) continue;
-    paths.add(found);
-    if (/\.(m?[jt]s|c[jt]s)$/.test(found)) await addImports(root, found, paths);
+    add(paths, found, field);
+    if (MODULE_FILE.test(found)) {
+      moduleFiles.add(found);
+      await addImports(root, found, field, paths, moduleFiles);
+    }
   }
 }
 

@@ -11,8 +11,8 @@ import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { posix } from 'node:path';
 import { AI_MODELS } from '../api/contract.js';
-import type { DefinitionIssue, FieldPath } from './errors.js';
-import { findEnvSyntaxError, hasEnvRefs } from './interpolate.js';
+import { formatPath, type DefinitionIssue, type FieldPath } from './errors.js';
+import { findEnvSyntaxError, hasEnvRefs, listEnvRefs } from './interpolate.js';
 
 export interface CheckOptions {
   /** what is at a path relative to the definition folder; omit to skip existence checks */
@@ -599,6 +599,22 @@ export function listEnvFields(def: Rec): Array<[Path, string]> {
   }
   push(def.deploy, ['deploy']);
   return fields;
+}
+
+/**
+ * The variables a server needs when it starts: the `${VAR}` references without a default in
+ * what the runtime resolves (not `deploy:`), each once, with the first field that uses it. A
+ * deployment must pass each in its env_vars, or the server cannot start.
+ */
+export function requiredEnvVars(def: unknown): Array<{ name: string; field: string }> {
+  const record = asRecord(def);
+  if (record === undefined) return [];
+  const found = new Map<string, string>();
+  for (const [path, text] of listEnvFields(record)) {
+    if (path[0] === 'deploy' || !text.includes('${')) continue;
+    for (const name of listEnvRefs(text, { withoutDefault: true })) if (!found.has(name)) found.set(name, formatPath(path));
+  }
+  return [...found].map(([name, field]) => ({ name, field }));
 }
 
 function checkEnvRefs({ def, error }: CheckContext): void {

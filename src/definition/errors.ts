@@ -2,7 +2,7 @@
  * How problems in a definition are named: field paths in the `tools[0].inputSchema.required[1]`
  * style, and the error a missing `${VAR}` raises. Pure: no IO.
  */
-import { UserError } from '../cli/errors.js';
+import { EXIT, UserError } from '../cli/errors.js';
 
 export type FieldPath = ReadonlyArray<string | number>;
 
@@ -35,6 +35,8 @@ export class MissingEnvVarError extends UserError {
 
   constructor(variable: string, field: string) {
     super(`environment variable ${variable} is not set${field === '' ? '' : ` (used by ${field})`}`, {
+      // what the environment lacks is configuration (a CI secret, an export), not the command
+      exitCode: EXIT.config,
       code: 'missing_env_var',
       hint: `set ${variable} in the environment, or give a default with \${${variable}:-value}`,
     });

@@ -22,6 +22,8 @@ export interface Position {
 export interface LoadedDefinition {
   /** absolute path of the file */
   file: string;
+  /** the file as messages name it (relative to the working folder when inside it) */
+  shown: string;
   /** the folder of the file: relative paths in the definition start here */
   dir: string;
   source: string;
@@ -146,6 +148,7 @@ export async function parseDefinition(source: string, options: ParseOptions): Pr
 
   return {
     file: options.file,
+    shown,
     dir: dirname(options.file),
     source,
     definition,

@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { BuildRequest } from '../api/contract.js';
+import { requiredEnvVars } from '../definition/check.js';
 import { parseEnvRefs, resolveEnvRefs } from '../definition/interpolate.js';
 import { issuesToDetails } from './http/validate.js';
 import { newId } from './ids.js';
@@ -88,6 +89,7 @@ export function createBuilder(options: BuilderOptions): BuildService {
       }
       const mcpId = newId('mcp');
       const { files: _files, ...definition } = request;
+      const requiredEnv = requiredEnvVars(definition).map((v) => v.name);
       const record: ServerRecord = {
         server: {
           mcp_id: mcpId,
@@ -101,6 +103,7 @@ export function createBuilder(options: BuilderOptions): BuildService {
           tools: request.tools?.length ?? 0,
           resources: request.resources?.length ?? 0,
           prompts: request.prompts?.length ?? 0,
+          ...(requiredEnv.length === 0 ? {} : { required_env: requiredEnv }),
         },
         bundleDir: bundle.dir,
         digest: bundle.digest,

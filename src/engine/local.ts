@@ -4,29 +4,50 @@
  */
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync } from 'node:fs';
-import { readFile, rename, rm, stat } from 'node:fs/promises';
+import { open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EXIT, UserError } from '../cli/errors.js';
 import { homePaths, resolveHome, type HomePaths } from './home.js';
 import { ensureDir } from './store/atomic.js';
-import { checkHealth, EXIT_ALREADY_RUNNING, isEngineProcess, readEngineState, removeEngineState, stopOrphans, type EngineState } from './state.js';
+import {
+  checkHealth,
+  EXIT_ALREADY_RUNNING,
+  isEngineProcess,
+  isProcessAlive,
+  readEngineState,
+  removeEngineState,
+  stopOrphans,
+  type EngineState,
+  type HealthResult,
+} from './state.js';
 
 export interface EnsureLocalEngineOptions {
   env: Record<string, string | undefined>;
   /** a short notice for the user (stderr), such as "starting the local engine…" */
   notice: (text: string) => void;
+  /**
+   * How long a running engine may take to answer before it counts as hung (default 30 s, the
+   * request timeout). A loaded engine is waited for this long; a dead one is found at once.
+   */
+  patienceMs?: number;
 }
 
 export interface LocalEngine {
   url: string;
   apiKey: string;
+  pid: number;
   /** true when this call started the engine */
   started: boolean;
+  /** true while the engine's process runs */
+  isAlive: () => boolean;
 }
 
-const START_TIMEOUT_MS = 20_000;
+/** How long a new engine has to start answering, while its process runs. */
+const START_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 15_000;
+const DEFAULT_PATIENCE_MS = 30_000;
 /** The log is rotated (one old copy kept) when it passes this size at a start. */
 const LOG_ROTATE_BYTES = 10 * 1024 * 1024;
 
@@ -35,45 +56,75 @@ const { version: cliVersion } = createRequire(import.meta.url)('../../package.js
 /** Returns the URL and key of the local engine, starting it in the background when it is not running. */
 export async function ensureLocalEngine(options: EnsureLocalEngineOptions): Promise<LocalEngine> {
   const paths = homePaths(resolveHome(options.env));
-  const running = await findRunningEngine(paths);
+  const patience = { patienceMs: options.patienceMs ?? DEFAULT_PATIENCE_MS, notice: options.notice };
+  const running = await findRunningEngine(paths, patience);
   if (running !== undefined) {
     if (running.version !== cliVersion) {
       options.notice(`the local engine runs mcpctl ${running.version}, this is ${cliVersion}; restart it with \`mcpctl engine stop\``);
     }
-    return { url: running.url, apiKey: running.apiKey, started: false };
+    return local(running, false);
   }
   options.notice('starting the local engine…');
-  const started = await startBackgroundEngine(paths, options.env);
-  return { url: started.state.url, apiKey: started.state.apiKey, started: started.started };
+  const started = await startBackgroundEngine(paths, options.env, patience);
+  return local(started.state, started.started);
+}
+
+function local(state: EngineState, started: boolean): LocalEngine {
+  return { url: state.url, apiKey: state.apiKey, pid: state.pid, started, isAlive: () => isEngineProcess(state.pid) };
+}
+
+export interface PatienceOptions {
+  /** how long a running engine may take to answer */
+  patienceMs?: number;
+  /** said once, when the engine is slow to answer */
+  notice?: (text: string) => void;
 }
 
 /**
  * The engine of this home when it runs and answers; a state file left by an engine that is gone
- * is removed. An engine that runs but does not answer is an error (never a second engine).
+ * is removed. An engine whose process runs is given `patienceMs` to answer (it may be busy: a
+ * loaded machine, many commands at once); one that runs but never answers is an error (never a
+ * second engine).
  */
-export async function findRunningEngine(paths: HomePaths): Promise<EngineState | undefined> {
+export async function findRunningEngine(paths: HomePaths, options: PatienceOptions = {}): Promise<EngineState | undefined> {
   const state = await readEngineState(paths);
   if (state === undefined) return undefined;
   if (!isEngineProcess(state.pid)) {
     await forgetDeadEngine(paths, state);
     return undefined;
   }
-  // A busy engine may be slow to answer once: a few tries before it counts as hung.
-  let reason = '';
-  for (let attempt = 0; attempt < 3; attempt += 1) {
-    const health = await checkHealth(state.url, state.apiKey, 3_000);
-    if (health.ok) return state;
-    reason = health.reason;
-    if (!isEngineProcess(state.pid)) {
-      await forgetDeadEngine(paths, state);
-      return undefined;
-    }
-    await sleep(300);
+  const health = await waitForHealth(state, options.patienceMs ?? DEFAULT_PATIENCE_MS, () => {
+    options.notice?.(`the local engine (pid ${state.pid}) is slow to answer; waiting for it`);
+  });
+  if (health.ok) return state;
+  if (!isEngineProcess(state.pid)) {
+    await forgetDeadEngine(paths, state);
+    return undefined;
   }
-  throw new UserError(`the local engine (pid ${state.pid}) runs but does not answer at ${state.url}: ${reason}`, {
+  throw unresponsive(state, health.reason, options.patienceMs ?? DEFAULT_PATIENCE_MS, paths);
+}
+
+/**
+ * Asks the engine's health until it answers, its process ends, or `patienceMs` is over. Each try
+ * waits longer than the one before, and none runs past the end.
+ */
+async function waitForHealth(state: EngineState, patienceMs: number, onSlow: () => void): Promise<HealthResult> {
+  const deadline = Date.now() + patienceMs;
+  let tryMs = 3_000;
+  for (let attempt = 0; ; attempt += 1) {
+    const result = await checkHealth(state.url, state.apiKey, Math.max(100, Math.min(tryMs, deadline - Date.now())));
+    if (result.ok || !isEngineProcess(state.pid) || Date.now() >= deadline) return result;
+    if (attempt === 0) onSlow();
+    tryMs = Math.min(tryMs * 2, 15_000);
+    await sleep(Math.min(300, Math.max(0, deadline - Date.now())));
+  }
+}
+
+function unresponsive(state: EngineState, reason: string, patienceMs: number, paths: HomePaths): UserError {
+  return new UserError(`the local engine (pid ${state.pid}) runs but did not answer at ${state.url} within ${Math.round(patienceMs / 1000)} s: ${reason}`, {
     exitCode: EXIT.transient,
     code: 'engine_unresponsive',
-    hint: `restart it with \`mcpctl engine stop\` and retry; its log is ${paths.logFile}`,
+    hint: `if it is only busy, wait longer with --request-timeout <seconds>; if it hangs, restart it with \`mcpctl engine stop\`; its log is ${paths.logFile}`,
   });
 }
 
@@ -92,6 +143,7 @@ export async function prepareHome(home: string): Promise<void> {
     const why =
       code === 'EEXIST' ? 'it is a file' : code === 'ENOTDIR' ? 'a part of its path is a file' : code === 'EACCES' || code === 'EPERM' || code === 'EROFS' ? 'it cannot be written' : (error as Error).message;
     throw new UserError(`cannot keep the engine's state in ${home}: ${why}`, {
+      exitCode: EXIT.config,
       code: 'bad_home',
       hint: 'set MCPCTL_HOME to a folder you can write (or unset it for the default)',
       cause: error,
@@ -99,58 +151,110 @@ export async function prepareHome(home: string): Promise<void> {
   }
 }
 
-/** Starts the background engine of this home (idempotent) and waits until it answers. */
-export async function startBackgroundEngine(paths: HomePaths, env: Record<string, string | undefined>): Promise<StartResult> {
-  const running = await findRunningEngine(paths);
+/**
+ * Starts the background engine of this home (idempotent) and waits until it answers. When many
+ * commands find no engine at once, one of them starts it and the others wait for that one.
+ */
+export async function startBackgroundEngine(
+  paths: HomePaths,
+  env: Record<string, string | undefined>,
+  options: PatienceOptions = {},
+): Promise<StartResult> {
+  const running = await findRunningEngine(paths, options);
   if (running !== undefined) return { state: running, started: false };
   await prepareHome(paths.home);
-  await rotateLog(paths.logFile);
+  const waitMs = Math.max(START_TIMEOUT_MS, options.patienceMs ?? 0);
+  const deadline = Date.now() + waitMs;
+  let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  let spawned = false;
+  const guard = join(paths.home, START_GUARD);
+  try {
+    while (Date.now() < deadline) {
+      const state = await readEngineState(paths);
+      if (state !== undefined && isEngineProcess(state.pid)) {
+        const health = await checkHealth(state.url, state.apiKey, Math.max(100, Math.min(5_000, deadline - Date.now())));
+        if (health.ok) return { state, started: spawned };
+      }
+      // Exit code 3: another start won the lock; keep waiting for that engine.
+      if (exit !== undefined && exit.code !== EXIT_ALREADY_RUNNING) {
+        const why = exit.signal === null ? `it exited with code ${String(exit.code)}` : `it was killed by ${exit.signal}`;
+        throw new UserError(`the local engine did not start: ${why}${await lastError(paths.logFile)}`, {
+          exitCode: EXIT.transient,
+          code: 'engine_start_failed',
+          hint: `read its log with \`mcpctl engine logs\` (${paths.logFile})`,
+        });
+      }
+      if (!spawned && (await claimStart(guard))) {
+        spawned = true;
+        await rotateLog(paths.logFile);
+        spawnDaemon(paths, env, (code, signal) => {
+          exit = { code, signal };
+        });
+      }
+      await sleep(100);
+    }
+  } finally {
+    if (spawned) await rm(guard, { force: true });
+  }
+  throw new UserError(`the local engine did not answer within ${Math.round(waitMs / 1000)} s of starting`, {
+    exitCode: EXIT.transient,
+    code: 'engine_start_timeout',
+    hint: `read its log with \`mcpctl engine logs\` (${paths.logFile}); on a busy machine, wait longer with --request-timeout <seconds>`,
+  });
+}
+
+/** A file that says one command is starting the engine: the others wait instead of starting more. */
+const START_GUARD = 'engine.starting';
+
+/**
+ * Takes the start guard, or says another live command holds it. A guard whose writer is gone, or
+ * older than a start may take, is taken over.
+ */
+async function claimStart(guard: string): Promise<boolean> {
+  for (let attempt = 0; attempt < 2; attempt += 1) {
+    try {
+      const handle = await open(guard, 'wx', 0o600);
+      try {
+        await handle.writeFile(String(process.pid));
+      } finally {
+        await handle.close();
+      }
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const [text, info] = await Promise.all([readFile(guard, 'utf8').catch(() => ''), stat(guard).catch(() => undefined)]);
+    const holder = Number(text);
+    const age = info === undefined ? 0 : Date.now() - info.mtimeMs;
+    const fresh = text === '' ? age < 5_000 : Number.isInteger(holder) && holder > 0 && isProcessAlive(holder) && age < START_TIMEOUT_MS;
+    if (fresh || info === undefined) return false;
+    await rm(guard, { force: true });
+  }
+  return false;
+}
+
+/** Starts the daemon detached, in its own folder, with no hold on this process's stdio. */
+function spawnDaemon(
+  paths: HomePaths,
+  env: Record<string, string | undefined>,
+  onExit: (code: number | null, signal: NodeJS.Signals | null) => void,
+): void {
   const entry = daemonEntry();
   const logFd = openSync(paths.logFile, 'a', 0o600);
-  let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   try {
-    // Detached, in its own folder, with no hold on this process's stdio: the CLI (and a CI job) can exit.
+    // Detached, with no hold on this process's stdio: the CLI (and a CI job) can exit.
     const child = spawn(process.execPath, [entry], {
       detached: true,
       stdio: ['ignore', logFd, logFd],
       cwd: paths.home,
       env: { ...env, MCPCTL_HOME: paths.home },
     });
-    child.once('exit', (code, signal) => {
-      exit = { code, signal };
-    });
-    child.once('error', (error) => {
-      exit = { code: -1, signal: null };
-      void error;
-    });
+    child.once('exit', (code, signal) => onExit(code, signal));
+    child.once('error', () => onExit(-1, null));
     child.unref();
   } finally {
     closeSync(logFd);
   }
-
-  const deadline = Date.now() + START_TIMEOUT_MS;
-  while (Date.now() < deadline) {
-    const state = await readEngineState(paths);
-    if (state !== undefined && isEngineProcess(state.pid)) {
-      const health = await checkHealth(state.url, state.apiKey, 2_000);
-      if (health.ok) return { state, started: true };
-    }
-    // Exit code 3: another start won the lock; keep waiting for that engine.
-    if (exit !== undefined && exit.code !== EXIT_ALREADY_RUNNING) {
-      const why = exit.signal === null ? `it exited with code ${String(exit.code)}` : `it was killed by ${exit.signal}`;
-      throw new UserError(`the local engine did not start: ${why}${await lastError(paths.logFile)}`, {
-        exitCode: EXIT.transient,
-        code: 'engine_start_failed',
-        hint: `read its log with \`mcpctl engine logs\` (${paths.logFile})`,
-      });
-    }
-    await sleep(100);
-  }
-  throw new UserError(`the local engine did not answer within ${START_TIMEOUT_MS / 1000} s`, {
-    exitCode: EXIT.transient,
-    code: 'engine_start_timeout',
-    hint: `read its log with \`mcpctl engine logs\` (${paths.logFile})`,
-  });
 }
 
 export interface StopResult {
@@ -199,18 +303,16 @@ export interface EngineStatus {
   uptime_seconds?: number;
 }
 
-/** What `mcpctl engine status` shows: never the key. */
-export async function localEngineStatus(paths: HomePaths): Promise<EngineStatus> {
+/** What `mcpctl engine status` shows: never the key. A running engine is given `patienceMs` to answer. */
+export async function localEngineStatus(paths: HomePaths, options: PatienceOptions = {}): Promise<EngineStatus> {
   const base = { home: paths.home, log_file: paths.logFile };
   const state = await readEngineState(paths);
   if (state === undefined || !isEngineProcess(state.pid)) return { running: false, ...base };
-  const health = await checkHealth(state.url, state.apiKey, 3_000);
+  const patienceMs = options.patienceMs ?? DEFAULT_PATIENCE_MS;
+  const health = await waitForHealth(state, patienceMs, () => options.notice?.(`the local engine (pid ${state.pid}) is slow to answer; waiting for it`));
   if (!health.ok) {
-    throw new UserError(`the local engine (pid ${state.pid}) runs but does not answer at ${state.url}: ${health.reason}`, {
-      exitCode: EXIT.transient,
-      code: 'engine_unresponsive',
-      hint: 'restart it with `mcpctl engine stop` and `mcpctl engine start`',
-    });
+    if (!isEngineProcess(state.pid)) return { running: false, ...base };
+    throw unresponsive(state, health.reason, patienceMs, paths);
   }
   return {
     running: true,

@@ -16,6 +16,7 @@ import {
   type Deployment,
   type LogLine,
 } from '../api/contract.js';
+import { requiredEnvVars } from '../definition/check.js';
 import { newId } from './ids.js';
 import { resolveScaling } from './deployments/limits.js';
 import { checkBuildLimits, type EngineLimits } from './limits.js';
@@ -102,7 +103,8 @@ export function createRoutes(deps: RouteDeps): Router<Route> {
       data: d,
       headers: { Location: `/v1/deploy/${d.deployment_id}/status`, ...extra },
     });
-    if (first.status === 'deploying' && prefersAsync(ctx.req)) return accepted(first, { 'Preference-Applied': 'respond-async' });
+    // the ETag lets a client's first long-poll start from this very version
+    if (first.status === 'deploying' && prefersAsync(ctx.req)) return accepted(first, { 'Preference-Applied': 'respond-async', ETag: etagOf(first) });
     let current = first;
     const deadline = clock() + limits.syncDeploySeconds * 1000;
     while (current.status === 'deploying' && !ctx.signal.aborted) {
@@ -163,6 +165,7 @@ export function createRoutes(deps: RouteDeps): Router<Route> {
       const request = ctx.body as DeployRequest;
       const server = await findServer(request.mcp_id, 'mcp_id');
       const service = requireDeployments();
+      checkRequiredEnv(server, request);
       return settle(ctx, await service.deploy(server, request, { wait: false }));
     },
   });
@@ -352,6 +355,21 @@ function readIfNoneMatch(req: IncomingMessage): string[] | undefined {
     const trimmed = tag.trim().replace(/^W\//, '');
     return trimmed.startsWith('"') ? trimmed : `"${trimmed}"`;
   });
+}
+
+/**
+ * A server whose definition needs a variable the deployment does not pass could not start: the
+ * deploy is refused before anything starts, naming each variable and the field that uses it.
+ */
+function checkRequiredEnv(server: ServerRecord, request: DeployRequest): void {
+  const given = request.config?.env_vars ?? {};
+  const missing = requiredEnvVars(server.definition).filter((v) => given[v.name] === undefined);
+  if (missing.length === 0) return;
+  throw new ServiceError(
+    'validation_failed',
+    `${server.server.name} needs ${missing.map((v) => v.name).join(', ')} when it starts, and the deployment does not pass ${missing.length === 1 ? 'it' : 'them'} in config.env_vars`,
+    missing.map((v) => ({ path: `config.env_vars.${v.name}`, message: `required by ${v.field} (no default); pass its value` })),
+  );
 }
 
 /**

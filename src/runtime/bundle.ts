@@ -12,7 +12,7 @@
  * same folder: writing is idempotent, and atomic (a temporary folder renamed into place).
  *
  * TypeScript is compiled with the `typescript` package's `transpileModule` (type stripping only,
- * no type checking), loaded only when a bundle has TypeScript files. Node 20 has no built-in type
+ * no type checking, src/definition/modules.ts), loaded only when a bundle has TypeScript files. Node 20 has no built-in type
  * stripping; `typescript` is pure JavaScript, so it installs everywhere Node runs, with no native
  * binary, and it is the reference for the syntax it accepts.
  */
@@ -20,7 +20,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { BuildRequest, BuildRequestInput } from '../api/contract.js';
-import { compiledModulePath, isTypeScriptSource } from './module-path.js';
+import { compiledModulePath, isTypeScriptSource } from '../definition/module-path.js';
 import type { RuntimeDefinition } from './server.js';
 
 export const BUNDLE_FORMAT = 1;
@@ -188,38 +188,24 @@ async function isBundle(dir: string): Promise<boolean> {
   );
 }
 
-/** Compiles each TypeScript file next to itself; returns source → output. */
+/** Compiles each TypeScript file next to itself (the compile `validate` checks too); returns source → output. */
 async function compileTypeScript(contents: Map<string, Buffer>, filesDir: string): Promise<Record<string, string>> {
   const sources = [...contents.keys()].filter(isTypeScriptSource);
   if (sources.length === 0) return {};
-  const ts = (await import('typescript')).default;
+  const { compiledNameClash, transpileSource } = await import('../definition/modules.js');
   const compiled: Record<string, string> = {};
   const problems: string[] = [];
+  const shipped = new Set(contents.keys());
   for (const source of sources) {
     const output = compiledModulePath(source);
-    if (contents.has(output)) {
-      problems.push(`${source}: ${output} exists too; keep only one of them`);
+    const clash = compiledNameClash(source, shipped);
+    if (clash !== undefined) {
+      problems.push(`${source}: ${clash}`);
       continue;
     }
-    const result = ts.transpileModule(contents.get(source)!.toString('utf8'), {
-      fileName: source,
-      reportDiagnostics: true,
-      compilerOptions: {
-        target: ts.ScriptTarget.ES2022,
-        module: source.endsWith('.cts') ? ts.ModuleKind.CommonJS : ts.ModuleKind.ESNext,
-        // `./helpers.ts` in an import becomes `./helpers.js`, the file compiled beside it
-        rewriteRelativeImportExtensions: true,
-        esModuleInterop: true,
-        inlineSourceMap: true,
-        inlineSources: true,
-      },
-    });
-    for (const diagnostic of result.diagnostics ?? []) {
-      const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n');
-      if (diagnostic.file !== undefined && diagnostic.start !== undefined) {
-        const { line, character } = diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start);
-        problems.push(`${source}:${line + 1}:${character + 1}: ${message}`);
-      } else problems.push(`${source}: ${message}`);
+    const result = await transpileSource(source, contents.get(source)!.toString('utf8'));
+    for (const problem of result.problems) {
+      problems.push(problem.line === undefined ? `${source}: ${problem.message}` : `${source}:${problem.line}:${problem.column}: ${problem.message}`);
     }
     await writeFile(join(filesDir, ...output.split('/')), result.outputText);
     compiled[source] = output;

@@ -10,7 +10,7 @@ import { FAILURE_META, type CallFailure } from '../api/guidance.js';
 import type { ToolDefinition, ToolHandler } from '../definition/schema.js';
 import { compileContent, messageOf, type CallContext, type CompileContext, type ContentRenderer } from './content.js';
 import { callHttp, describeUrl, HttpCallError } from './http-call.js';
-import { compiledModulePath } from './module-path.js';
+import { compiledModulePath } from '../definition/module-path.js';
 import { ExecError, runExec } from './run-exec.js';
 import { resolveRealInside } from './safe-path.js';
 import { compileDeep, compileTemplate, encodeUrlValue, type TemplateScope } from './template.js';

@@ -189,11 +189,90 @@ describe('retries', () => {
     expect(error.attempts).toBe(2);
   });
 
-  it('times out a slow answer and retries it', async () => {
-    server.inject({ path: '/v1/servers', times: 1, failure: { type: 'slow', ms: 1500 } });
-    const servers = await client({ requestTimeoutMs: 300 }).listServers();
-    expect(servers).toEqual([]);
+  it('does not send again a request nobody answered in time: a hung service fails after the request timeout', async () => {
+    server.inject({ path: '/v1/servers', failure: { type: 'slow', ms: 3000 } });
+    const error = await rejection(client({ requestTimeoutMs: 300 }).listServers());
+    expect(error.code).toBe('timeout');
+    expect(error.message).toBe('no answer within 0.3 s');
+    expect(server.requestsTo('/v1/servers')).toHaveLength(1);
+  });
+
+  it('retries failures only within the request timeout, and no attempt runs past it', async () => {
+    // a clock that only the back-off moves: the first attempt fails at once, the back-off takes
+    // 700 of the 1000 ms, so the retry may wait 300 ms for its answer and no more
+    let now = 0;
+    server.inject({ path: '/v1/servers', times: 1, failure: { type: 'drop' } });
+    server.inject({ path: '/v1/servers', failure: { type: 'slow', ms: 3000 } });
+    const c = client({
+      requestTimeoutMs: 1000,
+      now: () => now,
+      random: () => 1,
+      retry: { baseDelayMs: 700 },
+      sleep: async (ms) => {
+        sleeps.push(ms);
+        now += ms;
+      },
+    });
+    const error = await rejection(c.listServers());
+    expect(sleeps).toEqual([700]);
+    expect(error.code).toBe('timeout');
+    expect(error.message).toBe('no answer within 0.3 s');
     expect(server.requestsTo('/v1/servers')).toHaveLength(2);
+  });
+
+  it('a 503 with a Retry-After past the request timeout is not waited for', async () => {
+    server.inject({ path: '/v1/servers', failure: { type: 'status', status: 503, code: 'unavailable', retryAfter: '2' } });
+    const error = await rejection(client({ requestTimeoutMs: 1000 }).listServers());
+    expect(error.status).toBe(503);
+    expect(server.requestsTo('/v1/servers')).toHaveLength(1);
+  });
+
+  it('waits for work still running (409 with Retry-After) past the failure attempts, with the same key', async () => {
+    server.inject({ path: '/v1/build', times: 6, failure: { type: 'status', status: 409, code: 'conflict', retryAfter: '1' } });
+    const waiting: string[] = [];
+    const built = await client({ onWaiting: ({ operation, reason }) => waiting.push(`${operation} ${reason}`) }).build(definition);
+    expect(built.status).toBe('ready');
+    const requests = server.requestsTo('/v1/build');
+    expect(requests).toHaveLength(7);
+    expect(new Set(requests.map((r) => r.headers['idempotency-key'])).size).toBe(1);
+    expect(waiting).toEqual(['build still_running']);
+  });
+
+  it('stops waiting for work still running when the wait is over, and says what and with which key', async () => {
+    let now = 0;
+    server.inject({ path: '/v1/build', failure: { type: 'status', status: 409, code: 'conflict', retryAfter: '1' } });
+    const c = client({
+      now: () => now,
+      retry: { maxPendingMs: 5000 },
+      sleep: async (ms) => {
+        sleeps.push(ms);
+        now += ms;
+      },
+    });
+    const error = await rejection(c.build(definition, { idempotencyKey: 'ci-42' }));
+    expect(error.stillRunning).toBe(true);
+    expect(error.operation).toBe('build');
+    expect(error.idempotencyKey).toBe('ci-42');
+    expect(error.waitedMs).toBeGreaterThanOrEqual(4000);
+    expect(sleeps.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(5000);
+  });
+
+  it('asks a service known to be alive again, with the same key, when it is slow to answer', async () => {
+    server.inject({ path: '/v1/build', times: 2, failure: { type: 'slow', ms: 1500 } });
+    const waiting: string[] = [];
+    const built = await client({ requestTimeoutMs: 300, isAlive: () => true, onWaiting: ({ reason }) => waiting.push(reason) }).build(definition);
+    expect(built.status).toBe('ready');
+    const requests = server.requestsTo('/v1/build');
+    expect(requests).toHaveLength(3);
+    expect(new Set(requests.map((r) => r.headers['idempotency-key'])).size).toBe(1);
+    expect(waiting).toEqual(['busy']);
+  });
+
+  it('a service known to be gone is not waited for', async () => {
+    server.inject({ path: '/v1/build', failure: { type: 'slow', ms: 1500 } });
+    const error = await rejection(client({ requestTimeoutMs: 300, isAlive: () => false }).build(definition));
+    expect(error.code).toBe('timeout');
+    expect(server.requestsTo('/v1/build')).toHaveLength(1);
   });
 
   it('a timed-out answer is a network error of code timeout', async () => {

@@ -142,12 +142,30 @@ describe('mcpctl build', () => {
     expect(result.stderr).toMatch(/request id: req_/);
   });
 
-  it('an answer outside the contract is exit 4 naming the field', async () => {
+  it('an answer outside the contract is a configuration error (exit 3) naming the field', async () => {
     const meta = { request_id: 'req_bad', timestamp: new Date().toISOString() };
     server.inject({ path: '/v1/build', failure: { type: 'raw', status: 200, body: JSON.stringify({ success: true, data: { name: 'weather' }, meta }) } });
     const result = await build();
-    expect(result.code).toBe(4);
+    expect(result.code).toBe(3);
     expect(result.stderr).toContain('answered outside the /v1 contract: data.mcp_id');
+    expect(result.stderr).toContain('check that the URL points at a /v1 service of a compatible version');
+  });
+
+  it('--request-timeout and MCPCTL_REQUEST_TIMEOUT set how long a request waits; a bad value is configuration', async () => {
+    server.inject({ path: '/v1/build', failure: { type: 'slow', ms: 5000 } });
+    const flag = await build(['--request-timeout', '0.5', '--json']);
+    expect(flag.code).toBe(4);
+    expect(flag.json().error).toMatchObject({ code: 'timeout', message: expect.stringContaining('no answer within 0.5 s') });
+    expect(flag.json().error.hint).toContain('the build may still go on there: run the same command again with --idempotency-key');
+    expect(server.requestsTo('/v1/build')).toHaveLength(1);
+
+    const fromEnv = await runCli(['build', 'weather.yaml'], { env: { ...env, MCPCTL_REQUEST_TIMEOUT: '0.5' }, cwd: sandbox.dir });
+    expect(fromEnv.code).toBe(4);
+    expect(fromEnv.stderr).toContain('no answer within 0.5 s');
+
+    const bad = await runCli(['build', 'weather.yaml'], { env: { ...env, MCPCTL_REQUEST_TIMEOUT: 'soon' }, cwd: sandbox.dir });
+    expect(bad.code).toBe(3);
+    expect(bad.stderr).toContain('MCPCTL_REQUEST_TIMEOUT is not a number of seconds: soon');
   });
 
   it('--debug shows each exchange with the key redacted', async () => {

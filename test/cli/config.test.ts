@@ -2,7 +2,7 @@ import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { configPath, displayUrl, resolveConnection, writeConfig, type ConfigFile } from '../../src/cli/config.js';
+import { configPath, displayUrl, planConnection, readConfig, resolveConnection, writeConfig, type ConfigFile } from '../../src/cli/config.js';
 import type { CommandContext, GlobalOptions } from '../../src/cli/context.js';
 import { UserError } from '../../src/cli/errors.js';
 import { Output } from '../../src/cli/output.js';
@@ -102,12 +102,21 @@ describe('resolving the service', () => {
     expect(`${error.message} ${error.hint}`).not.toMatch(/key-default|key-ci/);
   });
 
-  it('an explicit profile that does not exist is exit 2 listing the known ones', async () => {
-    await saveConfig(profiles);
+  it('an explicit profile that does not exist is a configuration error (exit 3) listing the known ones', async () => {
+    await saveConfig({ profiles: { ci: profiles.profiles.ci! }, current: 'ci' });
     const error = await failure(resolveConnection(context({ MCPCTL_PROFILE: 'prod' })));
-    expect(error.exitCode).toBe(2);
+    expect(error.exitCode).toBe(3);
     expect(error.message).toContain('there is no profile "prod" (from MCPCTL_PROFILE)');
-    expect(error.hint).toContain('known profiles: default, ci');
+    expect(error.hint).toContain('known profiles: default (the local engine), ci');
+  });
+
+  it('the profile "default" is the local engine, also when another profile is current', async () => {
+    await saveConfig({ profiles: { ci: profiles.profiles.ci! }, current: 'ci' });
+    const loaded = await readConfig(sandbox.env.MCPCTL_CONFIG!);
+    expect(planConnection(context({}), loaded)).toMatchObject({ local: false, url: 'https://ci.example.com/' });
+    expect(planConnection(context({}, { profile: 'default' }), loaded)).toMatchObject({ local: true });
+    expect(planConnection(context({ MCPCTL_PROFILE: 'default' }), loaded)).toMatchObject({ local: true });
+    expect(planConnection(context({}), { ...loaded, config: { profiles: loaded.config.profiles } })).toMatchObject({ local: true });
   });
 
   it('a URL that is not http(s) names where it came from', async () => {
@@ -120,7 +129,7 @@ describe('resolving the service', () => {
     ['https://mcp.example.com/api/v1/', 'https://mcp.example.com/api'],
   ])('a URL that ends with /v1 (%s) is refused with the base URL to use', async (url, base) => {
     const error = await failure(resolveConnection(context({ MCPCTL_API_URL: url, MCPCTL_API_KEY: 'k' })));
-    expect(error.exitCode).toBe(2);
+    expect(error.exitCode).toBe(3);
     expect(error.message).toMatch(/^the service URL from MCPCTL_API_URL ends with \/v1/);
     expect(error.hint).toContain(`give the base URL without it (${base})`);
     // a path that merely contains v1 elsewhere is a base URL like any other
@@ -128,12 +137,12 @@ describe('resolving the service', () => {
     expect(connection.url).toBe('https://v1.example.com/v1x');
   });
 
-  it('a file that is not JSON, or of the wrong shape, is exit 2 naming the path and fields', async () => {
+  it('a file that is not JSON, or of the wrong shape, is a configuration error (exit 3) naming the path and fields', async () => {
     const path = sandbox.env.MCPCTL_CONFIG!;
     await mkdir(dirname(path), { recursive: true });
     await writeFile(path, '{ not json', { mode: 0o600 });
     const bad = await failure(resolveConnection(context({})));
-    expect(bad.exitCode).toBe(2);
+    expect(bad.exitCode).toBe(3);
     expect(bad.message).toContain(`the config file ${path} is not valid JSON`);
     await writeFile(path, JSON.stringify({ profiles: { a: { api_url: 3 } }, current: [] }));
     const shape = await failure(resolveConnection(context({})));

@@ -92,20 +92,48 @@ describe('mcpctl deploy', () => {
     });
   });
 
-  it('a ${VAR} of the file that is not set is exit 2 naming it, and nothing is sent', async () => {
+  it('a ${VAR} of the file that is not set is a configuration error (exit 3) naming it, and nothing is sent', async () => {
     const { WEATHER_TOKEN: _unset, ...without } = env;
     const result = await runCli(['deploy', 'weather.yaml'], { env: without, cwd: sandbox.dir });
-    expect(result.code).toBe(2);
+    expect(result.code).toBe(3);
     expect(result.stderr).toContain('WEATHER_TOKEN is not set');
     expect(result.stderr).toContain('deploy.env_vars.API_TOKEN');
     expect(server.requests).toHaveLength(0);
   });
 
-  it('--env-var of an unset variable is exit 2 naming it', async () => {
+  it('--env-var of an unset variable is a configuration error (exit 3) naming it', async () => {
     const result = await deploy([mcpId, '--env-var', 'NOT_THERE']);
-    expect(result.code).toBe(2);
+    expect(result.code).toBe(3);
     expect(result.stderr).toContain('--env-var: NOT_THERE is not set in this environment');
     expect(server.requests).toHaveLength(0);
+  });
+
+  it('a variable the server needs that the file does not pass is refused before anything is built', async () => {
+    await writeFile(
+      join(sandbox.dir, 'secured.yaml'),
+      `name: secured
+template: basic
+auth: { type: bearer, token: "\${MCP_AUTH_TOKEN}" }
+tools:
+  - name: ping
+    description: Answers pong
+    inputSchema: { type: object }
+    handler: { type: static, content: [{ type: text, text: pong }] }
+`,
+    );
+    const result = await runCli(['deploy', 'secured.yaml', '--json'], { env: { ...env, MCP_AUTH_TOKEN: 's3cret' }, cwd: sandbox.dir });
+    expect(result.code).toBe(2);
+    expect(result.json().error).toEqual({
+      code: 'missing_env_var',
+      message: 'secured needs MCP_AUTH_TOKEN when it starts, and this deployment does not pass it',
+      exit_code: 2,
+      problems: [{ where: 'secured.yaml:3:30', path: 'auth.token', message: 'uses ${MCP_AUTH_TOKEN} without a default' }],
+      hint: 'pass it with --env-var MCP_AUTH_TOKEN (its value comes from your environment), or list it under deploy.env_vars in secured.yaml',
+    });
+    expect(server.requests).toHaveLength(0);
+    const passed = await runCli(['deploy', 'secured.yaml', '--env-var', 'MCP_AUTH_TOKEN', '--json'], { env: { ...env, MCP_AUTH_TOKEN: 's3cret' }, cwd: sandbox.dir });
+    expect(passed.code).toBe(0);
+    expect(deployBody()).toMatchObject({ config: { env_vars: { MCP_AUTH_TOKEN: 's3cret' } } });
   });
 
   it('a bad --env-file line is exit 2 with file:line', async () => {
@@ -165,6 +193,22 @@ describe('mcpctl deploy', () => {
     expect(result.code).toBe(8);
     expect(result.stderr).toMatch(/error: deployment deploy_\w+ is still deploying after 1 s/);
     expect(result.stderr).toMatch(/mcpctl status deploy_\w+ --watch/);
+  });
+
+  it('Ctrl-C while the deploy request is on its way still names the deployment it created', async () => {
+    server.options.progress = 'hold';
+    // the service creates the deployment at once but its answer is slow to come back
+    server.inject({ method: 'POST', path: '/v1/deploy', times: 1, failure: { type: 'late', ms: 400 } });
+    const controller = new AbortController();
+    const waiting = deploy([mcpId, '--json'], { signal: controller.signal });
+    for (let i = 0; i < 500 && server.deployments.size === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    controller.abort();
+    const result = await waiting;
+    const [created] = [...server.deployments.keys()];
+    expect(created).toMatch(/^deploy_/);
+    expect(result.code).toBe(130);
+    expect(result.json()).toMatchObject({ deployment_id: created, status: 'deploying' });
+    expect(result.stderr).toContain(`stopped waiting; deployment ${created} goes on (deploying)`);
   });
 
   it('Ctrl-C while waiting stops waiting, says the deployment goes on, exit 130', async () => {

@@ -1,4 +1,4 @@
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cleanKey } from '../../src/cli/commands/login.js';
@@ -30,14 +30,21 @@ async function readConfigFile(): Promise<SavedConfig> {
   return JSON.parse(await readFile(sandbox.env.MCPCTL_CONFIG!, 'utf8')) as SavedConfig;
 }
 
+/** A login that names no profile saves one named after the service's host. */
+const hostProfile = () => new URL(server.url).host.replace(':', '-');
+
 describe('mcpctl login', () => {
   it('reads the key from stdin, checks it, saves it 0600 in a 0700 folder, and never prints it', async () => {
     const result = await cli(['login', '--api-url', server.url, '--with-key'], { stdin: `${server.apiKey}\n` });
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain(`✔ Logged in to ${server.url} (profile default)`);
+    const name = hostProfile();
+    expect(result.stdout).toContain(`✔ Logged in to ${server.url} (profile ${name})`);
+    // it changes where commands go, and says so
+    expect(result.stdout).toContain(`! ${name} is now the current profile: commands go to ${server.url} (before: the local engine)`);
+    expect(result.stdout).toContain('→ go back with: mcpctl config use default');
     expect(result.stdout + result.stderr).not.toContain(server.apiKey);
     expect(server.requestsTo('/v1/servers')[0]!.headers.authorization).toBe(`Bearer ${server.apiKey}`);
-    expect(await readConfigFile()).toEqual({ profiles: { default: { api_url: server.url, api_key: server.apiKey } }, current: 'default' });
+    expect(await readConfigFile()).toEqual({ profiles: { [name]: { api_url: server.url, api_key: server.apiKey } }, current: name });
     expect((await stat(sandbox.env.MCPCTL_CONFIG!)).mode & 0o777).toBe(0o600);
     expect((await stat(dirname(sandbox.env.MCPCTL_CONFIG!))).mode & 0o777).toBe(0o700);
   });
@@ -51,7 +58,14 @@ describe('mcpctl login', () => {
 
   it('--json prints the profile, never the key', async () => {
     const result = await cli(['login', '--api-url', server.url, '--with-key', '--json'], { stdin: server.apiKey });
-    expect(result.json()).toEqual({ profile: 'default', api_url: server.url, config_file: sandbox.env.MCPCTL_CONFIG, verified: true });
+    expect(result.json()).toEqual({
+      profile: hostProfile(),
+      api_url: server.url,
+      config_file: sandbox.env.MCPCTL_CONFIG,
+      verified: true,
+      current: true,
+      previous_current: 'default',
+    });
     expect(result.stdout).not.toContain(server.apiKey);
   });
 
@@ -68,7 +82,7 @@ describe('mcpctl login', () => {
     const result = await cli(['login', '--api-url', server.url, '--with-key'], { stdin: server.apiKey });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('was not checked');
-    expect((await readConfigFile()).profiles.default!.api_key).toBe(server.apiKey);
+    expect((await readConfigFile()).profiles[hostProfile()]!.api_key).toBe(server.apiKey);
   });
 
   it('an unreachable service is exit 4 and nothing is saved', async () => {
@@ -104,15 +118,19 @@ describe('mcpctl login', () => {
     expect(result.stderr).toContain('pass --with-key');
   });
 
-  it('--profile saves another profile and keeps the current one', async () => {
+  it('--profile saves another profile and keeps the current one, saying how to switch', async () => {
     await cli(['login', '--api-url', server.url, '--with-key'], { stdin: server.apiKey });
     const other = await startContractServer();
     try {
-      const result = await cli(['login', '--profile', 'ci', '--api-url', other.url, '--with-key'], { stdin: other.apiKey });
+      const result = await cli(['login', '--profile', 'ci', '--api-url', other.url, '--with-key', '--json'], { stdin: other.apiKey });
       expect(result.code).toBe(0);
-      expect(result.stdout).toContain('use it with --profile ci or MCPCTL_PROFILE=ci');
+      expect(result.json()).toMatchObject({ profile: 'ci', current: false });
+      expect(result.json().previous_current).toBeUndefined();
+      const human = await cli(['login', '--profile', 'ci', '--api-url', other.url, '--with-key'], { stdin: other.apiKey });
+      expect(human.stdout).toContain('use it with --profile ci, or make it current: mcpctl config use ci');
+      expect(human.stdout).not.toContain('is now the current profile');
       const config = await readConfigFile();
-      expect(config.current).toBe('default');
+      expect(config.current).toBe(hostProfile());
       expect(config.profiles.ci).toEqual({ api_url: other.url, api_key: other.apiKey });
       const build = await cli(['build', 'weather.yaml', '--quiet'], { env: { MCPCTL_PROFILE: 'ci' } });
       expect(build.code).toBe(0);
@@ -125,16 +143,31 @@ describe('mcpctl login', () => {
 });
 
 describe('mcpctl logout', () => {
-  it('removes the key; the next call says how to log in again', async () => {
+  it('removes the key; commands that name no profile go to the local engine again', async () => {
     await cli(['login', '--api-url', server.url, '--with-key'], { stdin: server.apiKey });
+    const name = hostProfile();
     const result = await cli(['logout']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('Removed the API key of profile default');
-    expect(await readConfigFile()).toEqual({ profiles: { default: { api_url: server.url } }, current: 'default' });
-    const build = await cli(['build', 'weather.yaml']);
+    expect(result.stdout).toContain(`Removed the API key of profile ${name}`);
+    expect(result.stdout).toContain(`! ${name} is no longer the current profile: commands go to the local engine`);
+    expect(await readConfigFile()).toEqual({ profiles: { [name]: { api_url: server.url } } });
+    const shown = await cli(['config', 'show', '--json']);
+    expect(shown.code).toBe(0);
+    expect(shown.json()).toMatchObject({ profile: { name: 'default' }, service: { local: true } });
+    // naming the profile still says how to log in again
+    const build = await cli(['build', 'weather.yaml', '--profile', name]);
     expect(build.code).toBe(3);
-    expect(build.stderr).toContain(`no API key for ${server.url} (from profile default)`);
-    expect(build.stderr).toContain(`mcpctl login --api-url ${server.url}`);
+    expect(build.stderr).toContain(`no API key for ${server.url} (from profile ${name})`);
+    expect(build.stderr).toContain(`mcpctl login --profile ${name} --api-url ${server.url}`);
+  });
+
+  it('a service saved as "default" by an earlier mcpctl goes with its key: default is the local engine again', async () => {
+    await mkdir(dirname(sandbox.env.MCPCTL_CONFIG!), { recursive: true });
+    await writeFile(sandbox.env.MCPCTL_CONFIG!, JSON.stringify({ profiles: { default: { api_url: server.url, api_key: server.apiKey } }, current: 'default' }), { mode: 0o600 });
+    const result = await cli(['logout']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('Removed profile default and its key: "default" is the local engine again');
+    expect(await readConfigFile()).toEqual({ profiles: {} });
   });
 
   it('with nothing saved it says so, exit 0', async () => {

@@ -65,12 +65,14 @@ describe('mcpctl ls', () => {
     expect(none.stdout).toContain('No deployment matches.');
   });
 
-  it('--servers shows only servers; --quiet only deployment ids', async () => {
+  it('--servers shows only servers; --quiet the ids of the rows shown', async () => {
     const servers = await ls('--servers', '--json');
     expect(Object.keys(servers.json())).toEqual(['servers']);
     expect(servers.json().servers).toHaveLength(3);
     const quiet = await ls('--quiet', '--status', 'deployed');
     expect(quiet.stdout.trim().split('\n').sort()).toEqual([dev.deployment_id, prod.deployment_id].sort());
+    const quietServers = await ls('--quiet', '--servers');
+    expect(quietServers.stdout.trim().split('\n').sort()).toEqual(servers.json().servers.map((s: { mcp_id: string }) => s.mcp_id).sort());
   });
 
   it('refuses contradictory or unknown filters with exit 2', async () => {

@@ -53,3 +53,29 @@ describe('Output.progress on a terminal', () => {
     expect(rawModes).toEqual([]);
   });
 });
+
+describe('Output.progress on a terminal of width 0', () => {
+  it('writes plain lines instead of a spinner that would erase forever', async () => {
+    // `stty size` → `0 0`: a TTY that reports no columns. A spinner there computes infinitely
+    // many lines to erase on every frame; count the erasing and stop the flood early.
+    const stderr = Object.assign(terminal(), { columns: 0, rows: 0 });
+    let erased = 0;
+    stderr.clearLine = () => {
+      erased += 1;
+      if (erased > 1000) throw new Error('the spinner keeps erasing lines');
+      return true;
+    };
+    let drawn = '';
+    stderr.on('data', (chunk: Buffer) => (drawn += chunk.toString('utf8')));
+    const out = new Output({ stdout: terminal(), stderr, json: false, quiet: false, color: false, ci: false });
+
+    const progress = await out.progress('deploying deploy_abc to production');
+    for (let i = 0; i < 50; i++) progress.update(`deploying deploy_abc to production: health checks (${i}/50 healthy)`);
+    progress.succeed('deployed deploy_abc');
+
+    expect(erased).toBe(0);
+    expect(drawn).toMatch(/^\[[^\]]+\] deploying deploy_abc to production\n/);
+    expect(drawn).toMatch(/\] ok: deployed deploy_abc\n$/);
+    expect(drawn.length).toBeLessThan(10_000);
+  });
+});

@@ -94,6 +94,13 @@ describe('start-up', () => {
     expect(urls.filter((url) => HEAVY.some((heavy) => url.includes(heavy)))).toEqual([]);
   });
 
+  it('--version --json prints one JSON document, still loading nothing heavy', async () => {
+    const { urls, stdout } = await loadedBy(['--version', '--json']);
+    const { version } = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as { version: string };
+    expect(JSON.parse(stdout)).toEqual({ version, node: process.version });
+    expect(urls.filter((url) => HEAVY.some((heavy) => url.includes(heavy)))).toEqual([]);
+  });
+
   it('--help loads nothing heavy either', async () => {
     const { urls, stdout } = await loadedBy(['--help']);
     expect(stdout).toContain('deploy');

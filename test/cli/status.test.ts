@@ -40,12 +40,12 @@ describe('mcpctl status', () => {
     expect(server.requestsTo(/\/status$/)[0]!.query.get('wait')).toBeNull();
   });
 
-  it('--json is the deployment; --quiet the id', async () => {
+  it('--json is the deployment; --quiet its state (the id was given)', async () => {
     const id = await deployment();
     const json = await status([id, '--json']);
     expect(json.json()).toMatchObject({ deployment_id: id, status: 'deployed' });
     const quiet = await status([id, '--quiet']);
-    expect(quiet.stdout).toBe(`${id}\n`);
+    expect(quiet.stdout).toBe('deployed\n');
   });
 
   it('a deployment still deploying is exit 0 without --watch', async () => {
@@ -66,6 +66,22 @@ describe('mcpctl status', () => {
     expect(result.json().status).toBe('deployed');
     expect(result.stderr).toContain(`deploying ${id} to staging: health checks (1/1 healthy)`);
     expect(result.stderr).toContain(`ok: deployed ${id}`);
+  });
+
+  it('--watch long-polls with the ETag it just read, so a change in between is seen at once', async () => {
+    server.options.progress = 'hold';
+    const id = await deployment({ async: true });
+    // the deployment settles right after the first read: a long-poll without that read's ETag
+    // would wait for a change that has already happened
+    server.options.settleAfterRead = true;
+    const result = await status([id, '--watch', '--timeout', '20', '--json']);
+    expect(result.code).toBe(0);
+    expect(result.json().status).toBe('deployed');
+    const [read, ...polls] = server.requestsTo(/\/status$/);
+    expect(read!.query.get('wait')).toBeNull();
+    expect(polls.length).toBeGreaterThan(0);
+    expect(polls[0]!.headers['if-none-match']).toBe('"1"');
+    expect(server.expiredWaits).toBe(0);
   });
 
   it('--watch that times out is exit 8', async () => {

@@ -13,7 +13,7 @@ afterEach(async () => {
 const stop = (...args: string[]) => runCli(['stop', ...args], { env: t.env, cwd: t.sandbox.dir });
 
 describe('mcpctl stop', () => {
-  it('stops a deployed deployment; stopping it again is a conflict (exit 2)', async () => {
+  it('stops a deployed deployment; stopping it again is a success that says it already was', async () => {
     const d = await t.deploy(await t.addServer('weather'), 'production');
     const result = await stop(d.deployment_id);
     expect(result.code).toBe(0);
@@ -23,10 +23,12 @@ describe('mcpctl stop', () => {
     expect((await t.client.status(d.deployment_id)).deployment?.status).toBe('stopped');
     expect((await fetch(d.health_check)).status).toBe(503);
 
-    const again = await stop(d.deployment_id, '--json');
-    expect(again.code).toBe(2);
-    expect(again.json().error).toMatchObject({ code: 'conflict', message: expect.stringMatching(/is stopped; only a deployed deployment can be stopped/) });
-    expect(again.stderr).toContain('mcpctl status <deployment_id>');
+    const again = await stop(d.deployment_id);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain(`✔ ${d.deployment_id} is already stopped; nothing to do`);
+    const json = await stop(d.deployment_id, '--json');
+    expect(json.code).toBe(0);
+    expect(json.json()).toMatchObject({ deployment_id: d.deployment_id, status: 'stopped' });
   });
 
   it('--json is the stopped deployment', async () => {

@@ -93,7 +93,7 @@ describe('mcpctl up', () => {
   it('a deployment variable that is not set fails before anything is built', async () => {
     const result = await up(['weather.yaml'], { WEATHER_TOKEN: '' });
     const unset = await runCli(['up', 'weather.yaml', '--json'], { env: Object.fromEntries(Object.entries(env).filter(([k]) => k !== 'WEATHER_TOKEN')), cwd: sandbox.dir });
-    expect(unset.code).toBe(2);
+    expect(unset.code).toBe(3); // configuration: the environment does not set it
     expect(unset.json().steps.map((s: { status: string }) => s.status)).toEqual(['failed', 'skipped', 'skipped', 'skipped']);
     expect(unset.json().steps[0].error.message).toContain('WEATHER_TOKEN');
     expect(result.code).toBe(0);

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -37,6 +37,53 @@ tools:
 resources:
   - { uri: "notes://today", name: today, description: Today }
 `;
+
+describe('mcpctl validate refuses what build refuses', () => {
+  const CUSTOM = `name: calc
+template: custom
+tools:
+  - name: add
+    description: Adds two numbers
+    inputSchema: { type: object }
+    handler: { type: module, module: tools.ts }
+`;
+
+  it('a TypeScript syntax error in a module: exit 2, at file:line:column of the module, offline', async () => {
+    await writeDefinition(CUSTOM);
+    await writeFile(join(sandbox.dir, 'tools.ts'), 'export function add(a: number, b: number) {\n  return a +;\n}\n');
+    // no service is configured: validate must not need one
+    const result = await validate(['validate', 'server.yaml']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('error: server.yaml cannot be built (1 problem)');
+    expect(result.stderr).toContain('  tools.ts:2:13  tools[0].handler.module  Expression expected.');
+    expect(result.stderr).not.toContain('starting the local engine');
+  });
+
+  it('a symbolic link that leads out of the folder', async () => {
+    const outside = join(sandbox.dir, 'outside');
+    await mkdir(join(sandbox.dir, 'def'));
+    await mkdir(outside);
+    await writeFile(join(outside, 'secret.md'), 'secret');
+    await symlink(join(outside, 'secret.md'), join(sandbox.dir, 'def', 'notes.md'));
+    await writeDefinition(`name: notes
+template: basic
+resources:
+  - uri: notes://all
+    name: all
+    description: All notes
+    source: { type: file, path: notes.md }
+`, 'def/server.yaml');
+    const result = await validate(['validate', 'def/server.yaml', '--json']);
+    expect(result.code).toBe(2);
+    expect(result.json().error.problems).toEqual([
+      {
+        where: 'def/server.yaml:7:33',
+        path: 'resources[0].source.path',
+        message: 'notes.md leads outside the definition folder through a symbolic link; copy the file into the folder instead',
+      },
+    ]);
+  });
+});
 
 describe('mcpctl validate', () => {
   it('says the definition is valid, with its counts and warnings', async () => {
@@ -106,10 +153,13 @@ tools:
     });
   });
 
-  it('prints nothing with --quiet when the definition is valid', async () => {
+  it('prints nothing on stdout with --quiet when the definition is valid; a warning still goes to stderr', async () => {
     await writeDefinition(VALID);
     const result = await validate(['--quiet', 'validate', 'server.yaml']);
-    expect(result).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    expect(result).toMatchObject({ code: 0, stdout: '' });
+    expect(result.stderr).toBe('warning: server.yaml:3:30  auth.token  a literal token: anyone who can read this file can call the server; use ${MCP_AUTH_TOKEN} and set it at deploy time\n');
+    await writeDefinition(VALID.replace('not-from-env', '"${MCP_AUTH_TOKEN}"'));
+    expect(await validate(['--quiet', 'validate', 'server.yaml'])).toMatchObject({ code: 0, stdout: '', stderr: '' });
   });
 
   it('exits 2 and lists each problem as file:line:column  path  message', async () => {

@@ -159,6 +159,14 @@ tools:
     expect((error as UserError).problems[0]).toEqual({ where: 'big.bin', message: '10.0 MiB' });
   });
 
+  it('refuses files that fit the limit but not once encoded for the request', async () => {
+    await write({ 'big.bin': Buffer.alloc(8 * 1024 * 1024) });
+    const error = await request('name: demo\ntemplate: basic\ninclude: [big.bin]\n').catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'definition_too_large', exitCode: 2 });
+    expect((error as UserError).message).toBe('the build request would be 10.7 MiB, over the 10.0 MiB a service takes (binary files travel as base64, a third larger)');
+    expect((error as UserError).problems).toEqual([{ where: 'big.bin', message: '10.7 MiB encoded' }]);
+  });
+
   it('refuses a symbolic link that leads outside the definition folder', async () => {
     const outside = await mkdtemp(join(tmpdir(), 'mcpctl-outside-'));
     try {
@@ -166,10 +174,74 @@ tools:
       await symlink(join(outside, 'secret.txt'), join(dir, 'link.txt'));
       const error = await request('name: demo\ntemplate: basic\ninclude: [link.txt]\n').catch((e: unknown) => e);
       expect(error).toBeInstanceOf(UserError);
-      expect((error as UserError).message).toBe('link.txt leads outside the definition folder (through a symbolic link)');
+      expect((error as UserError).message).toBe('server.yaml cannot be built (1 problem)');
+      expect((error as UserError).problems).toEqual([
+        {
+          where: 'server.yaml:3:11',
+          path: 'include[0]',
+          message: 'link.txt leads outside the definition folder through a symbolic link; copy the file into the folder instead',
+        },
+      ]);
     } finally {
       await rm(outside, { recursive: true, force: true });
     }
+  });
+});
+
+describe('the code a build ships', () => {
+  const MODULE_YAML = `name: demo
+template: custom
+tools:
+  - name: add
+    description: Adds two numbers
+    inputSchema: { type: object }
+    handler: { type: module, module: src/tools.ts }
+`;
+
+  it('a TypeScript syntax error is reported at file:line:column of the module', async () => {
+    await write({ 'src/tools.ts': 'export function add(a: number, b: number {\n  return a + b;\n}\n' });
+    const error = (await request(MODULE_YAML).catch((e: unknown) => e)) as UserError;
+    expect(error).toBeInstanceOf(UserError);
+    expect(error.exitCode).toBe(2);
+    expect(error.problems[0]).toEqual({ where: 'src/tools.ts:1:42', path: 'tools[0].handler.module', message: "',' expected." });
+  });
+
+  it('checks the modules a module imports, JavaScript too', async () => {
+    await write({ 'src/tools.ts': "import { twice } from './lib.js';\nexport const add = (a: number) => twice(a);\n", 'src/lib.js': 'export const twice = (x) => x *;\n' });
+    const error = (await request(MODULE_YAML).catch((e: unknown) => e)) as UserError;
+    expect(error.problems).toEqual([{ where: 'src/lib.js:1:32', path: 'tools[0].handler.module', message: 'Expression expected.' }]);
+  });
+
+  it('a module without the function its tool names is refused, with what it exports', async () => {
+    await write({ 'src/tools.ts': 'export function sum(a: number, b: number) {\n  return a + b;\n}\n' });
+    const error = (await request(MODULE_YAML).catch((e: unknown) => e)) as UserError;
+    expect(error.problems).toEqual([
+      {
+        where: 'server.yaml:7:38',
+        path: 'tools[0].handler.module',
+        message: 'src/tools.ts has no exported function "add" (the tool name; set handler.export to use another); it exports sum',
+      },
+    ]);
+  });
+
+  it('accepts the exports a module can have, and leaves alone what its text cannot say', async () => {
+    for (const source of [
+      'export function add() {}',
+      'export const add = () => 1;',
+      'const a = 1;\nexport { a as add };',
+      'export default { add() { return 1; } };',
+      "export * from './other.js';",
+      'module.exports = { add() {} };',
+    ]) {
+      await write({ 'src/tools.ts': source, 'src/other.ts': 'export const add = 1;' });
+      await expect(request(MODULE_YAML)).resolves.toMatchObject({ name: 'demo' });
+    }
+  });
+
+  it('a TypeScript file whose JavaScript name is taken is refused', async () => {
+    await write({ 'src/tools.ts': 'export const add = 1;', 'src/tools.js': 'export const add = 1;' });
+    const error = (await request(`${MODULE_YAML}include: [src]\n`).catch((e: unknown) => e)) as UserError;
+    expect(error.problems.map((p) => p.message)).toEqual(['src/tools.js exists too, and src/tools.ts compiles to it; keep only one of them']);
   });
 });
 

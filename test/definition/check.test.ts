@@ -1,6 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-return -- the tables edit raw, untyped documents */
 import { describe, expect, it } from 'vitest';
 import {
+  requiredEnvVars,
   checkDefinition,
   checkRelativePath,
   looksLikeSecret,
@@ -227,6 +228,26 @@ describe('checkDefinition', () => {
   it('reads a malformed document without throwing', () => {
     const cases: unknown[] = [null, 42, 'text', [], { tools: 'x' }, { tools: [null, 3, { name: 7, inputSchema: [] }] }, { resources: [{ uri: 5 }] }, { deploy: { scaling: 'big' } }, { tests: { cases: [{ expect: { tools: 'greet' } }] } }];
     for (const input of cases) expect(() => checkDefinition(input, { stat })).not.toThrow();
+  });
+});
+
+describe('requiredEnvVars', () => {
+  it('lists the ${VAR}s without a default that the server resolves when it starts, each once, with its first field', () => {
+    const def = {
+      auth: { type: 'bearer', token: '${MCP_AUTH_TOKEN}' },
+      tools: [
+        { name: 'a', handler: { type: 'http', url: '${API_URL:-https://x}/a', headers: { Authorization: 'Bearer ${API_KEY}' } } },
+        { name: 'b', handler: { type: 'exec', command: ['x'], env: { KEY: '${API_KEY}', HOME: '$${HOME}' } } },
+      ],
+      resources: [{ uri: 'r://x', source: { type: 'url', url: '${DATA_URL}' } }],
+      deploy: { env_vars: { ONLY_AT_DEPLOY: '${ONLY_AT_DEPLOY}' } },
+    };
+    expect(requiredEnvVars(def)).toEqual([
+      { name: 'MCP_AUTH_TOKEN', field: 'auth.token' },
+      { name: 'API_KEY', field: 'tools[0].handler.headers.Authorization' },
+      { name: 'DATA_URL', field: 'resources[0].source.url' },
+    ]);
+    expect(requiredEnvVars({ name: 'x' })).toEqual([]);
   });
 });
 

@@ -35,7 +35,8 @@ describe('resolveEnvRefs', () => {
     expect(error).toBeInstanceOf(MissingEnvVarError);
     expect((error as MissingEnvVarError).variable).toBe('API_TOKEN');
     expect((error as MissingEnvVarError).message).toBe('environment variable API_TOKEN is not set (used by deploy.env_vars.AUTH)');
-    expect((error as MissingEnvVarError).exitCode).toBe(2);
+    // what the environment lacks is configuration
+    expect((error as MissingEnvVarError).exitCode).toBe(3);
     expect((error as MissingEnvVarError).hint).toContain('${API_TOKEN:-value}');
   });
 

@@ -215,7 +215,8 @@ describe('a state folder that cannot be one', () => {
       const env = { ...box.env, MCPCTL_HOME: home };
       for (const args of [['ls'], ['serve', '--port', '0']]) {
         const result = await mcpctl({ ...box, env }, args);
-        expect(result.code, result.stderr).toBe(2);
+        // configuration: MCPCTL_HOME, not the command, is what to fix
+        expect(result.code, result.stderr).toBe(3);
         expect(result.stderr).toContain(`error: cannot keep the engine's state in ${home}: ${why}`);
         expect(result.stderr).not.toMatch(/internal error|\n\s+at /);
       }
@@ -290,12 +291,13 @@ describe('mcpctl serve', () => {
 
   it('refuses a non-loopback address without MCPCTL_API_KEY, and a home whose engine runs', async () => {
     const box = await sandbox();
+    // configuration (the environment and MCPCTL_HOME), not the command: exit 3
     const refused = await mcpctl(box, ['serve', '--host', '0.0.0.0', '--port', '0']);
-    expect(refused.code).toBe(2);
+    expect(refused.code).toBe(3);
     expect(refused.stderr).toContain('MCPCTL_API_KEY');
     expect((await mcpctl(box, ['engine', 'start'])).code).toBe(0);
     const busy = await mcpctl(box, ['serve', '--port', '0']);
-    expect(busy.code).toBe(2);
+    expect(busy.code).toBe(3);
     expect(busy.stderr).toMatch(/another engine runs/);
     expect((await mcpctl(box, ['engine', 'stop'])).code).toBe(0);
   }, 60_000);

@@ -2,6 +2,7 @@
  * Runs the CLI in-process through `run()`, with in-memory streams, its own environment and
  * working folder, and collects what it wrote. Nothing touches the real terminal or config.
  */
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -51,6 +52,28 @@ export async function runCli(argv: string[], options: CliOptions = {}): Promise<
     stderr: stderr.text(),
     json: <T>() => JSON.parse(out) as T,
   };
+}
+
+export interface BinResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs the built binary (`bin/mcpctl.js`) as its own process and collects what it wrote. Resolves
+ * on 'close', not 'exit': the CLI must not leave its streams to a daemon it started.
+ */
+export function runBin(bin: string, args: string[], options: { env: Record<string, string | undefined>; cwd: string }): Promise<BinResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, ...args], { env: options.env, cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
 }
 
 /** A temp folder with an environment that points every mcpctl path into it. */

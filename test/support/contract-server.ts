@@ -30,6 +30,8 @@ export type Failure =
   | { type: 'drop' }
   /** waits, then answers normally */
   | { type: 'slow'; ms: number }
+  /** does the work at once, and sends its answer only after a while (or never, if the client left) */
+  | { type: 'late'; ms: number }
   /** answers this exact body (to break the contract) */
   | { type: 'raw'; status: number; body: string; contentType?: string };
 
@@ -58,6 +60,11 @@ export interface ContractServerOptions {
    * never (stays deploying).
    */
   progress?: 'timer' | 'polls' | 'hold';
+  /**
+   * Settle a deployment right after a status read without `wait` has answered: the state changes
+   * between a client's read and its next long-poll.
+   */
+  settleAfterRead?: boolean;
   stepMs?: number;
   /** how deployments end */
   outcome?: 'deployed' | 'failed';
@@ -114,6 +121,8 @@ export class ContractServer {
   readonly apiKey: string;
   url = '';
   readonly requests: RecordedRequest[] = [];
+  /** long-polls that sat out their whole `wait` because nothing changed */
+  expiredWaits = 0;
   readonly servers = new Map<string, StoredServer>();
   readonly deployments = new Map<string, StoredDeployment>();
   options: ContractServerOptions;
@@ -244,6 +253,16 @@ export class ContractServer {
           await new Promise((resolve) => setTimeout(resolve, failure.ms));
           if (res.destroyed) return;
           break;
+        case 'late': {
+          const end = res.end.bind(res);
+          res.end = ((chunk?: unknown) => {
+            setTimeout(() => {
+              if (!res.destroyed) end(chunk as string);
+            }, failure.ms);
+            return res;
+          }) as typeof res.end;
+          break;
+        }
         case 'raw':
           res.writeHead(failure.status, { 'content-type': failure.contentType ?? 'application/json' });
           res.end(failure.body);
@@ -498,6 +517,7 @@ export class ContractServer {
           this.waiters.push(waiter);
           const timer = setTimeout(() => {
             this.waiters = this.waiters.filter((w) => w !== waiter);
+            this.expiredWaits += 1;
             resolve();
           }, wait * 1000);
           res.on('close', () => {
@@ -510,6 +530,10 @@ export class ContractServer {
       }
     }
     this.send(res, 200, record.deployment, { headers: { etag: `"${record.version}"` } });
+    if (this.options.settleAfterRead === true && wait === 0) {
+      this.advance(record);
+      this.advance(record);
+    }
   }
 
   private stop(deploymentId: string, res: ServerResponse): void {

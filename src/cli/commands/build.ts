@@ -18,18 +18,17 @@ export async function buildCommand(ctx: CommandContext, file: string, options: B
   );
   await publishToGithub(ctx.io, (text) => ctx.out.warn(text), { outputs: { mcp_id: server.mcp_id, url: server.url, status: server.status } });
   const firstCase = definition.loaded.definition.tests?.cases[0]?.message;
+  // a deploy by id knows nothing of the file: the variables the server needs go as flags
+  const { requiredEnvVars } = await import('../../definition/check.js');
+  const envFlags = requiredEnvVars(definition.loaded.definition).map((v) => ` --env-var ${v.name}`).join('');
   ctx.out.result(
     server,
     (p) => {
-      if (ctx.out.quiet) {
-        p.line(server.mcp_id);
-        return;
-      }
       p.success(`${server.reused === true ? 'Reused' : 'Built'} ${server.name} (${server.mcp_id})`);
       renderServerFields(p, server);
-      p.next(`mcpctl deploy ${server.mcp_id} --env development`);
+      p.next(`mcpctl deploy ${server.mcp_id} --env development${envFlags}`);
       p.next(`mcpctl test ${server.mcp_id} -m ${shellQuote(firstCase ?? 'What can you do?')}`);
     },
-    { always: true },
+    { quiet: () => server.mcp_id },
   );
 }

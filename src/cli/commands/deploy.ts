@@ -29,7 +29,7 @@ export async function deployCommand(ctx: CommandContext, target: string, options
       const mcpId = file === undefined ? target : (await buildDefinition(ctx, client, file, { idempotencyKey: key === undefined ? undefined : `${key}.build` })).mcp_id;
       return deployServer(ctx, client, mcpId, plan, { wait: options.wait, timeoutSeconds, idempotencyKey: key });
     },
-    file === undefined ? {} : { locate: locateDeployField(file, plan.environment, options) },
+    { env: ctx.io.env, ...(file === undefined ? {} : { locate: locateDeployField(file, plan.environment, options) }) },
   );
 
   const d = outcome.deployment;

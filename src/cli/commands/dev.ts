@@ -11,7 +11,7 @@ import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
-import type { Problem } from '../errors.js';
+import { formatProblem } from '../render/format.js';
 import { UserError } from '../errors.js';
 import type { CommandContext } from '../context.js';
 import type { LogEntry, RuntimeLogger } from '../../runtime/logger.js';
@@ -355,10 +355,6 @@ function describeCounts(runtime: Runtime): string {
   const { tools, resources, prompts } = runtime.counts;
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
   return `${plural(tools, 'tool')}, ${plural(resources, 'resource')}, ${plural(prompts, 'prompt')}`;
-}
-
-function formatProblem(problem: Problem): string {
-  return [problem.where, problem.path, problem.message].filter((part) => part !== undefined && part !== '').join('  ');
 }
 
 function shownPath(cwd: string, absolute: string): string {

@@ -4,7 +4,8 @@
 import { open, readFile, stat } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { CommandContext } from '../context.js';
-import { UserError } from '../errors.js';
+import { requestTimeoutMs } from '../request-timeout.js';
+import { EXIT, ExitError, UserError } from '../errors.js';
 import type { Printer } from '../output.js';
 
 async function pathsOf(ctx: CommandContext) {
@@ -18,7 +19,7 @@ export async function engineStartCommand(ctx: CommandContext): Promise<void> {
   const progress = await ctx.out.progress('starting the local engine…');
   let result;
   try {
-    result = await startBackgroundEngine(paths, { ...ctx.io.env, MCPCTL_HOME: paths.home });
+    result = await startBackgroundEngine(paths, { ...ctx.io.env, MCPCTL_HOME: paths.home }, { patienceMs: requestTimeoutMs(ctx) });
   } catch (error) {
     progress.fail('the local engine did not start');
     throw error;
@@ -34,7 +35,7 @@ export async function engineStartCommand(ctx: CommandContext): Promise<void> {
       ['state', paths.home],
     ]);
     p.next('stop it with `mcpctl engine stop`');
-  });
+  }, { quiet: () => state.url });
 }
 
 export async function engineStopCommand(ctx: CommandContext): Promise<void> {
@@ -53,7 +54,7 @@ export async function engineStopCommand(ctx: CommandContext): Promise<void> {
 export async function engineStatusCommand(ctx: CommandContext): Promise<void> {
   const { localEngineStatus } = await import('../../engine/local.js');
   const paths = await pathsOf(ctx);
-  const status = await localEngineStatus(paths);
+  const status = await localEngineStatus(paths, { patienceMs: requestTimeoutMs(ctx), notice: (text) => ctx.out.notice(text) });
   ctx.out.result(status, (p) => {
     if (!status.running) {
       p.line('the local engine is not running');
@@ -70,7 +71,9 @@ export async function engineStatusCommand(ctx: CommandContext): Promise<void> {
       ['state', status.home],
       ['log', status.log_file],
     ]);
-  });
+  }, { quiet: () => (status.running ? 'running' : 'stopped') });
+  // a script asks `mcpctl engine status || mcpctl engine start`: not running is not success
+  if (!status.running) throw new ExitError(EXIT.transient);
 }
 
 export interface EngineLogsOptions {
@@ -90,9 +93,13 @@ export async function engineLogsCommand(ctx: CommandContext, options: EngineLogs
   }
   const lines = (text ?? '').split('\n').filter((line) => line !== '').slice(-count);
   if (options.follow !== true) {
-    ctx.out.result({ lines: lines.map(parseLine) }, (p) => {
-      for (const line of lines) printLine(p, line);
-    });
+    ctx.out.result(
+      { lines: lines.map(parseLine) },
+      (p) => {
+        for (const line of lines) printLine(p, line);
+      },
+      { always: true },
+    );
     return;
   }
   // Following: one line per log line (JSON lines with --json), until Ctrl-C.

@@ -6,7 +6,18 @@
 import type { Readable } from 'node:stream';
 import { ApiError } from '../../api/errors.js';
 import { explainApiError } from '../api-errors.js';
-import { chooseProfile, configPath, createClient, displayUrl, readConfig, writeConfig, type Connection } from '../config.js';
+import {
+  chooseProfile,
+  configPath,
+  createClient,
+  displayUrl,
+  LOCAL_PROFILE,
+  readConfig,
+  serviceProfile,
+  writeConfig,
+  type ConfigFile,
+  type Connection,
+} from '../config.js';
 import type { CommandContext } from '../context.js';
 import { EXIT, UserError } from '../errors.js';
 import { askSecret } from '../prompt.js';
@@ -37,20 +48,61 @@ export function cleanKey(raw: string, source: string): string {
   return key;
 }
 
+/**
+ * The profile a login saves to: the one named (--profile, MCPCTL_PROFILE); else the current one
+ * when it names a service; else a new one named after the service's host.
+ */
+export function loginProfileName(ctx: CommandContext, config: ConfigFile, url: string | undefined): { name: string; explicit: boolean } {
+  const choice = chooseProfile(ctx, config);
+  if (choice.explicit) return { name: choice.name, explicit: true };
+  if (serviceProfile(config, choice.name) !== undefined) return { name: choice.name, explicit: false };
+  let host = 'service';
+  try {
+    host = url === undefined ? host : new URL(url).host.replace(/[^A-Za-z0-9._-]+/g, '-');
+  } catch {
+    // the URL is checked (and refused) later
+  }
+  let name = host;
+  for (let n = 2; serviceProfile(config, name) !== undefined && serviceProfile(config, name)!.api_url !== url; n += 1) name = `${host}-${n}`;
+  return { name, explicit: false };
+}
+
+export interface LoginResult {
+  profile: string;
+  api_url: string;
+  config_file: string;
+  verified: boolean;
+  /** whether commands now use this profile when none is named */
+  current: boolean;
+  /** the profile that was current before, when this login changed it ("default": the local engine) */
+  previous_current?: string;
+}
+
 export async function loginCommand(ctx: CommandContext, options: LoginCommandOptions = {}): Promise<void> {
   const path = configPath(ctx.io.env);
   const loaded = await readConfig(path, (text) => ctx.out.warn(text));
-  const profileName = chooseProfile(ctx, loaded.config).name;
+  const fromEnv = ctx.io.env.MCPCTL_API_URL;
+  const flagOrEnv =
+    ctx.globals.apiUrl !== undefined
+      ? ([ctx.globals.apiUrl, 'from --api-url'] as const)
+      : fromEnv !== undefined && fromEnv.trim() !== ''
+        ? ([fromEnv, 'from MCPCTL_API_URL'] as const)
+        : undefined;
+  const { name: profileName, explicit } = loginProfileName(ctx, loaded.config, flagOrEnv?.[0]);
+  if (profileName === LOCAL_PROFILE && serviceProfile(loaded.config, LOCAL_PROFILE) === undefined) {
+    throw new UserError('the profile "default" is the local engine: it needs no login', {
+      hint: 'save a service under a name of its own: mcpctl login --profile <name> --api-url <url>',
+    });
+  }
   const profile = loaded.config.profiles[profileName] ?? {};
 
-  const fromEnv = ctx.io.env.MCPCTL_API_URL;
   const [url, urlSource] =
     ctx.globals.apiUrl !== undefined
       ? [ctx.globals.apiUrl, 'from --api-url']
       : profile.api_url !== undefined && profile.api_url !== ''
         ? [profile.api_url, `from profile ${profileName}`]
-        : fromEnv !== undefined && fromEnv.trim() !== ''
-          ? [fromEnv, 'from MCPCTL_API_URL']
+        : flagOrEnv !== undefined
+          ? [flagOrEnv[0], flagOrEnv[1]]
           : [undefined, ''];
   if (url === undefined) {
     throw new UserError('which service? no URL was given', {
@@ -103,12 +155,23 @@ export async function loginCommand(ctx: CommandContext, options: LoginCommandOpt
     await client.close();
   }
 
+  // A login that names no profile is a wish to use this service from now on; one that names a
+  // profile only saves it. Either way, a change of the current profile is said out loud.
   const config = loaded.config;
   config.profiles[profileName] = { ...profile, api_url: url, api_key: key };
-  config.current ??= profileName;
+  const before = config.current ?? LOCAL_PROFILE;
+  if (!explicit) config.current = profileName;
+  const isCurrent = (config.current ?? LOCAL_PROFILE) === profileName;
   await writeConfig(path, config);
 
-  const data = { profile: profileName, api_url: displayUrl(url), config_file: path, verified };
+  const data: LoginResult = {
+    profile: profileName,
+    api_url: displayUrl(url),
+    config_file: path,
+    verified,
+    current: isCurrent,
+    ...(before !== (config.current ?? LOCAL_PROFILE) ? { previous_current: before } : {}),
+  };
   ctx.out.result(data, (p) => {
     p.success(`Logged in to ${displayUrl(url)} (profile ${profileName})`);
     p.fields([
@@ -117,23 +180,46 @@ export async function loginCommand(ctx: CommandContext, options: LoginCommandOpt
       ['key', verified ? 'saved, checked with GET /v1/servers' : 'saved (this service does not list servers, so it was not checked)'],
       ['config file', path],
     ]);
-    if (config.current !== profileName) p.next(`use it with --profile ${profileName} or MCPCTL_PROFILE=${profileName}`);
+    if (data.previous_current !== undefined) {
+      p.warn(`${profileName} is now the current profile: commands go to ${displayUrl(url)} (before: ${describeProfile(data.previous_current)})`);
+      p.next(`go back with: mcpctl config use ${data.previous_current}`);
+    } else if (!isCurrent) {
+      p.next(`use it with --profile ${profileName}, or make it current: mcpctl config use ${profileName}`);
+    }
     p.next('mcpctl build <file>');
   });
+}
+
+/** A profile as a person reads it: `default` is the local engine. */
+export function describeProfile(name: string): string {
+  return name === LOCAL_PROFILE ? 'the local engine' : `profile ${name}`;
 }
 
 export async function logoutCommand(ctx: CommandContext): Promise<void> {
   const path = configPath(ctx.io.env);
   const loaded = await readConfig(path, (text) => ctx.out.warn(text));
-  const profileName = chooseProfile(ctx, loaded.config).name;
-  const profile = loaded.config.profiles[profileName];
-  const removed = profile?.api_key !== undefined;
+  const config = loaded.config;
+  const profileName = chooseProfile(ctx, config).name;
+  const profile = config.profiles[profileName];
+  // `default` is the local engine: a service saved under that name by an earlier mcpctl goes
+  // entirely, key and URL, so that no command is left pointing at a service it has no key for
+  const legacy = profileName === LOCAL_PROFILE && serviceProfile(config, LOCAL_PROFILE) !== undefined;
+  const removed = profile?.api_key !== undefined || legacy;
+  const wasCurrent = config.current === profileName;
   if (profile !== undefined && removed) {
-    delete profile.api_key;
-    await writeConfig(path, loaded.config);
+    if (legacy) delete config.profiles[profileName];
+    else delete profile.api_key;
+    // commands that name no profile go to the local engine again, instead of failing for want of a key
+    if (wasCurrent) delete config.current;
+    await writeConfig(path, config);
   }
-  ctx.out.result({ profile: profileName, removed, config_file: path }, (p) => {
-    if (removed) p.success(`Removed the API key of profile ${profileName}`);
+  const switched = removed && wasCurrent && profileName !== LOCAL_PROFILE;
+  const data = { profile: profileName, removed, config_file: path, current: config.current ?? LOCAL_PROFILE };
+  ctx.out.result(data, (p) => {
+    if (legacy) p.success(`Removed profile ${profileName} and its key: "default" is the local engine again`);
+    else if (removed) p.success(`Removed the API key of profile ${profileName}`);
+    else if (profileName === LOCAL_PROFILE) p.line('the local engine needs no login; nothing to remove');
     else p.line(`profile ${profileName} has no saved key; nothing to remove`);
+    if (switched) p.warn(`${profileName} is no longer the current profile: commands go to the local engine`);
   });
 }

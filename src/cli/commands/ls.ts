@@ -53,15 +53,16 @@ export async function lsCommand(ctx: CommandContext, options: LsCommandOptions =
     ...(showDeployments ? { deployments } : {}),
   };
   const names = new Map(servers.map((s) => [s.mcp_id, s.name]));
-  ctx.out.result(result, (p) => {
-    if (ctx.out.quiet) {
-      for (const d of deployments) p.line(d.deployment_id);
-      return;
-    }
-    if (showServers) renderServers(p, shownServers, options.server !== undefined);
-    if (showServers && showDeployments) p.line();
-    if (showDeployments) renderDeployments(p, deployments, names, Object.keys(deploymentFilter).length > 0);
-  }, { always: true });
+  ctx.out.result(
+    result,
+    (p) => {
+      if (showServers) renderServers(p, shownServers, options.server !== undefined);
+      if (showServers && showDeployments) p.line();
+      if (showDeployments) renderDeployments(p, deployments, names, Object.keys(deploymentFilter).length > 0);
+    },
+    // the ids of the rows shown, one per line: servers first, then deployments
+    { quiet: () => [...(result.servers ?? []).map((s) => s.mcp_id), ...(result.deployments ?? []).map((d) => d.deployment_id)] },
+  );
 }
 
 function renderServers(p: Printer, servers: McpServer[], filtered: boolean): void {

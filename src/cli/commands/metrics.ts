@@ -19,7 +19,22 @@ export interface MetricsCommandOptions {
 export async function metricsCommand(ctx: CommandContext, deploymentId: string, options: MetricsCommandOptions = {}): Promise<void> {
   requireDeploymentId(deploymentId);
   const metrics = await withApi(ctx, (client) => client.metrics(deploymentId, options.window));
-  ctx.out.result(metrics, (p) => renderMetrics(p, metrics), { always: true });
+  ctx.out.result(metrics, (p) => renderMetrics(p, metrics), { quiet: () => metricsLine(metrics) });
+}
+
+/** The figures on one line of `key=value` pairs, for scripts (`--quiet`); `-` where there is no value. */
+export function metricsLine(m: Metrics): string {
+  const value = (v: number | null) => (v === null ? '-' : String(v));
+  return [
+    `requests=${m.requests}`,
+    `rps=${m.throughput_rps}`,
+    `p50_ms=${value(m.latency_ms.p50)}`,
+    `p95_ms=${value(m.latency_ms.p95)}`,
+    `p99_ms=${value(m.latency_ms.p99)}`,
+    `tool_calls=${m.tool_calls}`,
+    `tool_errors=${m.tool_errors}`,
+    `tool_error_rate=${value(m.tool_error_rate)}`,
+  ].join(' ');
 }
 
 export function renderMetrics(p: Printer, m: Metrics): void {

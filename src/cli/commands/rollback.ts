@@ -26,6 +26,7 @@ export async function rollbackCommand(ctx: CommandContext, deploymentId: string,
     try {
       answer = await client.rollback(deploymentId, {
         async: true,
+        finishOnAbort: true,
         ...(options.idempotencyKey === undefined ? {} : { idempotencyKey: options.idempotencyKey }),
       });
     } catch (error) {
@@ -34,12 +35,15 @@ export async function rollbackCommand(ctx: CommandContext, deploymentId: string,
     }
     const first = answer.deployment;
     const result =
-      options.wait === false || first.status !== 'deploying'
+      ctx.signal.aborted && first.status === 'deploying'
+        ? { deployment: first, end: 'interrupted' as const }
+        : options.wait === false || first.status !== 'deploying'
         ? { deployment: first, end: 'settled' as const }
         : (progress.update(describeProgress(first)),
           await waitForDeployment(client, first, {
             timeoutMs: timeoutSeconds * 1000,
             signal: ctx.signal,
+            etag: answer.etag,
             onChange: (d) => {
               if (d.status === 'deploying') progress.update(describeProgress(d));
             },

@@ -23,11 +23,12 @@ export async function serveCommand(ctx: CommandContext, options: ServeOptions): 
   const givenKey = env.MCPCTL_API_KEY !== undefined && env.MCPCTL_API_KEY !== '' ? env.MCPCTL_API_KEY : undefined;
   if (!isLoopback(host) && givenKey === undefined) {
     throw new UserError(`refusing to listen on ${host} without MCPCTL_API_KEY: the generated key would be the only thing between the network and your engine`, {
+      exitCode: EXIT.config,
       hint: 'set MCPCTL_API_KEY to a long random value (for example `openssl rand -base64 32`), or listen on 127.0.0.1',
     });
   }
   if (givenKey !== undefined && givenKey.length < 16) {
-    throw new UserError('MCPCTL_API_KEY is too short: use at least 16 characters (32 random bytes is better)');
+    throw new UserError('MCPCTL_API_KEY is too short: use at least 16 characters (32 random bytes is better)', { exitCode: EXIT.config });
   }
 
   const [{ homePaths, resolveHome }, { startEngine, ListenError, urlHost }, { createLogger, parseLogLevel }, { limitsFromEnv }, state] = await Promise.all([
@@ -43,7 +44,7 @@ export async function serveCommand(ctx: CommandContext, options: ServeOptions): 
   try {
     limits = limitsFromEnv(env);
   } catch (error) {
-    throw new UserError((error as Error).message);
+    throw new UserError((error as Error).message, { exitCode: EXIT.config });
   }
 
   const { prepareHome } = await import('../../engine/local.js');
@@ -51,6 +52,7 @@ export async function serveCommand(ctx: CommandContext, options: ServeOptions): 
   const taken = await state.acquireLock(paths.lockFile);
   if (!('lock' in taken)) {
     throw new UserError(`another engine runs for ${paths.home}${taken.heldBy === undefined ? '' : ` (pid ${taken.heldBy})`}`, {
+      exitCode: EXIT.config,
       hint: 'stop it with `mcpctl engine stop`, or give this one its own MCPCTL_HOME',
     });
   }

@@ -47,6 +47,7 @@ export async function statusCommand(ctx: CommandContext, deploymentId: string, o
     const result = await waitForDeployment(client, deployment, {
       timeoutMs: timeoutSeconds * 1000,
       signal: ctx.signal,
+      etag: first.etag,
       onChange: (d) => {
         if (d.status === 'deploying') progress.update(describeProgress(d));
       },
@@ -57,5 +58,5 @@ export async function statusCommand(ctx: CommandContext, deploymentId: string, o
     else progress.stop();
     return result;
   });
-  reportDeployment(ctx, outcome, { heading: headingFor(outcome.deployment), timeoutSeconds });
+  reportDeployment(ctx, outcome, { heading: headingFor(outcome.deployment), timeoutSeconds, quiet: 'status' });
 }

@@ -85,7 +85,7 @@ export async function upCommand(ctx: CommandContext, target: string, options: Up
       if (options.done !== false) record(name, { status: 'ok' });
       return result;
     } catch (error) {
-      const explained = explainApiError(error, connection, locate === undefined ? {} : { locate });
+      const explained = explainApiError(error, connection, { env: ctx.io.env, ...(locate === undefined ? {} : { locate }) });
       if (!(explained instanceof UserError)) throw explained;
       throw fail(name, explained);
     }

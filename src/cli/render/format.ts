@@ -1,4 +1,10 @@
 /** Small formatting helpers shared by the renderers. Pure. */
+import type { Problem } from '../errors.js';
+
+/** `file:line:column  path  message`, skipping what the problem does not say (a warning on stderr). */
+export function formatProblem(problem: Problem): string {
+  return [problem.where, problem.path, problem.message].filter((part) => part !== undefined && part !== '').join('  ');
+}
 
 /** Seconds for people: 0.41 s, 12 s, 2 min 5 s. */
 export function formatSeconds(seconds: number | null | undefined): string | undefined {

@@ -9,7 +9,7 @@ import type { LoadedDefinition } from '../../definition/load.js';
 import type { CommandContext } from '../context.js';
 import type { Problem } from '../errors.js';
 import type { Printer } from '../output.js';
-import { formatSeconds, plural } from '../render/format.js';
+import { formatProblem, formatSeconds, plural } from '../render/format.js';
 
 /** A loaded definition, with how to name its file and its fields in messages. */
 export interface DefinitionFile {
@@ -43,9 +43,7 @@ export async function loadDefinitionFile(ctx: CommandContext, file: string, opti
   const shown = rel === '' || isAbsolute(rel) ? loaded.file : rel;
   if (options.showWarnings !== false) {
     for (const warning of loaded.warnings) {
-      const where = warning.where === undefined ? '' : `${warning.where}  `;
-      const path = warning.path === undefined ? '' : `${warning.path}  `;
-      ctx.out.warn(`${where}${path}${warning.message}`);
+      ctx.out.warn(formatProblem(warning));
       annotateProblem(ctx, 'warning', warning);
     }
   }

@@ -9,7 +9,8 @@ import { resolve } from 'node:path';
 import type { DeployConfig, Environment } from '../../api/contract.js';
 import type { DeployDefaults } from '../../definition/schema.js';
 import { ENV_NAME_PATTERN } from '../../definition/schema.js';
-import { UserError, type Problem } from '../errors.js';
+import { passVariablesHint } from '../api-errors.js';
+import { EXIT, UserError, type Problem } from '../errors.js';
 import type { DefinitionFile } from './definition-file.js';
 
 /** The flags that shape a deployment (`deploy`, `up`). */
@@ -165,6 +166,7 @@ export async function applyDeployFlags(
   }
   if (missing.length > 0) {
     throw new UserError(`--env-var: ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not set in this environment`, {
+      exitCode: EXIT.config,
       hint: `set ${missing.length === 1 ? 'it' : 'them'} before running (export ${missing[0]}=…), or use --env-file`,
       code: 'missing_env_var',
     });
@@ -185,6 +187,29 @@ export async function applyDeployFlags(
     });
   }
   return out;
+}
+
+/**
+ * The variables the server needs when it starts must travel with the deployment (from the file's
+ * deploy.env_vars, --env-var or --env-file): one that does not is refused before anything is built.
+ */
+export async function checkRequiredEnv(file: DefinitionFile, config: DeployConfig, env: Env): Promise<void> {
+  const { requiredEnvVars } = await import('../../definition/check.js');
+  const missing = requiredEnvVars(file.loaded.definition).filter((v) => config.env_vars?.[v.name] === undefined);
+  if (missing.length === 0) return;
+  const names = missing.map((v) => v.name);
+  throw new UserError(
+    `${file.loaded.definition.name} needs ${names.join(', ')} when it starts, and this deployment does not pass ${names.length === 1 ? 'it' : 'them'}`,
+    {
+      code: 'missing_env_var',
+      problems: missing.map((v) => ({ ...withWhere(file.locate(v.field)), path: v.field, message: `uses \${${v.name}} without a default` })),
+      hint: `${passVariablesHint(names, env)}, or list ${names.length === 1 ? 'it' : 'them'} under deploy.env_vars in ${file.shown}`,
+    },
+  );
+}
+
+function withWhere(where: string | undefined): { where?: string } {
+  return where === undefined ? {} : { where };
 }
 
 /**

@@ -9,7 +9,7 @@ import type { CommandContext } from '../context.js';
 import { describeProgress } from '../render/deployment.js';
 import { formatSeconds } from '../render/format.js';
 import type { DefinitionFile } from './definition-file.js';
-import { applyDeployFlags, configFromDefinition, readEnvFile, type DeployFlags } from './deploy-config.js';
+import { applyDeployFlags, checkRequiredEnv, configFromDefinition, readEnvFile, type DeployFlags } from './deploy-config.js';
 import { waitForDeployment, type WaitOutcome } from './deployment-wait.js';
 
 export interface DeployPlan {
@@ -23,6 +23,7 @@ export async function planDeployment(ctx: CommandContext, file: DefinitionFile |
   const environment: Environment = flags.env ?? defaults?.environment ?? 'development';
   const replaced = new Set([...(flags.envVar ?? []), ...(flags.envFile === undefined ? [] : Object.keys(await readEnvFile(flags.envFile, ctx.io.cwd)))]);
   const config = await applyDeployFlags(await configFromDefinition(defaults, environment, ctx.io.env, { replaced }), flags, ctx.io);
+  if (file !== undefined) await checkRequiredEnv(file, config, ctx.io.env);
   return { environment, config };
 }
 
@@ -39,15 +40,21 @@ export async function deployServer(
   const progress = await ctx.out.progress(`deploying ${mcpId} to ${environment}`);
   let answer;
   try {
+    // Ctrl-C while the request is on its way still waits for its answer: the deployment it
+    // creates goes on, and the user must learn its id.
     answer = await client.deploy(
       { mcp_id: mcpId, environment, ...(Object.keys(config).length === 0 ? {} : { config }) },
-      { async: true, ...(key === undefined ? {} : { idempotencyKey: key }) },
+      { async: true, finishOnAbort: true, ...(key === undefined ? {} : { idempotencyKey: key }) },
     );
   } catch (error) {
     progress.fail();
     throw error;
   }
   const deployment = answer.deployment;
+  if (ctx.signal.aborted && deployment.status === 'deploying') {
+    progress.stop();
+    return { deployment, end: 'interrupted' as const };
+  }
   if (options.wait === false || deployment.status !== 'deploying') {
     if (deployment.status === 'deployed') progress.succeed(`deployed ${deployment.deployment_id} in ${formatSeconds(deployment.deploy_time) ?? '?'}`);
     else if (deployment.status === 'failed') progress.fail(`${deployment.deployment_id} failed`);

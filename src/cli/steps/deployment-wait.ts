@@ -120,23 +120,27 @@ export function outcomeError(outcome: WaitOutcome, timeoutSeconds?: number): Use
 
 /**
  * Shows a deployment the wait ended on and turns its state into the exit code (outcomeError).
- * With --json the deployment is the document in every case but an interruption.
+ * With --json the deployment is the document in every case, an interruption included: the
+ * deployment goes on, and a pipeline that was cancelled can still read which one it was.
  */
 export function reportDeployment(
   ctx: CommandContext,
   outcome: WaitOutcome,
-  options: { heading: string; timeoutSeconds?: number },
+  options: {
+    heading: string;
+    timeoutSeconds?: number;
+    /** what --quiet prints: the id of a deployment the command created, or the state it asked about */
+    quiet?: 'id' | 'status';
+  },
 ): void {
   const { deployment, end } = outcome;
   const error = outcomeError(outcome, options.timeoutSeconds);
-  if (end === 'interrupted') throw error!;
-  ctx.out.result(
-    deployment,
-    (p) => {
-      if (ctx.out.quiet) p.line(deployment.deployment_id);
-      else renderDeployment(p, deployment, options.heading);
-    },
-    { always: true },
-  );
+  if (end === 'interrupted') {
+    if (ctx.out.json) ctx.out.writeJson(deployment);
+    throw error!;
+  }
+  ctx.out.result(deployment, (p) => renderDeployment(p, deployment, options.heading), {
+    quiet: () => (options.quiet === 'status' ? deployment.status : deployment.deployment_id),
+  });
   if (error !== undefined) throw error;
 }

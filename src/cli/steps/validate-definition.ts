@@ -1,6 +1,8 @@
 /**
- * Validating a definition offline (`validate`, `up`): YAML, schema and semantic checks, which
- * throw the loader's UserError with every problem, then the lint warnings (src/definition/lint.ts).
+ * Validating a definition offline (`validate`, `up`): YAML, schema and semantic checks, and the
+ * files it ships, as a build checks them (inside the folder, within the size limit, code that
+ * compiles and exports what its tools name), which throw a UserError with every problem; then the
+ * lint warnings (src/definition/lint.ts).
  */
 import { isAbsolute, relative } from 'node:path';
 import type { LoadedDefinition } from '../../definition/load.js';
@@ -22,10 +24,15 @@ export interface ValidateResult {
   warnings: Warning[];
 }
 
-/** Loads, checks and lints a definition; throws the loader's UserError when it is invalid. */
+/**
+ * Loads, checks and lints a definition and the files it ships; throws a UserError when it is
+ * invalid.
+ */
 export async function validateDefinition(cwd: string, file: string): Promise<ValidateResult> {
-  const { loadDefinition } = await import('../../definition/load.js');
+  const [{ loadDefinition }, { toBuildRequest }] = await Promise.all([import('../../definition/load.js'), import('../../definition/build-request.js')]);
   const loaded = await loadDefinition(file, { cwd });
+  // the request a build would send, made and thrown away: what a build refuses, validate refuses
+  await toBuildRequest(loaded);
   const rel = relative(cwd, loaded.file);
   return lintLoaded(loaded, rel === '' || isAbsolute(rel) ? loaded.file : rel);
 }
