@@ -47,6 +47,12 @@ export class LiveDeployment {
   private lowSince: number | undefined;
   private scaleTimer: NodeJS.Timeout | undefined;
   private persisting: Promise<void> = Promise.resolve();
+  /**
+   * The deployment as last written to disk: what the API reports. A state (deployed, stopped,
+   * failed) becomes visible only once its record is durable, so no answer can report a state
+   * that a crash would take back.
+   */
+  private published: Deployment;
   private lastChangeAt = 0;
   private settling = false;
 
@@ -55,6 +61,7 @@ export class LiveDeployment {
     readonly ctx: LiveContext,
   ) {
     this.record = record;
+    this.published = structuredClone(record.deployment);
     this.samples = new SampleRing(ctx.limits.samplesKept);
     this.lastActivity = ctx.clock();
     this.loadSince = this.tickStart = ctx.clock();
@@ -89,34 +96,49 @@ export class LiveDeployment {
     if (extra.instance === undefined) this.ctx.logger[level](message, { deployment_id: this.id });
   }
 
-  /** Something visible changed: wake long-polls. `persist` also writes the record. */
+  /**
+   * Something changed. Without `persist` it is live detail (instances, stage) and long-polls wake
+   * at once; with `persist` the record is written and long-polls wake once it is on disk.
+   */
   changed(persist = false): void {
     this.record.version += 1;
     this.lastChangeAt = this.ctx.clock();
     this.record.deployment.updated_at = new Date(this.lastChangeAt).toISOString();
+    if (persist && this.ctx.writable()) this.persist();
+    else this.wake();
+  }
+
+  private wake(): void {
     for (const wake of this.waiters) wake();
     this.waiters.clear();
-    if (persist) this.persist();
   }
 
   private persist(): void {
-    if (!this.ctx.writable()) return;
     this.record.deployment.instances = this.describeInstances();
     const snapshot = structuredClone(this.record);
-    // Writes go one after the other so the newest state is the one that stays.
+    // Writes go one after the other so the newest state is the one that stays; each is published
+    // (shown by the API, long-polls woken) only after it is durable.
     this.persisting = this.persisting
       .then(() => this.ctx.store.putDeployment(snapshot))
-      .catch((error: unknown) => this.ctx.logger.error('could not save a deployment', { deployment_id: this.id, error: String(error) }));
+      .then(
+        () => {
+          this.published = snapshot.deployment;
+          this.lastChangeAt = this.ctx.clock();
+          this.wake();
+        },
+        (error: unknown) => this.ctx.logger.error('could not save a deployment', { deployment_id: this.id, error: String(error) }),
+      );
   }
 
   async flush(): Promise<void> {
     await this.persisting;
   }
 
+  /** What a deployment in progress is doing: live detail, written with the next state change. */
   setStage(stage: string): void {
     if (this.record.deployment.stage === stage) return;
     this.record.deployment.stage = stage;
-    this.changed(true);
+    this.changed();
   }
 
   /** Moves to `to` if the state machine allows it; a wrong transition is a conflict. */
@@ -325,8 +347,18 @@ export class LiveDeployment {
     }));
   }
 
+  /**
+   * The API's view: the states as they are on disk (status, reason, transitions, times), with the
+   * live detail (stage, instances, desired count) as it is now.
+   */
   toDeployment(): Deployment {
-    return { ...structuredClone(this.record.deployment), instances: this.describeInstances() };
+    const live = this.record.deployment;
+    return {
+      ...structuredClone(this.published),
+      ...(live.stage === undefined ? {} : { stage: live.stage }),
+      ...(live.desired_instances === undefined ? {} : { desired_instances: live.desired_instances }),
+      instances: this.describeInstances(),
+    };
   }
 
   /** The body of `{url}/health`. */
