@@ -8,7 +8,8 @@ import { answerClientError, createApp, type App } from './app.js';
 import { createBuilder, loadRuntimeModules, type RuntimeModules } from './builder.js';
 import { homePaths } from './home.js';
 import { DEFAULT_LIMITS, type EngineLimits } from './limits.js';
-import { ensureDir } from './store/atomic.js';
+import { BUNDLE_TEMP_PREFIX } from '../runtime/bundle.js';
+import { ensureDir, removeStaleTempDirs, removeStaleTemps } from './store/atomic.js';
 import { FileStore } from './store/file-store.js';
 import type { TestServiceDeps } from './agent/index.js';
 import type { DeploymentService, DeploymentServiceDeps, Logger, StartRuntimeProcess, TestService } from './types.js';
@@ -72,6 +73,10 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
   await ensureDir(paths.home);
   await ensureDir(paths.bundlesDir);
   const limits: EngineLimits = { ...DEFAULT_LIMITS, ...options.limits };
+  // What a crash left half-written: temporary files of the state files, unfinished bundles.
+  // The caller holds the home's lock, so nothing else writes there now.
+  const leftovers = (await removeStaleTemps(paths.home)) + (await removeStaleTempDirs(paths.bundlesDir, BUNDLE_TEMP_PREFIX));
+  if (leftovers > 0) logger.info('removed unfinished writes left by a crash', { files: leftovers });
   const store = await FileStore.open({ dir: paths.storeDir, logger, clock, idempotencyTtlMs: limits.idempotencyTtlMs });
 
   // Listen first: deployment URLs need the port. Until the app is ready every request is 503.
