@@ -11,6 +11,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { z } from 'zod';
+import type { Admission } from './admission.js';
 import { DEFAULT_LIMITS, type EngineLimits } from './limits.js';
 import { newId } from './ids.js';
 import { hasBody, isJsonMediaType, parseJsonBody, readBody } from './http/body.js';
@@ -29,6 +30,8 @@ export interface AppOptions {
   deployments?: DeploymentService | undefined;
   /** absent until the test agent is available: POST /v1/test then answers 501 */
   tests?: TestService | undefined;
+  /** the engine's queues, shown by /v1/health */
+  admission?: Admission | undefined;
   apiKey: string;
   version: string;
   logger: Logger;
@@ -59,6 +62,7 @@ export function createApp(options: AppOptions): App {
     builds: options.builds,
     deployments: options.deployments,
     tests: options.tests,
+    admission: options.admission,
     version: options.version,
     limits,
     clock,

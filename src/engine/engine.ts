@@ -4,6 +4,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createAdmission, type Admission, type WorkQueue } from './admission.js';
 import { answerClientError, createApp, type App } from './app.js';
 import { createBuilder, loadRuntimeModules, type RuntimeModules } from './builder.js';
 import { homePaths } from './home.js';
@@ -49,6 +50,8 @@ export interface RunningEngine {
   store: FileStore;
   app: App;
   deployments: DeploymentService | undefined;
+  /** the queues of work that needs a process */
+  admission: Admission;
   /** settles when restoring the deployments that were running has finished */
   restored: Promise<void>;
   /** drains and stops: deployments' instances stop (their records stay), the store closes */
@@ -100,6 +103,7 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
 
   try {
     const runtime = options.runtime ?? loadRuntimeModules;
+    const admission = createAdmission(limits.admission, clock);
     const builds = createBuilder({
       store,
       bundlesDir: paths.bundlesDir,
@@ -108,6 +112,7 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
       logger: logger.child({ component: 'builder' }),
       runtime,
       clock,
+      queue: admission.builds,
       ...(options.smokeTimeoutMs === undefined ? {} : { smokeTimeoutMs: options.smokeTimeoutMs }),
     });
     const factory = options.deployments === false ? undefined : (options.deployments ?? (await loadDeploymentFactory()));
@@ -120,10 +125,11 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
         logger: logger.child({ component: 'deployments' }),
         env: options.env,
         startRuntime: lazyStartRuntime(runtime),
+        starts: admission.starts,
         clock,
       });
     }
-    const tests =
+    const agent =
       options.tests === false
         ? undefined
         : (options.tests ??
@@ -134,17 +140,21 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
             version: options.version,
             clock,
           }));
+    const tests = agent === undefined ? undefined : queuedTests(agent, admission.tests);
     const app = createApp({
       store,
       builds,
       deployments,
       tests,
+      admission,
       apiKey: options.apiKey,
       version: options.version,
       logger: logger.child({ component: 'api' }),
       limits,
       clock,
     });
+    // What the last stop interrupted is settled before the first answer.
+    await deployments?.recover?.();
     handler = app;
     logger.info('engine listening', {
       url,
@@ -154,6 +164,7 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
       version: options.version,
       deployments: deployments !== undefined,
       tests: tests !== undefined,
+      slots: limits.admission,
     });
     const restored = (deployments?.restore() ?? Promise.resolve()).catch((error: unknown) => {
       logger.error('restoring deployments failed', { error });
@@ -178,7 +189,7 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
       return closing;
     };
 
-    return { url, host: options.host, port, server, store, app, deployments, restored, close };
+    return { url, host: options.host, port, server, store, app, deployments, admission, restored, close };
   } catch (error) {
     server.close();
     server.closeAllConnections();
@@ -228,6 +239,16 @@ function lazyStartRuntime(load: () => Promise<RuntimeModules | undefined>): Star
     const runtime = await load();
     if (runtime === undefined) throw new Error('this engine does not include the server runtime');
     return runtime.startRuntimeProcess(options);
+  };
+}
+
+/** Test runs through the test queue: the run (and its time limit) starts when it has a slot. */
+function queuedTests(agent: TestService, queue: WorkQueue): TestService {
+  return {
+    test: (server, request) => {
+      queue.admit('test runs');
+      return queue.run(() => agent.test(server, request));
+    },
   };
 }
 

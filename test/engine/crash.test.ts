@@ -224,7 +224,6 @@ describe('acknowledged deployments under kill -9', () => {
     for (let trial = 0; trial < trials; trial += 1) {
       const built = await call(state.url, 'POST', '/v1/build', { json: weatherDefinition(`ack-${trial}`), key: state.apiKey });
       expect(built.status, built.text).toBe(200);
-      let id = '';
       // Killed the moment the answer's head arrives: the record must already be on disk.
       const pid = daemon.pid!;
       const status = await postForStatus(
@@ -239,8 +238,7 @@ describe('acknowledged deployments under kill -9', () => {
       state = await engineState(home);
       const list = await call(state.url, 'GET', '/v1/deployments', { key: state.apiKey });
       const newest = list.body.data.deployments.find((d: { mcp_id: string }) => d.mcp_id === built.body.data.mcp_id);
-      id = newest.deployment_id;
-      ids.push(id);
+      ids.push(newest.deployment_id);
       expect(newest.status, JSON.stringify(newest)).toBe('deployed');
     }
     expect(new Set(ids).size).toBe(trials);

@@ -4,6 +4,7 @@
  * asks it for an instance per request.
  */
 import type { Deployment, DeploymentState, LogLine } from '../../api/contract.js';
+import { START_PRIORITY, type WorkQueue } from '../admission.js';
 import { ServiceError, type DeploymentRecord, type Logger, type ServerRecord, type Store } from '../types.js';
 import { decideScale } from './autoscale.js';
 import { ManagedInstance, type InstanceHooks, type StartRuntimeProcess } from './instance.js';
@@ -19,6 +20,8 @@ export interface LiveContext {
   max: number;
   store: Store;
   startRuntime: StartRuntimeProcess;
+  /** the engine's start queue */
+  starts: WorkQueue;
   limits: DeploymentLimits;
   clock: () => number;
   logs: LogBook;
@@ -40,6 +43,10 @@ export class LiveDeployment {
   private nextInstance = 1;
   private rotation = 0;
   private readonly waiters = new Set<() => void>();
+  /** woken by every change, written or not: the engine's own waits (a launch) */
+  private readonly watchers = new Set<() => void>();
+  /** the launch in progress, for its stage */
+  private launching: { verb: 'starting' | 'restoring'; instances: ManagedInstance[] } | undefined;
   private outstanding = 0;
   private loadArea = 0;
   private loadSince: number;
@@ -104,6 +111,7 @@ export class LiveDeployment {
     this.record.version += 1;
     this.lastChangeAt = this.ctx.clock();
     this.record.deployment.updated_at = new Date(this.lastChangeAt).toISOString();
+    for (const watch of [...this.watchers]) watch();
     if (persist && this.ctx.writable()) this.persist();
     else this.wake();
   }
@@ -186,7 +194,10 @@ export class LiveDeployment {
       output: (line, instance) => {
         if (!isHealthCheckLine(line)) this.ctx.logs.append(toLogLine(line, instance, this.ctx.clock()));
       },
-      changed: () => this.changed(),
+      changed: () => {
+        this.describeLaunch();
+        this.changed();
+      },
       gaveUp: () => this.onInstanceGaveUp(),
     };
   }
@@ -199,32 +210,71 @@ export class LiveDeployment {
         env: { ...this.record.config.env_vars },
         logLevel: this.environment === 'development' ? 'debug' : 'info',
       },
-      { startRuntime: this.ctx.startRuntime, limits: this.ctx.limits, clock: this.ctx.clock, hooks: this.hooks() },
+      { startRuntime: this.ctx.startRuntime, starts: this.ctx.starts, limits: this.ctx.limits, clock: this.ctx.clock, hooks: this.hooks() },
     );
     this.instances.push(instance);
     return instance;
   }
 
   /**
-   * Starts `count` instances and resolves when every one answers its health check. The first
-   * failure stops the others and rejects with the reason.
+   * Starts `count` instances, each through the start queue, each retried with back-off when its
+   * start fails in a way that may pass (a time-out on a busy machine). A deploy (`starting`)
+   * resolves when every one answers its health check and fails at the first instance given up
+   * (at once when the server refuses to start). A restore keeps every instance that came up: it
+   * resolves when each one answers or has been given up, and fails only when every one is given up.
    */
   async launch(count: number, verb: 'starting' | 'restoring'): Promise<void> {
-    let healthy = 0;
-    this.setStage(`${verb} instances 0/${count}`);
     const started = Array.from({ length: count }, () => this.createInstance());
-    const results = await Promise.allSettled(
-      started.map(async (instance) => {
-        await instance.start({ retry: false });
-        healthy += 1;
-        if (isActive(this.status)) this.setStage(`${verb} instances ${healthy}/${count}`);
-      }),
-    );
-    const failure = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
-    if (failure !== undefined) {
-      await this.stopInstances();
-      throw failure.reason instanceof Error ? failure.reason : new Error(String(failure.reason));
+    this.launching = { verb, instances: started };
+    this.describeLaunch();
+    const priority = verb === 'restoring' ? START_PRIORITY.restore : START_PRIORITY.deploy;
+    for (const instance of started) void instance.start({ retry: true, failFast: verb === 'starting', priority });
+    try {
+      const failure = await this.until(() => {
+        const serving = started.filter((instance) => instance.serving).length;
+        const failed = started.filter((instance) => instance.state === 'failed');
+        if (serving === count) return { done: true };
+        if (verb === 'restoring' && serving > 0 && serving + failed.length === count) return { done: true };
+        if (failed.length > 0 && (verb === 'starting' || failed.length === count)) return { done: false, reason: failed[0]!.failure ?? 'it did not start' };
+        if (!isActive(this.status) || started.every((instance) => instance.state === 'stopped')) return { done: false, reason: 'stopped while starting' };
+        return undefined;
+      });
+      if (!failure.done) {
+        if (verb === 'starting') await this.stopInstances();
+        throw new Error(failure.reason);
+      }
+    } finally {
+      this.launching = undefined;
     }
+  }
+
+  /** Resolves with the first answer of `check` other than undefined, looking again at every change. */
+  private async until<T>(check: () => T | undefined): Promise<T> {
+    for (;;) {
+      const answer = check();
+      if (answer !== undefined) return answer;
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          this.watchers.delete(wake);
+          resolve();
+        };
+        this.watchers.add(wake);
+      });
+    }
+  }
+
+  /** The stage of a launch: how many instances answer, or how long the queue is before the first start. */
+  private describeLaunch(): void {
+    const launch = this.launching;
+    if (launch === undefined || !isActive(this.status)) return;
+    const { verb, instances } = launch;
+    const healthy = instances.filter((instance) => instance.serving).length;
+    const queued = instances.map((instance) => instance.queued).filter((ahead): ahead is number => ahead !== undefined);
+    const stage =
+      healthy === 0 && queued.length === instances.length
+        ? `queued: ${describeAhead(Math.min(...queued))}`
+        : `${verb} instances ${healthy}/${instances.length}`;
+    this.setStage(stage);
   }
 
   /** The instance for the next request: the healthy one with the fewest requests in flight. */
@@ -322,7 +372,7 @@ export class LiveDeployment {
     const why = `mean ${load.toFixed(1)} requests in flight, target ${this.ctx.limits.targetOutstandingPerInstance} per instance`;
     this.log('info', `scaling from ${from} to ${desired} instances (${why})`);
     const active = () => this.instances.filter((i) => i.state !== 'draining' && i.state !== 'stopped');
-    for (let n = active().length; n < desired; n += 1) void this.createInstance().start({ retry: true });
+    for (let n = active().length; n < desired; n += 1) void this.createInstance().start({ retry: true, priority: START_PRIORITY.scale });
     while (active().length > desired) {
       // Remove the instance that matters least: one not serving, else the least busy, newest first.
       const victim = [...active()].reverse().sort((a, b) => Number(a.serving) - Number(b.serving) || a.outstanding - b.outstanding)[0]!;
@@ -376,6 +426,17 @@ export class LiveDeployment {
       },
     };
   }
+}
+
+/**
+ * The queue ahead, as a stage says it: exact when short, in tens when long (each change of a
+ * stage wakes every client following the deployment, so a long queue should not wake them at
+ * every step).
+ */
+export function describeAhead(ahead: number): string {
+  if (ahead === 0) return 'next in line';
+  if (ahead <= 10) return `${ahead} start${ahead === 1 ? '' : 's'} ahead`;
+  return `${Math.floor(ahead / 10) * 10}+ starts ahead`;
 }
 
 const LEVELS = new Set(['debug', 'info', 'warn', 'error']);

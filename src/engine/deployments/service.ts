@@ -6,6 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
+import { createAdmission, type WorkQueue } from '../admission.js';
 import type { Deployment, DeployRequest, Environment, LogLine, Metrics } from '../../api/contract.js';
 import {
   GATEWAY_PREFIX,
@@ -65,6 +66,8 @@ class Deployments implements LocalDeploymentService {
   private readonly routes = new Map<string, string>();
   private readonly serverNames = new Map<string, string>();
   private readonly gateway: Gateway;
+  private readonly starts: WorkQueue;
+  private recovered: Promise<void> | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
   private closing = false;
   private closed = false;
@@ -75,6 +78,7 @@ class Deployments implements LocalDeploymentService {
     this.clock = deps.clock;
     this.logger = deps.logger;
     this.logDir = join(deps.home, 'deployment-logs');
+    this.starts = deps.starts ?? createAdmission(undefined, deps.clock).starts;
     this.gateway = createGateway(
       {
         byName: (name) => this.liveByName(name),
@@ -100,6 +104,7 @@ class Deployments implements LocalDeploymentService {
     if (!scaling.ok || problems.length > 0) {
       throw new ServiceError('validation_failed', `the deployment config is not valid: ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}`, problems);
     }
+    this.starts.admit('instance starts');
     const name = server.server.name;
     if (domain !== undefined) {
       const holder = [...this.live.values()].find(
@@ -313,21 +318,28 @@ class Deployments implements LocalDeploymentService {
 
   // --- engine start and stop ----------------------------------------------------------------
 
-  async restore(): Promise<void> {
-    const records = await this.store.listDeployments();
-    const restoring: Array<Promise<void>> = [];
-    for (const record of records) {
-      const id = record.deployment.deployment_id;
-      if (this.live.has(id)) continue;
-      if (record.deployment.status === 'deploying') {
+  /**
+   * First step of an engine start, before any request is answered: a deployment that was still
+   * deploying when the engine stopped is failed (its instances are gone), so no answer shows it
+   * as deploying on its way to nowhere.
+   */
+  recover(): Promise<void> {
+    this.recovered ??= (async () => {
+      for (const record of await this.store.listDeployments({ status: 'deploying' })) {
+        if (this.live.has(record.deployment.deployment_id)) continue;
         applyTransition(record.deployment, 'failed', this.clock(), 'the engine stopped before the deployment finished');
         record.version += 1;
         await this.store.putDeployment(record);
-      } else if (record.deployment.status === 'deployed') {
-        restoring.push(this.restoreOne(record));
       }
-    }
-    await Promise.all(restoring);
+    })();
+    return this.recovered;
+  }
+
+  /** Brings back every deployment that was deployed, through the start queue like any start. */
+  async restore(): Promise<void> {
+    await this.recover();
+    const records = await this.store.listDeployments({ status: 'deployed' });
+    await Promise.all(records.filter((record) => !this.live.has(record.deployment.deployment_id)).map((record) => this.restoreOne(record)));
   }
 
   private async restoreOne(record: DeploymentRecord): Promise<void> {
@@ -345,24 +357,30 @@ class Deployments implements LocalDeploymentService {
     const routeName = d.url.slice(d.url.lastIndexOf('/') + 1);
     const logs = new LogBook(this.logDir, d.deployment_id, this.limits.logLinesKept);
     await logs.load();
-    d.desired_instances = min;
-    const live = this.adopt(record, server, routeName, min, max, logs);
     const url = this.urlFor(routeName);
-    if (url !== d.url) {
-      live.log('warn', `the engine now listens elsewhere: URL changed from ${d.url} to ${url}`);
+    const moved = url !== d.url ? d.url : undefined;
+    if (moved !== undefined || d.desired_instances !== min) {
+      // What the API will show is written first.
       d.url = url;
       d.health_check = `${url}/health`;
+      d.desired_instances = min;
+      record.version += 1;
+      await this.store.putDeployment(record);
     }
+    const live = this.adopt(record, server, routeName, min, max, logs);
+    if (moved !== undefined) live.log('warn', `the engine now listens elsewhere: URL changed from ${moved} to ${url}`);
     live.log('info', `restoring after an engine restart: ${min} instance${min === 1 ? '' : 's'}`);
     try {
       await live.launch(min, 'restoring');
     } catch (error) {
       if (this.closing) return;
-      live.transition('failed', `could not be restored: ${error instanceof Error ? error.message : String(error)}`);
+      if (live.status === 'deployed') live.transition('failed', `could not be restored: ${error instanceof Error ? error.message : String(error)}`);
+      await live.stopInstances();
       this.retire(live);
       await live.flush();
       return;
     }
+    if (live.status !== 'deployed') return;
     live.setStage('running');
     live.startAutoscaler();
     await live.flush();
@@ -393,6 +411,7 @@ class Deployments implements LocalDeploymentService {
       max,
       store: this.store,
       startRuntime: this.deps.startRuntime,
+      starts: this.starts,
       limits: this.limits,
       clock: this.clock,
       logs,
