@@ -115,7 +115,10 @@ export function createApp(options: AppOptions): App {
         const raw = await readBody(req, limits.bodyBytes);
         const idempotencyKey = header(req, 'idempotency-key');
         if (route.idempotent === true && idempotencyKey !== undefined) {
-          const outcome = await idempotency.begin(idempotencyKey, `${key}\n${method} ${path}`, raw);
+          const outcome = await idempotency.begin(idempotencyKey, `${key}\n${method} ${path}`, raw, {
+            signal: controller.signal,
+            onWait: () => log.info('waiting for the earlier request with this Idempotency-Key, to replay its answer', { method, path }),
+          });
           if ('replay' in outcome) {
             const stored = outcome.replay.body as Omit<EnvelopeBody, 'meta'>;
             send(outcome.replay.status, stored, { 'Idempotent-Replayed': 'true' });
