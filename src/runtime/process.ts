@@ -92,6 +92,8 @@ export async function startRuntimeProcess(options: StartRuntimeOptions): Promise
   const host = options.host ?? '127.0.0.1';
   const args = [entry, '--bundle', options.bundleDir, '--port', String(options.port ?? 0), '--host', host, '--log-level', options.logLevel ?? 'info'];
   for (const name of options.allowedHosts ?? []) args.push('--allowed-host', name);
+  // The process gets only PATH and these values (a deployment's env_vars): every one is a secret.
+  args.push('--env-is-secret');
   const env: Record<string, string> = { ...(process.env.PATH === undefined ? {} : { PATH: process.env.PATH }), ...options.env };
   if (process.platform === 'win32' && process.env.SystemRoot !== undefined) env.SystemRoot = process.env.SystemRoot;
 

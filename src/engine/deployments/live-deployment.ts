@@ -4,6 +4,7 @@
  * asks it for an instance per request.
  */
 import type { Deployment, DeploymentState, LogLine } from '../../api/contract.js';
+import { redact, Secrets } from '../../runtime/logger.js';
 import { START_PRIORITY, type WorkQueue } from '../admission.js';
 import { ServiceError, type DeploymentRecord, type Logger, type ServerRecord, type Store } from '../types.js';
 import { decideScale } from './autoscale.js';
@@ -35,6 +36,8 @@ const RECENT_CHANGE_MS = 250;
 export class LiveDeployment {
   readonly record: DeploymentRecord;
   readonly samples: SampleRing;
+  /** the values of its env_vars: hidden from its log lines, the engine's log and its reasons */
+  private readonly secrets: Secrets;
   instances: ManagedInstance[] = [];
   /** when the last gateway request arrived (or the deployment became deployed) */
   lastActivity: number;
@@ -68,6 +71,7 @@ export class LiveDeployment {
     readonly ctx: LiveContext,
   ) {
     this.record = record;
+    this.secrets = new Secrets(Object.values(record.config.env_vars ?? {}));
     this.published = structuredClone(record.deployment);
     this.samples = new SampleRing(ctx.limits.samplesKept);
     this.lastActivity = ctx.clock();
@@ -98,7 +102,9 @@ export class LiveDeployment {
 
   // --- events and state ---------------------------------------------------------------------
 
-  log(level: 'debug' | 'info' | 'warn' | 'error', message: string, extra: Partial<LogLine> = {}): void {
+  log(level: 'debug' | 'info' | 'warn' | 'error', text: string, extra: Partial<LogLine> = {}): void {
+    // Every line at every level: a request's arguments or a process's stderr may quote a secret.
+    const message = this.secrets.redactText(text);
     this.ctx.logs.append({ time: new Date(this.ctx.clock()).toISOString(), level, message, ...extra });
     if (extra.instance === undefined) this.ctx.logger[level](message, { deployment_id: this.id });
   }
@@ -156,12 +162,12 @@ export class LiveDeployment {
       throw new ServiceError('conflict', `deployment ${this.id} is ${d.status}; it cannot become ${to}`);
     }
     const now = this.ctx.clock();
-    applyTransition(d, to, now, reason);
+    applyTransition(d, to, now, reason === undefined ? undefined : this.secrets.redactText(reason));
     if (to === 'deployed') {
       this.servingSince ??= now;
       this.lastActivity = now;
     }
-    this.log(to === 'failed' ? 'error' : 'info', `deployment ${to}${reason === undefined ? '' : `: ${reason}`}`);
+    this.log(to === 'failed' ? 'error' : 'info', `deployment ${to}${d.reason === undefined || reason === undefined ? '' : `: ${d.reason}`}`);
     this.changed(true);
   }
 
@@ -192,7 +198,9 @@ export class LiveDeployment {
     return {
       log: (level, message, instance) => this.log(level, message, { instance }),
       output: (line, instance) => {
-        if (!isHealthCheckLine(line)) this.ctx.logs.append(toLogLine(line, instance, this.ctx.clock()));
+        if (isHealthCheckLine(line)) return;
+        const shown = this.secrets.size === 0 ? line : (redact(line, this.secrets.list()) as Record<string, unknown>);
+        this.ctx.logs.append(toLogLine(shown, instance, this.ctx.clock()));
       },
       changed: () => {
         this.describeLaunch();
