@@ -2,12 +2,14 @@
  * One running engine: the store, the builder, the deployment service, the app and the HTTP server
  * on one port. The background daemon and `mcpctl serve` both run this; tests run it in-process.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdmission, type Admission, type WorkQueue } from './admission.js';
-import { answerClientError, createApp, type App } from './app.js';
+import { apiKeyProblem } from './api-key.js';
+import { createApp, createEngineServer, type App } from './app.js';
 import { createBuilder, loadRuntimeModules, type RuntimeModules } from './builder.js';
 import { homePaths } from './home.js';
+import { allowedHostsFromEnv, createHostPolicy } from './http/hosts.js';
 import { DEFAULT_LIMITS, type EngineLimits } from './limits.js';
 import { BUNDLE_TEMP_PREFIX } from '../runtime/bundle.js';
 import { ensureDir, removeStaleTempDirs, removeStaleTemps } from './store/atomic.js';
@@ -69,7 +71,14 @@ export class ListenError extends Error {
   }
 }
 
+/** The engine cannot start as configured (an unusable API key); the message says what to change. */
+export class EngineConfigError extends Error {
+  override readonly name = 'EngineConfigError';
+}
+
 export async function startEngine(options: StartEngineOptions): Promise<RunningEngine> {
+  const keyProblem = apiKeyProblem(options.apiKey);
+  if (keyProblem !== undefined) throw new EngineConfigError(`the API key cannot be used: ${keyProblem}`);
   const clock = options.clock ?? Date.now;
   const logger = options.logger;
   const paths = homePaths(options.home);
@@ -84,8 +93,7 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
 
   // Listen first: deployment URLs need the port. Until the app is ready every request is 503.
   let handler: (req: IncomingMessage, res: ServerResponse) => unknown = answerStarting;
-  const server = createServer((req, res) => void handler(req, res));
-  server.on('clientError', answerClientError);
+  const server = createEngineServer((req, res) => handler(req, res), limits);
   let port: number;
   try {
     port = await listen(server, options.port, options.host).catch(async (error: unknown) => {
@@ -147,6 +155,7 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
       deployments,
       tests,
       admission,
+      hosts: createHostPolicy({ bindHost: options.host, publicUrl: options.publicUrl, extra: allowedHostsFromEnv(options.env) }),
       apiKey: options.apiKey,
       version: options.version,
       logger: logger.child({ component: 'api' }),

@@ -41,6 +41,8 @@ export interface EngineLimits {
   keepAliveMs: number;
   /** how long an Idempotency-Key is remembered */
   idempotencyTtlMs: number;
+  /** a request (headers and body) must arrive within this; a slower one gets 408 */
+  requestTimeoutMs: number;
   /** the bounded queues of work that needs a process (src/engine/admission.ts) */
   admission: AdmissionLimits;
 }
@@ -53,6 +55,7 @@ export const DEFAULT_LIMITS: EngineLimits = {
   syncDeploySeconds: 120,
   keepAliveMs: 15_000,
   idempotencyTtlMs: 24 * 60 * 60 * 1000,
+  requestTimeoutMs: 60_000,
   admission: defaultAdmissionLimits(),
 };
 

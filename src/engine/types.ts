@@ -88,6 +88,8 @@ export interface DeploymentService {
   metrics(deploymentId: string, windowSeconds: number): Promise<Metrics>;
   /** the data plane: requests under the gateway prefix or for a custom domain; false when not ours */
   handleGateway(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
+  /** whether `host` (lower case, no port) is the domain of one of its deployments: a Host the engine answers */
+  servesDomain?(host: string): boolean;
   /** on engine start, before any request is answered: settle what the last stop interrupted */
   recover?(): Promise<void>;
   /** on engine start: bring back every deployment that was deployed */

@@ -316,6 +316,11 @@ class Deployments implements LocalDeploymentService {
     return this.gateway(req, res);
   }
 
+  servesDomain(host: string): boolean {
+    for (const live of this.live.values()) if (live.domain === host) return true;
+    return false;
+  }
+
   // --- engine start and stop ----------------------------------------------------------------
 
   /**
