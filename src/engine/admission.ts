@@ -43,6 +43,8 @@ export interface QueueStats {
 interface Waiting {
   priority: number;
   onWait: ((ahead: number) => void) | undefined;
+  /** drops it from p-queue while it waits */
+  drop: AbortController;
 }
 
 /** How much the newest duration counts in the running mean of durations. */
@@ -54,6 +56,7 @@ export class WorkQueue {
   /** the waiting items in the order p-queue will start them */
   private readonly waiting: Waiting[] = [];
   private meanMs: number | undefined;
+  private closed = false;
   readonly maxWaiting: number;
 
   constructor(
@@ -75,7 +78,8 @@ export class WorkQueue {
 
   /** Runs `work` once a slot is free. */
   run<T>(work: () => Promise<T>, options: RunOptions = {}): Promise<T> {
-    const entry: Waiting = { priority: options.priority ?? 0, onWait: options.onWait };
+    if (this.closed) return Promise.reject(stopping());
+    const entry: Waiting = { priority: options.priority ?? 0, onWait: options.onWait, drop: new AbortController() };
     // Same order as p-queue's: after every item of the same or a higher priority.
     let index = this.waiting.length;
     while (index > 0 && this.waiting[index - 1]!.priority < entry.priority) index -= 1;
@@ -88,9 +92,8 @@ export class WorkQueue {
     };
     // The caller's signal drops the work only while it waits: once started, the work owns its
     // slot until it ends (p-queue would free the slot at the abort, with the work still running).
-    const dropped = new AbortController();
     const onAbort = () => {
-      if (this.waiting.includes(entry)) dropped.abort(options.signal?.reason);
+      if (this.waiting.includes(entry)) entry.drop.abort(options.signal?.reason);
     };
     options.signal?.addEventListener('abort', onAbort, { once: true });
     if (options.signal?.aborted === true) onAbort();
@@ -106,7 +109,7 @@ export class WorkQueue {
           this.meanMs = this.meanMs === undefined ? took : this.meanMs + SMOOTHING * (took - this.meanMs);
         }
       },
-      { priority: entry.priority, signal: dropped.signal },
+      { priority: entry.priority, signal: entry.drop.signal },
     );
     // Still waiting once p-queue had its chance to start it: say where it stands.
     const at = this.waiting.indexOf(entry);
@@ -116,6 +119,12 @@ export class WorkQueue {
       options.signal?.removeEventListener('abort', onAbort);
       throw error;
     });
+  }
+
+  /** Drops every item still waiting (they reject: the engine is stopping) and refuses new ones; what runs finishes. */
+  close(): void {
+    this.closed = true;
+    for (const entry of [...this.waiting]) entry.drop.abort(stopping());
   }
 
   /** Seconds a new item would likely wait before it starts. */
@@ -148,6 +157,15 @@ export interface Admission {
   starts: WorkQueue;
   builds: WorkQueue;
   tests: WorkQueue;
+}
+
+function stopping(): HttpError {
+  return new HttpError('unavailable', 'the engine is stopping; retry once it is up again', { 'Retry-After': '1' });
+}
+
+/** Closes every queue of the engine (when it stops). */
+export function closeAdmission(admission: Admission): void {
+  for (const queue of [admission.starts, admission.builds, admission.tests]) queue.close();
 }
 
 export function createAdmission(limits: AdmissionLimits = defaultAdmissionLimits(), clock?: () => number): Admission {

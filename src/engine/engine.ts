@@ -4,7 +4,7 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createAdmission, type Admission, type WorkQueue } from './admission.js';
+import { closeAdmission, createAdmission, type Admission, type WorkQueue } from './admission.js';
 import { apiKeyProblem } from './api-key.js';
 import { createApp, createEngineServer, type App } from './app.js';
 import { createBuilder, loadRuntimeModules, type RuntimeModules } from './builder.js';
@@ -189,6 +189,8 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
         if (deployments !== undefined) {
           await deployments.close().catch((error: unknown) => logger.error('stopping deployments failed', { error }));
         }
+        // work still waiting for a slot is dropped (its requests get 503); what runs finishes
+        closeAdmission(admission);
         const timer = setTimeout(() => server.closeAllConnections(), graceMs);
         await serverClosed;
         clearTimeout(timer);

@@ -88,6 +88,21 @@ describe('WorkQueue', () => {
     expect(ran).toBe(false);
   });
 
+  it('drops what waits when it closes, lets what runs finish, and refuses new work', async () => {
+    const queue = new WorkQueue('builds', { concurrency: 1, maxWaiting: 10 });
+    const first = gate();
+    const running = queue.run(async () => {
+      await first.done;
+      return 'finished';
+    });
+    const waiting = queue.run(async () => 'never');
+    queue.close();
+    await expect(waiting).rejects.toMatchObject({ code: 'unavailable', message: expect.stringMatching(/stopping/) });
+    await expect(queue.run(async () => 'late')).rejects.toMatchObject({ code: 'unavailable' });
+    first.finish();
+    expect(await running).toBe('finished');
+  });
+
   it('refuses new work with 503 and Retry-After only when too much already waits', async () => {
     const queue = new WorkQueue('tests', { concurrency: 1, maxWaiting: 2 });
     const first = gate();
