@@ -63,6 +63,8 @@ export class LiveDeployment {
    * that a crash would take back.
    */
   private published: Deployment;
+  /** why the last write failed, until one succeeds */
+  private writeFailure: Error | undefined;
   private lastChangeAt = 0;
   private settling = false;
 
@@ -137,15 +139,21 @@ export class LiveDeployment {
       .then(
         () => {
           this.published = snapshot.deployment;
+          this.writeFailure = undefined;
           this.lastChangeAt = this.ctx.clock();
           this.wake();
         },
-        (error: unknown) => this.ctx.logger.error('could not save a deployment', { deployment_id: this.id, error: String(error) }),
+        (error: unknown) => {
+          this.writeFailure = error instanceof Error ? error : new Error(String(error));
+          this.ctx.logger.error('could not save a deployment', { deployment_id: this.id, error: String(error) });
+        },
       );
   }
 
+  /** Waits for the writes so far; rejects when the last one failed (what it said is not on disk). */
   async flush(): Promise<void> {
     await this.persisting;
+    if (this.writeFailure !== undefined) throw this.writeFailure;
   }
 
   /** What a deployment in progress is doing: live detail, written with the next state change. */

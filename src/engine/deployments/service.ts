@@ -152,7 +152,14 @@ class Deployments implements LocalDeploymentService {
     const what = options.note ?? `deploying ${name} (${server.server.mcp_id})`;
     live.log('info', `${what} to ${environment}: ${scaling.min} instance${scaling.min === 1 ? '' : 's'} (at most ${scaling.max})`);
     live.changed(true);
-    await live.flush();
+    try {
+      await live.flush();
+    } catch (error) {
+      // Not on disk, so not accepted: nothing starts, and no answer shows it.
+      this.live.delete(id);
+      this.routes.delete(routeName);
+      throw new ServiceError('unavailable', `the deployment could not be saved, so it was not started: ${error instanceof Error ? error.message : String(error)}`);
+    }
     const done = this.bringUp(live);
     if (options.wait) {
       let timer: NodeJS.Timeout | undefined;
@@ -169,14 +176,14 @@ class Deployments implements LocalDeploymentService {
       if (this.closing || live.status !== 'deploying') return;
       live.transition('failed', `instances did not start: ${error instanceof Error ? error.message : String(error)}`);
       this.retire(live);
-      await live.flush();
+      await settled(live);
       return;
     }
     if (live.status !== 'deploying') return;
     live.transition('deployed');
     live.startAutoscaler();
-    await this.replaceOthers(live);
-    await live.flush();
+    await this.replaceOthers(live).catch(() => undefined);
+    await settled(live);
   }
 
   /** One active deployment per server name and environment: the newest deployed one wins. */
@@ -186,7 +193,7 @@ class Deployments implements LocalDeploymentService {
     );
     for (const other of rivals) {
       const older = other.createdAt < live.createdAt || (other.createdAt === live.createdAt && other.id < live.id);
-      if (older) await this.stopLive(other, `replaced by ${live.id}`);
+      if (older) await this.stopLive(other, `replaced by ${live.id}`).catch(() => undefined);
       else return this.stopLive(live, `replaced by ${other.id}`);
     }
   }
@@ -198,6 +205,7 @@ class Deployments implements LocalDeploymentService {
     await Promise.all(live.instances.map((instance) => instance.drain()));
     await live.stopInstances();
     this.retire(live);
+    // rejects when `stopped` did not reach the disk: a stop request must not be told it did
     await live.flush();
   }
 
@@ -265,7 +273,9 @@ class Deployments implements LocalDeploymentService {
     const live = this.live.get(deploymentId);
     if (live !== undefined) {
       if (live.status !== 'deployed') throw cannotStop(deploymentId, live.status);
-      await this.stopLive(live, 'stopped on request');
+      await this.stopLive(live, 'stopped on request').catch((error: unknown) => {
+        throw new ServiceError('unavailable', `the deployment stopped, but that could not be saved: ${error instanceof Error ? error.message : String(error)}`);
+      });
       return live.toDeployment();
     }
     const record = await this.requireRecord(deploymentId);
@@ -382,13 +392,12 @@ class Deployments implements LocalDeploymentService {
       if (live.status === 'deployed') live.transition('failed', `could not be restored: ${error instanceof Error ? error.message : String(error)}`);
       await live.stopInstances();
       this.retire(live);
-      await live.flush();
+      await settled(live);
       return;
     }
     if (live.status !== 'deployed') return;
     live.setStage('running');
     live.startAutoscaler();
-    await live.flush();
   }
 
   async close(): Promise<void> {
@@ -401,7 +410,7 @@ class Deployments implements LocalDeploymentService {
     }
     // Instances stop; records keep `deployed`, so the next start restores them.
     await Promise.all(lives.map((live) => live.stopInstances()));
-    await Promise.all(lives.map(async (live) => Promise.all([live.flush(), live.ctx.logs.settle()])));
+    await Promise.all(lives.map(async (live) => Promise.all([settled(live), live.ctx.logs.settle()])));
     this.closed = true;
     this.gateway.close();
   }
@@ -500,7 +509,7 @@ class Deployments implements LocalDeploymentService {
       if (live.environment !== 'development' || live.status !== 'deployed') continue;
       if (now - live.lastActivity < this.limits.devIdleMs || live.instances.some((i) => i.outstanding > 0)) continue;
       const minutes = Math.round(this.limits.devIdleMs / 60_000);
-      await this.stopLive(live, `idle: no requests for ${minutes} minute${minutes === 1 ? '' : 's'} (MCPCTL_DEV_IDLE_MINUTES)`);
+      await this.stopLive(live, `idle: no requests for ${minutes} minute${minutes === 1 ? '' : 's'} (MCPCTL_DEV_IDLE_MINUTES)`).catch(() => undefined);
     }
   }
 }
@@ -517,6 +526,11 @@ export function noticesFor(environment: Environment, domain: string | undefined)
     notices.push(`custom domain: requests with Host ${domain} are routed here, but DNS and certificates for it are yours to set up`);
   }
   return notices;
+}
+
+/** Waits for a deployment's writes in the background, where a failed one is already logged. */
+function settled(live: LiveDeployment): Promise<void> {
+  return live.flush().catch(() => undefined);
 }
 
 function cannotStop(deploymentId: string, status: string): ServiceError {

@@ -90,3 +90,28 @@ describe('durable acknowledgements', () => {
     expect(watch.during).toEqual(['deploying']);
   });
 });
+
+describe('a record that cannot be written', () => {
+  it('is no deployment: deploy fails with 503 and nothing starts or is listed', async () => {
+    const server = await h.addServer('weather');
+    h.store.putDeployment = async () => {
+      throw new Error('disk full');
+    };
+    await expect(h.service.deploy(server, { mcp_id: server.server.mcp_id, environment: 'development' }, { wait: false })).rejects.toMatchObject({
+      code: 'unavailable',
+      message: expect.stringMatching(/could not be saved.*disk full/),
+    });
+    expect(h.fixtures.starts).toEqual([]);
+    expect(await h.store.listDeployments()).toEqual([]);
+  });
+
+  it('is not reported: a stop whose record cannot be written fails with 503', async () => {
+    const server = await h.addServer('weather');
+    const d = await h.deploy(server, 'development');
+    h.store.putDeployment = async () => {
+      throw new Error('disk full');
+    };
+    await expect(h.service.stop(d.deployment_id)).rejects.toMatchObject({ code: 'unavailable', message: expect.stringMatching(/could not be saved/) });
+    expect((await h.service.status(d.deployment_id))?.status).toBe('deployed');
+  });
+});
