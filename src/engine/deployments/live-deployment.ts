@@ -419,9 +419,11 @@ export class LiveDeployment {
    */
   toDeployment(): Deployment {
     const live = this.record.deployment;
+    // While a new state is on its way to the disk, the stage it brought (`running`) waits with it.
+    const stage = live.status === this.published.status ? live.stage : this.published.stage;
     return {
       ...structuredClone(this.published),
-      ...(live.stage === undefined ? {} : { stage: live.stage }),
+      ...(stage === undefined ? {} : { stage }),
       ...(live.desired_instances === undefined ? {} : { desired_instances: live.desired_instances }),
       instances: this.describeInstances(),
     };
