@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AnyEnvelope } from '../../src/api/contract.js';
 import { startEngine, EngineConfigError } from '../../src/engine/engine.js';
 import { createHostPolicy, hostNameOf } from '../../src/engine/http/hosts.js';
-import { silentLogger } from '../../src/engine/logger.js';
+import { createLogger, silentLogger } from '../../src/engine/logger.js';
 import { startTestEngine } from './deployments/engine-harness.js';
 import { fakeBuilds, rawBody, rawExchange, startTestApp, TEST_KEY, tempHome, waitFor, weatherDefinition, type TestApp } from './support.js';
 
@@ -70,6 +70,24 @@ describe('a client that hangs up in the middle of its upload', () => {
     expect(builds.calls).toBe(0);
     const health = await fetch(`${target.url}/v1/health`, { headers: { authorization: `Bearer ${TEST_KEY}` } });
     expect(health.status).toBe(200);
+  });
+});
+
+describe('a client that hangs up in the middle of its call to a deployment', () => {
+  it('is logged as gone (499), and the deployment goes on serving', async () => {
+    const logs: Array<Record<string, unknown>> = [];
+    const test = await startTestEngine({ logger: createLogger({ write: (line) => logs.push(JSON.parse(line) as Record<string, unknown>), level: 'debug' }) });
+    try {
+      const d = await test.deploy(await test.addServer('weather'), 'development');
+      const path = `${new URL(d.url).pathname}/mcp`;
+      await rawExchange(test.engine.url, `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{"jsonrpc":"2.0",`, { hangUpAfterMs: 100 });
+      const line = await waitFor('the request line', () => logs.find((l) => l.msg === 'request' && l.path === path));
+      expect(line).toMatchObject({ level: 'info', status: 499 });
+      expect(logs.some((l) => l.level === 'error' || l.msg === 'request failed')).toBe(false);
+      expect((await fetch(`${d.url}/health`)).status).toBe(200);
+    } finally {
+      await test.close();
+    }
   });
 });
 

@@ -110,8 +110,12 @@ async function proxyMcp(
     sendRpcError(res, 413, `the request body is over ${options.limits.maxBodyBytes} bytes`);
     return;
   }
-  // The client went away before its request arrived: nothing to send, nothing to count.
-  if (body === 'gone') return;
+  // The client went away before its request arrived: nothing to send, nothing to count
+  // (499 is what the engine's log line says).
+  if (body === 'gone') {
+    res.statusCode = 499;
+    return;
+  }
   const info = inspectRequest(body.toString('utf8'));
   if (debug) {
     const args = info.arguments === undefined ? '' : ` ${JSON.stringify(redactForLog(info.arguments))}`;
