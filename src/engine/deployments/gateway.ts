@@ -28,6 +28,9 @@ export interface GatewayOptions {
 
 export type Gateway = ((req: IncomingMessage, res: ServerResponse) => Promise<boolean>) & { close(): void };
 
+/** Below serve-bundle's keep-alive time-out (5 s). */
+const UPSTREAM_IDLE_MS = 4_000;
+
 /** How much of a response is kept to look for a tool error. */
 const PEEK_BYTES = 1024 * 1024;
 const HOP_BY_HOP = new Set([
@@ -43,7 +46,9 @@ const HOP_BY_HOP = new Set([
 ]);
 
 export function createGateway(routes: GatewayRoutes, options: GatewayOptions): Gateway {
-  const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+  // An idle connection is dropped before the instance drops it (its keep-alive time-out is 5 s):
+  // reusing one the instance is closing at that moment fails the request sent on it.
+  const agent = new Agent({ keepAlive: true, maxSockets: 256, timeout: UPSTREAM_IDLE_MS });
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
     const url = new URL(req.url ?? '/', 'http://gateway');
