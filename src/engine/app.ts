@@ -8,14 +8,17 @@
  * code and status (docs/api.md) without adapting a framework's own error answers.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { z } from 'zod';
+import type { Admission } from './admission.js';
 import { DEFAULT_LIMITS, type EngineLimits } from './limits.js';
 import { newId } from './ids.js';
-import { hasBody, isJsonMediaType, parseJsonBody, readBody } from './http/body.js';
+import { ClientGoneError, hasBody, isJsonMediaType, parseJsonBody, readBody } from './http/body.js';
+import { createHostPolicy, hostNameOf, type HostPolicy } from './http/hosts.js';
 import { Idempotency, type IdempotencyClaim } from './http/idempotency.js';
 import { RateLimiter } from './http/rate-limit.js';
+import type { ErrorCode } from '../api/contract.js';
 import { errorBody, HttpError, sendJson, statusOf, type EnvelopeBody, type Reply } from './http/respond.js';
 import { validateBody } from './http/validate.js';
 import { createRoutes, type Route, type RouteContext } from './routes.js';
@@ -29,6 +32,10 @@ export interface AppOptions {
   deployments?: DeploymentService | undefined;
   /** absent until the test agent is available: POST /v1/test then answers 501 */
   tests?: TestService | undefined;
+  /** the engine's queues, shown by /v1/health */
+  admission?: Admission | undefined;
+  /** the Host names answered (DNS-rebinding protection); default: the loopback names */
+  hosts?: HostPolicy;
   apiKey: string;
   version: string;
   logger: Logger;
@@ -52,6 +59,7 @@ export function createApp(options: AppOptions): App {
   const keyDigest = digest(options.apiKey);
   const limiter = new RateLimiter(limits.rateCapacity, limits.ratePerSecond, clock);
   const idempotency = new Idempotency(options.store);
+  const hosts = options.hosts ?? createHostPolicy({ bindHost: '127.0.0.1' });
   const startedAt = clock();
   let draining = false;
   const router = createRoutes({
@@ -59,6 +67,7 @@ export function createApp(options: AppOptions): App {
     builds: options.builds,
     deployments: options.deployments,
     tests: options.tests,
+    admission: options.admission,
     version: options.version,
     limits,
     clock,
@@ -85,6 +94,13 @@ export function createApp(options: AppOptions): App {
     let claim: IdempotencyClaim | undefined;
     try {
       if (path === undefined) throw new HttpError('bad_request', 'the request target is not a valid path');
+      const host = header(req, 'host');
+      if (!hosts.allows(host) && options.deployments?.servesDomain?.(hostNameOf(host ?? '')) !== true) {
+        throw new HttpError(
+          'forbidden',
+          `this engine does not answer to the host name ${JSON.stringify(host)}; use its address, or add the name to MCPCTL_ALLOWED_HOSTS where the engine runs`,
+        );
+      }
       if (!isApiPath(path)) {
         if (options.deployments !== undefined && (await options.deployments.handleGateway(req, res))) return;
         throw new ServiceError('not_found', `nothing is served at ${path}; the API is under /v1`);
@@ -111,7 +127,10 @@ export function createApp(options: AppOptions): App {
         const raw = await readBody(req, limits.bodyBytes);
         const idempotencyKey = header(req, 'idempotency-key');
         if (route.idempotent === true && idempotencyKey !== undefined) {
-          const outcome = await idempotency.begin(idempotencyKey, `${key}\n${method} ${path}`, raw);
+          const outcome = await idempotency.begin(idempotencyKey, `${key}\n${method} ${path}`, raw, {
+            signal: controller.signal,
+            onWait: () => log.info('waiting for the earlier request with this Idempotency-Key, to replay its answer', { method, path }),
+          });
           if ('replay' in outcome) {
             const stored = outcome.replay.body as Omit<EnvelopeBody, 'meta'>;
             send(outcome.replay.status, stored, { 'Idempotent-Replayed': 'true' });
@@ -132,6 +151,15 @@ export function createApp(options: AppOptions): App {
       claim = undefined;
       send(reply.status, envelope, reply.headers);
     } catch (error) {
+      // A client that went away (an upload cut short, a request body too slow) is not a failure
+      // of the engine: no answer can reach it, and the log says what happened.
+      if (error instanceof ClientGoneError || (controller.signal.aborted && !(error instanceof ServiceError))) {
+        const timedOut = TIMED_OUT.has(req.socket);
+        res.statusCode = timedOut ? statusOf('request_timeout') : CLIENT_GONE;
+        log.info(timedOut ? 'the request did not arrive in time' : 'the client went away before the request was read', { method, path: path ?? '(invalid)' });
+        res.destroy();
+        return;
+      }
       const known = error instanceof ServiceError ? error : undefined;
       if (known === undefined) {
         log.error('unexpected error', { method, path, error });
@@ -165,25 +193,84 @@ export function createApp(options: AppOptions): App {
   });
 }
 
+/** The status logged for a request whose client went away before it could be answered (nginx's 499). */
+const CLIENT_GONE = 499;
+
+/** Sockets whose request did not arrive within the request time-out (answered 408 by answerClientError). */
+const TIMED_OUT = new WeakSet<Duplex>();
+
+export interface HttpServerLimits {
+  /** the whole request (headers and body) must arrive within this */
+  requestTimeoutMs: number;
+}
+
+/**
+ * The engine's HTTP server around `handler`: bounded times to receive a request (a slow body is
+ * cut after `requestTimeoutMs`, not Node's 300 s), and an envelope for what Node would answer
+ * bare or not at all: requests its parser refuses, CONNECT, an `Expect` other than 100-continue.
+ */
+export function createEngineServer(handler: (req: IncomingMessage, res: ServerResponse) => unknown, limits: HttpServerLimits): Server {
+  const server = createServer(
+    {
+      requestTimeout: limits.requestTimeoutMs,
+      headersTimeout: Math.min(HEADERS_TIMEOUT_MS, limits.requestTimeoutMs),
+      // how often the time-outs are checked (Node's default, 30 s, would let a request run 30 s over)
+      connectionsCheckingInterval: Math.min(1_000, limits.requestTimeoutMs),
+    },
+    (req, res) => void handler(req, res),
+  );
+  server.on('clientError', answerClientError);
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
+    answerRaw(socket, 405, 'method_not_allowed', 'CONNECT is not supported: this service is not a proxy', { Allow: 'GET, HEAD, POST, DELETE' });
+  });
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    const requestId = newId('req');
+    res.setHeader('X-Request-Id', requestId);
+    res.setHeader('Connection', 'close');
+    const failure = new ServiceError('expectation_failed', `the expectation ${JSON.stringify(req.headers.expect ?? '')} is not supported; only 100-continue is`);
+    sendJson(res, statusOf('expectation_failed'), errorBody(failure, { request_id: requestId, timestamp: new Date().toISOString() }));
+    req.resume();
+  });
+  return server;
+}
+
+const HEADERS_TIMEOUT_MS = 20_000;
+
 /**
  * For the server's `clientError` event: a request Node's HTTP parser refused (a malformed request
- * line or header, headers too large, a bad chunk) still gets the envelope, as a 400 bad_request.
+ * line or header, headers too large, a bad chunk) still gets the envelope, as a 400 bad_request;
+ * one that did not arrive within the request time-out gets 408 request_timeout.
  */
 export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    TIMED_OUT.add(socket);
+    answerRaw(socket, 408, 'request_timeout', 'the request did not arrive in time; send it again');
+    return;
+  }
+  const message = error.code === 'HPE_HEADER_OVERFLOW' ? 'the request headers are too large' : 'the request is not valid HTTP';
+  answerRaw(socket, 400, 'bad_request', message);
+}
+
+const REASONS: Record<number, string> = { 400: 'Bad Request', 405: 'Method Not Allowed', 408: 'Request Timeout' };
+
+/** Writes an enveloped error straight to a socket no response object owns, and closes it. */
+function answerRaw(socket: Duplex, status: number, code: ErrorCode, message: string, headers: Record<string, string> = {}): void {
   if (!socket.writable) {
     socket.destroy();
     return;
   }
   const requestId = newId('req');
-  const message = error.code === 'HPE_HEADER_OVERFLOW' ? 'the request headers are too large' : 'the request is not valid HTTP';
   const body = JSON.stringify({
     success: false,
     data: null,
     meta: { request_id: requestId, timestamp: new Date().toISOString() },
-    error: { code: 'bad_request', message },
+    error: { code, message },
   });
+  const extra = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   socket.end(
-    `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${status} ${REASONS[status] ?? ''}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\n${extra}Connection: close\r\n\r\n${body}`,
   );
 }
 

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { BuildRequest } from '../api/contract.js';
 import { requiredEnvVars } from '../definition/check.js';
+import { createAdmission, type WorkQueue } from './admission.js';
 import { parseEnvRefs, resolveEnvRefs } from '../definition/interpolate.js';
 import { issuesToDetails } from './http/validate.js';
 import { newId } from './ids.js';
@@ -33,8 +34,8 @@ export interface BuilderOptions {
   clock?: () => number;
   /** how long the started server has to answer the smoke check */
   smokeTimeoutMs?: number;
-  /** builds smoke-started at once; more wait their turn */
-  concurrency?: number;
+  /** the engine's build queue: checks run at most so many at once, the others wait their turn */
+  queue?: WorkQueue;
 }
 
 /** Placeholder for `${VAR}` references during the smoke start: the real values come with a deployment's env_vars. */
@@ -45,7 +46,7 @@ export function createBuilder(options: BuilderOptions): BuildService {
   const clock = options.clock ?? Date.now;
   const loadRuntime = options.runtime ?? loadRuntimeModules;
   const smokeTimeoutMs = options.smokeTimeoutMs ?? 30_000;
-  const slots = new Semaphore(options.concurrency ?? 2);
+  const queue = options.queue ?? createAdmission(undefined, clock).builds;
   const inFlight = new Map<string, Promise<ServerRecord>>();
   const log = options.logger;
 
@@ -57,6 +58,7 @@ export function createBuilder(options: BuilderOptions): BuildService {
     const request = parsed.data;
     const overLimit = checkBuildLimits(request);
     if (overLimit.length > 0) throw new ServiceError('validation_failed', 'the definition is over a limit of this service', overLimit);
+    queue.admit('builds');
     const runtime = await loadRuntime();
     if (runtime === undefined) {
       throw new ServiceError('not_implemented', 'building needs the server runtime, which this engine does not include yet');
@@ -81,12 +83,16 @@ export function createBuilder(options: BuilderOptions): BuildService {
     const running = inFlight.get(bundle.digest);
     if (running !== undefined) return reused(await running);
     const work = (async () => {
-      await slots.acquire();
-      try {
-        await smokeCheck(runtime, request, bundle.dir);
-      } finally {
-        slots.release();
-      }
+      // The check's own time-out starts when it has a slot, not while it waits.
+      let told = false;
+      await queue.run(() => smokeCheck(runtime, request, bundle.dir), {
+        onWait: (ahead) => {
+          // said once, not at every step of a long queue
+          if (told) return;
+          told = true;
+          log.info('build waiting for a slot', { name: request.name, ahead, slots: queue.concurrency });
+        },
+      });
       const mcpId = newId('mcp');
       const { files: _files, ...definition } = request;
       const requiredEnv = requiredEnvVars(definition).map((v) => v.name);
@@ -246,24 +252,4 @@ function problemsOf(error: unknown): Array<{ path: string; message: string }> | 
     const { path, message } = (p ?? {}) as { path?: unknown; message?: unknown };
     return { path: typeof path === 'string' ? path : '', message: typeof message === 'string' ? message : JSON.stringify(p) };
   });
-}
-
-class Semaphore {
-  private free: number;
-  private readonly waiting: Array<() => void> = [];
-  constructor(size: number) {
-    this.free = size;
-  }
-  async acquire(): Promise<void> {
-    if (this.free > 0) {
-      this.free -= 1;
-      return;
-    }
-    await new Promise<void>((resolve) => this.waiting.push(resolve));
-  }
-  release(): void {
-    const next = this.waiting.shift();
-    if (next !== undefined) next();
-    else this.free += 1;
-  }
 }

@@ -2,13 +2,17 @@
  * One running engine: the store, the builder, the deployment service, the app and the HTTP server
  * on one port. The background daemon and `mcpctl serve` both run this; tests run it in-process.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { answerClientError, createApp, type App } from './app.js';
+import { closeAdmission, createAdmission, type Admission, type WorkQueue } from './admission.js';
+import { apiKeyProblem } from './api-key.js';
+import { createApp, createEngineServer, type App } from './app.js';
 import { createBuilder, loadRuntimeModules, type RuntimeModules } from './builder.js';
 import { homePaths } from './home.js';
+import { allowedHostsFromEnv, createHostPolicy } from './http/hosts.js';
 import { DEFAULT_LIMITS, type EngineLimits } from './limits.js';
-import { ensureDir } from './store/atomic.js';
+import { BUNDLE_TEMP_PREFIX } from '../runtime/bundle.js';
+import { ensureDir, removeStaleTempDirs, removeStaleTemps } from './store/atomic.js';
 import { FileStore } from './store/file-store.js';
 import type { TestServiceDeps } from './agent/index.js';
 import type { DeploymentService, DeploymentServiceDeps, Logger, StartRuntimeProcess, TestService } from './types.js';
@@ -48,6 +52,8 @@ export interface RunningEngine {
   store: FileStore;
   app: App;
   deployments: DeploymentService | undefined;
+  /** the queues of work that needs a process */
+  admission: Admission;
   /** settles when restoring the deployments that were running has finished */
   restored: Promise<void>;
   /** drains and stops: deployments' instances stop (their records stay), the store closes */
@@ -65,19 +71,29 @@ export class ListenError extends Error {
   }
 }
 
+/** The engine cannot start as configured (an unusable API key); the message says what to change. */
+export class EngineConfigError extends Error {
+  override readonly name = 'EngineConfigError';
+}
+
 export async function startEngine(options: StartEngineOptions): Promise<RunningEngine> {
+  const keyProblem = apiKeyProblem(options.apiKey);
+  if (keyProblem !== undefined) throw new EngineConfigError(`the API key cannot be used: ${keyProblem}`);
   const clock = options.clock ?? Date.now;
   const logger = options.logger;
   const paths = homePaths(options.home);
   await ensureDir(paths.home);
   await ensureDir(paths.bundlesDir);
   const limits: EngineLimits = { ...DEFAULT_LIMITS, ...options.limits };
+  // What a crash left half-written: temporary files of the state files, unfinished bundles.
+  // The caller holds the home's lock, so nothing else writes there now.
+  const leftovers = (await removeStaleTemps(paths.home)) + (await removeStaleTempDirs(paths.bundlesDir, BUNDLE_TEMP_PREFIX));
+  if (leftovers > 0) logger.info('removed unfinished writes left by a crash', { files: leftovers });
   const store = await FileStore.open({ dir: paths.storeDir, logger, clock, idempotencyTtlMs: limits.idempotencyTtlMs });
 
   // Listen first: deployment URLs need the port. Until the app is ready every request is 503.
   let handler: (req: IncomingMessage, res: ServerResponse) => unknown = answerStarting;
-  const server = createServer((req, res) => void handler(req, res));
-  server.on('clientError', answerClientError);
+  const server = createEngineServer((req, res) => handler(req, res), limits);
   let port: number;
   try {
     port = await listen(server, options.port, options.host).catch(async (error: unknown) => {
@@ -95,6 +111,7 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
 
   try {
     const runtime = options.runtime ?? loadRuntimeModules;
+    const admission = createAdmission(limits.admission, clock);
     const builds = createBuilder({
       store,
       bundlesDir: paths.bundlesDir,
@@ -103,6 +120,7 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
       logger: logger.child({ component: 'builder' }),
       runtime,
       clock,
+      queue: admission.builds,
       ...(options.smokeTimeoutMs === undefined ? {} : { smokeTimeoutMs: options.smokeTimeoutMs }),
     });
     const factory = options.deployments === false ? undefined : (options.deployments ?? (await loadDeploymentFactory()));
@@ -115,10 +133,11 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
         logger: logger.child({ component: 'deployments' }),
         env: options.env,
         startRuntime: lazyStartRuntime(runtime),
+        starts: admission.starts,
         clock,
       });
     }
-    const tests =
+    const agent =
       options.tests === false
         ? undefined
         : (options.tests ??
@@ -129,17 +148,22 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
             version: options.version,
             clock,
           }));
+    const tests = agent === undefined ? undefined : queuedTests(agent, admission.tests);
     const app = createApp({
       store,
       builds,
       deployments,
       tests,
+      admission,
+      hosts: createHostPolicy({ bindHost: options.host, publicUrl: options.publicUrl, extra: allowedHostsFromEnv(options.env) }),
       apiKey: options.apiKey,
       version: options.version,
       logger: logger.child({ component: 'api' }),
       limits,
       clock,
     });
+    // What the last stop interrupted is settled before the first answer.
+    await deployments?.recover?.();
     handler = app;
     logger.info('engine listening', {
       url,
@@ -149,6 +173,7 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
       version: options.version,
       deployments: deployments !== undefined,
       tests: tests !== undefined,
+      slots: limits.admission,
     });
     const restored = (deployments?.restore() ?? Promise.resolve()).catch((error: unknown) => {
       logger.error('restoring deployments failed', { error });
@@ -164,6 +189,8 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
         if (deployments !== undefined) {
           await deployments.close().catch((error: unknown) => logger.error('stopping deployments failed', { error }));
         }
+        // work still waiting for a slot is dropped (its requests get 503); what runs finishes
+        closeAdmission(admission);
         const timer = setTimeout(() => server.closeAllConnections(), graceMs);
         await serverClosed;
         clearTimeout(timer);
@@ -173,7 +200,7 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
       return closing;
     };
 
-    return { url, host: options.host, port, server, store, app, deployments, restored, close };
+    return { url, host: options.host, port, server, store, app, deployments, admission, restored, close };
   } catch (error) {
     server.close();
     server.closeAllConnections();
@@ -223,6 +250,17 @@ function lazyStartRuntime(load: () => Promise<RuntimeModules | undefined>): Star
     const runtime = await load();
     if (runtime === undefined) throw new Error('this engine does not include the server runtime');
     return runtime.startRuntimeProcess(options);
+  };
+}
+
+/** Test runs through the test queue: the run (and its time limit) starts when it has a slot. */
+function queuedTests(agent: TestService, queue: WorkQueue): TestService {
+  return {
+    test: (server, request) => {
+      queue.admit('test runs');
+      return queue.run(() => agent.test(server, request));
+    },
+    models: () => agent.models(),
   };
 }
 

@@ -1,11 +1,31 @@
 /**
  * The limits docs/api.md promises: sizes and rates the HTTP layer enforces, and the checks of a
  * build request that the zod contract cannot express (counts, duplicate names), and the instance
- * bounds per environment that the deployment service applies (deployments/limits.ts). Pure.
+ * bounds per environment that the deployment service applies (deployments/limits.ts). Pure
+ * apart from reading the number of cores for the default sizes of the queues.
  */
 import type { BuildRequest } from '../api/contract.js';
+import { availableParallelism } from 'node:os';
 import { LIMITS } from '../definition/schema.js';
 import type { ErrorDetail } from '../api/contract.js';
+
+/** The sizes of the engine's queues of work that needs a process (src/engine/admission.ts). */
+export interface AdmissionLimits {
+  /** instance starts (deploys, scale-ups, restarts, restores) at once */
+  starts: number;
+  /** build checks at once */
+  builds: number;
+  /** test runs at once */
+  tests: number;
+  /** items that may wait in each queue before new work is refused */
+  maxWaiting: number;
+}
+
+/** One slot per core for each kind of work: a starting Node process keeps a core busy. */
+export function defaultAdmissionLimits(cores = availableParallelism()): AdmissionLimits {
+  const perCore = Math.max(1, cores);
+  return { starts: perCore, builds: perCore, tests: perCore, maxWaiting: 500 };
+}
 
 export interface EngineLimits {
   /** largest request body, in bytes */
@@ -21,6 +41,10 @@ export interface EngineLimits {
   keepAliveMs: number;
   /** how long an Idempotency-Key is remembered */
   idempotencyTtlMs: number;
+  /** a request (headers and body) must arrive within this; a slower one gets 408 */
+  requestTimeoutMs: number;
+  /** the bounded queues of work that needs a process (src/engine/admission.ts) */
+  admission: AdmissionLimits;
 }
 
 export const DEFAULT_LIMITS: EngineLimits = {
@@ -31,17 +55,42 @@ export const DEFAULT_LIMITS: EngineLimits = {
   syncDeploySeconds: 120,
   keepAliveMs: 15_000,
   idempotencyTtlMs: 24 * 60 * 60 * 1000,
+  requestTimeoutMs: 60_000,
+  admission: defaultAdmissionLimits(),
 };
 
-/** `MCPCTL_RATE_LIMIT=<per second>` sets the refill rate; the burst is three seconds' worth (at least 1). */
+const ADMISSION_ENV: Record<keyof AdmissionLimits, string> = {
+  starts: 'MCPCTL_START_CONCURRENCY',
+  builds: 'MCPCTL_BUILD_CONCURRENCY',
+  tests: 'MCPCTL_TEST_CONCURRENCY',
+  maxWaiting: 'MCPCTL_QUEUE_MAX',
+};
+
+/**
+ * The limits the engine's environment sets: `MCPCTL_RATE_LIMIT=<per second>` sets the refill
+ * rate (the burst is three seconds' worth, at least 1); `MCPCTL_START_CONCURRENCY`,
+ * `MCPCTL_BUILD_CONCURRENCY`, `MCPCTL_TEST_CONCURRENCY` and `MCPCTL_QUEUE_MAX` size the queues.
+ * A bad value is an error naming the variable.
+ */
 export function limitsFromEnv(env: Record<string, string | undefined>): EngineLimits {
+  const limits: EngineLimits = { ...DEFAULT_LIMITS, admission: { ...DEFAULT_LIMITS.admission } };
   const raw = env.MCPCTL_RATE_LIMIT;
-  if (raw === undefined || raw.trim() === '') return { ...DEFAULT_LIMITS };
-  const rate = Number(raw);
-  if (!Number.isFinite(rate) || rate < 0) {
-    throw new Error(`MCPCTL_RATE_LIMIT must be a number of requests per second ≥ 0 (0 turns limiting off), not ${JSON.stringify(raw)}`);
+  if (raw !== undefined && raw.trim() !== '') {
+    const rate = Number(raw);
+    if (!Number.isFinite(rate) || rate < 0) {
+      throw new Error(`MCPCTL_RATE_LIMIT must be a number of requests per second ≥ 0 (0 turns limiting off), not ${JSON.stringify(raw)}`);
+    }
+    limits.ratePerSecond = rate;
+    limits.rateCapacity = Math.max(1, Math.ceil(rate * 3));
   }
-  return { ...DEFAULT_LIMITS, ratePerSecond: rate, rateCapacity: Math.max(1, Math.ceil(rate * 3)) };
+  for (const key of Object.keys(ADMISSION_ENV) as Array<keyof AdmissionLimits>) {
+    const value = env[ADMISSION_ENV[key]];
+    if (value === undefined || value.trim() === '') continue;
+    const count = Number(value);
+    if (!Number.isInteger(count) || count < 1) throw new Error(`${ADMISSION_ENV[key]} must be a whole number ≥ 1, not ${JSON.stringify(value)}`);
+    limits.admission[key] = count;
+  }
+  return limits;
 }
 
 /** Instance bounds of the local engine, per environment (docs/api.md, limits). */

@@ -17,6 +17,7 @@ import {
   type LogLine,
 } from '../api/contract.js';
 import { requiredEnvVars } from '../definition/check.js';
+import type { Admission } from './admission.js';
 import { newId } from './ids.js';
 import { resolveScaling } from './deployments/limits.js';
 import { checkBuildLimits, type EngineLimits } from './limits.js';
@@ -59,6 +60,8 @@ export interface RouteDeps {
   clock: () => number;
   startedAt: number;
   isDraining: () => boolean;
+  /** the queues of work that needs a process, for /v1/health */
+  admission?: Admission | undefined;
 }
 
 export function createRoutes(deps: RouteDeps): Router<Route> {
@@ -123,10 +126,21 @@ export function createRoutes(deps: RouteDeps): Router<Route> {
   };
 
   router.add('GET', '/v1/health', {
-    handle: async () => ({
-      status: 200,
-      data: { status: deps.isDraining() ? 'stopping' : 'ok', version: deps.version, uptime_seconds: round((clock() - deps.startedAt) / 1000, 3) },
-    }),
+    handle: async () => {
+      const admission = deps.admission;
+      return {
+        status: 200,
+        data: {
+          status: deps.isDraining() ? 'stopping' : 'ok',
+          version: deps.version,
+          uptime_seconds: round((clock() - deps.startedAt) / 1000, 3),
+          // how much work waits for a slot, and how much runs (docs/engine.md, admission)
+          ...(admission === undefined
+            ? {}
+            : { queues: { starts: admission.starts.stats(), builds: admission.builds.stats(), tests: admission.tests.stats() } }),
+        },
+      };
+    },
   });
 
   // --- build ---------------------------------------------------------------------------------

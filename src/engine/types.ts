@@ -4,6 +4,7 @@
  * service can be built, replaced and tested on its own.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { WorkQueue } from './admission.js';
 import type { RuntimeProcess, StartRuntimeOptions, startRuntimeProcess } from '../runtime/process.js';
 import type { BuildRequest, Deployment, DeployRequest, ErrorCode, LogLine, McpServer, Metrics, ModelStatus, TestRequest, TestResult } from '../api/contract.js';
 
@@ -87,6 +88,10 @@ export interface DeploymentService {
   metrics(deploymentId: string, windowSeconds: number): Promise<Metrics>;
   /** the data plane: requests under the gateway prefix or for a custom domain; false when not ours */
   handleGateway(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
+  /** whether `host` (lower case, no port) is the domain of one of its deployments: a Host the engine answers */
+  servesDomain?(host: string): boolean;
+  /** on engine start, before any request is answered: settle what the last stop interrupted */
+  recover?(): Promise<void>;
   /** on engine start: bring back every deployment that was deployed */
   restore(): Promise<void>;
   /** on engine stop: stop instances, keep records */
@@ -128,6 +133,8 @@ export interface DeploymentServiceDeps {
   /** the engine's environment (MCPCTL_DEV_IDLE_MINUTES and the like) */
   env: Record<string, string | undefined>;
   startRuntime: StartRuntimeProcess;
+  /** the engine's start queue (src/engine/admission.ts); default: one sized to the machine */
+  starts?: WorkQueue;
   /** milliseconds since the epoch; tests pass their own */
   clock: () => number;
 }

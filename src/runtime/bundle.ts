@@ -27,6 +27,8 @@ export const BUNDLE_FORMAT = 1;
 export const MANIFEST_FILE = 'bundle.json';
 export const DEFINITION_FILE = 'definition.json';
 export const FILES_DIR = 'files';
+/** A bundle is written in a folder with this prefix, then renamed: one left behind is a crash's. */
+export const BUNDLE_TEMP_PREFIX = '.tmp-';
 
 export interface BundleManifest {
   format: number;
@@ -82,7 +84,7 @@ export async function writeBundle(request: BuildRequest | BuildRequestInput, bun
   if (await isBundle(dir)) return { dir, digest };
 
   await mkdir(bundlesRoot, { recursive: true });
-  const temp = await mkdtemp(join(bundlesRoot, `.tmp-${digest.slice(0, 12)}-`));
+  const temp = await mkdtemp(join(bundlesRoot, `${BUNDLE_TEMP_PREFIX}${digest.slice(0, 12)}-`));
   try {
     const filesDir = join(temp, FILES_DIR);
     await mkdir(filesDir, { recursive: true });

@@ -23,7 +23,7 @@ export interface StartRuntimeOptions {
   onLog?: (line: string) => void;
   /** extra Host header names to accept (a gateway's domain); `*` accepts any */
   allowedHosts?: string[];
-  /** how long to wait for the listening line; default 15 s */
+  /** how long to wait for the listening line; default 30 s */
   startTimeoutMs?: number;
 }
 
@@ -43,6 +43,14 @@ export interface RuntimeProcess {
 }
 
 /**
+ * How a start failed: `refused` (the runtime said why: the definition cannot be served),
+ * `exited` (it ended with an exit code before listening), `killed` (by a signal), `timeout` (no
+ * listening line in time), `spawn` (the process could not be created), `missing` (no entry file).
+ * `timeout`, `killed` and `spawn` may go away by themselves (a busy machine); the others will not.
+ */
+export type StartFailureKind = 'refused' | 'exited' | 'killed' | 'timeout' | 'spawn' | 'missing';
+
+/**
  * The process did not come up; `output` holds its last lines. When the runtime said why itself
  * (a definition it cannot serve), `problems` are its reasons, such as `tools[0].handler: …`, and
  * the message is one line.
@@ -53,6 +61,7 @@ export class RuntimeProcessError extends Error {
     message: string,
     readonly output: string[],
     readonly problems: string[] = [],
+    readonly kind: StartFailureKind = 'exited',
   ) {
     super(output.length === 0 ? message : `${message}\n${output.map((line) => `  ${line}`).join('\n')}`);
   }
@@ -63,10 +72,12 @@ function startFailure(report: { error: string; problems: string[] }): RuntimePro
   const { error, problems } = report;
   const unsaid = problems.filter((problem) => !error.includes(problem));
   const message = unsaid.length === 0 ? error : `${error.replace(/: \d+ problems$/, '')}: ${unsaid.join('; ')}`;
-  return new RuntimeProcessError(message, [], problems);
+  return new RuntimeProcessError(message, [], problems, 'refused');
 }
 
 const KEPT_LINES = 20;
+/** The documented start time-out (docs/deployments.md): the process has this long to report its port. */
+export const DEFAULT_START_TIMEOUT_MS = 30_000;
 
 /** The compiled entry. From sources (tests), the build output in dist/ is used. */
 export function serveBundleEntry(): string {
@@ -77,10 +88,12 @@ export function serveBundleEntry(): string {
 
 export async function startRuntimeProcess(options: StartRuntimeOptions): Promise<RuntimeProcess> {
   const entry = serveBundleEntry();
-  if (!existsSync(entry)) throw new RuntimeProcessError(`${entry} does not exist: build mcpctl first (npm run build)`, []);
+  if (!existsSync(entry)) throw new RuntimeProcessError(`${entry} does not exist: build mcpctl first (npm run build)`, [], [], 'missing');
   const host = options.host ?? '127.0.0.1';
   const args = [entry, '--bundle', options.bundleDir, '--port', String(options.port ?? 0), '--host', host, '--log-level', options.logLevel ?? 'info'];
   for (const name of options.allowedHosts ?? []) args.push('--allowed-host', name);
+  // The process gets only PATH and these values (a deployment's env_vars): every one is a secret.
+  args.push('--env-is-secret');
   const env: Record<string, string> = { ...(process.env.PATH === undefined ? {} : { PATH: process.env.PATH }), ...options.env };
   if (process.platform === 'win32' && process.env.SystemRoot !== undefined) env.SystemRoot = process.env.SystemRoot;
 
@@ -97,18 +110,23 @@ export async function startRuntimeProcess(options: StartRuntimeOptions): Promise
   let listening: { port: number; url: string } | undefined;
   let failure: { error: string; problems: string[] } | undefined;
   const ready = new Promise<{ port: number; url: string }>((resolve, reject) => {
+    const timeoutMs = options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
     const timer = setTimeout(() => {
-      reject(new RuntimeProcessError(`the runtime did not report listening within ${options.startTimeoutMs ?? 15_000} ms`, recent));
-    }, options.startTimeoutMs ?? 15_000);
+      reject(new RuntimeProcessError(`the runtime did not report listening within ${timeoutMs} ms`, recent, [], 'timeout'));
+    }, timeoutMs);
     child.once('error', (error) => {
       clearTimeout(timer);
-      reject(new RuntimeProcessError(`the runtime could not be started: ${error.message}`, recent));
+      reject(new RuntimeProcessError(`the runtime could not be started: ${error.message}`, recent, [], 'spawn'));
     });
     void exited.then(({ code, signal }) => {
       clearTimeout(timer);
       // stderr may still hold the reason: give its last lines a moment to arrive
       setTimeout(() => {
-        reject(failure === undefined ? new RuntimeProcessError(`the runtime exited before listening (${signal ?? `code ${code}`})`, recent) : startFailure(failure));
+        reject(
+          failure === undefined
+            ? new RuntimeProcessError(`the runtime exited before listening (${signal ?? `code ${code}`})`, recent, [], signal === null ? 'exited' : 'killed')
+            : startFailure(failure),
+        );
       }, 50);
     });
     createInterface({ input: child.stdout }).on('line', (line) => {

@@ -12,7 +12,7 @@ import { checkPathSegment, PathEscapeError } from './safe-path.js';
 import { compileTemplate, encodeUrlValue, type TemplateScope } from './template.js';
 
 export interface ResourceCompileContext extends CompileContext {
-  resolveEnv(value: string, path: string, options?: { secret?: boolean }): string;
+  resolveEnv(value: string, path: string): string;
 }
 
 type Reader = (uri: string, scope: TemplateScope, call: CallContext) => Promise<ResourceContents[]>;
@@ -134,7 +134,7 @@ function compileSource(definition: ResourceDefinition, where: string, ctx: Resou
     case 'url': {
       const url = compileTemplate(ctx.resolveEnv(source.url, `${where}.url`));
       const headers = Object.entries(source.headers ?? {}).map(
-        ([name, value]) => [name, compileTemplate(ctx.resolveEnv(value, `${where}.headers.${name}`, { secret: true }))] as const,
+        ([name, value]) => [name, compileTemplate(ctx.resolveEnv(value, `${where}.headers.${name}`))] as const,
       );
       const refs = new Set([...url.refs, ...headers.flatMap(([, value]) => value.refs)]);
       return {

@@ -2,11 +2,12 @@
  * Process entry of a deployed server:
  *
  *   node dist/runtime/serve-bundle.js --bundle DIR [--port 0] [--host 127.0.0.1]
- *        [--log-level info|debug] [--allowed-host NAME]… [--drain-timeout SECONDS]
+ *        [--log-level info|debug] [--allowed-host NAME]… [--drain-timeout SECONDS] [--env-is-secret]
  *
  * The first line on stdout is `{"event":"listening","port":N,"url":"http://127.0.0.1:N",…}`,
  * then one JSON log line per event. `${VAR}` references resolve from this process's environment
- * (the deployment's env_vars). SIGTERM (or SIGINT) stops accepting, drains in-flight requests,
+ * (the deployment's env_vars); with `--env-is-secret` every value of the environment but PATH is
+ * hidden from the logs and from the error texts of tool calls, not only the referenced ones. SIGTERM (or SIGINT) stops accepting, drains in-flight requests,
  * then exits 0. Standard input is not read: the process lives until it is signalled, or until
  * its parent (the supervisor) goes away.
  */
@@ -34,6 +35,15 @@ function urlHost(host: string): string {
   return isIP(host) === 6 ? `[${host}]` : host;
 }
 
+/** Variables a process is given besides the deployment's own: not secrets. */
+const SYSTEM_VARIABLES = new Set(['PATH', 'SystemRoot']);
+
+function environmentValues(env: NodeJS.ProcessEnv): string[] {
+  return Object.entries(env)
+    .filter(([name, value]) => !SYSTEM_VARIABLES.has(name) && value !== undefined && value !== '')
+    .map(([, value]) => value!);
+}
+
 async function main(): Promise<number> {
   let values;
   try {
@@ -45,6 +55,7 @@ async function main(): Promise<number> {
         'log-level': { type: 'string', default: 'info' },
         'allowed-host': { type: 'string', multiple: true },
         'drain-timeout': { type: 'string', default: '30' },
+        'env-is-secret': { type: 'boolean', default: false },
       },
       strict: true,
     }));
@@ -69,7 +80,8 @@ async function main(): Promise<number> {
   let runtime: Runtime;
   try {
     const bundle = await readBundle(values.bundle);
-    runtime = await createRuntime(bundle.definition, { dir: bundle.filesDir, env: process.env, logger, allowedHosts, allowedOrigins });
+    const secrets = values['env-is-secret'] === true ? environmentValues(process.env) : [];
+    runtime = await createRuntime(bundle.definition, { dir: bundle.filesDir, env: process.env, logger, allowedHosts, allowedOrigins, secrets });
   } catch (error) {
     if (error instanceof RuntimeStartError) return fail(error.message, error.problems);
     return fail(error instanceof Error ? error.message : String(error), (error as { problems?: string[] }).problems ?? []);

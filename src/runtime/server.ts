@@ -30,7 +30,7 @@ import { EnvSyntaxError, MissingEnvVarError } from '../definition/errors.js';
 import { listEnvRefs, resolveEnvRefs, type Env } from '../definition/interpolate.js';
 import { HEALTH_PATH, MCP_PATH, USER_ID_HEADER, USER_ID_META_KEY } from './constants.js';
 import type { CallContext, CompileContext, ResourceContents } from './content.js';
-import { redactingLogger, silentLogger, type RuntimeLogger } from './logger.js';
+import { redactingLogger, Secrets, silentLogger, type RuntimeLogger } from './logger.js';
 import { compilePrompt, type CompiledPrompt } from './prompts.js';
 import { compileResources, type ResourceSet } from './resources.js';
 import { compileTool, type CompiledTool, type ToolCompileContext } from './tools.js';
@@ -43,8 +43,6 @@ export { HEALTH_PATH, MCP_PATH, USER_ID_HEADER, USER_ID_META_KEY };
 export const DEFAULT_VERSION = '0.1.0';
 const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 const MAX_USER_ID_LENGTH = 256;
-/** Variables whose values are secrets wherever they are used (also in URLs). */
-const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS|AUTH|CREDENTIAL|PRIVATE|SIGNATURE/i;
 
 export interface RuntimeOptions {
   /** folder holding the definition's files (a bundle's `files/`, or the definition's folder) */
@@ -52,6 +50,12 @@ export interface RuntimeOptions {
   /** environment for `${VAR}` references (a deployment's env_vars); exec handlers get PATH from it */
   env?: Env;
   logger?: RuntimeLogger;
+  /**
+   * More values to hide from logs and from the error texts tool calls return, besides what the
+   * definition's `${VAR}` references resolve to (which are always hidden): a deployment's
+   * environment as a whole.
+   */
+  secrets?: Iterable<string>;
   /** bearer token required on /mcp, overriding the definition's `auth` */
   token?: string;
   /**
@@ -116,6 +120,8 @@ interface Operations {
   prompts: Map<string, CompiledPrompt>;
   promptListing: Prompt[];
   callContext(ctx: ServerContext): CallContext;
+  /** an error result with every secret replaced in its text (what the client gets to read) */
+  withoutSecrets(result: CallToolResult): CallToolResult;
   traced<T>(rpc: string, target: string | undefined, work: () => Promise<T>, errorOf?: (value: T) => string | undefined): Promise<T>;
 }
 const operationsOf = new WeakMap<Runtime, Operations>();
@@ -135,15 +141,17 @@ export async function createRuntime(definition: RuntimeDefinition, options: Runt
   const started = Date.now();
   const env = options.env ?? {};
   const problems: string[] = [];
-  const secrets = new Set<string>();
+  // Every value that came from the environment is a secret: hidden from every log line and
+  // from the error texts returned to clients. The list grows while the definition compiles.
+  const secrets = new Secrets(options.secrets);
   const serverInfo = { name: definition.name, version: definition.version ?? DEFAULT_VERSION };
 
-  const resolveEnv = (value: string, path: string, opts: { secret?: boolean } = {}): string => {
+  const resolveEnv = (value: string, path: string): string => {
     try {
       const resolved = resolveEnvRefs(value, env, path);
       for (const name of listEnvRefs(value)) {
         const set = env[name];
-        if (set !== undefined && set !== '' && (opts.secret === true || SECRET_NAME.test(name))) secrets.add(set);
+        if (set !== undefined && set !== '') secrets.add(set);
       }
       return resolved;
     } catch (error) {
@@ -156,7 +164,7 @@ export async function createRuntime(definition: RuntimeDefinition, options: Runt
   };
 
   let token = options.token;
-  if (token === undefined && definition.auth !== undefined) token = resolveEnv(definition.auth.token, 'auth.token', { secret: true });
+  if (token === undefined && definition.auth !== undefined) token = resolveEnv(definition.auth.token, 'auth.token');
   if (token !== undefined) secrets.add(token);
   const logger = redactingLogger(options.logger ?? silentLogger, secrets);
 
@@ -229,6 +237,8 @@ export async function createRuntime(definition: RuntimeDefinition, options: Runt
       if (logger.debug) record.result = value;
       return value;
     } catch (error) {
+      // The client reads this message too (a JSON-RPC error): it must not carry a secret.
+      if (error instanceof Error) error.message = secrets.redactText(error.message);
       record.isError = true;
       record.error = error instanceof Error ? error.message : String(error);
       throw error;
@@ -249,7 +259,13 @@ export async function createRuntime(definition: RuntimeDefinition, options: Runt
     }
   };
 
-  const ops: Operations = { tools, toolListing, resources, prompts, promptListing, callContext, traced };
+  /** A tool's failure is read by the client and by a model: its text loses every secret (an exec program's stderr may quote one). */
+  const withoutSecrets = (result: CallToolResult): CallToolResult => {
+    if (result.isError !== true || secrets.size === 0) return result;
+    return { ...result, content: result.content.map((block) => (block.type === 'text' ? { ...block, text: secrets.redactText(block.text) } : block)) };
+  };
+
+  const ops: Operations = { tools, toolListing, resources, prompts, promptListing, callContext, withoutSecrets, traced };
   const createServer = (serverOptions: CreateServerOptions = {}): Server => {
     // a long-lived (stdio) connection follows the newest runtime after a reload
     const live = (): Operations => {
@@ -266,7 +282,12 @@ export async function createRuntime(definition: RuntimeDefinition, options: Runt
         const op = live();
         const tool = op.tools.get(request.params.name);
         if (tool === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
-        const result: CallToolResult = await op.traced('tools/call', tool.name, () => tool.call(request.params.arguments, op.callContext(ctx)), errorTextOf);
+        const result: CallToolResult = await op.traced(
+          'tools/call',
+          tool.name,
+          async () => op.withoutSecrets(await tool.call(request.params.arguments, op.callContext(ctx))),
+          errorTextOf,
+        );
         return server.projectCallToolResult(result, tool.listing.outputSchema);
       });
     }

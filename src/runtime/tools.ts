@@ -26,7 +26,7 @@ export interface CompiledTool {
 export interface ToolCompileContext extends CompileContext {
   compileSchema(schema: Record<string, unknown>): Validator;
   /** resolves `${VAR}` references at start-up; records a problem and returns '' when one is missing */
-  resolveEnv(value: string, path: string, options?: { secret?: boolean }): string;
+  resolveEnv(value: string, path: string): string;
   /** the runtime's PATH, the only variable exec handlers inherit */
   path: string | undefined;
   /** an unexpected failure inside a handler (a bug, not a bad call): logged, hidden from the caller */
@@ -183,7 +183,7 @@ function resultFromOutput(text: string, kind: 'text' | 'json', source: string): 
 
 function compileHttp(handler: Extract<ToolHandler, { type: 'http' }>, where: string, ctx: ToolCompileContext): Run {
   const url = compileTemplate(ctx.resolveEnv(handler.url, `${where}.url`));
-  const headers = Object.entries(handler.headers ?? {}).map(([name, value]) => [name, compileTemplate(ctx.resolveEnv(value, `${where}.headers.${name}`, { secret: true }))] as const);
+  const headers = Object.entries(handler.headers ?? {}).map(([name, value]) => [name, compileTemplate(ctx.resolveEnv(value, `${where}.headers.${name}`))] as const);
   const body = handler.body === undefined ? (scope: TemplateScope) => scope.args : compileDeep(handler.body);
   const sendsBody = handler.method !== 'GET' && handler.method !== 'DELETE';
   return async (scope, call) => {
@@ -214,7 +214,7 @@ function compileHttp(handler: Extract<ToolHandler, { type: 'http' }>, where: str
 async function compileExec(name: string, handler: Extract<ToolHandler, { type: 'exec' }>, where: string, ctx: ToolCompileContext): Promise<Run> {
   const env: Record<string, string> = {};
   if (ctx.path !== undefined) env.PATH = ctx.path;
-  for (const [key, value] of Object.entries(handler.env ?? {})) env[key] = ctx.resolveEnv(value, `${where}.env.${key}`, { secret: true });
+  for (const [key, value] of Object.entries(handler.env ?? {})) env[key] = ctx.resolveEnv(value, `${where}.env.${key}`);
   const cwd = await resolveRealInside(ctx.realDir, handler.cwd ?? '.').catch((error: unknown) => {
     ctx.problems.push(`${where}.cwd: ${messageOf(error)}`);
     return ctx.realDir;

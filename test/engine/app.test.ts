@@ -7,7 +7,7 @@ import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AnyEnvelope, Deployment, ERROR_CODES, McpServer } from '../../src/api/contract.js';
 import { ServiceError } from '../../src/engine/types.js';
-import { call, fakeBuilds, fakeDeployments, startTestApp, TEST_KEY, weatherDefinition, type Answer, type TestApp } from './support.js';
+import { call, fakeBuilds, fakeDeployments, startTestApp, TEST_KEY, waitFor, weatherDefinition, type Answer, type TestApp } from './support.js';
 
 let target: TestApp | undefined;
 afterEach(async () => {
@@ -180,29 +180,61 @@ describe('idempotency', () => {
     expect((await call(url, 'POST', '/v1/test', { json: { mcp_id: first.body.data.mcp_id, message: 'hi' }, headers })).status).toBe(501);
   });
 
-  it('409 conflict while the first request with the key still runs; not stored when it fails with 500', async () => {
+  it('a retry while the first request with the key still runs waits for it and replays its answer', async () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
+    let builds!: ReturnType<typeof fakeBuilds>;
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const { url, logs } = await start((store) => ({
+      builds: (builds = fakeBuilds(store, async () => {
+        started();
+        await gate;
+      })),
+    }));
+    const headers = { 'idempotency-key': 'slow-one' };
+    const first = call(url, 'POST', '/v1/build', { json: weatherDefinition(), headers });
+    await running;
+    const retry = call(url, 'POST', '/v1/build', { json: weatherDefinition(), headers });
+    // another body with the key in use is refused at once
+    expectError(await call(url, 'POST', '/v1/build', { json: weatherDefinition('other'), headers }), 422, 'idempotency_mismatch');
+    await waitFor('the retry to wait', () => (logs.some((line) => String(line.msg).startsWith('waiting for the earlier request')) ? true : undefined));
+    release();
+    const [original, replayed] = await Promise.all([first, retry]);
+    expect(original.status).toBe(200);
+    expect(replayed.status).toBe(200);
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+    expect(replayed.body.data).toEqual(original.body.data);
+    expect(builds.calls).toBe(1);
+  });
+
+  it('an answer that is not final (500) is not stored: the retry that waited runs the request itself', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
     let fail = true;
-    const { url } = await start((store) => ({
+    const { url, logs } = await start((store) => ({
       builds: {
         build: async (request) => {
-          await gate;
-          if (fail) throw new Error('disk on fire at /secret/path');
+          if (fail) {
+            fail = false;
+            started();
+            await gate;
+            throw new Error('disk on fire at /secret/path');
+          }
           return fakeBuilds(store).build(request);
         },
       },
     }));
     const headers = { 'idempotency-key': 'slow-one' };
     const first = call(url, 'POST', '/v1/build', { json: weatherDefinition(), headers });
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const during = await call(url, 'POST', '/v1/build', { json: weatherDefinition(), headers });
-    expectError(during, 409, 'conflict');
-    expect(during.headers.get('retry-after')).toBe('1');
+    await running;
+    const retry = call(url, 'POST', '/v1/build', { json: weatherDefinition(), headers });
+    await waitFor('the retry to wait', () => (logs.some((line) => String(line.msg).startsWith('waiting for the earlier request')) ? true : undefined));
     release();
     expectError(await first, 500, 'internal');
-    fail = false;
-    const retried = await call(url, 'POST', '/v1/build', { json: weatherDefinition(), headers });
+    const retried = await retry;
     expect(retried.status).toBe(200);
     expect(retried.headers.get('idempotent-replayed')).toBeNull();
   });

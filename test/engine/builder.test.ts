@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { BuildRequest } from '../../src/api/contract.js';
+import { WorkQueue } from '../../src/engine/admission.js';
 import { createBuilder, loadRuntimeModules, placeholderEnv, PLACEHOLDER_VALUE, type RuntimeModules } from '../../src/engine/builder.js';
 import { silentLogger } from '../../src/engine/logger.js';
 import { FileStore } from '../../src/engine/store/file-store.js';
@@ -24,17 +25,23 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function setup(runtime?: () => Promise<RuntimeModules | undefined>, clock?: () => number) {
+async function setup(runtime?: () => Promise<RuntimeModules | undefined>, clock?: () => number, queue?: WorkQueue) {
   const home = await tempHome('mcpctl-build-');
   const store = await FileStore.open({ dir: join(home.dir, 'store') });
   cleanups.push(() => home.cleanup(), () => store.close());
   let starts = 0;
+  let running = 0;
+  let mostAtOnce = 0;
   const real = await loadRuntimeModules();
   const counting: RuntimeModules = {
     writeBundle: (request, root) => real.writeBundle(request, root),
     startRuntimeProcess: async (options) => {
       starts += 1;
-      return real.startRuntimeProcess(options);
+      running += 1;
+      mostAtOnce = Math.max(mostAtOnce, running);
+      const child = await real.startRuntimeProcess(options);
+      void child.exited.then(() => (running -= 1));
+      return child;
     },
   };
   const builder = createBuilder({
@@ -46,8 +53,9 @@ async function setup(runtime?: () => Promise<RuntimeModules | undefined>, clock?
     runtime: runtime ?? (async () => counting),
     smokeTimeoutMs: 10_000,
     ...(clock === undefined ? {} : { clock }),
+    ...(queue === undefined ? {} : { queue }),
   });
-  return { builder, store, starts: () => starts };
+  return { builder, store, starts: () => starts, mostAtOnce: () => mostAtOnce };
 }
 
 async function failure(promise: Promise<unknown>): Promise<ServiceError> {
@@ -117,6 +125,14 @@ describe('builds with the real runtime', () => {
     expect(again.server).toMatchObject({ mcp_id: first.server.mcp_id, build_time: 0, reused: true });
     // the stored server keeps its own build
     expect((await store.getServer(first.server.mcp_id))?.server).toMatchObject({ build_time: 5 });
+  });
+
+  it('checks builds through the build queue: with one slot, one server runs at a time and every build succeeds', async () => {
+    const { builder, mostAtOnce } = await setup(undefined, undefined, new WorkQueue('builds', { concurrency: 1, maxWaiting: 10 }));
+    const records = await Promise.all(['one', 'two', 'three'].map((name) => builder.build(weatherDefinition(name) as BuildRequest)));
+    expect(records.map((r) => r.server.status)).toEqual(['ready', 'ready', 'ready']);
+    expect(new Set(records.map((r) => r.server.mcp_id)).size).toBe(3);
+    expect(mostAtOnce()).toBe(1);
   });
 
   it('builds a server whose endpoint needs a bearer token and whose handlers use ${VAR}s resolved only at deploy time', async () => {

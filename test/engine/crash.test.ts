@@ -5,10 +5,13 @@
  * the same deployment ids and URLs. Needs the built daemon (npx tsc -p tsconfig.build.json).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdir, readFile } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startEngine } from '../../src/engine/engine.js';
+import { silentLogger } from '../../src/engine/logger.js';
 import { FileStore } from '../../src/engine/store/file-store.js';
 import { isProcessAlive } from '../../src/engine/state.js';
 import { BIN, call, killEngineOf, requireBuilt, ROOT, tempHome, waitFor, weatherDefinition } from './support.js';
@@ -191,4 +194,91 @@ describe('the background engine under kill -9', () => {
     await waitFor('the orphaned server to stop', () => (isProcessAlive(oldInstancePid) ? undefined : true));
     expect((await cli(['engine', 'stop'])).code).toBe(0);
   }, 90_000);
+});
+
+/** POSTs JSON and resolves with the status as soon as the answer's head arrives, body unread. */
+function postForStatus(url: string, apiKey: string, body: unknown, onHead: () => void): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const text = JSON.stringify(body);
+    const req = httpRequest(url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) },
+    });
+    req.on('response', (res) => {
+      onHead();
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+    req.end(text);
+  });
+}
+
+describe('acknowledged deployments under kill -9', () => {
+  it('keeps every deployment the engine answered 200 deployed for, when killed at that answer', async () => {
+    const home = await newHome();
+    let daemon = startDaemon(home);
+    let state = await engineState(home);
+    const trials = 3;
+    const ids: string[] = [];
+    for (let trial = 0; trial < trials; trial += 1) {
+      const built = await call(state.url, 'POST', '/v1/build', { json: weatherDefinition(`ack-${trial}`), key: state.apiKey });
+      expect(built.status, built.text).toBe(200);
+      // Killed the moment the answer's head arrives: the record must already be on disk.
+      const pid = daemon.pid!;
+      const status = await postForStatus(
+        `${state.url}/v1/deploy`,
+        state.apiKey,
+        { mcp_id: built.body.data.mcp_id, environment: 'development' },
+        () => process.kill(-pid, 'SIGKILL'),
+      );
+      expect(status).toBe(200);
+      await waitFor('the engine to die', () => (isProcessAlive(pid) ? undefined : true));
+      daemon = startDaemon(home);
+      state = await engineState(home);
+      const list = await call(state.url, 'GET', '/v1/deployments', { key: state.apiKey });
+      const newest = list.body.data.deployments.find((d: { mcp_id: string }) => d.mcp_id === built.body.data.mcp_id);
+      ids.push(newest.deployment_id);
+      expect(newest.status, JSON.stringify(newest)).toBe('deployed');
+    }
+    expect(new Set(ids).size).toBe(trials);
+  }, 120_000);
+});
+
+describe('what a crash leaves half-written', () => {
+  it('is removed at the next start: temporary state files, store files and unfinished bundles', async () => {
+    const home = await newHome();
+    const planted = [
+      join(home, '.engine.json.4242.0a1b2c3d.tmp'),
+      join(home, '.engine-settings.json.4242.0a1b2c3d.tmp'),
+      join(home, 'store', '.meta.json.4242.0a1b2c3d.tmp'),
+      join(home, 'store', 'deployments', '.deploy_x.json.4242.0a1b2c3d.tmp'),
+    ];
+    await mkdir(join(home, 'store', 'deployments'), { recursive: true });
+    for (const file of planted) await writeFile(file, '');
+    await mkdir(join(home, 'bundles', '.tmp-0123456789ab-XyZ123', 'files'), { recursive: true });
+    await writeFile(join(home, 'bundles', '.tmp-0123456789ab-XyZ123', 'definition.json'), '{"name":');
+    const engine = await startEngine({
+      home,
+      host: '127.0.0.1',
+      port: 0,
+      apiKey: 'test-key-0123456789abcdef',
+      version: '0.0.0-test',
+      logger: silentLogger,
+      env: {},
+      deployments: false,
+      tests: false,
+    });
+    try {
+      const left = [
+        ...(await readdir(home)),
+        ...(await readdir(join(home, 'store'))),
+        ...(await readdir(join(home, 'store', 'deployments'))),
+        ...(await readdir(join(home, 'bundles'))),
+      ];
+      expect(left.filter((name) => name.endsWith('.tmp') || name.startsWith('.tmp-'))).toEqual([]);
+    } finally {
+      await engine.close();
+    }
+  });
 });

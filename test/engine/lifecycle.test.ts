@@ -289,12 +289,15 @@ describe('mcpctl serve', () => {
     expect(existsSync(join(box.env.MCPCTL_HOME!, 'engine.json'))).toBe(false);
   }, 60_000);
 
-  it('refuses a non-loopback address without MCPCTL_API_KEY, and a home whose engine runs', async () => {
+  it('refuses a non-loopback address without MCPCTL_API_KEY, a key of white space, and a home whose engine runs', async () => {
     const box = await sandbox();
     // configuration (the environment and MCPCTL_HOME), not the command: exit 3
     const refused = await mcpctl(box, ['serve', '--host', '0.0.0.0', '--port', '0']);
     expect(refused.code).toBe(3);
     expect(refused.stderr).toContain('MCPCTL_API_KEY');
+    const blank = await mcpctl(await sandbox({ MCPCTL_API_KEY: ' '.repeat(16) }), ['serve', '--port', '0']);
+    expect(blank.code).toBe(3);
+    expect(blank.stderr).toMatch(/MCPCTL_API_KEY cannot be used: it is empty or only white space/);
     expect((await mcpctl(box, ['engine', 'start'])).code).toBe(0);
     const busy = await mcpctl(box, ['serve', '--port', '0']);
     expect(busy.code).toBe(3);

@@ -5,12 +5,12 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Deployment, LogLine, Metrics } from '../../src/api/contract.js';
-import { answerClientError, createApp, type App, type AppOptions } from '../../src/engine/app.js';
+import { createApp, createEngineServer, type App, type AppOptions } from '../../src/engine/app.js';
 import { createLogger } from '../../src/engine/logger.js';
 import { FileStore } from '../../src/engine/store/file-store.js';
 import { isEngineProcess } from '../../src/engine/state.js';
@@ -62,8 +62,7 @@ export async function startTestApp(options: TestAppOptions | ((store: FileStore)
     logger,
     ...given,
   });
-  const server = createServer((req, res) => void app(req, res));
-  server.on('clientError', answerClientError);
+  const server = createEngineServer((req, res) => app(req, res), { requestTimeoutMs: given.limits?.requestTimeoutMs ?? 60_000 });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -277,6 +276,37 @@ export function fakeDeployments(
     },
   };
   return service;
+}
+
+/**
+ * Sends `text` as it is on a new connection to `base` and returns everything that comes back
+ * until the server closes the connection (or `timeoutMs`, after which the socket is closed).
+ * `hangUpAfterMs` closes the socket that long after sending: an upload cut short.
+ */
+export function rawExchange(base: string, text: string, options: { timeoutMs?: number; hangUpAfterMs?: number } = {}): Promise<string> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: hostname, port: Number(port) });
+    let received = '';
+    const timer = setTimeout(() => socket.destroy(), options.timeoutMs ?? 10_000);
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (received += chunk));
+    socket.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ECONNRESET' && error.code !== 'EPIPE') reject(error);
+    });
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(received);
+    });
+    socket.write(text);
+    if (options.hangUpAfterMs !== undefined) setTimeout(() => socket.destroy(), options.hangUpAfterMs);
+  });
+}
+
+/** The JSON body of a raw HTTP answer. */
+export function rawBody(answer: string): unknown {
+  const start = answer.indexOf('\r\n\r\n');
+  return start === -1 ? undefined : JSON.parse(answer.slice(start + 4));
 }
 
 /** Last resort for end-to-end tests: kill the engine recorded in a home's state file, if it still runs. */

@@ -123,11 +123,11 @@ describe('http handlers', () => {
     expect(firstText(result)).toMatch(/larger than the limit of 1000 bytes/);
   });
 
-  it('report an error status with the body and without the query string', async () => {
+  it('report an error status with the body and without the query string (and without the value of ${BACKEND_URL})', async () => {
     await using client = await connect(served.mcpUrl);
     const result = await client.callTool({ name: 'missing_http', arguments: {} });
     expect(result.isError).toBe(true);
-    expect(firstText(result)).toBe(`Tool "missing_http" failed: GET ${backend.url}/nothing-here answered 404 Not Found: {"error":"no such thing"}`);
+    expect(firstText(result)).toBe(`Tool "missing_http" failed: GET [redacted]/nothing-here answered 404 Not Found: {"error":"no such thing"}`);
     expect(result._meta).toEqual({ 'mcpctl/failure': { kind: 'http_status', status: 404 } });
   });
 

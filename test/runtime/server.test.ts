@@ -4,7 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { FIXTURES, connect, firstText, serveDefinition, startBackend, type Served } from './helpers.js';
+import { writeFile } from 'node:fs/promises';
+import { FIXTURES, connect, firstText, makeTempDir, serveDefinition, startBackend, type Served } from './helpers.js';
 
 const KITCHEN = join(FIXTURES, 'kitchen', 'server.yaml');
 const API_KEY = 'sk-test-0123456789';
@@ -295,5 +296,36 @@ describe('the HTTP surface', () => {
 
     await client.callTool({ name: 'outage', arguments: { what: 'x' } });
     expect(served.logs.findLast((entry) => entry.target === 'outage')).toMatchObject({ is_error: true });
+  });
+});
+
+describe('values from the environment', () => {
+  it('are hidden from every log line and from the error text returned, whatever the variable is called and wherever it is used', async () => {
+    const value = 'plain-value-42xy';
+    await using dir = await makeTempDir();
+    const file = join(dir.path, 'server.yaml');
+    // exec env values resolve after the logger is made: they must still be hidden
+    await writeFile(
+      file,
+      [
+        'name: env-values',
+        'template: basic',
+        'tools:',
+        '  - name: tell',
+        '    description: Prints its variable on stderr and fails',
+        '    inputSchema: { type: object }',
+        '    handler:',
+        '      type: exec',
+        `      command: [${JSON.stringify(process.execPath)}, "-e", "process.stderr.write('it is ' + process.env.SETTING); process.exit(1)"]`,
+        '      env: { SETTING: "${HARMLESS_NAME}" }',
+      ].join('\n'),
+    );
+    await using served = await serveDefinition(file, { env: { HARMLESS_NAME: value, PATH: process.env.PATH ?? '/usr/bin:/bin' }, debug: true });
+    await using client = await connect(served.mcpUrl);
+    const result = await client.callTool({ name: 'tell', arguments: { echo: value } });
+    expect(result.isError).toBe(true);
+    expect(firstText(result)).toContain('it is [redacted]');
+    expect(JSON.stringify(served.logs)).not.toContain(value);
+    expect(JSON.stringify(served.logs)).toContain('[redacted]');
   });
 });

@@ -4,6 +4,7 @@
  * printed once on stderr. A non-loopback address needs MCPCTL_API_KEY. Stops on Ctrl-C or SIGTERM.
  */
 import { createRequire } from 'node:module';
+import { apiKeyProblem } from '../../engine/api-key.js';
 import type { CommandContext } from '../context.js';
 import { EXIT, UserError } from '../errors.js';
 
@@ -27,8 +28,12 @@ export async function serveCommand(ctx: CommandContext, options: ServeOptions): 
       hint: 'set MCPCTL_API_KEY to a long random value (for example `openssl rand -base64 32`), or listen on 127.0.0.1',
     });
   }
-  if (givenKey !== undefined && givenKey.length < 16) {
-    throw new UserError('MCPCTL_API_KEY is too short: use at least 16 characters (32 random bytes is better)', { exitCode: EXIT.config });
+  const keyProblem = givenKey === undefined ? undefined : apiKeyProblem(givenKey);
+  if (keyProblem !== undefined) {
+    throw new UserError(`MCPCTL_API_KEY cannot be used: ${keyProblem}`, {
+      exitCode: EXIT.config,
+      hint: 'use at least 16 visible characters without spaces (32 random bytes is better: `openssl rand -base64 32`)',
+    });
   }
 
   const [{ homePaths, resolveHome }, { startEngine, ListenError, urlHost }, { createLogger, parseLogLevel }, { limitsFromEnv }, state] = await Promise.all([

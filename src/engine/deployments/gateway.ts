@@ -28,6 +28,9 @@ export interface GatewayOptions {
 
 export type Gateway = ((req: IncomingMessage, res: ServerResponse) => Promise<boolean>) & { close(): void };
 
+/** Below serve-bundle's keep-alive time-out (5 s). */
+const UPSTREAM_IDLE_MS = 4_000;
+
 /** How much of a response is kept to look for a tool error. */
 const PEEK_BYTES = 1024 * 1024;
 const HOP_BY_HOP = new Set([
@@ -43,7 +46,9 @@ const HOP_BY_HOP = new Set([
 ]);
 
 export function createGateway(routes: GatewayRoutes, options: GatewayOptions): Gateway {
-  const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+  // An idle connection is dropped before the instance drops it (its keep-alive time-out is 5 s):
+  // reusing one the instance is closing at that moment fails the request sent on it.
+  const agent = new Agent({ keepAlive: true, maxSockets: 256, timeout: UPSTREAM_IDLE_MS });
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
     const url = new URL(req.url ?? '/', 'http://gateway');
@@ -105,11 +110,15 @@ async function proxyMcp(
   const requestId = typeof given === 'string' ? given : (firstHeader(req.headers['x-request-id']) ?? options.newRequestId());
   const debug = live.environment === 'development';
   live.lastActivity = started;
-  let body: Buffer;
-  try {
-    body = await readBody(req, options.limits.maxBodyBytes);
-  } catch {
+  const body = await readBody(req, options.limits.maxBodyBytes);
+  if (body === 'too large') {
     sendRpcError(res, 413, `the request body is over ${options.limits.maxBodyBytes} bytes`);
+    return;
+  }
+  // The client went away before its request arrived: nothing to send, nothing to count
+  // (499 is what the engine's log line says).
+  if (body === 'gone') {
+    res.statusCode = 499;
     return;
   }
   const info = inspectRequest(body.toString('utf8'));
@@ -138,7 +147,7 @@ async function proxyMcp(
     const instance = live.pick(tried);
     if (instance === undefined) {
       const why = live.status === 'deploying' ? 'is still starting' : 'has no healthy instance right now';
-      sendRpcError(res, 503, `deployment ${live.id} ${why}; retry shortly`, { 'retry-after': '1' });
+      sendRpcError(res, 503, `deployment ${live.id} ${why}; retry shortly`, { 'retry-after': '1' }, info.id);
       record(503, true);
       return;
     }
@@ -194,7 +203,7 @@ function forward(instance: ManagedInstance, args: ForwardArgs): Promise<'retry' 
       // A pooled connection the instance had closed (it died, or it is stopping): the request
       // went nowhere useful. Repeat it elsewhere only if repeating cannot do harm.
       if (!res.headersSent && upstream.reusedSocket && RESET_CODES.has(error.code ?? '') && safeToRepeat(info, live)) return settle('retry');
-      if (!res.headersSent) sendRpcError(res, 502, `instance ${instance.id} closed the connection before answering`);
+      if (!res.headersSent) sendRpcError(res, 502, `instance ${instance.id} closed the connection before answering`, {}, info.id);
       else res.destroy();
       settle('done', 502, true);
     });
@@ -279,8 +288,9 @@ function responseHeaders(headers: IncomingHttpHeaders): Record<string, string | 
   return out;
 }
 
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
+/** The whole body; 'too large' past the limit; 'gone' when the client went away first. */
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too large' | 'gone'> {
+  return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
@@ -288,13 +298,16 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       if (size > limit) {
         req.removeAllListeners('data');
         req.resume();
-        reject(new Error('too large'));
+        resolve('too large');
         return;
       }
       chunks.push(chunk);
     });
     req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
+    req.on('error', () => resolve('gone'));
+    req.on('close', () => {
+      if (!req.complete) resolve('gone');
+    });
   });
 }
 
@@ -318,7 +331,10 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headOnly =
   res.end(headOnly ? undefined : text);
 }
 
-/** An MCP client understands a JSON-RPC error better than a bare HTTP one. */
-function sendRpcError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
-  sendJson(res, status, { jsonrpc: '2.0', error: { code: -32000, message }, id: null }, false, headers);
+/**
+ * An MCP client understands a JSON-RPC error better than a bare HTTP one; with the id of its
+ * request (when it was read), so the client can match the answer to the call.
+ */
+function sendRpcError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}, id: McpRequestInfo['id'] = null): void {
+  sendJson(res, status, { jsonrpc: '2.0', error: { code: -32000, message }, id: id ?? null }, false, headers);
 }

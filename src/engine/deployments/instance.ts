@@ -1,9 +1,11 @@
 /**
  * One supervised runtime instance: a child process on its own loopback port, health-checked on
  * an interval, restarted with back-off when it crashes or stops answering, and given up after
- * too many consecutive restarts.
+ * too many consecutive restarts. Every start (the first, restarts, restores) waits for a slot of
+ * the engine's start queue; its time limit counts from when it has one.
  */
 import { get } from 'node:http';
+import { START_PRIORITY, type WorkQueue } from '../admission.js';
 import type { RuntimeProcessHandle, StartRuntimeProcess } from '../types.js';
 import type { DeploymentLimits } from './limits.js';
 import { restartDelay } from './limits.js';
@@ -36,12 +38,34 @@ export interface InstanceSpec {
 
 export interface InstanceDeps {
   startRuntime: StartRuntimeProcess;
+  /** the engine's start queue: at most so many instances start at once */
+  starts: WorkQueue;
   limits: DeploymentLimits;
   clock: () => number;
   hooks: InstanceHooks;
 }
 
 const OUTPUT_TAIL = 5;
+
+/** A start that did not come up. `transient` when trying again may work (a time-out, a kill). */
+export class StartFailure extends Error {
+  override readonly name = 'StartFailure';
+  constructor(
+    message: string,
+    readonly transient: boolean,
+  ) {
+    super(message);
+  }
+}
+
+export interface StartOptions {
+  /** on failure, restart with back-off (and resolve at once) instead of rejecting */
+  retry: boolean;
+  /** with retry: a failure that cannot go away by itself (the server refused to start) gives up at once */
+  failFast?: boolean;
+  /** priority in the start queue (START_PRIORITY) */
+  priority?: number;
+}
 
 export class ManagedInstance {
   state: InstanceState = 'starting';
@@ -50,7 +74,13 @@ export class ManagedInstance {
   /** restarts since the instance was created */
   restarts = 0;
   lastCheck: number | undefined;
+  /** while waiting for a start slot: how many starts are ahead */
+  queued: number | undefined;
+  /** why it was given up, once `failed` */
+  failure: string | undefined;
   private handle: RuntimeProcessHandle | undefined;
+  /** drops a start that still waits for its slot */
+  private waitingStart: AbortController | undefined;
   private consecutive = 0;
   private failedChecks = 0;
   private checking = false;
@@ -84,9 +114,9 @@ export class ManagedInstance {
    * start is handled like a crash (restart with back-off) and this resolves at once; without
    * it the error is thrown and the instance is left stopped.
    */
-  async start(options: { retry: boolean }): Promise<void> {
+  async start(options: StartOptions): Promise<void> {
     try {
-      await this.launch();
+      await this.launch(options.priority ?? START_PRIORITY.deploy);
       this.watchHealth();
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
@@ -94,7 +124,8 @@ export class ManagedInstance {
       // instance stopped while it was starting (scaled down, deployment stopped) is no failure.
       if (options.retry) {
         if (!this.stopping) {
-          this.scheduleRestart(reason);
+          const permanent = error instanceof StartFailure && !error.transient;
+          this.scheduleRestart(reason, options.failFast === true && permanent);
           this.watchHealth();
         }
         return;
@@ -108,6 +139,7 @@ export class ManagedInstance {
   /** Stops the process (SIGTERM, then SIGKILL after the grace period). Idempotent. */
   async stop(graceMs = this.deps.limits.stopGraceMs): Promise<void> {
     this.stopping = true;
+    this.waitingStart?.abort(new Error('stopped while waiting to start'));
     clearInterval(this.healthTimer);
     clearTimeout(this.restartTimer);
     const handle = this.handle;
@@ -140,25 +172,50 @@ export class ManagedInstance {
     return this.tail.length === 0 ? reason : `${reason}; last output: ${this.tail.join(' | ')}`;
   }
 
-  private async launch(): Promise<void> {
+  /** One start: a slot of the start queue, then the process, until it answers its health check. */
+  private async launch(priority: number): Promise<void> {
     this.launching = true;
+    const waiting = new AbortController();
+    this.waitingStart = waiting;
     try {
-      await this.launchProcess();
+      await this.deps.starts.run(
+        async () => {
+          this.setQueued(undefined);
+          await this.launchProcess();
+        },
+        { priority, signal: waiting.signal, onWait: (ahead) => this.setQueued(ahead) },
+      );
+    } catch (error) {
+      if (this.stopping) throw new Error('stopped while starting', { cause: error });
+      throw error;
     } finally {
       this.launching = false;
+      this.waitingStart = undefined;
+      this.setQueued(undefined);
     }
+  }
+
+  private setQueued(ahead: number | undefined): void {
+    if (this.queued === ahead) return;
+    this.queued = ahead;
+    this.deps.hooks.changed();
   }
 
   private async launchProcess(): Promise<void> {
     const { hooks, limits, clock } = this.deps;
+    if (this.stopping) throw new Error('stopped while starting');
     this.tail.length = 0;
     this.failedChecks = 0;
+    // The documented start time-out covers the whole start, from now (not from the request,
+    // which may have waited in the queue): the process reporting its port, then its health.
+    const deadline = clock() + limits.startTimeoutMs;
     const handle = await this.deps.startRuntime({
       bundleDir: this.spec.bundleDir,
       host: '127.0.0.1',
       port: 0,
       env: this.spec.env,
       logLevel: this.spec.logLevel,
+      startTimeoutMs: limits.startTimeoutMs,
       onLog: (raw) => {
         const line = parseLogLine(raw);
         const text = typeof line.msg === 'string' ? line.msg : raw;
@@ -167,7 +224,9 @@ export class ManagedInstance {
         hooks.output(line, this.id);
       },
     }).catch((error: unknown) => {
-      throw new Error(this.describe(`could not start: ${error instanceof Error ? error.message : String(error)}`));
+      const kind = (error as { kind?: unknown } | null)?.kind;
+      const transient = kind === 'timeout' || kind === 'spawn' || kind === 'killed';
+      throw new StartFailure(this.describe(`could not start: ${error instanceof Error ? error.message : String(error)}`), transient);
     });
     if (this.stopping) {
       await handle.stop(0).catch(() => undefined);
@@ -181,24 +240,23 @@ export class ManagedInstance {
       exit = readExit(result);
       this.onExit(handle, exit);
     });
-    const deadline = clock() + limits.startTimeoutMs;
     while (!this.stopping) {
       if (exit !== undefined) {
         this.handle = undefined;
-        throw new Error(this.describe(`${describeExit(exit)} before answering its health check`));
+        throw new StartFailure(this.describe(`${describeExit(exit)} before answering its health check`), exit.signal !== null);
       }
       if (await probeHealth(handle.healthUrl, Math.min(limits.healthTimeoutMs, Math.max(1, deadline - clock())))) break;
       if (clock() >= deadline) {
         this.handle = undefined;
         await handle.stop(0).catch(() => undefined);
-        throw new Error(this.describe(`not healthy ${Math.round(limits.startTimeoutMs / 1000)} s after start`));
+        throw new StartFailure(this.describe(`not healthy ${Math.round(limits.startTimeoutMs / 1000)} s after start`), true);
       }
       await sleep(Math.min(100, limits.healthIntervalMs));
     }
     if (this.stopping) throw new Error('stopped while starting');
     if (exit !== undefined) {
       this.handle = undefined;
-      throw new Error(this.describe(describeExit(exit)));
+      throw new StartFailure(this.describe(describeExit(exit)), exit.signal !== null);
     }
     this.lastCheck = clock();
     this.state = 'healthy';
@@ -215,12 +273,15 @@ export class ManagedInstance {
     this.scheduleRestart(reason);
   }
 
-  private scheduleRestart(reason: string): void {
+  /** Restarts after a back-off, or gives up (now, or after too many restarts in a row). */
+  private scheduleRestart(reason: string, giveUpNow = false): void {
     const { hooks, limits } = this.deps;
     this.consecutive += 1;
-    if (this.consecutive > limits.maxRestarts) {
+    if (giveUpNow || this.consecutive > limits.maxRestarts) {
       this.state = 'failed';
-      hooks.log('error', `instance ${this.id} given up after ${limits.maxRestarts} restarts in a row: ${reason}`, this.id);
+      this.failure = reason;
+      const why = giveUpNow ? 'not restarted: the server refused to start' : `given up after ${limits.maxRestarts} restarts in a row`;
+      hooks.log('error', `instance ${this.id} ${why}: ${reason}`, this.id);
       hooks.changed();
       hooks.gaveUp(this, reason);
       return;
@@ -232,7 +293,7 @@ export class ManagedInstance {
     this.restartTimer = setTimeout(() => {
       if (this.stopping) return;
       this.restarts += 1;
-      this.launch().catch((error: unknown) => {
+      this.launch(START_PRIORITY.restart).catch((error: unknown) => {
         if (this.stopping) return;
         const why = error instanceof Error ? error.message : String(error);
         hooks.log('error', `instance ${this.id} restart failed: ${why}`, this.id);

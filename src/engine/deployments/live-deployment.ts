@@ -4,6 +4,8 @@
  * asks it for an instance per request.
  */
 import type { Deployment, DeploymentState, LogLine } from '../../api/contract.js';
+import { redact, Secrets } from '../../runtime/logger.js';
+import { START_PRIORITY, type WorkQueue } from '../admission.js';
 import { ServiceError, type DeploymentRecord, type Logger, type ServerRecord, type Store } from '../types.js';
 import { decideScale } from './autoscale.js';
 import { ManagedInstance, type InstanceHooks, type StartRuntimeProcess } from './instance.js';
@@ -19,6 +21,8 @@ export interface LiveContext {
   max: number;
   store: Store;
   startRuntime: StartRuntimeProcess;
+  /** the engine's start queue */
+  starts: WorkQueue;
   limits: DeploymentLimits;
   clock: () => number;
   logs: LogBook;
@@ -32,6 +36,8 @@ const RECENT_CHANGE_MS = 250;
 export class LiveDeployment {
   readonly record: DeploymentRecord;
   readonly samples: SampleRing;
+  /** the values of its env_vars: hidden from its log lines, the engine's log and its reasons */
+  private readonly secrets: Secrets;
   instances: ManagedInstance[] = [];
   /** when the last gateway request arrived (or the deployment became deployed) */
   lastActivity: number;
@@ -40,6 +46,10 @@ export class LiveDeployment {
   private nextInstance = 1;
   private rotation = 0;
   private readonly waiters = new Set<() => void>();
+  /** woken by every change, written or not: the engine's own waits (a launch) */
+  private readonly watchers = new Set<() => void>();
+  /** the launch in progress, for its stage */
+  private launching: { verb: 'starting' | 'restoring'; instances: ManagedInstance[] } | undefined;
   private outstanding = 0;
   private loadArea = 0;
   private loadSince: number;
@@ -47,6 +57,14 @@ export class LiveDeployment {
   private lowSince: number | undefined;
   private scaleTimer: NodeJS.Timeout | undefined;
   private persisting: Promise<void> = Promise.resolve();
+  /**
+   * The deployment as last written to disk: what the API reports. A state (deployed, stopped,
+   * failed) becomes visible only once its record is durable, so no answer can report a state
+   * that a crash would take back.
+   */
+  private published: Deployment;
+  /** why the last write failed, until one succeeds */
+  private writeFailure: Error | undefined;
   private lastChangeAt = 0;
   private settling = false;
 
@@ -55,6 +73,8 @@ export class LiveDeployment {
     readonly ctx: LiveContext,
   ) {
     this.record = record;
+    this.secrets = new Secrets(Object.values(record.config.env_vars ?? {}));
+    this.published = structuredClone(record.deployment);
     this.samples = new SampleRing(ctx.limits.samplesKept);
     this.lastActivity = ctx.clock();
     this.loadSince = this.tickStart = ctx.clock();
@@ -84,39 +104,63 @@ export class LiveDeployment {
 
   // --- events and state ---------------------------------------------------------------------
 
-  log(level: 'debug' | 'info' | 'warn' | 'error', message: string, extra: Partial<LogLine> = {}): void {
+  log(level: 'debug' | 'info' | 'warn' | 'error', text: string, extra: Partial<LogLine> = {}): void {
+    // Every line at every level: a request's arguments or a process's stderr may quote a secret.
+    const message = this.secrets.redactText(text);
     this.ctx.logs.append({ time: new Date(this.ctx.clock()).toISOString(), level, message, ...extra });
     if (extra.instance === undefined) this.ctx.logger[level](message, { deployment_id: this.id });
   }
 
-  /** Something visible changed: wake long-polls. `persist` also writes the record. */
+  /**
+   * Something changed. Without `persist` it is live detail (instances, stage) and long-polls wake
+   * at once; with `persist` the record is written and long-polls wake once it is on disk.
+   */
   changed(persist = false): void {
     this.record.version += 1;
     this.lastChangeAt = this.ctx.clock();
     this.record.deployment.updated_at = new Date(this.lastChangeAt).toISOString();
+    for (const watch of [...this.watchers]) watch();
+    if (persist && this.ctx.writable()) this.persist();
+    else this.wake();
+  }
+
+  private wake(): void {
     for (const wake of this.waiters) wake();
     this.waiters.clear();
-    if (persist) this.persist();
   }
 
   private persist(): void {
-    if (!this.ctx.writable()) return;
     this.record.deployment.instances = this.describeInstances();
     const snapshot = structuredClone(this.record);
-    // Writes go one after the other so the newest state is the one that stays.
+    // Writes go one after the other so the newest state is the one that stays; each is published
+    // (shown by the API, long-polls woken) only after it is durable.
     this.persisting = this.persisting
       .then(() => this.ctx.store.putDeployment(snapshot))
-      .catch((error: unknown) => this.ctx.logger.error('could not save a deployment', { deployment_id: this.id, error: String(error) }));
+      .then(
+        () => {
+          this.published = snapshot.deployment;
+          this.writeFailure = undefined;
+          this.lastChangeAt = this.ctx.clock();
+          this.wake();
+        },
+        (error: unknown) => {
+          this.writeFailure = error instanceof Error ? error : new Error(String(error));
+          this.ctx.logger.error('could not save a deployment', { deployment_id: this.id, error: String(error) });
+        },
+      );
   }
 
+  /** Waits for the writes so far; rejects when the last one failed (what it said is not on disk). */
   async flush(): Promise<void> {
     await this.persisting;
+    if (this.writeFailure !== undefined) throw this.writeFailure;
   }
 
+  /** What a deployment in progress is doing: live detail, written with the next state change. */
   setStage(stage: string): void {
     if (this.record.deployment.stage === stage) return;
     this.record.deployment.stage = stage;
-    this.changed(true);
+    this.changed();
   }
 
   /** Moves to `to` if the state machine allows it; a wrong transition is a conflict. */
@@ -126,12 +170,12 @@ export class LiveDeployment {
       throw new ServiceError('conflict', `deployment ${this.id} is ${d.status}; it cannot become ${to}`);
     }
     const now = this.ctx.clock();
-    applyTransition(d, to, now, reason);
+    applyTransition(d, to, now, reason === undefined ? undefined : this.secrets.redactText(reason));
     if (to === 'deployed') {
       this.servingSince ??= now;
       this.lastActivity = now;
     }
-    this.log(to === 'failed' ? 'error' : 'info', `deployment ${to}${reason === undefined ? '' : `: ${reason}`}`);
+    this.log(to === 'failed' ? 'error' : 'info', `deployment ${to}${d.reason === undefined || reason === undefined ? '' : `: ${d.reason}`}`);
     this.changed(true);
   }
 
@@ -162,9 +206,14 @@ export class LiveDeployment {
     return {
       log: (level, message, instance) => this.log(level, message, { instance }),
       output: (line, instance) => {
-        if (!isHealthCheckLine(line)) this.ctx.logs.append(toLogLine(line, instance, this.ctx.clock()));
+        if (isHealthCheckLine(line)) return;
+        const shown = this.secrets.size === 0 ? line : (redact(line, this.secrets.list()) as Record<string, unknown>);
+        this.ctx.logs.append(toLogLine(shown, instance, this.ctx.clock()));
       },
-      changed: () => this.changed(),
+      changed: () => {
+        this.describeLaunch();
+        this.changed();
+      },
       gaveUp: () => this.onInstanceGaveUp(),
     };
   }
@@ -177,32 +226,71 @@ export class LiveDeployment {
         env: { ...this.record.config.env_vars },
         logLevel: this.environment === 'development' ? 'debug' : 'info',
       },
-      { startRuntime: this.ctx.startRuntime, limits: this.ctx.limits, clock: this.ctx.clock, hooks: this.hooks() },
+      { startRuntime: this.ctx.startRuntime, starts: this.ctx.starts, limits: this.ctx.limits, clock: this.ctx.clock, hooks: this.hooks() },
     );
     this.instances.push(instance);
     return instance;
   }
 
   /**
-   * Starts `count` instances and resolves when every one answers its health check. The first
-   * failure stops the others and rejects with the reason.
+   * Starts `count` instances, each through the start queue, each retried with back-off when its
+   * start fails in a way that may pass (a time-out on a busy machine). A deploy (`starting`)
+   * resolves when every one answers its health check and fails at the first instance given up
+   * (at once when the server refuses to start). A restore keeps every instance that came up: it
+   * resolves when each one answers or has been given up, and fails only when every one is given up.
    */
   async launch(count: number, verb: 'starting' | 'restoring'): Promise<void> {
-    let healthy = 0;
-    this.setStage(`${verb} instances 0/${count}`);
     const started = Array.from({ length: count }, () => this.createInstance());
-    const results = await Promise.allSettled(
-      started.map(async (instance) => {
-        await instance.start({ retry: false });
-        healthy += 1;
-        if (isActive(this.status)) this.setStage(`${verb} instances ${healthy}/${count}`);
-      }),
-    );
-    const failure = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
-    if (failure !== undefined) {
-      await this.stopInstances();
-      throw failure.reason instanceof Error ? failure.reason : new Error(String(failure.reason));
+    this.launching = { verb, instances: started };
+    this.describeLaunch();
+    const priority = verb === 'restoring' ? START_PRIORITY.restore : START_PRIORITY.deploy;
+    for (const instance of started) void instance.start({ retry: true, failFast: verb === 'starting', priority });
+    try {
+      const failure = await this.until(() => {
+        const serving = started.filter((instance) => instance.serving).length;
+        const failed = started.filter((instance) => instance.state === 'failed');
+        if (serving === count) return { done: true };
+        if (verb === 'restoring' && serving > 0 && serving + failed.length === count) return { done: true };
+        if (failed.length > 0 && (verb === 'starting' || failed.length === count)) return { done: false, reason: failed[0]!.failure ?? 'it did not start' };
+        if (!isActive(this.status) || started.every((instance) => instance.state === 'stopped')) return { done: false, reason: 'stopped while starting' };
+        return undefined;
+      });
+      if (!failure.done) {
+        if (verb === 'starting') await this.stopInstances();
+        throw new Error(failure.reason);
+      }
+    } finally {
+      this.launching = undefined;
     }
+  }
+
+  /** Resolves with the first answer of `check` other than undefined, looking again at every change. */
+  private async until<T>(check: () => T | undefined): Promise<T> {
+    for (;;) {
+      const answer = check();
+      if (answer !== undefined) return answer;
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          this.watchers.delete(wake);
+          resolve();
+        };
+        this.watchers.add(wake);
+      });
+    }
+  }
+
+  /** The stage of a launch: how many instances answer, or how long the queue is before the first start. */
+  private describeLaunch(): void {
+    const launch = this.launching;
+    if (launch === undefined || !isActive(this.status)) return;
+    const { verb, instances } = launch;
+    const healthy = instances.filter((instance) => instance.serving).length;
+    const queued = instances.map((instance) => instance.queued).filter((ahead): ahead is number => ahead !== undefined);
+    const stage =
+      healthy === 0 && queued.length === instances.length
+        ? `queued: ${describeAhead(Math.min(...queued))}`
+        : `${verb} instances ${healthy}/${instances.length}`;
+    this.setStage(stage);
   }
 
   /** The instance for the next request: the healthy one with the fewest requests in flight. */
@@ -300,7 +388,7 @@ export class LiveDeployment {
     const why = `mean ${load.toFixed(1)} requests in flight, target ${this.ctx.limits.targetOutstandingPerInstance} per instance`;
     this.log('info', `scaling from ${from} to ${desired} instances (${why})`);
     const active = () => this.instances.filter((i) => i.state !== 'draining' && i.state !== 'stopped');
-    for (let n = active().length; n < desired; n += 1) void this.createInstance().start({ retry: true });
+    for (let n = active().length; n < desired; n += 1) void this.createInstance().start({ retry: true, priority: START_PRIORITY.scale });
     while (active().length > desired) {
       // Remove the instance that matters least: one not serving, else the least busy, newest first.
       const victim = [...active()].reverse().sort((a, b) => Number(a.serving) - Number(b.serving) || a.outstanding - b.outstanding)[0]!;
@@ -325,8 +413,20 @@ export class LiveDeployment {
     }));
   }
 
+  /**
+   * The API's view: the states as they are on disk (status, reason, transitions, times), with the
+   * live detail (stage, instances, desired count) as it is now.
+   */
   toDeployment(): Deployment {
-    return { ...structuredClone(this.record.deployment), instances: this.describeInstances() };
+    const live = this.record.deployment;
+    // While a new state is on its way to the disk, the stage it brought (`running`) waits with it.
+    const stage = live.status === this.published.status ? live.stage : this.published.stage;
+    return {
+      ...structuredClone(this.published),
+      ...(stage === undefined ? {} : { stage }),
+      ...(live.desired_instances === undefined ? {} : { desired_instances: live.desired_instances }),
+      instances: this.describeInstances(),
+    };
   }
 
   /** The body of `{url}/health`. */
@@ -344,6 +444,17 @@ export class LiveDeployment {
       },
     };
   }
+}
+
+/**
+ * The queue ahead, as a stage says it: exact when short, in tens when long (each change of a
+ * stage wakes every client following the deployment, so a long queue should not wake them at
+ * every step).
+ */
+export function describeAhead(ahead: number): string {
+  if (ahead === 0) return 'next in line';
+  if (ahead <= 10) return `${ahead} start${ahead === 1 ? '' : 's'} ahead`;
+  return `${Math.floor(ahead / 10) * 10}+ starts ahead`;
 }
 
 const LEVELS = new Set(['debug', 'info', 'warn', 'error']);

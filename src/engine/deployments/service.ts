@@ -6,6 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
+import { createAdmission, type WorkQueue } from '../admission.js';
 import type { Deployment, DeployRequest, Environment, LogLine, Metrics } from '../../api/contract.js';
 import {
   GATEWAY_PREFIX,
@@ -65,6 +66,8 @@ class Deployments implements LocalDeploymentService {
   private readonly routes = new Map<string, string>();
   private readonly serverNames = new Map<string, string>();
   private readonly gateway: Gateway;
+  private readonly starts: WorkQueue;
+  private recovered: Promise<void> | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
   private closing = false;
   private closed = false;
@@ -75,6 +78,7 @@ class Deployments implements LocalDeploymentService {
     this.clock = deps.clock;
     this.logger = deps.logger;
     this.logDir = join(deps.home, 'deployment-logs');
+    this.starts = deps.starts ?? createAdmission(undefined, deps.clock).starts;
     this.gateway = createGateway(
       {
         byName: (name) => this.liveByName(name),
@@ -100,6 +104,7 @@ class Deployments implements LocalDeploymentService {
     if (!scaling.ok || problems.length > 0) {
       throw new ServiceError('validation_failed', `the deployment config is not valid: ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}`, problems);
     }
+    this.starts.admit('instance starts');
     const name = server.server.name;
     if (domain !== undefined) {
       const holder = [...this.live.values()].find(
@@ -147,7 +152,14 @@ class Deployments implements LocalDeploymentService {
     const what = options.note ?? `deploying ${name} (${server.server.mcp_id})`;
     live.log('info', `${what} to ${environment}: ${scaling.min} instance${scaling.min === 1 ? '' : 's'} (at most ${scaling.max})`);
     live.changed(true);
-    await live.flush();
+    try {
+      await live.flush();
+    } catch (error) {
+      // Not on disk, so not accepted: nothing starts, and no answer shows it.
+      this.live.delete(id);
+      this.routes.delete(routeName);
+      throw new ServiceError('unavailable', `the deployment could not be saved, so it was not started: ${error instanceof Error ? error.message : String(error)}`);
+    }
     const done = this.bringUp(live);
     if (options.wait) {
       let timer: NodeJS.Timeout | undefined;
@@ -164,14 +176,14 @@ class Deployments implements LocalDeploymentService {
       if (this.closing || live.status !== 'deploying') return;
       live.transition('failed', `instances did not start: ${error instanceof Error ? error.message : String(error)}`);
       this.retire(live);
-      await live.flush();
+      await settled(live);
       return;
     }
     if (live.status !== 'deploying') return;
     live.transition('deployed');
     live.startAutoscaler();
-    await this.replaceOthers(live);
-    await live.flush();
+    await this.replaceOthers(live).catch(() => undefined);
+    await settled(live);
   }
 
   /** One active deployment per server name and environment: the newest deployed one wins. */
@@ -181,7 +193,7 @@ class Deployments implements LocalDeploymentService {
     );
     for (const other of rivals) {
       const older = other.createdAt < live.createdAt || (other.createdAt === live.createdAt && other.id < live.id);
-      if (older) await this.stopLive(other, `replaced by ${live.id}`);
+      if (older) await this.stopLive(other, `replaced by ${live.id}`).catch(() => undefined);
       else return this.stopLive(live, `replaced by ${other.id}`);
     }
   }
@@ -193,6 +205,7 @@ class Deployments implements LocalDeploymentService {
     await Promise.all(live.instances.map((instance) => instance.drain()));
     await live.stopInstances();
     this.retire(live);
+    // rejects when `stopped` did not reach the disk: a stop request must not be told it did
     await live.flush();
   }
 
@@ -260,7 +273,9 @@ class Deployments implements LocalDeploymentService {
     const live = this.live.get(deploymentId);
     if (live !== undefined) {
       if (live.status !== 'deployed') throw cannotStop(deploymentId, live.status);
-      await this.stopLive(live, 'stopped on request');
+      await this.stopLive(live, 'stopped on request').catch((error: unknown) => {
+        throw new ServiceError('unavailable', `the deployment stopped, but that could not be saved: ${error instanceof Error ? error.message : String(error)}`);
+      });
       return live.toDeployment();
     }
     const record = await this.requireRecord(deploymentId);
@@ -311,23 +326,35 @@ class Deployments implements LocalDeploymentService {
     return this.gateway(req, res);
   }
 
+  servesDomain(host: string): boolean {
+    for (const live of this.live.values()) if (live.domain === host) return true;
+    return false;
+  }
+
   // --- engine start and stop ----------------------------------------------------------------
 
-  async restore(): Promise<void> {
-    const records = await this.store.listDeployments();
-    const restoring: Array<Promise<void>> = [];
-    for (const record of records) {
-      const id = record.deployment.deployment_id;
-      if (this.live.has(id)) continue;
-      if (record.deployment.status === 'deploying') {
+  /**
+   * First step of an engine start, before any request is answered: a deployment that was still
+   * deploying when the engine stopped is failed (its instances are gone), so no answer shows it
+   * as deploying on its way to nowhere.
+   */
+  recover(): Promise<void> {
+    this.recovered ??= (async () => {
+      for (const record of await this.store.listDeployments({ status: 'deploying' })) {
+        if (this.live.has(record.deployment.deployment_id)) continue;
         applyTransition(record.deployment, 'failed', this.clock(), 'the engine stopped before the deployment finished');
         record.version += 1;
         await this.store.putDeployment(record);
-      } else if (record.deployment.status === 'deployed') {
-        restoring.push(this.restoreOne(record));
       }
-    }
-    await Promise.all(restoring);
+    })();
+    return this.recovered;
+  }
+
+  /** Brings back every deployment that was deployed, through the start queue like any start. */
+  async restore(): Promise<void> {
+    await this.recover();
+    const records = await this.store.listDeployments({ status: 'deployed' });
+    await Promise.all(records.filter((record) => !this.live.has(record.deployment.deployment_id)).map((record) => this.restoreOne(record)));
   }
 
   private async restoreOne(record: DeploymentRecord): Promise<void> {
@@ -345,27 +372,32 @@ class Deployments implements LocalDeploymentService {
     const routeName = d.url.slice(d.url.lastIndexOf('/') + 1);
     const logs = new LogBook(this.logDir, d.deployment_id, this.limits.logLinesKept);
     await logs.load();
-    d.desired_instances = min;
-    const live = this.adopt(record, server, routeName, min, max, logs);
     const url = this.urlFor(routeName);
-    if (url !== d.url) {
-      live.log('warn', `the engine now listens elsewhere: URL changed from ${d.url} to ${url}`);
+    const moved = url !== d.url ? d.url : undefined;
+    if (moved !== undefined || d.desired_instances !== min) {
+      // What the API will show is written first.
       d.url = url;
       d.health_check = `${url}/health`;
+      d.desired_instances = min;
+      record.version += 1;
+      await this.store.putDeployment(record);
     }
+    const live = this.adopt(record, server, routeName, min, max, logs);
+    if (moved !== undefined) live.log('warn', `the engine now listens elsewhere: URL changed from ${moved} to ${url}`);
     live.log('info', `restoring after an engine restart: ${min} instance${min === 1 ? '' : 's'}`);
     try {
       await live.launch(min, 'restoring');
     } catch (error) {
       if (this.closing) return;
-      live.transition('failed', `could not be restored: ${error instanceof Error ? error.message : String(error)}`);
+      if (live.status === 'deployed') live.transition('failed', `could not be restored: ${error instanceof Error ? error.message : String(error)}`);
+      await live.stopInstances();
       this.retire(live);
-      await live.flush();
+      await settled(live);
       return;
     }
+    if (live.status !== 'deployed') return;
     live.setStage('running');
     live.startAutoscaler();
-    await live.flush();
   }
 
   async close(): Promise<void> {
@@ -378,7 +410,7 @@ class Deployments implements LocalDeploymentService {
     }
     // Instances stop; records keep `deployed`, so the next start restores them.
     await Promise.all(lives.map((live) => live.stopInstances()));
-    await Promise.all(lives.map(async (live) => Promise.all([live.flush(), live.ctx.logs.settle()])));
+    await Promise.all(lives.map(async (live) => Promise.all([settled(live), live.ctx.logs.settle()])));
     this.closed = true;
     this.gateway.close();
   }
@@ -393,6 +425,7 @@ class Deployments implements LocalDeploymentService {
       max,
       store: this.store,
       startRuntime: this.deps.startRuntime,
+      starts: this.starts,
       limits: this.limits,
       clock: this.clock,
       logs,
@@ -476,7 +509,7 @@ class Deployments implements LocalDeploymentService {
       if (live.environment !== 'development' || live.status !== 'deployed') continue;
       if (now - live.lastActivity < this.limits.devIdleMs || live.instances.some((i) => i.outstanding > 0)) continue;
       const minutes = Math.round(this.limits.devIdleMs / 60_000);
-      await this.stopLive(live, `idle: no requests for ${minutes} minute${minutes === 1 ? '' : 's'} (MCPCTL_DEV_IDLE_MINUTES)`);
+      await this.stopLive(live, `idle: no requests for ${minutes} minute${minutes === 1 ? '' : 's'} (MCPCTL_DEV_IDLE_MINUTES)`).catch(() => undefined);
     }
   }
 }
@@ -493,6 +526,11 @@ export function noticesFor(environment: Environment, domain: string | undefined)
     notices.push(`custom domain: requests with Host ${domain} are routed here, but DNS and certificates for it are yours to set up`);
   }
   return notices;
+}
+
+/** Waits for a deployment's writes in the background, where a failed one is already logged. */
+function settled(live: LiveDeployment): Promise<void> {
+  return live.flush().catch(() => undefined);
 }
 
 function cannotStop(deploymentId: string, status: string): ServiceError {

@@ -19,16 +19,26 @@ export function isJsonMediaType(value: string | undefined): boolean {
   return type === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(type);
 }
 
+/** The client closed the connection before its request body arrived whole (an upload cut short). */
+export class ClientGoneError extends Error {
+  override readonly name = 'ClientGoneError';
+}
+
 /** Reads the whole body, failing with 413 as soon as it passes `limit` bytes. */
 export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw tooLarge(limit);
-    chunks.push(chunk);
+  try {
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > limit) throw tooLarge(limit);
+      chunks.push(chunk);
+    }
+  } catch (error) {
+    if (error instanceof HttpError) throw error;
+    throw new ClientGoneError('the client closed the connection before the request body arrived', { cause: error });
   }
   return Buffer.concat(chunks, size);
 }

@@ -20,7 +20,8 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array, o
   const dir = dirname(path);
   const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}${TEMP_SUFFIX}`);
   const durable = options.durable !== false;
-  const handle = await open(temp, 'w', options.mode ?? 0o644);
+  // 'wx': a fresh file of ours, never one left by a crash or another writer.
+  const handle = await open(temp, 'wx', options.mode ?? 0o644);
   try {
     await handle.writeFile(data);
     // open() applies the umask; chmod makes the mode exact (0600 must stay 0600).
@@ -58,12 +59,29 @@ export async function ensureDir(dir: string, mode = 0o700): Promise<void> {
   await mkdir(dir, { recursive: true, mode });
 }
 
-/** Removes the temporary files a crash left behind in `dir`. */
+/**
+ * Removes the temporary files a crash left behind in `dir` (a `kill -9` between creating one and
+ * renaming it leaves it, possibly empty). Only for folders whose one writer is the caller, before
+ * it writes: the engine calls it at start, under its lock.
+ */
 export async function removeStaleTemps(dir: string): Promise<number> {
   let removed = 0;
   for (const name of await readdir(dir).catch(() => [] as string[])) {
     if (name.startsWith('.') && name.endsWith(TEMP_SUFFIX)) {
       await rm(join(dir, name), { force: true });
+      removed += 1;
+    }
+  }
+  if (removed > 0) await syncDir(dir);
+  return removed;
+}
+
+/** Removes the half-written folders (`<prefix>…`) a crash left in `dir`, such as unfinished bundles. */
+export async function removeStaleTempDirs(dir: string, prefix: string): Promise<number> {
+  let removed = 0;
+  for (const name of await readdir(dir).catch(() => [] as string[])) {
+    if (name.startsWith(prefix)) {
+      await rm(join(dir, name), { recursive: true, force: true });
       removed += 1;
     }
   }

@@ -168,6 +168,7 @@ export class FileStore implements Store {
 
   private async load(): Promise<void> {
     await ensureDir(this.dir);
+    await removeStaleTemps(this.dir);
     await this.checkLayout();
     for (const collection of COLLECTIONS) {
       const folder = join(this.dir, collection);

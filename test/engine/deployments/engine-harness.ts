@@ -8,7 +8,7 @@ import type { Deployment, DeployRequest } from '../../../src/api/contract.js';
 import { createDeploymentService } from '../../../src/engine/deployments/index.js';
 import { startEngine, type RunningEngine } from '../../../src/engine/engine.js';
 import { silentLogger } from '../../../src/engine/logger.js';
-import type { ServerRecord } from '../../../src/engine/types.js';
+import type { Logger, ServerRecord } from '../../../src/engine/types.js';
 import { createFixtureStarter, type FixtureStarter } from '../../fixtures/instance/start-instance.js';
 import { createSandbox, type Sandbox } from '../../support/cli.js';
 import { addFixtureServer, FAST_LIMITS } from './harness.js';
@@ -28,7 +28,7 @@ export interface TestEngine {
 
 const API_KEY = 'test-key-0123456789abcdef';
 
-export async function startTestEngine(): Promise<TestEngine> {
+export async function startTestEngine(options: { logger?: Logger } = {}): Promise<TestEngine> {
   const sandbox = await createSandbox();
   const fixtures = createFixtureStarter();
   const engine = await startEngine({
@@ -37,7 +37,7 @@ export async function startTestEngine(): Promise<TestEngine> {
     port: 0,
     apiKey: API_KEY,
     version: '0.0.0-test',
-    logger: silentLogger,
+    logger: options.logger ?? silentLogger,
     env: {},
     limits: { ratePerSecond: 0 },
     runtime: async () => undefined,

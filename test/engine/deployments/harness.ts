@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Deployment, DeployRequest } from '../../../src/api/contract.js';
+import type { WorkQueue } from '../../../src/engine/admission.js';
 import { createDeploymentService, type DeploymentLimits, type LocalDeploymentService } from '../../../src/engine/deployments/index.js';
 import { silentLogger } from '../../../src/engine/logger.js';
 import { FileStore } from '../../../src/engine/store/file-store.js';
@@ -47,7 +48,9 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function createHarness(options: { limits?: Partial<DeploymentLimits>; env?: Record<string, string> } = {}): Promise<Harness> {
+export async function createHarness(
+  options: { limits?: Partial<DeploymentLimits>; env?: Record<string, string>; starts?: WorkQueue } = {},
+): Promise<Harness> {
   const home = await mkdtemp(join(tmpdir(), 'mcpctl-deployments-'));
   const store = await FileStore.open({ dir: join(home, 'store') });
   const fixtures = createFixtureStarter();
@@ -70,6 +73,7 @@ export async function createHarness(options: { limits?: Partial<DeploymentLimits
       startRuntime: fixtures.start,
       clock: Date.now,
       limits: { ...FAST_LIMITS, ...options.limits },
+      ...(options.starts === undefined ? {} : { starts: options.starts }),
     });
   service = make();
   let serial = 0;

@@ -3,6 +3,7 @@
  * (an autoscaler scaling down, a deployment stopped in the middle of a rollout).
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { WorkQueue } from '../../../src/engine/admission.js';
 import { ManagedInstance } from '../../../src/engine/deployments/instance.js';
 import { DEFAULT_LIMITS } from '../../../src/engine/deployments/limits.js';
 import { createFixtureStarter } from '../../fixtures/instance/start-instance.js';
@@ -18,6 +19,7 @@ function instance(): ManagedInstance {
     { bundleDir: '/nonexistent', env: {}, logLevel: 'info' },
     {
       startRuntime: starter.start,
+      starts: new WorkQueue('starts', { concurrency: 2, maxWaiting: 10 }),
       limits: { ...DEFAULT_LIMITS, ...FAST_LIMITS },
       clock: () => Date.now(),
       hooks: { log: noop, output: noop, changed: noop, gaveUp: noop },

@@ -52,6 +52,23 @@ describe('supervision', () => {
     expect(lines.some((l) => l.instance === victim.id && /killed by SIGKILL/.test(l.message))).toBe(true);
   });
 
+  it('answers a call whose instance died under it with 502 and the id of that call', async () => {
+    const server = await h.addServer('weather');
+    const d = await h.deploy(server, 'development');
+    const pid = d.instances![0]!.pid!;
+    const answer = fetch(`${d.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 'call-7', method: 'tools/call', params: { name: 'slow', arguments: { ms: 5000 } } }),
+    });
+    // once the instance has the call, it dies
+    await eventually(async () => expect((await h.service.logs(d.deployment_id, { limit: 1000 })).some((l) => /request tools\/call slow/.test(l.message))).toBe(true));
+    process.kill(pid, 'SIGKILL');
+    const response = await answer;
+    expect(response.status).toBe(502);
+    expect(await response.json()).toMatchObject({ jsonrpc: '2.0', id: 'call-7', error: { message: expect.stringMatching(/closed the connection/) } });
+  });
+
   it('replaces an instance that stops answering its health checks', async () => {
     const server = await h.addServer('weather');
     const d = await h.deploy(server, 'development');

@@ -1,0 +1,71 @@
+/**
+ * DNS-rebinding protection. A web page can make a browser send requests to 127.0.0.1 under a
+ * name its own DNS points there (`evil.example` → 127.0.0.1); the browser then sends that name
+ * as `Host`. An engine that answers only the names it is known by is out of such a page's
+ * reach: the loopback names, the address it is bound to, its public URL's host, the names in
+ * `MCPCTL_ALLOWED_HOSTS` and the domains of its deployments. Pure.
+ */
+
+export interface HostPolicy {
+  /** true when a request with this `Host` header may be answered */
+  allows(hostHeader: string | undefined): boolean;
+}
+
+export interface HostPolicyOptions {
+  /** the address the engine is bound to */
+  bindHost: string;
+  /** the address clients use, when it is not the bound one */
+  publicUrl?: string | undefined;
+  /** more names (`MCPCTL_ALLOWED_HOSTS`); `*` accepts any */
+  extra?: readonly string[] | undefined;
+}
+
+const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
+
+/** `Example.COM:7070` → `example.com`; `[::1]:80` → `[::1]`; a bare IPv6 address gets brackets. */
+export function hostNameOf(value: string): string {
+  const host = value.trim().toLowerCase();
+  if (host.startsWith('[')) {
+    const end = host.indexOf(']');
+    return end === -1 ? host : host.slice(0, end + 1);
+  }
+  const colons = host.split(':').length - 1;
+  if (colons > 1) return `[${host}]`;
+  return colons === 1 ? host.slice(0, host.indexOf(':')) : host;
+}
+
+function isWildcard(host: string): boolean {
+  return host === '' || host === '0.0.0.0' || host === '::' || host === '[::]';
+}
+
+function isLoopbackName(name: string): boolean {
+  return LOOPBACK_NAMES.includes(name) || name.endsWith('.localhost') || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(name);
+}
+
+export function createHostPolicy(options: HostPolicyOptions): HostPolicy {
+  const extra = (options.extra ?? []).map((name) => name.trim()).filter((name) => name !== '');
+  // Bound to every address and told no names: the names it is reached by cannot be known.
+  if (extra.includes('*') || (isWildcard(options.bindHost) && extra.length === 0)) return { allows: () => true };
+  const names = new Set<string>(extra.map(hostNameOf));
+  if (!isWildcard(options.bindHost)) names.add(hostNameOf(options.bindHost.includes(':') && !options.bindHost.startsWith('[') ? `[${options.bindHost}]` : options.bindHost));
+  if (options.publicUrl !== undefined) {
+    try {
+      names.add(new URL(options.publicUrl).hostname.toLowerCase());
+    } catch {
+      // not a URL: the engine says so elsewhere
+    }
+  }
+  return {
+    allows(header) {
+      // HTTP/1.0 without Host: no browser sends such a request
+      if (header === undefined || header === '') return true;
+      const name = hostNameOf(header);
+      return isLoopbackName(name) || names.has(name);
+    },
+  };
+}
+
+/** `MCPCTL_ALLOWED_HOSTS=api.example.com,10.0.0.5` as a list. */
+export function allowedHostsFromEnv(env: Record<string, string | undefined>): string[] {
+  return (env.MCPCTL_ALLOWED_HOSTS ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '');
+}
