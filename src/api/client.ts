@@ -34,6 +34,7 @@ import {
   type ModelStatus,
   type TestRequest,
 } from './contract.js';
+import { formatPath } from '../shared/paths.js';
 import { ApiError } from './errors.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from './timeouts.js';
 
@@ -231,16 +232,6 @@ export function parseRetryAfter(value: string | undefined, now: number = Date.no
   const at = Date.parse(text);
   if (Number.isNaN(at)) return undefined;
   return Math.max(0, Math.ceil((at - now) / 1000));
-}
-
-/** A zod issue path as a JSON path: data.tools[0].name */
-export function formatPath(path: ReadonlyArray<PropertyKey>): string {
-  let out = '';
-  for (const part of path) {
-    if (typeof part === 'number') out += `[${part}]`;
-    else out += out === '' ? String(part) : `.${String(part)}`;
-  }
-  return out;
 }
 
 function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {

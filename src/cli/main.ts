@@ -3,14 +3,12 @@
  * `mcpctl --version` and `--help` load commander alone (no undici, ora, inquirer, yaml, zod).
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { createRequire } from 'node:module';
 import type { CommandContext, GlobalOptions, IO } from './context.js';
 import { isCI } from './context.js';
-import { EXIT, ExitError, UserError } from './errors.js';
-import { describeModels } from '../models.js';
+import { EXIT, ExitError, UserError } from '../shared/errors.js';
+import { describeModels } from '../shared/models.js';
 import type { Output } from './output.js';
-
-const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
+import { VERSION as version } from '../shared/version.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Handler = (ctx: CommandContext, ...args: any[]) => Promise<void>;

@@ -6,9 +6,9 @@
 import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { join, posix, relative, sep } from 'node:path';
 import type { BuildRequestInput } from '../api/contract.js';
-import { UserError, type Problem } from '../cli/errors.js';
+import { UserError, type Problem } from '../shared/errors.js';
 import { listPathRefs } from './check.js';
-import { formatPath, type FieldPath } from './errors.js';
+import { formatPath, type FieldPath } from '../shared/paths.js';
 import type { LoadedDefinition } from './load.js';
 import { compiledNameClash, exportedNames, sourcesToCheck, transpileSource } from './modules.js';
 

@@ -11,7 +11,9 @@ import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { posix } from 'node:path';
 import { AI_MODELS } from '../api/contract.js';
-import { formatPath, type DefinitionIssue, type FieldPath } from './errors.js';
+import { formatPath, type FieldPath } from '../shared/paths.js';
+import { isSecretName } from '../shared/secret-name.js';
+import type { DefinitionIssue } from './errors.js';
 import { findEnvSyntaxError, hasEnvRefs, listEnvRefs } from './interpolate.js';
 
 export interface CheckOptions {
@@ -677,13 +679,12 @@ function checkTests({ def, error, warn }: CheckContext): void {
 // ---------------------------------------------------------------------------------------------
 // Literal secrets (warnings)
 
-const SECRET_NAME = /(TOKEN|SECRET|PASSW(OR)?D|API[_-]?KEY|ACCESS[_-]?KEY|PRIVATE[_-]?KEY|CREDENTIAL|AUTHORIZATION|COOKIE)/i;
 const SECRET_VALUE = /^(sk|pk|rk)[-_][A-Za-z0-9]|^gh[pousr]_|^xox[abprs]-|^AKIA[0-9A-Z]{16}$|^eyJ[\w-]+\.[\w-]+\.|^Bearer\s+\S{8,}/;
 
 /** True when a literal value under `name` looks like a secret that belongs in the environment. */
 export function looksLikeSecret(name: string, value: string): boolean {
   if (value === '' || hasEnvRefs(value)) return false;
-  return SECRET_NAME.test(name) || SECRET_VALUE.test(value);
+  return isSecretName(name) || SECRET_VALUE.test(value);
 }
 
 function checkSecrets({ def, warn }: CheckContext): void {

@@ -5,13 +5,14 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import { statSync } from 'node:fs';
-import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { Document } from 'yaml';
 import type * as Yaml from 'yaml';
 import type { z } from 'zod';
-import { EXIT, UserError, type Problem } from '../cli/errors.js';
+import { EXIT, UserError, type Problem } from '../shared/errors.js';
+import { displayPath, formatPath, type FieldPath } from '../shared/paths.js';
 import { checkDefinition } from './check.js';
-import { formatPath, type DefinitionIssue, type FieldPath } from './errors.js';
+import type { DefinitionIssue } from './errors.js';
 import { ServerDefinition, toEditorJsonSchema } from './schema.js';
 
 export interface Position {
@@ -165,11 +166,6 @@ function withoutExtensionKeys(input: unknown): unknown {
 
 // ---------------------------------------------------------------------------------------------
 // Reading the file
-
-function displayPath(absolute: string, cwd: string): string {
-  const rel = relative(cwd, absolute);
-  return rel === '' || isAbsolute(rel) ? absolute : rel;
-}
 
 async function readDefinitionFile(absolute: string, shown: string): Promise<string> {
   try {

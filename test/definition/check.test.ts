@@ -9,7 +9,7 @@ import {
   parseUriTemplate,
   validateJsonSchema,
 } from '../../src/definition/check.js';
-import { formatPath } from '../../src/definition/errors.js';
+import { formatPath } from '../../src/shared/paths.js';
 
 type Def = Record<string, any>;
 

@@ -5,7 +5,7 @@
 import { DEPLOYMENT_ID_PATTERN, type Deployment } from '../../api/contract.js';
 import { withApi } from '../api-errors.js';
 import type { CommandContext } from '../context.js';
-import { UserError } from '../errors.js';
+import { UserError } from '../../shared/errors.js';
 import { describeProgress } from '../render/deployment.js';
 import { formatSeconds } from '../render/format.js';
 import { reportDeployment, waitForDeployment } from '../steps/deployment-wait.js';

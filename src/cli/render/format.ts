@@ -1,5 +1,5 @@
 /** Small formatting helpers shared by the renderers. Pure. */
-import type { Problem } from '../errors.js';
+import type { Problem } from '../../shared/errors.js';
 
 /** `file:line:column  path  message`, skipping what the problem does not say (a warning on stderr). */
 export function formatProblem(problem: Problem): string {

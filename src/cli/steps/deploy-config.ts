@@ -10,7 +10,7 @@ import type { DeployConfig, Environment } from '../../api/contract.js';
 import type { DeployDefaults } from '../../definition/schema.js';
 import { ENV_NAME_PATTERN } from '../../definition/schema.js';
 import { passVariablesHint } from '../api-errors.js';
-import { EXIT, UserError, type Problem } from '../errors.js';
+import { EXIT, UserError, type Problem } from '../../shared/errors.js';
 import type { DefinitionFile } from './definition-file.js';
 
 /** The flags that shape a deployment (`deploy`, `up`). */

@@ -8,7 +8,7 @@ import type { ApiClient } from '../../api/client.js';
 import type { Deployment } from '../../api/contract.js';
 import { ApiError } from '../../api/errors.js';
 import type { CommandContext } from '../context.js';
-import { EXIT, UserError } from '../errors.js';
+import { EXIT, UserError } from '../../shared/errors.js';
 import { renderDeployment } from '../render/deployment.js';
 import { formatSeconds } from '../render/format.js';
 
