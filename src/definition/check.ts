@@ -10,7 +10,7 @@ import { Ajv, type ErrorObject } from 'ajv';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { posix } from 'node:path';
-import { AI_MODELS } from '../api/contract.js';
+import { MODELS } from '../shared/models.js';
 import { formatPath, type FieldPath } from '../shared/paths.js';
 import { isSecretName } from '../shared/secret-name.js';
 import type { DefinitionIssue } from './errors.js';
@@ -650,10 +650,10 @@ function checkTests({ def, error, warn }: CheckContext): void {
   if (tests === undefined) return;
   const tools = new Set(items(def.tools).map(([, t]) => asString(t.name)));
   const uris = items(def.resources).map(([, r]) => asString(r.uri) ?? '');
-  const models: readonly string[] = AI_MODELS;
+  const models: readonly string[] = MODELS.map((model) => model.id);
   const checkModel = (value: unknown, path: Path) => {
     if (typeof value === 'string' && !models.includes(value)) {
-      warn(path, `unknown model "${value}": the service accepts ${AI_MODELS.join(', ')}`);
+      warn(path, `unknown model "${value}": the service accepts ${models.join(', ')}`);
     }
   };
   checkModel(tests.model, ['tests', 'model']);

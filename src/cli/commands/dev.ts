@@ -52,7 +52,7 @@ export async function devCommand(ctx: CommandContext, file: string, options: Dev
 
   const [{ loadDefinition }, { toBuildRequest }, { readBundle, writeBundle, BundleError }, { createRuntime, RuntimeStartError }, { listEnvRefs }] = await Promise.all([
     import('../../definition/load.js'),
-    import('../../definition/build-request.js'),
+    import('../../api/build-request.js'),
     import('../../runtime/bundle.js'),
     import('../../runtime/server.js'),
     import('../../definition/interpolate.js'),

@@ -74,7 +74,7 @@ export async function buildDefinition(
   file: DefinitionFile,
   options: { idempotencyKey?: string | undefined } = {},
 ): Promise<McpServer> {
-  const { toBuildRequest } = await import('../../definition/build-request.js');
+  const { toBuildRequest } = await import('../../api/build-request.js');
   const request = await toBuildRequest(file.loaded);
   const progress = await ctx.out.progress(`building ${request.name} from ${file.shown}`);
   try {

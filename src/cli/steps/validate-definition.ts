@@ -29,7 +29,7 @@ export interface ValidateResult {
  * invalid.
  */
 export async function validateDefinition(cwd: string, file: string): Promise<ValidateResult> {
-  const [{ loadDefinition }, { toBuildRequest }] = await Promise.all([import('../../definition/load.js'), import('../../definition/build-request.js')]);
+  const [{ loadDefinition }, { toBuildRequest }] = await Promise.all([import('../../definition/load.js'), import('../../api/build-request.js')]);
   const loaded = await loadDefinition(file, { cwd });
   // the request a build would send, made and thrown away: what a build refuses, validate refuses
   await toBuildRequest(loaded);
