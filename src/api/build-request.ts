@@ -5,7 +5,7 @@
  */
 import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { join, posix, relative, sep } from 'node:path';
-import { listPathRefs } from '../definition/check.js';
+import { listPathRefs } from '../definition/file-paths.js';
 import type { LoadedDefinition } from '../definition/load.js';
 import { compiledNameClash, exportedNames, sourcesToCheck, transpileSource } from '../definition/modules.js';
 import { UserError, type Problem } from '../shared/errors.js';
