@@ -6,6 +6,11 @@ export function formatProblem(problem: Problem): string {
   return [problem.where, problem.path, problem.message].filter((part) => part !== undefined && part !== '').join('  ');
 }
 
+/** A problem as an annotation's text: its field path and message (the annotation carries the place). */
+export function annotationText(problem: Problem): string {
+  return problem.path === undefined || problem.path === '' ? problem.message : `${problem.path}: ${problem.message}`;
+}
+
 /** Seconds for people: 0.41 s, 12 s, 2 min 5 s. */
 export function formatSeconds(seconds: number | null | undefined): string | undefined {
   if (seconds === null || seconds === undefined || !Number.isFinite(seconds)) return undefined;

@@ -8,7 +8,7 @@ import type { LoadedDefinition } from '../../definition/load.js';
 import type { CommandContext } from '../context.js';
 import type { Problem } from '../../shared/errors.js';
 import type { Printer } from '../output.js';
-import { formatProblem, formatSeconds, plural } from '../render/format.js';
+import { annotationText, formatProblem, formatSeconds, plural } from '../render/format.js';
 import { displayPath } from '../../shared/paths.js';
 
 /** A loaded definition, with how to name its file and its fields in messages. */
@@ -58,7 +58,7 @@ export async function loadDefinitionFile(ctx: CommandContext, file: string, opti
 
 /** A problem or warning of a definition as a GitHub Actions annotation on its line. */
 export function annotateProblem(ctx: CommandContext, level: 'error' | 'warning', problem: Problem): void {
-  ctx.out.annotate(level, problem.path === undefined || problem.path === '' ? problem.message : `${problem.path}: ${problem.message}`, problem.where);
+  ctx.out.annotate(level, annotationText(problem), problem.where);
 }
 
 /** Where a tool of the definition is written (`server.yaml:12:5`); undefined for a name it does not declare. */
