@@ -1,6 +1,7 @@
 /**
- * The few errors the CLI knows, and the exit codes a pipeline can rely on.
- * Classify where the error happens; only the entry point turns them into an exit.
+ * The few errors mcpctl knows, and the exit codes a pipeline can rely on. The lowest layer: every
+ * other one may throw these. Classify where the error happens; only the entry point turns them
+ * into an exit.
  */
 
 export const EXIT = {
