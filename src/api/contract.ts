@@ -16,7 +16,7 @@ import {
   AuthConfig,
   ENV_NAME_PATTERN,
 } from '../definition/schema.js';
-import { MODELS, type ModelId } from '../models.js';
+import { MODELS, type ModelId } from '../shared/models.js';
 import { BAND_LABELS, CAUSE_KINDS } from './guidance.js';
 
 export { SUCCESS_BANDS, CAUSE_KINDS, classifySuccessRate, type Cause, type CauseKind, type Guidance } from './guidance.js';

@@ -5,7 +5,7 @@
  * account of what it could not call. The engine computes it for `POST /v1/test`; the CLI computes
  * the same when a service sends none. docs/api.md describes every cause.
  */
-import { CLOSE, compareDescriptions, NEAR_IDENTICAL, quoteWords } from './descriptions.js';
+import { CLOSE, compareDescriptions, NEAR_IDENTICAL, quoteWords } from '../definition/descriptions.js';
 
 /** Success-rate bands of the spec. */
 export const SUCCESS_BANDS = [

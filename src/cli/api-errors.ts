@@ -7,7 +7,7 @@ import { OPERATION_OBJECTS, type ApiClient } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
 import { connect, displayUrl, type Connection } from './config.js';
 import type { CommandContext } from './context.js';
-import { EXIT, UserError, type ExitCode, type Problem } from './errors.js';
+import { EXIT, UserError, type ExitCode, type Problem } from '../shared/errors.js';
 import { shellQuote } from './render/format.js';
 
 export interface ExplainOptions {

@@ -12,13 +12,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { chmod, mkdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ApiClient, OPERATION_OBJECTS, type ApiExchange } from '../api/client.js';
 import type { CommandContext } from './context.js';
 import { requestTimeoutMs } from './request-timeout.js';
-import { EXIT, UserError } from './errors.js';
+import { EXIT, UserError } from '../shared/errors.js';
+import { VERSION as version } from '../shared/version.js';
 
 export interface Profile {
   api_url?: string;
@@ -352,8 +352,6 @@ export async function resolveConnection(ctx: CommandContext): Promise<Connection
     code: 'no_api_key',
   });
 }
-
-const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
 /** Prints one HTTP exchange for --debug, with the key redacted. */
 export function formatExchange(exchange: ApiExchange): string {

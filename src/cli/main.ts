@@ -3,14 +3,13 @@
  * `mcpctl --version` and `--help` load commander alone (no undici, ora, inquirer, yaml, zod).
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { createRequire } from 'node:module';
 import type { CommandContext, GlobalOptions, IO } from './context.js';
 import { isCI } from './context.js';
-import { EXIT, ExitError, UserError } from './errors.js';
-import { describeModels } from '../models.js';
+import { EXIT, ExitError, UserError } from '../shared/errors.js';
+import { describeModels } from '../shared/models.js';
 import type { Output } from './output.js';
-
-const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
+import { annotationText } from './render/format.js';
+import { VERSION as version } from '../shared/version.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Handler = (ctx: CommandContext, ...args: any[]) => Promise<void>;
@@ -327,7 +326,7 @@ export async function run(argv: string[], options: RunOptions = {}): Promise<num
 /** In GitHub Actions, each located problem on its line; the error itself when none is located. */
 function annotateError(out: Output, error: UserError): void {
   const located = error.problems.filter((problem) => problem.where !== undefined);
-  for (const problem of located) out.annotate('error', problem.path === undefined || problem.path === '' ? problem.message : `${problem.path}: ${problem.message}`, problem.where);
+  for (const problem of located) out.annotate('error', annotationText(problem), problem.where);
   // nothing to put on a line: the error itself, so the run's page shows it
   if (located.length === 0) out.annotate('error', error.hint === undefined ? error.message : `${error.message} (${error.hint})`);
 }

@@ -11,7 +11,7 @@
  */
 import { Chalk, type ChalkInstance } from 'chalk';
 import type { Writable } from 'node:stream';
-import type { Problem } from './errors.js';
+import type { Problem } from '../shared/errors.js';
 import { parseWhere, workflowCommand, workspacePath } from './github.js';
 
 export interface OutputStreams {

@@ -5,7 +5,7 @@
  * command with exit 130.
  */
 import { Writable } from 'node:stream';
-import { EXIT, ExitError, UserError } from './errors.js';
+import { EXIT, ExitError, UserError } from '../shared/errors.js';
 import type { CommandContext } from './context.js';
 
 export interface AskOptions<T> {

@@ -1,7 +1,7 @@
 /** The request timeout the CLI gives its client: a flag, an environment variable, a default. */
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../api/timeouts.js';
 import type { GlobalOptions, IO } from './context.js';
-import { EXIT, UserError } from './errors.js';
+import { EXIT, UserError } from '../shared/errors.js';
 
 /**
  * How long a request may wait for its answer: --request-timeout, else MCPCTL_REQUEST_TIMEOUT,

@@ -1,10 +1,8 @@
 /**
- * How problems in a definition are named: field paths in the `tools[0].inputSchema.required[1]`
- * style, and the error a missing `${VAR}` raises. Pure: no IO.
+ * The problems found in a definition, and the errors a `${VAR}` reference raises. Pure: no IO.
  */
-import { EXIT, UserError } from '../cli/errors.js';
-
-export type FieldPath = ReadonlyArray<string | number>;
+import { EXIT, UserError } from '../shared/errors.js';
+import type { FieldPath } from '../shared/paths.js';
 
 /** A problem found in a definition, before it is given a file position. */
 export interface DefinitionIssue {
@@ -13,19 +11,6 @@ export interface DefinitionIssue {
   severity: 'error' | 'warning';
   /** point at the key of the last path segment rather than at its value (an unknown field) */
   atKey?: boolean;
-}
-
-const PLAIN_KEY = /^[A-Za-z_$][\w$-]*$/;
-
-/** `['tools', 0, 'inputSchema', 'required', 1]` → `tools[0].inputSchema.required[1]`. */
-export function formatPath(path: FieldPath): string {
-  let text = '';
-  for (const segment of path) {
-    if (typeof segment === 'number') text += `[${segment}]`;
-    else if (PLAIN_KEY.test(segment)) text += text === '' ? segment : `.${segment}`;
-    else text += `[${JSON.stringify(segment)}]`;
-  }
-  return text;
 }
 
 /** A `${VAR}` reference whose variable is not set (and has no `:-default`). */

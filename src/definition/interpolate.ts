@@ -4,7 +4,8 @@
  * start time in the runtime), never when a definition is loaded. Pure: the environment is passed in.
  */
 import { ENV_NAME_PATTERN } from './schema.js';
-import { EnvSyntaxError, MissingEnvVarError, formatPath, type FieldPath } from './errors.js';
+import { formatPath, type FieldPath } from '../shared/paths.js';
+import { EnvSyntaxError, MissingEnvVarError } from './errors.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 

@@ -4,8 +4,8 @@
  * `similar_descriptions`, src/api/descriptions.ts), a description too short to choose a tool
  * by, and a required parameter with no description. Warnings only: `validate` shows them. Pure.
  */
-import { compareDescriptions, descriptionStems, descriptionWords, MIN_DESCRIPTION_WORDS, NEAR_IDENTICAL, quoteWords, stemSimilarity } from '../api/descriptions.js';
-import { wordStems } from '../api/words.js';
+import { compareDescriptions, descriptionStems, descriptionWords, MIN_DESCRIPTION_WORDS, NEAR_IDENTICAL, quoteWords, stemSimilarity } from './descriptions.js';
+import { wordStems } from './words.js';
 import type { DefinitionIssue } from './errors.js';
 import type { ServerDefinition } from './schema.js';
 

@@ -5,14 +5,14 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import { statSync } from 'node:fs';
-import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { Document } from 'yaml';
 import type * as Yaml from 'yaml';
-import type { z } from 'zod';
-import { EXIT, UserError, type Problem } from '../cli/errors.js';
+import { EXIT, UserError, type Problem } from '../shared/errors.js';
+import { displayPath, formatPath, type FieldPath } from '../shared/paths.js';
 import { checkDefinition } from './check.js';
-import { formatPath, type DefinitionIssue, type FieldPath } from './errors.js';
-import { ServerDefinition, toEditorJsonSchema } from './schema.js';
+import { ServerDefinition } from './schema.js';
+import { describeZodIssues } from './zod-issues.js';
 
 export interface Position {
   line: number;
@@ -166,11 +166,6 @@ function withoutExtensionKeys(input: unknown): unknown {
 // ---------------------------------------------------------------------------------------------
 // Reading the file
 
-function displayPath(absolute: string, cwd: string): string {
-  const rel = relative(cwd, absolute);
-  return rel === '' || isAbsolute(rel) ? absolute : rel;
-}
-
 async function readDefinitionFile(absolute: string, shown: string): Promise<string> {
   try {
     const info = await stat(absolute);
@@ -272,153 +267,4 @@ function describeYamlError(code: string, message: string): string {
   if (code === 'MULTIPLE_DOCS') return 'a definition is a single YAML document: remove the extra --- separator';
   if (code === 'TAB_AS_INDENT') return 'tabs are not allowed for indentation in YAML: use spaces';
   return message.split('\n')[0] ?? message;
-}
-
-type ZodIssue = z.core.$ZodIssue;
-
-function valueAt(input: unknown, path: ReadonlyArray<PropertyKey>): unknown {
-  let value = input;
-  for (const segment of path) {
-    if (value === null || typeof value !== 'object') return undefined;
-    value = (value as Record<PropertyKey, unknown>)[segment];
-  }
-  return value;
-}
-
-function toFieldPath(path: ReadonlyArray<PropertyKey>): Array<string | number> {
-  return path.map((segment) => (typeof segment === 'number' ? segment : String(segment)));
-}
-
-/** Turns zod's issues into messages that say what to write instead. */
-export function describeZodIssues(issues: readonly ZodIssue[], input: unknown, prefix: ReadonlyArray<PropertyKey> = []): DefinitionIssue[] {
-  const out: DefinitionIssue[] = [];
-  for (const issue of issues) {
-    const path = [...prefix, ...issue.path];
-    const fieldPath = toFieldPath(path);
-    const value = valueAt(input, path);
-    const field = String(path.at(-1) ?? 'value');
-    switch (issue.code) {
-      case 'unrecognized_keys':
-        for (const key of issue.keys) {
-          const suggestion = suggestKey(key, toFieldPath(path));
-          out.push({
-            path: [...fieldPath, key],
-            atKey: true,
-            severity: 'error',
-            message: `unknown field "${key}"${suggestion === undefined ? '' : `: did you mean "${suggestion}"?`}`,
-          });
-        }
-        break;
-      case 'invalid_union': {
-        if (issue.discriminator !== undefined && issue.errors.length === 0) {
-          const options = ('options' in issue ? (issue.options ?? []) : []).map(String);
-          const list = options.join(', ');
-          out.push({
-            path: fieldPath,
-            severity: 'error',
-            message: value === undefined ? `missing required field "${field}" (one of ${list})` : `must be one of ${list}`,
-          });
-          break;
-        }
-        // Keep the one branch whose shape fits the value, and report its own problems.
-        const fitting = issue.errors.filter(
-          (branch) => !branch.some((sub) => sub.path.length === 0 && (sub.code === 'invalid_type' || sub.code === 'invalid_value')),
-        );
-        if (fitting.length === 1) out.push(...describeZodIssues(fitting[0]!, input, path));
-        else out.push({ path: fieldPath, severity: 'error', message: 'does not match any of the allowed forms (see docs/definition.md)' });
-        break;
-      }
-      case 'invalid_type':
-        out.push({
-          path: fieldPath,
-          severity: 'error',
-          message:
-            value === undefined && path.length > 0
-              ? `missing required field "${field}"`
-              : issue.message.replace(/^Invalid input: /, '').replace(/, received /, ', got '),
-        });
-        break;
-      case 'invalid_value':
-        out.push({
-          path: fieldPath,
-          severity: 'error',
-          message: issue.message.startsWith('Invalid')
-            ? value === undefined && path.length > 0
-              ? `missing required field "${field}" (${issue.values.map(String).join(', ')})`
-              : issue.values.length === 1
-              ? `must be ${JSON.stringify(issue.values[0])}`
-              : `must be one of ${issue.values.map(String).join(', ')}`
-            : issue.message,
-        });
-        break;
-      case 'invalid_key':
-        out.push({
-          path: fieldPath,
-          atKey: true,
-          severity: 'error',
-          message: `invalid key "${field}": ${issue.issues.map((sub) => sub.message).join('; ')}`,
-        });
-        break;
-      default:
-        out.push({ path: fieldPath, severity: 'error', message: issue.message });
-    }
-  }
-  return out;
-}
-
-// ---------------------------------------------------------------------------------------------
-// "did you mean": the fields the JSON Schema allows at a path
-
-let editorSchema: Record<string, unknown> | undefined;
-
-function suggestKey(key: string, parentPath: ReadonlyArray<string | number>): string | undefined {
-  editorSchema ??= toEditorJsonSchema();
-  const candidates = new Set<string>();
-  collectKeys(editorSchema, parentPath, candidates);
-  let best: string | undefined;
-  let bestDistance = Infinity;
-  const wanted = normalizeKey(key);
-  for (const candidate of candidates) {
-    const distance = normalizeKey(candidate) === wanted ? 0 : editDistance(key.toLowerCase(), candidate.toLowerCase());
-    if (distance < bestDistance) {
-      best = candidate;
-      bestDistance = distance;
-    }
-  }
-  return bestDistance <= Math.min(2, Math.floor(key.length / 3)) ? best : undefined;
-}
-
-function normalizeKey(key: string): string {
-  return key.toLowerCase().replace(/[-_]/g, '');
-}
-
-function collectKeys(schema: unknown, path: ReadonlyArray<string | number>, out: Set<string>): void {
-  if (schema === null || typeof schema !== 'object') return;
-  const node = schema as Record<string, unknown>;
-  for (const key of ['anyOf', 'oneOf', 'allOf']) {
-    if (Array.isArray(node[key])) for (const branch of node[key] as unknown[]) collectKeys(branch, path, out);
-  }
-  const properties = node.properties as Record<string, unknown> | undefined;
-  if (path.length === 0) {
-    for (const key of Object.keys(properties ?? {})) out.add(key);
-    return;
-  }
-  const [head, ...rest] = path;
-  if (typeof head === 'number') collectKeys(node.items, rest, out);
-  else if (properties?.[head!] !== undefined) collectKeys(properties[head!], rest, out);
-  else if (typeof node.additionalProperties === 'object') collectKeys(node.additionalProperties, rest, out);
-}
-
-function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let previous = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const current = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
-      previous = current;
-    }
-  }
-  return row[b.length]!;
 }

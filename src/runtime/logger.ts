@@ -3,6 +3,7 @@
  * references resolve to, a deployment's environment, bearer tokens) are replaced before a line
  * is written, at every level.
  */
+import { isSecretName } from '../shared/secret-name.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -95,7 +96,7 @@ const STRUCTURAL_KEYS = new Set(['time', 'level', 'event']);
 export function redact(value: unknown, secrets: readonly string[], key = '', depth = 0): unknown {
   if (typeof value === 'string') {
     if (depth === 1 && STRUCTURAL_KEYS.has(key)) return value;
-    if (/^(authorization|token|password|secret|api[_-]?key)$/i.test(key) && value !== '') return REDACTED;
+    if (isSecretName(key) && value !== '') return REDACTED;
     let out = value;
     for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
     return out.length > MAX_LOGGED_STRING ? `${out.slice(0, MAX_LOGGED_STRING)}… (${out.length} characters)` : out;

@@ -5,7 +5,7 @@
 import { Ajv, type ErrorObject, type Options } from 'ajv';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { schemaDialect } from '../definition/check.js';
+import { schemaDialect } from '../definition/json-schema.js';
 
 export type ValidationResult = { ok: true; value: Record<string, unknown> } | { ok: false; problems: string[] };
 export type Validator = (value: unknown) => ValidationResult;

@@ -1,6 +1,7 @@
 import { createServer } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ApiClient, formatPath, parseRetryAfter, type ApiClientOptions, type ApiExchange } from '../../src/api/client.js';
+import { ApiClient, parseRetryAfter, type ApiClientOptions, type ApiExchange } from '../../src/api/client.js';
+import { formatPath } from '../../src/shared/paths.js';
 import { ApiError } from '../../src/api/errors.js';
 import { startContractServer, type ContractServer } from '../support/contract-server.js';
 

@@ -1,6 +1,6 @@
 /** The guidance of a test run and the description measure it shares with `validate`: pure, table-driven. */
 import { describe, expect, it } from 'vitest';
-import { CLOSE, compareDescriptions, descriptionWords, NEAR_IDENTICAL } from '../../src/api/descriptions.js';
+import { CLOSE, compareDescriptions, descriptionWords, NEAR_IDENTICAL } from '../../src/definition/descriptions.js';
 import { classifyToolError, computeGuidance, describeFailure, saysLacksTool, type GuidanceInput } from '../../src/api/guidance.js';
 
 const TOOLS = [

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/api/errors.js';
 import { explainApiError } from '../../src/cli/api-errors.js';
 import type { Connection } from '../../src/cli/config.js';
-import { UserError } from '../../src/cli/errors.js';
+import { UserError } from '../../src/shared/errors.js';
 
 const remote: Connection = {
   url: 'https://mcp.example.com',

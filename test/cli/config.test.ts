@@ -4,7 +4,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { configPath, displayUrl, planConnection, readConfig, resolveConnection, writeConfig, type ConfigFile } from '../../src/cli/config.js';
 import type { CommandContext, GlobalOptions } from '../../src/cli/context.js';
-import { UserError } from '../../src/cli/errors.js';
+import { UserError } from '../../src/shared/errors.js';
 import { Output } from '../../src/cli/output.js';
 import { createSandbox, type Sandbox } from '../support/cli.js';
 

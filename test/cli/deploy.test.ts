@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { applyDeployFlags, configFromDefinition, parseEnvFile } from '../../src/cli/steps/deploy-config.js';
-import { UserError } from '../../src/cli/errors.js';
+import { UserError } from '../../src/shared/errors.js';
 import { startContractServer, type ContractServer } from '../support/contract-server.js';
 import { createSandbox, runCli, WEATHER_YAML, type Sandbox } from '../support/cli.js';
 

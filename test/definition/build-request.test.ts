@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BuildRequest } from '../../src/api/contract.js';
-import { UserError } from '../../src/cli/errors.js';
-import { encode, findRelativeImports, MAX_BUILD_FILES_BYTES, toBuildRequest } from '../../src/definition/build-request.js';
+import { UserError } from '../../src/shared/errors.js';
+import { encode, findRelativeImports, MAX_BUILD_FILES_BYTES, toBuildRequest } from '../../src/api/build-request.js';
 import { loadDefinition } from '../../src/definition/load.js';
 
 let dir: string;

@@ -1,15 +1,13 @@
 /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-return -- the tables edit raw, untyped documents */
 import { describe, expect, it } from 'vitest';
-import {
-  requiredEnvVars,
-  checkDefinition,
-  checkRelativePath,
-  looksLikeSecret,
-  parseTemplateRefs,
-  parseUriTemplate,
-  validateJsonSchema,
-} from '../../src/definition/check.js';
-import { formatPath } from '../../src/definition/errors.js';
+import { checkDefinition } from '../../src/definition/check.js';
+import { requiredEnvVars } from '../../src/definition/env-refs.js';
+import { checkRelativePath } from '../../src/definition/file-paths.js';
+import { validateJsonSchema } from '../../src/definition/json-schema.js';
+import { looksLikeSecret } from '../../src/definition/secrets.js';
+import { parseTemplateRefs } from '../../src/definition/template.js';
+import { parseUriTemplate } from '../../src/definition/uri-template.js';
+import { formatPath } from '../../src/shared/paths.js';
 
 type Def = Record<string, any>;
 

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UserError } from '../../src/cli/errors.js';
+import { UserError } from '../../src/shared/errors.js';
 import { loadDefinition, parseDefinition } from '../../src/definition/load.js';
 import { runCli } from '../support/cli.js';
 

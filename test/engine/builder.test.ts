@@ -14,7 +14,7 @@ import { silentLogger } from '../../src/engine/logger.js';
 import { FileStore } from '../../src/engine/store/file-store.js';
 import { ServiceError } from '../../src/engine/types.js';
 import { loadDefinition } from '../../src/definition/load.js';
-import { toBuildRequest } from '../../src/definition/build-request.js';
+import { toBuildRequest } from '../../src/api/build-request.js';
 import { runCli } from '../support/cli.js';
 import { requireBuilt, tempHome, weatherDefinition } from './support.js';
 

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { toBuildRequest } from '../../src/definition/build-request.js';
+import { toBuildRequest } from '../../src/api/build-request.js';
 import { loadDefinition } from '../../src/definition/load.js';
 import { readBundle, writeBundle } from '../../src/runtime/bundle.js';
 import type { LogEntry } from '../../src/runtime/logger.js';

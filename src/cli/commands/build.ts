@@ -19,7 +19,7 @@ export async function buildCommand(ctx: CommandContext, file: string, options: B
   await publishToGithub(ctx.io, (text) => ctx.out.warn(text), { outputs: { mcp_id: server.mcp_id, url: server.url, status: server.status } });
   const firstCase = definition.loaded.definition.tests?.cases[0]?.message;
   // a deploy by id knows nothing of the file: the variables the server needs go as flags
-  const { requiredEnvVars } = await import('../../definition/check.js');
+  const { requiredEnvVars } = await import('../../definition/env-refs.js');
   const envFlags = requiredEnvVars(definition.loaded.definition).map((v) => ` --env-var ${v.name}`).join('');
   ctx.out.result(
     server,

@@ -10,12 +10,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { formatProblem } from '../render/format.js';
-import { UserError } from '../errors.js';
+import { UserError } from '../../shared/errors.js';
 import type { CommandContext } from '../context.js';
 import type { LogEntry, RuntimeLogger } from '../../runtime/logger.js';
 import type { Runtime } from '../../runtime/server.js';
+import { displayPath } from '../../shared/paths.js';
 
 export interface DevCommandOptions {
   port?: number;
@@ -45,13 +46,13 @@ export async function devCommand(ctx: CommandContext, file: string, options: Dev
   const stdio = options.stdio === true;
   const host = options.host ?? '127.0.0.1';
   const definitionFile = resolve(ctx.io.cwd, file);
-  const shown = shownPath(ctx.io.cwd, definitionFile);
+  const shown = displayPath(definitionFile, ctx.io.cwd);
   const bundlesRoot = await mkdtemp(join(tmpdir(), 'mcpctl-dev-'));
   const logger = createDevLogger(ctx, stdio);
 
   const [{ loadDefinition }, { toBuildRequest }, { readBundle, writeBundle, BundleError }, { createRuntime, RuntimeStartError }, { listEnvRefs }] = await Promise.all([
     import('../../definition/load.js'),
-    import('../../definition/build-request.js'),
+    import('../../api/build-request.js'),
     import('../../runtime/bundle.js'),
     import('../../runtime/server.js'),
     import('../../definition/interpolate.js'),
@@ -357,7 +358,3 @@ function describeCounts(runtime: Runtime): string {
   return `${plural(tools, 'tool')}, ${plural(resources, 'resource')}, ${plural(prompts, 'prompt')}`;
 }
 
-function shownPath(cwd: string, absolute: string): string {
-  const rel = relative(cwd, absolute);
-  return rel === '' || isAbsolute(rel) || rel.startsWith('..') ? absolute : rel;
-}

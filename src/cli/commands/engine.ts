@@ -5,7 +5,7 @@ import { open, readFile, stat } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { CommandContext } from '../context.js';
 import { requestTimeoutMs } from '../request-timeout.js';
-import { EXIT, ExitError, UserError } from '../errors.js';
+import { EXIT, ExitError, UserError } from '../../shared/errors.js';
 import type { Printer } from '../output.js';
 
 async function pathsOf(ctx: CommandContext) {

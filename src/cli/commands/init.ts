@@ -5,12 +5,13 @@
  * before writing any.
  */
 import { lstat, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
-import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { UserError } from '../errors.js';
+import { UserError } from '../../shared/errors.js';
 import type { CommandContext } from '../context.js';
 import { askChoice, askText, canPrompt } from '../prompt.js';
 import { plural, shellQuote } from '../render/format.js';
+import { displayPath } from '../../shared/paths.js';
 
 export const TEMPLATE_NAMES = ['basic', 'advanced', 'custom'] as const;
 export type TemplateName = (typeof TEMPLATE_NAMES)[number];
@@ -108,11 +109,11 @@ function isTemplate(value: string): value is TemplateName {
 
 export async function initCommand(ctx: CommandContext, dir: string | undefined, options: InitOptions = {}): Promise<void> {
   const result = await initProject(ctx, dir ?? '.', options);
-  const shownDir = shownPath(ctx.io.cwd, result.dir);
-  const definition = shownPath(ctx.io.cwd, join(result.dir, 'server.yaml'));
+  const shownDir = displayPath(result.dir, ctx.io.cwd);
+  const definition = displayPath(join(result.dir, 'server.yaml'), ctx.io.cwd);
   ctx.out.result(result, (p) => {
-    p.success(`Created ${result.name} from the ${result.template} template in ${shownDir === '' ? 'this folder' : shownDir} (${plural(result.files.length, 'file')})`);
-    for (const file of result.files) p.line(`  ${p.style.dim(shownPath(ctx.io.cwd, join(result.dir, file)))}`);
+    p.success(`Created ${result.name} from the ${result.template} template in ${result.dir === resolve(ctx.io.cwd) ? 'this folder' : shownDir} (${plural(result.files.length, 'file')})`);
+    for (const file of result.files) p.line(`  ${p.style.dim(displayPath(join(result.dir, file), ctx.io.cwd))}`);
     p.line();
     p.line('Next steps:');
     if (result.template === 'advanced') p.next(`export MCP_AUTH_TOKEN=…   ${p.style.dim('the bearer token clients must send (auth.token)')}`);
@@ -212,28 +213,23 @@ async function listFiles(root: string, prefix = ''): Promise<string[]> {
 async function checkTargets(cwd: string, target: string, files: string[], force: boolean): Promise<void> {
   const info = await lstat(target).catch(() => undefined);
   if (info !== undefined && !info.isDirectory()) {
-    throw new UserError(`${shownPath(cwd, target)} exists and is not a folder`, { hint: 'choose another folder for the new definition' });
+    throw new UserError(`${displayPath(target, cwd)} exists and is not a folder`, { hint: 'choose another folder for the new definition' });
   }
   const existing: string[] = [];
   for (const file of files) {
     const found = await lstat(join(target, ...file.split('/'))).catch(() => undefined);
     if (found === undefined) continue;
     if (found.isDirectory()) {
-      throw new UserError(`${shownPath(cwd, join(target, file))} is a folder where init writes a file`, { hint: 'choose another folder' });
+      throw new UserError(`${displayPath(join(target, file), cwd)} is a folder where init writes a file`, { hint: 'choose another folder' });
     }
     existing.push(file);
   }
   if (existing.length > 0 && !force) {
     throw new UserError(`init would overwrite ${plural(existing.length, 'file')}; nothing was written`, {
       code: 'files_exist',
-      problems: existing.map((file) => ({ where: shownPath(cwd, join(target, file)), message: 'already exists' })),
+      problems: existing.map((file) => ({ where: displayPath(join(target, file), cwd), message: 'already exists' })),
       hint: 'pass --force to overwrite them, or choose another folder',
     });
   }
 }
 
-/** A path relative to the working folder when it is inside it, else absolute; '' for the folder itself. */
-function shownPath(cwd: string, path: string): string {
-  const rel = relative(cwd, path);
-  return isAbsolute(rel) || rel.startsWith('..') ? path : rel;
-}

@@ -19,7 +19,7 @@ import {
   type Connection,
 } from '../config.js';
 import type { CommandContext } from '../context.js';
-import { EXIT, UserError } from '../errors.js';
+import { EXIT, UserError } from '../../shared/errors.js';
 import { askSecret } from '../prompt.js';
 
 export interface LoginCommandOptions {

@@ -7,7 +7,7 @@
 import type { LogLine } from '../../api/contract.js';
 import { withApi } from '../api-errors.js';
 import type { CommandContext } from '../context.js';
-import { UserError } from '../errors.js';
+import { UserError } from '../../shared/errors.js';
 import type { Output } from '../output.js';
 import { requireDeploymentId } from '../steps/deployment-id.js';
 

@@ -8,7 +8,7 @@ import { DEPLOYMENT_STATES, MCP_ID_PATTERN, type Deployment, type Environment, t
 import type { DeploymentFilter } from '../../api/client.js';
 import { withApi } from '../api-errors.js';
 import type { CommandContext } from '../context.js';
-import { UserError } from '../errors.js';
+import { UserError } from '../../shared/errors.js';
 import type { Printer } from '../output.js';
 import { instanceCounts } from '../render/deployment.js';
 

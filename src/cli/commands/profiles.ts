@@ -16,7 +16,7 @@ import {
   writeConfig,
   type LoadedConfig,
 } from '../config.js';
-import { EXIT, UserError } from '../errors.js';
+import { EXIT, UserError } from '../../shared/errors.js';
 import { requestTimeoutMs } from '../request-timeout.js';
 import { formatSeconds } from '../render/format.js';
 

@@ -4,10 +4,9 @@
  */
 import { withApi } from '../api-errors.js';
 import type { CommandContext } from '../context.js';
-import { describeProgress } from '../render/deployment.js';
 import { formatSeconds } from '../render/format.js';
 import { requireDeploymentId } from '../steps/deployment-id.js';
-import { reportDeployment, waitForDeployment, type WaitOutcome } from '../steps/deployment-wait.js';
+import { endProgress, followDeployment, reportDeployment, type EndMessages, type WaitOutcome } from '../steps/deployment-wait.js';
 
 export interface RollbackCommandOptions {
   /** false with --no-wait */
@@ -34,25 +33,16 @@ export async function rollbackCommand(ctx: CommandContext, deploymentId: string,
       throw error;
     }
     const first = answer.deployment;
-    const result =
-      ctx.signal.aborted && first.status === 'deploying'
-        ? { deployment: first, end: 'interrupted' as const }
-        : options.wait === false || first.status !== 'deploying'
-        ? { deployment: first, end: 'settled' as const }
-        : (progress.update(describeProgress(first)),
-          await waitForDeployment(client, first, {
-            timeoutMs: timeoutSeconds * 1000,
-            signal: ctx.signal,
-            etag: answer.etag,
-            onChange: (d) => {
-              if (d.status === 'deploying') progress.update(describeProgress(d));
-            },
-          }));
-    const d = result.deployment;
-    if (result.end === 'interrupted' || (result.end === 'settled' && d.status === 'deploying')) progress.stop();
-    else if (result.end === 'timeout') progress.warn(`${d.deployment_id} still deploying after ${formatSeconds(timeoutSeconds) ?? ''}`);
-    else if (d.status === 'deployed') progress.succeed(`rolled back: ${d.deployment_id} deployed in ${formatSeconds(d.deploy_time) ?? '?'}`);
-    else progress.fail(`${d.deployment_id} failed`);
+    const messages: EndMessages = {
+      deployed: (d) => `rolled back: ${d.deployment_id} deployed in ${formatSeconds(d.deploy_time) ?? '?'}`,
+      timeout: (d) => `${d.deployment_id} still deploying after ${formatSeconds(timeoutSeconds) ?? ''}`,
+      failed: (d) => `${d.deployment_id} failed`,
+    };
+    if (options.wait !== false && first.status === 'deploying' && !ctx.signal.aborted) {
+      return followDeployment(ctx, client, progress, first, { timeoutSeconds, etag: answer.etag, messages });
+    }
+    const result = { deployment: first, end: ctx.signal.aborted && first.status === 'deploying' ? ('interrupted' as const) : ('settled' as const) };
+    endProgress(progress, result, messages);
     return result;
   });
   const d = outcome.deployment;

@@ -5,10 +5,10 @@
 import { DEPLOYMENT_ID_PATTERN, type Deployment } from '../../api/contract.js';
 import { withApi } from '../api-errors.js';
 import type { CommandContext } from '../context.js';
-import { UserError } from '../errors.js';
+import { UserError } from '../../shared/errors.js';
 import { describeProgress } from '../render/deployment.js';
 import { formatSeconds } from '../render/format.js';
-import { reportDeployment, waitForDeployment } from '../steps/deployment-wait.js';
+import { followDeployment, reportDeployment } from '../steps/deployment-wait.js';
 
 export interface StatusCommandOptions {
   watch?: boolean;
@@ -44,18 +44,11 @@ export async function statusCommand(ctx: CommandContext, deploymentId: string, o
     const deployment = first.deployment!;
     if (options.watch !== true || deployment.status !== 'deploying') return { deployment, end: 'settled' as const };
     const progress = await ctx.out.progress(describeProgress(deployment));
-    const result = await waitForDeployment(client, deployment, {
-      timeoutMs: timeoutSeconds * 1000,
-      signal: ctx.signal,
+    const result = await followDeployment(ctx, client, progress, deployment, {
+      timeoutSeconds,
       etag: first.etag,
-      onChange: (d) => {
-        if (d.status === 'deploying') progress.update(describeProgress(d));
-      },
+      messages: { deployed: (d) => describeProgress(d), timeout: () => `still deploying after ${formatSeconds(timeoutSeconds) ?? ''}` },
     });
-    if (result.end === 'settled' && result.deployment.status === 'deployed') progress.succeed(describeProgress(result.deployment));
-    else if (result.end === 'settled' && result.deployment.status === 'failed') progress.fail();
-    else if (result.end === 'timeout') progress.warn(`still deploying after ${formatSeconds(timeoutSeconds) ?? ''}`);
-    else progress.stop();
     return result;
   });
   reportDeployment(ctx, outcome, { heading: headingFor(outcome.deployment), timeoutSeconds, quiet: 'status' });

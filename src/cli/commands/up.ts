@@ -9,7 +9,7 @@ import type { Deployment, McpServer } from '../../api/contract.js';
 import { explainApiError } from '../api-errors.js';
 import { connect, type Connection } from '../config.js';
 import type { CommandContext } from '../context.js';
-import { EXIT, ExitError, UserError } from '../errors.js';
+import { EXIT, ExitError, UserError } from '../../shared/errors.js';
 import { publishToGithub } from '../github.js';
 import { upSummary, type StepStatus } from '../render/ci-summary.js';
 import { mcpEndpoint, renderDeployment } from '../render/deployment.js';

@@ -2,14 +2,14 @@
  * A definition file as the commands use it: loaded and checked, named as the user wrote it, with
  * request field paths mapped back to `file:line:column`; and its build with progress.
  */
-import { relative, isAbsolute } from 'node:path';
 import type { ApiClient } from '../../api/client.js';
 import type { McpServer } from '../../api/contract.js';
 import type { LoadedDefinition } from '../../definition/load.js';
 import type { CommandContext } from '../context.js';
-import type { Problem } from '../errors.js';
+import type { Problem } from '../../shared/errors.js';
 import type { Printer } from '../output.js';
-import { formatProblem, formatSeconds, plural } from '../render/format.js';
+import { annotationText, formatProblem, formatSeconds, plural } from '../render/format.js';
+import { displayPath } from '../../shared/paths.js';
 
 /** A loaded definition, with how to name its file and its fields in messages. */
 export interface DefinitionFile {
@@ -39,8 +39,7 @@ export function parseFieldPath(path: string): Array<string | number> {
 export async function loadDefinitionFile(ctx: CommandContext, file: string, options: { showWarnings?: boolean } = {}): Promise<DefinitionFile> {
   const { loadDefinition } = await import('../../definition/load.js');
   const loaded = await loadDefinition(file, { cwd: ctx.io.cwd });
-  const rel = relative(ctx.io.cwd, loaded.file);
-  const shown = rel === '' || isAbsolute(rel) ? loaded.file : rel;
+  const shown = displayPath(loaded.file, ctx.io.cwd);
   if (options.showWarnings !== false) {
     for (const warning of loaded.warnings) {
       ctx.out.warn(formatProblem(warning));
@@ -59,7 +58,7 @@ export async function loadDefinitionFile(ctx: CommandContext, file: string, opti
 
 /** A problem or warning of a definition as a GitHub Actions annotation on its line. */
 export function annotateProblem(ctx: CommandContext, level: 'error' | 'warning', problem: Problem): void {
-  ctx.out.annotate(level, problem.path === undefined || problem.path === '' ? problem.message : `${problem.path}: ${problem.message}`, problem.where);
+  ctx.out.annotate(level, annotationText(problem), problem.where);
 }
 
 /** Where a tool of the definition is written (`server.yaml:12:5`); undefined for a name it does not declare. */
@@ -75,7 +74,7 @@ export async function buildDefinition(
   file: DefinitionFile,
   options: { idempotencyKey?: string | undefined } = {},
 ): Promise<McpServer> {
-  const { toBuildRequest } = await import('../../definition/build-request.js');
+  const { toBuildRequest } = await import('../../api/build-request.js');
   const request = await toBuildRequest(file.loaded);
   const progress = await ctx.out.progress(`building ${request.name} from ${file.shown}`);
   try {

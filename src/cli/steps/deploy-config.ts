@@ -10,7 +10,8 @@ import type { DeployConfig, Environment } from '../../api/contract.js';
 import type { DeployDefaults } from '../../definition/schema.js';
 import { ENV_NAME_PATTERN } from '../../definition/schema.js';
 import { passVariablesHint } from '../api-errors.js';
-import { EXIT, UserError, type Problem } from '../errors.js';
+import { scalingProblem } from '../../definition/scaling.js';
+import { EXIT, UserError, type Problem } from '../../shared/errors.js';
 import type { DefinitionFile } from './definition-file.js';
 
 /** The flags that shape a deployment (`deploy`, `up`). */
@@ -180,9 +181,9 @@ export async function applyDeployFlags(
       ...(options.maxInstances === undefined ? {} : { max_instances: options.maxInstances }),
     };
   }
-  const { min_instances: min, max_instances: max } = out.scaling ?? {};
-  if (min !== undefined && max !== undefined && min > max) {
-    throw new UserError(`min_instances (${min}) is greater than max_instances (${max})`, {
+  const scalingError = scalingProblem(out.scaling);
+  if (scalingError !== undefined) {
+    throw new UserError(scalingError, {
       hint: 'use --min-instances and --max-instances (or deploy.scaling) with min ≤ max',
     });
   }
@@ -194,7 +195,7 @@ export async function applyDeployFlags(
  * deploy.env_vars, --env-var or --env-file): one that does not is refused before anything is built.
  */
 export async function checkRequiredEnv(file: DefinitionFile, config: DeployConfig, env: Env): Promise<void> {
-  const { requiredEnvVars } = await import('../../definition/check.js');
+  const { requiredEnvVars } = await import('../../definition/env-refs.js');
   const missing = requiredEnvVars(file.loaded.definition).filter((v) => config.env_vars?.[v.name] === undefined);
   if (missing.length === 0) return;
   const names = missing.map((v) => v.name);

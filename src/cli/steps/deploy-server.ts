@@ -6,11 +6,10 @@
 import type { ApiClient } from '../../api/client.js';
 import type { DeployConfig, Deployment, Environment } from '../../api/contract.js';
 import type { CommandContext } from '../context.js';
-import { describeProgress } from '../render/deployment.js';
 import { formatSeconds } from '../render/format.js';
 import type { DefinitionFile } from './definition-file.js';
 import { applyDeployFlags, checkRequiredEnv, configFromDefinition, readEnvFile, type DeployFlags } from './deploy-config.js';
-import { waitForDeployment, type WaitOutcome } from './deployment-wait.js';
+import { endProgress, followDeployment, type EndMessages, type WaitOutcome } from './deployment-wait.js';
 
 export interface DeployPlan {
   environment: Environment;
@@ -55,27 +54,16 @@ export async function deployServer(
     progress.stop();
     return { deployment, end: 'interrupted' as const };
   }
+  const messages: EndMessages = {
+    deployed: (d) => `deployed ${d.deployment_id} in ${formatSeconds(d.deploy_time) ?? '?'}`,
+    timeout: (d) => `${d.deployment_id} still deploying after ${formatSeconds(options.timeoutSeconds) ?? ''}`,
+  };
   if (options.wait === false || deployment.status !== 'deploying') {
-    if (deployment.status === 'deployed') progress.succeed(`deployed ${deployment.deployment_id} in ${formatSeconds(deployment.deploy_time) ?? '?'}`);
-    else if (deployment.status === 'failed') progress.fail(`${deployment.deployment_id} failed`);
-    else progress.stop();
-    return { deployment, end: 'settled' as const };
+    const settled = { deployment, end: 'settled' as const };
+    endProgress(progress, settled, { ...messages, failed: (d) => `${d.deployment_id} failed` });
+    return settled;
   }
-  progress.update(describeProgress(deployment));
-  const result = await waitForDeployment(client, deployment, {
-    timeoutMs: options.timeoutSeconds * 1000,
-    signal: ctx.signal,
-    etag: answer.etag,
-    onChange: (d) => {
-      if (d.status === 'deploying') progress.update(describeProgress(d));
-    },
-  });
-  const d = result.deployment;
-  if (result.end === 'interrupted') progress.stop();
-  else if (result.end === 'timeout') progress.warn(`${d.deployment_id} still deploying after ${formatSeconds(options.timeoutSeconds) ?? ''}`);
-  else if (d.status === 'deployed') progress.succeed(`deployed ${d.deployment_id} in ${formatSeconds(d.deploy_time) ?? '?'}`);
-  else progress.fail();
-  return result;
+  return followDeployment(ctx, client, progress, deployment, { timeoutSeconds: options.timeoutSeconds, etag: answer.etag, messages });
 }
 
 /** The heading a settled deployment is shown under. */

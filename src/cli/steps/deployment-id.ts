@@ -1,6 +1,6 @@
 /** The check every command that takes a deployment id makes first. */
 import { DEPLOYMENT_ID_PATTERN } from '../../api/contract.js';
-import { UserError } from '../errors.js';
+import { UserError } from '../../shared/errors.js';
 
 /** Throws a UserError (exit 2) naming what the value looks like instead. */
 export function requireDeploymentId(value: string): void {

@@ -8,8 +8,9 @@ import type { ApiClient } from '../../api/client.js';
 import type { Deployment } from '../../api/contract.js';
 import { ApiError } from '../../api/errors.js';
 import type { CommandContext } from '../context.js';
-import { EXIT, UserError } from '../errors.js';
-import { renderDeployment } from '../render/deployment.js';
+import type { Progress } from '../output.js';
+import { EXIT, UserError } from '../../shared/errors.js';
+import { describeProgress, renderDeployment } from '../render/deployment.js';
 import { formatSeconds } from '../render/format.js';
 
 export interface WaitOptions {
@@ -36,6 +37,47 @@ const MAX_BACKOFF_MS = 2_000;
 /** What changes a person would see; used when the service sends no ETag. */
 function fingerprint(d: Deployment): string {
   return JSON.stringify([d.status, d.stage, d.desired_instances, d.instances?.map((i) => i.state), d.updated_at]);
+}
+
+/** What a progress line ends with when a followed deployment ends; a failure without a text keeps the last stage shown. */
+export interface EndMessages {
+  deployed: (d: Deployment) => string;
+  timeout: (d: Deployment) => string;
+  failed?: (d: Deployment) => string;
+}
+
+/**
+ * Follows a deployment with a progress line (`deploy`, `rollback`, `status --watch`): each stage
+ * shown as it comes, the line ended by how the deployment settled.
+ */
+export async function followDeployment(
+  ctx: CommandContext,
+  client: ApiClient,
+  progress: Progress,
+  first: Deployment,
+  options: { timeoutSeconds: number; etag: string | undefined; messages: EndMessages },
+): Promise<WaitOutcome> {
+  progress.update(describeProgress(first));
+  const result = await waitForDeployment(client, first, {
+    timeoutMs: options.timeoutSeconds * 1000,
+    signal: ctx.signal,
+    etag: options.etag,
+    onChange: (d) => {
+      if (d.status === 'deploying') progress.update(describeProgress(d));
+    },
+  });
+  endProgress(progress, result, options.messages);
+  return result;
+}
+
+/** Ends a progress line by how a deployment ended: stopped when interrupted or still deploying without a wait. */
+export function endProgress(progress: Progress, outcome: WaitOutcome, messages: EndMessages): void {
+  const d = outcome.deployment;
+  if (outcome.end === 'interrupted') progress.stop();
+  else if (outcome.end === 'timeout') progress.warn(messages.timeout(d));
+  else if (d.status === 'deployed') progress.succeed(messages.deployed(d));
+  else if (d.status === 'failed') progress.fail(messages.failed?.(d));
+  else progress.stop();
 }
 
 /** Follows a deployment until it leaves `deploying`, the time runs out, or the signal aborts. */

@@ -12,7 +12,7 @@ import { classifySuccessRate, computeGuidance, SUCCESS_BANDS } from '../../api/g
 import type { TestsConfig } from '../../definition/schema.js';
 import type { Connection } from '../config.js';
 import type { CommandContext } from '../context.js';
-import { EXIT, UserError } from '../errors.js';
+import { EXIT, UserError } from '../../shared/errors.js';
 import { formatRate } from '../render/format.js';
 import { toJUnitXml } from '../render/junit.js';
 import type { CaseReport, TestReport } from '../render/test-result.js';

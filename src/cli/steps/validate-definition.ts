@@ -4,11 +4,11 @@
  * compiles and exports what its tools name), which throw a UserError with every problem; then the
  * lint warnings (src/definition/lint.ts).
  */
-import { isAbsolute, relative } from 'node:path';
 import type { LoadedDefinition } from '../../definition/load.js';
-import type { Problem } from '../errors.js';
+import type { Problem } from '../../shared/errors.js';
 import type { Printer } from '../output.js';
 import { plural } from '../render/format.js';
+import { displayPath } from '../../shared/paths.js';
 
 /** A warning; lint warnings say which rule (similar_descriptions, short_description, undescribed_parameter). */
 export type Warning = Problem & { rule?: string };
@@ -29,17 +29,16 @@ export interface ValidateResult {
  * invalid.
  */
 export async function validateDefinition(cwd: string, file: string): Promise<ValidateResult> {
-  const [{ loadDefinition }, { toBuildRequest }] = await Promise.all([import('../../definition/load.js'), import('../../definition/build-request.js')]);
+  const [{ loadDefinition }, { toBuildRequest }] = await Promise.all([import('../../definition/load.js'), import('../../api/build-request.js')]);
   const loaded = await loadDefinition(file, { cwd });
   // the request a build would send, made and thrown away: what a build refuses, validate refuses
   await toBuildRequest(loaded);
-  const rel = relative(cwd, loaded.file);
-  return lintLoaded(loaded, rel === '' || isAbsolute(rel) ? loaded.file : rel);
+  return lintLoaded(loaded, displayPath(loaded.file, cwd));
 }
 
 /** The validation result of a loaded definition: its counts, and its warnings with the lint's. */
 export async function lintLoaded(loaded: LoadedDefinition, shown: string): Promise<ValidateResult> {
-  const [{ lintDefinition }, { formatPath }] = await Promise.all([import('../../definition/lint.js'), import('../../definition/errors.js')]);
+  const [{ lintDefinition }, { formatPath }] = await Promise.all([import('../../definition/lint.js'), import('../../shared/paths.js')]);
   const d = loaded.definition;
   const lint: Array<Warning & { line: number; column: number }> = lintDefinition(d).map((issue) => {
     const at = loaded.locate(issue.path);

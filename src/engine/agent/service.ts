@@ -6,7 +6,7 @@
 import { DEFAULT_AI_MODEL, type ModelStatus, type TestRequest, type TestResult } from '../../api/contract.js';
 import { computeGuidance } from '../../api/guidance.js';
 import { resolveEnvRefs } from '../../definition/interpolate.js';
-import { findModel, MODELS, type ModelInfo } from '../../models.js';
+import { findModel, MODELS, type ModelInfo } from '../../shared/models.js';
 import { placeholderEnv } from '../builder.js';
 import { ServiceError, type Logger, type ServerRecord, type StartRuntimeProcess, type TestService } from '../types.js';
 import { DEFAULT_AGENT_LIMITS, type Agent, type AgentLimits } from './types.js';

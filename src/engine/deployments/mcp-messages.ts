@@ -2,6 +2,7 @@
  * What the gateway needs to know about an MCP exchange, read from the small JSON request body
  * and from a copy of the response (plain JSON or an SSE stream). Pure.
  */
+import { isSecretName } from '../../shared/secret-name.js';
 
 export interface McpRequestInfo {
   /** JSON-RPC method of a single request; 'batch' for an array; undefined when not JSON-RPC */
@@ -75,7 +76,6 @@ export function parseSseMessages(body: string): unknown[] {
   return messages;
 }
 
-const SECRET_KEY = /pass(word)?|secret|token|api[-_]?key|authori[sz]ation|credential|private[-_]?key|cookie|session/i;
 const MAX_LOGGED_STRING = 500;
 
 /** A copy for debug logs: values under secret-looking keys hidden, long strings cut. */
@@ -84,7 +84,7 @@ export function redactForLog(value: unknown, depth = 0): unknown {
   if (depth > 6 || value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.slice(0, 50).map((item) => redactForLog(item, depth + 1));
   const copy: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) copy[key] = SECRET_KEY.test(key) ? '[redacted]' : redactForLog(item, depth + 1);
+  for (const [key, item] of Object.entries(value)) copy[key] = isSecretName(key) ? '[redacted]' : redactForLog(item, depth + 1);
   return copy;
 }
 

@@ -4,22 +4,10 @@
  */
 import type { z } from 'zod';
 import type { ErrorDetail } from '../../api/contract.js';
+import { formatPath } from '../../shared/paths.js';
 import { HttpError } from './respond.js';
 
-const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
-
-/** `['tools', 0, 'name']` → `tools[0].name`; keys that are not identifiers are quoted: `files["a b"]`. */
-export function formatPath(path: ReadonlyArray<PropertyKey>): string {
-  let out = '';
-  for (const part of path) {
-    if (typeof part === 'number') out += `[${part}]`;
-    else {
-      const key = String(part);
-      out += IDENTIFIER.test(key) ? (out === '' ? key : `.${key}`) : `[${JSON.stringify(key)}]`;
-    }
-  }
-  return out;
-}
+export { formatPath };
 
 type Issue = z.core.$ZodIssue;
 

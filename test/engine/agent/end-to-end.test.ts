@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../../src/api/client.js';
 import { ApiError } from '../../../src/api/errors.js';
-import { toBuildRequest } from '../../../src/definition/build-request.js';
+import { toBuildRequest } from '../../../src/api/build-request.js';
 import { loadDefinition } from '../../../src/definition/load.js';
 import { startEngine, type RunningEngine } from '../../../src/engine/engine.js';
 import { createLogger } from '../../../src/engine/logger.js';

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BuildRequest } from '../../../src/api/contract.js';
-import { toBuildRequest } from '../../../src/definition/build-request.js';
+import { toBuildRequest } from '../../../src/api/build-request.js';
 import { loadDefinition } from '../../../src/definition/load.js';
 import { createTestService, type TestServiceDeps } from '../../../src/engine/agent/service.js';
 import { createLogger } from '../../../src/engine/logger.js';

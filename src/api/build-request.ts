@@ -5,12 +5,12 @@
  */
 import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { join, posix, relative, sep } from 'node:path';
-import type { BuildRequestInput } from '../api/contract.js';
-import { UserError, type Problem } from '../cli/errors.js';
-import { listPathRefs } from './check.js';
-import { formatPath, type FieldPath } from './errors.js';
-import type { LoadedDefinition } from './load.js';
-import { compiledNameClash, exportedNames, sourcesToCheck, transpileSource } from './modules.js';
+import { listPathRefs } from '../definition/file-paths.js';
+import type { LoadedDefinition } from '../definition/load.js';
+import { compiledNameClash, exportedNames, sourcesToCheck, transpileSource } from '../definition/modules.js';
+import { UserError, type Problem } from '../shared/errors.js';
+import { formatPath, type FieldPath } from '../shared/paths.js';
+import type { BuildRequestInput } from './contract.js';
 
 /** The most a build may carry in files, in bytes. */
 export const MAX_BUILD_FILES_BYTES = 10 * 1024 * 1024;

@@ -1,0 +1,100 @@
+/**
+ * Following a deployment's logs: `GET /v1/deploy/{id}/logs?follow=1` read as an NDJSON stream, one
+ * checked log line at a time, until the stream ends or the caller stops it.
+ */
+import { request, type Dispatcher } from 'undici';
+import { formatPath } from '../shared/paths.js';
+import { contractError, header, parseAnswer } from './answers.js';
+import { LogLine, LogPage } from './contract.js';
+import { ApiError } from './errors.js';
+import type { Transport } from './transport.js';
+
+/**
+ * GET /v1/deploy/{id}/logs?follow=1: calls `onLine` for every log line of the NDJSON stream
+ * until the stream ends or `signal` aborts (then it resolves quietly).
+ */
+export async function followLogStream(
+  transport: Transport,
+  deploymentId: string,
+  onLine: (line: LogLine) => void,
+  signal?: AbortSignal,
+  options: { since?: string; limit?: number } = {},
+): Promise<void> {
+  const url = transport.url(`/v1/deploy/${encodeURIComponent(deploymentId)}/logs`, { follow: 1, since: options.since, limit: options.limit });
+  const combined = transport.signalFor(signal);
+  const headers = transport.headers({ accept: 'application/x-ndjson' }, false);
+  const started = performance.now();
+  let res: Dispatcher.ResponseData;
+  try {
+    res = await request(url, {
+      dispatcher: transport.dispatcher,
+      method: 'GET',
+      headers,
+      headersTimeout: transport.requestTimeoutMs,
+      // the stream sends an empty line every 15 s; four missed ones mean it is gone
+      bodyTimeout: 60_000,
+      ...(combined === undefined ? {} : { signal: combined }),
+    });
+  } catch (error) {
+    if (signal?.aborted === true) return;
+    throw transport.failure(error, 'GET', url, combined, 1, started, headers);
+  }
+  const contentType = header(res.headers, 'content-type') ?? '';
+  if (res.statusCode !== 200 || !contentType.includes('ndjson')) {
+    transport.report('GET', url, 1, started, headers, res.statusCode, header(res.headers, 'x-request-id'));
+    // an error envelope, or a service that answers with one page instead of a stream
+    const text = await res.body.text().catch(() => '');
+    const page = parseAnswer({ method: 'GET', operation: 'logs', path: url, schema: LogPage }, url, res.statusCode, res.headers, text);
+    for (const line of page.data?.lines ?? []) onLine(line);
+    return;
+  }
+  transport.report('GET', url, 1, started, headers, res.statusCode, header(res.headers, 'x-request-id'));
+  const decoder = new TextDecoder();
+  let buffer = '';
+  let lineNo = 0;
+  const emit = (text: string) => {
+    lineNo += 1;
+    if (text.trim() === '') return; // keep-alive
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      throw contractError('GET', url, `line ${lineNo}`, 'is not JSON', header(res.headers, 'x-request-id'));
+    }
+    const parsed = LogLine.safeParse(value);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw contractError(
+        'GET',
+        url,
+        `line ${lineNo}${issue === undefined || issue.path.length === 0 ? '' : ` ${formatPath(issue.path)}`}`,
+        issue?.message ?? 'is not a log line',
+        header(res.headers, 'x-request-id'),
+      );
+    }
+    onLine(parsed.data);
+  };
+  try {
+    for await (const chunk of res.body) {
+      buffer += decoder.decode(chunk as Uint8Array, { stream: true });
+      let newline = buffer.indexOf('\n');
+      while (newline >= 0) {
+        emit(buffer.slice(0, newline));
+        buffer = buffer.slice(newline + 1);
+        newline = buffer.indexOf('\n');
+      }
+    }
+    buffer += decoder.decode();
+    if (buffer !== '') emit(buffer);
+  } catch (error) {
+    if (signal?.aborted === true || transport.options.signal?.aborted === true) {
+      res.body.destroy();
+      if (signal?.aborted === true) return;
+    }
+    if (error instanceof ApiError) {
+      res.body.destroy();
+      throw error;
+    }
+    throw transport.failure(error, 'GET', url, combined, 1, started, headers, false);
+  }
+}
