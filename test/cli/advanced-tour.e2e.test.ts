@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, runBin, type Sandbox } from '../support/cli.js';
-import { BIN, killEngineOf, requireBuilt } from '../engine/support.js';
+import { BIN, killEngineOf, requireBuilt } from '../support/app.js';
 
 beforeAll(() => requireBuilt());
 

@@ -9,8 +9,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { FIXTURES, closeServer, connect, firstText, listen, makeTempDir } from '../runtime/helpers.js';
-import { startDev } from '../runtime/dev-session.js';
+import { FIXTURES, closeServer, connect, firstText, listen, makeTempDir } from '../support/runtime.js';
+import { startDev } from '../support/dev-session.js';
 
 async function copyFixture(root: string): Promise<string> {
   await cp(join(FIXTURES, 'dev'), join(root, 'dev'), { recursive: true });

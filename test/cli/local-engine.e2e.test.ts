@@ -8,7 +8,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, runBin, type BinResult, type Sandbox } from '../support/cli.js';
-import { BIN, killEngineOf, requireBuilt, ROOT } from '../engine/support.js';
+import { BIN, killEngineOf, requireBuilt, ROOT } from '../support/app.js';
 
 beforeAll(() => requireBuilt());
 

@@ -3,8 +3,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseSince } from '../../src/cli/commands/logs.js';
 import { run } from '../../src/cli/main.js';
 import { runCli } from '../support/cli.js';
-import { callTool } from '../engine/deployments/harness.js';
-import { startTestEngine, type TestEngine } from '../engine/deployments/engine-harness.js';
+import { callTool } from '../support/deployments.js';
+import { startTestEngine, type TestEngine } from '../support/engine.js';
 
 let t: TestEngine;
 beforeEach(async () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Deployment } from '../../src/api/contract.js';
 import { ago } from '../../src/cli/commands/ls.js';
 import { runCli } from '../support/cli.js';
-import { startTestEngine, type TestEngine } from '../engine/deployments/engine-harness.js';
+import { startTestEngine, type TestEngine } from '../support/engine.js';
 
 let t: TestEngine;
 let prod: Deployment;

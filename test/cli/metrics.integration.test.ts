@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Deployment } from '../../src/api/contract.js';
 import { runCli } from '../support/cli.js';
-import { callTool } from '../engine/deployments/harness.js';
-import { startTestEngine, type TestEngine } from '../engine/deployments/engine-harness.js';
+import { callTool } from '../support/deployments.js';
+import { startTestEngine, type TestEngine } from '../support/engine.js';
 
 let t: TestEngine;
 let d: Deployment;

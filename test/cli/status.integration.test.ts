@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { startContractServer, type ContractServer } from '../support/contract-server.js';
 import { createSandbox, runCli, type Sandbox } from '../support/cli.js';
-import { contractDefinition } from '../contract/suite.js';
+import { contractDefinition } from '../support/contract-suite.js';
 
 let server: ContractServer;
 let sandbox: Sandbox;

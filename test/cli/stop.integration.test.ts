@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
-import { startTestEngine, type TestEngine } from '../engine/deployments/engine-harness.js';
+import { startTestEngine, type TestEngine } from '../support/engine.js';
 
 let t: TestEngine;
 beforeEach(async () => {

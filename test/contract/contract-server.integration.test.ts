@@ -1,4 +1,4 @@
-import { describeContract } from './suite.js';
+import { describeContract } from '../support/contract-suite.js';
 import { startContractServer } from '../support/contract-server.js';
 
 describeContract('the in-memory contract server', async () => {

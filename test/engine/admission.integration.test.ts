@@ -9,7 +9,7 @@ import { startEngine } from '../../src/engine/engine.js';
 import { silentLogger } from '../../src/engine/logger.js';
 import { HttpError } from '../../src/engine/http/respond.js';
 import { DEFAULT_LIMITS, limitsFromEnv } from '../../src/engine/limits.js';
-import { call, tempHome } from './support.js';
+import { call, tempHome } from '../support/app.js';
 
 /** Work that runs until `finish()` is called. */
 function gate() {

@@ -1,13 +1,13 @@
 /**
  * The HTTP layer through a real loopback socket: every error code of docs/api.md with a real
  * request, the envelope and request ids, auth, idempotency, rate limiting, long-poll and log
- * streaming. Services are fakes here; builder.test.ts and contract.test.ts use the real ones.
+ * streaming. Services are fakes here; builder.integration.test.ts and contract.integration.test.ts use the real ones.
  */
 import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AnyEnvelope, Deployment, ERROR_CODES, McpServer } from '../../src/api/contract.js';
 import { ServiceError } from '../../src/engine/types.js';
-import { call, fakeBuilds, fakeDeployments, startTestApp, TEST_KEY, waitFor, weatherDefinition, type Answer, type TestApp } from './support.js';
+import { call, fakeBuilds, fakeDeployments, startTestApp, TEST_KEY, waitFor, weatherDefinition, type Answer, type TestApp } from '../support/app.js';
 
 let target: TestApp | undefined;
 afterEach(async () => {
@@ -242,7 +242,7 @@ describe('idempotency', () => {
   it('forgets keys after their time to live', async () => {
     let now = Date.parse('2026-01-01T00:00:00Z');
     const { FileStore } = await import('../../src/engine/store/file-store.js');
-    const { tempHome } = await import('./support.js');
+    const { tempHome } = await import('../support/app.js');
     const home = await tempHome();
     const store = await FileStore.open({ dir: home.dir, clock: () => now, idempotencyTtlMs: 1000 });
     await store.putIdempotent('k', { bodyHash: 'h', status: 200, body: { success: true } });

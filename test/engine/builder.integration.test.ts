@@ -16,7 +16,7 @@ import { ServiceError } from '../../src/engine/types.js';
 import { loadDefinition } from '../../src/definition/load.js';
 import { toBuildRequest } from '../../src/definition/build-request.js';
 import { runCli } from '../support/cli.js';
-import { requireBuilt, tempHome, weatherDefinition } from './support.js';
+import { requireBuilt, tempHome, weatherDefinition } from '../support/app.js';
 
 beforeAll(() => requireBuilt());
 

@@ -5,8 +5,8 @@
  */
 import { createLogger } from '../../src/engine/logger.js';
 import { startEngine } from '../../src/engine/engine.js';
-import { describeContract } from '../contract/suite.js';
-import { requireBuilt, tempHome } from './support.js';
+import { describeContract } from '../support/contract-suite.js';
+import { requireBuilt, tempHome } from '../support/app.js';
 
 describeContract(
   'the embedded engine',

@@ -14,7 +14,7 @@ import { startEngine } from '../../src/engine/engine.js';
 import { silentLogger } from '../../src/engine/logger.js';
 import { FileStore } from '../../src/engine/store/file-store.js';
 import { isProcessAlive } from '../../src/engine/state.js';
-import { BIN, call, killEngineOf, requireBuilt, ROOT, tempHome, waitFor, weatherDefinition } from './support.js';
+import { BIN, call, killEngineOf, requireBuilt, ROOT, tempHome, waitFor, weatherDefinition } from '../support/app.js';
 
 beforeAll(() => requireBuilt());
 

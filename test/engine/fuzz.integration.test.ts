@@ -8,7 +8,7 @@ import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { AnyEnvelope } from '../../src/api/contract.js';
 import type { TestService } from '../../src/engine/types.js';
-import { call, fakeBuilds, fakeDeployments, startTestApp, TEST_KEY, weatherDefinition, type TestApp } from './support.js';
+import { call, fakeBuilds, fakeDeployments, startTestApp, TEST_KEY, weatherDefinition, type TestApp } from '../support/app.js';
 
 const SEED = 0x5eed_2026;
 const REQUESTS = 3000;

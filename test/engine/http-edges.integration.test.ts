@@ -9,8 +9,8 @@ import { AnyEnvelope } from '../../src/api/contract.js';
 import { startEngine, EngineConfigError } from '../../src/engine/engine.js';
 import { createHostPolicy, hostNameOf } from '../../src/engine/http/hosts.js';
 import { createLogger, silentLogger } from '../../src/engine/logger.js';
-import { startTestEngine } from './deployments/engine-harness.js';
-import { fakeBuilds, rawBody, rawExchange, startTestApp, TEST_KEY, tempHome, waitFor, weatherDefinition, type TestApp } from './support.js';
+import { startTestEngine } from '../support/engine.js';
+import { fakeBuilds, rawBody, rawExchange, startTestApp, TEST_KEY, tempHome, waitFor, weatherDefinition, type TestApp } from '../support/app.js';
 
 let target: TestApp | undefined;
 afterEach(async () => {

@@ -12,7 +12,7 @@ import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox } from '../support/cli.js';
-import { BIN, call, killEngineOf, requireBuilt, waitFor, weatherDefinition } from './support.js';
+import { BIN, call, killEngineOf, requireBuilt, waitFor, weatherDefinition } from '../support/app.js';
 
 beforeAll(() => requireBuilt());
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { BuildRequestInput } from '../../src/api/contract.js';
 import { BundleError, readBundle, writeBundle } from '../../src/runtime/bundle.js';
 import { createRuntime } from '../../src/runtime/server.js';
-import { connect, firstText, listen, closeServer, makeTempDir } from './helpers.js';
+import { connect, firstText, listen, closeServer, makeTempDir } from '../support/runtime.js';
 
 function calculator(source = 'export function add({ a, b }: { a: number; b: number }): number {\n  return a + b;\n}\n'): BuildRequestInput {
   return {

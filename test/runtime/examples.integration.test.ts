@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { startDev } from './dev-session.js';
-import { closeServer, connect, firstText, listen } from './helpers.js';
+import { startDev } from '../support/dev-session.js';
+import { closeServer, connect, firstText, listen } from '../support/runtime.js';
 
 const EXAMPLES = join(import.meta.dirname, '..', '..', 'examples');
 

@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { startRuntimeProcess, RuntimeProcessError } from '../../src/runtime/process.js';
-import { FIXTURES, bundleDefinition, connect, firstText, makeTempDir } from './helpers.js';
+import { FIXTURES, bundleDefinition, connect, firstText, makeTempDir } from '../support/runtime.js';
 
 let temp: Awaited<ReturnType<typeof makeTempDir>>;
 let bundleDir: string;

@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createRuntime } from '../../src/runtime/server.js';
-import { FIXTURES, closeServer, connect, firstText, listen, makeTempDir, serveDefinition, startBackend, type Served } from './helpers.js';
+import { FIXTURES, closeServer, connect, firstText, listen, makeTempDir, serveDefinition, startBackend, type Served } from '../support/runtime.js';
 
 const KITCHEN = join(FIXTURES, 'kitchen', 'server.yaml');
 

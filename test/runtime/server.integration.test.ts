@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { writeFile } from 'node:fs/promises';
-import { FIXTURES, connect, firstText, makeTempDir, serveDefinition, startBackend, type Served } from './helpers.js';
+import { FIXTURES, connect, firstText, makeTempDir, serveDefinition, startBackend, type Served } from '../support/runtime.js';
 
 const KITCHEN = join(FIXTURES, 'kitchen', 'server.yaml');
 const API_KEY = 'sk-test-0123456789';

@@ -6,14 +6,14 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BuildRequest } from '../../../src/api/contract.js';
-import { toBuildRequest } from '../../../src/definition/build-request.js';
-import { loadDefinition } from '../../../src/definition/load.js';
-import { createTestService, type TestServiceDeps } from '../../../src/engine/agent/service.js';
-import { createLogger } from '../../../src/engine/logger.js';
-import type { RuntimeProcessHandle, ServerRecord, TestService } from '../../../src/engine/types.js';
-import { writeBundle } from '../../../src/runtime/bundle.js';
-import { startRuntimeProcess } from '../../../src/runtime/process.js';
+import type { BuildRequest } from '../../src/api/contract.js';
+import { toBuildRequest } from '../../src/definition/build-request.js';
+import { loadDefinition } from '../../src/definition/load.js';
+import { createTestService, type TestServiceDeps } from '../../src/engine/agent/service.js';
+import { createLogger } from '../../src/engine/logger.js';
+import type { RuntimeProcessHandle, ServerRecord, TestService } from '../../src/engine/types.js';
+import { writeBundle } from '../../src/runtime/bundle.js';
+import { startRuntimeProcess } from '../../src/runtime/process.js';
 
 export interface Harness {
   service: TestService;

@@ -5,11 +5,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadDefinition } from '../../../src/definition/load.js';
-import type { Catalog } from '../../../src/engine/agent/types.js';
-import { runCli } from '../../support/cli.js';
+import { loadDefinition } from '../../src/definition/load.js';
+import type { Catalog } from '../../src/engine/agent/types.js';
+import { runCli } from './cli.js';
 
-export const EXAMPLES = join(import.meta.dirname, '..', '..', '..', 'examples');
+export const EXAMPLES = join(import.meta.dirname, '..', '..', 'examples');
 
 export function exampleFile(name: string): string {
   return join(EXAMPLES, name, 'server.yaml');

@@ -7,13 +7,13 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Deployment, DeployRequest } from '../../../src/api/contract.js';
-import type { WorkQueue } from '../../../src/engine/admission.js';
-import { createDeploymentService, type DeploymentLimits, type LocalDeploymentService } from '../../../src/engine/deployments/index.js';
-import { silentLogger } from '../../../src/engine/logger.js';
-import { FileStore } from '../../../src/engine/store/file-store.js';
-import type { ServerRecord, Store } from '../../../src/engine/types.js';
-import { createFixtureStarter, type FixtureStarter } from '../../fixtures/instance/start-instance.js';
+import type { Deployment, DeployRequest } from '../../src/api/contract.js';
+import type { WorkQueue } from '../../src/engine/admission.js';
+import { createDeploymentService, type DeploymentLimits, type LocalDeploymentService } from '../../src/engine/deployments/index.js';
+import { silentLogger } from '../../src/engine/logger.js';
+import { FileStore } from '../../src/engine/store/file-store.js';
+import type { ServerRecord, Store } from '../../src/engine/types.js';
+import { createFixtureStarter, type FixtureStarter } from './fixture-instance.js';
 
 /** Short intervals so supervision, scaling and clean-up happen within a test's time. */
 export const FAST_LIMITS: Partial<DeploymentLimits> = {

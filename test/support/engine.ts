@@ -3,15 +3,15 @@
  * with fixture instances as the runtime and short supervision intervals, and a CLI sandbox whose
  * environment points at it. For the tests of the deployment commands.
  */
-import { ApiClient } from '../../../src/api/client.js';
-import type { Deployment, DeployRequest } from '../../../src/api/contract.js';
-import { createDeploymentService } from '../../../src/engine/deployments/index.js';
-import { startEngine, type RunningEngine } from '../../../src/engine/engine.js';
-import { silentLogger } from '../../../src/engine/logger.js';
-import type { Logger, ServerRecord } from '../../../src/engine/types.js';
-import { createFixtureStarter, type FixtureStarter } from '../../fixtures/instance/start-instance.js';
-import { createSandbox, type Sandbox } from '../../support/cli.js';
-import { addFixtureServer, FAST_LIMITS } from './harness.js';
+import { ApiClient } from '../../src/api/client.js';
+import type { Deployment, DeployRequest } from '../../src/api/contract.js';
+import { createDeploymentService } from '../../src/engine/deployments/index.js';
+import { startEngine, type RunningEngine } from '../../src/engine/engine.js';
+import { silentLogger } from '../../src/engine/logger.js';
+import type { Logger, ServerRecord } from '../../src/engine/types.js';
+import { createFixtureStarter, type FixtureStarter } from './fixture-instance.js';
+import { createSandbox, type Sandbox } from './cli.js';
+import { addFixtureServer, FAST_LIMITS } from './deployments.js';
 
 export interface TestEngine {
   engine: RunningEngine;

@@ -14,9 +14,9 @@ import { loadDefinition } from '../../../src/definition/load.js';
 import { startEngine, type RunningEngine } from '../../../src/engine/engine.js';
 import { createLogger } from '../../../src/engine/logger.js';
 import { createSandbox, type Sandbox } from '../../support/cli.js';
-import { BIN, killEngineOf, requireBuilt, tempHome } from '../support.js';
-import { openAiCompletion, startProviderDouble, type ProviderDouble } from './provider-double.js';
-import { exampleFile } from './support.js';
+import { BIN, killEngineOf, requireBuilt, tempHome } from '../../support/app.js';
+import { openAiCompletion, startProviderDouble, type ProviderDouble } from '../../support/provider-double.js';
+import { exampleFile } from '../../support/catalogs.js';
 
 const FIXTURES = join(import.meta.dirname, '..', '..', 'fixtures', 'guidance');
 

@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestResult } from '../../../src/api/contract.js';
 import { loadDefinition } from '../../../src/definition/load.js';
-import { requireBuilt } from '../support.js';
-import { createHarness, type Harness } from './harness.js';
+import { requireBuilt } from '../../support/app.js';
+import { createHarness, type Harness } from '../../support/agent.js';
 
 const FIXTURES = join(import.meta.dirname, '..', '..', 'fixtures', 'guidance');
 

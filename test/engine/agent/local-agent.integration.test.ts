@@ -6,10 +6,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestResult } from '../../../src/api/contract.js';
 import type { TestRequest } from '../../../src/api/contract.js';
-import { closeServer, listen } from '../../runtime/helpers.js';
-import { requireBuilt } from '../support.js';
-import { createHarness, type Harness } from './harness.js';
-import { exampleFile, scaffoldTemplates } from './support.js';
+import { closeServer, listen } from '../../support/runtime.js';
+import { requireBuilt } from '../../support/app.js';
+import { createHarness, type Harness } from '../../support/agent.js';
+import { exampleFile, scaffoldTemplates } from '../../support/catalogs.js';
 
 let harness: Harness;
 let templates: Awaited<ReturnType<typeof scaffoldTemplates>>;

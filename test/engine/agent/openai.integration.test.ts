@@ -5,10 +5,10 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ServiceError } from '../../../src/engine/types.js';
-import { requireBuilt } from '../support.js';
-import { createHarness, type Harness } from './harness.js';
-import { openAiCompletion, openAiError, startProviderDouble, type ProviderDouble, type Script } from './provider-double.js';
-import { exampleFile } from './support.js';
+import { requireBuilt } from '../../support/app.js';
+import { createHarness, type Harness } from '../../support/agent.js';
+import { openAiCompletion, openAiError, startProviderDouble, type ProviderDouble, type Script } from '../../support/provider-double.js';
+import { exampleFile } from '../../support/catalogs.js';
 
 const KEY = 'sk-test-0123456789';
 let double: ProviderDouble;

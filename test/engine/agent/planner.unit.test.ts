@@ -10,7 +10,7 @@ import { MIN_SCORE, indexCatalog, matchesTemplate, planRequest, scoreCandidates,
 import { composeReply, NOTHING_FOUND } from '../../../src/engine/agent/local/reply.js';
 import { contentStems, findExpression, findNames, findNumbers, operatorsIn, splitWords, stem } from '../../../src/engine/agent/local/text.js';
 import type { Catalog, InputSchema } from '../../../src/engine/agent/types.js';
-import { catalogOf, exampleFile, scaffoldTemplates } from './support.js';
+import { catalogOf, exampleFile, scaffoldTemplates } from '../../support/catalogs.js';
 
 describe('reading a message', () => {
   it.each([

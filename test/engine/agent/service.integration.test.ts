@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestResult } from '../../../src/api/contract.js';
 import { ServiceError } from '../../../src/engine/types.js';
-import { requireBuilt } from '../support.js';
-import { createHarness, type Harness } from './harness.js';
+import { requireBuilt } from '../../support/app.js';
+import { createHarness, type Harness } from '../../support/agent.js';
 
 const INVENTORY = join(import.meta.dirname, '..', '..', 'fixtures', 'agent', 'server.yaml');
 let harness: Harness;

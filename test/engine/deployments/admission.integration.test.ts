@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { WorkQueue } from '../../../src/engine/admission.js';
-import { createHarness, running, type Harness } from './harness.js';
+import { createHarness, running, type Harness } from '../../support/deployments.js';
 
 let h: Harness | undefined;
 afterEach(async () => {

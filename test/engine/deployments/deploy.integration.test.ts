@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Deployment } from '../../../src/api/contract.js';
 import { ServiceError } from '../../../src/engine/types.js';
-import { callTool, createHarness, rawRequest, running, type Harness } from './harness.js';
+import { callTool, createHarness, rawRequest, running, type Harness } from '../../support/deployments.js';
 
 let h: Harness;
 beforeEach(async () => {

@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Deployment, DeploymentState } from '../../../src/api/contract.js';
 import type { DeploymentRecord } from '../../../src/engine/types.js';
-import { createHarness, type Harness } from './harness.js';
+import { createHarness, type Harness } from '../../support/deployments.js';
 
 let h: Harness;
 beforeEach(async () => {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { callTool, createHarness, eventually, rawRequest, type Harness } from './harness.js';
+import { callTool, createHarness, eventually, rawRequest, type Harness } from '../../support/deployments.js';
 
 let h: Harness | undefined;
 afterEach(async () => {

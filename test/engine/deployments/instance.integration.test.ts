@@ -6,8 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { WorkQueue } from '../../../src/engine/admission.js';
 import { ManagedInstance } from '../../../src/engine/deployments/instance.js';
 import { DEFAULT_LIMITS } from '../../../src/engine/deployments/limits.js';
-import { createFixtureStarter } from '../../fixtures/instance/start-instance.js';
-import { FAST_LIMITS } from './harness.js';
+import { createFixtureStarter } from '../../support/fixture-instance.js';
+import { FAST_LIMITS } from '../../support/deployments.js';
 
 const starter = createFixtureStarter();
 afterEach(() => starter.killAll());

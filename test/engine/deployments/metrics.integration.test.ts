@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Metrics } from '../../../src/api/contract.js';
 import { percentile, summarizeMetrics, type RequestSample } from '../../../src/engine/deployments/metrics.js';
-import { callTool, createHarness, type Harness } from './harness.js';
+import { callTool, createHarness, type Harness } from '../../support/deployments.js';
 
 describe('summarizeMetrics', () => {
   const now = Date.parse('2026-01-01T00:10:00Z');

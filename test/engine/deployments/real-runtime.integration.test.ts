@@ -11,7 +11,7 @@ import { createDeploymentService } from '../../../src/engine/deployments/index.j
 import { startEngine, type RunningEngine } from '../../../src/engine/engine.js';
 import { silentLogger } from '../../../src/engine/logger.js';
 import { createSandbox, type Sandbox } from '../../support/cli.js';
-import { FAST_LIMITS } from './harness.js';
+import { FAST_LIMITS } from '../../support/deployments.js';
 
 const API_KEY = 'real-runtime-test-key-0123456789';
 

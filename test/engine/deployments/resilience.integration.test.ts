@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { callTool, createHarness, eventually, running, type Harness } from './harness.js';
+import { callTool, createHarness, eventually, running, type Harness } from '../../support/deployments.js';
 
 let h: Harness;
 beforeEach(async () => {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LogLine } from '../../../src/api/contract.js';
-import { callTool, createHarness, running, type Harness } from './harness.js';
+import { callTool, createHarness, running, type Harness } from '../../support/deployments.js';
 
 let h: Harness;
 beforeEach(async () => {

@@ -15,8 +15,8 @@ import { createDeploymentService } from '../../../src/engine/deployments/index.j
 import { startEngine, type RunningEngine } from '../../../src/engine/engine.js';
 import { createLogger } from '../../../src/engine/logger.js';
 import { createSandbox, type Sandbox } from '../../support/cli.js';
-import { requireBuilt, waitFor } from '../support.js';
-import { FAST_LIMITS } from './harness.js';
+import { requireBuilt, waitFor } from '../../support/app.js';
+import { FAST_LIMITS } from '../../support/deployments.js';
 
 beforeAll(() => requireBuilt());
 
