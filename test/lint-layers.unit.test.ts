@@ -40,14 +40,21 @@ describe('the import-direction lint', () => {
   });
 
   it('lets each layer import the layers below it, and the CLI import any', async () => {
-    expect(await layerErrors('src/engine/x.ts', "import { a } from '../runtime/a.js';\nimport { b } from '../api/b.js';\nimport { c } from './c.js';\nexport const x = [a, b, c];\n")).toEqual([]);
-    expect(await layerErrors('src/cli/steps/x.ts', "import { a } from '../../engine/a.js';\nimport { b } from '../../export/b.js';\nexport const x = [a, b];\n")).toEqual([]);
+    expect(
+      await layerErrors(
+        'src/engine/x.ts',
+        "import { a } from '../runtime/a.js';\nimport { b } from '../api/b.js';\nimport { c } from './c.js';\nexport const x = [a, b, c];\n",
+      ),
+    ).toEqual([]);
+    expect(
+      await layerErrors('src/cli/steps/x.ts', "import { a } from '../../engine/a.js';\nimport { b } from '../../export/b.js';\nexport const x = [a, b];\n"),
+    ).toEqual([]);
     expect(await layerErrors('src/export/x.ts', "import { a } from '../engine/a.js';\nexport const x = a;\n")).toHaveLength(1);
   });
 
   it('refuses a command that imports another command', async () => {
-    expect(await layerErrors('src/cli/commands/x.ts', "import { a } from './status.js';\nimport { b } from '../steps/b.js';\nexport const x = [a, b];\n")).toEqual([
-      expect.stringMatching(/^no-restricted-imports: .*a command may not import another command/),
-    ]);
+    expect(
+      await layerErrors('src/cli/commands/x.ts', "import { a } from './status.js';\nimport { b } from '../steps/b.js';\nexport const x = [a, b];\n"),
+    ).toEqual([expect.stringMatching(/^no-restricted-imports: .*a command may not import another command/)]);
   });
 });

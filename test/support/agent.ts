@@ -3,8 +3,6 @@
  * service starts the real runtime for each test (through the built serve-bundle). Every runtime
  * it starts is remembered, so tests can check that each one stopped.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BuildRequest } from '../../src/api/contract.js';
 import { toBuildRequest } from '../../src/definition/build-request.js';
@@ -14,6 +12,7 @@ import { createLogger } from '../../src/engine/logger.js';
 import type { RuntimeProcessHandle, ServerRecord, TestService } from '../../src/engine/types.js';
 import { writeBundle } from '../../src/runtime/bundle.js';
 import { startRuntimeProcess } from '../../src/runtime/process.js';
+import { tempDir } from './temp.js';
 
 export interface Harness {
   service: TestService;
@@ -32,7 +31,8 @@ export interface HarnessOptions extends Partial<Omit<TestServiceDeps, 'startRunt
 }
 
 export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
-  const dir = await mkdtemp(join(tmpdir(), 'mcpctl-agent-'));
+  const temp = await tempDir('mcpctl-agent-');
+  const dir = temp.dir;
   const started: RuntimeProcessHandle[] = [];
   const exited = new Set<number>();
   const logs: string[] = [];
@@ -70,7 +70,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     },
     async close() {
       await Promise.all(started.map((child) => child.stop(1_000)));
-      await rm(dir, { recursive: true, force: true });
+      await temp.cleanup();
     },
   };
 }

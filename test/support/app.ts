@@ -4,10 +4,8 @@
  * and the clean-up of background engines started by end-to-end tests.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import type { Deployment, LogLine, Metrics } from '../../src/api/contract.js';
 import { createApp, createEngineServer, type App, type AppOptions } from '../../src/engine/app.js';
@@ -16,6 +14,10 @@ import { FileStore } from '../../src/engine/store/file-store.js';
 import { isEngineProcess } from '../../src/engine/state.js';
 import type { BuildService, DeploymentService, ServerRecord } from '../../src/engine/types.js';
 import { ServiceError } from '../../src/engine/types.js';
+import { closeServer, listen } from './http.js';
+import { tempDir, type TempDir } from './temp.js';
+
+export { waitFor } from './wait.js';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
 export const BIN = join(ROOT, 'bin', 'mcpctl.js');
@@ -27,9 +29,8 @@ export function requireBuilt(): void {
   }
 }
 
-export async function tempHome(prefix = 'mcpctl-engine-'): Promise<{ dir: string; cleanup(): Promise<void> }> {
-  const dir = await mkdtemp(join(tmpdir(), prefix));
-  return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+export function tempHome(prefix = 'mcpctl-engine-'): Promise<TempDir> {
+  return tempDir(prefix);
 }
 
 export interface TestApp {
@@ -63,10 +64,9 @@ export async function startTestApp(options: TestAppOptions | ((store: FileStore)
     ...given,
   });
   const server = createEngineServer((req, res) => app(req, res), { requestTimeoutMs: given.limits?.requestTimeoutMs ?? 60_000 });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const { url } = await listen(server);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     apiKey: TEST_KEY,
     app,
     store,
@@ -74,8 +74,7 @@ export async function startTestApp(options: TestAppOptions | ((store: FileStore)
     logs,
     close: async () => {
       await given.deployments?.close();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closeServer(server);
       await store.close();
       await home.cleanup();
     },
@@ -321,14 +320,4 @@ export function killEngineOf(home: string): void {
   } catch {
     // gone already
   }
-}
-
-export async function waitFor<T>(what: string, check: () => Promise<T | undefined> | T | undefined, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await check();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }

@@ -2,12 +2,11 @@
  * Agent test support: catalogs of definition files as a client would list them, the examples
  * and the init scaffolds (written by the real `mcpctl init` into temp folders).
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadDefinition } from '../../src/definition/load.js';
 import type { Catalog } from '../../src/engine/agent/types.js';
 import { runCli } from './cli.js';
+import { tempDir } from './temp.js';
 
 export const EXAMPLES = join(import.meta.dirname, '..', '..', 'examples');
 
@@ -36,10 +35,10 @@ export async function catalogOf(file: string, userId?: string): Promise<Catalog>
 
 /** Scaffolds each template with `mcpctl init` (default tool names) into one temp folder. */
 export async function scaffoldTemplates(): Promise<{ file(template: string): string; cleanup(): Promise<void> }> {
-  const dir = await mkdtemp(join(tmpdir(), 'mcpctl-agent-'));
+  const { dir, cleanup } = await tempDir('mcpctl-agent-');
   for (const template of ['basic', 'advanced', 'custom']) {
     const result = await runCli(['init', template, '--template', template, '--yes'], { cwd: dir, env: {} });
     if (result.code !== 0) throw new Error(`init ${template} failed: ${result.stderr}`);
   }
-  return { file: (template) => join(dir, template, 'server.yaml'), cleanup: () => rm(dir, { recursive: true, force: true }) };
+  return { file: (template) => join(dir, template, 'server.yaml'), cleanup };
 }

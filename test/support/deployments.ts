@@ -2,10 +2,8 @@
  * A deployment service on a real loopback port with a real file store in a temp home, and
  * fixture instances (test/fixtures/instance) as its runtime. `close()` stops everything it started.
  */
-import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
-import { createServer, request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { createServer, request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import type { Deployment, DeployRequest } from '../../src/api/contract.js';
 import type { WorkQueue } from '../../src/engine/admission.js';
@@ -14,6 +12,10 @@ import { silentLogger } from '../../src/engine/logger.js';
 import { FileStore } from '../../src/engine/store/file-store.js';
 import type { ServerRecord, Store } from '../../src/engine/types.js';
 import { createFixtureStarter, type FixtureStarter } from './fixture-instance.js';
+import { closeServer, listen } from './http.js';
+import { tempDir } from './temp.js';
+
+export { eventually } from './wait.js';
 
 /** Short intervals so supervision, scaling and clean-up happen within a test's time. */
 export const FAST_LIMITS: Partial<DeploymentLimits> = {
@@ -51,18 +53,19 @@ export interface Harness {
 export async function createHarness(
   options: { limits?: Partial<DeploymentLimits>; env?: Record<string, string>; starts?: WorkQueue } = {},
 ): Promise<Harness> {
-  const home = await mkdtemp(join(tmpdir(), 'mcpctl-deployments-'));
+  const temp = await tempDir('mcpctl-deployments-');
+  const home = temp.dir;
   const store = await FileStore.open({ dir: join(home, 'store') });
   const fixtures = createFixtureStarter();
   let service: LocalDeploymentService | undefined;
-  const http: Server = createServer((req, res) => {
-    void (async () => {
-      if (service !== undefined && (await service.handleGateway(req, res))) return;
-      res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not the gateway"}');
-    })();
-  });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  const baseUrl = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  const { server: http, url: baseUrl } = await listen(
+    createServer((req, res) => {
+      void (async () => {
+        if (service !== undefined && (await service.handleGateway(req, res))) return;
+        res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not the gateway"}');
+      })();
+    }),
+  );
   const make = () =>
     createDeploymentService({
       store,
@@ -110,10 +113,9 @@ export async function createHarness(
     async close() {
       await service?.close();
       await fixtures.killAll();
-      await new Promise<void>((resolve) => http.close(() => resolve()));
-      http.closeAllConnections();
+      await closeServer(http);
       await store.close();
-      await rm(home, { recursive: true, force: true });
+      await temp.cleanup();
     },
   };
   return harness;
@@ -181,17 +183,4 @@ export function rawRequest(url: string, options: { method?: string; headers?: Re
     request.on('error', reject);
     request.end(options.body);
   });
-}
-
-/** Retries `check` (bounded) until it stops throwing: for effects that land a moment later. */
-export async function eventually<T>(check: () => Promise<T>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
 }

@@ -4,6 +4,7 @@
  */
 import { PassThrough } from 'node:stream';
 import { run } from '../../src/cli/main.js';
+import { collector } from './cli.js';
 
 export interface DevSession {
   stdout(): string;
@@ -16,18 +17,14 @@ export interface DevSession {
 }
 
 export function startDev(args: string[], options: { env?: Record<string, string | undefined>; cwd?: string } = {}): DevSession {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
+  const stdout = collector();
+  const stderr = collector();
   const stdin = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
-  stderr.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
   const controller = new AbortController();
   let settled: number | undefined;
   const exit = run(['dev', ...args], {
-    stdout,
-    stderr,
+    stdout: stdout.stream,
+    stderr: stderr.stream,
     stdin,
     env: { PATH: process.env.PATH, ...options.env },
     cwd: options.cwd ?? process.cwd(),
@@ -35,16 +32,16 @@ export function startDev(args: string[], options: { env?: Record<string, string 
   }).then((code) => (settled = code));
 
   const session: DevSession = {
-    stdout: () => out,
-    stderr: () => err,
+    stdout: () => stdout.text(),
+    stderr: () => stderr.text(),
     async waitFor(pattern, stream = 'stdout') {
       for (let i = 0; i < 400; i++) {
-        const match = (stream === 'stdout' ? out : err).match(pattern);
+        const match = (stream === 'stdout' ? stdout : stderr).text().match(pattern);
         if (match !== null) return match;
-        if (settled !== undefined) throw new Error(`mcpctl dev exited with ${settled} before ${pattern}:\n${out}\n${err}`);
+        if (settled !== undefined) throw new Error(`mcpctl dev exited with ${settled} before ${pattern}:\n${stdout.text()}\n${stderr.text()}`);
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
-      throw new Error(`gave up waiting for ${pattern} on ${stream}:\nstdout: ${out}\nstderr: ${err}`);
+      throw new Error(`gave up waiting for ${pattern} on ${stream}:\nstdout: ${stdout.text()}\nstderr: ${stderr.text()}`);
     },
     async stop() {
       controller.abort(new Error('interrupted'));

@@ -11,6 +11,7 @@ import { silentLogger } from '../../src/engine/logger.js';
 import type { Logger, ServerRecord } from '../../src/engine/types.js';
 import { createFixtureStarter, type FixtureStarter } from './fixture-instance.js';
 import { createSandbox, type Sandbox } from './cli.js';
+import { TEST_KEY as API_KEY } from './app.js';
 import { addFixtureServer, FAST_LIMITS } from './deployments.js';
 
 export interface TestEngine {
@@ -25,8 +26,6 @@ export interface TestEngine {
   deploy(server: ServerRecord, environment: DeployRequest['environment'], config?: DeployRequest['config']): Promise<Deployment>;
   close(): Promise<void>;
 }
-
-const API_KEY = 'test-key-0123456789abcdef';
 
 export async function startTestEngine(options: { logger?: Logger } = {}): Promise<TestEngine> {
   const sandbox = await createSandbox();

@@ -4,7 +4,7 @@
  * per request. A step may also hold the request open until the double closes.
  */
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { closeServer, listen } from './http.js';
 
 export interface RecordedRequest {
   method: string;
@@ -43,15 +43,13 @@ export async function startProviderDouble(script: Script): Promise<ProviderDoubl
       res.end(body);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const { url } = await listen(server);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     requests,
     async close() {
       for (const res of held) res.destroy();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closeServer(server);
     },
   };
 }

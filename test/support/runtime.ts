@@ -3,10 +3,7 @@
  * a runtime on a real 127.0.0.1 socket, and the SDK's client connects to it. Everything started
  * here is stopped by the returned handles.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { toBuildRequest } from '../../src/definition/build-request.js';
@@ -14,12 +11,16 @@ import { loadDefinition } from '../../src/definition/load.js';
 import { readBundle, writeBundle } from '../../src/runtime/bundle.js';
 import type { LogEntry } from '../../src/runtime/logger.js';
 import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/runtime/server.js';
+import { closeServer, listen } from './http.js';
+import { tempDir } from './temp.js';
+
+export { closeServer, listen } from './http.js';
 
 export const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'runtime');
 
 export async function makeTempDir(prefix = 'mcpctl-runtime-'): Promise<{ path: string; [Symbol.asyncDispose](): Promise<void> }> {
-  const path = await mkdtemp(join(tmpdir(), prefix));
-  return { path, [Symbol.asyncDispose]: () => rm(path, { recursive: true, force: true }) };
+  const temp = await tempDir(prefix);
+  return { path: temp.dir, [Symbol.asyncDispose]: temp.cleanup };
 }
 
 /** Loads a definition file and writes its bundle under `root`. */
@@ -34,19 +35,6 @@ export interface Served {
   mcpUrl: string;
   logs: LogEntry[];
   [Symbol.asyncDispose](): Promise<void>;
-}
-
-/** Serves a runtime handler on 127.0.0.1 with a port chosen by the system. */
-export async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ server: HttpServer; url: string }> {
-  const server = createServer(handler);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { server, url: `http://127.0.0.1:${port}` };
-}
-
-export async function closeServer(server: HttpServer): Promise<void> {
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
 }
 
 /** Bundles a definition file and serves it; `options` go to createRuntime. */
