@@ -8,6 +8,9 @@ import { defineConfig } from 'vitest/config';
  *   driven from the test.
  * - `*.e2e.test.ts`: the built `mcpctl` binary and its background engine, as a user runs them.
  * `npm test` runs all three; test/tiers.unit.test.ts checks that every test file is in exactly one.
+ * Unit files share their worker's module cache (`isolate: false`): they change no global state,
+ * and loading zod, yaml and the TypeScript compiler once per worker rather than once per file
+ * makes the tier about three times faster.
  */
 export const TIERS = {
   unit: 'test/**/*.unit.test.ts',
@@ -22,7 +25,7 @@ export default defineConfig({
     pool: 'forks',
     reporters: ['default'],
     projects: [
-      { extends: true, test: { name: 'unit', include: [TIERS.unit], setupFiles: ['test/support/unit-guard.ts'] } },
+      { extends: true, test: { name: 'unit', include: [TIERS.unit], setupFiles: ['test/support/unit-guard.ts'], isolate: false } },
       { extends: true, test: { name: 'integration', include: [TIERS.integration] } },
       { extends: true, test: { name: 'e2e', include: [TIERS.e2e] } },
     ],
