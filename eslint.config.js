@@ -1,6 +1,55 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/**
+ * The layers of src/, lowest first, and what each may import (docs/architecture.md). cli/ sits on
+ * top and may import any layer; what is not named here (node:, npm packages, files of the same
+ * layer) is always allowed.
+ */
+export const LAYERS = {
+  shared: [],
+  definition: ['shared'],
+  api: ['definition', 'shared'],
+  runtime: ['api', 'definition', 'shared'],
+  engine: ['runtime', 'api', 'definition', 'shared'],
+  export: ['api', 'definition', 'shared'],
+  cli: ['engine', 'runtime', 'api', 'definition', 'shared', 'export'],
+};
+
+// remove when moved: files that import upward today and are being moved; the layer rules skip them
+// until then.
+const NOT_YET_MOVED = [
+  'src/definition/build-request.ts',
+  'src/definition/check.ts',
+  'src/definition/errors.ts',
+  'src/definition/lint.ts',
+  'src/definition/load.ts',
+  'src/engine/local.ts',
+];
+
+/** One config per layer: importing a layer that is not below it is an error, statically or with import(). */
+function layerRules() {
+  const names = Object.keys(LAYERS);
+  return names
+    .map((layer) => {
+      const forbidden = names.filter((other) => other !== layer && !LAYERS[layer].includes(other));
+      if (forbidden.length === 0) return undefined;
+      // a relative path that climbs out of the layer into a forbidden one: '../cli/errors.js', '../../engine/x.js'
+      const regex = `^(\\.\\./)+(${forbidden.join('|')})(/|$)`;
+      const message = `src/${layer}/ may import only ${LAYERS[layer].map((l) => `src/${l}/`).join(', ') || 'node: and npm packages'} (see docs/architecture.md)`;
+      return {
+        files: [`src/${layer}/**/*.ts`],
+        ignores: NOT_YET_MOVED,
+        rules: {
+          'no-restricted-imports': ['error', { patterns: [{ regex, message }] }],
+          // esquery ends a regex at the first slash: the same pattern with \x2F for '/'
+          'no-restricted-syntax': ['error', { selector: `ImportExpression[source.value=/${regex.replaceAll('/', '\\x2F')}/]`, message }],
+        },
+      };
+    })
+    .filter((config) => config !== undefined);
+}
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/', 'schema/', 'templates/', 'examples/**/*.{js,mjs,cjs,ts,mts,cts}', 'test/fixtures/**/*.mjs'] },
   js.configs.recommended,
@@ -24,8 +73,19 @@ export default tseslint.config(
   },
   {
     // Only the output module and the entry point write to the terminal.
-    files: ['test/**', 'bench/**', 'scripts/**', 'src/cli/output.ts', 'src/cli/entry.ts', 'src/runtime/stdio-entry.ts'],
+    files: ['test/**', 'bench/**', 'scripts/**', 'src/cli/output.ts', 'src/cli/entry.ts'],
     rules: { 'no-console': 'off' },
+  },
+  ...layerRules(),
+  {
+    // A command never imports another command: what two commands share lives in src/cli/steps.
+    files: ['src/cli/commands/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '^\\./|/commands/', message: 'a command may not import another command: move what they share to src/cli/steps/' }] },
+      ],
+    },
   },
   {
     files: ['test/**'],

@@ -3,11 +3,10 @@
  * working folder, and collects what it wrote. Nothing touches the real terminal or config.
  */
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { run } from '../../src/cli/main.js';
+import { tempDir } from './temp.js';
 
 export interface CliResult {
   code: number;
@@ -26,7 +25,8 @@ export interface CliOptions {
   signal?: AbortSignal;
 }
 
-function collector(): { stream: PassThrough & { isTTY?: boolean }; text: () => string } {
+/** A stream that keeps what is written to it. */
+export function collector(): { stream: PassThrough & { isTTY?: boolean }; text: () => string } {
   const stream = new PassThrough();
   const chunks: Buffer[] = [];
   stream.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -84,7 +84,7 @@ export interface Sandbox {
 }
 
 export async function createSandbox(extra: Record<string, string> = {}): Promise<Sandbox> {
-  const dir = await mkdtemp(join(tmpdir(), 'mcpctl-cli-'));
+  const { dir, cleanup } = await tempDir('mcpctl-cli-');
   const env: Record<string, string> = {
     HOME: dir,
     XDG_CONFIG_HOME: join(dir, 'config'),
@@ -95,7 +95,7 @@ export async function createSandbox(extra: Record<string, string> = {}): Promise
     PATH: process.env.PATH ?? '',
     ...extra,
   };
-  return { dir, env, cleanup: () => rm(dir, { recursive: true, force: true }) };
+  return { dir, env, cleanup };
 }
 
 /** A definition with one tool, deploy defaults that use ${WEATHER_TOKEN}, and two test cases. */

@@ -9,7 +9,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import type { z } from 'zod';
 import {
   BuildRequest,
@@ -23,6 +23,7 @@ import {
   type ModelStatus,
   type TestResult,
 } from '../../src/api/contract.js';
+import { listen } from './http.js';
 
 export type Failure =
   | { type: 'status'; status: number; code?: string; message?: string; details?: ErrorDetail[]; retryAfter?: string; data?: unknown }
@@ -144,8 +145,7 @@ export class ContractServer {
   }
 
   async listen(): Promise<this> {
-    await new Promise<void>((resolve) => this.http.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.http.address() as AddressInfo).port}`;
+    this.url = (await listen(this.http)).url;
     return this;
   }
 

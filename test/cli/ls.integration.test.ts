@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Deployment } from '../../src/api/contract.js';
+import { ago } from '../../src/cli/commands/ls.js';
+import { runCli } from '../support/cli.js';
+import { startTestEngine, type TestEngine } from '../support/engine.js';
+
+let t: TestEngine;
+let prod: Deployment;
+let dev: Deployment;
+let stopped: Deployment;
+let weatherId: string;
+
+const ls = (...args: string[]) => runCli(['ls', ...args], { env: t.env, cwd: t.sandbox.dir });
+
+beforeAll(async () => {
+  t = await startTestEngine();
+  const empty = await ls();
+  expect(empty.code).toBe(0);
+  expect(empty.stdout).toContain('No servers yet.');
+  expect(empty.stdout).toContain('No deployments yet.');
+  expect(empty.stdout).toContain('→ deploy a server: mcpctl deploy');
+
+  const weather = await t.addServer('weather');
+  const notes = await t.addServer('notes');
+  weatherId = weather.server.mcp_id;
+  prod = await t.deploy(weather, 'production');
+  dev = await t.deploy(notes, 'development');
+  stopped = await t.deploy(await t.addServer('old'), 'staging');
+  await t.client.stop(stopped.deployment_id);
+});
+afterAll(async () => {
+  await t.close();
+});
+
+describe('mcpctl ls', () => {
+  it('shows servers and deployments as tables, newest first', async () => {
+    const result = await ls();
+    expect(result.code).toBe(0);
+    const lines = result.stdout.split('\n');
+    expect(lines[0]).toMatch(/^SERVER\s+NAME\s+VERSION\s+TOOLS\s+RESOURCES\s+PROMPTS\s+BUILT$/);
+    expect(result.stdout).toMatch(new RegExp(`${weatherId}\\s+weather`));
+    const header = lines.findIndex((line) => line.startsWith('DEPLOYMENT'));
+    expect(lines[header]).toMatch(/^DEPLOYMENT\s+SERVER\s+ENV\s+STATUS\s+INSTANCES\s+URL\s+UPDATED$/);
+    const rows = lines.slice(header + 1).filter((line) => line !== '');
+    expect(rows.map((row) => row.split(/\s+/)[0])).toEqual([stopped.deployment_id, dev.deployment_id, prod.deployment_id]);
+    expect(rows[2]).toMatch(new RegExp(`${prod.deployment_id}\\s+weather\\s+production\\s+deployed\\s+2/2\\s+${prod.url}\\s+\\d+ s ago`));
+    expect(rows[0]).toMatch(/old\s+staging\s+stopped\s+http/);
+  });
+
+  it('filters by environment, status and server (name or id)', async () => {
+    const byEnv = await ls('--env', 'production', '--json');
+    expect(byEnv.json().deployments.map((d: Deployment) => d.deployment_id)).toEqual([prod.deployment_id]);
+    // a deployment filter asks for the deployments alone
+    expect(byEnv.json().servers).toBeUndefined();
+    expect((await ls('--status', 'deployed')).stdout).not.toMatch(/^SERVER/m);
+    const byStatus = await ls('--status', 'stopped', '--deployments', '--json');
+    expect(byStatus.json()).toEqual({ deployments: [expect.objectContaining({ deployment_id: stopped.deployment_id, status: 'stopped' })] });
+    const byName = await ls('--server', 'notes', '--json');
+    expect(byName.json().servers.map((s: { name: string }) => s.name)).toEqual(['notes']);
+    expect(byName.json().deployments.map((d: Deployment) => d.deployment_id)).toEqual([dev.deployment_id]);
+    const byId = await ls('--server', weatherId, '--json');
+    expect(byId.json().deployments.map((d: Deployment) => d.deployment_id)).toEqual([prod.deployment_id]);
+    const none = await ls('--server', 'nothing-here');
+    expect(none.stdout).toContain('No server matches.');
+    expect(none.stdout).toContain('No deployment matches.');
+  });
+
+  it('--servers shows only servers; --quiet the ids of the rows shown', async () => {
+    const servers = await ls('--servers', '--json');
+    expect(Object.keys(servers.json())).toEqual(['servers']);
+    expect(servers.json().servers).toHaveLength(3);
+    const quiet = await ls('--quiet', '--status', 'deployed');
+    expect(quiet.stdout.trim().split('\n').sort()).toEqual([dev.deployment_id, prod.deployment_id].sort());
+    const quietServers = await ls('--quiet', '--servers');
+    expect(quietServers.stdout.trim().split('\n').sort()).toEqual(servers.json().servers.map((s: { mcp_id: string }) => s.mcp_id).sort());
+  });
+
+  it('refuses contradictory or unknown filters with exit 2', async () => {
+    const both = await ls('--servers', '--deployments');
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('--servers and --deployments');
+    const badStatus = await ls('--status', 'running');
+    expect(badStatus.code).toBe(2);
+    expect(badStatus.stderr).toMatch(/running.*invalid|Allowed choices/i);
+  });
+
+  it.each([
+    [5_000, '5 s ago'],
+    [125_000, '2 min ago'],
+    [7_200_000, '2 h ago'],
+    [3 * 86_400_000, '3 d ago'],
+  ])('ago(%i ms back) is %s', (back, expected) => {
+    const now = Date.parse('2026-01-10T00:00:00Z');
+    expect(ago(new Date(now - back).toISOString(), now)).toBe(expected);
+  });
+});

@@ -1,0 +1,139 @@
+/**
+ * Deployments of real bundles: the engine builds a definition, and its runtime (src/runtime, run
+ * from dist/, so `npx tsc -p tsconfig.build.json` first) serves it behind the gateway. An MCP
+ * client talks to the deployment URL with the official SDK.
+ */
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ApiClient } from '../../../src/api/client.js';
+import type { BuildRequestInput } from '../../../src/api/contract.js';
+import { createDeploymentService } from '../../../src/engine/deployments/index.js';
+import { startEngine, type RunningEngine } from '../../../src/engine/engine.js';
+import { silentLogger } from '../../../src/engine/logger.js';
+import { createSandbox, type Sandbox } from '../../support/cli.js';
+import { FAST_LIMITS } from '../../support/deployments.js';
+
+const API_KEY = 'real-runtime-test-key-0123456789';
+
+const DEFINITION: BuildRequestInput = {
+  name: 'greeter',
+  template: 'basic',
+  tools: [
+    {
+      name: 'greet',
+      description: 'Greets someone by name',
+      inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+      handler: { type: 'static', content: [{ type: 'text', text: 'Hello {{args.name}}' }] },
+    },
+    {
+      name: 'broken',
+      description: 'Always fails',
+      inputSchema: { type: 'object', properties: {} },
+      handler: { type: 'error', message: 'this tool always fails' },
+    },
+  ],
+};
+
+let sandbox: Sandbox;
+let engine: RunningEngine | undefined;
+
+async function start(port = 0): Promise<RunningEngine> {
+  engine = await startEngine({
+    home: sandbox.env.MCPCTL_HOME!,
+    host: '127.0.0.1',
+    port,
+    apiKey: API_KEY,
+    version: '0.0.0-test',
+    logger: silentLogger,
+    env: {},
+    limits: { ratePerSecond: 0 },
+    deployments: (deps) => createDeploymentService({ ...deps, limits: FAST_LIMITS }),
+  });
+  await engine.restored;
+  return engine;
+}
+
+async function connect(mcpUrl: string): Promise<Client> {
+  const client = new Client({ name: 'deployment-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl)));
+  return client;
+}
+
+/** Waits (bounded) until the process has exited and been reaped. */
+async function waitGone(pid: number): Promise<void> {
+  for (let i = 0; i < 200; i += 1) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`process ${pid} is still there`);
+}
+
+function text(result: { content?: unknown }): string | undefined {
+  return (result.content as Array<{ text?: string }> | undefined)?.[0]?.text;
+}
+
+beforeEach(async () => {
+  sandbox = await createSandbox();
+});
+afterEach(async () => {
+  await engine?.close(1000);
+  engine = undefined;
+  await sandbox.cleanup();
+});
+
+describe('deployments of real bundles', () => {
+  it('serves a built server in production behind the gateway, replaces a killed instance, and comes back after an engine restart', async () => {
+    let running = await start();
+    const api = new ApiClient({ baseUrl: running.url, apiKey: API_KEY });
+    const server = await api.build(DEFINITION);
+    const { deployment } = await api.deploy({ mcp_id: server.mcp_id, environment: 'production' });
+    expect(deployment).toMatchObject({ status: 'deployed', url: `${running.url}/d/${deployment.deployment_id}`, desired_instances: 2 });
+
+    const health = await fetch(deployment.health_check);
+    expect(await health.json()).toMatchObject({ status: 'healthy', instances: { total: 2, healthy: 2 } });
+
+    const mcp = await connect(`${deployment.url}/mcp`);
+    expect((await mcp.listTools()).tools.map((t) => t.name).sort()).toEqual(['broken', 'greet']);
+    expect(text(await mcp.callTool({ name: 'greet', arguments: { name: 'Ada' } }))).toBe('Hello Ada');
+    expect((await mcp.callTool({ name: 'broken', arguments: {} })).isError).toBe(true);
+    await mcp.close();
+
+    const metrics = await api.metrics(deployment.deployment_id, 60);
+    expect(metrics).toMatchObject({ tool_calls: 2, tool_errors: 1, per_tool: { greet: { calls: 1, errors: 0 }, broken: { calls: 1, errors: 1 } } });
+
+    // SIGKILL one instance: the other serves, and the supervisor brings it back.
+    const victim = deployment.instances![0]!;
+    process.kill(victim.pid!, 'SIGKILL');
+    await waitGone(victim.pid!);
+    for (let i = 0; i < 5; i += 1) {
+      const again = await connect(`${deployment.url}/mcp`);
+      expect(text(await again.callTool({ name: 'greet', arguments: { name: `n${i}` } }))).toBe(`Hello n${i}`);
+      await again.close();
+    }
+    let healed = deployment;
+    for (let i = 0; i < 100; i += 1) {
+      const answer = await api.status(deployment.deployment_id, { waitSeconds: 1 });
+      healed = answer.deployment ?? healed;
+      const replaced = healed.instances!.find((x) => x.id === victim.id);
+      if (replaced?.state === 'healthy' && replaced.pid !== victim.pid) break;
+    }
+    expect(healed.instances!.filter((x) => x.state === 'healthy')).toHaveLength(2);
+
+    // Engine restart on the same port: the deployment is back at the same URL.
+    const port = running.port;
+    await api.close();
+    await running.close(1000);
+    running = await start(port);
+    const after = new ApiClient({ baseUrl: running.url, apiKey: API_KEY });
+    const restored = (await after.status(deployment.deployment_id)).deployment!;
+    expect(restored).toMatchObject({ status: 'deployed', url: deployment.url });
+    const back = await connect(`${deployment.url}/mcp`);
+    expect(text(await back.callTool({ name: 'greet', arguments: { name: 'again' } }))).toBe('Hello again');
+    await back.close();
+    await after.close();
+  });
+});

@@ -1,0 +1,131 @@
+/**
+ * The runtime as its own process (`serve-bundle.js`, from the build output): it reports its port,
+ * serves MCP and health, logs JSON lines, drains in-flight requests on SIGTERM and exits 0, and a
+ * start that cannot work fails with the reason.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { join } from 'node:path';
+import { startRuntimeProcess, RuntimeProcessError } from '../../src/runtime/process.js';
+import { FIXTURES, bundleDefinition, connect, firstText, makeTempDir } from '../support/runtime.js';
+
+let temp: Awaited<ReturnType<typeof makeTempDir>>;
+let bundleDir: string;
+
+beforeAll(async () => {
+  temp = await makeTempDir();
+  ({ dir: bundleDir } = await bundleDefinition(join(FIXTURES, 'slow', 'server.yaml'), join(temp.path, 'bundles')));
+});
+
+afterAll(async () => {
+  await temp?.[Symbol.asyncDispose]();
+});
+
+async function waitFor(check: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`gave up waiting for ${what}`);
+}
+
+/** A process that exited but was not reaped (this machine's pid 1 does not reap orphans). */
+function isZombie(pid: number): boolean {
+  try {
+    return /^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+describe('serve-bundle', () => {
+  it('reports its port, serves MCP and health, and logs JSON lines', async () => {
+    const lines: string[] = [];
+    await using runtime = await startRuntimeProcess({ bundleDir, env: { SLOW_API_KEY: 'key-12345' }, onLog: (line) => lines.push(line) });
+    expect(runtime.mcpUrl).toBe(`http://127.0.0.1:${runtime.port}/mcp`);
+    expect(runtime.healthUrl).toBe(`http://127.0.0.1:${runtime.port}/health`);
+    const health = (await (await fetch(runtime.healthUrl)).json()) as Record<string, unknown>;
+    expect(health).toMatchObject({ status: 'ok', name: 'slow', version: '0.1.0', tools: 2, resources: 0, prompts: 0 });
+
+    await using client = await connect(runtime.mcpUrl);
+    const started = join(temp.path, 'quick.started');
+    expect(firstText(await client.callTool({ name: 'wait', arguments: { ms: 1, startedFile: started } }))).toBe('waited 1 ms');
+    await waitFor(() => lines.some((line) => line.includes('"rpc":"tools/call"')), 'the request log line');
+    const entry = JSON.parse(lines.find((line) => line.includes('"rpc":"tools/call"'))!) as Record<string, unknown>;
+    expect(entry).toMatchObject({ level: 'info', event: 'request', status: 200, target: 'wait', time: expect.any(String) });
+  });
+
+  it('finishes in-flight requests on SIGTERM, refuses new ones, and exits 0', async () => {
+    const lines: string[] = [];
+    const runtime = await startRuntimeProcess({ bundleDir, env: { SLOW_API_KEY: 'key-12345' }, onLog: (line) => lines.push(line) });
+    try {
+      await using client = await connect(runtime.mcpUrl);
+      const startedFile = join(temp.path, 'slow.started');
+      const call = client.callTool({ name: 'wait', arguments: { ms: 3000, startedFile } });
+      await waitFor(() => existsSync(startedFile), 'the tool to start');
+      const stopping = runtime.stop(20_000);
+      await waitFor(() => lines.some((line) => line.includes('"event":"draining"')), 'draining');
+      // the listening socket is closed: a new connection is refused, or answered 503 while draining
+      const late = await fetch(runtime.mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json', connection: 'close' }, body: '{}' }).then(
+        (response) => response.status,
+        () => 'refused',
+      );
+      expect([503, 'refused']).toContain(late);
+      expect(firstText(await call)).toBe('waited 3000 ms');
+      await stopping;
+      expect(await runtime.exited).toEqual({ code: 0, signal: null });
+      expect(lines.map((line) => (JSON.parse(line) as { event?: string }).event)).toContain('stopped');
+      expect(lines.find((line) => line.includes('"event":"stopped"'))).toContain('"drained":true');
+    } finally {
+      await runtime.stop(1000);
+    }
+  });
+
+  it('exits by itself when its supervisor is killed with SIGKILL', async () => {
+    // A stand-in supervisor: starts the server, prints its pid, then waits to be killed.
+    const supervisor = spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `const { startRuntimeProcess } = await import(${JSON.stringify(join(import.meta.dirname, '../../dist/runtime/process.js'))});
+         const child = await startRuntimeProcess({ bundleDir: ${JSON.stringify(bundleDir)}, env: { SLOW_API_KEY: 'key-12345' } });
+         process.stdout.write(child.pid + '\\n');
+         setInterval(() => {}, 1000);`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const pid = Number(await new Promise<string>((resolve) => createInterface({ input: supervisor.stdout }).once('line', resolve)));
+    const alive = () => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    expect(alive()).toBe(true);
+    supervisor.kill('SIGKILL');
+    try {
+      await waitFor(() => !alive() || isZombie(pid), 'the orphaned server to exit');
+    } finally {
+      if (alive() && !isZombie(pid)) process.kill(pid, 'SIGKILL');
+    }
+  });
+
+  it('fails to start with the missing variable named', async () => {
+    const start = startRuntimeProcess({ bundleDir, env: {} });
+    await expect(start).rejects.toBeInstanceOf(RuntimeProcessError);
+    await expect(start).rejects.toThrow(/SLOW_API_KEY is not set \(used by tools\[1\]\.handler\.headers\.Authorization\)/);
+    // the runtime's own report: one line (it becomes a deployment's reason), its problems apart
+    const error = (await start.catch((e: unknown) => e)) as RuntimeProcessError;
+    expect(error.message).not.toContain('\n');
+    expect(error.problems).toEqual([expect.stringMatching(/SLOW_API_KEY is not set/)]);
+  });
+
+  it('fails to start from a folder that is not a bundle', async () => {
+    await expect(startRuntimeProcess({ bundleDir: temp.path })).rejects.toThrow(/is not a bundle/);
+  });
+});

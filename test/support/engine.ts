@@ -1,0 +1,69 @@
+/**
+ * The whole engine in-process (src/engine/engine.ts: store, app, deployments) on a loopback port,
+ * with fixture instances as the runtime and short supervision intervals, and a CLI sandbox whose
+ * environment points at it. For the tests of the deployment commands.
+ */
+import { ApiClient } from '../../src/api/client.js';
+import type { Deployment, DeployRequest } from '../../src/api/contract.js';
+import { createDeploymentService } from '../../src/engine/deployments/index.js';
+import { startEngine, type RunningEngine } from '../../src/engine/engine.js';
+import { silentLogger } from '../../src/engine/logger.js';
+import type { Logger, ServerRecord } from '../../src/engine/types.js';
+import { createFixtureStarter, type FixtureStarter } from './fixture-instance.js';
+import { createSandbox, type Sandbox } from './cli.js';
+import { TEST_KEY as API_KEY } from './app.js';
+import { addFixtureServer, FAST_LIMITS } from './deployments.js';
+
+export interface TestEngine {
+  engine: RunningEngine;
+  sandbox: Sandbox;
+  /** the sandbox's environment with MCPCTL_API_URL and MCPCTL_API_KEY of this engine */
+  env: Record<string, string>;
+  client: ApiClient;
+  fixtures: FixtureStarter;
+  addServer(name: string, settings?: Record<string, unknown>): Promise<ServerRecord>;
+  /** deploys through the API and waits for the outcome */
+  deploy(server: ServerRecord, environment: DeployRequest['environment'], config?: DeployRequest['config']): Promise<Deployment>;
+  close(): Promise<void>;
+}
+
+export async function startTestEngine(options: { logger?: Logger } = {}): Promise<TestEngine> {
+  const sandbox = await createSandbox();
+  const fixtures = createFixtureStarter();
+  const engine = await startEngine({
+    home: sandbox.env.MCPCTL_HOME!,
+    host: '127.0.0.1',
+    port: 0,
+    apiKey: API_KEY,
+    version: '0.0.0-test',
+    logger: options.logger ?? silentLogger,
+    env: {},
+    limits: { ratePerSecond: 0 },
+    runtime: async () => undefined,
+    deployments: (deps) => createDeploymentService({ ...deps, startRuntime: fixtures.start, limits: FAST_LIMITS }),
+  });
+  await engine.restored;
+  const client = new ApiClient({ baseUrl: engine.url, apiKey: API_KEY });
+  let serial = 0;
+  return {
+    engine,
+    sandbox,
+    env: { ...sandbox.env, MCPCTL_API_URL: engine.url, MCPCTL_API_KEY: API_KEY },
+    client,
+    fixtures,
+    addServer(name, settings) {
+      serial += 1;
+      return addFixtureServer(engine.store, sandbox.dir, engine.url, `${name}${serial}`, name, settings);
+    },
+    async deploy(server, environment, config) {
+      const answer = await client.deploy({ mcp_id: server.server.mcp_id, environment, ...(config === undefined ? {} : { config }) });
+      return answer.deployment;
+    },
+    async close() {
+      await client.close();
+      await engine.close(1000);
+      await fixtures.killAll();
+      await sandbox.cleanup();
+    },
+  };
+}
