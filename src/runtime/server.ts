@@ -97,7 +97,7 @@ export interface Runtime {
   readonly inFlight: number;
   /**
    * Refuses new MCP requests and new sessions (503), keeps serving open sessions, and resolves
-   * true once in-flight requests are done, false at the time-out.
+   * true once in-flight requests are done and every session has ended, false at the time-out.
    */
   drain(timeoutMs: number): Promise<boolean>;
   close(): Promise<void>;
@@ -307,7 +307,14 @@ export async function createRuntime(definition: RuntimeDefinition, options: Runt
     get inFlight() {
       return front.inFlight;
     },
-    drain: (timeoutMs) => front.drain(timeoutMs),
+    async drain(timeoutMs) {
+      const deadline = Date.now() + timeoutMs;
+      const idle = await front.drain(timeoutMs);
+      if (store === undefined) return idle;
+      // sessions end by DELETE or when idle; until then (or the time-out) they are still served
+      while (store.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+      return store.size === 0 && front.inFlight === 0;
+    },
     async close() {
       void front.drain(0);
       await store?.close();
