@@ -29,6 +29,7 @@ export async function toBuildRequest(loaded: LoadedDefinition): Promise<BuildReq
   if (d.description !== undefined) request.description = d.description;
   if (d.instructions !== undefined) request.instructions = d.instructions;
   if (d.auth !== undefined) request.auth = d.auth;
+  if (d.sessions !== undefined) request.sessions = d.sessions;
   if (d.tools !== undefined) request.tools = d.tools;
   if (d.resources !== undefined) request.resources = d.resources;
   if (d.prompts !== undefined) request.prompts = d.prompts;

@@ -116,6 +116,7 @@ export const BuildRequest = z.strictObject({
   description: z.string().optional(),
   instructions: z.string().optional(),
   auth: AuthConfig.optional(),
+  sessions: z.boolean().optional(),
   files: z
     .record(z.string().min(1), FileEntry)
     .optional()

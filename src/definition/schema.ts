@@ -84,7 +84,9 @@ const MediaContent = (kind: 'image' | 'audio') =>
 const EmbeddedResourceContent = z
   .strictObject({
     type: z.literal('resource'),
-    uri: z.string().regex(RESOURCE_URI_PATTERN, 'must be <scheme>://<name>'),
+    uri: z
+      .string()
+      .regex(new RegExp(`${RESOURCE_URI_PATTERN.source}|\\{\\{`), 'must be <scheme>://<name>, or a {{...}} template that renders one'),
     mimeType: z.string().optional(),
     text: z.string().optional(),
   })
@@ -175,6 +177,9 @@ export type ToolDefinition = z.infer<typeof ToolDefinition>;
 // ---------------------------------------------------------------------------------------------
 // Resources: spec fields plus where the content comes from.
 
+/** What completion/complete offers for a prompt argument or a URI-template variable. */
+const completionValues = z.array(z.string()).max(1000).describe('the values a client may complete to, matched by prefix');
+
 export const ResourceSource = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('text'), text: z.string() }).describe('inline content; may use templates'),
   z
@@ -203,6 +208,10 @@ export const ResourceDefinition = z.strictObject({
   source: ResourceSource.optional(),
   per_user: z.boolean().optional().describe('content depends on the caller: templates may use {{user.id}}'),
   users: z.array(z.string().min(1)).optional().describe('only these user ids may read it'),
+  complete: z
+    .record(z.string().min(1), completionValues)
+    .optional()
+    .describe('values offered by completion/complete for each variable of a URI template'),
 });
 export type ResourceDefinition = z.infer<typeof ResourceDefinition>;
 
@@ -213,6 +222,7 @@ export const PromptArgument = z.strictObject({
   name: z.string().regex(IDENTIFIER_PATTERN, 'must be an identifier (letters, digits, _ or -)'),
   description: z.string().optional(),
   required: z.boolean().optional(),
+  complete: completionValues.optional().describe('values offered by completion/complete for this argument'),
 });
 
 export const PromptMessage = z.strictObject({
@@ -296,6 +306,10 @@ export const ServerDefinition = z.strictObject({
   template: z.enum(TEMPLATES),
   instructions: z.string().optional().describe('instructions sent to clients at initialization'),
   auth: AuthConfig.optional(),
+  sessions: z
+    .boolean()
+    .optional()
+    .describe('keep a session per client (Mcp-Session-Id): needed for sampling, elicitation, subscriptions and logging levels; default false (stateless)'),
   include: z
     .array(z.string().min(1))
     .optional()

@@ -8,6 +8,7 @@ import { extname } from 'node:path';
 import type { ContentBlock, ReadResourceResult } from '@modelcontextprotocol/server';
 import type { ContentItem } from '../definition/schema.js';
 import { LIMITS } from '../definition/schema.js';
+import type { Peer } from './peer.js';
 import { resolveRealInside } from './safe-path.js';
 import { compileDeep, compileTemplate, type TemplateScope } from './template.js';
 
@@ -15,6 +16,8 @@ import { compileDeep, compileTemplate, type TemplateScope } from './template.js'
 export interface CallContext {
   userId: string | undefined;
   signal: AbortSignal;
+  /** the client, while a tool runs (tools/call only) */
+  peer?: Peer;
 }
 
 export type ResourceContents = ReadResourceResult['contents'][number];

@@ -29,6 +29,8 @@ export interface ResourceSet {
   list(userId: string | undefined): Resource[];
   listTemplates(userId: string | undefined): ResourceTemplateType[];
   read(uri: string, call: CallContext): Promise<ResourceContents[]>;
+  /** the definition file behind a resource URI, when it is a `file` source without templates (it can be watched) */
+  fileOf(uri: string): string | undefined;
   readonly count: number;
 }
 
@@ -71,6 +73,10 @@ export function compileResources(definitions: readonly ResourceDefinition[], ctx
 
   return {
     count: definitions.length,
+    fileOf(uri) {
+      const source = exact.get(uri)?.definition.source;
+      return source?.type === 'file' && !source.path.includes('{{') ? source.path : undefined;
+    },
     list: (userId) => [...exact.values()].filter((r) => visible(r, userId)).map((r) => ({ uri: r.definition.uri, ...describe(r.definition) })),
     listTemplates: (userId) => templated.filter((r) => visible(r, userId)).map((r) => ({ uriTemplate: r.definition.uri, ...describe(r.definition) })),
     async read(uri, call) {

@@ -7,8 +7,9 @@
  * The first line on stdout is `{"event":"listening","port":N,"url":"http://127.0.0.1:N",…}`,
  * then one JSON log line per event. `${VAR}` references resolve from this process's environment
  * (the deployment's env_vars); with `--env-is-secret` every value of the environment but PATH is
- * hidden from the logs and from the error texts of tool calls, not only the referenced ones. SIGTERM (or SIGINT) stops accepting, drains in-flight requests,
- * then exits 0. Standard input is not read: the process lives until it is signalled, or until
+ * hidden from the logs and from the error texts of tool calls, not only the referenced ones.
+ * SIGTERM (or SIGINT) stops accepting, drains in-flight requests (and open sessions, served until
+ * they end), then exits 0. Standard input is not read: the process lives until it is signalled, or until
  * its parent (the supervisor) goes away.
  */
 import { createServer } from 'node:http';
@@ -111,9 +112,13 @@ async function main(): Promise<number> {
     if (stopping) return;
     stopping = true;
     logger.log({ level: 'info', event: 'draining', signal, in_flight: runtime.inFlight });
-    server.close();
-    server.closeIdleConnections();
+    // open sessions are still served while they drain, on new connections too
+    if (!runtime.sessions) {
+      server.close();
+      server.closeIdleConnections();
+    }
     const drained = await runtime.drain(drainSeconds * 1000);
+    server.close();
     server.closeAllConnections();
     await runtime.close();
     logger.log({ level: drained ? 'info' : 'warn', event: 'stopped', drained });

@@ -1,13 +1,14 @@
 /**
  * The runtime: a definition becomes an MCP server. `createRuntime` compiles the definition once
  * (validators, templates, `${VAR}` references, modules) and returns a Node `(req, res)` handler
- * serving `/mcp` (Streamable HTTP, stateless: a fresh SDK server per request, so any instance can
- * answer any request and nothing leaks between clients) and `/health`. `mcpctl dev` and
- * `serve-bundle` share it; `createServer()` also feeds a stdio connection.
+ * serving `/mcp` (Streamable HTTP) and `/health`. Stateless by default: a fresh SDK server per
+ * request, so any instance can answer any request and nothing leaks between clients. A
+ * definition with `sessions: true` keeps a session per client as well (`sessions.ts`), for
+ * what needs one: sampling, elicitation, subscriptions, logging levels, the GET stream.
+ * `mcpctl dev` and `serve-bundle` share it; `createServer()` also feeds a stdio connection.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { realpath } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import {
@@ -16,30 +17,34 @@ import {
   localhostAllowedOrigins,
   ProtocolError,
   ProtocolErrorCode,
-  Server,
-  validateHostHeader,
-  validateOriginHeader,
   type CallToolResult,
-  type Prompt,
+  type Server,
   type ServerCapabilities,
-  type Tool,
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { BuildRequest } from '../api/contract.js';
 import { EnvSyntaxError, MissingEnvVarError } from '../definition/errors.js';
 import { listEnvRefs, resolveEnvRefs, type Env } from '../definition/interpolate.js';
+import { compileCompletions } from './completions.js';
 import { HEALTH_PATH, MCP_PATH, USER_ID_HEADER, USER_ID_META_KEY } from './constants.js';
-import type { CallContext, CompileContext, ResourceContents } from './content.js';
+import type { CallContext, CompileContext } from './content.js';
+import { createHttpFront, rejectDraining, type HealthBody, type McpServe } from './http-front.js';
 import { redactingLogger, Secrets, silentLogger, type RuntimeLogger } from './logger.js';
+import { buildServer, type Operations, type ServerShape } from './mcp-server.js';
+import { createPeer } from './peer.js';
 import { compilePrompt, type CompiledPrompt } from './prompts.js';
-import { compileResources, type ResourceSet } from './resources.js';
+import { compileResources } from './resources.js';
+import { SessionStore } from './sessions.js';
+import { Subscribers, type Connection } from './subscriptions.js';
 import { compileTool, type CompiledTool, type ToolCompileContext } from './tools.js';
+import { createTracer } from './tracing.js';
 import { createSchemaCompiler } from './validate-args.js';
 
 /** What the runtime serves: a build request without its files (those are in `dir`). */
 export type RuntimeDefinition = Omit<BuildRequest, 'files'>;
 
 export { HEALTH_PATH, MCP_PATH, USER_ID_HEADER, USER_ID_META_KEY };
+export type { HealthBody };
 export const DEFAULT_VERSION = '0.1.0';
 const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 const MAX_USER_ID_LENGTH = 256;
@@ -69,32 +74,31 @@ export interface RuntimeOptions {
   /** the user id when a request names none (for `mcpctl dev --user-id`) */
   defaultUserId?: string;
   maxBodyBytes?: number;
-  /** list_changed support for long-lived connections (stdio) */
+  /** the lists may change while a connection lives (a reloading `mcpctl dev`): declare list_changed to sessions and stdio */
   listChanged?: boolean;
-}
-
-export interface HealthBody {
-  status: 'ok' | 'draining';
-  name: string;
-  version: string;
-  uptime_seconds: number;
-  tools: number;
-  resources: number;
-  prompts: number;
+  /** a session unused this long is closed (default 10 minutes) */
+  sessionIdleMs?: number;
+  /** the runtime this one replaces (a reload): its sessions and connections move to this one */
+  adopt?: Runtime;
 }
 
 export interface Runtime {
   readonly name: string;
   readonly version: string;
   readonly counts: { tools: number; resources: number; prompts: number };
+  /** keeps a session per client (the definition's `sessions: true`) */
+  readonly sessions: boolean;
   /** serves /mcp and /health; answers 404 for anything else */
   readonly handler: (req: IncomingMessage, res: ServerResponse) => void;
-  /** a fresh SDK server for one connection or request (stdio uses it directly) */
+  /** a fresh SDK server for one long-lived connection (stdio uses it directly) */
   createServer(options?: CreateServerOptions): Server;
   health(): HealthBody;
-  /** requests being served now */
+  /** requests being served now (an open session stream is one) */
   readonly inFlight: number;
-  /** refuses new MCP requests (503) and resolves true once in-flight ones are done, false at the time-out */
+  /**
+   * Refuses new MCP requests and new sessions (503), keeps serving open sessions, and resolves
+   * true once in-flight requests are done and every session has ended, false at the time-out.
+   */
   drain(timeoutMs: number): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -112,30 +116,14 @@ export interface CreateServerOptions {
   follow?: () => Runtime;
 }
 
-/** What a request is served from: the compiled parts of one runtime. */
-interface Operations {
-  tools: Map<string, CompiledTool>;
-  toolListing: Tool[];
-  resources: ResourceSet;
-  prompts: Map<string, CompiledPrompt>;
-  promptListing: Prompt[];
-  callContext(ctx: ServerContext): CallContext;
-  /** an error result with every secret replaced in its text (what the client gets to read) */
-  withoutSecrets(result: CallToolResult): CallToolResult;
-  traced<T>(rpc: string, target: string | undefined, work: () => Promise<T>, errorOf?: (value: T) => string | undefined): Promise<T>;
+/** What a runtime hands over to the one that replaces it. */
+interface Internals {
+  ops: Operations;
+  store: SessionStore | undefined;
+  /** from now on, connections of this runtime are served by `next` */
+  succeed(next: Runtime): void;
 }
-const operationsOf = new WeakMap<Runtime, Operations>();
-
-/** What the log line of one HTTP request says; filled in as the request is served. */
-interface RequestRecord {
-  rpc?: string;
-  target?: string;
-  userId?: string;
-  isError?: boolean;
-  error?: string;
-  params?: unknown;
-  result?: unknown;
-}
+const internalsOf = new WeakMap<Runtime, Internals>();
 
 export async function createRuntime(definition: RuntimeDefinition, options: RuntimeOptions): Promise<Runtime> {
   const started = Date.now();
@@ -175,7 +163,7 @@ export async function createRuntime(definition: RuntimeDefinition, options: Runt
     throw new RuntimeStartError([`the folder ${options.dir} does not exist`]);
   }
   // embedded resources in tool results read defined resources: bound once those are compiled
-  const bound: { resources?: ResourceSet } = {};
+  const bound: { resources?: Operations['resources'] } = {};
   const base: CompileContext = {
     realDir,
     server: serverInfo,
@@ -200,63 +188,31 @@ export async function createRuntime(definition: RuntimeDefinition, options: Runt
   const prompts = new Map<string, CompiledPrompt>();
   for (const [i, prompt] of (definition.prompts ?? []).entries()) prompts.set(prompt.name, await compilePrompt(prompt, `prompts[${i}]`, base));
   if (problems.length > 0) throw new RuntimeStartError(problems);
+  const completions = compileCompletions(definition.prompts ?? [], definition.resources ?? []);
 
-  const toolListing = [...tools.values()].map((t) => t.listing);
-  const promptListing = [...prompts.values()].map((p) => p.listing);
   const counts = { tools: tools.size, resources: resources.count, prompts: prompts.size };
-  const listChanged = options.listChanged === true ? { listChanged: true } : {};
   const capabilities: ServerCapabilities = { logging: {} };
-  if (counts.tools > 0 || (counts.resources === 0 && counts.prompts === 0)) capabilities.tools = { ...listChanged };
-  if (counts.resources > 0) capabilities.resources = { ...listChanged };
-  if (counts.prompts > 0) capabilities.prompts = { ...listChanged };
+  if (counts.tools > 0 || (counts.resources === 0 && counts.prompts === 0)) capabilities.tools = {};
+  if (counts.resources > 0) capabilities.resources = {};
+  if (counts.prompts > 0) capabilities.prompts = {};
+  if (completions.any) capabilities.completions = {};
+  const shape: ServerShape = { info: serverInfo, instructions: definition.instructions, capabilities, listChanged: options.listChanged === true };
 
-  const requests = new AsyncLocalStorage<RequestRecord>();
+  const tracer = createTracer(logger, secrets);
+  const subscribers = new Subscribers((uri) => {
+    const file = resources.fileOf(uri);
+    return file === undefined ? undefined : join(realDir, file);
+  });
 
-  const callContext = (ctx: ServerContext): CallContext => {
+  const callContext = (ctx: ServerContext, peer?: { server: Server; tool: string; interactive: boolean }): CallContext => {
     const userId = userIdOf(ctx) ?? options.defaultUserId;
-    const record = requests.getStore();
+    const record = tracer.requests.getStore();
     if (record !== undefined && userId !== undefined) record.userId = userId;
-    return { userId, signal: ctx.mcpReq.signal };
-  };
-  /**
-   * Records the outcome on the HTTP request's log line. Without one (a stdio connection) it logs
-   * the MCP request itself. Protocol errors are rethrown as they are.
-   */
-  const traced = async <T>(rpc: string, target: string | undefined, work: () => Promise<T>, errorOf?: (value: T) => string | undefined): Promise<T> => {
-    const outer = requests.getStore();
-    const own = outer === undefined;
-    const record = outer ?? {};
-    const startedAt = process.hrtime.bigint();
-    try {
-      const value = await (own ? requests.run(record, work) : work());
-      const error = errorOf?.(value);
-      if (error !== undefined) {
-        record.isError = true;
-        record.error = error;
-      }
-      if (logger.debug) record.result = value;
-      return value;
-    } catch (error) {
-      // The client reads this message too (a JSON-RPC error): it must not carry a secret.
-      if (error instanceof Error) error.message = secrets.redactText(error.message);
-      record.isError = true;
-      record.error = error instanceof Error ? error.message : String(error);
-      throw error;
-    } finally {
-      if (own) {
-        logger.log({
-          level: 'info',
-          event: 'request',
-          rpc,
-          ...(target === undefined ? {} : { target }),
-          duration_ms: Number((process.hrtime.bigint() - startedAt) / 1000n) / 1000,
-          ...(record.userId === undefined ? {} : { user_id: record.userId }),
-          ...(record.isError === true ? { is_error: true } : {}),
-          ...(record.error === undefined ? {} : { error: record.error }),
-          ...(logger.debug && record.result !== undefined ? { result: record.result } : {}),
-        });
-      }
-    }
+    return {
+      userId,
+      signal: ctx.mcpReq.signal,
+      ...(peer === undefined ? {} : { peer: createPeer(ctx, { ...peer, resourceUpdated: (uri) => current().subscribers.updated(uri) }) }),
+    };
   };
 
   /** A tool's failure is read by the client and by a model: its text loses every secret (an exec program's stderr may quote one). */
@@ -265,196 +221,122 @@ export async function createRuntime(definition: RuntimeDefinition, options: Runt
     return { ...result, content: result.content.map((block) => (block.type === 'text' ? { ...block, text: secrets.redactText(block.text) } : block)) };
   };
 
-  const ops: Operations = { tools, toolListing, resources, prompts, promptListing, callContext, withoutSecrets, traced };
-  const createServer = (serverOptions: CreateServerOptions = {}): Server => {
-    // a long-lived (stdio) connection follows the newest runtime after a reload
-    const live = (): Operations => {
-      const current = serverOptions.follow?.();
-      return (current === undefined ? undefined : operationsOf.get(current)) ?? ops;
-    };
-    const server = new Server(serverInfo, {
-      capabilities,
-      ...(definition.instructions === undefined ? {} : { instructions: definition.instructions }),
-    });
-    if (capabilities.tools !== undefined) {
-      server.setRequestHandler('tools/list', () => live().traced('tools/list', undefined, async () => ({ tools: live().toolListing })));
-      server.setRequestHandler('tools/call', async (request, ctx) => {
-        const op = live();
-        const tool = op.tools.get(request.params.name);
-        if (tool === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
-        const result: CallToolResult = await op.traced(
-          'tools/call',
-          tool.name,
-          async () => op.withoutSecrets(await tool.call(request.params.arguments, op.callContext(ctx))),
-          errorTextOf,
-        );
-        return server.projectCallToolResult(result, tool.listing.outputSchema);
-      });
-    }
-    if (capabilities.resources !== undefined) {
-      server.setRequestHandler('resources/list', (_request, ctx) => {
-        const op = live();
-        return op.traced('resources/list', undefined, async () => ({ resources: op.resources.list(op.callContext(ctx).userId) }));
-      });
-      server.setRequestHandler('resources/templates/list', (_request, ctx) => {
-        const op = live();
-        return op.traced('resources/templates/list', undefined, async () => ({ resourceTemplates: op.resources.listTemplates(op.callContext(ctx).userId) }));
-      });
-      server.setRequestHandler('resources/read', async (request, ctx) => {
-        const op = live();
-        const contents: ResourceContents[] = await op.traced('resources/read', request.params.uri, () => op.resources.read(request.params.uri, op.callContext(ctx)));
-        return { contents };
-      });
-    }
-    if (capabilities.prompts !== undefined) {
-      server.setRequestHandler('prompts/list', () => live().traced('prompts/list', undefined, async () => ({ prompts: live().promptListing })));
-      server.setRequestHandler('prompts/get', async (request, ctx) => {
-        const op = live();
-        const prompt = op.prompts.get(request.params.name);
-        if (prompt === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}`);
-        return op.traced('prompts/get', prompt.listing.name, () => prompt.get(request.params.arguments, op.callContext(ctx)));
-      });
-    }
+  const ops: Operations = {
+    tools,
+    toolListing: [...tools.values()].map((t) => t.listing),
+    resources,
+    prompts,
+    promptListing: [...prompts.values()].map((p) => p.listing),
+    completions,
+    subscribers,
+    callContext,
+    withoutSecrets,
+    traced: tracer.traced,
+  };
+  // sessions and stdio connections adopted after a reload follow the newest runtime
+  let successor: Runtime | undefined;
+  const current = (): Operations => (successor === undefined ? ops : (internalsOf.get(successor)?.ops ?? ops));
+
+  /** A long-lived connection (stdio, a session): it may subscribe, and it hears about changes. */
+  const connect = (connection: Connection, follow: () => Operations): Server => {
+    const server = buildServer(follow, shape, connection);
+    connection.server = server;
     return server;
   };
 
-  const mcp = createMcpHandler(() => createServer(), {
+  const store =
+    definition.sessions === true
+      ? new SessionStore({
+          createServer: (connection) => connect(connection, current),
+          onOpen: (session) => current().subscribers.add(session),
+          onClose: (session) => current().subscribers.delete(session),
+          logger,
+          ...(options.sessionIdleMs === undefined ? {} : { idleMs: options.sessionIdleMs }),
+        })
+      : undefined;
+
+  const mcp = createMcpHandler(() => buildServer(() => ops, shape), {
     onerror: (error) => logger.log({ level: 'warn', event: 'mcp_error', error: error.message }),
   });
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const serveMcp = toNodeHandler(mcp, { maxRequestBodySize: maxBodyBytes });
-  const allowedHosts = options.allowedHosts === false ? undefined : (options.allowedHosts ?? localhostAllowedHostnames());
-  const allowedOrigins = options.allowedOrigins === false ? undefined : (options.allowedOrigins ?? localhostAllowedOrigins());
-  const tokenDigest = token === undefined ? undefined : sha256(token);
-
-  let inFlight = 0;
-  let draining = false;
-  const idleWaiters = new Set<() => void>();
-  const done = (): void => {
-    inFlight -= 1;
-    if (inFlight === 0) for (const wake of idleWaiters) wake();
+  const serve: McpServe = async (req, res, body, draining) => {
+    const record = tracer.requests.getStore();
+    if (store !== undefined && (await store.serve(req, res, body, record, draining))) return;
+    if (draining) return rejectDraining(res, record);
+    await serveMcp(req, res, body);
   };
 
-  const health = (): HealthBody => ({
+  const health = (draining: boolean): HealthBody => ({
     status: draining ? 'draining' : 'ok',
     name: serverInfo.name,
     version: serverInfo.version,
     uptime_seconds: Math.round((Date.now() - started) / 1000),
     ...counts,
+    ...(store === undefined ? {} : { sessions: store.size }),
   });
-
-  const handle = async (req: IncomingMessage, res: ServerResponse, record: RequestRecord): Promise<void> => {
-    const path = (req.url ?? '/').split('?')[0];
-    if (allowedHosts !== undefined) {
-      const host = validateHostHeader(req.headers.host, allowedHosts);
-      if (!host.ok) return rejectRequest(res, record, 403, `Forbidden: ${host.message}`);
-    }
-    if (allowedOrigins !== undefined) {
-      const origin = validateOriginHeader(req.headers.origin, allowedOrigins);
-      if (!origin.ok) return rejectRequest(res, record, 403, `Forbidden: ${origin.message}`);
-      if (origin.origin !== undefined) setCorsHeaders(res, origin.origin);
-    } else if (typeof req.headers.origin === 'string') setCorsHeaders(res, req.headers.origin);
-    if (req.method === 'OPTIONS') {
-      res.writeHead(204).end();
-      return;
-    }
-    if (path === HEALTH_PATH && (req.method === 'GET' || req.method === 'HEAD')) {
-      const body = health();
-      sendJson(res, draining ? 503 : 200, body);
-      return;
-    }
-    if (path !== MCP_PATH) return sendJson(res, 404, { error: `not found: ${path}; the MCP endpoint is ${MCP_PATH}, health is ${HEALTH_PATH}` });
-    if (draining) {
-      res.setHeader('connection', 'close');
-      return rejectRequest(res, record, 503, 'Service Unavailable: the server is shutting down');
-    }
-    if (tokenDigest !== undefined) {
-      const given = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1]?.trim();
-      if (given === undefined || !timingSafeEqual(sha256(given), tokenDigest)) {
-        res.setHeader('www-authenticate', 'Bearer realm="mcp"');
-        return rejectRequest(res, record, 401, given === undefined ? 'Unauthorized: send Authorization: Bearer <token>' : 'Unauthorized: the bearer token is not valid');
-      }
-    }
-    let body: unknown;
-    if (req.method === 'POST') {
-      const raw = await readBody(req, maxBodyBytes);
-      if (raw === undefined) return rejectRequest(res, record, 413, `Payload Too Large: the limit is ${maxBodyBytes} bytes`);
-      try {
-        body = JSON.parse(raw.toString('utf8'));
-      } catch {
-        record.error = 'parse error';
-        return sendJson(res, 400, { jsonrpc: '2.0', error: { code: ProtocolErrorCode.ParseError, message: 'Parse error: the body is not JSON' }, id: null });
-      }
-      describeMessage(body, record, logger.debug);
-    }
-    await requests.run(record, () => serveMcp(req, res, body));
-  };
-
-  const handler = (req: IncomingMessage, res: ServerResponse): void => {
-    const startedAt = process.hrtime.bigint();
-    const record: RequestRecord = {};
-    const headerUser = req.headers[USER_ID_HEADER];
-    if (typeof headerUser === 'string' && headerUser !== '') record.userId = headerUser;
-    inFlight += 1;
-    res.once('close', () => {
-      done();
-      const entry = {
-        level: 'info' as const,
-        event: 'request',
-        method: req.method,
-        path: (req.url ?? '/').split('?')[0],
-        status: res.statusCode,
-        duration_ms: Number((process.hrtime.bigint() - startedAt) / 1000n) / 1000,
-        ...(record.rpc === undefined ? {} : { rpc: record.rpc }),
-        ...(record.target === undefined ? {} : { target: record.target }),
-        ...(record.userId === undefined ? {} : { user_id: record.userId }),
-        ...(record.isError === true ? { is_error: true } : {}),
-        ...(record.error === undefined ? {} : { error: record.error }),
-        ...(logger.debug && record.params !== undefined ? { params: record.params } : {}),
-        ...(logger.debug && record.result !== undefined ? { result: record.result } : {}),
-      };
-      logger.log(entry);
-    });
-    handle(req, res, record).catch((error: unknown) => {
-      logger.log({ level: 'error', event: 'internal_error', error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
-      if (!res.headersSent) sendJson(res, 500, { jsonrpc: '2.0', error: { code: ProtocolErrorCode.InternalError, message: 'Internal error' }, id: null });
-      else res.destroy();
-    });
-  };
+  const front = createHttpFront({
+    allowedHosts: options.allowedHosts === false ? undefined : (options.allowedHosts ?? localhostAllowedHostnames()),
+    allowedOrigins: options.allowedOrigins === false ? undefined : (options.allowedOrigins ?? localhostAllowedOrigins()),
+    token,
+    maxBodyBytes,
+    logger,
+    tracer,
+    health,
+    serve,
+  });
 
   const self: Runtime = {
     name: serverInfo.name,
     version: serverInfo.version,
     counts,
-    handler,
-    createServer,
-    health,
-    get inFlight() {
-      return inFlight;
+    sessions: store !== undefined,
+    handler: front.handler,
+    createServer(serverOptions = {}) {
+      const connection: Connection = { subscriptions: new Set() };
+      const follow = (): Operations => {
+        const runtime = serverOptions.follow?.();
+        return (runtime === undefined ? undefined : internalsOf.get(runtime)?.ops) ?? current();
+      };
+      const server = connect(connection, follow);
+      current().subscribers.add(connection);
+      server.onclose = () => current().subscribers.delete(connection);
+      return server;
     },
-    drain(timeoutMs) {
-      draining = true;
-      if (inFlight === 0) return Promise.resolve(true);
-      return new Promise<boolean>((resolve) => {
-        const finish = (drained: boolean): void => {
-          clearTimeout(timer);
-          idleWaiters.delete(wake);
-          resolve(drained);
-        };
-        const wake = (): void => finish(true);
-        const timer = setTimeout(() => finish(false), timeoutMs);
-        idleWaiters.add(wake);
-      });
+    health: () => health(front.draining),
+    get inFlight() {
+      return front.inFlight;
+    },
+    async drain(timeoutMs) {
+      const deadline = Date.now() + timeoutMs;
+      const idle = await front.drain(timeoutMs);
+      if (store === undefined) return idle;
+      // sessions end by DELETE or when idle; until then (or the time-out) they are still served
+      while (store.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+      return store.size === 0 && front.inFlight === 0;
     },
     async close() {
-      draining = true;
+      void front.drain(0);
+      await store?.close();
+      subscribers.close();
       await mcp.close();
     },
   };
-  operationsOf.set(self, ops);
+  internalsOf.set(self, { ops, store, succeed: (next) => (successor = next) });
+  if (options.adopt !== undefined) adopt(self, options.adopt);
   return self;
 }
 
+/** The runtime `next` replaces `previous`: open sessions and connections move over, and hear the lists changed. */
+function adopt(next: Runtime, previous: Runtime): void {
+  const from = internalsOf.get(previous);
+  const to = internalsOf.get(next);
+  if (from === undefined || to === undefined) return;
+  if (from.store !== undefined && to.store !== undefined) to.store.adopt(from.store);
+  to.ops.subscribers.adopt(from.ops.subscribers);
+  // the servers of those connections were built by the old runtime: they now read from the new one
+  from.succeed(next);
+}
 /** The caller's user id: `_meta["mcpctl/user_id"]` of the request, else the X-MCP-User-Id header. */
 export function userIdOf(ctx: ServerContext): string | undefined {
   const fromMeta = ctx.mcpReq._meta?.[USER_ID_META_KEY];
@@ -467,69 +349,3 @@ export function userIdOf(ctx: ServerContext): string | undefined {
   return id;
 }
 
-/** Notes the JSON-RPC method and its target (tool, uri, prompt) for the log line. */
-function describeMessage(body: unknown, record: RequestRecord, debug: boolean): void {
-  if (Array.isArray(body)) {
-    record.rpc = 'batch';
-    return;
-  }
-  if (body === null || typeof body !== 'object') return;
-  const message = body as { method?: unknown; params?: { name?: unknown; uri?: unknown; _meta?: Record<string, unknown> } };
-  if (typeof message.method === 'string') record.rpc = message.method;
-  else if ('result' in message || 'error' in message) record.rpc = 'response';
-  const target = message.params?.name ?? message.params?.uri;
-  if (typeof target === 'string') record.target = target;
-  const metaUser = message.params?._meta?.[USER_ID_META_KEY];
-  if (typeof metaUser === 'string' && metaUser !== '') record.userId = metaUser;
-  if (debug && message.params !== undefined) record.params = message.params;
-}
-
-/** The text of an error result, shortened for a log line; undefined for a success. */
-function errorTextOf(result: CallToolResult): string | undefined {
-  if (result.isError !== true) return undefined;
-  const first = result.content[0];
-  const text = first?.type === 'text' ? first.text : 'error result';
-  return text.length > 300 ? `${text.slice(0, 300)}…` : text;
-}
-
-function sha256(text: string): Buffer {
-  return createHash('sha256').update(text).digest();
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
-}
-
-function rejectRequest(res: ServerResponse, record: RequestRecord, status: number, message: string): void {
-  record.error = message;
-  sendJson(res, status, { jsonrpc: '2.0', error: { code: -32000, message }, id: null });
-}
-
-function setCorsHeaders(res: ServerResponse, origin: string): void {
-  res.setHeader('access-control-allow-origin', origin);
-  res.setHeader('vary', 'Origin');
-  res.setHeader('access-control-allow-methods', 'GET, POST, DELETE, OPTIONS');
-  res.setHeader('access-control-allow-headers', 'authorization, content-type, accept, mcp-protocol-version, mcp-session-id, last-event-id, x-mcp-user-id');
-  res.setHeader('access-control-expose-headers', 'mcp-protocol-version, mcp-session-id, www-authenticate');
-}
-
-/** The whole body, or undefined past the limit. */
-async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
-  const declared = Number(req.headers['content-length'] ?? Number.NaN);
-  if (Number.isFinite(declared) && declared > limit) {
-    req.resume();
-    return undefined;
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) {
-      req.resume();
-      return undefined;
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
-}

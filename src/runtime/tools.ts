@@ -11,6 +11,7 @@ import type { ToolDefinition, ToolHandler } from '../definition/schema.js';
 import { compileContent, messageOf, type CallContext, type CompileContext, type ContentRenderer } from './content.js';
 import { callHttp, describeUrl, HttpCallError } from './http-call.js';
 import { compiledModulePath } from '../definition/module-path.js';
+import { PeerUnavailableError, type Peer } from './peer.js';
 import { ExecError, runExec } from './run-exec.js';
 import { resolveRealInside } from './safe-path.js';
 import { compileDeep, compileTemplate, encodeUrlValue, type TemplateScope } from './template.js';
@@ -242,14 +243,28 @@ async function compileExec(name: string, handler: Extract<ToolHandler, { type: '
   };
 }
 
-/** What a module's function receives besides the arguments. */
-export interface ModuleToolContext {
+/** What a module's function receives besides the arguments: who calls, and the client to talk to while it runs. */
+export interface ModuleToolContext extends Peer {
   tool: string;
   user: { id: string | undefined };
   server: { name: string; version: string };
   /** aborts on cancellation or time-out */
   signal: AbortSignal;
 }
+
+/** Outside a client's request (no peer): logs and progress go nowhere, questions cannot be asked. */
+const NO_PEER: Peer = {
+  log: async () => {},
+  progress: async () => {},
+  sample: async () => {
+    throw new PeerUnavailableError('sampling needs a client connection');
+  },
+  elicit: async () => {
+    throw new PeerUnavailableError('elicitation needs a client connection');
+  },
+  closeStream: () => {},
+  resourceUpdated: async () => {},
+};
 
 type ModuleFunction = (args: Record<string, unknown>, context: ModuleToolContext) => unknown;
 
@@ -282,7 +297,7 @@ async function compileModule(name: string, handler: Extract<ToolHandler, { type:
     });
     try {
       const value = await Promise.race([
-        Promise.resolve().then(() => fn({ ...scope.args }, { tool: name, user: { id: call.userId }, server: ctx.server, signal: controller.signal })),
+        Promise.resolve().then(() => fn({ ...scope.args }, { ...(call.peer ?? NO_PEER), tool: name, user: { id: call.userId }, server: ctx.server, signal: controller.signal })),
         timeout,
       ]);
       return toCallResult(value, exportName);

@@ -77,7 +77,9 @@ export async function devCommand(ctx: CommandContext, file: string, options: Dev
         dir: bundle.filesDir,
         env: ctx.io.env,
         logger,
-        listChanged: stdio,
+        // a reload replaces the runtime: open sessions (and the stdio connection) move to the new one and hear list_changed
+        listChanged: true,
+        ...(previous === undefined ? {} : { adopt: previous.runtime }),
         ...(options.userId === undefined ? {} : { defaultUserId: options.userId }),
         // loopback: only local Host names; on another address the check would refuse the LAN's names
         ...(LOOPBACK.has(host) ? {} : { allowedHosts: false as const }),
@@ -117,26 +119,14 @@ export async function devCommand(ctx: CommandContext, file: string, options: Dev
   }
 
   const stops: Array<() => Promise<void> | void> = [];
-  let onReload: (() => void) | undefined;
   try {
     if (stdio) {
       const [{ serveStdio, StdioServerTransport }] = await Promise.all([import('@modelcontextprotocol/server/stdio')]);
-      let connection: ReturnType<Runtime['createServer']> | undefined;
       const handle = serveStdio(
-        () => {
-          connection = current.runtime.createServer({ follow: () => current.runtime });
-          return connection;
-        },
+        () => current.runtime.createServer({ follow: () => current.runtime }),
         { transport: new StdioServerTransport(ctx.io.stdin, ctx.io.stdout), onerror: (error) => ctx.out.warn(`stdio: ${error.message}`) },
       );
       stops.push(() => handle.close());
-      onReload = () => {
-        if (connection === undefined) return;
-        // notifications only: a client that did not ask for them is not bothered
-        void Promise.resolve(connection.sendToolListChanged()).catch(() => {});
-        void Promise.resolve(connection.sendResourceListChanged()).catch(() => {});
-        void Promise.resolve(connection.sendPromptListChanged()).catch(() => {});
-      };
       ctx.out.notice(`${current.runtime.name} ${current.runtime.version} is serving over stdio (${describeCounts(current.runtime)}); watching ${shown}`);
     } else {
       const server = createServer((req, res) => current.runtime.handler(req, res));
@@ -178,7 +168,6 @@ export async function devCommand(ctx: CommandContext, file: string, options: Dev
         }
         const previous = current;
         current = next;
-        onReload?.();
         ctx.out.notice(`↻ reloaded ${shown}: ${describeCounts(next.runtime)}`);
         void retire(previous);
       },
