@@ -9,8 +9,8 @@ import { cp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
-import { startDev } from './dev-session.js';
-import { closeServer, firstText, listen, makeTempDir, bundleDefinition } from './helpers.js';
+import { startDev } from '../support/dev-session.js';
+import { closeServer, firstText, listen, makeTempDir, bundleDefinition } from '../support/runtime.js';
 import { readBundle } from '../../src/runtime/bundle.js';
 import { createRuntime } from '../../src/runtime/server.js';
 

@@ -11,13 +11,13 @@ import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../../src/api/client.js';
-import { toBuildRequest } from '../../../src/definition/build-request.js';
+import { toBuildRequest } from '../../../src/api/build-request.js';
 import { loadDefinition } from '../../../src/definition/load.js';
 import { createDeploymentService } from '../../../src/engine/deployments/index.js';
 import { startEngine, type RunningEngine } from '../../../src/engine/engine.js';
 import { silentLogger } from '../../../src/engine/logger.js';
 import { createSandbox, type Sandbox } from '../../support/cli.js';
-import { FAST_LIMITS } from './harness.js';
+import { FAST_LIMITS } from '../../support/deployments.js';
 
 const API_KEY = 'sessions-test-key-0123456789abcdef';
 const EXAMPLE = join(import.meta.dirname, '..', '..', '..', 'examples', 'everything', 'server.yaml');
