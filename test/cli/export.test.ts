@@ -131,6 +131,8 @@ describe('mcpctl export kubernetes <file>', () => {
     expect(refs).toEqual(['NODE_ENV', 'API_TOKEN', 'FORECAST_KEY', 'MODE']);
     expect(result.stdout).toContain('no value for API_TOKEN, FORECAST_KEY');
     expect(result.stdout).toContain('--env-var API_TOKEN --env-var FORECAST_KEY');
+    // a Secret is written: creating one by hand would be replaced by it, so that is not offered
+    expect(result.stdout).not.toContain('kubectl create secret');
     expect(files['ingress.yaml'].spec.rules[0].host).toBe('staging.forecast.example.com');
     expect(files).not.toHaveProperty('horizontalpodautoscaler.yaml');
   });
@@ -181,6 +183,7 @@ describe('mcpctl export kubernetes <mcp_id>', () => {
     expect(items[1]!.spec.template.spec.containers[0].env.map((e: { name: string }) => e.name)).toEqual(['NODE_ENV', 'FORECAST_KEY']);
     expect(items[3]!.spec).toMatchObject({ minReplicas: 2, maxReplicas: 3 });
     expect(result.stderr).toContain('--env-var FORECAST_KEY');
+    expect(result.stderr).toContain('kubectl create secret generic forecast-production-env --from-literal=FORECAST_KEY=…');
   });
 
   it('an unknown id is a usage error from the service', async () => {

@@ -63,7 +63,8 @@ export async function exportKubernetesCommand(ctx: CommandContext, target: strin
 
   const header = [`mcpctl export kubernetes ${source.shown} --env ${options.env}`, `image ${result.image.image}`];
   const secretName = `${result.name}-env`;
-  const missingHint = result.envWithoutValue.length === 0 ? undefined : supplyHint(result.envWithoutValue, secretName, options.namespace);
+  const secretWritten = result.objects.some((o) => o.kind === 'Secret');
+  const missingHint = result.envWithoutValue.length === 0 ? undefined : supplyHint(result.envWithoutValue, secretWritten ? undefined : { secretName, namespace: options.namespace });
 
   if (options.out === '-') {
     const { toYamlStream } = await import('../../export/write.js');
@@ -192,10 +193,15 @@ function settingsError(problems: Problem[], file: DefinitionFile | undefined, op
   });
 }
 
-/** How to give the Secret the values this export did not write. */
-function supplyHint(names: string[], secretName: string, namespace: string | undefined): string {
+/**
+ * How to give the Secret the values this export did not write. Creating the Secret by hand is offered
+ * only when the export writes none, since applying a written one would then replace it.
+ */
+function supplyHint(names: string[], create: { secretName: string; namespace: string | undefined } | undefined): string {
+  const again = `give ${names.join(', ')} a value: export again with ${names.map((n) => `--env-var ${n}`).join(' ')} (or --env-file)`;
+  if (create === undefined) return again;
   const literals = names.map((name) => `--from-literal=${name}=…`).join(' ');
-  return `give ${names.join(', ')} a value: export again with ${names.map((n) => `--env-var ${n}`).join(' ')} (or --env-file), or create the Secret yourself: kubectl create secret generic ${secretName}${namespace === undefined ? '' : ` -n ${namespace}`} ${literals}`;
+  return `${again}, or create the Secret yourself: kubectl create secret generic ${create.secretName}${create.namespace === undefined ? '' : ` -n ${create.namespace}`} ${literals}`;
 }
 
 function shownPath(cwd: string, path: string): string {
