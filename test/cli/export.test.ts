@@ -14,6 +14,7 @@ import { toBuildRequest } from '../../src/definition/build-request.js';
 import { loadDefinition } from '../../src/definition/load.js';
 import { bundleDigest } from '../../src/export/image.js';
 import { requireBuilt } from '../engine/support.js';
+import { startContractServer } from '../support/contract-server.js';
 import { createSandbox, runCli, type Sandbox } from '../support/cli.js';
 
 const API_KEY = 'export-test-key-0123456789abcdef';
@@ -184,6 +185,21 @@ describe('mcpctl export kubernetes <mcp_id>', () => {
     expect(items[3]!.spec).toMatchObject({ minReplicas: 2, maxReplicas: 3 });
     expect(result.stderr).toContain('--env-var FORECAST_KEY');
     expect(result.stderr).toContain('kubectl create secret generic forecast-production-env --from-literal=FORECAST_KEY=…');
+  });
+
+  it('a service that does not say the bundle of a build: exit 3, and export from the file instead', async () => {
+    const service = await startContractServer();
+    try {
+      const serviceEnv = { ...env, MCPCTL_API_URL: service.url, MCPCTL_API_KEY: service.apiKey };
+      const built = await runCli(['build', 'forecast.yaml', '--json'], { env: serviceEnv, cwd: sandbox.dir });
+      expect(built.code).toBe(0);
+      const result = await runCli(['export', 'kubernetes', built.json().mcp_id, '--env', 'production'], { env: serviceEnv, cwd: sandbox.dir });
+      expect(result.code).toBe(3);
+      expect(result.stderr).toContain('does not say which bundle');
+      expect(result.stderr).toContain('mcpctl export kubernetes <file> --env production');
+    } finally {
+      await service.close();
+    }
   });
 
   it('an unknown id is a usage error from the service', async () => {

@@ -163,9 +163,11 @@ function withoutEnvVars(deploy: NonNullable<DefinitionFile['loaded']['definition
 /** A server built before, read from the service; its settings come from the flags. */
 async function fromBuild(ctx: CommandContext, mcpId: string, options: ExportKubernetesOptions): Promise<ExportSource> {
   const server = await withApi(ctx, (client) => client.getServer(mcpId));
+  const { DIGEST_PATTERN } = await import('../../export/image.js');
   const digest = server.bundle_digest;
-  if (digest === undefined) {
-    throw new UserError(`the service does not say which bundle ${mcpId} was built from, so its image cannot be named`, {
+  if (digest === undefined || !DIGEST_PATTERN.test(digest)) {
+    const what = digest === undefined ? `does not say which bundle ${mcpId} was built from` : `gives ${mcpId} the bundle digest "${digest}", which is not a SHA-256 digest`;
+    throw new UserError(`the service ${what}, so its image cannot be named`, {
       exitCode: EXIT.config,
       code: 'not_supported',
       hint: `export from the definition file instead: mcpctl export kubernetes <file> --env ${options.env}`,
