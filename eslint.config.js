@@ -12,7 +12,7 @@ export const LAYERS = {
   api: ['definition', 'shared'],
   runtime: ['api', 'definition', 'shared'],
   engine: ['runtime', 'api', 'definition', 'shared'],
-  export: ['api', 'definition', 'shared'],
+  export: ['runtime', 'api', 'definition', 'shared'],
   cli: ['engine', 'runtime', 'api', 'definition', 'shared', 'export'],
 };
 

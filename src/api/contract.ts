@@ -144,6 +144,11 @@ export const McpServer = z.looseObject({
     .array(z.string())
     .optional()
     .describe('variables the server needs when it starts (${VAR} without a default): a deployment must pass each in config.env_vars'),
+  bundle_digest: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('SHA-256 of the build’s bundle: the same definition gives the same digest; the tag of its image (docs/kubernetes.md)'),
 });
 export type McpServer = z.infer<typeof McpServer>;
 

@@ -235,6 +235,25 @@ export function createProgram(state: RunState): Command {
     .option('--junit <file>', 'also write a JUnit XML report of the cases to this file')
     .action(action(async () => (await import('./commands/up.js')).upCommand));
 
+  program
+    .command('export')
+    .description('write what runs a server on another platform')
+    .command('kubernetes')
+    .description('write Kubernetes manifests for a definition or a built server: Deployment, Service, Secret, autoscaler, disruption budget, Ingress with TLS')
+    .argument('<target>', 'a definition file, or an mcp_… id of a built server')
+    .addOption(new Option('-e, --env <environment>', 'the environment the manifests are for').choices(['production', 'staging', 'development']).makeOptionMandatory())
+    .option('--registry <registry>', 'where the cluster pulls the image from, such as registry.example.com/team')
+    .option('-o, --out <dir>', 'folder to write one file per object in, or - for one YAML stream on stdout (default: k8s/<server>-<env>)')
+    .option('-n, --namespace <namespace>', 'namespace of the objects (default: the one kubectl uses)')
+    .option('--issuer <name>', 'cert-manager ClusterIssuer of the Ingress certificate (default: letsencrypt-prod)')
+    .option('--ingress-class <name>', 'IngressClass of the Ingress (default: the cluster’s default class)')
+    .option('--domain <host>', 'host name of the Ingress (default: the file’s deploy.domain)')
+    .option('--min-instances <n>', 'minimum instances', parseInteger('--min-instances', 0))
+    .option('--max-instances <n>', 'maximum instances', parseInteger('--max-instances', 1))
+    .option('--env-var <NAME>', 'put this variable in the Secret, with its value from your environment (repeatable)', collect)
+    .option('--env-file <file>', 'put the NAME=value lines of this file in the Secret')
+    .action(action(async () => (await import('./commands/export.js')).exportKubernetesCommand));
+
   // --- credentials ---------------------------------------------------------------------------
   program
     .command('login')

@@ -15,6 +15,7 @@ import {
   TestRequest,
   type Deployment,
   type LogLine,
+  type McpServer,
 } from '../api/contract.js';
 import { requiredEnvVars } from '../definition/check.js';
 import type { Admission } from './admission.js';
@@ -150,20 +151,20 @@ export function createRoutes(deps: RouteDeps): Router<Route> {
     idempotent: true,
     handle: async (ctx) => {
       const record = await builds.build(ctx.body as BuildRequest);
-      return { status: 200, data: record.server };
+      return { status: 200, data: serverView(record) };
     },
   });
 
   router.add('GET', '/v1/servers', {
     handle: async (ctx) => {
       const name = ctx.query.get('name');
-      const servers = (await store.listServers()).filter((r) => name === null || r.server.name === name).map((r) => r.server);
+      const servers = (await store.listServers()).filter((r) => name === null || r.server.name === name).map(serverView);
       return { status: 200, data: { servers } };
     },
   });
 
   router.add('GET', '/v1/servers/:mcp_id', {
-    handle: async (ctx) => ({ status: 200, data: (await findServer(ctx.params.mcp_id!)).server }),
+    handle: async (ctx) => ({ status: 200, data: serverView(await findServer(ctx.params.mcp_id!)) }),
   });
 
   // --- deploy --------------------------------------------------------------------------------
@@ -405,4 +406,9 @@ function round(value: number, digits: number): number {
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** A built server as the API shows it: with the digest of its bundle, the tag of its image (docs/api.md). */
+function serverView(record: ServerRecord): McpServer {
+  return { ...record.server, bundle_digest: record.digest };
 }

@@ -26,6 +26,8 @@ const HEAVY = [
   '/node_modules/@modelcontextprotocol/',
   '/dist/engine/',
   '/dist/runtime/',
+  '/dist/export/',
+  '/node_modules/kubernetes-models/',
   '/dist/api/',
   '/dist/definition/',
   // every command, `up` too, is imported only when it runs

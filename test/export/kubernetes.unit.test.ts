@@ -1,0 +1,245 @@
+/**
+ * The Kubernetes objects of a server: every one valid against the Kubernetes API schemas
+ * (kubernetes-models), and shaped by the environment and the deploy settings.
+ */
+import { parse } from 'yaml';
+import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
+import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler';
+import { Ingress } from 'kubernetes-models/networking.k8s.io/v1/Ingress';
+import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
+import { Secret } from 'kubernetes-models/v1/Secret';
+import { Service } from 'kubernetes-models/v1/Service';
+import { describe, expect, it } from 'vitest';
+import { UserError } from '../../src/cli/errors.js';
+import { checkRegistry, imageContract, imageName } from '../../src/export/image.js';
+import { kubernetesManifests, kubernetesName, type KubernetesExportOptions, type KubernetesObject } from '../../src/export/kubernetes.js';
+import { toYamlStream } from '../../src/export/write.js';
+
+const DIGEST = 'a'.repeat(20) + '0123456789abcdef'.repeat(2) + 'b'.repeat(12);
+const SERVER = { name: 'weather', version: '1.2.0', digest: DIGEST };
+
+const MODELS = { Secret, Service, Deployment, PodDisruptionBudget, HorizontalPodAutoscaler, Ingress } as const;
+
+/** Validates an object against the schema of its kind; throws with the failing field otherwise. */
+function validate(object: KubernetesObject): void {
+  const Model = MODELS[object.kind];
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each class takes its own kind
+  new (Model as any)(object).validate();
+}
+
+function manifests(options: Partial<KubernetesExportOptions> & Pick<KubernetesExportOptions, 'environment'>) {
+  return kubernetesManifests(SERVER, options);
+}
+function byKind<K extends KubernetesObject['kind']>(objects: KubernetesObject[], kind: K): Extract<KubernetesObject, { kind: K }> | undefined {
+  return objects.find((o) => o.kind === kind) as Extract<KubernetesObject, { kind: K }> | undefined;
+}
+function problemsOf(fn: () => unknown): Array<{ path?: string; message: string }> {
+  try {
+    fn();
+  } catch (error) {
+    expect(error).toBeInstanceOf(UserError);
+    expect((error as UserError).exitCode).toBe(2);
+    return (error as UserError).problems;
+  }
+  throw new Error('expected a UserError');
+}
+
+describe('kubernetesManifests', () => {
+  it('production with a domain and values: every object, each valid against the Kubernetes schemas', () => {
+    const result = manifests({
+      environment: 'production',
+      domain: 'mcp.example.com',
+      scaling: { min_instances: 3, max_instances: 9 },
+      envValues: { WEATHER_TOKEN: 's3cret' },
+      registry: 'registry.example.com:5000/team',
+      issuer: 'letsencrypt-staging',
+      namespace: 'mcp',
+    });
+    expect(result.objects.map((o) => o.kind)).toEqual(['Secret', 'Service', 'Deployment', 'PodDisruptionBudget', 'HorizontalPodAutoscaler', 'Ingress']);
+    for (const object of result.objects) validate(object);
+    for (const object of result.objects) {
+      expect(object.metadata?.namespace).toBe('mcp');
+      expect(object.metadata?.labels).toMatchObject({ 'mcpctl/server': 'weather', 'mcpctl/environment': 'production', 'mcpctl/bundle': DIGEST.slice(0, 16) });
+      expect(object.metadata?.annotations?.['mcpctl/bundle-digest']).toBe(DIGEST);
+    }
+    expect(result.name).toBe('weather-production');
+    expect(result.replicas).toEqual({ min: 3, max: 9 });
+  });
+
+  it('the validator is not a rubber stamp: a broken object fails it', () => {
+    const deployment = byKind(manifests({ environment: 'production' }).objects, 'Deployment')!;
+    const broken = structuredClone(deployment);
+    (broken.spec!.template.spec!.containers[0]!.ports![0] as { containerPort: unknown }).containerPort = 'http';
+    expect(() => validate(broken)).toThrow(/containerPort/);
+  });
+
+  it('the Deployment runs the image contract: probes on /health, resources, a locked-down container', () => {
+    const result = manifests({ environment: 'production', registry: 'ghcr.io/acme' });
+    const deployment = byKind(result.objects, 'Deployment')!;
+    const pod = deployment.spec!.template.spec!;
+    const container = pod.containers[0]!;
+    const contract = imageContract(DIGEST, { registry: 'ghcr.io/acme' });
+    expect(container.image).toBe(`ghcr.io/acme/mcpctl-server:${DIGEST}`);
+    expect(container.command).toEqual(contract.command);
+    expect(container.ports).toEqual([{ name: 'http', containerPort: contract.port, protocol: 'TCP' }]);
+    for (const probe of [container.readinessProbe, container.livenessProbe, container.startupProbe]) {
+      expect(probe?.httpGet).toEqual({ path: '/health', port: 'http' });
+    }
+    expect(container.resources).toEqual({ requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '500m', memory: '256Mi' } });
+    expect(container.securityContext).toMatchObject({
+      runAsNonRoot: true,
+      runAsUser: contract.user.uid,
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      capabilities: { drop: ['ALL'] },
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
+    expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
+    expect(pod.automountServiceAccountToken).toBe(false);
+    // a rollout never goes below the wanted count of ready instances
+    expect(deployment.spec!.strategy).toEqual({ type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } });
+    // the selector never holds what changes with a build
+    expect(Object.keys(deployment.spec!.selector.matchLabels!)).toEqual(['app.kubernetes.io/name', 'app.kubernetes.io/instance']);
+    expect(deployment.spec!.template.metadata!.labels!['mcpctl/bundle']).toBe(DIGEST.slice(0, 16));
+  });
+
+  it('resources given replace the defaults', () => {
+    const resources = { requests: { cpu: '250m', memory: '256Mi' }, limits: { memory: '1Gi' } };
+    const container = byKind(manifests({ environment: 'staging', resources }).objects, 'Deployment')!.spec!.template.spec!.containers[0]!;
+    expect(container.resources).toEqual(resources);
+  });
+
+  it('scaling: the HPA takes min and max from the deploy settings, and the Deployment leaves replicas to it', () => {
+    const result = manifests({ environment: 'production', scaling: { min_instances: 2, max_instances: 6 }, targetCpuUtilization: 55 });
+    const hpa = byKind(result.objects, 'HorizontalPodAutoscaler')!;
+    expect(hpa.spec).toMatchObject({ minReplicas: 2, maxReplicas: 6, scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'weather-production' } });
+    expect(hpa.spec!.metrics![0]!.resource).toEqual({ name: 'cpu', target: { type: 'Utilization', averageUtilization: 55 } });
+    expect(byKind(result.objects, 'Deployment')!.spec!.replicas).toBeUndefined();
+    expect(byKind(result.objects, 'PodDisruptionBudget')!.spec).toMatchObject({ maxUnavailable: 1 });
+  });
+
+  it('scaling: a fixed count has no HPA and sets replicas; the environment defaults apply', () => {
+    const fixed = manifests({ environment: 'production', scaling: { min_instances: 3, max_instances: 3 } });
+    expect(byKind(fixed.objects, 'HorizontalPodAutoscaler')).toBeUndefined();
+    expect(byKind(fixed.objects, 'Deployment')!.spec!.replicas).toBe(3);
+    expect(manifests({ environment: 'production' }).replicas).toEqual({ min: 2, max: 4 });
+    // a larger min alone pulls max along, as on the engine
+    expect(manifests({ environment: 'production', scaling: { min_instances: 6 } }).replicas).toEqual({ min: 6, max: 6 });
+    const dev = manifests({ environment: 'development' });
+    expect(dev.replicas).toEqual({ min: 1, max: 1 });
+    expect(dev.objects.map((o) => o.kind)).toEqual(['Service', 'Deployment']);
+    expect(byKind(dev.objects, 'Deployment')!.spec!.replicas).toBe(1);
+    // development logs every request, as on the engine
+    expect(byKind(dev.objects, 'Deployment')!.spec!.template.spec!.containers[0]!.command).toContain('debug');
+    const staging = manifests({ environment: 'staging', scaling: { max_instances: 2 } });
+    expect(staging.objects.map((o) => o.kind)).toEqual(['Service', 'Deployment', 'HorizontalPodAutoscaler']);
+    for (const object of [...dev.objects, ...staging.objects, ...fixed.objects]) validate(object);
+  });
+
+  it('spread: instances spread over regions (and nodes) only when there can be more than one', () => {
+    const spread = byKind(manifests({ environment: 'production' }).objects, 'Deployment')!.spec!.template.spec!.topologySpreadConstraints!;
+    expect(spread.map((c) => c.topologyKey)).toEqual(['topology.kubernetes.io/region', 'kubernetes.io/hostname']);
+    for (const constraint of spread) {
+      expect(constraint).toMatchObject({ maxSkew: 1, whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: { 'app.kubernetes.io/instance': 'weather-production' } } });
+    }
+    expect(byKind(manifests({ environment: 'development' }).objects, 'Deployment')!.spec!.template.spec!.topologySpreadConstraints).toBeUndefined();
+    expect(byKind(manifests({ environment: 'staging', scaling: { max_instances: 2 } }).objects, 'Deployment')!.spec!.template.spec!.topologySpreadConstraints).toHaveLength(2);
+  });
+
+  it('ingress: the domain with TLS from cert-manager, issuer configurable; none without a domain', () => {
+    const ingress = byKind(manifests({ environment: 'production', domain: 'MCP.Example.com', ingressClass: 'nginx' }).objects, 'Ingress')!;
+    expect(ingress.metadata!.annotations!['cert-manager.io/cluster-issuer']).toBe('letsencrypt-prod');
+    expect(ingress.spec!.ingressClassName).toBe('nginx');
+    expect(ingress.spec!.tls).toEqual([{ hosts: ['mcp.example.com'], secretName: 'weather-production-tls' }]);
+    expect(ingress.spec!.rules![0]).toEqual({
+      host: 'mcp.example.com',
+      http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'weather-production', port: { name: 'http' } } } }] },
+    });
+    const custom = byKind(manifests({ environment: 'staging', domain: 'stg.example.com', issuer: 'internal-ca' }).objects, 'Ingress')!;
+    expect(custom.metadata!.annotations!['cert-manager.io/cluster-issuer']).toBe('internal-ca');
+    const none = manifests({ environment: 'production' });
+    expect(byKind(none.objects, 'Ingress')).toBeUndefined();
+    expect(none.notices.join('\n')).toContain('no domain: no Ingress');
+  });
+
+  it('secret: only the values passed, every variable referenced by the pod, none made up', () => {
+    const result = manifests({ environment: 'production', envValues: { B_TOKEN: 'b', A_URL: 'https://x' }, envWithoutValue: ['C_KEY', 'B_TOKEN'] });
+    const secret = byKind(result.objects, 'Secret')!;
+    expect(secret.data).toEqual({ A_URL: Buffer.from('https://x').toString('base64'), B_TOKEN: Buffer.from('b').toString('base64') });
+    expect(secret.stringData).toBeUndefined();
+    const env = byKind(result.objects, 'Deployment')!.spec!.template.spec!.containers[0]!.env!;
+    expect(env.filter((e) => e.valueFrom !== undefined)).toEqual(
+      ['A_URL', 'B_TOKEN', 'C_KEY'].map((key) => ({ name: key, valueFrom: { secretKeyRef: { name: 'weather-production-env', key } } })),
+    );
+    expect(result.envWithoutValue).toEqual(['C_KEY']);
+    expect(result.notices.join('\n')).toContain('no value for C_KEY');
+    // nothing passed: no Secret at all, and the pods still refer to it
+    const empty = manifests({ environment: 'production', envWithoutValue: ['C_KEY'] });
+    expect(byKind(empty.objects, 'Secret')).toBeUndefined();
+    expect(byKind(empty.objects, 'Deployment')!.spec!.template.spec!.containers[0]!.env!.map((e) => e.name)).toEqual(['NODE_ENV', 'C_KEY']);
+    expect(JSON.stringify(empty.objects)).not.toMatch(/changeme|placeholder/i);
+  });
+
+  it('bad settings: every problem named with its field, exit 2', () => {
+    expect(problemsOf(() => manifests({ environment: 'development', scaling: { max_instances: 3 } }))).toEqual([
+      { path: 'config.scaling.max_instances', message: 'must be exactly 1 in development (got 3)' },
+    ]);
+    expect(problemsOf(() => manifests({ environment: 'production', scaling: { min_instances: 1 } }))[0]).toEqual({
+      path: 'config.scaling.min_instances',
+      message: 'must be at least 2 in production (got 1)',
+    });
+    expect(problemsOf(() => manifests({ environment: 'production', scaling: { min_instances: 5, max_instances: 3 } }))[0]!.path).toBe('config.scaling.min_instances');
+    expect(problemsOf(() => manifests({ environment: 'production', issuer: 'letsencrypt-prod' }))).toEqual([
+      { path: '--issuer', message: 'a certificate issuer needs a domain: the Ingress and its certificate are for the domain' },
+    ]);
+    expect(problemsOf(() => manifests({ environment: 'production', ingressClass: 'nginx' }))[0]!.path).toBe('--ingress-class');
+    const many = problemsOf(() => manifests({ environment: 'production', domain: 'https://x.example.com/', namespace: 'Team_A', issuer: 'Bad Issuer' }));
+    expect(many.map((p) => p.path)).toEqual(['config.domain', '--issuer', '--namespace']);
+    expect(problemsOf(() => kubernetesManifests({ ...SERVER, digest: 'abc' }, { environment: 'production' }))[0]!.path).toBe('digest');
+  });
+
+  it('names: DNS labels that fit every derived name; long names stay apart', () => {
+    expect(kubernetesName('weather', 'production')).toBe('weather-production');
+    expect(kubernetesName('My_Server.v2', 'staging')).toBe('my-server-v2-staging');
+    expect(kubernetesName('42things', 'development')).toBe('mcp-42things-development');
+    const long1 = kubernetesName(`${'x'.repeat(60)}1`, 'production');
+    const long2 = kubernetesName(`${'x'.repeat(60)}2`, 'production');
+    expect(long1).not.toBe(long2);
+    for (const name of [long1, long2]) {
+      expect(name.length).toBeLessThanOrEqual(52);
+      expect(`${name}-env`).toMatch(/^[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/);
+    }
+    const odd = kubernetesManifests({ name: `Odd.Name_${'y'.repeat(54)}-`, version: '1.0.0+build.7', digest: DIGEST }, { environment: 'production', domain: 'a.example.com', envValues: { K: 'v' } });
+    for (const object of odd.objects) validate(object);
+    for (const value of Object.values(odd.objects[0]!.metadata!.labels!)) expect(value).toMatch(/^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$/);
+  });
+
+  it('the YAML reads back as the same objects, also for YAML 1.1 readers (kubectl)', async () => {
+    const result = manifests({ environment: 'production', domain: 'mcp.example.com', envValues: { FLAG: 'on' } });
+    const text = await toYamlStream(result.objects, ['a header']);
+    expect(text.startsWith('# a header\n')).toBe(true);
+    const documents = text.split(/^---$/m).map((doc) => parse(doc, { version: '1.1' }) as unknown);
+    expect(documents).toEqual(JSON.parse(JSON.stringify(result.objects)));
+    // "off" would be a boolean to a YAML 1.1 reader: it must be quoted
+    expect(text).toContain('nginx.ingress.kubernetes.io/proxy-buffering: "off"');
+  });
+});
+
+describe('the image contract', () => {
+  it('names the image by the bundle digest, with the registry in front when given', () => {
+    expect(imageName(DIGEST)).toBe(`mcpctl-server:${DIGEST}`);
+    expect(imageName(DIGEST, 'localhost:5000/')).toBe(`localhost:5000/mcpctl-server:${DIGEST}`);
+    expect(() => imageName('latest')).toThrow(/not a bundle digest/);
+    const contract = imageContract(DIGEST);
+    expect(contract).toMatchObject({ port: 8080, healthPath: '/health', mcpPath: '/mcp', user: { uid: 10001, gid: 10001 } });
+    expect(contract.command.slice(0, 4)).toEqual(['node', '/opt/mcpctl/dist/runtime/serve-bundle.js', '--bundle', '/srv/mcpctl/bundle']);
+    expect(contract.user.uid).toBeGreaterThan(0);
+  });
+
+  it('checks a registry', () => {
+    for (const good of ['ghcr.io/acme', 'localhost:5000', 'registry.example.com:5000/team/sub', 'docker.io/library']) expect(checkRegistry(good)).toBeUndefined();
+    expect(checkRegistry('https://ghcr.io/acme')).toMatch(/without a scheme/);
+    expect(checkRegistry('ghcr.io/acme:latest')).toMatch(/without a tag/);
+    expect(checkRegistry('ghcr.io/Acme')).toMatch(/lower case/);
+  });
+});
