@@ -10,7 +10,7 @@ import { createAdmission, type WorkQueue } from './admission.js';
 import { parseEnvRefs, resolveEnvRefs } from '../definition/interpolate.js';
 import { issuesToDetails } from './http/validate.js';
 import { newId } from './ids.js';
-import { checkBuildLimits } from './limits.js';
+import { checkBuildLimits } from './engine-limits.js';
 import { probeMcp, ProbeError } from './mcp-probe.js';
 import { ServiceError, type BuildService, type Logger, type ServerRecord, type StartRuntimeProcess, type Store } from './types.js';
 

@@ -20,7 +20,7 @@ import { requiredEnvVars } from '../definition/check.js';
 import type { Admission } from './admission.js';
 import { newId } from './ids.js';
 import { resolveScaling } from './deployments/limits.js';
-import { checkBuildLimits, type EngineLimits } from './limits.js';
+import { checkBuildLimits, type EngineLimits } from './engine-limits.js';
 import { HttpError, type Reply } from './http/respond.js';
 import { Router } from './http/router.js';
 import type { BuildService, DeploymentRecord, DeploymentService, Logger, ServerRecord, Store, TestService } from './types.js';

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Deployment, LogLine, Metrics } from '../../src/api/contract.js';
 import { createApp, createEngineServer, type App, type AppOptions } from '../../src/engine/app.js';
-import { createLogger } from '../../src/engine/logger.js';
+import { createLogger } from '../../src/engine/engine-log.js';
 import { FileStore } from '../../src/engine/store/file-store.js';
 import { isEngineProcess } from '../../src/engine/state.js';
 import type { BuildService, DeploymentService, ServerRecord } from '../../src/engine/types.js';

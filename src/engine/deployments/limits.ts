@@ -3,7 +3,7 @@
  * The bounds are the ones docs/api.md ("Limits") promises; a scaling outside them is a 422.
  */
 import type { DeployConfig, Environment } from '../../api/contract.js';
-import { INSTANCE_BOUNDS } from '../limits.js';
+import { INSTANCE_BOUNDS } from '../engine-limits.js';
 
 /** The bounds are the engine's (src/engine/limits.ts), so the HTTP check and this one agree. */
 export { INSTANCE_BOUNDS };

@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadDefinition } from '../../../src/definition/load.js';
-import type { Catalog } from '../../../src/engine/agent/types.js';
+import type { Catalog } from '../../../src/engine/agent/agent-types.js';
 import { runCli } from '../../support/cli.js';
 
 export const EXAMPLES = join(import.meta.dirname, '..', '..', '..', 'examples');
