@@ -7,7 +7,7 @@ import type { Deployment, DeploymentState, LogLine } from '../../api/contract.js
 import { redact, Secrets } from '../../runtime/logger.js';
 import { START_PRIORITY, type WorkQueue } from '../admission.js';
 import { ServiceError, type DeploymentRecord, type Logger, type ServerRecord, type Store } from '../types.js';
-import { decideScale } from './autoscale.js';
+import { decideScale, LoadMeter } from './autoscale.js';
 import type { Runner } from '../runners/runner.js';
 import { ManagedInstance, type InstanceHooks } from './instance.js';
 import type { DeploymentLimits } from './limits.js';
@@ -57,10 +57,7 @@ export class LiveDeployment {
   private readonly watchers = new Set<() => void>();
   /** the launch in progress, for its stage */
   private launching: { verb: 'starting' | 'restoring'; instances: ManagedInstance[] } | undefined;
-  private outstanding = 0;
-  private loadArea = 0;
-  private loadSince: number;
-  private tickStart: number;
+  private readonly load: LoadMeter;
   private lowSince: number | undefined;
   private scaleTimer: NodeJS.Timeout | undefined;
   private persisting: Promise<void> = Promise.resolve();
@@ -84,7 +81,7 @@ export class LiveDeployment {
     this.published = structuredClone(record.deployment);
     this.samples = new SampleRing(ctx.limits.samplesKept);
     this.lastActivity = ctx.clock();
-    this.loadSince = this.tickStart = ctx.clock();
+    this.load = new LoadMeter(ctx.clock());
     this.upstream = new DeploymentUpstream(this);
   }
 
@@ -337,27 +334,20 @@ export class LiveDeployment {
 
   /** Requests in flight went up or down by `delta` (the gateway's tries): the autoscaler's load. */
   trackLoad(delta: number): void {
-    const now = this.ctx.clock();
-    this.loadArea += this.outstanding * (now - this.loadSince);
-    this.loadSince = now;
-    this.outstanding += delta;
+    this.load.track(delta, this.ctx.clock());
   }
 
   startAutoscaler(): void {
     if (this.ctx.max <= this.ctx.min || this.scaleTimer !== undefined) return;
-    this.tickStart = this.loadSince = this.ctx.clock();
-    this.loadArea = 0;
+    this.load.reset(this.ctx.clock());
     this.scaleTimer = setInterval(() => this.scaleTick(), this.ctx.limits.scaleIntervalMs);
     this.scaleTimer.unref();
   }
 
   private scaleTick(): void {
     if (this.status !== 'deployed') return;
-    this.trackLoad(0);
     const now = this.ctx.clock();
-    const load = this.loadArea / Math.max(1, now - this.tickStart);
-    this.loadArea = 0;
-    this.tickStart = now;
+    const load = this.load.take(now);
     const decision = decideScale({
       current: this.desired,
       min: this.ctx.min,

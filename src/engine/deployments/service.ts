@@ -7,7 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { createAdmission, type WorkQueue } from '../admission.js';
-import type { Deployment, DeployRequest, Environment, LogLine, Metrics } from '../../api/contract.js';
+import type { Deployment, DeployRequest, LogLine, Metrics } from '../../api/contract.js';
 import {
   ServiceError,
   type DeploymentRecord,
@@ -21,14 +21,16 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createProcessRunner } from '../runners/process-runner.js';
 import type { Runner } from '../runners/runner.js';
 import { createGateway, type Gateway } from './gateway.js';
-import { newDeploymentId, newRequestId, newStagingName } from '../ids.js';
+import { newRequestId } from '../ids.js';
 import { checkDomain, DEFAULT_LIMITS, devIdleFromEnv, resolveScaling, type DeploymentLimits, type FieldProblem } from './limits.js';
 import { LiveDeployment } from './live-deployment.js';
 import { LogBook } from './log-book.js';
-import { summarizeMetrics } from './metrics.js';
-import { deploymentUrl, Registry } from './registry.js';
+import { newDeploymentRecord } from './new-record.js';
+import { followLogs, readLogs, readMetrics, type Observed } from './observe.js';
+import { History } from './history.js';
+import { Registry } from './registry.js';
 import { failInterrupted, restoreOne, stopLeftInstances, type RestoreContext } from './restore.js';
-import { applyTransition, canTransition, isActive, wasDeployed } from './states.js';
+import { applyTransition, canTransition, isActive } from './states.js';
 
 /**
  * What the engine passes (types.ts), plus the timing knobs tests shorten (health checks, restarts,
@@ -44,8 +46,6 @@ export interface LocalDeploymentService extends DeploymentService {
   readonly limits: DeploymentLimits;
 }
 
-const MAX_LOG_LINES = 5000;
-const MAX_WINDOW_SECONDS = 86_400;
 
 export function createDeploymentService(deps: DeploymentServiceOptions): LocalDeploymentService {
   return new Deployments(deps);
@@ -66,7 +66,7 @@ class Deployments implements LocalDeploymentService {
   private readonly logDir: string;
   private readonly registry: Registry;
   private readonly runner: Runner;
-  private readonly serverNames = new Map<string, string>();
+  private readonly history: History;
   private readonly gateway: Gateway;
   private readonly starts: WorkQueue;
   private recovered: Promise<void> | undefined;
@@ -82,6 +82,7 @@ class Deployments implements LocalDeploymentService {
     this.logDir = join(deps.home, 'deployment-logs');
     this.starts = deps.starts ?? createAdmission(undefined, deps.clock).starts;
     this.registry = new Registry(deps.store);
+    this.history = new History(deps.store, this.registry);
     this.runner = deps.runner ?? createProcessRunner(deps.startRuntime);
     this.gateway = createGateway(
       {
@@ -121,38 +122,11 @@ class Deployments implements LocalDeploymentService {
         );
       }
     }
-    const now = this.clock();
-    const at = new Date(now).toISOString();
-    const id = newDeploymentId();
-    const routeName = environment === 'staging' ? newStagingName() : id;
-    const url = deploymentUrl(this.deps.baseUrl, routeName);
-    const previousId = options.previousId === undefined ? await this.findPrevious(name, environment) : (options.previousId ?? undefined);
-    const config = { ...request.config, ...(domain === undefined ? {} : { domain }) };
-    const record: DeploymentRecord = {
-      deployment: {
-        deployment_id: id,
-        status: 'deploying',
-        url,
-        deploy_time: null,
-        health_check: `${url}/health`,
-        mcp_id: server.server.mcp_id,
-        environment,
-        stage: 'queued',
-        desired_instances: scaling.min,
-        instances: [],
-        domain: domain ?? null,
-        notices: noticesFor(environment, domain),
-        created_at: at,
-        updated_at: at,
-        transitions: [{ status: 'deploying', at }],
-      },
-      mcpId: server.server.mcp_id,
-      routeName,
-      config,
-      ...(previousId === undefined ? {} : { previousId }),
-      version: 1,
-    };
-    this.serverNames.set(server.server.mcp_id, name);
+    const previousId = options.previousId === undefined ? await this.history.previous(name, environment) : (options.previousId ?? undefined);
+    const record = newDeploymentRecord({ server, environment, config: request.config, domain, desired: scaling.min, previousId, baseUrl: this.deps.baseUrl, now: this.clock() });
+    const id = record.deployment.deployment_id;
+    const routeName = record.routeName!;
+    this.history.knowServer(server.server.mcp_id, name);
     const live = this.adopt(record, server, routeName, scaling.min, scaling.max, new LogBook(this.logDir, id, this.limits.logLinesKept));
     const what = options.note ?? `deploying ${name} (${server.server.mcp_id})`;
     live.log('info', `${what} to ${environment}: ${scaling.min} instance${scaling.min === 1 ? '' : 's'} (at most ${scaling.max})`);
@@ -235,40 +209,19 @@ class Deployments implements LocalDeploymentService {
   }
 
   async logs(deploymentId: string, options: { since?: string; limit?: number }): Promise<LogLine[]> {
-    const limit = Math.min(MAX_LOG_LINES, Math.max(1, options.limit ?? 200));
-    const read = { limit, ...(options.since === undefined ? {} : { since: options.since }) };
-    const live = this.registry.get(deploymentId);
-    if (live !== undefined) return live.ctx.logs.read(read);
-    await this.requireRecord(deploymentId);
-    const book = new LogBook(this.logDir, deploymentId, MAX_LOG_LINES);
-    await book.load();
-    return book.read(read);
+    return readLogs(this.observed(), deploymentId, options);
   }
 
   async followLogs(deploymentId: string, onLine: (line: LogLine) => void, signal: AbortSignal): Promise<void> {
-    const live = this.registry.get(deploymentId);
-    if (live === undefined) await this.requireRecord(deploymentId);
-    const unsubscribe = live?.ctx.logs.subscribe(onLine);
-    if (!signal.aborted) await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
-    unsubscribe?.();
+    return followLogs(this.observed(), deploymentId, onLine, signal);
   }
 
   async metrics(deploymentId: string, windowSeconds: number): Promise<Metrics> {
-    if (!Number.isFinite(windowSeconds) || windowSeconds < 1 || windowSeconds > MAX_WINDOW_SECONDS) {
-      throw new ServiceError('bad_request', `window must be from 1 to ${MAX_WINDOW_SECONDS} seconds`, [
-        { path: 'window', message: `must be from 1 to ${MAX_WINDOW_SECONDS}` },
-      ]);
-    }
-    const now = this.clock();
-    const live = this.registry.get(deploymentId);
-    if (live === undefined) await this.requireRecord(deploymentId);
-    const samples = live?.samples.since(now - windowSeconds * 1000) ?? [];
-    return summarizeMetrics(samples, {
-      deploymentId,
-      windowSeconds,
-      now,
-      ...(live?.servingSince === undefined ? {} : { startedAt: live.servingSince }),
-    });
+    return readMetrics(this.observed(), deploymentId, windowSeconds);
+  }
+
+  private observed(): Observed {
+    return { registry: this.registry, logDir: this.logDir, clock: this.clock, requireRecord: (id) => this.requireRecord(id) };
   }
 
   // --- changes ------------------------------------------------------------------------------
@@ -297,18 +250,9 @@ class Deployments implements LocalDeploymentService {
     if (status === 'deploying') {
       throw new ServiceError('conflict', `deployment ${deploymentId} is still deploying; wait for it to settle, then roll back`);
     }
-    const name = await this.serverNameOf(record.mcpId);
+    const name = await this.history.serverNameOf(record.mcpId);
     const environment = record.deployment.environment ?? 'development';
-    const seen = new Set<string>([deploymentId]);
-    let target = record.previousId === undefined ? undefined : await this.recordOf(record.previousId);
-    while (target !== undefined && !wasDeployed(target.deployment)) {
-      const next = target.previousId;
-      if (next === undefined || seen.has(next)) target = undefined;
-      else {
-        seen.add(next);
-        target = await this.recordOf(next);
-      }
-    }
+    const target = await this.history.rollbackTarget(record);
     if (target === undefined) {
       throw new ServiceError('conflict', `there is no earlier deployment of ${name ?? record.mcpId} in ${environment} to roll back to`);
     }
@@ -412,32 +356,8 @@ class Deployments implements LocalDeploymentService {
     return live;
   }
 
-  /** The newest deployment of this server and environment that was ever deployed. */
-  private async findPrevious(name: string, environment: Environment): Promise<string | undefined> {
-    let best: DeploymentRecord | undefined;
-    // The live record is ahead of the stored one (its last write may still be on its way).
-    const records = (await this.store.listDeployments({ environment })).map((r) => this.registry.get(r.deployment.deployment_id)?.record ?? r);
-    for (const record of records) {
-      if (!wasDeployed(record.deployment) || (await this.serverNameOf(record.mcpId)) !== name) continue;
-      if (best === undefined || (record.deployment.created_at ?? '') > (best.deployment.created_at ?? '')) best = record;
-    }
-    return best?.deployment.deployment_id;
-  }
-
-  private async serverNameOf(mcpId: string): Promise<string | undefined> {
-    const known = this.serverNames.get(mcpId);
-    if (known !== undefined) return known;
-    const name = (await this.store.getServer(mcpId))?.server.name;
-    if (name !== undefined) this.serverNames.set(mcpId, name);
-    return name;
-  }
-
-  private async recordOf(deploymentId: string): Promise<DeploymentRecord | undefined> {
-    return this.registry.get(deploymentId)?.record ?? (await this.store.getDeployment(deploymentId));
-  }
-
   private async requireRecord(deploymentId: string): Promise<DeploymentRecord> {
-    const record = await this.recordOf(deploymentId);
+    const record = await this.history.recordOf(deploymentId);
     if (record === undefined) throw new ServiceError('not_found', `no deployment ${deploymentId}`);
     return record;
   }
@@ -451,20 +371,6 @@ class Deployments implements LocalDeploymentService {
       await this.stopLive(live, `idle: no requests for ${minutes} minute${minutes === 1 ? '' : 's'} (MCPCTL_DEV_IDLE_MINUTES)`).catch(() => undefined);
     }
   }
-}
-
-/** What the local engine says plainly it does not do. */
-export function noticesFor(environment: Environment, domain: string | undefined): string[] {
-  const notices: string[] = [];
-  if (environment === 'production') {
-    notices.push('single machine: instances run on this host only, not across regions');
-    notices.push('no automatic HTTPS: the URL is plain HTTP on this host; put a TLS proxy in front of it or use a hosted service');
-    notices.push('no alerting: watch it with `mcpctl status` and `mcpctl metrics`');
-  }
-  if (domain !== undefined) {
-    notices.push(`custom domain: requests with Host ${domain} are routed here, but DNS and certificates for it are yours to set up`);
-  }
-  return notices;
 }
 
 /** Waits for a deployment's writes in the background, where a failed one is already logged. */
