@@ -18,6 +18,7 @@ import {
   type LogLine,
 } from '../api/contract.js';
 import { requiredEnvVars } from '../definition/check.js';
+import { markValidated } from '../runtime/bundle.js';
 import type { Admission } from './admission.js';
 import { newId } from './ids.js';
 import { resolveScaling } from './deployments/limits.js';
@@ -151,7 +152,8 @@ export function createRoutes(deps: RouteDeps): Router<Route> {
     check: checkBuildLimits,
     idempotent: true,
     handle: async (ctx) => {
-      const record = await builds.build(ctx.body as BuildRequest);
+      // validated here, at the edge, against the contract and the limits: trusted from now on
+      const record = await builds.build(markValidated(ctx.body as BuildRequest));
       return { status: 200, data: record.server };
     },
   });
