@@ -306,7 +306,7 @@ export function planConnection(ctx: Pick<CommandContext, 'globals' | 'io'>, load
 
 /** Finds (and if needed starts) the local engine. Loaded only when no service is configured. */
 async function findLocalEngine(ctx: CommandContext) {
-  const { ensureLocalEngine } = await import('../engine/local.js');
+  const { ensureLocalEngine } = await import('./local-engine.js');
   return ensureLocalEngine({ env: ctx.io.env, notice: (text) => ctx.out.notice(text), patienceMs: requestTimeoutMs(ctx) });
 }
 

@@ -15,7 +15,7 @@
  */
 import PQueue from 'p-queue';
 import { HttpError } from './http/respond.js';
-import { defaultAdmissionLimits, type AdmissionLimits } from './limits.js';
+import { defaultAdmissionLimits, type AdmissionLimits } from './engine-limits.js';
 
 export interface QueueOptions {
   /** items that run at once */

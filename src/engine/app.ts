@@ -12,15 +12,16 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Duplex } from 'node:stream';
 import { z } from 'zod';
 import type { Admission } from './admission.js';
-import { DEFAULT_LIMITS, type EngineLimits } from './limits.js';
+import { DEFAULT_LIMITS, type EngineLimits } from './engine-limits.js';
 import { newId } from './ids.js';
 import { ClientGoneError, hasBody, isJsonMediaType, parseJsonBody, readBody } from './http/body.js';
 import { createHostPolicy, hostNameOf, type HostPolicy } from './http/hosts.js';
 import { Idempotency, type IdempotencyClaim } from './http/idempotency.js';
 import { RateLimiter } from './http/rate-limit.js';
 import type { ErrorCode } from '../api/contract.js';
-import { errorBody, HttpError, sendJson, statusOf, type EnvelopeBody, type Reply } from './http/respond.js';
+import { errorBody, HttpError, statusOf, type EnvelopeBody, type Reply } from './http/respond.js';
 import { validateBody } from './http/validate.js';
+import { sendJson } from '../shared/http.js';
 import { createRoutes, type Route, type RouteContext } from './routes.js';
 import type { BuildService, DeploymentService, Logger, Store, TestService } from './types.js';
 import { ServiceError } from './types.js';
@@ -88,7 +89,7 @@ export function createApp(options: AppOptions): App {
       if (!res.writableFinished) controller.abort(new Error('the client went away'));
     });
     const send = (status: number, body: Omit<EnvelopeBody, 'meta'>, headers: Record<string, string> = {}) => {
-      sendJson(res, status, { ...body, meta: meta() }, headers);
+      sendJson(res, status, { ...body, meta: meta() }, { headers });
     };
 
     let claim: IdempotencyClaim | undefined;
@@ -172,7 +173,7 @@ export function createApp(options: AppOptions): App {
       if (res.headersSent) {
         res.destroy();
       } else {
-        sendJson(res, status, envelope, error instanceof HttpError ? error.headers : {});
+        sendJson(res, status, envelope, { headers: error instanceof HttpError ? error.headers : {} });
       }
       if (failure.code === 'payload_too_large') req.resume();
     } finally {

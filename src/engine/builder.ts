@@ -5,12 +5,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import { BuildRequest } from '../api/contract.js';
+import { isValidated, markValidated } from '../runtime/bundle.js';
 import { requiredEnvVars } from '../definition/check.js';
 import { createAdmission, type WorkQueue } from './admission.js';
 import { parseEnvRefs, resolveEnvRefs } from '../definition/interpolate.js';
 import { issuesToDetails } from './http/validate.js';
 import { newId } from './ids.js';
-import { checkBuildLimits } from './limits.js';
+import { checkBuildLimits } from './engine-limits.js';
 import { probeMcp, ProbeError } from './mcp-probe.js';
 import { ServiceError, type BuildService, type Logger, type ServerRecord, type StartRuntimeProcess, type Store } from './types.js';
 
@@ -51,13 +52,7 @@ export function createBuilder(options: BuilderOptions): BuildService {
   const log = options.logger;
 
   const build = async (input: BuildRequest): Promise<ServerRecord> => {
-    const parsed = BuildRequest.safeParse(input);
-    if (!parsed.success) {
-      throw new ServiceError('validation_failed', 'the definition does not match the contract', issuesToDetails(parsed.error.issues));
-    }
-    const request = parsed.data;
-    const overLimit = checkBuildLimits(request);
-    if (overLimit.length > 0) throw new ServiceError('validation_failed', 'the definition is over a limit of this service', overLimit);
+    const request = validateBuildRequest(input);
     queue.admit('builds');
     const runtime = await loadRuntime();
     if (runtime === undefined) {
@@ -178,6 +173,21 @@ export function createBuilder(options: BuilderOptions): BuildService {
   };
 
   return { build };
+}
+
+/**
+ * A build request as the builder trusts it: one validated at the HTTP edge (the contract and this
+ * service's limits) is taken as it is; any other (a direct caller) is validated here, once.
+ */
+export function validateBuildRequest(input: BuildRequest): BuildRequest {
+  if (isValidated(input)) return input;
+  const parsed = BuildRequest.safeParse(input);
+  if (!parsed.success) {
+    throw new ServiceError('validation_failed', 'the definition does not match the contract', issuesToDetails(parsed.error.issues));
+  }
+  const overLimit = checkBuildLimits(parsed.data);
+  if (overLimit.length > 0) throw new ServiceError('validation_failed', 'the definition is over a limit of this service', overLimit);
+  return markValidated(parsed.data);
 }
 
 /** Loads the runtime modules when the first build needs them. */

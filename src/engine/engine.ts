@@ -10,7 +10,7 @@ import { createApp, createEngineServer, type App } from './app.js';
 import { createBuilder, loadRuntimeModules, type RuntimeModules } from './builder.js';
 import { homePaths } from './home.js';
 import { allowedHostsFromEnv, createHostPolicy } from './http/hosts.js';
-import { DEFAULT_LIMITS, type EngineLimits } from './limits.js';
+import { DEFAULT_LIMITS, type EngineLimits } from './engine-limits.js';
 import { BUNDLE_TEMP_PREFIX } from '../runtime/bundle.js';
 import { ensureDir, removeStaleTempDirs, removeStaleTemps } from './store/atomic.js';
 import { FileStore } from './store/file-store.js';

@@ -3,6 +3,7 @@
  * them (auth, rate limit, body, idempotency, envelope, errors) is app.ts.
  */
 import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { z } from 'zod';
 import {
@@ -18,11 +19,13 @@ import {
   type McpServer,
 } from '../api/contract.js';
 import { requiredEnvVars } from '../definition/check.js';
+import { markValidated } from '../runtime/bundle.js';
 import type { Admission } from './admission.js';
 import { newId } from './ids.js';
 import { resolveScaling } from './deployments/limits.js';
-import { checkBuildLimits, type EngineLimits } from './limits.js';
-import { HttpError, type Reply } from './http/respond.js';
+import { checkBuildLimits, type EngineLimits } from './engine-limits.js';
+import type { Reply } from './http/respond.js';
+import { prefersAsync, readBoolean, readEnum, readIfNoneMatch, readNumber, readTime } from './http/query.js';
 import { Router } from './http/router.js';
 import type { BuildService, DeploymentRecord, DeploymentService, Logger, ServerRecord, Store, TestService } from './types.js';
 import { ServiceError } from './types.js';
@@ -117,7 +120,7 @@ export function createRoutes(deps: RouteDeps): Router<Route> {
       const before = clock();
       current = (await service.waitForChange(current.deployment_id, remaining, ctx.signal)) ?? current;
       // A service that answers at once without a change must not make this loop spin.
-      if (current.status === 'deploying' && clock() - before < 5) await delay(50);
+      if (current.status === 'deploying' && clock() - before < 5) await sleep(50);
     }
     if (current.status === 'deploying') return accepted(current);
     if (current.status === 'failed') {
@@ -150,7 +153,8 @@ export function createRoutes(deps: RouteDeps): Router<Route> {
     check: checkBuildLimits,
     idempotent: true,
     handle: async (ctx) => {
-      const record = await builds.build(ctx.body as BuildRequest);
+      // validated here, at the edge, against the contract and the limits: trusted from now on
+      const record = await builds.build(markValidated(ctx.body as BuildRequest));
       return { status: 200, data: serverView(record) };
     },
   });
@@ -200,7 +204,7 @@ export function createRoutes(deps: RouteDeps): Router<Route> {
           const before = clock();
           current = (await deps.deployments.waitForChange(record.deployment.deployment_id, remaining, ctx.signal)) ?? current;
           if (!baseline.includes(etagOf(current))) break;
-          if (clock() - before < 5) await delay(50);
+          if (clock() - before < 5) await sleep(50);
         }
       }
       return { status: 200, data: current, headers: { ETag: etagOf(current) } };
@@ -313,65 +317,6 @@ async function streamLogs(ctx: RouteContext, service: DeploymentService, id: str
   }
 }
 
-// --- small readers of the query and headers ------------------------------------------------------
-
-function badQuery(name: string, message: string): HttpError {
-  return new HttpError('bad_request', `the query parameter ${name} ${message}`, {}, [{ path: `query.${name}`, message }]);
-}
-
-function readNumber(query: URLSearchParams, name: string, bounds: { min: number; max: number; integer: boolean }): number | undefined {
-  const raw = query.get(name);
-  if (raw === null) return undefined;
-  const value = raw.trim() === '' ? Number.NaN : Number(raw);
-  const kind = bounds.integer ? 'a whole number' : 'a number';
-  if (!Number.isFinite(value) || (bounds.integer && !Number.isInteger(value)) || value < bounds.min || value > bounds.max) {
-    throw badQuery(name, `must be ${kind} from ${bounds.min} to ${bounds.max}`);
-  }
-  return value;
-}
-
-function readEnum<T extends string>(query: URLSearchParams, name: string, allowed: readonly T[]): T | undefined {
-  const raw = query.get(name);
-  if (raw === null) return undefined;
-  if (!(allowed as readonly string[]).includes(raw)) throw badQuery(name, `must be one of ${allowed.join(', ')}`);
-  return raw as T;
-}
-
-function readTime(query: URLSearchParams, name: string): string | undefined {
-  const raw = query.get(name);
-  if (raw === null) return undefined;
-  const time = Date.parse(raw);
-  if (Number.isNaN(time)) throw badQuery(name, 'must be an ISO 8601 time such as 2026-01-31T12:00:00Z');
-  return new Date(time).toISOString();
-}
-
-function readBoolean(query: URLSearchParams, name: string): boolean {
-  const raw = query.get(name);
-  if (raw === null) return false;
-  if (['1', 'true', 'yes', ''].includes(raw)) return true;
-  if (['0', 'false', 'no'].includes(raw)) return false;
-  throw badQuery(name, 'must be 1 or 0');
-}
-
-/** `Prefer: respond-async` (RFC 7240), among other preferences. */
-function prefersAsync(req: IncomingMessage): boolean {
-  const raw = req.headers.prefer;
-  if (raw === undefined) return false;
-  return (Array.isArray(raw) ? raw.join(',') : raw)
-    .split(',')
-    .map((part) => part.split(';')[0]!.trim().toLowerCase())
-    .includes('respond-async');
-}
-
-function readIfNoneMatch(req: IncomingMessage): string[] | undefined {
-  const header = req.headers['if-none-match'];
-  if (header === undefined || header.trim() === '') return undefined;
-  return header.split(',').map((tag) => {
-    const trimmed = tag.trim().replace(/^W\//, '');
-    return trimmed.startsWith('"') ? trimmed : `"${trimmed}"`;
-  });
-}
-
 /**
  * A server whose definition needs a variable the deployment does not pass could not start: the
  * deploy is refused before anything starts, naming each variable and the field that uses it.
@@ -402,10 +347,6 @@ export function etagOf(deployment: Deployment): string {
 function round(value: number, digits: number): number {
   const factor = 10 ** digits;
   return Math.round(value * factor) / factor;
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** A built server as the API shows it: with the digest of its bundle, the tag of its image (docs/api.md). */

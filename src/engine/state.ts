@@ -9,6 +9,7 @@ import { open, readFile, rm, stat } from 'node:fs/promises';
 import type { HomePaths } from './home.js';
 import { syncDir, writeFileAtomic } from './store/atomic.js';
 import { dirname } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Exit code of a daemon that found another engine already running for its home. */
 export const EXIT_ALREADY_RUNNING = 3;
@@ -245,7 +246,7 @@ async function breakLock(lockFile: string, staleHolder: number | 'gone'): Promis
       () => 0,
     );
     if (age > 10_000) await rm(guard, { force: true });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await sleep(50);
     return;
   }
   try {

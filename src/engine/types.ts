@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { WorkQueue } from './admission.js';
+import type { Runner } from './runners/runner.js';
 import type { RuntimeProcess, StartRuntimeOptions, startRuntimeProcess } from '../runtime/process.js';
 import type { BuildRequest, Deployment, DeployRequest, ErrorCode, LogLine, McpServer, Metrics, ModelStatus, TestRequest, TestResult } from '../api/contract.js';
 
@@ -22,6 +23,11 @@ export interface ServerRecord {
 export interface DeploymentRecord {
   deployment: Deployment;
   mcpId: string;
+  /**
+   * The name the gateway routes by (`<GATEWAY_PREFIX>/<routeName>/mcp`): the deployment id, or a
+   * staging name. Records written by earlier versions have none; theirs is the end of `url`.
+   */
+  routeName?: string;
   /** the deploy request's config, with env_vars (never shown by the API) */
   config: NonNullable<DeployRequest['config']>;
   /** the deployment this one replaced, for rollback */
@@ -132,7 +138,10 @@ export interface DeploymentServiceDeps {
   logger: Logger;
   /** the engine's environment (MCPCTL_DEV_IDLE_MINUTES and the like) */
   env: Record<string, string | undefined>;
+  /** the runtime's process starter: the process runner runs instances with it */
   startRuntime: StartRuntimeProcess;
+  /** what runs instances; default: the process runner with `startRuntime` */
+  runner?: Runner;
   /** the engine's start queue (src/engine/admission.ts); default: one sized to the machine */
   starts?: WorkQueue;
   /** milliseconds since the epoch; tests pass their own */

@@ -64,14 +64,35 @@ export class BundleError extends Error {
   }
 }
 
-/** Writes (or finds) the bundle of a build request. */
+/**
+ * Build requests already validated against the contract (at the engine's HTTP edge, or by
+ * writeBundle itself): they are trusted, never parsed again.
+ */
+const validated = new WeakSet<object>();
+
+/** Says that `request` is the output of validating a build request; returns it. */
+export function markValidated<T extends BuildRequest>(request: T): T {
+  validated.add(request);
+  return request;
+}
+
+export function isValidated(request: unknown): request is BuildRequest {
+  return typeof request === 'object' && request !== null && validated.has(request);
+}
+
+/** Writes (or finds) the bundle of a build request. A request not validated before is validated here. */
 export async function writeBundle(request: BuildRequest | BuildRequestInput, bundlesRoot: string): Promise<{ dir: string; digest: string }> {
-  const { BuildRequest: schema } = await import('../api/contract.js');
-  const parsed = schema.safeParse(request);
-  if (!parsed.success) {
-    throw new BundleError('the build request is not valid', parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`));
+  let checked: BuildRequest;
+  if (isValidated(request)) checked = request;
+  else {
+    const { BuildRequest: schema } = await import('../api/contract.js');
+    const parsed = schema.safeParse(request);
+    if (!parsed.success) {
+      throw new BundleError('the build request is not valid', parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`));
+    }
+    checked = parsed.data;
   }
-  const { files = {}, ...definition } = parsed.data;
+  const { files = {}, ...definition } = checked;
   const paths = Object.keys(files).sort();
   const pathProblems = paths.flatMap((path) => {
     const problem = checkBundlePath(path);
@@ -126,7 +147,10 @@ export async function writeBundle(request: BuildRequest | BuildRequestInput, bun
   return { dir, digest };
 }
 
-/** Reads a bundle written by writeBundle. */
+/**
+ * Reads a bundle written by writeBundle. What is on disk was validated when it was written; it is
+ * checked for integrity only: its format, and its digest against its definition and files.
+ */
 export async function readBundle(dir: string): Promise<Bundle> {
   let manifest: BundleManifest;
   try {
@@ -137,11 +161,20 @@ export async function readBundle(dir: string): Promise<Bundle> {
   if (manifest.format !== BUNDLE_FORMAT) {
     throw new BundleError(`${dir} has bundle format ${String(manifest.format)}; this version of mcpctl reads format ${BUNDLE_FORMAT}`);
   }
-  const { BuildRequest: schema } = await import('../api/contract.js');
-  const raw: unknown = JSON.parse(await readFile(join(dir, DEFINITION_FILE), 'utf8'));
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) throw new BundleError(`${join(dir, DEFINITION_FILE)} is not a valid definition`, parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
-  const { files: _files, ...definition } = parsed.data;
+  const definitionFile = join(dir, DEFINITION_FILE);
+  let definition: RuntimeDefinition;
+  const files: NonNullable<BuildRequest['files']> = {};
+  try {
+    definition = JSON.parse(await readFile(definitionFile, 'utf8')) as RuntimeDefinition;
+    for (const path of manifest.files) {
+      files[path] = { encoding: 'base64', content: (await readFile(join(dir, FILES_DIR, ...path.split('/')))).toString('base64') };
+    }
+  } catch (error) {
+    throw new BundleError(`${dir} is not a whole bundle: ${error instanceof Error ? error.message : String(error)}`, [], { cause: error });
+  }
+  if (typeof definition !== 'object' || definition === null || digestOf(definition, files) !== manifest.digest) {
+    throw new BundleError(`${dir} has changed since it was written: its definition or files do not match its digest ${String(manifest.digest)}`);
+  }
   return { dir, digest: manifest.digest, filesDir: join(dir, FILES_DIR), manifest, definition };
 }
 

@@ -10,7 +10,7 @@ import type { ContentItem } from '../definition/schema.js';
 import { LIMITS } from '../definition/schema.js';
 import type { Peer } from './peer.js';
 import { resolveRealInside } from './safe-path.js';
-import { compileDeep, compileTemplate, type TemplateScope } from './template.js';
+import { compileDeep, compileTemplate, type TemplateScope } from '../definition/template.js';
 
 /** What one request brings: the caller, and a signal that aborts when the request is cancelled. */
 export interface CallContext {

@@ -9,7 +9,7 @@ import type { ResourceDefinition } from '../definition/schema.js';
 import { guessMimeType, messageOf, readDefinitionFile, toResourceContents, type CallContext, type CompileContext, type ResourceContents } from './content.js';
 import { callHttp, describeUrl, HttpCallError } from './http-call.js';
 import { checkPathSegment, PathEscapeError } from './safe-path.js';
-import { compileTemplate, encodeUrlValue, type TemplateScope } from './template.js';
+import { compileTemplate, encodeUrlValue, type TemplateScope } from '../definition/template.js';
 
 export interface ResourceCompileContext extends CompileContext {
   resolveEnv(value: string, path: string): string;

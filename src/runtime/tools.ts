@@ -14,7 +14,7 @@ import { compiledModulePath } from '../definition/module-path.js';
 import { PeerUnavailableError, type Peer } from './peer.js';
 import { ExecError, runExec } from './run-exec.js';
 import { resolveRealInside } from './safe-path.js';
-import { compileDeep, compileTemplate, encodeUrlValue, type TemplateScope } from './template.js';
+import { compileDeep, compileTemplate, encodeUrlValue, type TemplateScope } from '../definition/template.js';
 import type { Validator } from './validate-args.js';
 
 export interface CompiledTool {

@@ -6,9 +6,9 @@ import { describe, expect, it } from 'vitest';
 import type { TestResult } from '../../src/api/contract.js';
 import { WorkQueue } from '../../src/engine/admission.js';
 import { startEngine } from '../../src/engine/engine.js';
-import { silentLogger } from '../../src/engine/logger.js';
+import { silentLogger } from '../../src/engine/engine-log.js';
 import { HttpError } from '../../src/engine/http/respond.js';
-import { DEFAULT_LIMITS, limitsFromEnv } from '../../src/engine/limits.js';
+import { DEFAULT_LIMITS, limitsFromEnv } from '../../src/engine/engine-limits.js';
 import { call, tempHome } from '../support/app.js';
 
 /** Work that runs until `finish()` is called. */

@@ -10,7 +10,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { BuildRequest } from '../../src/api/contract.js';
 import { WorkQueue } from '../../src/engine/admission.js';
 import { createBuilder, loadRuntimeModules, placeholderEnv, PLACEHOLDER_VALUE, type RuntimeModules } from '../../src/engine/builder.js';
-import { silentLogger } from '../../src/engine/logger.js';
+import { silentLogger } from '../../src/engine/engine-log.js';
 import { FileStore } from '../../src/engine/store/file-store.js';
 import { ServiceError } from '../../src/engine/types.js';
 import { loadDefinition } from '../../src/definition/load.js';

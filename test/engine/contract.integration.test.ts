@@ -3,7 +3,7 @@
  * deployment service and test agent (the default model, mcpctl-local), in a temp MCPCTL_HOME,
  * on 127.0.0.1.
  */
-import { createLogger } from '../../src/engine/logger.js';
+import { createLogger } from '../../src/engine/engine-log.js';
 import { startEngine } from '../../src/engine/engine.js';
 import { describeContract } from '../support/contract-suite.js';
 import { requireBuilt, tempHome } from '../support/app.js';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startEngine } from '../../src/engine/engine.js';
-import { silentLogger } from '../../src/engine/logger.js';
+import { silentLogger } from '../../src/engine/engine-log.js';
 import { FileStore } from '../../src/engine/store/file-store.js';
 import { isProcessAlive } from '../../src/engine/state.js';
 import { BIN, call, killEngineOf, requireBuilt, ROOT, tempHome, waitFor, weatherDefinition } from '../support/app.js';

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AnyEnvelope } from '../../src/api/contract.js';
 import { startEngine, EngineConfigError } from '../../src/engine/engine.js';
 import { createHostPolicy, hostNameOf } from '../../src/engine/http/hosts.js';
-import { createLogger, silentLogger } from '../../src/engine/logger.js';
+import { createLogger, silentLogger } from '../../src/engine/engine-log.js';
 import { startTestEngine } from '../support/engine.js';
 import { fakeBuilds, rawBody, rawExchange, startTestApp, TEST_KEY, tempHome, waitFor, weatherDefinition, type TestApp } from '../support/app.js';
 

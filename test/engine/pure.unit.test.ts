@@ -7,9 +7,10 @@ import { homePaths, resolveHome } from '../../src/engine/home.js';
 import { exceedsDepth, isJsonMediaType } from '../../src/engine/http/body.js';
 import { RateLimiter } from '../../src/engine/http/rate-limit.js';
 import { Router } from '../../src/engine/http/router.js';
-import { formatPath, issuesToDetails } from '../../src/engine/http/validate.js';
+import { issuesToDetails } from '../../src/engine/http/validate.js';
+import { formatPath } from '../../src/shared/paths.js';
 import { newId } from '../../src/engine/ids.js';
-import { checkBuildLimits, DEFAULT_LIMITS, limitsFromEnv } from '../../src/engine/limits.js';
+import { checkBuildLimits, DEFAULT_LIMITS, limitsFromEnv } from '../../src/engine/engine-limits.js';
 import { etagOf } from '../../src/engine/routes.js';
 
 describe('formatPath', () => {

@@ -10,7 +10,7 @@ import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBu
 import { Secret } from 'kubernetes-models/v1/Secret';
 import { Service } from 'kubernetes-models/v1/Service';
 import { describe, expect, it } from 'vitest';
-import { UserError } from '../../src/cli/errors.js';
+import { UserError } from '../../src/shared/errors.js';
 import { checkRegistry, imageContract, imageName } from '../../src/export/image.js';
 import { kubernetesManifests, kubernetesName, type KubernetesExportOptions, type KubernetesObject } from '../../src/export/kubernetes.js';
 import { toYamlStream } from '../../src/export/write.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { collectRefs, compileDeep, compileTemplate, encodeUrlValue } from '../../src/runtime/template.js';
+import { collectRefs, compileDeep, compileTemplate, encodeUrlValue } from '../../src/definition/template.js';
 
 const scope = {
   args: { name: 'Ada', days: 3, tags: ['a', 'b'], nested: { city: 'Oslo' }, empty: null },

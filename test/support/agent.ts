@@ -8,7 +8,7 @@ import type { BuildRequest } from '../../src/api/contract.js';
 import { toBuildRequest } from '../../src/api/build-request.js';
 import { loadDefinition } from '../../src/definition/load.js';
 import { createTestService, type TestServiceDeps } from '../../src/engine/agent/service.js';
-import { createLogger } from '../../src/engine/logger.js';
+import { createLogger } from '../../src/engine/engine-log.js';
 import type { RuntimeProcessHandle, ServerRecord, TestService } from '../../src/engine/types.js';
 import { writeBundle } from '../../src/runtime/bundle.js';
 import { startRuntimeProcess } from '../../src/runtime/process.js';

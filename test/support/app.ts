@@ -9,7 +9,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import type { Deployment, LogLine, Metrics } from '../../src/api/contract.js';
 import { createApp, createEngineServer, type App, type AppOptions } from '../../src/engine/app.js';
-import { createLogger } from '../../src/engine/logger.js';
+import { createLogger } from '../../src/engine/engine-log.js';
 import { FileStore } from '../../src/engine/store/file-store.js';
 import { isEngineProcess } from '../../src/engine/state.js';
 import type { BuildService, DeploymentService, ServerRecord } from '../../src/engine/types.js';

@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import { loadDefinition } from '../../src/definition/load.js';
-import type { Catalog } from '../../src/engine/agent/types.js';
+import type { Catalog } from '../../src/engine/agent/agent-types.js';
 import { runCli } from './cli.js';
 import { tempDir } from './temp.js';
 

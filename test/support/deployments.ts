@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Deployment, DeployRequest } from '../../src/api/contract.js';
 import type { WorkQueue } from '../../src/engine/admission.js';
 import { createDeploymentService, type DeploymentLimits, type LocalDeploymentService } from '../../src/engine/deployments/index.js';
-import { silentLogger } from '../../src/engine/logger.js';
+import { silentLogger } from '../../src/engine/engine-log.js';
 import { FileStore } from '../../src/engine/store/file-store.js';
 import type { ServerRecord, Store } from '../../src/engine/types.js';
 import { createFixtureStarter, type FixtureStarter } from './fixture-instance.js';

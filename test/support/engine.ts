@@ -7,7 +7,7 @@ import { ApiClient } from '../../src/api/client.js';
 import type { Deployment, DeployRequest } from '../../src/api/contract.js';
 import { createDeploymentService } from '../../src/engine/deployments/index.js';
 import { startEngine, type RunningEngine } from '../../src/engine/engine.js';
-import { silentLogger } from '../../src/engine/logger.js';
+import { silentLogger } from '../../src/engine/engine-log.js';
 import type { Logger, ServerRecord } from '../../src/engine/types.js';
 import { createFixtureStarter, type FixtureStarter } from './fixture-instance.js';
 import { createSandbox, type Sandbox } from './cli.js';

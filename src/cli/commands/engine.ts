@@ -14,7 +14,7 @@ async function pathsOf(ctx: CommandContext) {
 }
 
 export async function engineStartCommand(ctx: CommandContext): Promise<void> {
-  const { startBackgroundEngine } = await import('../../engine/local.js');
+  const { startBackgroundEngine } = await import('../local-engine.js');
   const paths = await pathsOf(ctx);
   const progress = await ctx.out.progress('starting the local engine…');
   let result;
@@ -39,7 +39,7 @@ export async function engineStartCommand(ctx: CommandContext): Promise<void> {
 }
 
 export async function engineStopCommand(ctx: CommandContext): Promise<void> {
-  const { stopLocalEngine } = await import('../../engine/local.js');
+  const { stopLocalEngine } = await import('../local-engine.js');
   const paths = await pathsOf(ctx);
   const progress = await ctx.out.progress('stopping the local engine…');
   const result = await stopLocalEngine(paths);
@@ -52,7 +52,7 @@ export async function engineStopCommand(ctx: CommandContext): Promise<void> {
 }
 
 export async function engineStatusCommand(ctx: CommandContext): Promise<void> {
-  const { localEngineStatus } = await import('../../engine/local.js');
+  const { localEngineStatus } = await import('../local-engine.js');
   const paths = await pathsOf(ctx);
   const status = await localEngineStatus(paths, { patienceMs: requestTimeoutMs(ctx), notice: (text) => ctx.out.notice(text) });
   ctx.out.result(status, (p) => {

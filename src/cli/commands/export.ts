@@ -14,7 +14,7 @@ import { resolve, relative, isAbsolute } from 'node:path';
 import { MCP_ID_PATTERN, type DeployConfig, type Environment } from '../../api/contract.js';
 import { withApi } from '../api-errors.js';
 import type { CommandContext } from '../context.js';
-import { EXIT, UserError, type Problem } from '../errors.js';
+import { EXIT, UserError, type Problem } from '../../shared/errors.js';
 import { loadDefinitionFile, type DefinitionFile } from '../steps/definition-file.js';
 import { applyDeployFlags, configFromDefinition, locateDeployField, type DeployFlags } from '../steps/deploy-config.js';
 

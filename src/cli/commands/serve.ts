@@ -3,10 +3,10 @@
  * hosts. Logs JSON lines to stdout; the API key comes from MCPCTL_API_KEY or is generated and
  * printed once on stderr. A non-loopback address needs MCPCTL_API_KEY. Stops on Ctrl-C or SIGTERM.
  */
-import { createRequire } from 'node:module';
 import { apiKeyProblem } from '../../engine/api-key.js';
 import type { CommandContext } from '../context.js';
-import { EXIT, UserError } from '../errors.js';
+import { EXIT, UserError } from '../../shared/errors.js';
+import { VERSION } from '../../shared/version.js';
 
 /** The port `serve` listens on without --port or MCPCTL_PORT. */
 export const DEFAULT_SERVE_PORT = 7070;
@@ -36,13 +36,15 @@ export async function serveCommand(ctx: CommandContext, options: ServeOptions): 
     });
   }
 
-  const [{ homePaths, resolveHome }, { startEngine, ListenError, urlHost }, { createLogger, parseLogLevel }, { limitsFromEnv }, state] = await Promise.all([
-    import('../../engine/home.js'),
-    import('../../engine/engine.js'),
-    import('../../engine/logger.js'),
-    import('../../engine/limits.js'),
-    import('../../engine/state.js'),
-  ]);
+  const [{ homePaths, resolveHome }, { ListenError }, { createLogger, parseLogLevel }, { limitsFromEnv }, { HomeLockedError, runEngineHost }, { generateApiKey }] =
+    await Promise.all([
+      import('../../engine/home.js'),
+      import('../../engine/engine.js'),
+      import('../../engine/engine-log.js'),
+      import('../../engine/engine-limits.js'),
+      import('../../engine/host.js'),
+      import('../../engine/state.js'),
+    ]);
   const paths = homePaths(resolveHome(env, ctx.io.cwd));
   const logger = createLogger({ write: (line) => ctx.out.raw(line), level: parseLogLevel(env.MCPCTL_LOG_LEVEL) ?? 'info' });
   let limits;
@@ -52,67 +54,35 @@ export async function serveCommand(ctx: CommandContext, options: ServeOptions): 
     throw new UserError((error as Error).message, { exitCode: EXIT.config });
   }
 
-  const { prepareHome } = await import('../../engine/local.js');
+  const { prepareHome } = await import('../local-engine.js');
   await prepareHome(paths.home);
-  const taken = await state.acquireLock(paths.lockFile);
-  if (!('lock' in taken)) {
-    throw new UserError(`another engine runs for ${paths.home}${taken.heldBy === undefined ? '' : ` (pid ${taken.heldBy})`}`, {
-      exitCode: EXIT.config,
-      hint: 'stop it with `mcpctl engine stop`, or give this one its own MCPCTL_HOME',
-    });
-  }
-  const lock = taken.lock;
-  const apiKey = givenKey ?? state.generateApiKey();
-  const { version } = createRequire(import.meta.url)('../../../package.json') as { version: string };
+  const apiKey = givenKey ?? generateApiKey();
+  const version = VERSION;
   const publicUrl = env.MCPCTL_PUBLIC_URL !== undefined && env.MCPCTL_PUBLIC_URL !== '' ? env.MCPCTL_PUBLIC_URL : undefined;
 
-  let engine;
   try {
-    engine = await startEngine({ home: paths.home, host, port, apiKey, version, logger, env, limits, ...(publicUrl === undefined ? {} : { publicUrl }) });
+    await runEngineHost({
+      paths,
+      mode: 'foreground',
+      logger,
+      // Ctrl-C comes through ctx.signal
+      signals: ['SIGTERM'],
+      signal: ctx.signal,
+      engine: { host, port, apiKey, version, logger, env, limits, ...(publicUrl === undefined ? {} : { publicUrl }) },
+      onListening: (engine) => {
+        if (givenKey === undefined) ctx.out.stderr(`API key (shown once, not stored elsewhere): ${apiKey}\n`);
+        ctx.out.stderr(`mcpctl engine listening on ${engine.url} (state in ${paths.home}); Ctrl-C stops it\n`);
+      },
+    });
   } catch (error) {
-    await lock.release();
+    if (error instanceof HomeLockedError) {
+      throw new UserError(error.message, { exitCode: EXIT.config, hint: 'stop it with `mcpctl engine stop`, or give this one its own MCPCTL_HOME' });
+    }
     if (error instanceof ListenError) {
       throw new UserError(`cannot listen on ${host}:${port}: ${error.message}`, { exitCode: EXIT.usage, hint: 'choose another port with --port' });
     }
     throw error;
   }
-  const startedAt = new Date().toISOString();
-  // The local CLI finds this engine like a background one (the state file is 0600).
-  const local = `http://${urlHost(host)}:${engine.port}`;
-  await state.writeEngineState(paths, {
-    url: local,
-    pid: process.pid,
-    port: engine.port,
-    host,
-    apiKey,
-    version,
-    startedAt,
-    home: paths.home,
-    mode: 'foreground',
-  });
-  if (givenKey === undefined) ctx.out.stderr(`API key (shown once, not stored elsewhere): ${apiKey}\n`);
-  ctx.out.stderr(`mcpctl engine listening on ${engine.url} (state in ${paths.home}); Ctrl-C stops it\n`);
-
-  // A long-running service logs a stray rejection and keeps serving, as the background engine does.
-  const onRejection = (error: unknown) => logger.error('unhandled promise rejection', { error });
-  process.on('unhandledRejection', onRejection);
-  await new Promise<void>((resolve) => {
-    const onTerm = () => resolve();
-    process.once('SIGTERM', onTerm);
-    if (ctx.signal.aborted) resolve();
-    ctx.signal.addEventListener(
-      'abort',
-      () => {
-        process.off('SIGTERM', onTerm);
-        resolve();
-      },
-      { once: true },
-    );
-  });
-  process.off('unhandledRejection', onRejection);
-  await engine.close();
-  await state.removeEngineState(paths, process.pid);
-  await lock.release();
 }
 
 function portFromEnv(value: string | undefined): number | undefined {

@@ -9,7 +9,7 @@ import { resolveEnvRefs } from '../../definition/interpolate.js';
 import { findModel, MODELS, type ModelInfo } from '../../shared/models.js';
 import { placeholderEnv } from '../builder.js';
 import { ServiceError, type Logger, type ServerRecord, type StartRuntimeProcess, type TestService } from '../types.js';
-import { DEFAULT_AGENT_LIMITS, type Agent, type AgentLimits } from './types.js';
+import { DEFAULT_AGENT_LIMITS, type Agent, type AgentLimits } from './agent-types.js';
 
 export interface TestServiceDeps {
   /** the engine's environment: provider keys and base URLs */

@@ -3,7 +3,7 @@
  * HTTP, the lists read once, and every tool call and resource read recorded for the result.
  */
 import { FAILURE_META } from '../../api/guidance.js';
-import type { AgentSession, Catalog, InputSchema, ResourceOutcome, ToolCallRecord, ToolOutcome } from './types.js';
+import type { AgentSession, Catalog, InputSchema, ResourceOutcome, ToolCallRecord, ToolOutcome } from './agent-types.js';
 
 export interface OpenSessionOptions {
   mcpUrl: string;

@@ -40,3 +40,35 @@ export function decideScale(input: ScaleInput): ScaleDecision {
 function clamp(n: number, min: number, max: number): number {
   return Math.min(max, Math.max(min, n));
 }
+
+/** The time-weighted mean of requests in flight, measured from one tick to the next. */
+export class LoadMeter {
+  private inFlight = 0;
+  private area = 0;
+  private since: number;
+  private tickStart: number;
+
+  constructor(now: number) {
+    this.since = this.tickStart = now;
+  }
+
+  /** Requests in flight went up or down by `delta`. */
+  track(delta: number, now: number): void {
+    this.area += this.inFlight * (now - this.since);
+    this.since = now;
+    this.inFlight += delta;
+  }
+
+  /** The mean since the last call (or `reset`), and a new measure from now. */
+  take(now: number): number {
+    this.track(0, now);
+    const load = this.area / Math.max(1, now - this.tickStart);
+    this.reset(now);
+    return load;
+  }
+
+  reset(now: number): void {
+    this.area = 0;
+    this.since = this.tickStart = now;
+  }
+}

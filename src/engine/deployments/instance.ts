@@ -4,19 +4,15 @@
  * too many consecutive restarts. Every start (the first, restarts, restores) waits for a slot of
  * the engine's start queue; its time limit counts from when it has one.
  */
-import { get } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { START_PRIORITY, type WorkQueue } from '../admission.js';
-import type { RuntimeProcessHandle, StartRuntimeProcess } from '../types.js';
+import { createProcessRunner } from '../runners/process-runner.js';
+import { RunnerStartError, type ExitInfo, type InstanceLabels, type Runner, type RunnerInstance } from '../runners/runner.js';
+import type { StartRuntimeProcess } from '../types.js';
 import type { DeploymentLimits } from './limits.js';
 import { restartDelay } from './limits.js';
 
 export type { RuntimeProcessHandle, StartRuntimeProcess } from '../types.js';
-
-/** How a process ended, read from the runtime's `exited` promise. */
-export interface ExitInfo {
-  code: number | null;
-  signal: string | null;
-}
 
 export type InstanceState = 'starting' | 'healthy' | 'unhealthy' | 'restarting' | 'draining' | 'stopped' | 'failed';
 
@@ -31,13 +27,18 @@ export interface InstanceHooks {
 }
 
 export interface InstanceSpec {
+  /** the engine and deployment it belongs to, for its runner's labels */
+  owner?: Omit<InstanceLabels, 'instance'>;
   bundleDir: string;
   env: Record<string, string>;
   logLevel: 'debug' | 'info';
 }
 
 export interface InstanceDeps {
-  startRuntime: StartRuntimeProcess;
+  /** what runs it */
+  runner?: Runner;
+  /** without a runner: the process runner with this starter */
+  startRuntime?: StartRuntimeProcess;
   /** the engine's start queue: at most so many instances start at once */
   starts: WorkQueue;
   limits: DeploymentLimits;
@@ -78,7 +79,10 @@ export class ManagedInstance {
   queued: number | undefined;
   /** why it was given up, once `failed` */
   failure: string | undefined;
-  private handle: RuntimeProcessHandle | undefined;
+  /** bumped at every start: a session held by an earlier process is gone */
+  generation = 0;
+  private handle: RunnerInstance | undefined;
+  private readonly runner: Runner;
   /** drops a start that still waits for its slot */
   private waitingStart: AbortController | undefined;
   private consecutive = 0;
@@ -96,13 +100,23 @@ export class ManagedInstance {
     readonly id: string,
     private readonly spec: InstanceSpec,
     private readonly deps: InstanceDeps,
-  ) {}
+  ) {
+    if (deps.runner === undefined && deps.startRuntime === undefined) throw new Error('an instance needs a runner');
+    this.runner = deps.runner ?? createProcessRunner(deps.startRuntime!);
+  }
 
   get pid(): number | undefined {
     return this.handle?.pid;
   }
   get port(): number | undefined {
     return this.handle?.port;
+  }
+  get host(): string | undefined {
+    return this.handle?.host;
+  }
+  /** true while a process runs that may hold sessions (serving, failing checks, or draining) */
+  get reachable(): boolean {
+    return this.handle !== undefined && (this.state === 'healthy' || this.state === 'unhealthy' || this.state === 'draining');
   }
   /** true when the gateway may send it requests */
   get serving(): boolean {
@@ -149,13 +163,22 @@ export class ManagedInstance {
     if (handle !== undefined) await handle.stop(graceMs).catch(() => undefined);
   }
 
-  /** Takes the instance out of balancing, lets its requests finish, then stops it. */
-  async drain(): Promise<void> {
+  /**
+   * Takes the instance out of balancing, lets its requests finish (and, while `busy` says so, its
+   * sessions end), at most for the drain time-out, then stops it.
+   */
+  async drain(busy: () => boolean = () => false): Promise<void> {
     this.state = 'draining';
     this.deps.hooks.changed();
     const deadline = this.deps.clock() + this.deps.limits.drainTimeoutMs;
-    while (this.outstanding > 0 && this.deps.clock() < deadline && !this.stopping) await sleep(50);
+    while ((this.outstanding > 0 || busy()) && this.deps.clock() < deadline && !this.stopping) await sleep(50, undefined, { ref: false });
     await this.stop();
+  }
+
+  /** Whether its process answers a health check now. */
+  async answers(): Promise<boolean> {
+    const handle = this.handle;
+    return handle !== undefined && (await handle.health(this.deps.limits.healthTimeoutMs));
   }
 
   /** Called by the gateway when a request to this instance could not connect: check now. */
@@ -209,13 +232,12 @@ export class ManagedInstance {
     // The documented start time-out covers the whole start, from now (not from the request,
     // which may have waited in the queue): the process reporting its port, then its health.
     const deadline = clock() + limits.startTimeoutMs;
-    const handle = await this.deps.startRuntime({
+    const handle = await this.runner.start({
+      labels: { engine: this.spec.owner?.engine ?? '', deployment: this.spec.owner?.deployment ?? '', instance: this.id },
       bundleDir: this.spec.bundleDir,
-      host: '127.0.0.1',
-      port: 0,
       env: this.spec.env,
       logLevel: this.spec.logLevel,
-      startTimeoutMs: limits.startTimeoutMs,
+      limits: { startTimeoutMs: limits.startTimeoutMs },
       onLog: (raw) => {
         const line = parseLogLine(raw);
         const text = typeof line.msg === 'string' ? line.msg : raw;
@@ -224,8 +246,7 @@ export class ManagedInstance {
         hooks.output(line, this.id);
       },
     }).catch((error: unknown) => {
-      const kind = (error as { kind?: unknown } | null)?.kind;
-      const transient = kind === 'timeout' || kind === 'spawn' || kind === 'killed';
+      const transient = error instanceof RunnerStartError && error.transient;
       throw new StartFailure(this.describe(`could not start: ${error instanceof Error ? error.message : String(error)}`), transient);
     });
     if (this.stopping) {
@@ -233,11 +254,12 @@ export class ManagedInstance {
       throw new Error('stopped while starting');
     }
     this.handle = handle;
+    this.generation += 1;
     this.startedAt = clock();
     hooks.changed();
     let exit: ExitInfo | undefined;
     void handle.exited.then((result) => {
-      exit = readExit(result);
+      exit = result;
       this.onExit(handle, exit);
     });
     while (!this.stopping) {
@@ -245,13 +267,13 @@ export class ManagedInstance {
         this.handle = undefined;
         throw new StartFailure(this.describe(`${describeExit(exit)} before answering its health check`), exit.signal !== null);
       }
-      if (await probeHealth(handle.healthUrl, Math.min(limits.healthTimeoutMs, Math.max(1, deadline - clock())))) break;
+      if (await handle.health(Math.min(limits.healthTimeoutMs, Math.max(1, deadline - clock())))) break;
       if (clock() >= deadline) {
         this.handle = undefined;
         await handle.stop(0).catch(() => undefined);
         throw new StartFailure(this.describe(`not healthy ${Math.round(limits.startTimeoutMs / 1000)} s after start`), true);
       }
-      await sleep(Math.min(100, limits.healthIntervalMs));
+      await sleep(Math.min(100, limits.healthIntervalMs), undefined, { ref: false });
     }
     if (this.stopping) throw new Error('stopped while starting');
     if (exit !== undefined) {
@@ -264,7 +286,7 @@ export class ManagedInstance {
     hooks.changed();
   }
 
-  private onExit(handle: RuntimeProcessHandle, exit: ExitInfo): void {
+  private onExit(handle: RunnerInstance, exit: ExitInfo): void {
     // A process this instance already let go of (stopped, or killed for a restart) is not news.
     if (this.stopping || this.launching || handle !== this.handle) return;
     this.handle = undefined;
@@ -314,7 +336,7 @@ export class ManagedInstance {
     if (this.checking || handle === undefined || (this.state !== 'healthy' && this.state !== 'unhealthy')) return;
     const { hooks, limits, clock } = this.deps;
     this.checking = true;
-    const ok = await probeHealth(handle.healthUrl, limits.healthTimeoutMs);
+    const ok = await handle.health(limits.healthTimeoutMs);
     this.checking = false;
     if (handle !== this.handle || this.stopping) return;
     this.lastCheck = clock();
@@ -357,27 +379,6 @@ function parseLogLine(raw: string): Record<string, unknown> {
   return { level: 'warn', msg: raw };
 }
 
-function readExit(value: unknown): ExitInfo {
-  const exit = (typeof value === 'object' && value !== null ? value : {}) as Partial<Record<'code' | 'signal', unknown>>;
-  return { code: typeof exit.code === 'number' ? exit.code : null, signal: typeof exit.signal === 'string' ? exit.signal : null };
-}
-
 function describeExit(exit: ExitInfo): string {
   return exit.signal !== null ? `was killed by ${exit.signal}` : `exited with code ${exit.code ?? 'unknown'}`;
-}
-
-/** One GET of a health URL: true on a 2xx within the time-out. */
-export function probeHealth(url: string, timeoutMs: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const request = get(url, { agent: false, timeout: timeoutMs }, (response) => {
-      response.resume();
-      resolve(response.statusCode !== undefined && response.statusCode >= 200 && response.statusCode < 300);
-    });
-    request.on('timeout', () => request.destroy(new Error('timeout')));
-    request.on('error', () => resolve(false));
-  });
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }

@@ -3,7 +3,7 @@
  * The bounds are the ones docs/api.md ("Limits") promises; a scaling outside them is a 422.
  */
 import type { DeployConfig, Environment } from '../../api/contract.js';
-import { INSTANCE_BOUNDS } from '../limits.js';
+import { INSTANCE_BOUNDS } from '../engine-limits.js';
 
 /** The bounds are the engine's (src/engine/limits.ts), so the HTTP check and this one agree. */
 export { INSTANCE_BOUNDS };
@@ -77,8 +77,10 @@ export interface DeploymentLimits {
   targetOutstandingPerInstance: number;
   /** load must stay low this long before an instance is removed */
   scaleDownDelayMs: number;
-  /** how long a removed instance may finish its requests */
+  /** how long a removed instance may finish its requests (and its sessions end) */
   drainTimeoutMs: number;
+  /** a session the gateway has not seen a request of for this long is forgotten */
+  sessionIdleMs: number;
   /** idle development deployments are stopped after this */
   devIdleMs: number;
   idleCheckMs: number;
@@ -106,6 +108,7 @@ export const DEFAULT_LIMITS: DeploymentLimits = {
   targetOutstandingPerInstance: 4,
   scaleDownDelayMs: 60_000,
   drainTimeoutMs: 30_000,
+  sessionIdleMs: 60 * 60_000,
   devIdleMs: 60 * 60_000,
   idleCheckMs: 30_000,
   syncDeployTimeoutMs: 120_000,

@@ -7,12 +7,15 @@ import type { Deployment, DeploymentState, LogLine } from '../../api/contract.js
 import { redact, Secrets } from '../../runtime/logger.js';
 import { START_PRIORITY, type WorkQueue } from '../admission.js';
 import { ServiceError, type DeploymentRecord, type Logger, type ServerRecord, type Store } from '../types.js';
-import { decideScale } from './autoscale.js';
-import { ManagedInstance, type InstanceHooks, type StartRuntimeProcess } from './instance.js';
+import { decideScale, LoadMeter } from './autoscale.js';
+import type { Runner } from '../runners/runner.js';
+import { ManagedInstance, type InstanceHooks } from './instance.js';
 import type { DeploymentLimits } from './limits.js';
 import type { LogBook } from './log-book.js';
-import { SampleRing, type RequestSample } from './metrics.js';
+import { describeAhead, isHealthCheckLine, toLogLine } from './log-lines.js';
+import { SampleRing } from './metrics.js';
 import { applyTransition, canTransition, isActive } from './states.js';
+import { DeploymentUpstream } from './upstream.js';
 
 export interface LiveContext {
   server: ServerRecord;
@@ -20,7 +23,10 @@ export interface LiveContext {
   min: number;
   max: number;
   store: Store;
-  startRuntime: StartRuntimeProcess;
+  /** what runs its instances */
+  runner: Runner;
+  /** the engine's home, a label of its instances */
+  engine: string;
   /** the engine's start queue */
   starts: WorkQueue;
   limits: DeploymentLimits;
@@ -39,21 +45,19 @@ export class LiveDeployment {
   /** the values of its env_vars: hidden from its log lines, the engine's log and its reasons */
   private readonly secrets: Secrets;
   instances: ManagedInstance[] = [];
+  /** what the gateway sees of it */
+  readonly upstream: DeploymentUpstream;
   /** when the last gateway request arrived (or the deployment became deployed) */
   lastActivity: number;
   /** when it started serving, for throughput */
   servingSince: number | undefined;
   private nextInstance = 1;
-  private rotation = 0;
   private readonly waiters = new Set<() => void>();
   /** woken by every change, written or not: the engine's own waits (a launch) */
   private readonly watchers = new Set<() => void>();
   /** the launch in progress, for its stage */
   private launching: { verb: 'starting' | 'restoring'; instances: ManagedInstance[] } | undefined;
-  private outstanding = 0;
-  private loadArea = 0;
-  private loadSince: number;
-  private tickStart: number;
+  private readonly load: LoadMeter;
   private lowSince: number | undefined;
   private scaleTimer: NodeJS.Timeout | undefined;
   private persisting: Promise<void> = Promise.resolve();
@@ -77,7 +81,8 @@ export class LiveDeployment {
     this.published = structuredClone(record.deployment);
     this.samples = new SampleRing(ctx.limits.samplesKept);
     this.lastActivity = ctx.clock();
-    this.loadSince = this.tickStart = ctx.clock();
+    this.load = new LoadMeter(ctx.clock());
+    this.upstream = new DeploymentUpstream(this);
   }
 
   get id(): string {
@@ -97,6 +102,9 @@ export class LiveDeployment {
   }
   get createdAt(): string {
     return this.record.deployment.created_at ?? '';
+  }
+  get routeName(): string {
+    return this.ctx.routeName;
   }
   get desired(): number {
     return this.record.deployment.desired_instances ?? this.ctx.min;
@@ -222,11 +230,12 @@ export class LiveDeployment {
     const instance = new ManagedInstance(
       `i${this.nextInstance++}`,
       {
+        owner: { engine: this.ctx.engine, deployment: this.id },
         bundleDir: this.ctx.server.bundleDir,
         env: { ...this.record.config.env_vars },
         logLevel: this.environment === 'development' ? 'debug' : 'info',
       },
-      { startRuntime: this.ctx.startRuntime, starts: this.ctx.starts, limits: this.ctx.limits, clock: this.ctx.clock, hooks: this.hooks() },
+      { runner: this.ctx.runner, starts: this.ctx.starts, limits: this.ctx.limits, clock: this.ctx.clock, hooks: this.hooks() },
     );
     this.instances.push(instance);
     return instance;
@@ -293,36 +302,13 @@ export class LiveDeployment {
     this.setStage(stage);
   }
 
-  /** The instance for the next request: the healthy one with the fewest requests in flight. */
-  pick(exclude: ReadonlySet<ManagedInstance>): ManagedInstance | undefined {
-    const candidates = this.instances.filter((instance) => instance.serving && !exclude.has(instance));
-    if (candidates.length === 0) return undefined;
-    // Start the scan at a rotating offset so ties are shared out round-robin.
-    const offset = this.rotation++ % candidates.length;
-    let best: ManagedInstance | undefined;
-    for (let i = 0; i < candidates.length; i += 1) {
-      const candidate = candidates[(offset + i) % candidates.length]!;
-      if (best === undefined || candidate.outstanding < best.outstanding) best = candidate;
-    }
-    return best;
-  }
-
-  /** The gateway calls begin/end around each request sent to an instance. */
-  begin(instance: ManagedInstance): void {
-    this.trackLoad(1);
-    instance.outstanding += 1;
-  }
-  end(instance: ManagedInstance): void {
-    this.trackLoad(-1);
-    instance.outstanding = Math.max(0, instance.outstanding - 1);
-  }
-
-  addSample(sample: RequestSample): void {
-    this.samples.push(sample);
-  }
-
   healthy(): number {
     return this.instances.filter((instance) => instance.serving).length;
+  }
+
+  /** Lets an instance finish its requests and its sessions (bounded), then stops it. */
+  drain(instance: ManagedInstance): Promise<void> {
+    return instance.drain(() => this.upstream.sessions.heldBy(instance) > 0);
   }
 
   async stopInstances(): Promise<void> {
@@ -346,28 +332,22 @@ export class LiveDeployment {
 
   // --- autoscaling --------------------------------------------------------------------------
 
-  private trackLoad(delta: number): void {
-    const now = this.ctx.clock();
-    this.loadArea += this.outstanding * (now - this.loadSince);
-    this.loadSince = now;
-    this.outstanding += delta;
+  /** Requests in flight went up or down by `delta` (the gateway's tries): the autoscaler's load. */
+  trackLoad(delta: number): void {
+    this.load.track(delta, this.ctx.clock());
   }
 
   startAutoscaler(): void {
     if (this.ctx.max <= this.ctx.min || this.scaleTimer !== undefined) return;
-    this.tickStart = this.loadSince = this.ctx.clock();
-    this.loadArea = 0;
+    this.load.reset(this.ctx.clock());
     this.scaleTimer = setInterval(() => this.scaleTick(), this.ctx.limits.scaleIntervalMs);
     this.scaleTimer.unref();
   }
 
   private scaleTick(): void {
     if (this.status !== 'deployed') return;
-    this.trackLoad(0);
     const now = this.ctx.clock();
-    const load = this.loadArea / Math.max(1, now - this.tickStart);
-    this.loadArea = 0;
-    this.tickStart = now;
+    const load = this.load.take(now);
     const decision = decideScale({
       current: this.desired,
       min: this.ctx.min,
@@ -392,7 +372,7 @@ export class LiveDeployment {
     while (active().length > desired) {
       // Remove the instance that matters least: one not serving, else the least busy, newest first.
       const victim = [...active()].reverse().sort((a, b) => Number(a.serving) - Number(b.serving) || a.outstanding - b.outstanding)[0]!;
-      void victim.drain().then(() => {
+      void this.drain(victim).then(() => {
         this.instances = this.instances.filter((instance) => instance !== victim);
         this.changed(true);
       });
@@ -428,56 +408,5 @@ export class LiveDeployment {
       instances: this.describeInstances(),
     };
   }
-
-  /** The body of `{url}/health`. */
-  healthReport(): { healthy: boolean; body: Record<string, unknown> } {
-    const checks = this.instances.map((instance) => instance.lastCheck ?? 0);
-    const last = Math.max(0, ...checks);
-    const healthy = this.status === 'deployed' && this.healthy() > 0;
-    return {
-      healthy,
-      body: {
-        status: healthy ? 'healthy' : this.status === 'deployed' ? 'unhealthy' : this.status,
-        deployment_id: this.id,
-        instances: { total: this.instances.filter((i) => i.state !== 'stopped').length, healthy: this.healthy() },
-        last_check: last === 0 ? null : new Date(last).toISOString(),
-      },
-    };
-  }
 }
 
-/**
- * The queue ahead, as a stage says it: exact when short, in tens when long (each change of a
- * stage wakes every client following the deployment, so a long queue should not wake them at
- * every step).
- */
-export function describeAhead(ahead: number): string {
-  if (ahead === 0) return 'next in line';
-  if (ahead <= 10) return `${ahead} start${ahead === 1 ? '' : 's'} ahead`;
-  return `${Math.floor(ahead / 10) * 10}+ starts ahead`;
-}
-
-const LEVELS = new Set(['debug', 'info', 'warn', 'error']);
-const OWN_FIELDS = new Set(['time', 'level', 'msg', 'message', 'event', 'request_id', 'pid', 'hostname']);
-
-/** A runtime log object as a deployment log line: its message (or event), then its other fields as key=value. */
-export function toLogLine(line: Record<string, unknown>, instance: string, now: number): LogLine {
-  const level = typeof line.level === 'string' && LEVELS.has(line.level) ? line.level : 'info';
-  const head = [line.msg, line.message, line.event].find((value): value is string => typeof value === 'string');
-  const text = head ?? '';
-  const fields = Object.entries(line)
-    .filter(([key]) => !OWN_FIELDS.has(key))
-    .map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`);
-  return {
-    time: typeof line.time === 'string' ? line.time : new Date(now).toISOString(),
-    level,
-    message: [text, ...fields].filter((part) => part !== '').join(' '),
-    instance,
-    ...(typeof line.request_id === 'string' ? { request_id: line.request_id } : {}),
-  };
-}
-
-/** The runtime's own line for a successful /health request: the supervisor's checks, not news. */
-export function isHealthCheckLine(line: Record<string, unknown>): boolean {
-  return line.event === 'request' && line.path === '/health' && typeof line.status === 'number' && line.status < 400;
-}

@@ -1,15 +1,14 @@
 /**
  * The deployment service: deploy, status, stop, rollback, logs, metrics, the gateway, and the
- * engine's start (restore) and stop (close). It owns every LiveDeployment and the rules between
- * them: one active deployment per server name and environment (a newer one replaces the older
- * once it is deployed), domains, idle clean-up of development deployments.
+ * engine's start (restore.ts) and stop (close). It owns every LiveDeployment (registry.ts) and
+ * the rules between them: one active deployment per server name and environment (a newer one
+ * replaces the older once it is deployed), domains, idle clean-up of development deployments.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { createAdmission, type WorkQueue } from '../admission.js';
-import type { Deployment, DeployRequest, Environment, LogLine, Metrics } from '../../api/contract.js';
+import type { Deployment, DeployRequest, LogLine, Metrics } from '../../api/contract.js';
 import {
-  GATEWAY_PREFIX,
   ServiceError,
   type DeploymentRecord,
   type DeploymentService,
@@ -18,13 +17,20 @@ import {
   type ServerRecord,
   type Store,
 } from '../types.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createProcessRunner } from '../runners/process-runner.js';
+import type { Runner } from '../runners/runner.js';
 import { createGateway, type Gateway } from './gateway.js';
-import { newDeploymentId, newRequestId, newStagingName } from './ids.js';
+import { newRequestId } from '../ids.js';
 import { checkDomain, DEFAULT_LIMITS, devIdleFromEnv, resolveScaling, type DeploymentLimits, type FieldProblem } from './limits.js';
 import { LiveDeployment } from './live-deployment.js';
 import { LogBook } from './log-book.js';
-import { summarizeMetrics } from './metrics.js';
-import { applyTransition, canTransition, isActive, wasDeployed } from './states.js';
+import { newDeploymentRecord } from './new-record.js';
+import { followLogs, readLogs, readMetrics, type Observed } from './observe.js';
+import { History } from './history.js';
+import { Registry } from './registry.js';
+import { failInterrupted, restoreOne, stopLeftInstances, type RestoreContext } from './restore.js';
+import { applyTransition, canTransition, isActive } from './states.js';
 
 /**
  * What the engine passes (types.ts), plus the timing knobs tests shorten (health checks, restarts,
@@ -40,10 +46,6 @@ export interface LocalDeploymentService extends DeploymentService {
   readonly limits: DeploymentLimits;
 }
 
-/** Stopped and failed deployments kept in memory (recent metrics, live log followers). */
-const RETAINED_INACTIVE = 20;
-const MAX_LOG_LINES = 5000;
-const MAX_WINDOW_SECONDS = 86_400;
 
 export function createDeploymentService(deps: DeploymentServiceOptions): LocalDeploymentService {
   return new Deployments(deps);
@@ -62,9 +64,9 @@ class Deployments implements LocalDeploymentService {
   private readonly clock: () => number;
   private readonly logger: Logger;
   private readonly logDir: string;
-  private readonly live = new Map<string, LiveDeployment>();
-  private readonly routes = new Map<string, string>();
-  private readonly serverNames = new Map<string, string>();
+  private readonly registry: Registry;
+  private readonly runner: Runner;
+  private readonly history: History;
   private readonly gateway: Gateway;
   private readonly starts: WorkQueue;
   private recovered: Promise<void> | undefined;
@@ -79,11 +81,14 @@ class Deployments implements LocalDeploymentService {
     this.logger = deps.logger;
     this.logDir = join(deps.home, 'deployment-logs');
     this.starts = deps.starts ?? createAdmission(undefined, deps.clock).starts;
+    this.registry = new Registry(deps.store);
+    this.history = new History(deps.store, this.registry);
+    this.runner = deps.runner ?? createProcessRunner(deps.startRuntime);
     this.gateway = createGateway(
       {
-        byName: (name) => this.liveByName(name),
-        byDomain: (host) => this.liveByDomain(host),
-        inactive: (name) => this.findInactive(name),
+        byName: (name) => this.registry.byName(name)?.upstream,
+        byDomain: (host) => this.registry.byDomain(host)?.upstream,
+        inactive: (name) => this.registry.inactive(name),
       },
       { limits: this.limits, clock: this.clock, newRequestId },
     );
@@ -107,7 +112,7 @@ class Deployments implements LocalDeploymentService {
     this.starts.admit('instance starts');
     const name = server.server.name;
     if (domain !== undefined) {
-      const holder = [...this.live.values()].find(
+      const holder = this.registry.all().find(
         (other) => isActive(other.status) && other.domain === domain && !(other.serverName === name && other.environment === environment),
       );
       if (holder !== undefined) {
@@ -117,37 +122,11 @@ class Deployments implements LocalDeploymentService {
         );
       }
     }
-    const now = this.clock();
-    const at = new Date(now).toISOString();
-    const id = newDeploymentId();
-    const routeName = environment === 'staging' ? newStagingName() : id;
-    const url = this.urlFor(routeName);
-    const previousId = options.previousId === undefined ? await this.findPrevious(name, environment) : (options.previousId ?? undefined);
-    const config = { ...request.config, ...(domain === undefined ? {} : { domain }) };
-    const record: DeploymentRecord = {
-      deployment: {
-        deployment_id: id,
-        status: 'deploying',
-        url,
-        deploy_time: null,
-        health_check: `${url}/health`,
-        mcp_id: server.server.mcp_id,
-        environment,
-        stage: 'queued',
-        desired_instances: scaling.min,
-        instances: [],
-        domain: domain ?? null,
-        notices: noticesFor(environment, domain),
-        created_at: at,
-        updated_at: at,
-        transitions: [{ status: 'deploying', at }],
-      },
-      mcpId: server.server.mcp_id,
-      config,
-      ...(previousId === undefined ? {} : { previousId }),
-      version: 1,
-    };
-    this.serverNames.set(server.server.mcp_id, name);
+    const previousId = options.previousId === undefined ? await this.history.previous(name, environment) : (options.previousId ?? undefined);
+    const record = newDeploymentRecord({ server, environment, config: request.config, domain, desired: scaling.min, previousId, baseUrl: this.deps.baseUrl, now: this.clock() });
+    const id = record.deployment.deployment_id;
+    const routeName = record.routeName!;
+    this.history.knowServer(server.server.mcp_id, name);
     const live = this.adopt(record, server, routeName, scaling.min, scaling.max, new LogBook(this.logDir, id, this.limits.logLinesKept));
     const what = options.note ?? `deploying ${name} (${server.server.mcp_id})`;
     live.log('info', `${what} to ${environment}: ${scaling.min} instance${scaling.min === 1 ? '' : 's'} (at most ${scaling.max})`);
@@ -156,8 +135,7 @@ class Deployments implements LocalDeploymentService {
       await live.flush();
     } catch (error) {
       // Not on disk, so not accepted: nothing starts, and no answer shows it.
-      this.live.delete(id);
-      this.routes.delete(routeName);
+      this.registry.remove(live);
       throw new ServiceError('unavailable', `the deployment could not be saved, so it was not started: ${error instanceof Error ? error.message : String(error)}`);
     }
     const done = this.bringUp(live);
@@ -175,7 +153,7 @@ class Deployments implements LocalDeploymentService {
     } catch (error) {
       if (this.closing || live.status !== 'deploying') return;
       live.transition('failed', `instances did not start: ${error instanceof Error ? error.message : String(error)}`);
-      this.retire(live);
+      this.registry.retire();
       await settled(live);
       return;
     }
@@ -188,7 +166,7 @@ class Deployments implements LocalDeploymentService {
 
   /** One active deployment per server name and environment: the newest deployed one wins. */
   private async replaceOthers(live: LiveDeployment): Promise<void> {
-    const rivals = [...this.live.values()].filter(
+    const rivals = this.registry.all().filter(
       (other) => other !== live && other.status === 'deployed' && other.serverName === live.serverName && other.environment === live.environment,
     );
     for (const other of rivals) {
@@ -202,9 +180,9 @@ class Deployments implements LocalDeploymentService {
     if (!canTransition(live.status, 'stopped')) return;
     live.transition('stopped', reason);
     // No new requests reach it now; let the ones in flight finish.
-    await Promise.all(live.instances.map((instance) => instance.drain()));
+    await Promise.all(live.instances.map((instance) => live.drain(instance)));
     await live.stopInstances();
-    this.retire(live);
+    this.registry.retire();
     // rejects when `stopped` did not reach the disk: a stop request must not be told it did
     await live.flush();
   }
@@ -212,13 +190,13 @@ class Deployments implements LocalDeploymentService {
   // --- reading ------------------------------------------------------------------------------
 
   async status(deploymentId: string): Promise<Deployment | undefined> {
-    const live = this.live.get(deploymentId);
+    const live = this.registry.get(deploymentId);
     if (live !== undefined) return live.toDeployment();
     return (await this.store.getDeployment(deploymentId))?.deployment;
   }
 
   async waitForChange(deploymentId: string, timeoutMs: number, signal?: AbortSignal): Promise<Deployment | undefined> {
-    const live = this.live.get(deploymentId);
+    const live = this.registry.get(deploymentId);
     if (live !== undefined) {
       await live.waitForChange(timeoutMs, signal);
       return this.status(deploymentId);
@@ -226,51 +204,30 @@ class Deployments implements LocalDeploymentService {
     const record = await this.store.getDeployment(deploymentId);
     if (record === undefined) return undefined;
     // Not running here, so nothing will change it: wait out the time as asked.
-    await sleep(timeoutMs, signal);
+    await sleep(timeoutMs, undefined, { signal }).catch(() => undefined);
     return record.deployment;
   }
 
   async logs(deploymentId: string, options: { since?: string; limit?: number }): Promise<LogLine[]> {
-    const limit = Math.min(MAX_LOG_LINES, Math.max(1, options.limit ?? 200));
-    const read = { limit, ...(options.since === undefined ? {} : { since: options.since }) };
-    const live = this.live.get(deploymentId);
-    if (live !== undefined) return live.ctx.logs.read(read);
-    await this.requireRecord(deploymentId);
-    const book = new LogBook(this.logDir, deploymentId, MAX_LOG_LINES);
-    await book.load();
-    return book.read(read);
+    return readLogs(this.observed(), deploymentId, options);
   }
 
   async followLogs(deploymentId: string, onLine: (line: LogLine) => void, signal: AbortSignal): Promise<void> {
-    const live = this.live.get(deploymentId);
-    if (live === undefined) await this.requireRecord(deploymentId);
-    const unsubscribe = live?.ctx.logs.subscribe(onLine);
-    await sleep(Number.POSITIVE_INFINITY, signal);
-    unsubscribe?.();
+    return followLogs(this.observed(), deploymentId, onLine, signal);
   }
 
   async metrics(deploymentId: string, windowSeconds: number): Promise<Metrics> {
-    if (!Number.isFinite(windowSeconds) || windowSeconds < 1 || windowSeconds > MAX_WINDOW_SECONDS) {
-      throw new ServiceError('bad_request', `window must be from 1 to ${MAX_WINDOW_SECONDS} seconds`, [
-        { path: 'window', message: `must be from 1 to ${MAX_WINDOW_SECONDS}` },
-      ]);
-    }
-    const now = this.clock();
-    const live = this.live.get(deploymentId);
-    if (live === undefined) await this.requireRecord(deploymentId);
-    const samples = live?.samples.since(now - windowSeconds * 1000) ?? [];
-    return summarizeMetrics(samples, {
-      deploymentId,
-      windowSeconds,
-      now,
-      ...(live?.servingSince === undefined ? {} : { startedAt: live.servingSince }),
-    });
+    return readMetrics(this.observed(), deploymentId, windowSeconds);
+  }
+
+  private observed(): Observed {
+    return { registry: this.registry, logDir: this.logDir, clock: this.clock, requireRecord: (id) => this.requireRecord(id) };
   }
 
   // --- changes ------------------------------------------------------------------------------
 
   async stop(deploymentId: string): Promise<Deployment> {
-    const live = this.live.get(deploymentId);
+    const live = this.registry.get(deploymentId);
     if (live !== undefined) {
       if (live.status !== 'deployed') throw cannotStop(deploymentId, live.status);
       await this.stopLive(live, 'stopped on request').catch((error: unknown) => {
@@ -293,18 +250,9 @@ class Deployments implements LocalDeploymentService {
     if (status === 'deploying') {
       throw new ServiceError('conflict', `deployment ${deploymentId} is still deploying; wait for it to settle, then roll back`);
     }
-    const name = await this.serverNameOf(record.mcpId);
+    const name = await this.history.serverNameOf(record.mcpId);
     const environment = record.deployment.environment ?? 'development';
-    const seen = new Set<string>([deploymentId]);
-    let target = record.previousId === undefined ? undefined : await this.recordOf(record.previousId);
-    while (target !== undefined && !wasDeployed(target.deployment)) {
-      const next = target.previousId;
-      if (next === undefined || seen.has(next)) target = undefined;
-      else {
-        seen.add(next);
-        target = await this.recordOf(next);
-      }
-    }
+    const target = await this.history.rollbackTarget(record);
     if (target === undefined) {
       throw new ServiceError('conflict', `there is no earlier deployment of ${name ?? record.mcpId} in ${environment} to roll back to`);
     }
@@ -327,8 +275,7 @@ class Deployments implements LocalDeploymentService {
   }
 
   servesDomain(host: string): boolean {
-    for (const live of this.live.values()) if (live.domain === host) return true;
-    return false;
+    return this.registry.servesDomain(host);
   }
 
   // --- engine start and stop ----------------------------------------------------------------
@@ -339,72 +286,44 @@ class Deployments implements LocalDeploymentService {
    * as deploying on its way to nowhere.
    */
   recover(): Promise<void> {
-    this.recovered ??= (async () => {
-      for (const record of await this.store.listDeployments({ status: 'deploying' })) {
-        if (this.live.has(record.deployment.deployment_id)) continue;
-        applyTransition(record.deployment, 'failed', this.clock(), 'the engine stopped before the deployment finished');
-        record.version += 1;
-        await this.store.putDeployment(record);
-      }
-    })();
+    this.recovered ??= failInterrupted(this.restoreContext());
     return this.recovered;
   }
 
   /** Brings back every deployment that was deployed, through the start queue like any start. */
   async restore(): Promise<void> {
     await this.recover();
+    const ctx = this.restoreContext();
+    await stopLeftInstances(ctx);
     const records = await this.store.listDeployments({ status: 'deployed' });
-    await Promise.all(records.filter((record) => !this.live.has(record.deployment.deployment_id)).map((record) => this.restoreOne(record)));
+    await Promise.all(records.filter((record) => !this.registry.has(record.deployment.deployment_id)).map((record) => restoreOne(ctx, record)));
   }
 
-  private async restoreOne(record: DeploymentRecord): Promise<void> {
-    const d = record.deployment;
-    const server = await this.store.getServer(record.mcpId);
-    if (server === undefined) {
-      applyTransition(d, 'failed', this.clock(), `its build ${record.mcpId} is missing, so it could not be restored`);
-      record.version += 1;
-      await this.store.putDeployment(record);
-      return;
-    }
-    const environment = d.environment ?? 'development';
-    const scaling = resolveScaling(environment, record.config.scaling);
-    const { min, max } = scaling.ok ? scaling : (resolveScaling(environment, undefined) as { min: number; max: number });
-    const routeName = d.url.slice(d.url.lastIndexOf('/') + 1);
-    const logs = new LogBook(this.logDir, d.deployment_id, this.limits.logLinesKept);
-    await logs.load();
-    const url = this.urlFor(routeName);
-    const moved = url !== d.url ? d.url : undefined;
-    if (moved !== undefined || d.desired_instances !== min) {
-      // What the API will show is written first.
-      d.url = url;
-      d.health_check = `${url}/health`;
-      d.desired_instances = min;
-      record.version += 1;
-      await this.store.putDeployment(record);
-    }
-    const live = this.adopt(record, server, routeName, min, max, logs);
-    if (moved !== undefined) live.log('warn', `the engine now listens elsewhere: URL changed from ${moved} to ${url}`);
-    live.log('info', `restoring after an engine restart: ${min} instance${min === 1 ? '' : 's'}`);
-    try {
-      await live.launch(min, 'restoring');
-    } catch (error) {
-      if (this.closing) return;
-      if (live.status === 'deployed') live.transition('failed', `could not be restored: ${error instanceof Error ? error.message : String(error)}`);
-      await live.stopInstances();
-      this.retire(live);
-      await settled(live);
-      return;
-    }
-    if (live.status !== 'deployed') return;
-    live.setStage('running');
-    live.startAutoscaler();
+  private restoreContext(): RestoreContext {
+    return {
+      store: this.store,
+      registry: this.registry,
+      runner: this.runner,
+      home: this.deps.home,
+      baseUrl: this.deps.baseUrl,
+      logDir: this.logDir,
+      limits: this.limits,
+      logger: this.logger,
+      clock: this.clock,
+      closing: () => this.closing,
+      adopt: (record, server, routeName, min, max, logs) => this.adopt(record, server, routeName, min, max, logs),
+      finish: async (live) => {
+        this.registry.retire();
+        await settled(live);
+      },
+    };
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closing = true;
     clearInterval(this.idleTimer);
-    const lives = [...this.live.values()];
+    const lives = this.registry.all();
     for (const live of lives) {
       if (live.status === 'deploying') live.transition('failed', 'the engine stopped before the deployment finished');
     }
@@ -424,7 +343,8 @@ class Deployments implements LocalDeploymentService {
       min,
       max,
       store: this.store,
-      startRuntime: this.deps.startRuntime,
+      runner: this.runner,
+      engine: this.deps.home,
       starts: this.starts,
       limits: this.limits,
       clock: this.clock,
@@ -432,100 +352,25 @@ class Deployments implements LocalDeploymentService {
       logger: this.logger,
       writable: () => !this.closed,
     });
-    this.live.set(record.deployment.deployment_id, live);
-    this.routes.set(routeName, record.deployment.deployment_id);
+    this.registry.add(live);
     return live;
   }
 
-  /** Keeps a few finished deployments in memory and forgets older ones. */
-  private retire(_live: LiveDeployment): void {
-    const inactive = [...this.live.values()].filter((live) => !isActive(live.status));
-    for (const old of inactive.slice(0, Math.max(0, inactive.length - RETAINED_INACTIVE))) {
-      this.live.delete(old.id);
-      this.routes.delete(old.ctx.routeName);
-    }
-  }
-
-  private liveByName(name: string): LiveDeployment | undefined {
-    const id = this.routes.get(name);
-    return id === undefined ? undefined : this.live.get(id);
-  }
-
-  /** The newest deployed deployment with this domain (so a redeploy takes over at once). */
-  private liveByDomain(host: string): LiveDeployment | undefined {
-    let best: LiveDeployment | undefined;
-    for (const live of this.live.values()) {
-      if (live.domain !== host || live.status !== 'deployed') continue;
-      if (best === undefined || live.createdAt > best.createdAt) best = live;
-    }
-    return best;
-  }
-
-  private async findInactive(name: string): Promise<{ deployment_id: string; status: string } | undefined> {
-    const records = name.startsWith('deploy_')
-      ? [await this.store.getDeployment(name)]
-      : (await this.store.listDeployments({ environment: 'staging' })).filter((r) => r.deployment.url.endsWith(`/${name}`));
-    const record = records[0];
-    return record === undefined ? undefined : { deployment_id: record.deployment.deployment_id, status: record.deployment.status };
-  }
-
-  /** The newest deployment of this server and environment that was ever deployed. */
-  private async findPrevious(name: string, environment: Environment): Promise<string | undefined> {
-    let best: DeploymentRecord | undefined;
-    // The live record is ahead of the stored one (its last write may still be on its way).
-    const records = (await this.store.listDeployments({ environment })).map((r) => this.live.get(r.deployment.deployment_id)?.record ?? r);
-    for (const record of records) {
-      if (!wasDeployed(record.deployment) || (await this.serverNameOf(record.mcpId)) !== name) continue;
-      if (best === undefined || (record.deployment.created_at ?? '') > (best.deployment.created_at ?? '')) best = record;
-    }
-    return best?.deployment.deployment_id;
-  }
-
-  private async serverNameOf(mcpId: string): Promise<string | undefined> {
-    const known = this.serverNames.get(mcpId);
-    if (known !== undefined) return known;
-    const name = (await this.store.getServer(mcpId))?.server.name;
-    if (name !== undefined) this.serverNames.set(mcpId, name);
-    return name;
-  }
-
-  private async recordOf(deploymentId: string): Promise<DeploymentRecord | undefined> {
-    return this.live.get(deploymentId)?.record ?? (await this.store.getDeployment(deploymentId));
-  }
-
   private async requireRecord(deploymentId: string): Promise<DeploymentRecord> {
-    const record = await this.recordOf(deploymentId);
+    const record = await this.history.recordOf(deploymentId);
     if (record === undefined) throw new ServiceError('not_found', `no deployment ${deploymentId}`);
     return record;
   }
 
-  private urlFor(routeName: string): string {
-    return `${this.deps.baseUrl.replace(/\/+$/, '')}${GATEWAY_PREFIX}/${routeName}`;
-  }
-
   private async stopIdle(): Promise<void> {
     const now = this.clock();
-    for (const live of [...this.live.values()]) {
+    for (const live of this.registry.all()) {
       if (live.environment !== 'development' || live.status !== 'deployed') continue;
       if (now - live.lastActivity < this.limits.devIdleMs || live.instances.some((i) => i.outstanding > 0)) continue;
       const minutes = Math.round(this.limits.devIdleMs / 60_000);
       await this.stopLive(live, `idle: no requests for ${minutes} minute${minutes === 1 ? '' : 's'} (MCPCTL_DEV_IDLE_MINUTES)`).catch(() => undefined);
     }
   }
-}
-
-/** What the local engine says plainly it does not do. */
-export function noticesFor(environment: Environment, domain: string | undefined): string[] {
-  const notices: string[] = [];
-  if (environment === 'production') {
-    notices.push('single machine: instances run on this host only, not across regions');
-    notices.push('no automatic HTTPS: the URL is plain HTTP on this host; put a TLS proxy in front of it or use a hosted service');
-    notices.push('no alerting: watch it with `mcpctl status` and `mcpctl metrics`');
-  }
-  if (domain !== undefined) {
-    notices.push(`custom domain: requests with Host ${domain} are routed here, but DNS and certificates for it are yours to set up`);
-  }
-  return notices;
 }
 
 /** Waits for a deployment's writes in the background, where a failed one is already logged. */
@@ -535,19 +380,6 @@ function settled(live: LiveDeployment): Promise<void> {
 
 function cannotStop(deploymentId: string, status: string): ServiceError {
   return new ServiceError('conflict', `deployment ${deploymentId} is ${status}; only a deployed deployment can be stopped`);
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted === true) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = Number.isFinite(ms) ? setTimeout(done, ms) : undefined;
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }
 
 function withoutUndefined<T extends Record<string, unknown>>(value: T): Partial<T> {

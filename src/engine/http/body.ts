@@ -3,6 +3,7 @@
  * error code docs/api.md gives it.
  */
 import type { IncomingMessage } from 'node:http';
+import { readBody as readWholeBody } from '../../shared/http.js';
 import { HttpError } from './respond.js';
 
 /** True when the request announces a body (a length above zero, or chunked). */
@@ -26,21 +27,10 @@ export class ClientGoneError extends Error {
 
 /** Reads the whole body, failing with 413 as soon as it passes `limit` bytes. */
 export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of req as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > limit) throw tooLarge(limit);
-      chunks.push(chunk);
-    }
-  } catch (error) {
-    if (error instanceof HttpError) throw error;
-    throw new ClientGoneError('the client closed the connection before the request body arrived', { cause: error });
-  }
-  return Buffer.concat(chunks, size);
+  const body = await readWholeBody(req, limit);
+  if (body === 'too large') throw tooLarge(limit);
+  if (body === 'gone') throw new ClientGoneError('the client closed the connection before the request body arrived');
+  return body;
 }
 
 function tooLarge(limit: number): HttpError {

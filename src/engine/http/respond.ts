@@ -1,7 +1,6 @@
 /**
  * Writing answers: the envelope on every response, errors with their stable code and status.
  */
-import type { ServerResponse } from 'node:http';
 import { ERROR_CODES, type ErrorCode, type ErrorDetail } from '../../api/contract.js';
 import { ServiceError } from '../types.js';
 
@@ -49,14 +48,4 @@ export function errorBody(error: ServiceError, meta: EnvelopeBody['meta']): Enve
 
 export function statusOf(code: ErrorCode): number {
   return ERROR_CODES[code];
-}
-
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
-  res.statusCode = status;
-  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', Buffer.byteLength(text));
-  res.setHeader('Cache-Control', 'no-store');
-  res.end(text);
 }

@@ -7,7 +7,6 @@ import type { ErrorDetail } from '../../api/contract.js';
 import { formatPath } from '../../shared/paths.js';
 import { HttpError } from './respond.js';
 
-export { formatPath };
 
 type Issue = z.core.$ZodIssue;
 

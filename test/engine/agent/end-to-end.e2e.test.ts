@@ -12,7 +12,7 @@ import { ApiError } from '../../../src/api/errors.js';
 import { toBuildRequest } from '../../../src/api/build-request.js';
 import { loadDefinition } from '../../../src/definition/load.js';
 import { startEngine, type RunningEngine } from '../../../src/engine/engine.js';
-import { createLogger } from '../../../src/engine/logger.js';
+import { createLogger } from '../../../src/engine/engine-log.js';
 import { createSandbox, type Sandbox } from '../../support/cli.js';
 import { BIN, killEngineOf, requireBuilt, tempHome } from '../../support/app.js';
 import { openAiCompletion, startProviderDouble, type ProviderDouble } from '../../support/provider-double.js';

@@ -9,7 +9,7 @@ import { findInResults } from '../../../src/engine/agent/local/agent.js';
 import { MIN_SCORE, indexCatalog, matchesTemplate, planRequest, scoreCandidates, splitClauses, toolStems, type PlannedStep } from '../../../src/engine/agent/local/planner.js';
 import { composeReply, NOTHING_FOUND } from '../../../src/engine/agent/local/reply.js';
 import { contentStems, findExpression, findNames, findNumbers, operatorsIn, splitWords, stem } from '../../../src/engine/agent/local/text.js';
-import type { Catalog, InputSchema } from '../../../src/engine/agent/types.js';
+import type { Catalog, InputSchema } from '../../../src/engine/agent/agent-types.js';
 import { catalogOf, exampleFile, scaffoldTemplates } from '../../support/catalogs.js';
 
 describe('reading a message', () => {

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { decideScale, type ScaleInput } from '../../../src/engine/deployments/autoscale.js';
 import { checkDomain, devIdleFromEnv, resolveScaling, restartDelay } from '../../../src/engine/deployments/limits.js';
-import { safeToRepeat } from '../../../src/engine/deployments/gateway.js';
-import { isHealthCheckLine, toLogLine, type LiveDeployment } from '../../../src/engine/deployments/live-deployment.js';
+import { safeToRepeat } from '../../../src/engine/deployments/upstream.js';
+import type { LiveDeployment } from '../../../src/engine/deployments/live-deployment.js';
+import { isHealthCheckLine, toLogLine } from '../../../src/engine/deployments/log-lines.js';
 import { findCallFailure, inspectRequest, parseSseMessages, redactForLog } from '../../../src/engine/deployments/mcp-messages.js';
 import { applyTransition, canTransition, wasDeployed } from '../../../src/engine/deployments/states.js';
 import type { Deployment } from '../../../src/api/contract.js';

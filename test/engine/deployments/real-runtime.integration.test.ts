@@ -9,7 +9,7 @@ import { ApiClient } from '../../../src/api/client.js';
 import type { BuildRequestInput } from '../../../src/api/contract.js';
 import { createDeploymentService } from '../../../src/engine/deployments/index.js';
 import { startEngine, type RunningEngine } from '../../../src/engine/engine.js';
-import { silentLogger } from '../../../src/engine/logger.js';
+import { silentLogger } from '../../../src/engine/engine-log.js';
 import { createSandbox, type Sandbox } from '../../support/cli.js';
 import { FAST_LIMITS } from '../../support/deployments.js';
 

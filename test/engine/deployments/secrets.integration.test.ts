@@ -13,7 +13,7 @@ import { ApiClient } from '../../../src/api/client.js';
 import type { BuildRequestInput } from '../../../src/api/contract.js';
 import { createDeploymentService } from '../../../src/engine/deployments/index.js';
 import { startEngine, type RunningEngine } from '../../../src/engine/engine.js';
-import { createLogger } from '../../../src/engine/logger.js';
+import { createLogger } from '../../../src/engine/engine-log.js';
 import { createSandbox, type Sandbox } from '../../support/cli.js';
 import { requireBuilt, waitFor } from '../../support/app.js';
 import { FAST_LIMITS } from '../../support/deployments.js';

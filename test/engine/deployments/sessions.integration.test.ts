@@ -15,7 +15,7 @@ import { toBuildRequest } from '../../../src/api/build-request.js';
 import { loadDefinition } from '../../../src/definition/load.js';
 import { createDeploymentService } from '../../../src/engine/deployments/index.js';
 import { startEngine, type RunningEngine } from '../../../src/engine/engine.js';
-import { silentLogger } from '../../../src/engine/logger.js';
+import { silentLogger } from '../../../src/engine/engine-log.js';
 import { createSandbox, type Sandbox } from '../../support/cli.js';
 import { FAST_LIMITS } from '../../support/deployments.js';
 

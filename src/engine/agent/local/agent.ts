@@ -4,7 +4,7 @@
  * returned, calls a tool that can supply a missing value first (a place's coordinates before
  * its forecast), and writes a reply that quotes what it got. Deterministic; no network.
  */
-import type { Agent, Catalog, ToolInfo, ToolOutcome } from '../types.js';
+import type { Agent, Catalog, ToolInfo, ToolOutcome } from '../agent-types.js';
 import { fillArguments } from './arguments.js';
 import { indexCatalog, planRequest, toolStems } from './planner.js';
 import { composeReply, type Step } from './reply.js';

@@ -4,7 +4,7 @@
  * name, enum values mentioned, strings that match the parameter's pattern, dates, arithmetic,
  * and for a lone text parameter the most likely phrase. Pure.
  */
-import type { InputSchema, JsonSchema } from '../types.js';
+import type { InputSchema, JsonSchema } from '../agent-types.js';
 import { findDates, findExpression, findNames, findNumbers, findQuoted, isStopWord, splitWords, stem, type NumberMention } from './text.js';
 
 export interface FilledArguments {

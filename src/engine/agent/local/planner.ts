@@ -5,7 +5,7 @@
  * they appear and by how rare they are in this server), and only candidates above a threshold
  * are used. Pure.
  */
-import type { Catalog, ResourceInfo, ResourceTemplateInfo, ToolInfo } from '../types.js';
+import type { Catalog, ResourceInfo, ResourceTemplateInfo, ToolInfo } from '../agent-types.js';
 import { fillArguments, fillTemplate, fillUriTemplate } from './arguments.js';
 import { contentStems, splitWords, stem } from './text.js';
 

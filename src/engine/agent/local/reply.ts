@@ -1,5 +1,5 @@
 /** The local agent's reply: what it called and read, quoting each result, and what it could not do. Pure. */
-import type { ResourceOutcome, ToolOutcome } from '../types.js';
+import type { ResourceOutcome, ToolOutcome } from '../agent-types.js';
 
 export type Step =
   | { kind: 'call'; tool: string; args: Record<string, unknown>; outcome: ToolOutcome }

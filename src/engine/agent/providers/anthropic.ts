@@ -4,7 +4,7 @@
  * `tool_result` blocks, and ends at `end_turn` or at the run's limits.
  */
 import type Anthropic from '@anthropic-ai/sdk';
-import type { Agent } from '../types.js';
+import type { Agent } from '../agent-types.js';
 import { carryOut, offeredTools, providerError, providerMessage, retryAfterOf, systemPrompt } from './shared.js';
 
 export interface AnthropicAgentOptions {

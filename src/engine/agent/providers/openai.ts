@@ -4,7 +4,7 @@
  * `tool` message, and ends when the model answers without tool calls or at the run's limits.
  */
 import type OpenAI from 'openai';
-import type { Agent } from '../types.js';
+import type { Agent } from '../agent-types.js';
 import { carryOut, offeredTools, providerError, providerMessage, retryAfterOf, systemPrompt } from './shared.js';
 
 export interface OpenAiAgentOptions {

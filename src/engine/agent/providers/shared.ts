@@ -5,7 +5,7 @@
  */
 import { HttpError } from '../../http/respond.js';
 import { ServiceError } from '../../types.js';
-import type { AgentSession, Catalog, InputSchema } from '../types.js';
+import type { AgentSession, Catalog, InputSchema } from '../agent-types.js';
 
 export interface OfferedTool {
   name: string;

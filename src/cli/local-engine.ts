@@ -5,12 +5,12 @@
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync } from 'node:fs';
 import { open, readFile, rename, rm, stat } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { EXIT, UserError } from '../cli/errors.js';
-import { homePaths, resolveHome, type HomePaths } from './home.js';
-import { ensureDir } from './store/atomic.js';
+import { EXIT, UserError } from '../shared/errors.js';
+import { homePaths, resolveHome, type HomePaths } from '../engine/home.js';
+import { ensureDir } from '../engine/store/atomic.js';
 import {
   checkHealth,
   EXIT_ALREADY_RUNNING,
@@ -21,7 +21,8 @@ import {
   stopOrphans,
   type EngineState,
   type HealthResult,
-} from './state.js';
+} from '../engine/state.js';
+import { VERSION as cliVersion } from '../shared/version.js';
 
 export interface EnsureLocalEngineOptions {
   env: Record<string, string | undefined>;
@@ -51,7 +52,6 @@ const DEFAULT_PATIENCE_MS = 30_000;
 /** The log is rotated (one old copy kept) when it passes this size at a start. */
 const LOG_ROTATE_BYTES = 10 * 1024 * 1024;
 
-const { version: cliVersion } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
 /** Returns the URL and key of the local engine, starting it in the background when it is not running. */
 export async function ensureLocalEngine(options: EnsureLocalEngineOptions): Promise<LocalEngine> {
@@ -326,9 +326,9 @@ export async function localEngineStatus(paths: HomePaths, options: PatienceOptio
   };
 }
 
-/** The daemon's entry: beside this file when built; from a source checkout, the built copy. */
+/** The daemon's entry: in the built engine folder; from a source checkout, the built copy. */
 export function daemonEntry(): string {
-  const beside = fileURLToPath(new URL('./daemon.js', import.meta.url));
+  const beside = fileURLToPath(new URL('../engine/daemon.js', import.meta.url));
   if (existsSync(beside)) return beside;
   const built = fileURLToPath(new URL('../../dist/engine/daemon.js', import.meta.url));
   if (existsSync(built)) return built;
@@ -374,8 +374,4 @@ async function lastError(logFile: string): Promise<string> {
     }
   }
   return '';
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -1,0 +1,41 @@
+/**
+ * How a deployment's log reads: a runtime's JSON log line as a deployment log line, the runtime's
+ * own health-check lines left out, and the start queue as a stage says it. Pure.
+ */
+import type { LogLine } from '../../api/contract.js';
+
+/**
+ * The queue ahead, as a stage says it: exact when short, in tens when long (each change of a
+ * stage wakes every client following the deployment, so a long queue should not wake them at
+ * every step).
+ */
+export function describeAhead(ahead: number): string {
+  if (ahead === 0) return 'next in line';
+  if (ahead <= 10) return `${ahead} start${ahead === 1 ? '' : 's'} ahead`;
+  return `${Math.floor(ahead / 10) * 10}+ starts ahead`;
+}
+
+const LEVELS = new Set(['debug', 'info', 'warn', 'error']);
+const OWN_FIELDS = new Set(['time', 'level', 'msg', 'message', 'event', 'request_id', 'pid', 'hostname']);
+
+/** A runtime log object as a deployment log line: its message (or event), then its other fields as key=value. */
+export function toLogLine(line: Record<string, unknown>, instance: string, now: number): LogLine {
+  const level = typeof line.level === 'string' && LEVELS.has(line.level) ? line.level : 'info';
+  const head = [line.msg, line.message, line.event].find((value): value is string => typeof value === 'string');
+  const text = head ?? '';
+  const fields = Object.entries(line)
+    .filter(([key]) => !OWN_FIELDS.has(key))
+    .map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`);
+  return {
+    time: typeof line.time === 'string' ? line.time : new Date(now).toISOString(),
+    level,
+    message: [text, ...fields].filter((part) => part !== '').join(' '),
+    instance,
+    ...(typeof line.request_id === 'string' ? { request_id: line.request_id } : {}),
+  };
+}
+
+/** The runtime's own line for a successful /health request: the supervisor's checks, not news. */
+export function isHealthCheckLine(line: Record<string, unknown>): boolean {
+  return line.event === 'request' && line.path === '/health' && typeof line.status === 'number' && line.status < 400;
+}

@@ -1,0 +1,66 @@
+/**
+ * A new deployment as it is first written: `deploying`, with its URL (a staging deployment is
+ * routed by a generated name, any other by its id) and what the local engine says it does not do.
+ */
+import type { DeployRequest, Environment } from '../../api/contract.js';
+import { newDeploymentId, newStagingName } from '../ids.js';
+import type { DeploymentRecord, ServerRecord } from '../types.js';
+import { deploymentUrl } from './registry.js';
+
+export interface NewDeployment {
+  server: ServerRecord;
+  environment: Environment;
+  config: DeployRequest['config'];
+  /** lower case, checked */
+  domain: string | undefined;
+  desired: number;
+  previousId: string | undefined;
+  baseUrl: string;
+  now: number;
+}
+
+export function newDeploymentRecord(input: NewDeployment): DeploymentRecord {
+  const { server, environment, domain } = input;
+  const at = new Date(input.now).toISOString();
+  const id = newDeploymentId();
+  const routeName = environment === 'staging' ? newStagingName() : id;
+  const url = deploymentUrl(input.baseUrl, routeName);
+  return {
+    deployment: {
+      deployment_id: id,
+      status: 'deploying',
+      url,
+      deploy_time: null,
+      health_check: `${url}/health`,
+      mcp_id: server.server.mcp_id,
+      environment,
+      stage: 'queued',
+      desired_instances: input.desired,
+      instances: [],
+      domain: domain ?? null,
+      notices: noticesFor(environment, domain),
+      created_at: at,
+      updated_at: at,
+      transitions: [{ status: 'deploying', at }],
+    },
+    mcpId: server.server.mcp_id,
+    routeName,
+    config: { ...input.config, ...(domain === undefined ? {} : { domain }) },
+    ...(input.previousId === undefined ? {} : { previousId: input.previousId }),
+    version: 1,
+  };
+}
+
+/** What the local engine says plainly it does not do. */
+export function noticesFor(environment: Environment, domain: string | undefined): string[] {
+  const notices: string[] = [];
+  if (environment === 'production') {
+    notices.push('single machine: instances run on this host only, not across regions');
+    notices.push('no automatic HTTPS: the URL is plain HTTP on this host; put a TLS proxy in front of it or use a hosted service');
+    notices.push('no alerting: watch it with `mcpctl status` and `mcpctl metrics`');
+  }
+  if (domain !== undefined) {
+    notices.push(`custom domain: requests with Host ${domain} are routed here, but DNS and certificates for it are yours to set up`);
+  }
+  return notices;
+}

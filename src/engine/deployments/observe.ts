@@ -1,0 +1,58 @@
+/**
+ * Reading a deployment: its log (live, or from disk when it no longer runs here), following its
+ * log, and its metrics over a window.
+ */
+import type { LogLine, Metrics } from '../../api/contract.js';
+import { ServiceError, type DeploymentRecord } from '../types.js';
+import { LogBook } from './log-book.js';
+import { summarizeMetrics } from './metrics.js';
+import type { Registry } from './registry.js';
+
+const MAX_LOG_LINES = 5000;
+const MAX_WINDOW_SECONDS = 86_400;
+
+export interface Observed {
+  registry: Registry;
+  logDir: string;
+  clock: () => number;
+  /** the record, or a not_found ServiceError */
+  requireRecord(deploymentId: string): Promise<DeploymentRecord>;
+}
+
+export async function readLogs(ctx: Observed, deploymentId: string, options: { since?: string; limit?: number }): Promise<LogLine[]> {
+  const limit = Math.min(MAX_LOG_LINES, Math.max(1, options.limit ?? 200));
+  const read = { limit, ...(options.since === undefined ? {} : { since: options.since }) };
+  const live = ctx.registry.get(deploymentId);
+  if (live !== undefined) return live.ctx.logs.read(read);
+  await ctx.requireRecord(deploymentId);
+  const book = new LogBook(ctx.logDir, deploymentId, MAX_LOG_LINES);
+  await book.load();
+  return book.read(read);
+}
+
+/** Follows new log lines until `signal` aborts. */
+export async function followLogs(ctx: Observed, deploymentId: string, onLine: (line: LogLine) => void, signal: AbortSignal): Promise<void> {
+  const live = ctx.registry.get(deploymentId);
+  if (live === undefined) await ctx.requireRecord(deploymentId);
+  const unsubscribe = live?.ctx.logs.subscribe(onLine);
+  if (!signal.aborted) await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+  unsubscribe?.();
+}
+
+export async function readMetrics(ctx: Observed, deploymentId: string, windowSeconds: number): Promise<Metrics> {
+  if (!Number.isFinite(windowSeconds) || windowSeconds < 1 || windowSeconds > MAX_WINDOW_SECONDS) {
+    throw new ServiceError('bad_request', `window must be from 1 to ${MAX_WINDOW_SECONDS} seconds`, [
+      { path: 'window', message: `must be from 1 to ${MAX_WINDOW_SECONDS}` },
+    ]);
+  }
+  const now = ctx.clock();
+  const live = ctx.registry.get(deploymentId);
+  if (live === undefined) await ctx.requireRecord(deploymentId);
+  const samples = live?.samples.since(now - windowSeconds * 1000) ?? [];
+  return summarizeMetrics(samples, {
+    deploymentId,
+    windowSeconds,
+    now,
+    ...(live?.servingSince === undefined ? {} : { startedAt: live.servingSince }),
+  });
+}

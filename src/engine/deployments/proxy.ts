@@ -1,0 +1,263 @@
+/**
+ * Passing one MCP request to an instance of a deployment. A request of a session goes to the
+ * instance that holds the session (Mcp-Session-Id); any other to the healthy instance with the
+ * fewest requests in flight. A request is tried on another instance when the connection to the
+ * first failed before anything was sent, or (for requests that are safe to repeat) when a pooled
+ * connection turned out to be dead; never for a session, whose state lives on one instance.
+ * Responses are piped through as they arrive (SSE included) while a bounded copy is kept to see
+ * whether a tool call failed.
+ */
+import { request as httpRequest, type Agent, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import { readBody, sendJson } from '../../shared/http.js';
+import type { DeploymentLimits } from './limits.js';
+import { findCallFailure, inspectRequest, redactForLog, type McpRequestInfo } from './mcp-messages.js';
+import type { Attempt, Upstream } from './upstream.js';
+
+export interface ProxyOptions {
+  search: string;
+  agent: Agent;
+  limits: DeploymentLimits;
+  clock: () => number;
+  newRequestId: () => string;
+}
+
+/** How much of a response is kept to look for a tool error. */
+const PEEK_BYTES = 1024 * 1024;
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
+const SESSION_HEADER = 'mcp-session-id';
+
+type Peek = { contentType?: string; text: string };
+type Record = (status: number, toolError: boolean | undefined, peek?: Peek) => void;
+
+export async function proxyMcp(upstream: Upstream, req: IncomingMessage, res: ServerResponse, options: ProxyOptions): Promise<void> {
+  const started = options.clock();
+  const startedAt = performance.now();
+  // The engine's HTTP layer has already given this request an id; keep it end to end.
+  const given = res.getHeader('x-request-id');
+  const requestId = typeof given === 'string' ? given : (firstHeader(req.headers['x-request-id']) ?? options.newRequestId());
+  const traced = upstream.traced;
+  const session = firstHeader(req.headers[SESSION_HEADER]);
+  const body = await readBody(req, options.limits.maxBodyBytes);
+  if (body === 'too large') {
+    sendRpcError(res, 413, `the request body is over ${options.limits.maxBodyBytes} bytes`);
+    return;
+  }
+  // The client went away before its request arrived: nothing to send, nothing to count
+  // (499 is what the engine's log line says).
+  if (body === 'gone') {
+    res.statusCode = 499;
+    return;
+  }
+  const info = inspectRequest(body.toString('utf8'));
+  if (traced) {
+    const args = info.arguments === undefined ? '' : ` ${JSON.stringify(redactForLog(info.arguments))}`;
+    upstream.log('debug', `→ ${req.method} ${info.method ?? '(not JSON-RPC)'}${info.tool === undefined ? '' : ` ${info.tool}`}${args}`, { request_id: requestId });
+  }
+  const record: Record = (status, toolError, peek) => {
+    const latencyMs = performance.now() - startedAt;
+    upstream.report({
+      at: started,
+      latencyMs,
+      status,
+      ...(info.method === undefined ? {} : { method: info.method }),
+      ...(info.tool === undefined ? {} : { tool: info.tool }),
+      ...(info.method === 'tools/call' ? { toolError: toolError ?? status >= 400 } : {}),
+    });
+    if (traced) {
+      const outcome = toolError === true ? 'failed' : 'ok';
+      const result = peek === undefined ? '' : ` ${describeResult(peek.contentType, peek.text)}`;
+      upstream.log('debug', `← ${status} ${outcome} in ${latencyMs.toFixed(1)} ms${result}`, { request_id: requestId });
+    }
+  };
+  const tried = new Set<string>();
+  for (;;) {
+    const attempt = upstream.pick({ ...(session === undefined ? {} : { session }), ...(req.method === undefined ? {} : { method: req.method }) }, tried);
+    if (attempt === 'session gone') {
+      // Streamable HTTP: a 404 to a request with a session id tells the client to initialize again.
+      sendRpcError(res, 404, `session ${session} is gone: the instance that held it stopped; initialize a new session`, {}, info.id);
+      record(404, true);
+      return;
+    }
+    const active = upstream.status !== 'stopped' && upstream.status !== 'failed';
+    if (attempt === undefined || (!active && !attempt.sticky)) {
+      attempt?.release();
+      if (!active) sendRpcError(res, 503, `deployment ${upstream.id} is ${upstream.status}`);
+      else {
+        const why = upstream.status === 'deploying' ? 'is still starting' : 'has no healthy instance right now';
+        sendRpcError(res, 503, `deployment ${upstream.id} ${why}; retry shortly`, { 'retry-after': '1' }, info.id);
+      }
+      record(503, true);
+      return;
+    }
+    tried.add(attempt.instance);
+    const outcome = await forward(attempt, { upstream, req, res, body, requestId, info, record, options });
+    if (outcome === 'done') return;
+    if (outcome === 'lost' && (await attempt.answers())) {
+      // It lives, so the session may too, and the request may have reached it: not repeated.
+      sendRpcError(res, 502, `instance ${attempt.instance} closed the connection before answering`, {}, info.id);
+      record(502, true);
+      return;
+    }
+    attempt.refused();
+    if (attempt.sticky) {
+      sendRpcError(res, 404, `session ${session} is gone: the instance that held it does not answer; initialize a new session`, {}, info.id);
+      record(404, true);
+      return;
+    }
+    upstream.log('warn', `instance ${attempt.instance} refused a connection; trying another`, { instance: attempt.instance, request_id: requestId });
+  }
+}
+
+interface ForwardArgs {
+  upstream: Upstream;
+  req: IncomingMessage;
+  res: ServerResponse;
+  body: Buffer;
+  requestId: string;
+  info: McpRequestInfo;
+  record: Record;
+  options: ProxyOptions;
+}
+
+/**
+ * One try on one instance: 'retry' when nothing reached it; 'lost' when the connection of a
+ * session's request broke before any answer (the caller looks whether the instance is still
+ * there); 'done' otherwise.
+ */
+function forward(attempt: Attempt, args: ForwardArgs): Promise<'retry' | 'lost' | 'done'> {
+  const { upstream, req, res, body, requestId, info, record, options } = args;
+  return new Promise((resolve) => {
+    let connected = false;
+    let settled = false;
+    const settle = (outcome: 'retry' | 'lost' | 'done', status?: number, toolError?: boolean, peek?: Peek) => {
+      if (settled) return;
+      settled = true;
+      attempt.release();
+      if (outcome === 'done' && status !== undefined) record(status, toolError, peek);
+      resolve(outcome);
+    };
+    const sent = httpRequest({
+      host: attempt.host,
+      port: attempt.port,
+      method: req.method,
+      path: `/mcp${options.search}`,
+      headers: upstreamHeaders(req, attempt.port, body.length, requestId),
+      agent: options.agent,
+    });
+    sent.on('socket', (socket) => {
+      if (!socket.connecting) connected = true;
+      else socket.once('connect', () => (connected = true));
+    });
+    sent.on('error', (error: NodeJS.ErrnoException) => {
+      if (settled) return;
+      if (!connected && !res.headersSent) return settle('retry');
+      // A pooled connection the instance had closed (it died, or it is stopping): the request
+      // went nowhere useful. Repeat it elsewhere only if repeating cannot do harm.
+      if (!res.headersSent && attempt.sticky) return settle('lost');
+      if (!res.headersSent && sent.reusedSocket && RESET_CODES.has(error.code ?? '') && upstream.safeToRepeat(info)) return settle('retry');
+      if (!res.headersSent) sendRpcError(res, 502, `instance ${attempt.instance} closed the connection before answering`, {}, info.id);
+      else res.destroy();
+      settle('done', 502, true);
+    });
+    sent.on('response', (answer) => {
+      const status = answer.statusCode ?? 502;
+      const contentType = firstHeader(answer.headers['content-type']);
+      attempt.answered(status, firstHeader(answer.headers[SESSION_HEADER]));
+      const headers = responseHeaders(answer.headers);
+      headers['x-request-id'] ??= requestId;
+      res.writeHead(status, headers);
+      res.flushHeaders();
+      const chunks: Buffer[] = [];
+      let kept = 0;
+      let broke = false;
+      answer.on('data', (chunk: Buffer) => {
+        if (kept + chunk.length <= PEEK_BYTES) {
+          chunks.push(chunk);
+          kept += chunk.length;
+        }
+      });
+      answer.on('close', () => {
+        if (answer.complete) return;
+        broke = true;
+        res.destroy();
+      });
+      answer.pipe(res);
+      res.on('close', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        if (broke) return settle('done', 502, true);
+        if (!res.writableFinished) {
+          // The client went away: stop the upstream request too.
+          sent.destroy();
+          return settle('done', 499, undefined);
+        }
+        const failed = info.method === 'tools/call' ? status >= 400 || findCallFailure(contentType, text, info.id) === true : status >= 400;
+        settle('done', status, failed, contentType === undefined ? { text } : { contentType, text });
+      });
+    });
+    res.on('close', () => {
+      if (!res.headersSent && !settled) {
+        sent.destroy();
+        settle('done', 499, undefined);
+      }
+    });
+    sent.end(body);
+  });
+}
+
+const RESET_CODES = new Set(['ECONNRESET', 'EPIPE']);
+
+function upstreamHeaders(req: IncomingMessage, port: number, length: number, requestId: string): { [name: string]: string | string[] } {
+  const headers: { [name: string]: string | string[] } = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || HOP_BY_HOP.has(name) || name === 'host' || name === 'content-length') continue;
+    headers[name] = value;
+  }
+  // The runtime checks Host against its own address (DNS-rebinding protection).
+  headers.host = `127.0.0.1:${port}`;
+  headers['x-forwarded-host'] = req.headers.host ?? '';
+  headers['x-forwarded-proto'] = 'http';
+  headers['x-forwarded-for'] = req.socket.remoteAddress ?? '';
+  headers['x-request-id'] = requestId;
+  if (length > 0 || req.method === 'POST') headers['content-length'] = String(length);
+  return headers;
+}
+
+function responseHeaders(headers: IncomingHttpHeaders): { [name: string]: string | string[] } {
+  const out: { [name: string]: string | string[] } = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
+  }
+  return out;
+}
+
+function describeResult(contentType: string | undefined, text: string): string {
+  const payload = (contentType ?? '').includes('text/event-stream') ? text.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).join(' ') : text;
+  try {
+    const shown = JSON.stringify(redactForLog(JSON.parse(payload)));
+    return shown.length > 1000 ? `${shown.slice(0, 1000)}…` : shown;
+  } catch {
+    return payload.length > 1000 ? `${payload.slice(0, 1000)}…` : payload;
+  }
+}
+
+function firstHeader(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * An MCP client understands a JSON-RPC error better than a bare HTTP one; with the id of its
+ * request (when it was read), so the client can match the answer to the call.
+ */
+export function sendRpcError(res: ServerResponse, status: number, message: string, headers: { [name: string]: string } = {}, id: McpRequestInfo['id'] = null): void {
+  sendJson(res, status, { jsonrpc: '2.0', error: { code: -32000, message }, id: id ?? null }, { headers });
+}

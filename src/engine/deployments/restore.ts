@@ -1,0 +1,105 @@
+/**
+ * An engine start, for deployments: settle what the last stop interrupted (a deployment still
+ * deploying is failed), stop the instances an engine that did not stop cleanly left running, and
+ * bring back every deployment that was deployed, at the same URL.
+ */
+import type { Runner } from '../runners/runner.js';
+import type { DeploymentRecord, Logger, ServerRecord, Store } from '../types.js';
+import type { DeploymentLimits } from './limits.js';
+import type { LiveDeployment } from './live-deployment.js';
+import { LogBook } from './log-book.js';
+import { deploymentUrl, routeNameOf, type Registry } from './registry.js';
+import { resolveScaling } from './limits.js';
+import { applyTransition } from './states.js';
+
+export interface RestoreContext {
+  store: Store;
+  registry: Registry;
+  runner: Runner;
+  /** the engine's home: its instances carry it as a label */
+  home: string;
+  baseUrl: string;
+  logDir: string;
+  limits: DeploymentLimits;
+  logger: Logger;
+  clock: () => number;
+  closing: () => boolean;
+  /** makes a LiveDeployment of a record and registers it */
+  adopt(record: DeploymentRecord, server: ServerRecord, routeName: string, min: number, max: number, logs: LogBook): LiveDeployment;
+  /** a deployment that ended: forget old ones, wait for its writes */
+  finish(live: LiveDeployment): Promise<void>;
+}
+
+/** Fails the deployments a stop interrupted while they were deploying (their instances are gone). */
+export async function failInterrupted(ctx: RestoreContext): Promise<void> {
+  for (const record of await ctx.store.listDeployments({ status: 'deploying' })) {
+    if (ctx.registry.has(record.deployment.deployment_id)) continue;
+    applyTransition(record.deployment, 'failed', ctx.clock(), 'the engine stopped before the deployment finished');
+    record.version += 1;
+    await ctx.store.putDeployment(record);
+  }
+}
+
+/**
+ * Instances of this engine's deployments that still run although no engine supervises them (the
+ * engine was killed): the runner takes over those it can; the others are stopped, and their
+ * deployments start new ones.
+ */
+export async function stopLeftInstances(ctx: RestoreContext): Promise<void> {
+  const known = new Set(ctx.registry.all().flatMap((live) => live.instances.map((instance) => `${live.id}/${instance.id}`)));
+  for (const found of await ctx.runner.find(ctx.home)) {
+    if (known.has(`${found.labels.deployment}/${found.labels.instance}`)) continue;
+    // Taking over a running instance needs a runner that can re-attach to it; this one stops it.
+    const taken = await found.adopt(() => {});
+    await (taken ?? found).stop(ctx.limits.stopGraceMs).catch(() => undefined);
+    ctx.logger.warn('stopped an instance left by an engine that did not stop cleanly', {
+      deployment_id: found.labels.deployment,
+      instance: found.labels.instance,
+      ...(found.pid === undefined ? {} : { pid: found.pid }),
+    });
+  }
+}
+
+/** Brings back one deployment that was deployed. */
+export async function restoreOne(ctx: RestoreContext, record: DeploymentRecord): Promise<void> {
+  const d = record.deployment;
+  const server = await ctx.store.getServer(record.mcpId);
+  if (server === undefined) {
+    applyTransition(d, 'failed', ctx.clock(), `its build ${record.mcpId} is missing, so it could not be restored`);
+    record.version += 1;
+    await ctx.store.putDeployment(record);
+    return;
+  }
+  const environment = d.environment ?? 'development';
+  const scaling = resolveScaling(environment, record.config.scaling);
+  const { min, max } = scaling.ok ? scaling : (resolveScaling(environment, undefined) as { min: number; max: number });
+  const routeName = routeNameOf(record);
+  const logs = new LogBook(ctx.logDir, d.deployment_id, ctx.limits.logLinesKept);
+  await logs.load();
+  const url = deploymentUrl(ctx.baseUrl, routeName);
+  const moved = url !== d.url ? d.url : undefined;
+  if (moved !== undefined || d.desired_instances !== min || record.routeName === undefined) {
+    // What the API will show is written first.
+    d.url = url;
+    d.health_check = `${url}/health`;
+    d.desired_instances = min;
+    record.routeName = routeName;
+    record.version += 1;
+    await ctx.store.putDeployment(record);
+  }
+  const live = ctx.adopt(record, server, routeName, min, max, logs);
+  if (moved !== undefined) live.log('warn', `the engine now listens elsewhere: URL changed from ${moved} to ${url}`);
+  live.log('info', `restoring after an engine restart: ${min} instance${min === 1 ? '' : 's'}`);
+  try {
+    await live.launch(min, 'restoring');
+  } catch (error) {
+    if (ctx.closing()) return;
+    if (live.status === 'deployed') live.transition('failed', `could not be restored: ${error instanceof Error ? error.message : String(error)}`);
+    await live.stopInstances();
+    await ctx.finish(live);
+    return;
+  }
+  if (live.status !== 'deployed') return;
+  live.setStage('running');
+  live.startAutoscaler();
+}

@@ -1,0 +1,192 @@
+/**
+ * What the gateway sees of a deployment (the Upstream) and its implementation over a
+ * LiveDeployment: which instance takes a request (a session's own instance, else the healthy one
+ * with the fewest requests in flight), what became of the call (metrics, the development log),
+ * and which sessions live on which instance.
+ */
+import type { DeploymentState, LogLine } from '../../api/contract.js';
+import type { ManagedInstance } from './instance.js';
+import type { LiveDeployment } from './live-deployment.js';
+import type { McpRequestInfo } from './mcp-messages.js';
+import { Sessions } from './sessions.js';
+
+/** The body of `{url}/health`, and whether it says healthy. */
+export interface HealthReport {
+  healthy: boolean;
+  body: Record<string, unknown>;
+}
+
+/** What became of one request, for the deployment's metrics and (in development) its log. */
+export interface CallOutcome {
+  /** when the request arrived, ms since the epoch */
+  at: number;
+  latencyMs: number;
+  status: number;
+  method?: string;
+  tool?: string;
+  /** tools/call: whether the call failed (an error status, a JSON-RPC error or `isError`) */
+  toolError?: boolean;
+}
+
+/** One try of a request on one instance. */
+export interface Attempt {
+  readonly instance: string;
+  readonly host: string;
+  readonly port: number;
+  /** the request named a session and goes to the instance that holds it */
+  readonly sticky: boolean;
+  /** the connection to the instance failed before anything was sent: it is checked at once */
+  refused(): void;
+  /** whether the instance answers its health check now (a broken connection: is it still there?) */
+  answers(): Promise<boolean>;
+  /**
+   * The instance answered: `session` is its Mcp-Session-Id header. A new id is remembered for
+   * this instance; a DELETE answered 2xx, or a 404 to a request with a session, ends the session.
+   */
+  answered(status: number, session: string | undefined): void;
+  /** the try is over: the instance's request in flight is done */
+  release(): void;
+}
+
+/** The gateway's view of one deployment. */
+export interface Upstream {
+  readonly id: string;
+  readonly status: DeploymentState;
+  /** development: the gateway logs every request and its answer */
+  readonly traced: boolean;
+  healthReport(): HealthReport;
+  /**
+   * The instance for a try of a request. With `session` (the request's Mcp-Session-Id) that the
+   * deployment knows: the instance that holds it, or 'session gone' when that instance stopped or
+   * restarted. Otherwise the healthy instance with the fewest requests in flight, never one of
+   * `tried`; undefined when there is none.
+   */
+  pick(request: { session?: string; method?: string }, tried: ReadonlySet<string>): Attempt | 'session gone' | undefined;
+  /** whether sending the request twice is harmless (see safeToRepeat) */
+  safeToRepeat(request: McpRequestInfo): boolean;
+  report(outcome: CallOutcome): void;
+  log(level: 'debug' | 'info' | 'warn' | 'error', message: string, extra?: Partial<LogLine>): void;
+}
+
+export class DeploymentUpstream implements Upstream {
+  readonly sessions = new Sessions();
+  private rotation = 0;
+
+  constructor(private readonly live: LiveDeployment) {}
+
+  get id(): string {
+    return this.live.id;
+  }
+  get status(): DeploymentState {
+    return this.live.status;
+  }
+  get traced(): boolean {
+    return this.live.environment === 'development';
+  }
+
+  healthReport(): HealthReport {
+    const live = this.live;
+    const checks = live.instances.map((instance) => instance.lastCheck ?? 0);
+    const last = Math.max(0, ...checks);
+    const healthy = live.status === 'deployed' && live.healthy() > 0;
+    return {
+      healthy,
+      body: {
+        status: healthy ? 'healthy' : live.status === 'deployed' ? 'unhealthy' : live.status,
+        deployment_id: live.id,
+        instances: { total: live.instances.filter((i) => i.state !== 'stopped').length, healthy: live.healthy() },
+        last_check: last === 0 ? null : new Date(last).toISOString(),
+      },
+    };
+  }
+
+  pick(request: { session?: string; method?: string }, tried: ReadonlySet<string>): Attempt | 'session gone' | undefined {
+    const now = this.live.ctx.clock();
+    this.live.lastActivity = now;
+    if (request.session !== undefined) {
+      const held = this.sessions.lookup(request.session, now);
+      if (held === 'gone') return 'session gone';
+      if (held !== undefined) return tried.has(held.id) ? 'session gone' : this.attempt(held, true, request);
+    }
+    const instance = this.leastLoaded(tried);
+    return instance === undefined ? undefined : this.attempt(instance, false, request);
+  }
+
+  /** The healthy instance with the fewest requests in flight. */
+  private leastLoaded(tried: ReadonlySet<string>): ManagedInstance | undefined {
+    const candidates = this.live.instances.filter((instance) => instance.serving && !tried.has(instance.id));
+    if (candidates.length === 0) return undefined;
+    // Start the scan at a rotating offset so ties are shared out round-robin.
+    const offset = this.rotation++ % candidates.length;
+    let best: ManagedInstance | undefined;
+    for (let i = 0; i < candidates.length; i += 1) {
+      const candidate = candidates[(offset + i) % candidates.length]!;
+      if (best === undefined || candidate.outstanding < best.outstanding) best = candidate;
+    }
+    return best;
+  }
+
+  private attempt(instance: ManagedInstance, sticky: boolean, request: { session?: string; method?: string }): Attempt {
+    const live = this.live;
+    live.trackLoad(1);
+    instance.outstanding += 1;
+    let released = false;
+    return {
+      instance: instance.id,
+      host: instance.host ?? '127.0.0.1',
+      port: instance.port ?? 0,
+      sticky,
+      refused: () => {
+        instance.suspect();
+        if (sticky && request.session !== undefined) this.sessions.close(request.session);
+      },
+      answers: () => instance.answers(),
+      answered: (status, session) => {
+        const now = live.ctx.clock();
+        if (session !== undefined && session !== request.session && status < 400) {
+          this.sessions.open(session, instance, now, live.ctx.limits.sessionIdleMs);
+        }
+        if (request.session === undefined) return;
+        const ended = (request.method === 'DELETE' && status >= 200 && status < 300) || status === 404;
+        if (ended) this.sessions.close(request.session);
+      },
+      release: () => {
+        if (released) return;
+        released = true;
+        live.trackLoad(-1);
+        instance.outstanding = Math.max(0, instance.outstanding - 1);
+      },
+    };
+  }
+
+  safeToRepeat(request: McpRequestInfo): boolean {
+    return safeToRepeat(request, this.live);
+  }
+
+  report(outcome: CallOutcome): void {
+    this.live.lastActivity = Math.max(this.live.lastActivity, outcome.at);
+    this.live.samples.push({
+      t: outcome.at,
+      latencyMs: outcome.latencyMs,
+      status: outcome.status,
+      ...(outcome.method === undefined ? {} : { method: outcome.method }),
+      ...(outcome.tool === undefined ? {} : { tool: outcome.tool }),
+      ...(outcome.toolError === undefined ? {} : { toolError: outcome.toolError }),
+    });
+  }
+
+  log(level: 'debug' | 'info' | 'warn' | 'error', message: string, extra: Partial<LogLine> = {}): void {
+    this.live.log(level, message, extra);
+  }
+}
+
+/**
+ * Whether sending a request twice is harmless: any method but tools/call (initialize, lists,
+ * reads, pings, notifications), or a call of a tool its definition marks read-only or idempotent.
+ */
+export function safeToRepeat(info: McpRequestInfo, live: Pick<LiveDeployment, 'ctx'>): boolean {
+  if (info.method === undefined || info.method === 'batch') return false;
+  if (info.method !== 'tools/call') return true;
+  const tool = live.ctx.server.definition.tools?.find((t) => t.name === info.tool);
+  return tool?.annotations?.readOnlyHint === true || tool?.annotations?.idempotentHint === true;
+}

@@ -1,0 +1,138 @@
+/**
+ * The process runner: each instance is a Node child process of the engine (the runtime's
+ * `serve-bundle`) on its own loopback port. Its labels travel in its environment
+ * (MCPCTL_INSTANCE), so a restarted engine finds the processes it left (Linux: /proc). A child
+ * process cannot be taken over by another engine process (its output pipes ended with the old
+ * one), so what it finds is stopped, and the deployment starts new instances.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { get } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isProcessAlive } from '../state.js';
+import type { StartRuntimeProcess } from '../types.js';
+import { RunnerStartError, type FoundInstance, type InstanceLabels, type Runner, type RunnerInstance } from './runner.js';
+
+/** The environment variable that carries an instance's labels (JSON). */
+export const LABELS_ENV = 'MCPCTL_INSTANCE';
+
+export function createProcessRunner(startRuntime: StartRuntimeProcess): Runner {
+  return {
+    kind: 'process',
+    async start(spec): Promise<RunnerInstance> {
+      const handle = await startRuntime({
+        bundleDir: spec.bundleDir,
+        host: '127.0.0.1',
+        port: 0,
+        env: { ...spec.env, [LABELS_ENV]: JSON.stringify(spec.labels) },
+        logLevel: spec.logLevel,
+        startTimeoutMs: spec.limits.startTimeoutMs,
+        onLog: (line) => spec.onLog(line),
+      }).catch((error: unknown) => {
+        const kind = (error as { kind?: unknown } | null)?.kind;
+        const transient = kind === 'timeout' || kind === 'spawn' || kind === 'killed';
+        throw new RunnerStartError(error instanceof Error ? error.message : String(error), transient, { cause: error });
+      });
+      return {
+        labels: spec.labels,
+        pid: handle.pid,
+        host: '127.0.0.1',
+        port: handle.port,
+        exited: handle.exited.then(readExit),
+        stop: (graceMs) => handle.stop(graceMs),
+        health: (timeoutMs) => probeHealth(handle.healthUrl, timeoutMs),
+      };
+    },
+    find: findProcesses,
+  };
+}
+
+/** The processes whose labels name this engine, but for this engine process's own children. */
+async function findProcesses(engine: string): Promise<FoundInstance[]> {
+  let entries: string[];
+  try {
+    entries = await readdir('/proc');
+  } catch {
+    return [];
+  }
+  const found: FoundInstance[] = [];
+  for (const entry of entries) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) continue;
+    // this engine's own children are running instances, not leftovers
+    if ((await parentOf(pid)) === process.pid) continue;
+    const labels = await readLabels(pid);
+    if (labels === undefined || labels.engine !== engine) continue;
+    found.push({
+      labels,
+      pid,
+      adopt: () => Promise.resolve(undefined),
+      stop: (graceMs) => stopPid(pid, graceMs),
+    });
+  }
+  return found;
+}
+
+async function parentOf(pid: number): Promise<number | undefined> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+async function readLabels(pid: number): Promise<InstanceLabels | undefined> {
+  let environ: string;
+  try {
+    environ = await readFile(`/proc/${pid}/environ`, 'utf8');
+  } catch {
+    // gone, or another user's
+    return undefined;
+  }
+  const entry = environ.split('\0').find((item) => item.startsWith(`${LABELS_ENV}=`));
+  if (entry === undefined) return undefined;
+  try {
+    const value = JSON.parse(entry.slice(LABELS_ENV.length + 1)) as Partial<InstanceLabels>;
+    if (typeof value.engine !== 'string' || typeof value.deployment !== 'string' || typeof value.instance !== 'string') return undefined;
+    return { engine: value.engine, deployment: value.deployment, instance: value.instance };
+  } catch {
+    return undefined;
+  }
+}
+
+/** SIGTERM, then SIGKILL after `graceMs`; resolves once the process is gone. */
+async function stopPid(pid: number, graceMs: number): Promise<void> {
+  const signal = (name: NodeJS.Signals) => {
+    try {
+      process.kill(pid, name);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (!signal('SIGTERM')) return;
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline) {
+    if (!isProcessAlive(pid)) return;
+    await sleep(50);
+  }
+  signal('SIGKILL');
+  for (let i = 0; i < 40 && isProcessAlive(pid); i += 1) await sleep(50);
+}
+
+function readExit(value: unknown): { code: number | null; signal: string | null } {
+  const exit = (typeof value === 'object' && value !== null ? value : {}) as Partial<Record<'code' | 'signal', unknown>>;
+  return { code: typeof exit.code === 'number' ? exit.code : null, signal: typeof exit.signal === 'string' ? exit.signal : null };
+}
+
+/** One GET of a health URL: true on a 2xx within the time-out. */
+export function probeHealth(url: string, timeoutMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const request = get(url, { agent: false, timeout: timeoutMs }, (response) => {
+      response.resume();
+      resolve(response.statusCode !== undefined && response.statusCode >= 200 && response.statusCode < 300);
+    });
+    request.on('timeout', () => request.destroy(new Error('timeout')));
+    request.on('error', () => resolve(false));
+  });
+}
