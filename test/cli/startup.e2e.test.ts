@@ -39,7 +39,7 @@ const HEAVY = [
 
 /** Builds dist when it is missing or older than the CLI sources. */
 async function ensureBuilt(): Promise<void> {
-  const sources = ['main.ts', 'entry.ts', 'output.ts', 'errors.ts', 'context.ts'].map((f) => statSync(join(root, 'src', 'cli', f)).mtimeMs);
+  const sources = ['cli/main.ts', 'cli/entry.ts', 'cli/output.ts', 'shared/errors.ts', 'cli/context.ts'].map((f) => statSync(join(root, 'src', f)).mtimeMs);
   if (existsSync(entry) && statSync(join(root, 'dist', 'cli', 'main.js')).mtimeMs >= Math.max(...sources)) return;
   // tsc emits even when some file has type errors; the exit code is not the point here
   await run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], { cwd: root }).catch(

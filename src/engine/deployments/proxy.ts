@@ -84,7 +84,7 @@ export async function proxyMcp(upstream: Upstream, req: IncomingMessage, res: Se
     const attempt = upstream.pick({ ...(session === undefined ? {} : { session }), ...(req.method === undefined ? {} : { method: req.method }) }, tried);
     if (attempt === 'session gone') {
       // Streamable HTTP: a 404 to a request with a session id tells the client to initialize again.
-      sendRpcError(res, 404, `session ${session} is gone: the instance that held it stopped; initialize a new session`, {}, info.id);
+      sendSessionGone(res, session, 'stopped', info.id);
       record(404, true);
       return;
     }
@@ -110,7 +110,7 @@ export async function proxyMcp(upstream: Upstream, req: IncomingMessage, res: Se
     }
     attempt.refused();
     if (attempt.sticky) {
-      sendRpcError(res, 404, `session ${session} is gone: the instance that held it does not answer; initialize a new session`, {}, info.id);
+      sendSessionGone(res, session, 'does not answer', info.id);
       record(404, true);
       return;
     }
@@ -258,6 +258,14 @@ function firstHeader(value: string | string[] | undefined): string | undefined {
  * An MCP client understands a JSON-RPC error better than a bare HTTP one; with the id of its
  * request (when it was read), so the client can match the answer to the call.
  */
+/**
+ * A session whose instance is gone: 404 with the code and words of the SDK's own answer ("Session not
+ * found"), so a client recognises it and initialises again, as the Streamable HTTP transport says.
+ */
+function sendSessionGone(res: ServerResponse, session: string | undefined, why: string, id: McpRequestInfo['id']): void {
+  sendJson(res, 404, { jsonrpc: '2.0', error: { code: -32001, message: `Session not found: session ${session ?? ''} is gone, the instance that held it ${why}; initialize a new session` }, id: id ?? null });
+}
+
 export function sendRpcError(res: ServerResponse, status: number, message: string, headers: { [name: string]: string } = {}, id: McpRequestInfo['id'] = null): void {
   sendJson(res, status, { jsonrpc: '2.0', error: { code: -32000, message }, id: id ?? null }, { headers });
 }
