@@ -65,7 +65,11 @@ try {
   }
   // reference: the same bundle started directly, spawn to listening
   const { readdirSync } = await import('node:fs');
-  const bundleDir = join(home, 'bundles', readdirSync(join(home, 'bundles')).find((d) => !d.startsWith('.')));
+  const bundleDir = join(
+    home,
+    'bundles',
+    readdirSync(join(home, 'bundles')).find((d) => !d.startsWith('.')),
+  );
   const starts = [];
   for (let i = 0; i < 5; i++) {
     const t = process.hrtime.bigint();
@@ -74,15 +78,48 @@ try {
     await p.stop();
   }
   const direct = median(starts);
-  report({ name: 'build latency (mcpctl build)', value: median(builds), unit: 'ms', reference: direct, referenceName: 'one server process start', ratio: median(builds) / direct, target: '≤ 3.0×' }, json);
+  report(
+    {
+      name: 'build latency (mcpctl build)',
+      value: median(builds),
+      unit: 'ms',
+      reference: direct,
+      referenceName: 'one server process start',
+      ratio: median(builds) / direct,
+      target: '≤ 3.0×',
+    },
+    json,
+  );
 
   // the offline agent: a fresh server process, an MCP session, planning, one tool call
   const tests = [];
   for (let i = 0; i < 5; i++) tests.push(mcpctl('test', last.mcp_id, '-m', 'echo the text "hello"').ms);
-  report({ name: 'test latency (mcpctl test, offline agent)', value: median(tests), unit: 'ms', reference: direct, referenceName: 'one server process start', ratio: median(tests) / direct, target: '≤ 4.0×' }, json);
+  report(
+    {
+      name: 'test latency (mcpctl test, offline agent)',
+      value: median(tests),
+      unit: 'ms',
+      reference: direct,
+      referenceName: 'one server process start',
+      ratio: median(tests) / direct,
+      target: '≤ 4.0×',
+    },
+    json,
+  );
 
   const deploy = mcpctl('deploy', last.mcp_id, '--env', 'production');
-  report({ name: 'deploy latency (production, 2 instances)', value: deploy.ms, unit: 'ms', reference: direct, referenceName: 'one server process start', ratio: deploy.ms / direct, target: '≤ 4.0×' }, json);
+  report(
+    {
+      name: 'deploy latency (production, 2 instances)',
+      value: deploy.ms,
+      unit: 'ms',
+      reference: direct,
+      referenceName: 'one server process start',
+      ratio: deploy.ms / direct,
+      target: '≤ 4.0×',
+    },
+    json,
+  );
 
   // gateway overhead on a one-instance development deployment
   const dev = mcpctl('deploy', last.mcp_id, '--env', 'development').data;
@@ -95,7 +132,18 @@ try {
   const via2 = await loadMcp({ port: Number(gateway.port), path: `${gateway.pathname}/mcp`, name: 'echo', args: { text: 'hi' }, seconds });
   const ref = Math.max(direct1.rps, direct2.rps);
   const val = Math.max(via1.rps, via2.rps);
-  report({ name: 'gateway tools/call throughput', value: val, unit: 'req/s', reference: ref, referenceName: 'the instance called directly', ratio: val / ref, target: '≥ 0.8×' }, json);
+  report(
+    {
+      name: 'gateway tools/call throughput',
+      value: val,
+      unit: 'req/s',
+      reference: ref,
+      referenceName: 'the instance called directly',
+      ratio: val / ref,
+      target: '≥ 0.8×',
+    },
+    json,
+  );
 } finally {
   spawnSync(process.execPath, [bin, 'engine', 'stop'], { env, stdio: 'ignore' });
   rmSync(home, { recursive: true, force: true });

@@ -84,7 +84,8 @@ export function benchArgs(defaultSeconds) {
 export function report(result, json) {
   if (json) process.stdout.write(`${JSON.stringify(result)}\n`);
   else {
-    const ratio = result.reference === undefined ? '' : ` vs ${result.reference.toFixed(1)} ${result.unit} (${result.referenceName}) = ${result.ratio.toFixed(2)}×`;
+    const ratio =
+      result.reference === undefined ? '' : ` vs ${result.reference.toFixed(1)} ${result.unit} (${result.referenceName}) = ${result.ratio.toFixed(2)}×`;
     process.stdout.write(`${result.name}: ${result.value.toFixed(1)} ${result.unit}${ratio} (target ${result.target})\n`);
   }
 }

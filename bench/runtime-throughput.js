@@ -56,7 +56,15 @@ try {
   }
   const ref = Math.max(...reference);
   const value = Math.max(...measured);
-  const result = { name: 'runtime tools/call throughput', value, unit: 'req/s', reference: ref, referenceName: 'minimal SDK server', ratio: value / ref, target: '≥ 0.9×' };
+  const result = {
+    name: 'runtime tools/call throughput',
+    value,
+    unit: 'req/s',
+    reference: ref,
+    referenceName: 'minimal SDK server',
+    ratio: value / ref,
+    target: '≥ 0.9×',
+  };
   report(result, asJson);
 } finally {
   for (const stop of stops) await stop();

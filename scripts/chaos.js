@@ -200,10 +200,16 @@ function reasons(results) {
   const counts = new Map();
   for (const r of results) {
     if (r.code === 0) continue;
-    const line = (r.stderr.split('\n').find((l) => l.startsWith('error:')) ?? `exit ${r.code}`).replace(/deploy_[a-z0-9]+|mcp_[a-z0-9]+|pid \d+|\d+(\.\d+)? ?m?s\b|127\.0\.0\.1:\d+/g, '…');
+    const line = (r.stderr.split('\n').find((l) => l.startsWith('error:')) ?? `exit ${r.code}`).replace(
+      /deploy_[a-z0-9]+|mcp_[a-z0-9]+|pid \d+|\d+(\.\d+)? ?m?s\b|127\.0\.0\.1:\d+/g,
+      '…',
+    );
     counts.set(line, (counts.get(line) ?? 0) + 1);
   }
-  return [...counts].sort((a, b) => b[1] - a[1]).slice(0, 3).map(([line, n]) => `${n}× ${line.slice(0, 120)}`);
+  return [...counts]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 3)
+    .map(([line, n]) => `${n}× ${line.slice(0, 120)}`);
 }
 
 function record(name, result, target, ok, notes = []) {
@@ -436,7 +442,11 @@ const scenarios = {
       const deployed = await run(['--json', 'deploy', file, '--env', 'development', '--env-var', 'PLANTED_TOKEN']);
       expectOk(deployed, 'deploy');
       const deployment = JSON.parse(deployed.stdout);
-      for (const [name, callArgs] of [['leak', {}], ['greet', { name: secret }], ['greet', { name: 'plain' }]]) {
+      for (const [name, callArgs] of [
+        ['leak', {}],
+        ['greet', { name: secret }],
+        ['greet', { name: 'plain' }],
+      ]) {
         const answer = await callTool(`${deployment.url}/mcp`, name, callArgs);
         // what a tool returns on success is the tool's; an error text must not carry the secret
         if (name === 'leak') outputs.push(answer.text);
@@ -524,7 +534,7 @@ const scenarios = {
       ];
       // and some bytes at random (seeded, so a failure can be replayed)
       let seed = 0x5eed;
-      const random = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+      const random = () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32;
       for (let i = 0; i < 200; i += 1) {
         const verb = ['GET', 'POST', 'PUT', 'PATCH', 'HEAD', 'XYZ'][Math.floor(random() * 6)];
         const path = ['/v1/build', '/v1/deploy', mcpPath, '/v1/servers/' + 'x'.repeat(Math.floor(random() * 300)), '/'][Math.floor(random() * 5)];
@@ -536,7 +546,13 @@ const scenarios = {
       // an upload cut short, a few times
       const cut = [];
       for (let i = 0; i < 5; i += 1) {
-        cut.push(rawExchange(port, `POST /v1/build HTTP/1.1\r\n${h()}Authorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 10000\r\n\r\n{"name":"x"`, 100));
+        cut.push(
+          rawExchange(
+            port,
+            `POST /v1/build HTTP/1.1\r\n${h()}Authorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 10000\r\n\r\n{"name":"x"`,
+            100,
+          ),
+        );
       }
       await Promise.all(cut);
       const statuses = new Map();
@@ -555,7 +571,10 @@ const scenarios = {
       const health = await api(state, 'GET', '/v1/health');
       const engineLog = readFileSync(join(home, 'engine.log'), 'utf8');
       const unexpected = engineLog.split('\n').filter((line) => line.includes('"unexpected error"')).length;
-      const summary = [...statuses].sort().map(([status, n]) => `${n}×${status}`).join(' ');
+      const summary = [...statuses]
+        .sort()
+        .map(([status, n]) => `${n}×${status}`)
+        .join(' ');
       record(
         `${cases.length + cut.length} junk requests (API and data plane)`,
         `${serverErrors} × 5xx, ${unexpected} unexpected errors logged, engine ${health.status === 200 ? 'still answering' : 'NOT answering'}`,
@@ -632,10 +651,17 @@ for (const [name, scenario] of Object.entries(scenarios)) {
 await cleanAll();
 
 const header = `Measured ${new Date().toISOString().slice(0, 10)}, node ${process.version}, ${process.platform}/${process.arch}, ${availableParallelism()} cores, in ${seconds(Date.now() - started)}:`;
-const table = ['| scenario | result | target | met |', '|---|---|---|---|', ...rows.map((r) => `| ${r.name} | ${r.result} | ${r.target} | ${r.ok ? 'yes' : '**no**'} |`)].join('\n');
+const table = [
+  '| scenario | result | target | met |',
+  '|---|---|---|---|',
+  ...rows.map((r) => `| ${r.name} | ${r.result} | ${r.target} | ${r.ok ? 'yes' : '**no**'} |`),
+].join('\n');
 if (updateReadme) {
   const readme = join(root, 'README.md');
-  const text = readFileSync(readme, 'utf8').replace(/<!-- chaos:start -->[\s\S]*<!-- chaos:end -->/, `<!-- chaos:start -->\n${header}\n\n${table}\n<!-- chaos:end -->`);
+  const text = readFileSync(readme, 'utf8').replace(
+    /<!-- chaos:start -->[\s\S]*<!-- chaos:end -->/,
+    `<!-- chaos:start -->\n${header}\n\n${table}\n<!-- chaos:end -->`,
+  );
   writeFileSync(readme, text);
 }
 if (asJson) console.log(JSON.stringify({ node: process.version, date: new Date().toISOString(), rows }, null, 2));

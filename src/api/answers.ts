@@ -70,13 +70,7 @@ export function header(headers: Record<string, string | string[] | undefined>, n
   return Array.isArray(value) ? value[0] : value;
 }
 
-export function parseAnswer<T>(
-  call: Call<T>,
-  url: string,
-  status: number,
-  headers: Record<string, string | string[] | undefined>,
-  text: string,
-): Answer<T> {
+export function parseAnswer<T>(call: Call<T>, url: string, status: number, headers: Record<string, string | string[] | undefined>, text: string): Answer<T> {
   const headerId = header(headers, 'x-request-id');
   const retryAfter = parseRetryAfter(header(headers, 'retry-after'));
   if (status === 304 && call.allowNotModified === true) return { status, data: undefined, meta: undefined, error: undefined, headers };
@@ -158,14 +152,7 @@ function checkData<T>(call: Call<T>, url: string, data: unknown, requestId: stri
   });
 }
 
-export function contractError(
-  method: string,
-  url: string,
-  path: string | undefined,
-  message: string,
-  requestId: string | undefined,
-  status = 200,
-): ApiError {
+export function contractError(method: string, url: string, path: string | undefined, message: string, requestId: string | undefined, status = 200): ApiError {
   const where = path === undefined || path === '' ? '' : `${path}: `;
   return new ApiError({
     kind: 'contract',

@@ -41,11 +41,14 @@ export async function toBuildRequest(loaded: LoadedDefinition): Promise<BuildReq
       .map(([path, entry]): [string, number] => [path, entry.content.length])
       .sort((a, b) => b[1] - a[1])
       .slice(0, 3);
-    throw new UserError(`the build request would be ${formatMiB(bytes)}, over the ${formatMiB(MAX_BUILD_REQUEST_BYTES)} a service takes (binary files travel as base64, a third larger)`, {
-      code: 'definition_too_large',
-      problems: largest.map(([file, size]) => ({ where: file, message: `${formatMiB(size)} encoded` })),
-      hint: 'ship less: narrow include to the files the server needs, or serve large data from a url source',
-    });
+    throw new UserError(
+      `the build request would be ${formatMiB(bytes)}, over the ${formatMiB(MAX_BUILD_REQUEST_BYTES)} a service takes (binary files travel as base64, a third larger)`,
+      {
+        code: 'definition_too_large',
+        problems: largest.map(([file, size]) => ({ where: file, message: `${formatMiB(size)} encoded` })),
+        hint: 'ship less: narrow include to the files the server needs, or serve large data from a url source',
+      },
+    );
   }
   return request;
 }
@@ -272,7 +275,10 @@ async function addImports(root: string, module: string, field: FieldPath, paths:
 }
 
 async function resolveImport(root: string, target: string): Promise<string | undefined> {
-  const swapped = target.replace(/\.js$/, '.ts').replace(/\.mjs$/, '.mts').replace(/\.cjs$/, '.cts');
+  const swapped = target
+    .replace(/\.js$/, '.ts')
+    .replace(/\.mjs$/, '.mts')
+    .replace(/\.cjs$/, '.cts');
   const candidates = [target, swapped, ...['.ts', '.js', '.mts', '.mjs', '/index.ts', '/index.js'].map((ext) => target + ext)];
   for (const candidate of candidates) {
     const info = await lstat(join(root, candidate)).catch(() => undefined);

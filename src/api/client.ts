@@ -27,7 +27,15 @@ import { Transport } from './transport.js';
 import type { ApiClientOptions } from './transport-options.js';
 
 export { codeForStatus, parseRetryAfter } from './answers.js';
-export { DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_RETRY, OPERATION_OBJECTS, type ApiClientOptions, type ApiExchange, type Operation, type RetryPolicy } from './transport-options.js';
+export {
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  DEFAULT_RETRY,
+  OPERATION_OBJECTS,
+  type ApiClientOptions,
+  type ApiExchange,
+  type Operation,
+  type RetryPolicy,
+} from './transport-options.js';
 
 /** Any model id: the service decides which it accepts. */
 export type TestRequestInput = Omit<z.input<typeof TestRequest>, 'ai_model'> & { ai_model?: string };
@@ -155,18 +163,22 @@ export class ApiClient {
 
   /** GET /v1/servers */
   async listServers(filter: { name?: string } = {}): Promise<McpServer[]> {
-    return this.transport.data(await this.transport.send({ method: 'GET', operation: 'list', path: '/v1/servers', query: { ...filter }, schema: ServerList })).servers;
+    return this.transport.data(await this.transport.send({ method: 'GET', operation: 'list', path: '/v1/servers', query: { ...filter }, schema: ServerList }))
+      .servers;
   }
 
   /** GET /v1/servers/{mcp_id} */
   async getServer(mcpId: string): Promise<McpServer> {
-    return this.transport.data(await this.transport.send({ method: 'GET', operation: 'read', path: `/v1/servers/${encodeURIComponent(mcpId)}`, schema: McpServer }));
+    return this.transport.data(
+      await this.transport.send({ method: 'GET', operation: 'read', path: `/v1/servers/${encodeURIComponent(mcpId)}`, schema: McpServer }),
+    );
   }
 
   /** GET /v1/deployments */
   async listDeployments(filter: DeploymentFilter = {}): Promise<Deployment[]> {
-    return this.transport.data(await this.transport.send({ method: 'GET', operation: 'list', path: '/v1/deployments', query: { ...filter }, schema: DeploymentList }))
-      .deployments;
+    return this.transport.data(
+      await this.transport.send({ method: 'GET', operation: 'list', path: '/v1/deployments', query: { ...filter }, schema: DeploymentList }),
+    ).deployments;
   }
 
   /** POST /v1/deploy/{id}/stop */
@@ -240,7 +252,12 @@ export class ApiClient {
    * GET /v1/deploy/{id}/logs?follow=1: calls `onLine` for every log line of the NDJSON stream
    * until the stream ends or `signal` aborts (then it resolves quietly).
    */
-  async followLogs(deploymentId: string, onLine: (line: LogLine) => void, signal?: AbortSignal, options: { since?: string; limit?: number } = {}): Promise<void> {
+  async followLogs(
+    deploymentId: string,
+    onLine: (line: LogLine) => void,
+    signal?: AbortSignal,
+    options: { since?: string; limit?: number } = {},
+  ): Promise<void> {
     await followLogStream(this.transport, deploymentId, onLine, signal, options);
   }
 }

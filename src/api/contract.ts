@@ -117,10 +117,7 @@ export const BuildRequest = z.strictObject({
   instructions: z.string().optional(),
   auth: AuthConfig.optional(),
   sessions: z.boolean().optional(),
-  files: z
-    .record(z.string().min(1), FileEntry)
-    .optional()
-    .describe('files the definition references, by path relative to the definition'),
+  files: z.record(z.string().min(1), FileEntry).optional().describe('files the definition references, by path relative to the definition'),
 });
 export type BuildRequest = z.infer<typeof BuildRequest>;
 export type BuildRequestInput = z.input<typeof BuildRequest>;
@@ -219,9 +216,7 @@ export const TestRequest = z.strictObject({
   ai_model: z.enum(AI_MODELS).default(DEFAULT_AI_MODEL),
   context: z.strictObject({ user_id: z.string().min(1).optional() }).optional(),
   // Extension: what the test expects, so the guidance knows the right tools
-  expect: z
-    .strictObject({ tools: z.array(z.string().min(1)).max(256).optional().describe('the tools the agent should call; [] for none') })
-    .optional(),
+  expect: z.strictObject({ tools: z.array(z.string().min(1)).max(256).optional().describe('the tools the agent should call; [] for none') }).optional(),
 });
 export type TestRequest = z.infer<typeof TestRequest>;
 
@@ -304,8 +299,6 @@ export const Metrics = z.looseObject({
   tool_errors: z.number().int(),
   tool_error_rate: z.number().nullable(),
   per_tool: z.record(z.string(), z.looseObject({ calls: z.number().int(), errors: z.number().int() })),
-  series: z
-    .array(z.looseObject({ t: z.string(), requests: z.number(), p50_ms: z.number().nullable(), p95_ms: z.number().nullable() }))
-    .optional(),
+  series: z.array(z.looseObject({ t: z.string(), requests: z.number(), p50_ms: z.number().nullable(), p95_ms: z.number().nullable() })).optional(),
 });
 export type Metrics = z.infer<typeof Metrics>;

@@ -183,9 +183,7 @@ const LACKS_TOOL = [
 ];
 
 function missingToolCauses({ run, unmet }: GuidanceInput): Cause[] {
-  const needs =
-    unmet ??
-    [...run.ai_response.matchAll(LOCAL_NEEDS)].map((m) => ({ tool: m[1]!, missing: m[2]!.split(/, | and /).filter((s) => s !== '') }));
+  const needs = unmet ?? [...run.ai_response.matchAll(LOCAL_NEEDS)].map((m) => ({ tool: m[1]!, missing: m[2]!.split(/, | and /).filter((s) => s !== '') }));
   const causes: Cause[] = needs.map(({ tool, missing }) => {
     const them = missing.length === 1 ? 'it' : 'them';
     // a resource template (notes://{day}) is read, not called
@@ -277,7 +275,12 @@ export function failureOf(call: GuidanceCall): CallFailure {
 export function classifyToolError(error: string): CallFailure {
   // an unknown tool is also -32602 (invalid params) in the SDKs: ask for it first
   if (/\bunknown tool\b|\btool\b[^.]{0,40}\bnot found\b|no tool named|-32601/i.test(error)) return { kind: 'unknown_tool' };
-  if (/invalid arguments|input validation|invalid params|-32602|not valid JSON|arguments? (?:are|is) not JSON|does not match (?:its|the) input ?schema/i.test(error)) return { kind: 'arguments' };
+  if (
+    /invalid arguments|input validation|invalid params|-32602|not valid JSON|arguments? (?:are|is) not JSON|does not match (?:its|the) input ?schema/i.test(
+      error,
+    )
+  )
+    return { kind: 'arguments' };
   if (/\btime-?out\b|timed out|did not finish within|no answer within/i.test(error)) return { kind: 'timeout' };
   const status = /\banswered (\d{3})\b|\bHTTP (\d{3})\b|\bstatus(?: code)? (\d{3})\b/i.exec(error);
   if (status !== null) return { kind: 'http_status', status: Number(status[1] ?? status[2] ?? status[3]) };

@@ -47,9 +47,7 @@ export class Transport {
     this.sleep = options.sleep ?? ((ms, signal) => delay(ms, undefined, { signal }));
     this.now = options.now ?? (() => performance.now());
     this.ownsDispatcher = options.dispatcher === undefined;
-    this.dispatcher =
-      options.dispatcher ??
-      new Agent({ connect: { timeout: this.connectTimeoutMs }, keepAliveTimeout: 4_000, connections: 8 });
+    this.dispatcher = options.dispatcher ?? new Agent({ connect: { timeout: this.connectTimeoutMs }, keepAliveTimeout: 4_000, connections: 8 });
   }
 
   /** Closes the connections this client opened. */
@@ -150,10 +148,7 @@ export class Transport {
   private async once<T>(call: Call<T>, attempt: number, signal: AbortSignal | undefined, timeoutMs: number): Promise<Answer<T>> {
     const url = this.url(call.path, call.query);
     const withBody = call.body !== undefined || call.method === 'POST';
-    const headers = this.headers(
-      { ...(call.idempotencyKey === undefined ? {} : { 'idempotency-key': call.idempotencyKey }), ...call.headers },
-      withBody,
-    );
+    const headers = this.headers({ ...(call.idempotencyKey === undefined ? {} : { 'idempotency-key': call.idempotencyKey }), ...call.headers }, withBody);
     const started = performance.now();
     let res: Dispatcher.ResponseData;
     let text: string;

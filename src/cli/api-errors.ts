@@ -89,9 +89,13 @@ export function explainApiError(error: unknown, connection?: Connection, options
     }
     case 'contract':
       // Retrying cannot help: the URL points at something that is not a compatible /v1 service.
-      return fail(`${service(connection)} answered outside the /v1 contract: ${error.message.replace(/^the answer does not follow the \/v1 contract: /, '')}`, EXIT.config, {
-        hint: 'check that the URL points at a /v1 service of a compatible version',
-      });
+      return fail(
+        `${service(connection)} answered outside the /v1 contract: ${error.message.replace(/^the answer does not follow the \/v1 contract: /, '')}`,
+        EXIT.config,
+        {
+          hint: 'check that the URL points at a /v1 service of a compatible version',
+        },
+      );
     case 'http':
       break;
   }
@@ -164,7 +168,10 @@ export function explainApiError(error: unknown, connection?: Connection, options
   if (error.status === 409) {
     return fail(message, EXIT.usage, {
       problems,
-      hint: object === 'test run' || object === 'build' ? 'it is safe to run the command again once the service is done' : '`mcpctl status <deployment_id>` shows the current state',
+      hint:
+        object === 'test run' || object === 'build'
+          ? 'it is safe to run the command again once the service is done'
+          : '`mcpctl status <deployment_id>` shows the current state',
     });
   }
   if (error.status === 413) {
@@ -178,7 +185,9 @@ export function explainApiError(error: unknown, connection?: Connection, options
  * flag passes it; anything else, the fields named above.
  */
 function validationHint(error: ApiError, problems: Problem[], env: Record<string, string | undefined> = {}): string {
-  const missing = problems.map((p) => /^config\.env_vars\.([A-Za-z_][A-Za-z0-9_]*)$/.exec(p.path ?? '')?.[1]).filter((name): name is string => name !== undefined);
+  const missing = problems
+    .map((p) => /^config\.env_vars\.([A-Za-z_][A-Za-z0-9_]*)$/.exec(p.path ?? '')?.[1])
+    .filter((name): name is string => name !== undefined);
   if ((error.operation === 'deploy' || error.operation === 'rollback') && missing.length > 0) {
     return passVariablesHint(missing, env);
   }
@@ -198,11 +207,7 @@ export function passVariablesHint(names: readonly string[], env: Record<string, 
  * Connects to the configured service, runs `fn` with a client, closes it, and turns any client
  * error into a user error. The usual shape of a command that talks to `/v1`.
  */
-export async function withApi<T>(
-  ctx: CommandContext,
-  fn: (client: ApiClient, connection: Connection) => Promise<T>,
-  options: ExplainOptions = {},
-): Promise<T> {
+export async function withApi<T>(ctx: CommandContext, fn: (client: ApiClient, connection: Connection) => Promise<T>, options: ExplainOptions = {}): Promise<T> {
   const { client, connection } = await connect(ctx);
   try {
     return await fn(client, connection);

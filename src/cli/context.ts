@@ -35,4 +35,3 @@ export function isCI(env: Record<string, string | undefined>): boolean {
   const value = env.CI;
   return value !== undefined && value !== '' && value !== '0' && value.toLowerCase() !== 'false';
 }
-

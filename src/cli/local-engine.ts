@@ -52,7 +52,6 @@ const DEFAULT_PATIENCE_MS = 30_000;
 /** The log is rotated (one old copy kept) when it passes this size at a start. */
 const LOG_ROTATE_BYTES = 10 * 1024 * 1024;
 
-
 /** Returns the URL and key of the local engine, starting it in the background when it is not running. */
 export async function ensureLocalEngine(options: EnsureLocalEngineOptions): Promise<LocalEngine> {
   const paths = homePaths(resolveHome(options.env));
@@ -141,7 +140,13 @@ export async function prepareHome(home: string): Promise<void> {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const why =
-      code === 'EEXIST' ? 'it is a file' : code === 'ENOTDIR' ? 'a part of its path is a file' : code === 'EACCES' || code === 'EPERM' || code === 'EROFS' ? 'it cannot be written' : (error as Error).message;
+      code === 'EEXIST'
+        ? 'it is a file'
+        : code === 'ENOTDIR'
+          ? 'a part of its path is a file'
+          : code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
+            ? 'it cannot be written'
+            : (error as Error).message;
     throw new UserError(`cannot keep the engine's state in ${home}: ${why}`, {
       exitCode: EXIT.config,
       code: 'bad_home',
@@ -155,11 +160,7 @@ export async function prepareHome(home: string): Promise<void> {
  * Starts the background engine of this home (idempotent) and waits until it answers. When many
  * commands find no engine at once, one of them starts it and the others wait for that one.
  */
-export async function startBackgroundEngine(
-  paths: HomePaths,
-  env: Record<string, string | undefined>,
-  options: PatienceOptions = {},
-): Promise<StartResult> {
+export async function startBackgroundEngine(paths: HomePaths, env: Record<string, string | undefined>, options: PatienceOptions = {}): Promise<StartResult> {
   const running = await findRunningEngine(paths, options);
   if (running !== undefined) return { state: running, started: false };
   await prepareHome(paths.home);
@@ -234,11 +235,7 @@ async function claimStart(guard: string): Promise<boolean> {
 }
 
 /** Starts the daemon detached, in its own folder, with no hold on this process's stdio. */
-function spawnDaemon(
-  paths: HomePaths,
-  env: Record<string, string | undefined>,
-  onExit: (code: number | null, signal: NodeJS.Signals | null) => void,
-): void {
+function spawnDaemon(paths: HomePaths, env: Record<string, string | undefined>, onExit: (code: number | null, signal: NodeJS.Signals | null) => void): void {
   const entry = daemonEntry();
   const logFd = openSync(paths.logFile, 'a', 0o600);
   try {

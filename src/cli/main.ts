@@ -61,9 +61,11 @@ async function makeOutput(io: IO, globals: Pick<GlobalOptions, 'json' | 'quiet' 
 function withDeployOptions(command: Command): Command {
   return command
     .addOption(
-      new Option('-e, --env <environment>', 'target environment (default: the file’s deploy.environment, else development)').choices(
-        ['production', 'staging', 'development'],
-      ),
+      new Option('-e, --env <environment>', 'target environment (default: the file’s deploy.environment, else development)').choices([
+        'production',
+        'staging',
+        'development',
+      ]),
     )
     .option('--domain <host>', 'custom host name')
     .option('--min-instances <n>', 'minimum instances', parseInteger('--min-instances', 0))
@@ -241,7 +243,9 @@ export function createProgram(state: RunState): Command {
     .command('kubernetes')
     .description('write Kubernetes manifests for a definition or a built server: Deployment, Service, Secret, autoscaler, disruption budget, Ingress with TLS')
     .argument('<target>', 'a definition file, or an mcp_… id of a built server')
-    .addOption(new Option('-e, --env <environment>', 'the environment the manifests are for').choices(['production', 'staging', 'development']).makeOptionMandatory())
+    .addOption(
+      new Option('-e, --env <environment>', 'the environment the manifests are for').choices(['production', 'staging', 'development']).makeOptionMandatory(),
+    )
     .option('--registry <registry>', 'where the cluster pulls the image from, such as registry.example.com/team')
     .option('-o, --out <dir>', 'folder to write one file per object in, or - for one YAML stream on stdout (default: k8s/<server>-<env>)')
     .option('-n, --namespace <namespace>', 'namespace of the objects (default: the one kubectl uses)')

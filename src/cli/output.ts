@@ -104,11 +104,7 @@ export class Output {
    * lines `quiet` gives (the one value the command answers, see docs/output.md), or nothing;
    * otherwise the human rendering. `always` shows the human rendering even with --quiet.
    */
-  result(
-    data: unknown,
-    human: (p: Printer) => void,
-    options: { always?: boolean; quiet?: () => string | readonly string[] | undefined } = {},
-  ): void {
+  result(data: unknown, human: (p: Printer) => void, options: { always?: boolean; quiet?: () => string | readonly string[] | undefined } = {}): void {
     if (this.json) {
       this.writeJson(data);
       return;
@@ -170,7 +166,8 @@ export class Output {
   annotate(level: 'error' | 'warning' | 'notice', message: string, where?: string, title?: string): void {
     if (this.github === undefined || this.json) return;
     const at = parseWhere(where);
-    const located = at === undefined ? undefined : { ...at, file: workspacePath(at.file, this.github.cwd, this.github.workspace), ...(title === undefined ? {} : { title }) };
+    const located =
+      at === undefined ? undefined : { ...at, file: workspacePath(at.file, this.github.cwd, this.github.workspace), ...(title === undefined ? {} : { title }) };
     this.streams.stdout.write(`${workflowCommand(level, message, located)}\n`);
   }
 

@@ -105,12 +105,17 @@ function describeAjvErrors(errors: ErrorObject[], dialect: Dialect): Array<{ pat
   const out: Array<{ path: Path; message: string }> = [];
   for (const [pointer, group] of byPath) {
     // One message per place: an enum error says most, combinator errors say least.
-    const best =
-      group.find((e) => e.keyword === 'enum') ?? group.find((e) => !['anyOf', 'oneOf', 'if'].includes(e.keyword)) ?? group[0]!;
+    const best = group.find((e) => e.keyword === 'enum') ?? group.find((e) => !['anyOf', 'oneOf', 'if'].includes(e.keyword)) ?? group[0]!;
     const allowed = (best.params as { allowedValues?: unknown[] }).allowedValues;
     const suffix = Array.isArray(allowed) ? ` (${allowed.map(String).join(', ')})` : '';
     out.push({
-      path: pointer === '' ? [] : pointer.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~')),
+      path:
+        pointer === ''
+          ? []
+          : pointer
+              .slice(1)
+              .split('/')
+              .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~')),
       message: `invalid JSON Schema (${dialect}): ${best.message ?? 'invalid'}${suffix}`,
     });
   }

@@ -75,12 +75,17 @@ export function lintDefinition(definition: ServerDefinition): LintIssue[] {
 function suggestDifference(a: { name: string; description: string }, b: { name: string; description: string }): string {
   const left = new Set(wordStems(a.description));
   const right = new Set(wordStems(b.description));
-  const only = (text: string, other: Set<string>) => text.split(/\s+/).filter((word) => {
-    const stems = wordStems(word);
-    return stems.length > 0 && stems.every((s) => !other.has(s));
-  });
-  const onlyA = only(a.description, right).map(clean).filter((w) => w !== '');
-  const onlyB = only(b.description, left).map(clean).filter((w) => w !== '');
+  const only = (text: string, other: Set<string>) =>
+    text.split(/\s+/).filter((word) => {
+      const stems = wordStems(word);
+      return stems.length > 0 && stems.every((s) => !other.has(s));
+    });
+  const onlyA = only(a.description, right)
+    .map(clean)
+    .filter((w) => w !== '');
+  const onlyB = only(b.description, left)
+    .map(clean)
+    .filter((w) => w !== '');
   if (onlyA.length === 0 || onlyB.length === 0) return `say what sets ${a.name} and ${b.name} apart, or merge them into one tool`;
   return `lead each with what sets it apart (${a.name}: ${quoteWords(onlyA.slice(0, 3))}; ${b.name}: ${quoteWords(onlyB.slice(0, 3))}) and say when to use which`;
 }

@@ -67,9 +67,7 @@ export const InputSchema = z
 // Content: what tools return and prompts say. Text fields may use {{...}} templates.
 
 const TextContent = z.strictObject({ type: z.literal('text'), text: z.string() });
-const JsonContent = z
-  .strictObject({ type: z.literal('json'), json: z.unknown() })
-  .describe('structured content, also sent as its JSON text');
+const JsonContent = z.strictObject({ type: z.literal('json'), json: z.unknown() }).describe('structured content, also sent as its JSON text');
 const MediaContent = (kind: 'image' | 'audio') =>
   z
     .strictObject({
@@ -84,22 +82,14 @@ const MediaContent = (kind: 'image' | 'audio') =>
 const EmbeddedResourceContent = z
   .strictObject({
     type: z.literal('resource'),
-    uri: z
-      .string()
-      .regex(new RegExp(`${RESOURCE_URI_PATTERN.source}|\\{\\{`), 'must be <scheme>://<name>, or a {{...}} template that renders one'),
+    uri: z.string().regex(new RegExp(`${RESOURCE_URI_PATTERN.source}|\\{\\{`), 'must be <scheme>://<name>, or a {{...}} template that renders one'),
     mimeType: z.string().optional(),
     text: z.string().optional(),
   })
   .describe('a resource embedded in the result; without text, the defined resource of that uri is read');
 
 // Discriminated on `type`, so a wrong item reports the fields of its own kind, not of every kind.
-export const ContentItem = z.discriminatedUnion('type', [
-  TextContent,
-  JsonContent,
-  MediaContent('image'),
-  MediaContent('audio'),
-  EmbeddedResourceContent,
-]);
+export const ContentItem = z.discriminatedUnion('type', [TextContent, JsonContent, MediaContent('image'), MediaContent('audio'), EmbeddedResourceContent]);
 export type ContentItem = z.infer<typeof ContentItem>;
 
 // ---------------------------------------------------------------------------------------------
@@ -111,9 +101,7 @@ const StaticHandler = z
     content: z.array(ContentItem).min(1),
   })
   .describe('fixed or templated content');
-const ErrorHandler = z
-  .strictObject({ type: z.literal('error'), message: z.string().min(1) })
-  .describe('always answers with an error result');
+const ErrorHandler = z.strictObject({ type: z.literal('error'), message: z.string().min(1) }).describe('always answers with an error result');
 const HttpHandler = z
   .strictObject({
     type: z.literal('http'),
@@ -141,18 +129,16 @@ const ModuleHandler = z
   .strictObject({
     type: z.literal('module'),
     module: z.string().min(1).describe('JavaScript or TypeScript file relative to the definition'),
-    export: z.string().regex(/^[A-Za-z_$][\w$]*$/).optional().describe('exported function; default: the tool name'),
+    export: z
+      .string()
+      .regex(/^[A-Za-z_$][\w$]*$/)
+      .optional()
+      .describe('exported function; default: the tool name'),
     timeout_ms: timeoutMs.default(30_000),
   })
   .describe('calls a function of your own module (template custom)');
 
-export const ToolHandler = z.discriminatedUnion('type', [
-  StaticHandler,
-  ErrorHandler,
-  HttpHandler,
-  ExecHandler,
-  ModuleHandler,
-]);
+export const ToolHandler = z.discriminatedUnion('type', [StaticHandler, ErrorHandler, HttpHandler, ExecHandler, ModuleHandler]);
 export type ToolHandler = z.infer<typeof ToolHandler>;
 
 export const ToolAnnotations = z.strictObject({
@@ -182,9 +168,7 @@ const completionValues = z.array(z.string()).max(1000).describe('the values a cl
 
 export const ResourceSource = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('text'), text: z.string() }).describe('inline content; may use templates'),
-  z
-    .strictObject({ type: z.literal('file'), path: z.string().min(1) })
-    .describe('a file inside the definition folder; the path may use templates'),
+  z.strictObject({ type: z.literal('file'), path: z.string().min(1) }).describe('a file inside the definition folder; the path may use templates'),
   z
     .strictObject({
       type: z.literal('url'),
@@ -198,20 +182,18 @@ export const ResourceSource = z.discriminatedUnion('type', [
 export type ResourceSource = z.infer<typeof ResourceSource>;
 
 export const ResourceDefinition = z.strictObject({
-  uri: z
-    .string()
-    .regex(RESOURCE_URI_PATTERN, 'must have the form <scheme>://<name>, for example notes://today'),
+  uri: z.string().regex(RESOURCE_URI_PATTERN, 'must have the form <scheme>://<name>, for example notes://today'),
   name: z.string().min(1, 'must not be empty'),
   title: z.string().optional(),
   description,
-  mimeType: z.string().regex(/^[\w.+-]+\/[\w.+-]+$/, 'must be a media type such as text/plain').optional(),
+  mimeType: z
+    .string()
+    .regex(/^[\w.+-]+\/[\w.+-]+$/, 'must be a media type such as text/plain')
+    .optional(),
   source: ResourceSource.optional(),
   per_user: z.boolean().optional().describe('content depends on the caller: templates may use {{user.id}}'),
   users: z.array(z.string().min(1)).optional().describe('only these user ids may read it'),
-  complete: z
-    .record(z.string().min(1), completionValues)
-    .optional()
-    .describe('values offered by completion/complete for each variable of a URI template'),
+  complete: z.record(z.string().min(1), completionValues).optional().describe('values offered by completion/complete for each variable of a URI template'),
 });
 export type ResourceDefinition = z.infer<typeof ResourceDefinition>;
 
@@ -258,17 +240,17 @@ export const ScalingConfig = z.strictObject({
 });
 
 const DeployTarget = z.strictObject({
-  domain: z.string().regex(/^(?=.{1,253}$)([a-zA-Z0-9-]{1,63}\.)*[a-zA-Z0-9-]{1,63}$/, 'must be a host name').optional(),
+  domain: z
+    .string()
+    .regex(/^(?=.{1,253}$)([a-zA-Z0-9-]{1,63}\.)*[a-zA-Z0-9-]{1,63}$/, 'must be a host name')
+    .optional(),
   scaling: ScalingConfig.optional(),
   env_vars: envMap.optional(),
 });
 
 export const DeployDefaults = DeployTarget.extend({
   environment: z.enum(ENVIRONMENTS).optional().describe('environment used when --env is not given'),
-  environments: z
-    .partialRecord(z.enum(ENVIRONMENTS), DeployTarget)
-    .optional()
-    .describe('per-environment overrides of domain, scaling and env_vars'),
+  environments: z.partialRecord(z.enum(ENVIRONMENTS), DeployTarget).optional().describe('per-environment overrides of domain, scaling and env_vars'),
 });
 export type DeployDefaults = z.infer<typeof DeployDefaults>;
 
@@ -310,10 +292,7 @@ export const ServerDefinition = z.strictObject({
     .boolean()
     .optional()
     .describe('keep a session per client (Mcp-Session-Id): needed for sampling, elicitation, subscriptions and logging levels; default false (stateless)'),
-  include: z
-    .array(z.string().min(1))
-    .optional()
-    .describe('more files or folders to ship with the build, relative to the definition (scripts, data)'),
+  include: z.array(z.string().min(1)).optional().describe('more files or folders to ship with the build, relative to the definition (scripts, data)'),
   tools: z.array(ToolDefinition).max(LIMITS.tools).optional(),
   resources: z.array(ResourceDefinition).max(LIMITS.resources).optional(),
   prompts: z.array(PromptDefinition).max(LIMITS.prompts).optional(),

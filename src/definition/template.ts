@@ -31,10 +31,7 @@ export function scanTemplate(text: string): { parts: Array<string | Placeholder>
 }
 
 export type TemplateRef =
-  | { root: 'args'; name?: string }
-  | { root: 'params'; name: string }
-  | { root: 'user'; name: 'id' }
-  | { root: 'server'; name: 'name' | 'version' };
+  { root: 'args'; name?: string } | { root: 'params'; name: string } | { root: 'user'; name: 'id' } | { root: 'server'; name: 'name' | 'version' };
 
 /** The `{{...}}` references of a text, and the problems of malformed ones. */
 export function parseTemplateRefs(text: string): { refs: TemplateRef[]; errors: string[] } {

@@ -79,8 +79,8 @@ export function describeZodIssues(issues: readonly ZodIssue[], input: unknown, p
             ? value === undefined && path.length > 0
               ? `missing required field "${field}" (${issue.values.map(String).join(', ')})`
               : issue.values.length === 1
-              ? `must be ${JSON.stringify(issue.values[0])}`
-              : `must be one of ${issue.values.map(String).join(', ')}`
+                ? `must be ${JSON.stringify(issue.values[0])}`
+                : `must be one of ${issue.values.map(String).join(', ')}`
             : issue.message,
         });
         break;

@@ -228,7 +228,10 @@ export function createEngineServer(handler: (req: IncomingMessage, res: ServerRe
     const requestId = newId('req');
     res.setHeader('X-Request-Id', requestId);
     res.setHeader('Connection', 'close');
-    const failure = new ServiceError('expectation_failed', `the expectation ${JSON.stringify(req.headers.expect ?? '')} is not supported; only 100-continue is`);
+    const failure = new ServiceError(
+      'expectation_failed',
+      `the expectation ${JSON.stringify(req.headers.expect ?? '')} is not supported; only 100-continue is`,
+    );
     sendJson(res, statusOf('expectation_failed'), errorBody(failure, { request_id: requestId, timestamp: new Date().toISOString() }));
     req.resume();
   });

@@ -154,8 +154,14 @@ export function createBuilder(options: BuilderOptions): BuildService {
       const missing = [
         ...missingItems(request.tools ?? [], (t) => t.name, found.tools, 'tools', 'name', 'tool'),
         // URI templates are listed apart, and a resource limited to `users` is listed only to them.
-        ...missingItems(request.resources ?? [], (r) => r.uri, found.resources, 'resources', 'uri', 'resource', (r) =>
-          !r.uri.includes('{') && r.users === undefined,
+        ...missingItems(
+          request.resources ?? [],
+          (r) => r.uri,
+          found.resources,
+          'resources',
+          'uri',
+          'resource',
+          (r) => !r.uri.includes('{') && r.users === undefined,
         ),
         ...missingItems(request.prompts ?? [], (p) => p.name, found.prompts, 'prompts', 'name', 'prompt'),
       ];
@@ -238,7 +244,8 @@ function missingItems<T>(
   const have = new Set(offered);
   const missing: Array<{ path: string; message: string }> = [];
   declared.forEach((item, index) => {
-    if (listed(item) && !have.has(keyOf(item))) missing.push({ path: `${field}[${index}].${keyField}`, message: `the started server does not list this ${what}` });
+    if (listed(item) && !have.has(keyOf(item)))
+      missing.push({ path: `${field}[${index}].${keyField}`, message: `the started server does not list this ${what}` });
   });
   return missing;
 }

@@ -12,7 +12,6 @@ import { ensureDir } from './store/atomic.js';
 import { EXIT_ALREADY_RUNNING, loadSettings, saveSettings } from './state.js';
 import { VERSION as version } from '../shared/version.js';
 
-
 async function runDaemon(env: NodeJS.ProcessEnv): Promise<void> {
   const home = resolveHome(env);
   const paths = homePaths(home);

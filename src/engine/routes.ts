@@ -82,7 +82,11 @@ export function createRoutes(deps: RouteDeps): Router<Route> {
   const findServer = async (mcpId: string, path?: string): Promise<ServerRecord> => {
     const record = MCP_ID_PATTERN.test(mcpId) ? await store.getServer(mcpId) : undefined;
     if (record === undefined) {
-      throw new ServiceError('not_found', `no server ${mcpId}; list them with \`mcpctl ls --servers\``, path === undefined ? undefined : [{ path, message: 'no server with this id' }]);
+      throw new ServiceError(
+        'not_found',
+        `no server ${mcpId}; list them with \`mcpctl ls --servers\``,
+        path === undefined ? undefined : [{ path, message: 'no server with this id' }],
+      );
     }
     return record;
   };

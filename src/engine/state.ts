@@ -42,12 +42,7 @@ export async function readEngineState(paths: HomePaths): Promise<EngineState | u
   } catch {
     return undefined;
   }
-  if (
-    typeof parsed.url !== 'string' ||
-    typeof parsed.pid !== 'number' ||
-    typeof parsed.apiKey !== 'string' ||
-    typeof parsed.port !== 'number'
-  ) {
+  if (typeof parsed.url !== 'string' || typeof parsed.pid !== 'number' || typeof parsed.apiKey !== 'string' || typeof parsed.port !== 'number') {
     return undefined;
   }
   return {

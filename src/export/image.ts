@@ -79,8 +79,10 @@ export interface ImageOptions {
 export function checkRegistry(registry: string): string | undefined {
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(registry)) return 'give the registry without a scheme, such as registry.example.com/team';
   const slash = registry.indexOf('/');
-  if (registry.includes('@') || (slash !== -1 && registry.slice(slash).includes(':'))) return 'give the registry without a tag or digest; the tag is the bundle digest';
-  if (!REGISTRY_PATTERN.test(registry)) return 'must be a registry host with an optional port and path, such as registry.example.com:5000/team (paths in lower case)';
+  if (registry.includes('@') || (slash !== -1 && registry.slice(slash).includes(':')))
+    return 'give the registry without a tag or digest; the tag is the bundle digest';
+  if (!REGISTRY_PATTERN.test(registry))
+    return 'must be a registry host with an optional port and path, such as registry.example.com:5000/team (paths in lower case)';
   return undefined;
 }
 

@@ -8,7 +8,12 @@
  * time). Pure: no IO.
  */
 import { createHash } from 'node:crypto';
-import type { IIoK8sApiCoreV1Container, IIoK8sApiCoreV1EnvVar, IIoK8sApiCoreV1ResourceRequirements, IIoK8sApiCoreV1TopologySpreadConstraint } from 'kubernetes-models/v1';
+import type {
+  IIoK8sApiCoreV1Container,
+  IIoK8sApiCoreV1EnvVar,
+  IIoK8sApiCoreV1ResourceRequirements,
+  IIoK8sApiCoreV1TopologySpreadConstraint,
+} from 'kubernetes-models/v1';
 import type { IDeployment } from 'kubernetes-models/apps/v1/Deployment';
 import type { IHorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler';
 import type { IIngress } from 'kubernetes-models/networking.k8s.io/v1/Ingress';
@@ -93,7 +98,12 @@ export function resolveKubernetesScaling(
   scaling: KubernetesExportOptions['scaling'],
 ): { ok: true; min: number; max: number } | { ok: false; problems: Problem[] } {
   const bounds = KUBERNETES_INSTANCE_BOUNDS[environment];
-  const range = bounds.min === bounds.max ? `exactly ${bounds.min}` : bounds.max === Number.POSITIVE_INFINITY ? `at least ${bounds.min}` : `from ${bounds.min} to ${bounds.max}`;
+  const range =
+    bounds.min === bounds.max
+      ? `exactly ${bounds.min}`
+      : bounds.max === Number.POSITIVE_INFINITY
+        ? `at least ${bounds.min}`
+        : `from ${bounds.min} to ${bounds.max}`;
   const problems: Problem[] = [];
   for (const field of ['min_instances', 'max_instances'] as const) {
     const value = scaling?.[field];
@@ -118,14 +128,22 @@ export function checkKubernetesOptions(server: KubernetesServer, options: Kubern
     problems.push({ path: 'config.domain', message: 'must be a host name such as mcp.example.com (no scheme, port or path)' });
   }
   if (options.domain === undefined) {
-    if (options.issuer !== undefined) problems.push({ path: '--issuer', message: 'a certificate issuer needs a domain: the Ingress and its certificate are for the domain' });
+    if (options.issuer !== undefined)
+      problems.push({ path: '--issuer', message: 'a certificate issuer needs a domain: the Ingress and its certificate are for the domain' });
     if (options.ingressClass !== undefined) problems.push({ path: '--ingress-class', message: 'an Ingress needs a domain to route' });
   }
-  if (options.issuer !== undefined && !DNS_SUBDOMAIN.test(options.issuer)) problems.push({ path: '--issuer', message: 'must be the name of a cert-manager ClusterIssuer (lower case letters, digits, - and .)' });
-  if (options.ingressClass !== undefined && !DNS_SUBDOMAIN.test(options.ingressClass)) problems.push({ path: '--ingress-class', message: 'must be the name of an IngressClass (lower case letters, digits, - and .)' });
-  if (options.namespace !== undefined && !DNS_LABEL.test(options.namespace)) problems.push({ path: '--namespace', message: 'must be a namespace name: at most 63 lower case letters, digits and -, starting and ending with a letter or digit' });
+  if (options.issuer !== undefined && !DNS_SUBDOMAIN.test(options.issuer))
+    problems.push({ path: '--issuer', message: 'must be the name of a cert-manager ClusterIssuer (lower case letters, digits, - and .)' });
+  if (options.ingressClass !== undefined && !DNS_SUBDOMAIN.test(options.ingressClass))
+    problems.push({ path: '--ingress-class', message: 'must be the name of an IngressClass (lower case letters, digits, - and .)' });
+  if (options.namespace !== undefined && !DNS_LABEL.test(options.namespace))
+    problems.push({
+      path: '--namespace',
+      message: 'must be a namespace name: at most 63 lower case letters, digits and -, starting and ending with a letter or digit',
+    });
   const target = options.targetCpuUtilization;
-  if (target !== undefined && (!Number.isInteger(target) || target < 1 || target > 100)) problems.push({ path: 'targetCpuUtilization', message: 'must be a whole percentage from 1 to 100' });
+  if (target !== undefined && (!Number.isInteger(target) || target < 1 || target > 100))
+    problems.push({ path: 'targetCpuUtilization', message: 'must be a whole percentage from 1 to 100' });
   return problems;
 }
 
@@ -134,7 +152,11 @@ export function checkKubernetesOptions(server: KubernetesServer, options: Kubern
  * characters as `-`; a name cut to fit gets a short hash of the whole, so two long names stay apart.
  */
 export function kubernetesName(serverName: string, environment: Environment): string {
-  let base = serverName.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/-{2,}/g, '-').replace(/^-+|-+$/g, '');
+  let base = serverName
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .replace(/-{2,}/g, '-')
+    .replace(/^-+|-+$/g, '');
   if (!/^[a-z]/.test(base)) base = `mcp-${base}`.replace(/-+$/, '');
   const full = `${base}-${environment}`;
   if (full.length <= MAX_BASE_NAME) return full;
@@ -162,7 +184,10 @@ export function kubernetesManifests(server: KubernetesServer, options: Kubernete
   if (!scaling.ok) throw new Error('unreachable: scaling was checked');
   const { min, max } = scaling;
   const name = kubernetesName(server.name, environment);
-  const image = imageContract(server.digest, { ...(options.registry === undefined ? {} : { registry: options.registry }), logLevel: environment === 'development' ? 'debug' : 'info' });
+  const image = imageContract(server.digest, {
+    ...(options.registry === undefined ? {} : { registry: options.registry }),
+    logLevel: environment === 'development' ? 'debug' : 'info',
+  });
   const notices: string[] = [];
 
   const selector = { 'app.kubernetes.io/name': labelValue(server.name) || 'mcp-server', 'app.kubernetes.io/instance': name };
@@ -195,7 +220,11 @@ export function kubernetesManifests(server: KubernetesServer, options: Kubernete
       kind: 'Secret',
       metadata: metadata(secretName),
       type: 'Opaque',
-      data: Object.fromEntries(Object.keys(values).sort().map((key) => [key, Buffer.from(values[key]!, 'utf8').toString('base64')])),
+      data: Object.fromEntries(
+        Object.keys(values)
+          .sort()
+          .map((key) => [key, Buffer.from(values[key]!, 'utf8').toString('base64')]),
+      ),
     };
     objects.push(secret);
   }
@@ -256,8 +285,20 @@ export function kubernetesManifests(server: KubernetesServer, options: Kubernete
       : [
           // across regions where the cluster has them, and across nodes; preferred, so a cluster in one
           // region (or whose nodes have no region label) still runs every instance
-          { topologyKey: REGION_TOPOLOGY_KEY, maxSkew: 1, whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: selector }, matchLabelKeys: ['pod-template-hash'] },
-          { topologyKey: 'kubernetes.io/hostname', maxSkew: 1, whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: selector }, matchLabelKeys: ['pod-template-hash'] },
+          {
+            topologyKey: REGION_TOPOLOGY_KEY,
+            maxSkew: 1,
+            whenUnsatisfiable: 'ScheduleAnyway',
+            labelSelector: { matchLabels: selector },
+            matchLabelKeys: ['pod-template-hash'],
+          },
+          {
+            topologyKey: 'kubernetes.io/hostname',
+            maxSkew: 1,
+            whenUnsatisfiable: 'ScheduleAnyway',
+            labelSelector: { matchLabels: selector },
+            matchLabelKeys: ['pod-template-hash'],
+          },
         ];
   const autoscaled = max > min;
   const deployment: IDeployment = {
@@ -355,7 +396,9 @@ export function kubernetesManifests(server: KubernetesServer, options: Kubernete
     objects.push(ingress);
   }
   if (withoutValue.length > 0) {
-    notices.push(`no value for ${withoutValue.join(', ')}: the pods do not start until the Secret ${secretName} holds ${withoutValue.length === 1 ? 'it' : 'them'}`);
+    notices.push(
+      `no value for ${withoutValue.join(', ')}: the pods do not start until the Secret ${secretName} holds ${withoutValue.length === 1 ? 'it' : 'them'}`,
+    );
   }
   return { name, image, replicas: { min, max }, objects, envWithoutValue: withoutValue, notices };
 }

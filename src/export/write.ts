@@ -8,7 +8,14 @@ import { join } from 'node:path';
 import type { KubernetesObject } from './kubernetes.js';
 
 /** Every file name an export may write; only these are ever replaced or removed in a folder. */
-export const MANIFEST_FILES = ['secret.yaml', 'service.yaml', 'deployment.yaml', 'poddisruptionbudget.yaml', 'horizontalpodautoscaler.yaml', 'ingress.yaml'] as const;
+export const MANIFEST_FILES = [
+  'secret.yaml',
+  'service.yaml',
+  'deployment.yaml',
+  'poddisruptionbudget.yaml',
+  'horizontalpodautoscaler.yaml',
+  'ingress.yaml',
+] as const;
 
 export function manifestFileName(object: KubernetesObject): string {
   return `${object.kind.toLowerCase()}.yaml`;

@@ -88,7 +88,10 @@ export async function writeBundle(request: BuildRequest | BuildRequestInput, bun
     const { BuildRequest: schema } = await import('../api/contract.js');
     const parsed = schema.safeParse(request);
     if (!parsed.success) {
-      throw new BundleError('the build request is not valid', parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`));
+      throw new BundleError(
+        'the build request is not valid',
+        parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`),
+      );
     }
     checked = parsed.data;
   }

@@ -102,7 +102,9 @@ export function looksLikeText(bytes: Uint8Array): boolean {
 /** Resource contents for bytes: text for textual media types, a base64 blob otherwise. */
 export function toResourceContents(uri: string, bytes: Buffer, mimeType: string | undefined): ResourceContents {
   if (mimeType === undefined) {
-    return looksLikeText(bytes) ? { uri, mimeType: 'text/plain', text: bytes.toString('utf8') } : { uri, mimeType: 'application/octet-stream', blob: bytes.toString('base64') };
+    return looksLikeText(bytes)
+      ? { uri, mimeType: 'text/plain', text: bytes.toString('utf8') }
+      : { uri, mimeType: 'application/octet-stream', blob: bytes.toString('base64') };
   }
   const base = mimeType.split(';')[0]!.trim();
   return isTextMimeType(base) ? { uri, mimeType: base, text: bytes.toString('utf8') } : { uri, mimeType: base, blob: bytes.toString('base64') };

@@ -79,7 +79,12 @@ export function createHttpFront(options: HttpFrontOptions): HttpFront {
       const given = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1]?.trim();
       if (given === undefined || !timingSafeEqual(sha256(given), tokenDigest)) {
         res.setHeader('www-authenticate', 'Bearer realm="mcp"');
-        return rejectRequest(res, record, 401, given === undefined ? 'Unauthorized: send Authorization: Bearer <token>' : 'Unauthorized: the bearer token is not valid');
+        return rejectRequest(
+          res,
+          record,
+          401,
+          given === undefined ? 'Unauthorized: send Authorization: Bearer <token>' : 'Unauthorized: the bearer token is not valid',
+        );
       }
     }
     let body: unknown;

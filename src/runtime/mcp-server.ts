@@ -2,7 +2,17 @@
  * SDK wiring: the low-level SDK `Server` of one request (stateless), one session or one stdio
  * connection, with a handler per MCP method, each served from the compiled definition.
  */
-import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type Implementation, type Prompt, type ServerCapabilities, type ServerContext, type Tool } from '@modelcontextprotocol/server';
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  type CallToolResult,
+  type Implementation,
+  type Prompt,
+  type ServerCapabilities,
+  type ServerContext,
+  type Tool,
+} from '@modelcontextprotocol/server';
 import type { Completions } from './completions.js';
 import type { CallContext, ResourceContents } from './content.js';
 import type { CompiledPrompt } from './prompts.js';
@@ -69,7 +79,9 @@ export function buildServer(current: () => Operations, shape: ServerShape, conne
     });
     server.setRequestHandler('resources/read', async (request, ctx) => {
       const op = current();
-      const contents: ResourceContents[] = await op.traced('resources/read', request.params.uri, () => op.resources.read(request.params.uri, op.callContext(ctx)));
+      const contents: ResourceContents[] = await op.traced('resources/read', request.params.uri, () =>
+        op.resources.read(request.params.uri, op.callContext(ctx)),
+      );
       return { contents };
     });
     if (connection !== undefined) {

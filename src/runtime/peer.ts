@@ -3,7 +3,15 @@
  * model's answer (sampling) or the user's input (elicitation), close its response stream, and
  * tell subscribers that a resource changed. Built per request from the SDK's request context.
  */
-import type { CreateMessageRequest, CreateMessageResult, ElicitRequestFormParams, ElicitResult, LoggingLevel, Server, ServerContext } from '@modelcontextprotocol/server';
+import type {
+  CreateMessageRequest,
+  CreateMessageResult,
+  ElicitRequestFormParams,
+  ElicitResult,
+  LoggingLevel,
+  Server,
+  ServerContext,
+} from '@modelcontextprotocol/server';
 
 export interface Peer {
   /** a `notifications/message` to the client, if its `logging/setLevel` lets this level through */

@@ -162,7 +162,10 @@ function compileSource(definition: ResourceDefinition, where: string, ctx: Resou
             throw error;
           }
           if (response.status >= 400) {
-            throw new ProtocolError(ProtocolErrorCode.InternalError, `Cannot read ${uri}: GET ${describeUrl(target)} answered ${response.status} ${response.statusText}`);
+            throw new ProtocolError(
+              ProtocolErrorCode.InternalError,
+              `Cannot read ${uri}: GET ${describeUrl(target)} answered ${response.status} ${response.statusText}`,
+            );
           }
           return [toResourceContents(uri, response.body, definition.mimeType ?? response.contentType)];
         },

@@ -66,7 +66,10 @@ export function runExec(options: ExecOptions): Promise<ExecResult> {
         // already gone
       }
     };
-    const timer = setTimeout(() => kill(new ExecError(`${file} did not finish within ${options.timeoutMs} ms (time-out); it was stopped`, true)), options.timeoutMs);
+    const timer = setTimeout(
+      () => kill(new ExecError(`${file} did not finish within ${options.timeoutMs} ms (time-out); it was stopped`, true)),
+      options.timeoutMs,
+    );
     const onAbort = (): void => kill(new ExecError('the request was cancelled'));
     options.signal?.addEventListener('abort', onAbort, { once: true });
 
@@ -95,7 +98,8 @@ export function runExec(options: ExecOptions): Promise<ExecResult> {
       else resolve(result);
     };
     child.on('error', (error: NodeJS.ErrnoException) => {
-      const why = error.code === 'ENOENT' ? 'not found (is it installed and on PATH, or is the path right?)' : error.code === 'EACCES' ? 'not executable' : error.message;
+      const why =
+        error.code === 'ENOENT' ? 'not found (is it installed and on PATH, or is the path right?)' : error.code === 'EACCES' ? 'not executable' : error.message;
       finish(new ExecError(`could not start ${file}: ${why}`));
     });
     child.on('close', (code, signal) => {

@@ -348,4 +348,3 @@ export function userIdOf(ctx: ServerContext): string | undefined {
   }
   return id;
 }
-

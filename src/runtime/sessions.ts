@@ -70,7 +70,11 @@ export class SessionStore {
       const session = this.sessions.get(id);
       if (session === undefined) {
         if (record !== undefined) record.error = 'unknown session';
-        sendJson(res, 404, { jsonrpc: '2.0', error: { code: -32001, message: 'Session not found: it ended, or the server that held it stopped; initialize a new session' }, id: null });
+        sendJson(res, 404, {
+          jsonrpc: '2.0',
+          error: { code: -32001, message: 'Session not found: it ended, or the server that held it stopped; initialize a new session' },
+          id: null,
+        });
         return true;
       }
       await this.serveIn(session, req, res, body);
@@ -90,7 +94,11 @@ export class SessionStore {
     }
     if (req.method === 'GET' || req.method === 'DELETE') {
       if (record !== undefined) record.error = 'no session id';
-      sendJson(res, 400, { jsonrpc: '2.0', error: { code: -32000, message: `Bad Request: ${req.method} needs the Mcp-Session-Id header of a session` }, id: null });
+      sendJson(res, 400, {
+        jsonrpc: '2.0',
+        error: { code: -32000, message: `Bad Request: ${req.method} needs the Mcp-Session-Id header of a session` },
+        id: null,
+      });
       return true;
     }
     return false;

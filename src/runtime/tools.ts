@@ -184,7 +184,9 @@ function resultFromOutput(text: string, kind: 'text' | 'json', source: string): 
 
 function compileHttp(handler: Extract<ToolHandler, { type: 'http' }>, where: string, ctx: ToolCompileContext): Run {
   const url = compileTemplate(ctx.resolveEnv(handler.url, `${where}.url`));
-  const headers = Object.entries(handler.headers ?? {}).map(([name, value]) => [name, compileTemplate(ctx.resolveEnv(value, `${where}.headers.${name}`))] as const);
+  const headers = Object.entries(handler.headers ?? {}).map(
+    ([name, value]) => [name, compileTemplate(ctx.resolveEnv(value, `${where}.headers.${name}`))] as const,
+  );
   const body = handler.body === undefined ? (scope: TemplateScope) => scope.args : compileDeep(handler.body);
   const sendsBody = handler.method !== 'GET' && handler.method !== 'DELETE';
   return async (scope, call) => {
@@ -203,10 +205,13 @@ function compileHttp(handler: Extract<ToolHandler, { type: 'http' }>, where: str
     });
     const text = response.body.toString('utf8');
     if (response.status >= 400) {
-      throw new ToolFailure(`${handler.method} ${describeUrl(target)} answered ${response.status} ${response.statusText}${text === '' ? '' : `: ${text.slice(0, 500)}`}`, {
-        kind: 'http_status',
-        status: response.status,
-      });
+      throw new ToolFailure(
+        `${handler.method} ${describeUrl(target)} answered ${response.status} ${response.statusText}${text === '' ? '' : `: ${text.slice(0, 500)}`}`,
+        {
+          kind: 'http_status',
+          status: response.status,
+        },
+      );
     }
     return resultFromOutput(text, handler.result, `${handler.method} ${describeUrl(target)}`);
   };
@@ -278,9 +283,15 @@ async function compileModule(name: string, handler: Extract<ToolHandler, { type:
     const fallback = loaded.default as Record<string, unknown> | undefined;
     const found = loaded[exportName] ?? (fallback !== null && typeof fallback === 'object' ? fallback[exportName] : undefined);
     if (typeof found === 'function') fn = found as ModuleFunction;
-    else ctx.problems.push(`${where}: ${handler.module} has no exported function "${exportName}"${handler.export === undefined ? ' (the tool name; set handler.export to use another)' : ''}`);
+    else
+      ctx.problems.push(
+        `${where}: ${handler.module} has no exported function "${exportName}"${handler.export === undefined ? ' (the tool name; set handler.export to use another)' : ''}`,
+      );
   } catch (error) {
-    const hint = file !== handler.module && (error as NodeJS.ErrnoException).code === 'ENOENT' ? ' (a TypeScript module is compiled when a bundle is written: serve the bundle)' : '';
+    const hint =
+      file !== handler.module && (error as NodeJS.ErrnoException).code === 'ENOENT'
+        ? ' (a TypeScript module is compiled when a bundle is written: serve the bundle)'
+        : '';
     ctx.problems.push(`${where}: cannot load ${handler.module}: ${messageOf(error)}${hint}`);
   }
   return async (scope, call) => {
@@ -297,7 +308,9 @@ async function compileModule(name: string, handler: Extract<ToolHandler, { type:
     });
     try {
       const value = await Promise.race([
-        Promise.resolve().then(() => fn({ ...scope.args }, { ...(call.peer ?? NO_PEER), tool: name, user: { id: call.userId }, server: ctx.server, signal: controller.signal })),
+        Promise.resolve().then(() =>
+          fn({ ...scope.args }, { ...(call.peer ?? NO_PEER), tool: name, user: { id: call.userId }, server: ctx.server, signal: controller.signal }),
+        ),
         timeout,
       ]);
       return toCallResult(value, exportName);

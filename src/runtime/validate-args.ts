@@ -36,7 +36,13 @@ export function createSchemaCompiler(): (schema: Record<string, unknown>) => Val
 
 /** `/items/0/name` → `items[0].name` */
 function fieldPath(pointer: string, extra?: string): string {
-  const segments = pointer === '' ? [] : pointer.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const segments =
+    pointer === ''
+      ? []
+      : pointer
+          .slice(1)
+          .split('/')
+          .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (extra !== undefined) segments.push(extra);
   let out = '';
   for (const segment of segments) out += /^\d+$/.test(segment) ? `[${segment}]` : out === '' ? segment : `.${segment}`;

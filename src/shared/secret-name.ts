@@ -5,7 +5,8 @@
  */
 
 // PASS alone only as a whole word (DB_PASS, not COMPASS or PASSENGER); the rest anywhere in the name.
-const SECRET_NAME = /TOKEN|SECRET|PASSW(OR)?D|PASSPHRASE|(?<![A-Z])PASS(?![A-Z])|API[_-]?KEY|ACCESS[_-]?KEY|PRIVATE[_-]?KEY|CREDENTIAL|AUTHORI[SZ]ATION|COOKIE|SESSION/i;
+const SECRET_NAME =
+  /TOKEN|SECRET|PASSW(OR)?D|PASSPHRASE|(?<![A-Z])PASS(?![A-Z])|API[_-]?KEY|ACCESS[_-]?KEY|PRIVATE[_-]?KEY|CREDENTIAL|AUTHORI[SZ]ATION|COOKIE|SESSION/i;
 
 /** True when `name` (an environment variable, a header, a field) names a secret: `API_KEY`, `Authorization`, `sessionId`. */
 export function isSecretName(name: string): boolean {

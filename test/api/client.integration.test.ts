@@ -290,7 +290,11 @@ describe('the contract', () => {
   it('an answer whose data breaks the schema is a contract error naming the field', async () => {
     server.inject({
       path: '/v1/servers/',
-      failure: { type: 'raw', status: 200, body: JSON.stringify({ success: true, data: { mcp_id: 'nope', name: 'x', status: 'ready', url: 'u', build_time: 1 }, meta }) },
+      failure: {
+        type: 'raw',
+        status: 200,
+        body: JSON.stringify({ success: true, data: { mcp_id: 'nope', name: 'x', status: 'ready', url: 'u', build_time: 1 }, meta }),
+      },
     });
     const error = await rejection(client().getServer('mcp_abc'));
     expect(error.kind).toBe('contract');

@@ -64,9 +64,7 @@ describe('computeGuidance', () => {
 
   it('similar_descriptions with an expectation: the wrong tool and the right one', () => {
     const guidance = computeGuidance({ run: run(called(['find_customer', true])), tools: TOOLS, expectedTools: ['find_supplier'] });
-    expect(guidance.causes).toEqual([
-      expect.objectContaining({ kind: 'similar_descriptions', tools: ['find_customer', 'find_supplier'], calls: [0] }),
-    ]);
+    expect(guidance.causes).toEqual([expect.objectContaining({ kind: 'similar_descriptions', tools: ['find_customer', 'find_supplier'], calls: [0] })]);
   });
 
   it('a wrong tool whose description is not close to the right one is not blamed on descriptions', () => {
@@ -85,7 +83,8 @@ describe('computeGuidance', () => {
     expect(guidance.causes).toEqual([
       {
         kind: 'missing_tool',
-        message: "the agent would call get_forecast, but neither the message nor any tool's output gives its latitude and longitude: add a tool that returns them, or make them optional",
+        message:
+          "the agent would call get_forecast, but neither the message nor any tool's output gives its latitude and longitude: add a tool that returns them, or make them optional",
         tools: ['get_forecast'],
       },
     ]);
@@ -114,19 +113,39 @@ describe('computeGuidance', () => {
 
   it('failed_calls: one cause per failing tool, with its calls, its error and how it failed', () => {
     const guidance = computeGuidance({
-      run: run(called(['get_forecast', true], ['get_forecast', false, 'Tool "get_forecast" failed: GET https://x/y answered 502 Bad Gateway'], ['find_customer', false, 'Invalid arguments for tool "find_customer": name is required.'])),
+      run: run(
+        called(
+          ['get_forecast', true],
+          ['get_forecast', false, 'Tool "get_forecast" failed: GET https://x/y answered 502 Bad Gateway'],
+          ['find_customer', false, 'Invalid arguments for tool "find_customer": name is required.'],
+        ),
+      ),
       tools: TOOLS,
       expectedTools: ['get_forecast', 'find_customer'],
     });
     expect(guidance.band).toBe('major issues');
     expect(guidance.causes).toEqual([
-      { kind: 'failed_calls', message: 'get_forecast: 1 of its 2 calls failed; the handler failed: its HTTP call answered 502: Tool "get_forecast" failed: GET https://x/y answered 502 Bad Gateway', tools: ['get_forecast'], calls: [1] },
-      { kind: 'failed_calls', message: 'find_customer: its call failed; the arguments were rejected by its input schema: Invalid arguments for tool "find_customer": name is required.', tools: ['find_customer'], calls: [2] },
+      {
+        kind: 'failed_calls',
+        message:
+          'get_forecast: 1 of its 2 calls failed; the handler failed: its HTTP call answered 502: Tool "get_forecast" failed: GET https://x/y answered 502 Bad Gateway',
+        tools: ['get_forecast'],
+        calls: [1],
+      },
+      {
+        kind: 'failed_calls',
+        message:
+          'find_customer: its call failed; the arguments were rejected by its input schema: Invalid arguments for tool "find_customer": name is required.',
+        tools: ['find_customer'],
+        calls: [2],
+      },
     ]);
   });
 
   it('how a call failed: what the service says wins over the words of the error', () => {
-    const guidance = computeGuidance({ run: run({ tools_used: ['x'], success_rate: 0, tool_calls: [{ name: 'x', ok: false, error: 'answered 500', failure: { kind: 'timeout' } }] }) });
+    const guidance = computeGuidance({
+      run: run({ tools_used: ['x'], success_rate: 0, tool_calls: [{ name: 'x', ok: false, error: 'answered 500', failure: { kind: 'timeout' } }] }),
+    });
     expect(guidance.causes[0]!.message).toContain('it ran out of time');
   });
 

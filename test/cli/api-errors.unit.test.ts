@@ -82,7 +82,11 @@ describe('explainApiError', () => {
 
   it('configuration, not input and not transient: a refused key, an answer outside the contract, a service without the operation', () => {
     expect(explain(new ApiError({ kind: 'http', status: 401, code: 'unauthorized', message: 'no' })).exitCode).toBe(3);
-    expect(explain(new ApiError({ kind: 'contract', status: 200, code: 'contract_violation', message: 'the answer does not follow the /v1 contract: data.url: required' })).exitCode).toBe(3);
+    expect(
+      explain(
+        new ApiError({ kind: 'contract', status: 200, code: 'contract_violation', message: 'the answer does not follow the /v1 contract: data.url: required' }),
+      ).exitCode,
+    ).toBe(3);
     expect(explain(new ApiError({ kind: 'http', status: 501, code: 'not_implemented', message: 'no deployments here' })).exitCode).toBe(3);
   });
 

@@ -66,7 +66,12 @@ describe('resolving the service', () => {
   it('takes the profile in the file when nothing else is given', async () => {
     await saveConfig(profiles);
     const c = await resolveConnection(context({}));
-    expect(c).toMatchObject({ url: 'https://default.example.com', apiKey: 'key-default', urlSource: 'from profile default', keySource: 'from profile default' });
+    expect(c).toMatchObject({
+      url: 'https://default.example.com',
+      apiKey: 'key-default',
+      urlSource: 'from profile default',
+      keySource: 'from profile default',
+    });
   });
 
   it('MCPCTL_API_URL and MCPCTL_API_KEY beat the file; --api-url beats MCPCTL_API_URL', async () => {

@@ -131,7 +131,10 @@ tools:
       hint: 'pass it with --env-var MCP_AUTH_TOKEN (its value comes from your environment), or list it under deploy.env_vars in secured.yaml',
     });
     expect(server.requests).toHaveLength(0);
-    const passed = await runCli(['deploy', 'secured.yaml', '--env-var', 'MCP_AUTH_TOKEN', '--json'], { env: { ...env, MCP_AUTH_TOKEN: 's3cret' }, cwd: sandbox.dir });
+    const passed = await runCli(['deploy', 'secured.yaml', '--env-var', 'MCP_AUTH_TOKEN', '--json'], {
+      env: { ...env, MCP_AUTH_TOKEN: 's3cret' },
+      cwd: sandbox.dir,
+    });
     expect(passed.code).toBe(0);
     expect(deployBody()).toMatchObject({ config: { env_vars: { MCP_AUTH_TOKEN: 's3cret' } } });
   });
@@ -307,7 +310,10 @@ describe('deploy config', () => {
     expect(fromFile.code, fromFile.stderr).toBe(0);
     expect(deployBody()).toMatchObject({ config: { env_vars: { API_TOKEN: 'from-the-file' } } });
 
-    const fromFlag = await runCli(['deploy', 'weather.yaml', '--env-var', 'API_TOKEN', '--no-wait', '--json'], { env: { ...without, API_TOKEN: 'from-env' }, cwd: sandbox.dir });
+    const fromFlag = await runCli(['deploy', 'weather.yaml', '--env-var', 'API_TOKEN', '--no-wait', '--json'], {
+      env: { ...without, API_TOKEN: 'from-env' },
+      cwd: sandbox.dir,
+    });
     expect(fromFlag.code, fromFlag.stderr).toBe(0);
     expect(server.requestsTo('/v1/deploy', 'POST')[1]!.body).toMatchObject({ config: { env_vars: { API_TOKEN: 'from-env' } } });
   });

@@ -82,7 +82,10 @@ describe('mcpctl dev', () => {
     await using temp = await makeTempDir();
     const file = await copyFixture(temp.path);
     const source = await readFile(file, 'utf8');
-    await writeFile(file, `${source.trimEnd()}\n  - uri: api://status\n    name: status\n    description: remote status\n    source: { type: url, url: "\${STATUS_URL}/status" }\n`);
+    await writeFile(
+      file,
+      `${source.trimEnd()}\n  - uri: api://status\n    name: status\n    description: remote status\n    source: { type: url, url: "\${STATUS_URL}/status" }\n`,
+    );
     const dev = startDev([file, '--port', '0']);
     expect(await dev.stop()).toBe(2);
     expect(dev.stderr()).toMatch(/cannot be served[\s\S]*STATUS_URL is not set \(used by resources\[1\]\.source\.url\)/);
@@ -107,7 +110,12 @@ describe('mcpctl dev', () => {
     expect(existsSync(join(import.meta.dirname, '..', '..', 'dist', 'cli', 'commands', 'dev.js'))).toBe(true);
     await using temp = await makeTempDir();
     const file = await copyFixture(temp.path);
-    const transport = new StdioClientTransport({ command: process.execPath, args: [bin, 'dev', '--stdio', file], env: { PATH: process.env.PATH ?? '' }, stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [bin, 'dev', '--stdio', file],
+      env: { PATH: process.env.PATH ?? '' },
+      stderr: 'pipe',
+    });
     let stderr = '';
     transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
     const client = new Client({ name: 'stdio-test', version: '1.0.0' });

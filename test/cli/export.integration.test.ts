@@ -92,14 +92,24 @@ async function readManifests(dir: string): Promise<Record<string, Loose>> {
 
 describe('mcpctl export kubernetes <file>', () => {
   it('writes one file per object; the image is named by the digest the engine gives the same build', async () => {
-    const result = await exportK8s(['forecast.yaml', '--env', 'production', '--registry', 'registry.example.com/team', '--env-var', 'FORECAST_KEY'], { WEATHER_TOKEN: 'tok-1', FORECAST_KEY: 'fk-2' });
+    const result = await exportK8s(['forecast.yaml', '--env', 'production', '--registry', 'registry.example.com/team', '--env-var', 'FORECAST_KEY'], {
+      WEATHER_TOKEN: 'tok-1',
+      FORECAST_KEY: 'fk-2',
+    });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('✔ Wrote 6 Kubernetes manifests for forecast (production) to k8s/forecast-production');
     expect(result.stdout).toContain('→ kubectl apply -f k8s/forecast-production');
     const dir = join(sandbox.dir, 'k8s', 'forecast-production');
     const files = await readManifests(dir);
-    expect(Object.keys(files).sort()).toEqual(['deployment.yaml', 'horizontalpodautoscaler.yaml', 'ingress.yaml', 'poddisruptionbudget.yaml', 'secret.yaml', 'service.yaml']);
+    expect(Object.keys(files).sort()).toEqual([
+      'deployment.yaml',
+      'horizontalpodautoscaler.yaml',
+      'ingress.yaml',
+      'poddisruptionbudget.yaml',
+      'secret.yaml',
+      'service.yaml',
+    ]);
     expect((await stat(join(dir, 'secret.yaml'))).mode & 0o777).toBe(0o600);
 
     // the engine builds the same file to the same digest
@@ -232,7 +242,10 @@ describe('mcpctl export kubernetes: bad input', () => {
   });
 
   it('scaling the environment does not allow is reported where the file sets it', async () => {
-    await writeFile(join(sandbox.dir, 'wide.yaml'), 'name: wide\ntemplate: basic\nresources:\n  - uri: notes://a\n    name: a\n    description: A note\ndeploy:\n  scaling:\n    max_instances: 3\n');
+    await writeFile(
+      join(sandbox.dir, 'wide.yaml'),
+      'name: wide\ntemplate: basic\nresources:\n  - uri: notes://a\n    name: a\n    description: A note\ndeploy:\n  scaling:\n    max_instances: 3\n',
+    );
     const result = await exportK8s(['wide.yaml', '--env', 'development']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('wide.yaml:9:20');

@@ -159,8 +159,7 @@ describe('mcpctl init on a terminal', () => {
       }
     });
     stdout.resume();
-    const shown = (text: string) =>
-      new Promise<void>((resolve) => (screen.includes(text) ? resolve() : waiters.push({ text, resolve })));
+    const shown = (text: string) => new Promise<void>((resolve) => (screen.includes(text) ? resolve() : waiters.push({ text, resolve })));
 
     const code = run(['--no-color', 'init', 'asked'], { stdin, stdout, stderr, env: { PATH: process.env.PATH }, cwd: sandbox.dir });
     await shown('Server name');

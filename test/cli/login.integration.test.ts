@@ -163,7 +163,11 @@ describe('mcpctl logout', () => {
 
   it('a service saved as "default" by an earlier mcpctl goes with its key: default is the local engine again', async () => {
     await mkdir(dirname(sandbox.env.MCPCTL_CONFIG!), { recursive: true });
-    await writeFile(sandbox.env.MCPCTL_CONFIG!, JSON.stringify({ profiles: { default: { api_url: server.url, api_key: server.apiKey } }, current: 'default' }), { mode: 0o600 });
+    await writeFile(
+      sandbox.env.MCPCTL_CONFIG!,
+      JSON.stringify({ profiles: { default: { api_url: server.url, api_key: server.apiKey } }, current: 'default' }),
+      { mode: 0o600 },
+    );
     const result = await cli(['logout']);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('Removed profile default and its key: "default" is the local engine again');

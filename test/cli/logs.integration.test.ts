@@ -86,7 +86,10 @@ describe('mcpctl logs', () => {
     await callTool(`${d.url}/mcp`, 'echo', { text: 'marker-after-start' });
     expect(await running).toBe(0);
     clearTimeout(safety);
-    const lines = seen.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { message: string });
+    const lines = seen
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { message: string });
     expect(lines[0]!.message).toBe(newest);
     expect(lines.some((line) => line.message.includes('deploying weather'))).toBe(false);
     expect(lines.at(-1)!.message).toContain('marker-after-start');

@@ -72,7 +72,12 @@ describe('mcpctl ls', () => {
     const quiet = await ls('--quiet', '--status', 'deployed');
     expect(quiet.stdout.trim().split('\n').sort()).toEqual([dev.deployment_id, prod.deployment_id].sort());
     const quietServers = await ls('--quiet', '--servers');
-    expect(quietServers.stdout.trim().split('\n').sort()).toEqual(servers.json().servers.map((s: { mcp_id: string }) => s.mcp_id).sort());
+    expect(quietServers.stdout.trim().split('\n').sort()).toEqual(
+      servers
+        .json()
+        .servers.map((s: { mcp_id: string }) => s.mcp_id)
+        .sort(),
+    );
   });
 
   it('refuses contradictory or unknown filters with exit 2', async () => {

@@ -23,9 +23,7 @@ describe('mcpctl metrics', () => {
   it('--quiet prints the figures on one line of key=value pairs', async () => {
     const result = await metrics(d.deployment_id, '-q');
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(
-      /^requests=7 rps=[\d.]+ p50_ms=[\d.]+ p95_ms=[\d.]+ p99_ms=[\d.]+ tool_calls=7 tool_errors=3 tool_error_rate=0\.\d+\n$/,
-    );
+    expect(result.stdout).toMatch(/^requests=7 rps=[\d.]+ p50_ms=[\d.]+ p95_ms=[\d.]+ p99_ms=[\d.]+ tool_calls=7 tool_errors=3 tool_error_rate=0\.\d+\n$/);
   });
 
   it('shows the calls made through the gateway: counts, error rate, calls per tool, and charts', async () => {

@@ -27,8 +27,7 @@ async function deployment(options: { async?: boolean } = {}): Promise<string> {
   return (await client.deploy({ mcp_id: mcpId, environment: 'staging' }, { async: options.async === true })).deployment.deployment_id;
 }
 
-const status = (args: string[], signal?: AbortSignal) =>
-  runCli(['status', ...args], { env, cwd: sandbox.dir, ...(signal === undefined ? {} : { signal }) });
+const status = (args: string[], signal?: AbortSignal) => runCli(['status', ...args], { env, cwd: sandbox.dir, ...(signal === undefined ? {} : { signal }) });
 
 describe('mcpctl status', () => {
   it('shows a deployed deployment, exit 0', async () => {

@@ -35,7 +35,11 @@ describe('mcpctl stop', () => {
     const d = await t.deploy(await t.addServer('weather'), 'development');
     const result = await stop(d.deployment_id, '--json');
     expect(result.code).toBe(0);
-    expect(result.json()).toMatchObject({ deployment_id: d.deployment_id, status: 'stopped', transitions: [{ status: 'deploying' }, { status: 'deployed' }, { status: 'stopped' }] });
+    expect(result.json()).toMatchObject({
+      deployment_id: d.deployment_id,
+      status: 'stopped',
+      transitions: [{ status: 'deploying' }, { status: 'deployed' }, { status: 'stopped' }],
+    });
   });
 
   it('an unknown or malformed id is exit 2 with a next step', async () => {

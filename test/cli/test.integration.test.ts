@@ -74,7 +74,9 @@ describe('mcpctl test', () => {
     const result = await test([mcpId, '-m', 'hi']);
     expect(result.code).toBe(7);
     expect(result.stdout).toMatch(/success rate\s+50% \(some failures\)/);
-    expect(result.stdout).toContain('cause failed_calls: get_forecast: 1 of its 2 calls failed; the arguments were rejected by its input schema: city is required');
+    expect(result.stdout).toContain(
+      'cause failed_calls: get_forecast: 1 of its 2 calls failed; the arguments were rejected by its input schema: city is required',
+    );
     expect(result.stdout).not.toContain('similar_descriptions');
     expect(result.stdout).not.toContain('not_understood');
     expect(result.stdout).toContain('✖ success rate 50% is below 80%');
@@ -99,7 +101,9 @@ describe('mcpctl test', () => {
     server.options.agent = (request, stored) => ({
       ...scriptedAgent(request, stored),
       success_rate: 0,
-      tool_calls: [{ name: 'get_forecast', ok: false, error: 'Tool "get_forecast" failed: GET https://api.example.com/forecast answered 503 Service Unavailable' }],
+      tool_calls: [
+        { name: 'get_forecast', ok: false, error: 'Tool "get_forecast" failed: GET https://api.example.com/forecast answered 503 Service Unavailable' },
+      ],
     });
     const result = await test([mcpId, '-m', 'hi', '--json']);
     expect(result.code).toBe(7);
@@ -117,7 +121,13 @@ describe('mcpctl test', () => {
   });
 
   it('a run that used nothing is not a pass, even when the service reports a rate of 1: exit 7, not_understood', async () => {
-    server.options.agent = (request, stored) => ({ ...scriptedAgent(request, stored), tools_used: [], resources_accessed: [], tool_calls: [], success_rate: 1 });
+    server.options.agent = (request, stored) => ({
+      ...scriptedAgent(request, stored),
+      tools_used: [],
+      resources_accessed: [],
+      tool_calls: [],
+      success_rate: 1,
+    });
     const result = await test([mcpId, '-m', 'sing me a song']);
     expect(result.code).toBe(7);
     expect(result.stdout).toMatch(/success rate\s+100% \(major issues\)/);
@@ -154,7 +164,10 @@ describe('mcpctl test', () => {
     expect(result.code).toBe(7);
     const doc = result.json();
     expect(doc.passed).toBe(false);
-    expect(doc.cases[0].failures).toEqual(['the agent used no tool and no resource, so the case tested nothing', 'expected the agent to call get_forecast; it did not']);
+    expect(doc.cases[0].failures).toEqual([
+      'the agent used no tool and no resource, so the case tested nothing',
+      'expected the agent to call get_forecast; it did not',
+    ]);
     expect(doc.cases[0].guidance.causes.map((c: { kind: string }) => c.kind)).toEqual(['not_understood']);
     expect(doc.cases[1].passed).toBe(true);
     const xml = await readFile(join(sandbox.dir, 'reports/junit.xml'), 'utf8');
@@ -184,7 +197,11 @@ describe('mcpctl test', () => {
     ];
     const result = await test(['weather.yaml', '-m', 'hi', '--model', 'claude-sonnet-4-5', '--json']);
     expect(result.code).toBe(3);
-    expect(result.json().error).toMatchObject({ code: 'model_not_configured', exit_code: 3, message: 'the model claude-sonnet-4-5 cannot run: ANTHROPIC_API_KEY is not set where the engine runs' });
+    expect(result.json().error).toMatchObject({
+      code: 'model_not_configured',
+      exit_code: 3,
+      message: 'the model claude-sonnet-4-5 cannot run: ANTHROPIC_API_KEY is not set where the engine runs',
+    });
     expect(result.json().error.hint).toContain('ANTHROPIC_API_KEY');
     expect(result.json().error.hint).not.toContain('retry');
     expect(server.requests.map((r) => r.path)).toEqual(['/v1/models']);
@@ -199,7 +216,15 @@ describe('mcpctl test', () => {
   });
 
   it('a service that answers model_not_configured for the test itself is exit 3 too', async () => {
-    server.inject({ path: '/v1/test', failure: { type: 'status', status: 501, code: 'model_not_configured', message: 'the model claude-sonnet-4-5 needs ANTHROPIC_API_KEY in the engine’s environment' } });
+    server.inject({
+      path: '/v1/test',
+      failure: {
+        type: 'status',
+        status: 501,
+        code: 'model_not_configured',
+        message: 'the model claude-sonnet-4-5 needs ANTHROPIC_API_KEY in the engine’s environment',
+      },
+    });
     const result = await test([mcpId, '-m', 'hi', '--model', 'claude-sonnet-4-5']);
     expect(result.code).toBe(3);
     expect(result.stderr).toContain('needs ANTHROPIC_API_KEY');
@@ -220,7 +245,10 @@ describe('mcpctl test', () => {
   });
 
   it('a provider the service cannot reach (503) is exit 4: that one is transient', async () => {
-    server.inject({ path: '/v1/test', failure: { type: 'status', status: 503, code: 'unavailable', message: 'Anthropic is rate limiting the engine (HTTP 429)', retryAfter: '60' } });
+    server.inject({
+      path: '/v1/test',
+      failure: { type: 'status', status: 503, code: 'unavailable', message: 'Anthropic is rate limiting the engine (HTTP 429)', retryAfter: '60' },
+    });
     const result = await test([mcpId, '-m', 'hi', '--model', 'claude-sonnet-4-5']);
     expect(result.code).toBe(4);
     expect(result.stderr).toContain('Anthropic is rate limiting the engine');

@@ -65,7 +65,12 @@ describe('mcpctl up', () => {
     expect(result.code).toBe(7);
     const doc = result.json();
     expect(doc).toMatchObject({ ok: false, exit_code: 7, failed_step: 'test' });
-    expect(doc.steps.map((s: { step: string; status: string }) => `${s.step}:${s.status}`)).toEqual(['validate:ok', 'build:ok', 'test:failed', 'deploy:skipped']);
+    expect(doc.steps.map((s: { step: string; status: string }) => `${s.step}:${s.status}`)).toEqual([
+      'validate:ok',
+      'build:ok',
+      'test:failed',
+      'deploy:skipped',
+    ]);
     expect(doc.steps[0].result).toMatchObject({ valid: true, name: 'weather' });
     expect(doc.steps[1].result.mcp_id).toMatch(/^mcp_/);
     expect(doc.steps[2].result.cases[0].guidance.causes[0].kind).toBe('not_understood');
@@ -86,13 +91,20 @@ describe('mcpctl up', () => {
     await writeFile(join(sandbox.dir, 'weather.yaml'), WEATHER_YAML.replace('template: basic', 'template: fancy'));
     const result = await up(['weather.yaml', '--json']);
     expect(result.code).toBe(2);
-    expect(result.json().steps[0]).toMatchObject({ step: 'validate', status: 'failed', error: { code: 'invalid_definition', problems: [{ where: 'weather.yaml:3:11', path: 'template' }] } });
+    expect(result.json().steps[0]).toMatchObject({
+      step: 'validate',
+      status: 'failed',
+      error: { code: 'invalid_definition', problems: [{ where: 'weather.yaml:3:11', path: 'template' }] },
+    });
     expect(server.requests).toHaveLength(0);
   });
 
   it('a deployment variable that is not set fails before anything is built', async () => {
     const result = await up(['weather.yaml'], { WEATHER_TOKEN: '' });
-    const unset = await runCli(['up', 'weather.yaml', '--json'], { env: Object.fromEntries(Object.entries(env).filter(([k]) => k !== 'WEATHER_TOKEN')), cwd: sandbox.dir });
+    const unset = await runCli(['up', 'weather.yaml', '--json'], {
+      env: Object.fromEntries(Object.entries(env).filter(([k]) => k !== 'WEATHER_TOKEN')),
+      cwd: sandbox.dir,
+    });
     expect(unset.code).toBe(3); // configuration: the environment does not set it
     expect(unset.json().steps.map((s: { status: string }) => s.status)).toEqual(['failed', 'skipped', 'skipped', 'skipped']);
     expect(unset.json().steps[0].error.message).toContain('WEATHER_TOKEN');
@@ -101,15 +113,33 @@ describe('mcpctl up', () => {
   });
 
   it('a test model the service cannot run: exit 3 (configuration) before the build', async () => {
-    server.options.models = [{ id: 'mcpctl-local', available: true }, { id: 'gpt-4.1-mini', available: false, key_variable: 'OPENAI_API_KEY' }];
+    server.options.models = [
+      { id: 'mcpctl-local', available: true },
+      { id: 'gpt-4.1-mini', available: false, key_variable: 'OPENAI_API_KEY' },
+    ];
     const result = await up(['weather.yaml', '--model', 'gpt-4.1-mini', '--json']);
     expect(result.code).toBe(3);
-    expect(result.json().steps.map((s: { step: string; status: string }) => `${s.step}:${s.status}`)).toEqual(['validate:ok', 'build:skipped', 'test:failed', 'deploy:skipped']);
+    expect(result.json().steps.map((s: { step: string; status: string }) => `${s.step}:${s.status}`)).toEqual([
+      'validate:ok',
+      'build:skipped',
+      'test:failed',
+      'deploy:skipped',
+    ]);
     expect(paths()).toEqual(['GET /v1/models']);
   });
 
   it('a failed build is exit 5; a failed deployment exit 6', async () => {
-    server.inject({ path: '/v1/build', times: 1, failure: { type: 'status', status: 422, code: 'build_failed', message: 'the server did not start', details: [{ path: 'tools[0].handler', message: 'boom' }] } });
+    server.inject({
+      path: '/v1/build',
+      times: 1,
+      failure: {
+        type: 'status',
+        status: 422,
+        code: 'build_failed',
+        message: 'the server did not start',
+        details: [{ path: 'tools[0].handler', message: 'boom' }],
+      },
+    });
     const build = await up(['weather.yaml']);
     expect(build.code).toBe(5);
     expect(build.stderr).toContain('weather.yaml:14:7  tools[0].handler  boom');
@@ -136,7 +166,12 @@ describe('mcpctl up', () => {
 });
 
 describe('in GitHub Actions', () => {
-  const github = () => ({ GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: join(sandbox.dir, 'summary.md'), GITHUB_OUTPUT: join(sandbox.dir, 'output.txt'), GITHUB_WORKSPACE: sandbox.dir });
+  const github = () => ({
+    GITHUB_ACTIONS: 'true',
+    GITHUB_STEP_SUMMARY: join(sandbox.dir, 'summary.md'),
+    GITHUB_OUTPUT: join(sandbox.dir, 'output.txt'),
+    GITHUB_WORKSPACE: sandbox.dir,
+  });
 
   it('up fills the job summary and the step outputs', async () => {
     const result = await up(['weather.yaml'], github());
@@ -155,14 +190,22 @@ describe('in GitHub Actions', () => {
     agentThatUsesNothing();
     const result = await up(['weather.yaml'], github());
     expect(result.code).toBe(7);
-    expect(result.stdout).toContain('::error file=weather.yaml,line=39,col=7,title=mcpctl test::test case "forecast" failed: the agent used no tool and no resource');
+    expect(result.stdout).toContain(
+      '::error file=weather.yaml,line=39,col=7,title=mcpctl test::test case "forecast" failed: the agent used no tool and no resource',
+    );
     expect(await readFile(join(sandbox.dir, 'output.txt'), 'utf8')).toMatch(/^mcp_id=mcp_\w+\nstatus=test_failed\n$/);
     expect(await readFile(join(sandbox.dir, 'summary.md'), 'utf8')).toContain('| deploy | ⏭️ skipped | not run: the test step failed |');
   });
 
   it('a broken definition prints ::error lines with file, line and column', async () => {
-    await writeFile(join(sandbox.dir, 'weather.yaml'), WEATHER_YAML.replace('template: basic', 'template: fancy').replace('    description: Get the weather forecast for a city\n', ''));
-    for (const command of [['validate', 'weather.yaml'], ['up', 'weather.yaml']]) {
+    await writeFile(
+      join(sandbox.dir, 'weather.yaml'),
+      WEATHER_YAML.replace('template: basic', 'template: fancy').replace('    description: Get the weather forecast for a city\n', ''),
+    );
+    for (const command of [
+      ['validate', 'weather.yaml'],
+      ['up', 'weather.yaml'],
+    ]) {
       const result = await runCli(command, { env: { ...env, ...github() }, cwd: sandbox.dir });
       expect(result.code).toBe(2);
       expect(result.stdout.split('\n').filter((l) => l.startsWith('::'))).toEqual([
@@ -175,7 +218,9 @@ describe('in GitHub Actions', () => {
   it('warnings are ::warning lines; nothing of the kind with --json or outside GitHub Actions', async () => {
     await writeFile(join(sandbox.dir, 'weather.yaml'), WEATHER_YAML);
     const warned = await runCli(['validate', 'weather.yaml'], { env: { ...env, ...github() }, cwd: sandbox.dir });
-    expect(warned.stdout).toContain('::warning file=weather.yaml,line=11,col=11::tools[0].inputSchema.properties.city: the required parameter "city" has no description');
+    expect(warned.stdout).toContain(
+      '::warning file=weather.yaml,line=11,col=11::tools[0].inputSchema.properties.city: the required parameter "city" has no description',
+    );
     const json = await runCli(['validate', 'weather.yaml', '--json'], { env: { ...env, ...github() }, cwd: sandbox.dir });
     expect(json.stdout).not.toContain('::');
     expect(() => JSON.parse(json.stdout) as unknown).not.toThrow();

@@ -46,14 +46,17 @@ tools:
     await mkdir(outside);
     await writeFile(join(outside, 'secret.md'), 'secret');
     await symlink(join(outside, 'secret.md'), join(sandbox.dir, 'def', 'notes.md'));
-    await writeDefinition(`name: notes
+    await writeDefinition(
+      `name: notes
 template: basic
 resources:
   - uri: notes://all
     name: all
     description: All notes
     source: { type: file, path: notes.md }
-`, 'def/server.yaml');
+`,
+      'def/server.yaml',
+    );
     const result = await validate(['validate', 'def/server.yaml', '--json']);
     expect(result.code).toBe(2);
     expect(result.json().error.problems).toEqual([
@@ -138,7 +141,9 @@ tools:
     await writeDefinition(VALID);
     const result = await validate(['--quiet', 'validate', 'server.yaml']);
     expect(result).toMatchObject({ code: 0, stdout: '' });
-    expect(result.stderr).toBe('warning: server.yaml:3:30  auth.token  a literal token: anyone who can read this file can call the server; use ${MCP_AUTH_TOKEN} and set it at deploy time\n');
+    expect(result.stderr).toBe(
+      'warning: server.yaml:3:30  auth.token  a literal token: anyone who can read this file can call the server; use ${MCP_AUTH_TOKEN} and set it at deploy time\n',
+    );
     await writeDefinition(VALID.replace('not-from-env', '"${MCP_AUTH_TOKEN}"'));
     expect(await validate(['--quiet', 'validate', 'server.yaml'])).toMatchObject({ code: 0, stdout: '', stderr: '' });
   });

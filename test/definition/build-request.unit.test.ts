@@ -122,7 +122,8 @@ prompts:
 
   it('follows the relative imports of a TypeScript module', async () => {
     await write({
-      'src/tools.ts': "import { a } from './lib/a.js';\nimport type { T } from './types';\nexport { b } from \"./b.mjs\";\nimport pkg from 'left-pad';\nexport const x = 1;\n",
+      'src/tools.ts':
+        "import { a } from './lib/a.js';\nimport type { T } from './types';\nexport { b } from \"./b.mjs\";\nimport pkg from 'left-pad';\nexport const x = 1;\n",
       'src/lib/a.ts': "import data from '../../data/table.json' with { type: 'json' };\nexport const a = data;\n",
       'src/types.ts': 'export type T = number;\n',
       'src/b.mts': "const c = await import('./c.js');\nexport const b = c;\n",
@@ -163,7 +164,9 @@ tools:
     await write({ 'big.bin': Buffer.alloc(8 * 1024 * 1024) });
     const error = await request('name: demo\ntemplate: basic\ninclude: [big.bin]\n').catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'definition_too_large', exitCode: 2 });
-    expect((error as UserError).message).toBe('the build request would be 10.7 MiB, over the 10.0 MiB a service takes (binary files travel as base64, a third larger)');
+    expect((error as UserError).message).toBe(
+      'the build request would be 10.7 MiB, over the 10.0 MiB a service takes (binary files travel as base64, a third larger)',
+    );
     expect((error as UserError).problems).toEqual([{ where: 'big.bin', message: '10.7 MiB encoded' }]);
   });
 
@@ -207,7 +210,10 @@ tools:
   });
 
   it('checks the modules a module imports, JavaScript too', async () => {
-    await write({ 'src/tools.ts': "import { twice } from './lib.js';\nexport const add = (a: number) => twice(a);\n", 'src/lib.js': 'export const twice = (x) => x *;\n' });
+    await write({
+      'src/tools.ts': "import { twice } from './lib.js';\nexport const add = (a: number) => twice(a);\n",
+      'src/lib.js': 'export const twice = (x) => x *;\n',
+    });
     const error = (await request(MODULE_YAML).catch((e: unknown) => e)) as UserError;
     expect(error.problems).toEqual([{ where: 'src/lib.js:1:32', path: 'tools[0].handler.module', message: 'Expression expected.' }]);
   });
@@ -273,15 +279,6 @@ describe('findRelativeImports', () => {
       "import x from 'node:fs';",
       "import y from '@scope/pkg';",
     ].join('\n');
-    expect(findRelativeImports(source)).toEqual([
-      './a.js',
-      '../b',
-      './cd.ts',
-      './side-effect.js',
-      './e.js',
-      './f.js',
-      './g.js',
-      './h.cjs',
-    ]);
+    expect(findRelativeImports(source)).toEqual(['./a.js', '../b', './cd.ts', './side-effect.js', './e.js', './f.js', './g.js', './h.cjs']);
   });
 });

@@ -52,9 +52,7 @@ function base(): Def {
     ],
     deploy: { scaling: { min_instances: 1, max_instances: 3 }, env_vars: { MCP_AUTH_TOKEN: '${MCP_AUTH_TOKEN}', LOG_LEVEL: 'info' } },
     tests: {
-      cases: [
-        { name: 'greets', message: 'hi', expect: { tools: ['greet'], not_tools: ['stats'], resources: ['notes://release', 'docs://guide'] } },
-      ],
+      cases: [{ name: 'greets', message: 'hi', expect: { tools: ['greet'], not_tools: ['stats'], resources: ['notes://release', 'docs://guide'] } }],
     },
   };
 }
@@ -82,43 +80,64 @@ describe('checkDefinition', () => {
     ['only tools', (d: Def) => (delete d.resources, delete d.prompts, delete d.tests.cases[0].expect.resources)],
     ['only resources', (d: Def) => (delete d.tools, delete d.prompts, delete d.tests)],
     ['only prompts', (d: Def) => (delete d.tools, delete d.resources, delete d.tests)],
-    ['additionalProperties makes any {{args.x}} possible', (d: Def) => {
-      d.tools[0].inputSchema.additionalProperties = true;
-      d.tools[0].handler.content[0].text = '{{args.anything}}';
-    }],
-    ['required names covered by additionalProperties', (d: Def) => {
-      d.tools[2].inputSchema = { type: 'object', additionalProperties: { type: 'string' }, required: ['free'] };
-    }],
-    ['a 2020-12 schema with $defs and $ref', (d: Def) => {
-      d.tools[2].inputSchema = {
-        type: 'object',
-        $defs: { point: { type: 'object', properties: { x: { type: 'number' } } } },
-        properties: { at: { $ref: '#/$defs/point' } },
-      };
-    }],
-    ['a draft-07 schema with tuple items', (d: Def) => {
-      d.tools[2].inputSchema = {
-        $schema: 'http://json-schema.org/draft-07/schema#',
-        type: 'object',
-        properties: { pair: { type: 'array', items: [{ type: 'string' }, { type: 'number' }] } },
-      };
-    }],
-    ['unknown keywords and formats', (d: Def) => {
-      d.tools[2].inputSchema = { type: 'object', 'x-ui': 'wide', properties: { mail: { type: 'string', format: 'e-mail-ish' } } };
-    }],
-    ['a templated module-free custom server', (d: Def) => {
-      d.template = 'custom';
-      d.tools[2].handler = { type: 'module', module: 'tools.ts' };
-    }],
+    [
+      'additionalProperties makes any {{args.x}} possible',
+      (d: Def) => {
+        d.tools[0].inputSchema.additionalProperties = true;
+        d.tools[0].handler.content[0].text = '{{args.anything}}';
+      },
+    ],
+    [
+      'required names covered by additionalProperties',
+      (d: Def) => {
+        d.tools[2].inputSchema = { type: 'object', additionalProperties: { type: 'string' }, required: ['free'] };
+      },
+    ],
+    [
+      'a 2020-12 schema with $defs and $ref',
+      (d: Def) => {
+        d.tools[2].inputSchema = {
+          type: 'object',
+          $defs: { point: { type: 'object', properties: { x: { type: 'number' } } } },
+          properties: { at: { $ref: '#/$defs/point' } },
+        };
+      },
+    ],
+    [
+      'a draft-07 schema with tuple items',
+      (d: Def) => {
+        d.tools[2].inputSchema = {
+          $schema: 'http://json-schema.org/draft-07/schema#',
+          type: 'object',
+          properties: { pair: { type: 'array', items: [{ type: 'string' }, { type: 'number' }] } },
+        };
+      },
+    ],
+    [
+      'unknown keywords and formats',
+      (d: Def) => {
+        d.tools[2].inputSchema = { type: 'object', 'x-ui': 'wide', properties: { mail: { type: 'string', format: 'e-mail-ish' } } };
+      },
+    ],
+    [
+      'a templated module-free custom server',
+      (d: Def) => {
+        d.template = 'custom';
+        d.tools[2].handler = { type: 'module', module: 'tools.ts' };
+      },
+    ],
     ['a literal non-secret env var', (d: Def) => (d.deploy.env_vars.REGION = 'eu-west-1')],
     ['an escaped ${ in deploy', (d: Def) => (d.deploy.env_vars.TEMPLATE = 'cost: $${AMOUNT}')],
     ['equal min and max instances', (d: Def) => (d.deploy.scaling = { min_instances: 2, max_instances: 2 })],
-    ['a nested object schema with its own required', (d: Def) => {
-      d.tools[2].inputSchema = {
-        type: 'object',
-        properties: { to: { type: 'object', properties: { email: { type: 'string' } }, required: ['email'] } },
-      };
-    }],
+    [
+      'a nested object schema with its own required',
+      (d: Def) => {
+        d.tools[2].inputSchema = {
+          type: 'object',
+          properties: { to: { type: 'object', properties: { email: { type: 'string' } }, required: ['email'] } },
+        };
+      },
+    ],
   ])('accepts %s', (_, change) => {
     const def = base();
     change(def);
@@ -129,82 +148,316 @@ describe('checkDefinition', () => {
     ['duplicate tool names', (d) => (d.tools[1].name = 'greet'), 'error', 'tools[1].name', /duplicate tool name "greet" \(already declared by tools\[0\]\)/],
     ['duplicate resource uris', (d) => (d.resources[2].uri = 'docs://guide'), 'error', 'resources[2].uri', /duplicate resource uri/],
     ['duplicate prompt names', (d) => d.prompts.push({ name: 'summarize' }), 'error', 'prompts[1].name', /duplicate prompt name/],
-    ['duplicate prompt arguments', (d) => d.prompts[0].arguments.push({ name: 'topic' }), 'error', 'prompts[0].arguments[1].name', /duplicate argument "topic"/],
+    [
+      'duplicate prompt arguments',
+      (d) => d.prompts[0].arguments.push({ name: 'topic' }),
+      'error',
+      'prompts[0].arguments[1].name',
+      /duplicate argument "topic"/,
+    ],
     ['duplicate test case names', (d) => d.tests.cases.push({ name: 'greets', message: 'x' }), 'error', 'tests.cases[1].name', /duplicate test case/],
-    ['a required name that is not a property', (d) => d.tools[0].inputSchema.required.push('age'), 'error', 'tools[0].inputSchema.required[1]', /"age" is required but not declared in properties/],
+    [
+      'a required name that is not a property',
+      (d) => d.tools[0].inputSchema.required.push('age'),
+      'error',
+      'tools[0].inputSchema.required[1]',
+      /"age" is required but not declared in properties/,
+    ],
     ['required without properties', (d) => (d.tools[2].inputSchema.required = ['x']), 'error', 'tools[2].inputSchema.required[0]', /"x" is required/],
-    ['a nested required name that is not a property', (d) => {
-      d.tools[2].inputSchema = { type: 'object', properties: { to: { type: 'object', properties: {}, required: ['email'] } } };
-    }, 'error', 'tools[2].inputSchema.properties.to.required[0]', /"email" is required/],
-    ['an invalid JSON Schema type', (d) => (d.tools[0].inputSchema.properties.name.type = 'strin'), 'error', 'tools[0].inputSchema.properties.name.type', /invalid JSON Schema \(2020-12\): must be equal to one of the allowed values \(array, boolean, integer, null, number, object, string\)/],
-    ['a non-array required', (d) => (d.tools[2].outputSchema = { type: 'object', required: 'x' }), 'error', 'tools[2].outputSchema.required', /invalid JSON Schema \(2020-12\): must be array/],
-    ['an unresolvable $ref', (d) => (d.tools[2].inputSchema = { type: 'object', properties: { a: { $ref: '#/$defs/nope' } } }), 'error', 'tools[2].inputSchema', /invalid JSON Schema: can't resolve reference/],
-    ['an invalid regular expression', (d) => (d.tools[2].inputSchema = { type: 'object', properties: { a: { type: 'string', pattern: '([a-z' } } }), 'error', 'tools[2].inputSchema.properties.a.pattern', /invalid JSON Schema: Invalid regular expression/],
-    ['an invalid property pattern', (d) => (d.tools[2].inputSchema = { type: 'object', patternProperties: { '^x(': { type: 'string' } } }), 'error', 'tools[2].inputSchema.patternProperties["^x("]', /Invalid regular expression/],
-    ['tuple items under 2020-12', (d) => (d.tools[2].inputSchema = { type: 'object', properties: { p: { type: 'array', items: [{ type: 'string' }] } } }), 'error', 'tools[2].inputSchema.properties.p.items', /invalid JSON Schema \(2020-12\)/],
-    ['an unsupported $schema', (d) => (d.tools[2].inputSchema = { $schema: 'http://json-schema.org/draft-04/schema#', type: 'object' }), 'error', 'tools[2].inputSchema.$schema', /unsupported \$schema/],
-    ['a module handler outside template custom', (d) => (d.tools[2].handler = { type: 'module', module: 'tools.ts' }), 'error', 'tools[2].handler.type', /need template: custom \(this is advanced\)/],
-    ['a module that is not JavaScript or TypeScript', (d) => {
-      d.template = 'custom';
-      d.tools[2].handler = { type: 'module', module: 'tools.py' };
-    }, 'error', 'tools[2].handler.module', /must be a \.js/],
-    ['a module tool whose name is no identifier', (d) => {
-      d.template = 'custom';
-      d.tools[2].name = 'get-stats';
-      d.tools[2].handler = { type: 'module', module: 'tools.ts' };
-      d.tests.cases[0].expect.not_tools = [];
-    }, 'error', 'tools[2].handler', /set export/],
-    ['an absolute file path', (d) => (d.resources[0].source.path = '/etc/passwd'), 'error', 'resources[0].source.path', /relative to the definition folder, not absolute/],
+    [
+      'a nested required name that is not a property',
+      (d) => {
+        d.tools[2].inputSchema = { type: 'object', properties: { to: { type: 'object', properties: {}, required: ['email'] } } };
+      },
+      'error',
+      'tools[2].inputSchema.properties.to.required[0]',
+      /"email" is required/,
+    ],
+    [
+      'an invalid JSON Schema type',
+      (d) => (d.tools[0].inputSchema.properties.name.type = 'strin'),
+      'error',
+      'tools[0].inputSchema.properties.name.type',
+      /invalid JSON Schema \(2020-12\): must be equal to one of the allowed values \(array, boolean, integer, null, number, object, string\)/,
+    ],
+    [
+      'a non-array required',
+      (d) => (d.tools[2].outputSchema = { type: 'object', required: 'x' }),
+      'error',
+      'tools[2].outputSchema.required',
+      /invalid JSON Schema \(2020-12\): must be array/,
+    ],
+    [
+      'an unresolvable $ref',
+      (d) => (d.tools[2].inputSchema = { type: 'object', properties: { a: { $ref: '#/$defs/nope' } } }),
+      'error',
+      'tools[2].inputSchema',
+      /invalid JSON Schema: can't resolve reference/,
+    ],
+    [
+      'an invalid regular expression',
+      (d) => (d.tools[2].inputSchema = { type: 'object', properties: { a: { type: 'string', pattern: '([a-z' } } }),
+      'error',
+      'tools[2].inputSchema.properties.a.pattern',
+      /invalid JSON Schema: Invalid regular expression/,
+    ],
+    [
+      'an invalid property pattern',
+      (d) => (d.tools[2].inputSchema = { type: 'object', patternProperties: { '^x(': { type: 'string' } } }),
+      'error',
+      'tools[2].inputSchema.patternProperties["^x("]',
+      /Invalid regular expression/,
+    ],
+    [
+      'tuple items under 2020-12',
+      (d) => (d.tools[2].inputSchema = { type: 'object', properties: { p: { type: 'array', items: [{ type: 'string' }] } } }),
+      'error',
+      'tools[2].inputSchema.properties.p.items',
+      /invalid JSON Schema \(2020-12\)/,
+    ],
+    [
+      'an unsupported $schema',
+      (d) => (d.tools[2].inputSchema = { $schema: 'http://json-schema.org/draft-04/schema#', type: 'object' }),
+      'error',
+      'tools[2].inputSchema.$schema',
+      /unsupported \$schema/,
+    ],
+    [
+      'a module handler outside template custom',
+      (d) => (d.tools[2].handler = { type: 'module', module: 'tools.ts' }),
+      'error',
+      'tools[2].handler.type',
+      /need template: custom \(this is advanced\)/,
+    ],
+    [
+      'a module that is not JavaScript or TypeScript',
+      (d) => {
+        d.template = 'custom';
+        d.tools[2].handler = { type: 'module', module: 'tools.py' };
+      },
+      'error',
+      'tools[2].handler.module',
+      /must be a \.js/,
+    ],
+    [
+      'a module tool whose name is no identifier',
+      (d) => {
+        d.template = 'custom';
+        d.tools[2].name = 'get-stats';
+        d.tools[2].handler = { type: 'module', module: 'tools.ts' };
+        d.tests.cases[0].expect.not_tools = [];
+      },
+      'error',
+      'tools[2].handler',
+      /set export/,
+    ],
+    [
+      'an absolute file path',
+      (d) => (d.resources[0].source.path = '/etc/passwd'),
+      'error',
+      'resources[0].source.path',
+      /relative to the definition folder, not absolute/,
+    ],
     ['a Windows absolute path', (d) => (d.resources[0].source.path = 'C:/data/x.md'), 'error', 'resources[0].source.path', /not absolute/],
-    ['a path that leaves the folder', (d) => (d.resources[0].source.path = 'data/../../secret.md'), 'error', 'resources[0].source.path', /inside the definition folder/],
-    ['a templated path that leaves the folder', (d) => (d.resources[1].source.path = '../{{params.topic}}.md'), 'error', 'resources[1].source.path', /inside the definition folder/],
+    [
+      'a path that leaves the folder',
+      (d) => (d.resources[0].source.path = 'data/../../secret.md'),
+      'error',
+      'resources[0].source.path',
+      /inside the definition folder/,
+    ],
+    [
+      'a templated path that leaves the folder',
+      (d) => (d.resources[1].source.path = '../{{params.topic}}.md'),
+      'error',
+      'resources[1].source.path',
+      /inside the definition folder/,
+    ],
     ['backslashes', (d) => (d.resources[0].source.path = 'data\\guide.md'), 'error', 'resources[0].source.path', /use \/ as the path separator/],
     ['an include outside the folder', (d) => (d.include = ['..']), 'error', 'include[0]', /inside the definition folder/],
     ['a missing file', (d) => (d.resources[0].source.path = 'data/missing.md'), 'error', 'resources[0].source.path', /data\/missing\.md does not exist/],
     ['a missing include', (d) => d.include.push('assets'), 'error', 'include[1]', /assets does not exist/],
     ['a folder where a file is needed', (d) => (d.resources[0].source.path = 'data'), 'error', 'resources[0].source.path', /is a folder, not a file/],
-    ['a missing exec script', (d) => (d.tools[2].handler.command = ['node', './scripts/missing.mjs']), 'error', 'tools[2].handler.command[1]', /scripts\/missing\.mjs does not exist/],
-    ['an exec script relative to its cwd', (d) => {
-      d.tools[2].handler.cwd = 'scripts';
-      d.tools[2].handler.command = ['node', './stats.mjs', './nope.mjs'];
-    }, 'error', 'tools[2].handler.command[2]', /scripts\/nope\.mjs does not exist/],
+    [
+      'a missing exec script',
+      (d) => (d.tools[2].handler.command = ['node', './scripts/missing.mjs']),
+      'error',
+      'tools[2].handler.command[1]',
+      /scripts\/missing\.mjs does not exist/,
+    ],
+    [
+      'an exec script relative to its cwd',
+      (d) => {
+        d.tools[2].handler.cwd = 'scripts';
+        d.tools[2].handler.command = ['node', './stats.mjs', './nope.mjs'];
+      },
+      'error',
+      'tools[2].handler.command[2]',
+      /scripts\/nope\.mjs does not exist/,
+    ],
     ['an exec cwd that is a file', (d) => (d.tools[2].handler.cwd = 'tools.ts'), 'error', 'tools[2].handler.cwd', /is a file, not a folder/],
-    ['a missing media file', (d) => d.tools[0].handler.content.push({ type: 'image', mimeType: 'image/png', path: 'logo.png' }), 'error', 'tools[0].handler.content[1].path', /logo\.png does not exist/],
-    ['a missing media file in a prompt', (d) => d.prompts[0].messages.push({ role: 'user', content: { type: 'audio', mimeType: 'audio/wav', path: 'a.wav' } }), 'error', 'prompts[0].messages[1].content.path', /a\.wav does not exist/],
+    [
+      'a missing media file',
+      (d) => d.tools[0].handler.content.push({ type: 'image', mimeType: 'image/png', path: 'logo.png' }),
+      'error',
+      'tools[0].handler.content[1].path',
+      /logo\.png does not exist/,
+    ],
+    [
+      'a missing media file in a prompt',
+      (d) => d.prompts[0].messages.push({ role: 'user', content: { type: 'audio', mimeType: 'audio/wav', path: 'a.wav' } }),
+      'error',
+      'prompts[0].messages[1].content.path',
+      /a\.wav does not exist/,
+    ],
     ['an unbalanced URI template', (d) => (d.resources[1].uri = 'notes://{topic'), 'error', 'resources[1].uri', /URI template has a \{ without a matching \}/],
     ['a closing brace alone', (d) => (d.resources[0].uri = 'docs://guide}'), 'error', 'resources[0].uri', /\} without a matching \{/],
     ['double braces in a URI', (d) => (d.resources[1].uri = 'notes://{{topic}}'), 'error', 'resources[1].uri', /single braces/],
     ['an empty URI expression', (d) => (d.resources[0].uri = 'docs://{}'), 'error', 'resources[0].uri', /empty expression/],
     ['a bad URI variable name', (d) => (d.resources[1].uri = 'notes://{my-topic}'), 'error', 'resources[1].uri', /invalid variable "my-topic"/],
     ['a repeated URI variable', (d) => (d.resources[1].uri = 'notes://{topic}/{topic}'), 'error', 'resources[1].uri', /uses the variable "topic" twice/],
-    ['an undeclared prompt argument', (d) => (d.prompts[0].messages[0].content = 'About {{args.subject}}'), 'error', 'prompts[0].messages[0].content', /\{\{args\.subject\}\} is not a declared argument/],
-    ['an undeclared argument in a text item', (d) => (d.prompts[0].messages[0].content = { type: 'text', text: '{{args.nope}}' }), 'error', 'prompts[0].messages[0].content.text', /not a declared argument/],
-    ['an undeclared tool argument', (d) => (d.tools[0].handler.content[0].text = '{{args.age}}'), 'error', 'tools[0].handler.content[0].text', /\{\{args\.age\}\} is not a property of this tool's inputSchema/],
+    [
+      'an undeclared prompt argument',
+      (d) => (d.prompts[0].messages[0].content = 'About {{args.subject}}'),
+      'error',
+      'prompts[0].messages[0].content',
+      /\{\{args\.subject\}\} is not a declared argument/,
+    ],
+    [
+      'an undeclared argument in a text item',
+      (d) => (d.prompts[0].messages[0].content = { type: 'text', text: '{{args.nope}}' }),
+      'error',
+      'prompts[0].messages[0].content.text',
+      /not a declared argument/,
+    ],
+    [
+      'an undeclared tool argument',
+      (d) => (d.tools[0].handler.content[0].text = '{{args.age}}'),
+      'error',
+      'tools[0].handler.content[0].text',
+      /\{\{args\.age\}\} is not a property of this tool's inputSchema/,
+    ],
     ['an undeclared argument in an http url', (d) => (d.tools[1].handler.url = 'https://x.test/{{args.lon}}'), 'error', 'tools[1].handler.url', /args\.lon/],
     ['an undeclared argument in an http body', (d) => (d.tools[1].handler.body = { q: ['{{args.q}}'] }), 'error', 'tools[1].handler.body.q[0]', /args\.q/],
-    ['params that are not URI variables', (d) => (d.resources[1].source.path = 'data/{{params.name}}.md'), 'error', 'resources[1].source.path', /not a variable of the URI template \(topic\)/],
-    ['params without a URI template', (d) => (d.resources[0].source = { type: 'text', text: '{{params.id}}' }), 'error', 'resources[0].source.text', /needs a URI template variable, such as docs:\/\/guide\/\{id\}/],
-    ['params outside resources', (d) => (d.tools[0].handler.content[0].text = '{{params.topic}}'), 'error', 'tools[0].handler.content[0].text', /only available in resource sources/],
+    [
+      'params that are not URI variables',
+      (d) => (d.resources[1].source.path = 'data/{{params.name}}.md'),
+      'error',
+      'resources[1].source.path',
+      /not a variable of the URI template \(topic\)/,
+    ],
+    [
+      'params without a URI template',
+      (d) => (d.resources[0].source = { type: 'text', text: '{{params.id}}' }),
+      'error',
+      'resources[0].source.text',
+      /needs a URI template variable, such as docs:\/\/guide\/\{id\}/,
+    ],
+    [
+      'params outside resources',
+      (d) => (d.tools[0].handler.content[0].text = '{{params.topic}}'),
+      'error',
+      'tools[0].handler.content[0].text',
+      /only available in resource sources/,
+    ],
     ['args in a resource', (d) => (d.resources[2].source.text = '{{user.id}} {{args.x}}'), 'error', 'resources[2].source.text', /resources have no arguments/],
-    ['user.id without per_user', (d) => (d.resources[0].source = { type: 'text', text: 'hi {{user.id}}' }), 'error', 'resources[0].source.text', /needs per_user: true/],
-    ['an unknown template value', (d) => (d.tools[0].handler.content[0].text = '{{ user.name }}'), 'error', 'tools[0].handler.content[0].text', /\{\{user\.name\}\} is not a known value/],
-    ['an unclosed template', (d) => (d.tools[1].handler = { type: 'error', message: 'oops {{args.lat' }), 'error', 'tools[1].handler.message', /\{\{ without a closing \}\}/],
-    ['a malformed ${} in a header', (d) => (d.tools[1].handler.headers.Authorization = 'Bearer ${API TOKEN}'), 'error', 'tools[1].handler.headers.Authorization', /not a variable name/],
+    [
+      'user.id without per_user',
+      (d) => (d.resources[0].source = { type: 'text', text: 'hi {{user.id}}' }),
+      'error',
+      'resources[0].source.text',
+      /needs per_user: true/,
+    ],
+    [
+      'an unknown template value',
+      (d) => (d.tools[0].handler.content[0].text = '{{ user.name }}'),
+      'error',
+      'tools[0].handler.content[0].text',
+      /\{\{user\.name\}\} is not a known value/,
+    ],
+    [
+      'an unclosed template',
+      (d) => (d.tools[1].handler = { type: 'error', message: 'oops {{args.lat' }),
+      'error',
+      'tools[1].handler.message',
+      /\{\{ without a closing \}\}/,
+    ],
+    [
+      'a malformed ${} in a header',
+      (d) => (d.tools[1].handler.headers.Authorization = 'Bearer ${API TOKEN}'),
+      'error',
+      'tools[1].handler.headers.Authorization',
+      /not a variable name/,
+    ],
     ['an unclosed ${ in deploy', (d) => (d.deploy.env_vars.X = '${X'), 'error', 'deploy.env_vars.X', /unclosed \$\{/],
-    ['min_instances above max_instances', (d) => (d.deploy.scaling = { min_instances: 4, max_instances: 2 }), 'error', 'deploy.scaling.min_instances', /min_instances \(4\) is greater than max_instances \(2\)/],
-    ['per-environment scaling', (d) => (d.deploy.environments = { production: { scaling: { min_instances: 5, max_instances: 3 } } }), 'error', 'deploy.environments.production.scaling.min_instances', /greater than/],
-    ['an expected tool that does not exist', (d) => d.tests.cases[0].expect.tools.push('great'), 'error', 'tests.cases[0].expect.tools[1]', /"great" is not a declared tool/],
-    ['a forbidden tool that does not exist', (d) => (d.tests.cases[0].expect.not_tools = ['nope']), 'error', 'tests.cases[0].expect.not_tools[0]', /not a declared tool/],
-    ['an expected resource that does not exist', (d) => (d.tests.cases[0].expect.resources = ['notes://a/b']), 'error', 'tests.cases[0].expect.resources[0]', /"notes:\/\/a\/b" is not a declared resource/],
+    [
+      'min_instances above max_instances',
+      (d) => (d.deploy.scaling = { min_instances: 4, max_instances: 2 }),
+      'error',
+      'deploy.scaling.min_instances',
+      /min_instances \(4\) is greater than max_instances \(2\)/,
+    ],
+    [
+      'per-environment scaling',
+      (d) => (d.deploy.environments = { production: { scaling: { min_instances: 5, max_instances: 3 } } }),
+      'error',
+      'deploy.environments.production.scaling.min_instances',
+      /greater than/,
+    ],
+    [
+      'an expected tool that does not exist',
+      (d) => d.tests.cases[0].expect.tools.push('great'),
+      'error',
+      'tests.cases[0].expect.tools[1]',
+      /"great" is not a declared tool/,
+    ],
+    [
+      'a forbidden tool that does not exist',
+      (d) => (d.tests.cases[0].expect.not_tools = ['nope']),
+      'error',
+      'tests.cases[0].expect.not_tools[0]',
+      /not a declared tool/,
+    ],
+    [
+      'an expected resource that does not exist',
+      (d) => (d.tests.cases[0].expect.resources = ['notes://a/b']),
+      'error',
+      'tests.cases[0].expect.resources[0]',
+      /"notes:\/\/a\/b" is not a declared resource/,
+    ],
     ['an unknown test model', (d) => (d.tests.model = 'gpt-17'), 'warning', 'tests.model', /unknown model "gpt-17"/],
     ['a literal auth token', (d) => (d.auth.token = 'hunter2hunter2'), 'warning', 'auth.token', /a literal token/],
     ['a literal secret env var', (d) => (d.deploy.env_vars.API_KEY = 'abc123'), 'warning', 'deploy.env_vars.API_KEY', /literal secret/],
     ['a secret-looking value', (d) => (d.deploy.env_vars.UPSTREAM = 'sk-live-1234567890abcdef'), 'warning', 'deploy.env_vars.UPSTREAM', /literal secret/],
-    ['a literal secret per environment', (d) => (d.deploy.environments = { staging: { env_vars: { DB_PASSWORD: 'pw' } } }), 'warning', 'deploy.environments.staging.env_vars.DB_PASSWORD', /literal secret/],
-    ['a literal authorization header', (d) => (d.tools[1].handler.headers.Authorization = 'Bearer abcdefghijkl'), 'warning', 'tools[1].handler.headers.Authorization', /literal secret/],
-    ['a literal secret in exec env', (d) => (d.tools[2].handler.env = { GITHUB_TOKEN: 'ghp_abc' }), 'warning', 'tools[2].handler.env.GITHUB_TOKEN', /literal secret/],
+    [
+      'a literal secret per environment',
+      (d) => (d.deploy.environments = { staging: { env_vars: { DB_PASSWORD: 'pw' } } }),
+      'warning',
+      'deploy.environments.staging.env_vars.DB_PASSWORD',
+      /literal secret/,
+    ],
+    [
+      'a literal authorization header',
+      (d) => (d.tools[1].handler.headers.Authorization = 'Bearer abcdefghijkl'),
+      'warning',
+      'tools[1].handler.headers.Authorization',
+      /literal secret/,
+    ],
+    [
+      'a literal secret in exec env',
+      (d) => (d.tools[2].handler.env = { GITHUB_TOKEN: 'ghp_abc' }),
+      'warning',
+      'tools[2].handler.env.GITHUB_TOKEN',
+      /literal secret/,
+    ],
     ['per_user without {{user.id}}', (d) => (d.resources[2].source.text = 'same for all'), 'warning', 'resources[2].per_user', /never uses \{\{user\.id\}\}/],
-    ['a server with nothing in it', (d) => (delete d.tools, delete d.resources, delete d.prompts, delete d.tests), 'warning', '', /no tools, resources or prompts/],
+    [
+      'a server with nothing in it',
+      (d) => (delete d.tools, delete d.resources, delete d.prompts, delete d.tests),
+      'warning',
+      '',
+      /no tools, resources or prompts/,
+    ],
   ])('reports %s', (_, change, severity, path, message) => {
     const def = base();
     change(def);
@@ -224,7 +477,17 @@ describe('checkDefinition', () => {
   });
 
   it('reads a malformed document without throwing', () => {
-    const cases: unknown[] = [null, 42, 'text', [], { tools: 'x' }, { tools: [null, 3, { name: 7, inputSchema: [] }] }, { resources: [{ uri: 5 }] }, { deploy: { scaling: 'big' } }, { tests: { cases: [{ expect: { tools: 'greet' } }] } }];
+    const cases: unknown[] = [
+      null,
+      42,
+      'text',
+      [],
+      { tools: 'x' },
+      { tools: [null, 3, { name: 7, inputSchema: [] }] },
+      { resources: [{ uri: 5 }] },
+      { deploy: { scaling: 'big' } },
+      { tests: { cases: [{ expect: { tools: 'greet' } }] } },
+    ];
     for (const input of cases) expect(() => checkDefinition(input, { stat })).not.toThrow();
   });
 });

@@ -97,11 +97,7 @@ describe('parseDefinition', () => {
       'name: a\ntemplate: basic\ncolour: blue\n',
       [{ where: 'server.yaml:3:1', path: 'colour', message: /^unknown field "colour"$/ }],
     ],
-    [
-      'an enum value',
-      'name: a\ntemplate: fancy\n',
-      [{ where: 'server.yaml:2:11', path: 'template', message: /must be one of basic, advanced, custom/ }],
-    ],
+    ['an enum value', 'name: a\ntemplate: fancy\n', [{ where: 'server.yaml:2:11', path: 'template', message: /must be one of basic, advanced, custom/ }]],
     [
       'a wrong handler type',
       'name: a\ntemplate: basic\ntools:\n  - name: x\n    description: d\n    inputSchema: { type: object }\n    handler: { type: lambda }\n',
@@ -115,21 +111,9 @@ describe('parseDefinition', () => {
         { where: 'server.yaml:7:32', path: 'prompts[0].messages[0].content.txt', message: /unknown field "txt": did you mean "text"\?/ },
       ],
     ],
-    [
-      'a wrong type',
-      'name: a\ntemplate: basic\ntools: 3\n',
-      [{ where: 'server.yaml:3:8', path: 'tools', message: /expected array, got number/ }],
-    ],
-    [
-      'duplicate keys',
-      'name: a\ntemplate: basic\nname: b\n',
-      [{ where: 'server.yaml:3:1', message: /Map keys must be unique: this key appears twice/ }],
-    ],
-    [
-      'two documents',
-      'name: a\ntemplate: basic\n---\nname: b\n',
-      [{ where: 'server.yaml:3:1', message: /a single YAML document/ }],
-    ],
+    ['a wrong type', 'name: a\ntemplate: basic\ntools: 3\n', [{ where: 'server.yaml:3:8', path: 'tools', message: /expected array, got number/ }]],
+    ['duplicate keys', 'name: a\ntemplate: basic\nname: b\n', [{ where: 'server.yaml:3:1', message: /Map keys must be unique: this key appears twice/ }]],
+    ['two documents', 'name: a\ntemplate: basic\n---\nname: b\n', [{ where: 'server.yaml:3:1', message: /a single YAML document/ }]],
     [
       'an invalid env var name key',
       'name: a\ntemplate: basic\ndeploy:\n  env_vars:\n    BAD-NAME: x\n',
@@ -177,10 +161,12 @@ tools:
       file: '/defs/server.yaml',
       shown: 'server.yaml',
     });
-    expect(loaded.warnings).toEqual([
-      { where: 'server.yaml:5:10', path: 'auth.token', message: expect.stringMatching(/literal token/) },
-      { where: 'server.yaml:1:1', message: expect.stringMatching(/no tools, resources or prompts/) },
-    ].sort((a, b) => (a.where < b.where ? -1 : 1)));
+    expect(loaded.warnings).toEqual(
+      [
+        { where: 'server.yaml:5:10', path: 'auth.token', message: expect.stringMatching(/literal token/) },
+        { where: 'server.yaml:1:1', message: expect.stringMatching(/no tools, resources or prompts/) },
+      ].sort((a, b) => (a.where < b.where ? -1 : 1)),
+    );
   });
 
   it('ignores top-level x- keys, which may hold YAML anchors, and follows aliases and merges', async () => {
@@ -266,7 +252,11 @@ describe('loadDefinition', () => {
     const error = await loadDefinition('defs/server.yaml', { cwd: dir }).catch((e: unknown) => e as UserError);
     expect(error).toBeInstanceOf(UserError);
     expect((error as UserError).problems).toEqual([
-      { where: 'defs/server.yaml:11:33', path: 'resources[1].source.path', message: 'data/b.md does not exist (paths are relative to the definition\'s folder)' },
+      {
+        where: 'defs/server.yaml:11:33',
+        path: 'resources[1].source.path',
+        message: "data/b.md does not exist (paths are relative to the definition's folder)",
+      },
     ]);
     expect((error as UserError).hint).toContain('mcpctl validate defs/server.yaml');
   });
@@ -318,11 +308,6 @@ describe('mcpctl validate with every kind of problem at once', () => {
     const { error } = result.json();
     expect(error.code).toBe('invalid_definition');
     expect(error.exit_code).toBe(2);
-    expect(error.problems.map((p: { path?: string }) => p.path)).toEqual([
-      'tools[0].inputSchema.required[1]',
-      'tools[1].name',
-      'resources[0].uri',
-      undefined,
-    ]);
+    expect(error.problems.map((p: { path?: string }) => p.path)).toEqual(['tools[0].inputSchema.required[1]', 'tools[1].name', 'resources[0].uri', undefined]);
   });
 });

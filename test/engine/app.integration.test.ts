@@ -413,7 +413,10 @@ describe('deployments through the API', () => {
       if (done) break;
       text += Buffer.from(value).toString();
     }
-    const lines = text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { message: string });
+    const lines = text
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { message: string });
     expect(lines.map((l) => l.message)).toEqual(['started', 'new line']);
     controller.abort();
     expect(deployments.followed).toBe(1);

@@ -28,7 +28,10 @@ afterEach(async () => {
 async function setup(runtime?: () => Promise<RuntimeModules | undefined>, clock?: () => number, queue?: WorkQueue) {
   const home = await tempHome('mcpctl-build-');
   const store = await FileStore.open({ dir: join(home.dir, 'store') });
-  cleanups.push(() => home.cleanup(), () => store.close());
+  cleanups.push(
+    () => home.cleanup(),
+    () => store.close(),
+  );
   let starts = 0;
   let running = 0;
   let mostAtOnce = 0;
@@ -117,7 +120,10 @@ describe('builds with the real runtime', () => {
         return real.startRuntimeProcess(options);
       },
     };
-    const { builder, store } = await setup(async () => slowStart, () => now);
+    const { builder, store } = await setup(
+      async () => slowStart,
+      () => now,
+    );
     const first = await builder.build(weatherDefinition('timed'));
     expect(first.server).toMatchObject({ build_time: 5 });
     expect(first.server.reused).toBeUndefined();
@@ -145,7 +151,15 @@ describe('builds with the real runtime', () => {
           name: 'lookup',
           description: 'Looks a city up',
           inputSchema: { type: 'object' as const, properties: { city: { type: 'string' as const } } },
-          handler: { type: 'http' as const, method: 'GET' as const, url: '${API_BASE}/cities/{{args.city}}', headers: { authorization: 'Bearer ${API_KEY}' }, timeout_ms: 1000, max_bytes: 1024, result: 'text' as const },
+          handler: {
+            type: 'http' as const,
+            method: 'GET' as const,
+            url: '${API_BASE}/cities/{{args.city}}',
+            headers: { authorization: 'Bearer ${API_KEY}' },
+            timeout_ms: 1000,
+            max_bytes: 1024,
+            result: 'text' as const,
+          },
         },
       ],
     };
@@ -180,8 +194,18 @@ describe('builds with the real runtime', () => {
       name: 'throws',
       template: 'custom' as const,
       tools: [
-        { name: 'fine', description: 'Fine', inputSchema: { type: 'object' as const }, handler: { type: 'static' as const, content: [{ type: 'text' as const, text: 'ok' }] } },
-        { name: 'boom', description: 'Explodes', inputSchema: { type: 'object' as const }, handler: { type: 'module' as const, module: 'boom.mjs', timeout_ms: 1000 } },
+        {
+          name: 'fine',
+          description: 'Fine',
+          inputSchema: { type: 'object' as const },
+          handler: { type: 'static' as const, content: [{ type: 'text' as const, text: 'ok' }] },
+        },
+        {
+          name: 'boom',
+          description: 'Explodes',
+          inputSchema: { type: 'object' as const },
+          handler: { type: 'module' as const, module: 'boom.mjs', timeout_ms: 1000 },
+        },
       ],
       files: { 'boom.mjs': { encoding: 'utf8' as const, content: 'throw new Error("kaboom at import");\n' } },
     };

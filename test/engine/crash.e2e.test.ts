@@ -128,7 +128,9 @@ describe('the background engine under kill -9', () => {
     let stop = false;
     const builder = async (worker: number) => {
       for (let i = 0; !stop; i += 1) {
-        const answer = await call(state.url, 'POST', '/v1/build', { json: weatherDefinition(`crash-${worker}-${i}`), key: state.apiKey }).catch(() => undefined);
+        const answer = await call(state.url, 'POST', '/v1/build', { json: weatherDefinition(`crash-${worker}-${i}`), key: state.apiKey }).catch(
+          () => undefined,
+        );
         if (answer?.status === 200) built.add(answer.body.data.mcp_id);
       }
     };
@@ -183,11 +185,15 @@ describe('the background engine under kill -9', () => {
     expect(JSON.parse(shown.stdout).deployment_id, shown.stdout).toBe(deployment.deployment_id);
     const again = await engineState(home);
     expect(again.pid).not.toBe(state.pid);
-    const restored = await waitFor('the deployment to be restored', async () => {
-      const answer = await call(again.url, 'GET', `/v1/deploy/${deployment.deployment_id}/status`, { key: again.apiKey });
-      const data = answer.body?.data as { status: string; url: string; instances?: Array<{ state: string }> } | undefined;
-      return data?.status === 'deployed' && data.instances?.some((i) => i.state === 'healthy') ? data : undefined;
-    }, 60_000);
+    const restored = await waitFor(
+      'the deployment to be restored',
+      async () => {
+        const answer = await call(again.url, 'GET', `/v1/deploy/${deployment.deployment_id}/status`, { key: again.apiKey });
+        const data = answer.body?.data as { status: string; url: string; instances?: Array<{ state: string }> } | undefined;
+        return data?.status === 'deployed' && data.instances?.some((i) => i.state === 'healthy') ? data : undefined;
+      },
+      60_000,
+    );
     expect(restored.url).toBe(deployment.url);
     expect((await fetch(`${deployment.url}/health`)).status).toBe(200);
     // the server process the killed engine left behind was stopped, not leaked
@@ -226,11 +232,8 @@ describe('acknowledged deployments under kill -9', () => {
       expect(built.status, built.text).toBe(200);
       // Killed the moment the answer's head arrives: the record must already be on disk.
       const pid = daemon.pid!;
-      const status = await postForStatus(
-        `${state.url}/v1/deploy`,
-        state.apiKey,
-        { mcp_id: built.body.data.mcp_id, environment: 'development' },
-        () => process.kill(-pid, 'SIGKILL'),
+      const status = await postForStatus(`${state.url}/v1/deploy`, state.apiKey, { mcp_id: built.body.data.mcp_id, environment: 'development' }, () =>
+        process.kill(-pid, 'SIGKILL'),
       );
       expect(status).toBe(200);
       await waitFor('the engine to die', () => (isProcessAlive(pid) ? undefined : true));

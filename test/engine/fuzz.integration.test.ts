@@ -30,7 +30,24 @@ function rng(seed: number) {
 }
 type Rng = ReturnType<typeof rng>;
 
-const STRINGS = ['', 'a', 'x'.repeat(70), 'weather', 'mcp_abc', 'deploy_abc', '../../etc/passwd', '%00', '\u0000', '☃', '\ud800', '${HOME}', '{{args.x}}', '<script>', 'null', '1e999'];
+const STRINGS = [
+  '',
+  'a',
+  'x'.repeat(70),
+  'weather',
+  'mcp_abc',
+  'deploy_abc',
+  '../../etc/passwd',
+  '%00',
+  '\u0000',
+  '☃',
+  '\ud800',
+  '${HOME}',
+  '{{args.x}}',
+  '<script>',
+  'null',
+  '1e999',
+];
 
 function randomValue(r: Rng, depth = 0): unknown {
   switch (r.int(depth > 3 ? 5 : 8)) {
@@ -48,7 +65,8 @@ function randomValue(r: Rng, depth = 0): unknown {
       return Array.from({ length: r.int(4) }, () => randomValue(r, depth + 1));
     default: {
       const out: Record<string, unknown> = {};
-      for (let i = r.int(4); i > 0; i--) out[r.pick(['name', 'template', 'tools', 'mcp_id', 'environment', 'config', '__proto__', 'constructor', 'x'])] = randomValue(r, depth + 1);
+      for (let i = r.int(4); i > 0; i--)
+        out[r.pick(['name', 'template', 'tools', 'mcp_id', 'environment', 'config', '__proto__', 'constructor', 'x'])] = randomValue(r, depth + 1);
       return out;
     }
   }
@@ -112,8 +130,19 @@ function randomRequest(r: Rng, t: Target) {
   }
   const method = r.pick(['GET', 'POST', 'POST', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS']);
   const headers: Record<string, string> = {};
-  if (!r.chance(0.08)) headers.authorization = r.chance(0.95) ? `Bearer ${TEST_KEY}` : r.pick(['Bearer', 'Bearer wrong', `bearer ${TEST_KEY}`, 'Basic x', `Bearer ${TEST_KEY} extra`]);
-  const contentType = r.pick(['application/json', 'application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', 'application/problem+json', undefined]);
+  if (!r.chance(0.08))
+    headers.authorization = r.chance(0.95)
+      ? `Bearer ${TEST_KEY}`
+      : r.pick(['Bearer', 'Bearer wrong', `bearer ${TEST_KEY}`, 'Basic x', `Bearer ${TEST_KEY} extra`]);
+  const contentType = r.pick([
+    'application/json',
+    'application/json',
+    'application/json; charset=utf-8',
+    'text/plain',
+    'application/x-www-form-urlencoded',
+    'application/problem+json',
+    undefined,
+  ]);
   if (contentType !== undefined) headers['content-type'] = contentType;
   if (r.chance(0.2)) headers['idempotency-key'] = r.pick(['k1', 'k2', 'x'.repeat(250), ' ', 'cl\u00e9', 'tab\there']);
   if (r.chance(0.1)) headers.prefer = r.pick(['respond-async', 'respond-async; x', 'garbage']);

@@ -80,7 +80,11 @@ describe('a client that hangs up in the middle of its call to a deployment', () 
     try {
       const d = await test.deploy(await test.addServer('weather'), 'development');
       const path = `${new URL(d.url).pathname}/mcp`;
-      await rawExchange(test.engine.url, `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{"jsonrpc":"2.0",`, { hangUpAfterMs: 100 });
+      await rawExchange(
+        test.engine.url,
+        `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{"jsonrpc":"2.0",`,
+        { hangUpAfterMs: 100 },
+      );
       const line = await waitFor('the request line', () => logs.find((l) => l.msg === 'request' && l.path === path));
       expect(line).toMatchObject({ level: 'info', status: 499 });
       expect(logs.some((l) => l.level === 'error' || l.msg === 'request failed')).toBe(false);
@@ -95,12 +99,18 @@ describe('the Host header', () => {
   it('is refused with 403 for a name the engine is not known by, on the API and the data plane', async () => {
     target = await startTestApp();
     for (const path of ['/v1/health', '/d/deploy_abc/mcp']) {
-      const answer = await rawExchange(target.url, `GET ${path} HTTP/1.1\r\nHost: rebind.example:${new URL(target.url).port}\r\nAuthorization: Bearer ${TEST_KEY}\r\nConnection: close\r\n\r\n`);
+      const answer = await rawExchange(
+        target.url,
+        `GET ${path} HTTP/1.1\r\nHost: rebind.example:${new URL(target.url).port}\r\nAuthorization: Bearer ${TEST_KEY}\r\nConnection: close\r\n\r\n`,
+      );
       expectEnvelope(answer, 403, 'forbidden');
       expect((rawBody(answer) as { error: { message: string } }).error.message).toMatch(/MCPCTL_ALLOWED_HOSTS/);
     }
     for (const host of ['localhost', '127.0.0.1', '[::1]', `127.0.0.1:${new URL(target.url).port}`]) {
-      const answer = await rawExchange(target.url, `GET /v1/health HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${TEST_KEY}\r\nConnection: close\r\n\r\n`);
+      const answer = await rawExchange(
+        target.url,
+        `GET /v1/health HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${TEST_KEY}\r\nConnection: close\r\n\r\n`,
+      );
       expect(statusLine(answer), host).toMatch(/^HTTP\/1\.1 200 /);
     }
   });

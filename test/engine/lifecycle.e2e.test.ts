@@ -55,7 +55,13 @@ function mcpctl(box: Sandbox, args: string[], cwd = box.dir): Promise<Run> {
 }
 
 async function stateOf(box: Sandbox) {
-  return JSON.parse(await readFile(join(box.env.MCPCTL_HOME!, 'engine.json'), 'utf8')) as { url: string; pid: number; port: number; apiKey: string; host: string };
+  return JSON.parse(await readFile(join(box.env.MCPCTL_HOME!, 'engine.json'), 'utf8')) as {
+    url: string;
+    pid: number;
+    port: number;
+    apiKey: string;
+    host: string;
+  };
 }
 
 describe('mcpctl engine', () => {

@@ -35,7 +35,16 @@ function server(id: string, name = 'weather', createdAt = new Date().toISOString
 
 function deployment(id: string, mcpId: string, environment: 'development' | 'staging', status: 'deployed' | 'stopped', createdAt: string): DeploymentRecord {
   return {
-    deployment: { deployment_id: id, status, url: `http://x/d/${id}`, health_check: `http://x/d/${id}/health`, deploy_time: 1, environment, mcp_id: mcpId, created_at: createdAt },
+    deployment: {
+      deployment_id: id,
+      status,
+      url: `http://x/d/${id}`,
+      health_check: `http://x/d/${id}/health`,
+      deploy_time: 1,
+      environment,
+      mcp_id: mcpId,
+      created_at: createdAt,
+    },
     mcpId,
     config: { env_vars: { TOKEN: 'secret' } },
     version: 1,

@@ -25,8 +25,7 @@ async function kubectlVersion(): Promise<string | undefined> {
 
 const kubeconfig = process.env.KUBECONFIG;
 const kubectl = kubeconfig === undefined || kubeconfig === '' ? undefined : await kubectlVersion();
-const skipReason =
-  kubeconfig === undefined || kubeconfig === '' ? 'KUBECONFIG is not set' : kubectl === undefined ? 'kubectl is not installed' : undefined;
+const skipReason = kubeconfig === undefined || kubeconfig === '' ? 'KUBECONFIG is not set' : kubectl === undefined ? 'kubectl is not installed' : undefined;
 // said on stderr too: a reporter may show a skipped file without its tests' names
 if (skipReason !== undefined) console.warn(`cluster test skipped: ${skipReason}`);
 const title = (text: string) => (skipReason === undefined ? text : `${text} (skipped: ${skipReason})`);

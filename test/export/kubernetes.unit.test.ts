@@ -112,7 +112,11 @@ describe('kubernetesManifests', () => {
   it('scaling: the HPA takes min and max from the deploy settings, and the Deployment leaves replicas to it', () => {
     const result = manifests({ environment: 'production', scaling: { min_instances: 2, max_instances: 6 }, targetCpuUtilization: 55 });
     const hpa = byKind(result.objects, 'HorizontalPodAutoscaler')!;
-    expect(hpa.spec).toMatchObject({ minReplicas: 2, maxReplicas: 6, scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'weather-production' } });
+    expect(hpa.spec).toMatchObject({
+      minReplicas: 2,
+      maxReplicas: 6,
+      scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'weather-production' },
+    });
     expect(hpa.spec!.metrics![0]!.resource).toEqual({ name: 'cpu', target: { type: 'Utilization', averageUtilization: 55 } });
     expect(byKind(result.objects, 'Deployment')!.spec!.replicas).toBeUndefined();
     expect(byKind(result.objects, 'PodDisruptionBudget')!.spec).toMatchObject({ maxUnavailable: 1 });
@@ -140,10 +144,16 @@ describe('kubernetesManifests', () => {
     const spread = byKind(manifests({ environment: 'production' }).objects, 'Deployment')!.spec!.template.spec!.topologySpreadConstraints!;
     expect(spread.map((c) => c.topologyKey)).toEqual(['topology.kubernetes.io/region', 'kubernetes.io/hostname']);
     for (const constraint of spread) {
-      expect(constraint).toMatchObject({ maxSkew: 1, whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: { 'app.kubernetes.io/instance': 'weather-production' } } });
+      expect(constraint).toMatchObject({
+        maxSkew: 1,
+        whenUnsatisfiable: 'ScheduleAnyway',
+        labelSelector: { matchLabels: { 'app.kubernetes.io/instance': 'weather-production' } },
+      });
     }
     expect(byKind(manifests({ environment: 'development' }).objects, 'Deployment')!.spec!.template.spec!.topologySpreadConstraints).toBeUndefined();
-    expect(byKind(manifests({ environment: 'staging', scaling: { max_instances: 2 } }).objects, 'Deployment')!.spec!.template.spec!.topologySpreadConstraints).toHaveLength(2);
+    expect(
+      byKind(manifests({ environment: 'staging', scaling: { max_instances: 2 } }).objects, 'Deployment')!.spec!.template.spec!.topologySpreadConstraints,
+    ).toHaveLength(2);
   });
 
   it('ingress: the domain with TLS from cert-manager, issuer configurable; none without a domain', () => {
@@ -188,7 +198,9 @@ describe('kubernetesManifests', () => {
       path: 'config.scaling.min_instances',
       message: 'must be at least 2 in production (got 1)',
     });
-    expect(problemsOf(() => manifests({ environment: 'production', scaling: { min_instances: 5, max_instances: 3 } }))[0]!.path).toBe('config.scaling.min_instances');
+    expect(problemsOf(() => manifests({ environment: 'production', scaling: { min_instances: 5, max_instances: 3 } }))[0]!.path).toBe(
+      'config.scaling.min_instances',
+    );
     expect(problemsOf(() => manifests({ environment: 'production', issuer: 'letsencrypt-prod' }))).toEqual([
       { path: '--issuer', message: 'a certificate issuer needs a domain: the Ingress and its certificate are for the domain' },
     ]);
@@ -209,7 +221,10 @@ describe('kubernetesManifests', () => {
       expect(name.length).toBeLessThanOrEqual(52);
       expect(`${name}-env`).toMatch(/^[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/);
     }
-    const odd = kubernetesManifests({ name: `Odd.Name_${'y'.repeat(54)}-`, version: '1.0.0+build.7', digest: DIGEST }, { environment: 'production', domain: 'a.example.com', envValues: { K: 'v' } });
+    const odd = kubernetesManifests(
+      { name: `Odd.Name_${'y'.repeat(54)}-`, version: '1.0.0+build.7', digest: DIGEST },
+      { environment: 'production', domain: 'a.example.com', envValues: { K: 'v' } },
+    );
     for (const object of odd.objects) validate(object);
     for (const value of Object.values(odd.objects[0]!.metadata!.labels!)) expect(value).toMatch(/^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$/);
   });
@@ -237,7 +252,8 @@ describe('the image contract', () => {
   });
 
   it('checks a registry', () => {
-    for (const good of ['ghcr.io/acme', 'localhost:5000', 'registry.example.com:5000/team/sub', 'docker.io/library']) expect(checkRegistry(good)).toBeUndefined();
+    for (const good of ['ghcr.io/acme', 'localhost:5000', 'registry.example.com:5000/team/sub', 'docker.io/library'])
+      expect(checkRegistry(good)).toBeUndefined();
     expect(checkRegistry('https://ghcr.io/acme')).toMatch(/without a scheme/);
     expect(checkRegistry('ghcr.io/acme:latest')).toMatch(/without a tag/);
     expect(checkRegistry('ghcr.io/Acme')).toMatch(/lower case/);

@@ -23,9 +23,19 @@ describe('examples', () => {
       const url = new URL(req.url ?? '/', 'http://x');
       res.setHeader('content-type', 'application/json');
       if (url.pathname === '/v1/search') {
-        res.end(JSON.stringify({ results: [{ name: url.searchParams.get('name'), latitude: 52.52, longitude: 13.41, country: 'Germany', timezone: 'Europe/Berlin' }] }));
+        res.end(
+          JSON.stringify({
+            results: [{ name: url.searchParams.get('name'), latitude: 52.52, longitude: 13.41, country: 'Germany', timezone: 'Europe/Berlin' }],
+          }),
+        );
       } else if (url.pathname === '/v1/forecast') {
-        res.end(JSON.stringify({ latitude: Number(url.searchParams.get('latitude')), daily: { time: ['2025-06-01'], temperature_2m_max: [24.1] }, days: url.searchParams.get('forecast_days') }));
+        res.end(
+          JSON.stringify({
+            latitude: Number(url.searchParams.get('latitude')),
+            daily: { time: ['2025-06-01'], temperature_2m_max: [24.1] },
+            days: url.searchParams.get('forecast_days'),
+          }),
+        );
       } else res.writeHead(404).end('{}');
     });
     try {

@@ -19,7 +19,9 @@ let scratch: Awaited<ReturnType<typeof makeTempDir>>;
 beforeAll(async () => {
   backend = await startBackend();
   scratch = await makeTempDir();
-  served = await serveDefinition(KITCHEN, { env: { BACKEND_URL: backend.url, API_KEY: 'k-1234', PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/home/leak', SECRET_OF_RUNTIME: 'leak' } });
+  served = await serveDefinition(KITCHEN, {
+    env: { BACKEND_URL: backend.url, API_KEY: 'k-1234', PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/home/leak', SECRET_OF_RUNTIME: 'leak' },
+  });
 });
 
 afterAll(async () => {
@@ -226,7 +228,9 @@ describe('file resources', () => {
       },
       { dir: temp.path },
     );
-    await expect(start).rejects.toMatchObject({ problems: [expect.stringMatching(/tools\[0\]\.handler\.content\[0\]\.path: .*outside the definition folder/)] });
+    await expect(start).rejects.toMatchObject({
+      problems: [expect.stringMatching(/tools\[0\]\.handler\.content\[0\]\.path: .*outside the definition folder/)],
+    });
   });
 });
 
@@ -243,14 +247,25 @@ describe('start-up', () => {
             name: 'call',
             description: 'calls an API',
             inputSchema: { type: 'object' },
-            handler: { type: 'http', method: 'GET', url: '${API_URL}/x', headers: { authorization: 'Bearer ${API_KEY}' }, timeout_ms: 1000, max_bytes: 1000, result: 'text' },
+            handler: {
+              type: 'http',
+              method: 'GET',
+              url: '${API_URL}/x',
+              headers: { authorization: 'Bearer ${API_KEY}' },
+              timeout_ms: 1000,
+              max_bytes: 1000,
+              result: 'text',
+            },
           },
         ],
       },
       { dir: temp.path, env: { API_URL: 'http://127.0.0.1:9' } },
     );
     await expect(start).rejects.toMatchObject({
-      problems: [expect.stringContaining('MCP_TOKEN is not set (used by auth.token)'), expect.stringContaining('API_KEY is not set (used by tools[0].handler.headers.authorization)')],
+      problems: [
+        expect.stringContaining('MCP_TOKEN is not set (used by auth.token)'),
+        expect.stringContaining('API_KEY is not set (used by tools[0].handler.headers.authorization)'),
+      ],
     });
   });
 });
@@ -264,8 +279,18 @@ describe('start-up checks', () => {
         name: 'broken',
         template: 'custom',
         tools: [
-          { name: 'run', description: 'runs', inputSchema: { type: 'object' }, handler: { type: 'exec', command: ['true'], cwd: 'nope', timeout_ms: 1000, max_bytes: 100, result: 'text' } },
-          { name: 'gone', description: 'missing module', inputSchema: { type: 'object' }, handler: { type: 'module', module: 'missing.mjs', timeout_ms: 1000 } },
+          {
+            name: 'run',
+            description: 'runs',
+            inputSchema: { type: 'object' },
+            handler: { type: 'exec', command: ['true'], cwd: 'nope', timeout_ms: 1000, max_bytes: 100, result: 'text' },
+          },
+          {
+            name: 'gone',
+            description: 'missing module',
+            inputSchema: { type: 'object' },
+            handler: { type: 'module', module: 'missing.mjs', timeout_ms: 1000 },
+          },
           { name: 'calc', description: 'missing export', inputSchema: { type: 'object' }, handler: { type: 'module', module: 'tools.mjs', timeout_ms: 1000 } },
         ],
       },
@@ -289,7 +314,14 @@ describe('bearer auth', () => {
         name: 'private',
         template: 'advanced',
         auth: { type: 'bearer', token: '${MCP_TOKEN}' },
-        tools: [{ name: 'ping_tool', description: 'answers pong', inputSchema: { type: 'object' }, handler: { type: 'static', content: [{ type: 'text', text: 'pong' }] } }],
+        tools: [
+          {
+            name: 'ping_tool',
+            description: 'answers pong',
+            inputSchema: { type: 'object' },
+            handler: { type: 'static', content: [{ type: 'text', text: 'pong' }] },
+          },
+        ],
       },
       { dir: temp.path, env: { MCP_TOKEN: 'let-me-in-please' } },
     );

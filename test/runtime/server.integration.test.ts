@@ -97,9 +97,17 @@ describe.each(['legacy', 'modern'] as const)('over the %s protocol era', (era) =
     const content = result.content as Array<Record<string, unknown>>;
     expect(content.map((c) => c.type)).toEqual(['image', 'audio', 'resource', 'resource']);
     expect(content[0]).toMatchObject({ mimeType: 'image/png' });
-    expect(Buffer.from(content[0]!.data as string, 'base64').subarray(1, 4).toString()).toBe('PNG');
+    expect(
+      Buffer.from(content[0]!.data as string, 'base64')
+        .subarray(1, 4)
+        .toString(),
+    ).toBe('PNG');
     expect(content[1]).toMatchObject({ mimeType: 'audio/wav' });
-    expect(Buffer.from(content[1]!.data as string, 'base64').subarray(0, 4).toString()).toBe('RIFF');
+    expect(
+      Buffer.from(content[1]!.data as string, 'base64')
+        .subarray(0, 4)
+        .toString(),
+    ).toBe('RIFF');
     expect(content[2]).toEqual({ type: 'resource', resource: { uri: 'memo://inline', mimeType: 'text/markdown', text: 'Memo for carol' } });
     expect(content[3]).toEqual({
       type: 'resource',
@@ -133,9 +141,7 @@ describe.each(['legacy', 'modern'] as const)('over the %s protocol era', (era) =
 
   it('posts a templated JSON body', async () => {
     await using client = await connect(served.mcpUrl, { era });
-    const result = await client.callTool(
-      { name: 'post_echo', arguments: { text: 'hi "there"', count: 2 }, _meta: { 'mcpctl/user_id': 'erin' } },
-    );
+    const result = await client.callTool({ name: 'post_echo', arguments: { text: 'hi "there"', count: 2 }, _meta: { 'mcpctl/user_id': 'erin' } });
     expect(result.structuredContent).toEqual({ received: { message: 'hi "there"', times: 2, by: 'erin' } });
   });
 
@@ -172,7 +178,10 @@ describe.each(['legacy', 'modern'] as const)('over the %s protocol era', (era) =
       text: '{"id": 42, "name": "answer"}\n',
     });
     expect((await client.readResource({ uri: 'greeting://Grace' })).contents[0]).toMatchObject({ text: 'Hello, Grace!' });
-    expect((await client.readResource({ uri: 'remote://a%20b' })).contents[0]).toMatchObject({ mimeType: 'text/plain', text: expect.stringMatching(/^raw path: \/data\//) });
+    expect((await client.readResource({ uri: 'remote://a%20b' })).contents[0]).toMatchObject({
+      mimeType: 'text/plain',
+      text: expect.stringMatching(/^raw path: \/data\//),
+    });
     expect((await client.readResource({ uri: 'empty://nothing' })).contents[0]).toMatchObject({ text: expect.stringMatching(/no source/) });
   });
 
@@ -233,7 +242,12 @@ describe('the 2025 protocol revisions', () => {
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...extra },
         body: JSON.stringify(body),
       });
-    const init = await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'old', version: '0' } } });
+    const init = await post({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion, capabilities: {}, clientInfo: { name: 'old', version: '0' } },
+    });
     expect(init.status).toBe(200);
     const initText = await init.text();
     expect(initText).toContain(`"protocolVersion":"${protocolVersion}"`);
@@ -259,10 +273,14 @@ describe('the HTTP surface', () => {
     const { request } = await import('node:http');
     const status = (headers: Record<string, string>) =>
       new Promise<number>((resolve, reject) => {
-        const req = request(served.mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }, (res) => {
-          res.resume();
-          resolve(res.statusCode ?? 0);
-        });
+        const req = request(
+          served.mcpUrl,
+          { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
         req.on('error', reject);
         req.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }));
       });
@@ -275,7 +293,11 @@ describe('the HTTP surface', () => {
 
   it('answers 404 off the MCP path, 400 for a body that is not JSON, 413 past the size limit', async () => {
     expect((await fetch(`${served.url}/other`)).status).toBe(404);
-    const bad = await fetch(served.mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{nope' });
+    const bad = await fetch(served.mcpUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '{nope',
+    });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ error: { code: -32700 } });
     const huge = await fetch(served.mcpUrl, {

@@ -22,7 +22,9 @@ interface Heard {
 }
 
 /** A client that can answer sampling and elicitation, and records every notification. */
-async function connectClient(mcpUrl: string): Promise<{ client: Client; transport: StreamableHTTPClientTransport; heard: Heard[]; [Symbol.asyncDispose](): Promise<void> }> {
+async function connectClient(
+  mcpUrl: string,
+): Promise<{ client: Client; transport: StreamableHTTPClientTransport; heard: Heard[]; [Symbol.asyncDispose](): Promise<void> }> {
   const client = new Client({ name: 'sessions-test', version: '1.0.0' }, { capabilities: { sampling: {}, elicitation: {} } });
   const heard: Heard[] = [];
   for (const method of ['notifications/message', 'notifications/resources/updated', 'notifications/tools/list_changed'] as const) {
@@ -139,7 +141,10 @@ describe('a definition with sessions, through mcpctl dev', () => {
     await expect(client.complete({ ref: { type: 'ref/prompt', name: 'nope' }, argument: { name: 'a', value: '' } })).rejects.toThrow(/Unknown prompt: nope/);
     // an embedded resource's uri may be a template
     const embedded = await client.getPrompt({ name: 'test_prompt_with_embedded_resource', arguments: { resourceUri: 'test://chosen' } });
-    expect(embedded.messages[0]?.content).toMatchObject({ type: 'resource', resource: { uri: 'test://chosen', text: 'Embedded resource content for testing.' } });
+    expect(embedded.messages[0]?.content).toMatchObject({
+      type: 'resource',
+      resource: { uri: 'test://chosen', text: 'Embedded resource content for testing.' },
+    });
   });
 
   it('tells subscribers when a module says a resource changed, when its file changes on disk, and that lists changed on reload', async () => {
@@ -214,11 +219,20 @@ describe('session lifetime', () => {
     const post = (body: unknown, sessionId?: string) =>
       fetch(`${url}/mcp`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(sessionId === undefined ? {} : { 'mcp-session-id': sessionId }) },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...(sessionId === undefined ? {} : { 'mcp-session-id': sessionId }),
+        },
         body: JSON.stringify(body),
       });
     const initialize = async (): Promise<Response> =>
-      post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+      post({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      });
     const open = async (): Promise<string> => {
       const init = await initialize();
       const sessionId = init.headers.get('mcp-session-id')!;

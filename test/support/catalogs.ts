@@ -28,8 +28,12 @@ export async function catalogOf(file: string, userId?: string): Promise<Catalog>
       inputSchema: t.inputSchema,
       outputSchema: t.outputSchema,
     })),
-    resources: visible.filter((r) => !r.uri.includes('{')).map((r) => ({ uri: r.uri, name: r.name, title: r.title, description: r.description, mimeType: r.mimeType })),
-    templates: visible.filter((r) => r.uri.includes('{')).map((r) => ({ uriTemplate: r.uri, name: r.name, title: r.title, description: r.description, mimeType: r.mimeType })),
+    resources: visible
+      .filter((r) => !r.uri.includes('{'))
+      .map((r) => ({ uri: r.uri, name: r.name, title: r.title, description: r.description, mimeType: r.mimeType })),
+    templates: visible
+      .filter((r) => r.uri.includes('{'))
+      .map((r) => ({ uriTemplate: r.uri, name: r.name, title: r.title, description: r.description, mimeType: r.mimeType })),
   };
 }
 

@@ -160,9 +160,7 @@ export class ContractServer {
 
   /** Requests to a path (after the query string is removed), optionally of one method. */
   requestsTo(path: string | RegExp, method?: string): RecordedRequest[] {
-    return this.requests.filter(
-      (r) => (method === undefined || r.method === method) && (typeof path === 'string' ? r.path === path : path.test(r.path)),
-    );
+    return this.requests.filter((r) => (method === undefined || r.method === method) && (typeof path === 'string' ? r.path === path : path.test(r.path)));
   }
 
   /** Adds a log line to a deployment and to every open follow stream of it. */
@@ -170,7 +168,8 @@ export class ContractServer {
     const stored = this.deployments.get(deploymentId);
     if (stored === undefined) return;
     stored.logs.push(line);
-    for (const res of this.streams) if ((res as ServerResponse & { deploymentId?: string }).deploymentId === deploymentId) res.write(`${JSON.stringify(line)}\n`);
+    for (const res of this.streams)
+      if ((res as ServerResponse & { deploymentId?: string }).deploymentId === deploymentId) res.write(`${JSON.stringify(line)}\n`);
   }
 
   async close(): Promise<void> {
@@ -315,7 +314,8 @@ export class ContractServer {
       }) as typeof res.writeHead;
       res.end = ((chunk?: unknown) => {
         // like the engine: only final answers are replayed (not 5xx, 429 or 409)
-        if (typeof chunk === 'string' && status < 500 && status !== 429 && status !== 409) this.idempotent.set(key, { hash, status, body: JSON.parse(chunk), headers });
+        if (typeof chunk === 'string' && status < 500 && status !== 429 && status !== 409)
+          this.idempotent.set(key, { hash, status, body: JSON.parse(chunk), headers });
         return end(chunk as string);
       }) as typeof res.end;
     }
@@ -570,7 +570,11 @@ export class ContractServer {
       .at(-1);
     if (previous === undefined) return this.fail(res, 409, 'conflict', `there is no earlier deployment of ${name ?? 'this server'} to roll back to`);
     this.deploy(
-      { mcp_id: previous.deployment.mcp_id, environment: previous.deployment.environment, ...(previous.config === undefined ? {} : { config: previous.config }) },
+      {
+        mcp_id: previous.deployment.mcp_id,
+        environment: previous.deployment.environment,
+        ...(previous.config === undefined ? {} : { config: previous.config }),
+      },
       req,
       res,
     );

@@ -246,7 +246,10 @@ export function describeContract(name: string, makeTarget: () => Promise<Contrac
 
     it('runs a test with the default model', async () => {
       if (options.testAgent === false) {
-        const answer = await raw('POST', '/v1/test', { body: JSON.stringify({ mcp_id: mcpId, message: 'hi' }), headers: { 'content-type': 'application/json' } });
+        const answer = await raw('POST', '/v1/test', {
+          body: JSON.stringify({ mcp_id: mcpId, message: 'hi' }),
+          headers: { 'content-type': 'application/json' },
+        });
         expect(answer.status).toBe(501);
         expect(answer.body.error.code).toBe('not_implemented');
         return;

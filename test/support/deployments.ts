@@ -50,9 +50,7 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function createHarness(
-  options: { limits?: Partial<DeploymentLimits>; env?: Record<string, string>; starts?: WorkQueue } = {},
-): Promise<Harness> {
+export async function createHarness(options: { limits?: Partial<DeploymentLimits>; env?: Record<string, string>; starts?: WorkQueue } = {}): Promise<Harness> {
   const temp = await tempDir('mcpctl-deployments-');
   const home = temp.dir;
   const store = await FileStore.open({ dir: join(home, 'store') });
@@ -172,7 +170,10 @@ export function running(d: Deployment): number {
 }
 
 /** A request with node:http, which (unlike fetch) sends the Host header given. */
-export function rawRequest(url: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<{ status: number; body: string }> {
+export function rawRequest(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const request = httpRequest(url, { method: options.method ?? 'GET', headers: options.headers, agent: false }, (response) => {
       let body = '';

@@ -31,7 +31,12 @@ export async function startProviderDouble(script: Script): Promise<ProviderDoubl
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const text = Buffer.concat(chunks).toString('utf8');
-      const request: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: text === '' ? undefined : JSON.parse(text) };
+      const request: RecordedRequest = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body: text === '' ? undefined : JSON.parse(text),
+      };
       requests.push(request);
       const answer = script(request, requests.length - 1);
       if (answer === 'hang') {

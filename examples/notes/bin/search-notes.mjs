@@ -21,7 +21,10 @@ const words = query.toLowerCase().split(/\s+/).filter(Boolean);
 const folder = join('data', user);
 const files = await readdir(folder).catch(() => []);
 const matches = [];
-for (const file of files.filter((name) => name.endsWith('.md')).sort().reverse()) {
+for (const file of files
+  .filter((name) => name.endsWith('.md'))
+  .sort()
+  .reverse()) {
   const text = await readFile(join(folder, file), 'utf8');
   if (!words.every((word) => text.toLowerCase().includes(word))) continue;
   const lines = text.split('\n').filter((line) => words.some((word) => line.toLowerCase().includes(word)));

@@ -26,7 +26,8 @@ export async function deployCommand(ctx: CommandContext, target: string, options
   const outcome = await withApi(
     ctx,
     async (client) => {
-      const mcpId = file === undefined ? target : (await buildDefinition(ctx, client, file, { idempotencyKey: key === undefined ? undefined : `${key}.build` })).mcp_id;
+      const mcpId =
+        file === undefined ? target : (await buildDefinition(ctx, client, file, { idempotencyKey: key === undefined ? undefined : `${key}.build` })).mcp_id;
       return deployServer(ctx, client, mcpId, plan, { wait: options.wait, timeoutSeconds, idempotencyKey: key });
     },
     { env: ctx.io.env, ...(file === undefined ? {} : { locate: locateDeployField(file, plan.environment, options) }) },

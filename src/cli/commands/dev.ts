@@ -50,13 +50,14 @@ export async function devCommand(ctx: CommandContext, file: string, options: Dev
   const bundlesRoot = await mkdtemp(join(tmpdir(), 'mcpctl-dev-'));
   const logger = createDevLogger(ctx, stdio);
 
-  const [{ loadDefinition }, { toBuildRequest }, { readBundle, writeBundle, BundleError }, { createRuntime, RuntimeStartError }, { listEnvRefs }] = await Promise.all([
-    import('../../definition/load.js'),
-    import('../../api/build-request.js'),
-    import('../../runtime/bundle.js'),
-    import('../../runtime/server.js'),
-    import('../../definition/interpolate.js'),
-  ]);
+  const [{ loadDefinition }, { toBuildRequest }, { readBundle, writeBundle, BundleError }, { createRuntime, RuntimeStartError }, { listEnvRefs }] =
+    await Promise.all([
+      import('../../definition/load.js'),
+      import('../../api/build-request.js'),
+      import('../../runtime/bundle.js'),
+      import('../../runtime/server.js'),
+      import('../../definition/interpolate.js'),
+    ]);
 
   /** Loads, bundles and starts the definition; throws UserError with every problem. */
   const build = async (previous: Build | undefined): Promise<Build | 'unchanged'> => {
@@ -67,7 +68,8 @@ export async function devCommand(ctx: CommandContext, file: string, options: Dev
     try {
       written = await writeBundle(request, bundlesRoot);
     } catch (error) {
-      if (error instanceof BundleError) throw new UserError(`${shown} cannot be bundled`, { problems: error.problems.map((message) => ({ message })), code: 'build_failed' });
+      if (error instanceof BundleError)
+        throw new UserError(`${shown} cannot be bundled`, { problems: error.problems.map((message) => ({ message })), code: 'build_failed' });
       throw error;
     }
     if (previous !== undefined && written.digest === previous.digest) return 'unchanged';
@@ -122,10 +124,10 @@ export async function devCommand(ctx: CommandContext, file: string, options: Dev
   try {
     if (stdio) {
       const [{ serveStdio, StdioServerTransport }] = await Promise.all([import('@modelcontextprotocol/server/stdio')]);
-      const handle = serveStdio(
-        () => current.runtime.createServer({ follow: () => current.runtime }),
-        { transport: new StdioServerTransport(ctx.io.stdin, ctx.io.stdout), onerror: (error) => ctx.out.warn(`stdio: ${error.message}`) },
-      );
+      const handle = serveStdio(() => current.runtime.createServer({ follow: () => current.runtime }), {
+        transport: new StdioServerTransport(ctx.io.stdin, ctx.io.stdout),
+        onerror: (error) => ctx.out.warn(`stdio: ${error.message}`),
+      });
       stops.push(() => handle.close());
       ctx.out.notice(`${current.runtime.name} ${current.runtime.version} is serving over stdio (${describeCounts(current.runtime)}); watching ${shown}`);
     } else {
@@ -187,10 +189,7 @@ async function retire(build: Build): Promise<void> {
 }
 
 /** Watches the files until Ctrl-C (or, with --stdio, until the client closes stdin). */
-async function serveUntilStopped(
-  ctx: CommandContext,
-  options: { stdio: boolean; watchFiles: () => string[]; reload: () => Promise<void> },
-): Promise<void> {
+async function serveUntilStopped(ctx: CommandContext, options: { stdio: boolean; watchFiles: () => string[]; reload: () => Promise<void> }): Promise<void> {
   let watchers: FSWatcher[] = [];
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
@@ -252,7 +251,8 @@ async function serveUntilStopped(
 function listen(server: HttpServer, port: number, host: string): Promise<void> {
   return new Promise<void>((resolveListen, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EADDRINUSE') reject(new UserError(`port ${port} on ${host} is in use`, { hint: 'pass another --port, or --port 0 for any free one' }));
+      if (error.code === 'EADDRINUSE')
+        reject(new UserError(`port ${port} on ${host} is in use`, { hint: 'pass another --port, or --port 0 for any free one' }));
       else if (error.code === 'EADDRNOTAVAIL') reject(new UserError(`${host} is not an address of this machine`, { hint: 'pass --host 127.0.0.1' }));
       else reject(error);
     });
@@ -294,7 +294,9 @@ function renderReady(ctx: CommandContext, build: Build, where: { url: string; de
       if (build.auth !== undefined) {
         p.next(`clients must send the bearer token (${build.auth.from}): add "headers": { "Authorization": "Bearer <token>" } to the URL configuration`);
       }
-      p.next(`watching ${where.shown} and ${build.files.length - 1} referenced ${build.files.length === 2 ? 'file' : 'files'}; requests are logged below; Ctrl-C stops`);
+      p.next(
+        `watching ${where.shown} and ${build.files.length - 1} referenced ${build.files.length === 2 ? 'file' : 'files'}; requests are logged below; Ctrl-C stops`,
+      );
     },
     { always: true },
   );
@@ -346,4 +348,3 @@ function describeCounts(runtime: Runtime): string {
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
   return `${plural(tools, 'tool')}, ${plural(resources, 'resource')}, ${plural(prompts, 'prompt')}`;
 }
-

@@ -27,15 +27,19 @@ export async function engineStartCommand(ctx: CommandContext): Promise<void> {
   progress.stop();
   const { state, started } = result;
   const data = { running: true, started, url: state.url, pid: state.pid, version: state.version, home: paths.home, log_file: paths.logFile };
-  ctx.out.result(data, (p) => {
-    p.success(started ? `the local engine is running at ${state.url}` : `the local engine was already running at ${state.url}`);
-    p.fields([
-      ['pid', state.pid],
-      ['version', state.version],
-      ['state', paths.home],
-    ]);
-    p.next('stop it with `mcpctl engine stop`');
-  }, { quiet: () => state.url });
+  ctx.out.result(
+    data,
+    (p) => {
+      p.success(started ? `the local engine is running at ${state.url}` : `the local engine was already running at ${state.url}`);
+      p.fields([
+        ['pid', state.pid],
+        ['version', state.version],
+        ['state', paths.home],
+      ]);
+      p.next('stop it with `mcpctl engine stop`');
+    },
+    { quiet: () => state.url },
+  );
 }
 
 export async function engineStopCommand(ctx: CommandContext): Promise<void> {
@@ -55,23 +59,27 @@ export async function engineStatusCommand(ctx: CommandContext): Promise<void> {
   const { localEngineStatus } = await import('../local-engine.js');
   const paths = await pathsOf(ctx);
   const status = await localEngineStatus(paths, { patienceMs: requestTimeoutMs(ctx), notice: (text) => ctx.out.notice(text) });
-  ctx.out.result(status, (p) => {
-    if (!status.running) {
-      p.line('the local engine is not running');
-      p.fields([['state', status.home]]);
-      p.next('start it with `mcpctl engine start` (any command that needs it starts it too)');
-      return;
-    }
-    p.success(`the local engine is running at ${status.url}`);
-    p.fields([
-      ['pid', status.pid],
-      ['version', status.version],
-      ['uptime', formatUptime(status.uptime_seconds ?? 0)],
-      ['mode', status.mode === 'foreground' ? 'foreground (mcpctl serve)' : 'background'],
-      ['state', status.home],
-      ['log', status.log_file],
-    ]);
-  }, { quiet: () => (status.running ? 'running' : 'stopped') });
+  ctx.out.result(
+    status,
+    (p) => {
+      if (!status.running) {
+        p.line('the local engine is not running');
+        p.fields([['state', status.home]]);
+        p.next('start it with `mcpctl engine start` (any command that needs it starts it too)');
+        return;
+      }
+      p.success(`the local engine is running at ${status.url}`);
+      p.fields([
+        ['pid', status.pid],
+        ['version', status.version],
+        ['uptime', formatUptime(status.uptime_seconds ?? 0)],
+        ['mode', status.mode === 'foreground' ? 'foreground (mcpctl serve)' : 'background'],
+        ['state', status.home],
+        ['log', status.log_file],
+      ]);
+    },
+    { quiet: () => (status.running ? 'running' : 'stopped') },
+  );
   // a script asks `mcpctl engine status || mcpctl engine start`: not running is not success
   if (!status.running) throw new ExitError(EXIT.transient);
 }
@@ -91,7 +99,10 @@ export async function engineLogsCommand(ctx: CommandContext, options: EngineLogs
   if (text === undefined && options.follow !== true) {
     throw new UserError(`no engine log yet at ${paths.logFile}`, { hint: 'the log starts with `mcpctl engine start`' });
   }
-  const lines = (text ?? '').split('\n').filter((line) => line !== '').slice(-count);
+  const lines = (text ?? '')
+    .split('\n')
+    .filter((line) => line !== '')
+    .slice(-count);
   if (options.follow !== true) {
     ctx.out.result(
       { lines: lines.map(parseLine) },

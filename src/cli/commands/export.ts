@@ -64,7 +64,10 @@ export async function exportKubernetesCommand(ctx: CommandContext, target: strin
   const header = [`mcpctl export kubernetes ${source.shown} --env ${options.env}`, `image ${result.image.image}`];
   const secretName = `${result.name}-env`;
   const secretWritten = result.objects.some((o) => o.kind === 'Secret');
-  const missingHint = result.envWithoutValue.length === 0 ? undefined : supplyHint(result.envWithoutValue, secretWritten ? undefined : { secretName, namespace: options.namespace });
+  const missingHint =
+    result.envWithoutValue.length === 0
+      ? undefined
+      : supplyHint(result.envWithoutValue, secretWritten ? undefined : { secretName, namespace: options.namespace });
 
   if (options.out === '-') {
     const { toYamlStream } = await import('../../export/write.js');
@@ -100,7 +103,10 @@ export async function exportKubernetesCommand(ctx: CommandContext, target: strin
       p.fields([
         ['objects', result.objects.map((o) => o.kind).join(', ')],
         ['image', result.image.image],
-        ['instances', result.replicas.min === result.replicas.max ? String(result.replicas.min) : `${result.replicas.min} to ${result.replicas.max} (autoscaled on CPU)`],
+        [
+          'instances',
+          result.replicas.min === result.replicas.max ? String(result.replicas.min) : `${result.replicas.min} to ${result.replicas.max} (autoscaled on CPU)`,
+        ],
         ['removed', removed.length === 0 ? undefined : removed.map((f) => shownPath(ctx.io.cwd, f)).join(', ')],
       ]);
       for (const notice of result.notices) p.warn(notice);
@@ -166,7 +172,10 @@ async function fromBuild(ctx: CommandContext, mcpId: string, options: ExportKube
   const { DIGEST_PATTERN } = await import('../../export/image.js');
   const digest = server.bundle_digest;
   if (digest === undefined || !DIGEST_PATTERN.test(digest)) {
-    const what = digest === undefined ? `does not say which bundle ${mcpId} was built from` : `gives ${mcpId} the bundle digest "${digest}", which is not a SHA-256 digest`;
+    const what =
+      digest === undefined
+        ? `does not say which bundle ${mcpId} was built from`
+        : `gives ${mcpId} the bundle digest "${digest}", which is not a SHA-256 digest`;
     throw new UserError(`the service ${what}, so its image cannot be named`, {
       exitCode: EXIT.config,
       code: 'not_supported',
@@ -191,7 +200,10 @@ function settingsError(problems: Problem[], file: DefinitionFile | undefined, op
   });
   return new UserError('the Kubernetes manifests cannot be made from these settings', {
     problems: located,
-    hint: file === undefined ? 'fix the flags named above' : `fix the fields above in ${file.shown}, or override them with flags (--domain, --min-instances, --max-instances)`,
+    hint:
+      file === undefined
+        ? 'fix the flags named above'
+        : `fix the fields above in ${file.shown}, or override them with flags (--domain, --min-instances, --max-instances)`,
   });
 }
 

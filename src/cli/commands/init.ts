@@ -112,7 +112,9 @@ export async function initCommand(ctx: CommandContext, dir: string | undefined, 
   const shownDir = displayPath(result.dir, ctx.io.cwd);
   const definition = displayPath(join(result.dir, 'server.yaml'), ctx.io.cwd);
   ctx.out.result(result, (p) => {
-    p.success(`Created ${result.name} from the ${result.template} template in ${result.dir === resolve(ctx.io.cwd) ? 'this folder' : shownDir} (${plural(result.files.length, 'file')})`);
+    p.success(
+      `Created ${result.name} from the ${result.template} template in ${result.dir === resolve(ctx.io.cwd) ? 'this folder' : shownDir} (${plural(result.files.length, 'file')})`,
+    );
     for (const file of result.files) p.line(`  ${p.style.dim(displayPath(join(result.dir, file), ctx.io.cwd))}`);
     p.line();
     p.line('Next steps:');
@@ -141,8 +143,7 @@ export async function initProject(ctx: CommandContext, dir: string, options: Ini
   if (asks) await checkTargets(ctx.io.cwd, target, ['server.yaml'], options.force === true);
 
   const name =
-    options.name ??
-    (await askText(ctx, { message: 'Server name', flag: '--name', default: sanitizeName(basename(target)), yes, validate: checkName }));
+    options.name ?? (await askText(ctx, { message: 'Server name', flag: '--name', default: sanitizeName(basename(target)), yes, validate: checkName }));
   let template: TemplateName;
   if (options.template === undefined) {
     template = await askChoice<TemplateName>(ctx, {
@@ -232,4 +233,3 @@ async function checkTargets(cwd: string, target: string, files: string[], force:
     });
   }
 }
-

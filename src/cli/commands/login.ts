@@ -118,9 +118,10 @@ export async function loginCommand(ctx: CommandContext, options: LoginCommandOpt
     });
   }
 
-  const key = options.withKey === true
-    ? cleanKey(await readAll(ctx.io.stdin), 'stdin')
-    : cleanKey(await askSecret(ctx, { message: `API key for ${displayUrl(url)}`, flag: '--with-key (with the key on stdin)' }), 'prompt');
+  const key =
+    options.withKey === true
+      ? cleanKey(await readAll(ctx.io.stdin), 'stdin')
+      : cleanKey(await askSecret(ctx, { message: `API key for ${displayUrl(url)}`, flag: '--with-key (with the key on stdin)' }), 'prompt');
 
   const connection: Connection = { url, apiKey: key, urlSource, keySource: 'given to login', profile: profileName, local: false };
   const client = createClient(ctx, connection);

@@ -27,7 +27,9 @@ export function parseSince(value: string, now: number = Date.now()): string {
   if (duration !== null) return new Date(now - Number(duration[1]) * UNITS[duration[2]!]! * 1000).toISOString();
   const time = Date.parse(value);
   if (Number.isNaN(time)) {
-    throw new UserError(`--since ${value} is neither a time nor a duration`, { hint: 'use a duration such as 10m or 2h, or a time such as 2026-01-31T12:00:00Z' });
+    throw new UserError(`--since ${value} is neither a time nor a duration`, {
+      hint: 'use a duration such as 10m or 2h, or a time such as 2026-01-31T12:00:00Z',
+    });
   }
   return new Date(time).toISOString();
 }
@@ -61,9 +63,13 @@ export async function logsCommand(ctx: CommandContext, deploymentId: string, opt
       ...(since === undefined ? {} : { since }),
       ...(options.lines === undefined ? {} : { limit: options.lines }),
     });
-    ctx.out.result({ lines }, (p) => {
-      if (lines.length === 0) p.line(since === undefined ? 'No log lines yet.' : 'No log lines since then.');
-      for (const line of lines) ctx.out.raw(formatLogLine(ctx.out, line));
-    }, { always: true });
+    ctx.out.result(
+      { lines },
+      (p) => {
+        if (lines.length === 0) p.line(since === undefined ? 'No log lines yet.' : 'No log lines since then.');
+        for (const line of lines) ctx.out.raw(formatLogLine(ctx.out, line));
+      },
+      { always: true },
+    );
   });
 }

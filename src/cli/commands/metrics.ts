@@ -60,7 +60,11 @@ export function renderMetrics(p: Printer, m: Metrics): void {
     const step = m.window_seconds / series.length;
     const span = { from: clock(series[0]!.t), to: clock(new Date(Date.parse(series.at(-1)!.t) + step * 1000).toISOString()) };
     p.line();
-    for (const line of renderBarChart(series.map((point) => point.p95_ms), { title: 'p95 latency (ms)', ...span })) p.line(line);
+    for (const line of renderBarChart(
+      series.map((point) => point.p95_ms),
+      { title: 'p95 latency (ms)', ...span },
+    ))
+      p.line(line);
     p.line();
     const rates = series.map((point) => point.requests / step);
     for (const line of renderBarChart(rates, { title: 'requests/s      ', format: (n) => String(Math.round(n * 100) / 100), ...span })) p.line(line);

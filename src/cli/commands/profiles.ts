@@ -33,9 +33,7 @@ export interface ConfigShow {
   config_file: string;
   config_file_exists: boolean;
   profile: { name: string; source: string };
-  service:
-    | { local: true; home: string; running: boolean; url?: string; pid?: number }
-    | { local: false; url: string; source: string; key: string | null };
+  service: { local: true; home: string; running: boolean; url?: string; pid?: number } | { local: false; url: string; source: string; key: string | null };
   request_timeout_seconds: number;
   profiles: ProfileRow[];
 }
@@ -87,10 +85,9 @@ export async function configShowCommand(ctx: CommandContext): Promise<void> {
   ctx.out.result(
     data,
     (p) => {
-      const where =
-        service.local
-          ? `the local engine (${service.running ? `running at ${service.url ?? '?'}, pid ${String(service.pid)}` : 'not running; the first command that needs it starts it'})`
-          : `${service.url} (${service.source})`;
+      const where = service.local
+        ? `the local engine (${service.running ? `running at ${service.url ?? '?'}, pid ${String(service.pid)}` : 'not running; the first command that needs it starts it'})`
+        : `${service.url} (${service.source})`;
       p.fields([
         ['profile', choice.source === 'default' ? `${choice.name} (no profile chosen)` : `${choice.name} (${choice.source})`],
         ['service', where],

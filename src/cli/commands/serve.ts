@@ -36,15 +36,21 @@ export async function serveCommand(ctx: CommandContext, options: ServeOptions): 
     });
   }
 
-  const [{ homePaths, resolveHome }, { ListenError }, { createLogger, parseLogLevel }, { limitsFromEnv }, { HomeLockedError, runEngineHost }, { generateApiKey }] =
-    await Promise.all([
-      import('../../engine/home.js'),
-      import('../../engine/engine.js'),
-      import('../../engine/engine-log.js'),
-      import('../../engine/engine-limits.js'),
-      import('../../engine/host.js'),
-      import('../../engine/state.js'),
-    ]);
+  const [
+    { homePaths, resolveHome },
+    { ListenError },
+    { createLogger, parseLogLevel },
+    { limitsFromEnv },
+    { HomeLockedError, runEngineHost },
+    { generateApiKey },
+  ] = await Promise.all([
+    import('../../engine/home.js'),
+    import('../../engine/engine.js'),
+    import('../../engine/engine-log.js'),
+    import('../../engine/engine-limits.js'),
+    import('../../engine/host.js'),
+    import('../../engine/state.js'),
+  ]);
   const paths = homePaths(resolveHome(env, ctx.io.cwd));
   const logger = createLogger({ write: (line) => ctx.out.raw(line), level: parseLogLevel(env.MCPCTL_LOG_LEVEL) ?? 'info' });
   let limits;
@@ -88,7 +94,8 @@ export async function serveCommand(ctx: CommandContext, options: ServeOptions): 
 function portFromEnv(value: string | undefined): number | undefined {
   if (value === undefined || value === '') return undefined;
   const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UserError(`MCPCTL_PORT must be a port number from 0 to 65535, not ${JSON.stringify(value)}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new UserError(`MCPCTL_PORT must be a port number from 0 to 65535, not ${JSON.stringify(value)}`);
   return port;
 }
 

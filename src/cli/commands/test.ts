@@ -24,7 +24,12 @@ export async function testCommand(ctx: CommandContext, target: string, options: 
   const report = await withApi(
     ctx,
     async (client, connection) => {
-      await checkModels(ctx, client, connection, cases.map((c) => options.model ?? c.model ?? tests?.model));
+      await checkModels(
+        ctx,
+        client,
+        connection,
+        cases.map((c) => options.model ?? c.model ?? tests?.model),
+      );
       const mcpId = file === undefined ? target : (await buildDefinition(ctx, client, file)).mcp_id;
       return runCases(ctx, client, { mcpId, cases, threshold, flags: options, file });
     },

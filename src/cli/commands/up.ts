@@ -50,7 +50,11 @@ class StepFailed extends Error {
 
 export async function upCommand(ctx: CommandContext, target: string, options: UpCommandOptions = {}): Promise<void> {
   const steps: StepRecord[] = STEPS.map((step) => ({ step, status: 'skipped' }));
-  const record = (name: StepName, update: Partial<StepRecord>) => Object.assign(steps.find((s) => s.step === name)!, update);
+  const record = (name: StepName, update: Partial<StepRecord>) =>
+    Object.assign(
+      steps.find((s) => s.step === name)!,
+      update,
+    );
   // step results for people, as they come; with --quiet only the deployment's URL
   const text = (human: Parameters<typeof ctx.out.result>[1], evenQuiet = false) => {
     if (ctx.out.json || (ctx.out.quiet && !evenQuiet)) return;
@@ -77,7 +81,11 @@ export async function upCommand(ctx: CommandContext, target: string, options: Up
   };
 
   /** Runs one step: its result recorded, or its error (explained) recorded and the run ended. */
-  const step = async <T>(name: StepName, run: () => Promise<T>, options: { locate?: (path: string) => string | undefined; done?: boolean } = {}): Promise<T> => {
+  const step = async <T>(
+    name: StepName,
+    run: () => Promise<T>,
+    options: { locate?: (path: string) => string | undefined; done?: boolean } = {},
+  ): Promise<T> => {
     const { locate } = options;
     try {
       const result = await run();
@@ -117,10 +125,22 @@ export async function upCommand(ctx: CommandContext, target: string, options: Up
     const api = client;
 
     // the test models can run (asked before anything is built)
-    await step('test', () => checkModels(ctx, api, connection!, cases.map((c) => options.model ?? c.model ?? definition.tests?.model)), { done: false });
+    await step(
+      'test',
+      () =>
+        checkModels(
+          ctx,
+          api,
+          connection!,
+          cases.map((c) => options.model ?? c.model ?? definition.tests?.model),
+        ),
+      { done: false },
+    );
 
     // 2. build
-    server = await step('build', () => buildDefinition(ctx, api, loaded, { idempotencyKey: key === undefined ? undefined : `${key}.build` }), { locate: loaded.locate });
+    server = await step('build', () => buildDefinition(ctx, api, loaded, { idempotencyKey: key === undefined ? undefined : `${key}.build` }), {
+      locate: loaded.locate,
+    });
     record('build', { result: server });
     const built = server;
     text((p) => p.success(`${built.reused === true ? 'Reused' : 'Built'} ${built.name} (${built.mcp_id}) in ${formatSeconds(built.build_time) ?? '?'}`));
@@ -130,7 +150,15 @@ export async function upCommand(ctx: CommandContext, target: string, options: Up
       record('test', { status: 'skipped', reason: `${loaded.shown} has no tests: cases` });
       ctx.out.warn(`${loaded.shown} has no tests: cases, so nothing tests ${definition.name} before it is deployed (docs/definition.md, tests)`);
     } else {
-      const report = await step('test', () => runCases(ctx, api, { mcpId: built.mcp_id, cases, threshold, flags: { ...(options.model === undefined ? {} : { model: options.model }) }, file: loaded }));
+      const report = await step('test', () =>
+        runCases(ctx, api, {
+          mcpId: built.mcp_id,
+          cases,
+          threshold,
+          flags: { ...(options.model === undefined ? {} : { model: options.model }) },
+          file: loaded,
+        }),
+      );
       tests = report;
       record('test', { result: report });
       if (options.junit !== undefined) await writeJUnit(ctx, options.junit, report);
@@ -138,11 +166,14 @@ export async function upCommand(ctx: CommandContext, target: string, options: Up
       annotateReport(ctx, report, loaded);
       if (!report.passed) {
         const failed = report.cases.filter((c) => !c.passed).length;
-        const error = new UserError(`${failed} of ${report.cases.length} test ${report.cases.length === 1 ? 'case' : 'cases'} failed, so ${definition.name} was not deployed`, {
-          exitCode: EXIT.test_failed,
-          code: 'test_failed',
-          hint: 'follow the causes under each case, then run mcpctl up again; --threshold sets the bar',
-        });
+        const error = new UserError(
+          `${failed} of ${report.cases.length} test ${report.cases.length === 1 ? 'case' : 'cases'} failed, so ${definition.name} was not deployed`,
+          {
+            exitCode: EXIT.test_failed,
+            code: 'test_failed',
+            hint: 'follow the causes under each case, then run mcpctl up again; --threshold sets the bar',
+          },
+        );
         throw fail('test', error);
       }
     }
@@ -150,11 +181,9 @@ export async function upCommand(ctx: CommandContext, target: string, options: Up
     // 4. deploy
     const deployPlan = plan!;
     const timeoutSeconds = options.timeout ?? 600;
-    const outcome = await step(
-      'deploy',
-      () => deployServer(ctx, api, built.mcp_id, deployPlan, { wait: options.wait, timeoutSeconds, idempotencyKey: key }),
-      { locate: locateDeployField(loaded, deployPlan.environment, options) },
-    );
+    const outcome = await step('deploy', () => deployServer(ctx, api, built.mcp_id, deployPlan, { wait: options.wait, timeoutSeconds, idempotencyKey: key }), {
+      locate: locateDeployField(loaded, deployPlan.environment, options),
+    });
     deployment = outcome.deployment;
     record('deploy', { result: deployment });
     const settled = deployment;
@@ -196,7 +225,8 @@ export async function upCommand(ctx: CommandContext, target: string, options: Up
   if (failure !== undefined) throw failure;
   const d = deployment!;
   text((p) => {
-    const tested = tests === undefined ? 'not tested (no cases)' : `${tests.cases.length} of ${tests.cases.length} ${tests.cases.length === 1 ? 'case' : 'cases'} passed`;
+    const tested =
+      tests === undefined ? 'not tested (no cases)' : `${tests.cases.length} of ${tests.cases.length} ${tests.cases.length === 1 ? 'case' : 'cases'} passed`;
     p.success(`up: ${name} validated, built (${server!.mcp_id}), ${tested}, ${d.status} at ${d.status === 'deployed' ? mcpEndpoint(d) : d.url}`);
   });
 }

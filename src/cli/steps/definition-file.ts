@@ -105,7 +105,10 @@ export function renderServerFields(p: Printer, server: McpServer): void {
     ['template', server.template],
     ['version', server.version],
     ['url', server.url],
-    ['build time', server.reused === true ? `${formatSeconds(server.build_time) ?? '?'} (reused: built before from the same definition)` : formatSeconds(server.build_time)],
+    [
+      'build time',
+      server.reused === true ? `${formatSeconds(server.build_time) ?? '?'} (reused: built before from the same definition)` : formatSeconds(server.build_time),
+    ],
     ['contents', counts],
   ]);
 }

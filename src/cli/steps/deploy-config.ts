@@ -120,7 +120,13 @@ export async function configFromDefinition(
   const base = resolveEnvDeep({ domain, scaling, env_vars: kept(env_vars) }, env, ['deploy']);
   const override = defaults.environments?.[environment];
   const over =
-    override === undefined ? {} : resolveEnvDeep({ ...override, ...(override.env_vars === undefined ? {} : { env_vars: kept(override.env_vars) }) }, env, ['deploy', 'environments', environment]);
+    override === undefined
+      ? {}
+      : resolveEnvDeep({ ...override, ...(override.env_vars === undefined ? {} : { env_vars: kept(override.env_vars) }) }, env, [
+          'deploy',
+          'environments',
+          environment,
+        ]);
   const merged: DeployConfig = {};
   const mergedDomain = over.domain ?? base.domain;
   if (mergedDomain !== undefined) merged.domain = mergedDomain;
@@ -137,20 +143,19 @@ export async function readEnvFile(file: string, cwd: string): Promise<Record<str
   try {
     text = await readFile(resolve(cwd, file), 'utf8');
   } catch (error) {
-    throw new UserError(`cannot read the env file ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'it does not exist' : (error as Error).message}`, {
-      hint: 'check the path given to --env-file',
-      code: 'file_not_found',
-    });
+    throw new UserError(
+      `cannot read the env file ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'it does not exist' : (error as Error).message}`,
+      {
+        hint: 'check the path given to --env-file',
+        code: 'file_not_found',
+      },
+    );
   }
   return parseEnvFile(text, file);
 }
 
 /** Applies the flags on top of the file's config: --env-file, then --env-var, then the rest. */
-export async function applyDeployFlags(
-  config: DeployConfig,
-  options: DeployFlags,
-  io: { env: Env; cwd: string },
-): Promise<DeployConfig> {
+export async function applyDeployFlags(config: DeployConfig, options: DeployFlags, io: { env: Env; cwd: string }): Promise<DeployConfig> {
   const out: DeployConfig = { ...config, ...(config.scaling === undefined ? {} : { scaling: { ...config.scaling } }) };
   const vars: Record<string, string> = { ...config.env_vars };
   if (options.envFile !== undefined) Object.assign(vars, await readEnvFile(options.envFile, io.cwd));

@@ -134,7 +134,8 @@ export async function checkModels(ctx: CommandContext, client: ApiClient, connec
     if (!connection.local) hint = `ask whoever runs the service to set ${variable ?? 'its key'}, or test with another --model`;
     else if (variable !== undefined && (ctx.io.env[variable]?.trim() ?? '') !== '') {
       hint = `${variable} is set here, but the running engine was started without it: run \`mcpctl engine stop\`, and the next command starts it with this environment`;
-    } else hint = `export ${variable ?? 'its key'}=…, run \`mcpctl engine stop\`, and the next command starts the engine with it; or test with --model mcpctl-local`;
+    } else
+      hint = `export ${variable ?? 'its key'}=…, run \`mcpctl engine stop\`, and the next command starts the engine with it; or test with --model mcpctl-local`;
     throw new UserError(`the model ${id} cannot run: ${reason}`, { exitCode: EXIT.config, code: 'model_not_configured', hint });
   }
 }
@@ -233,9 +234,19 @@ export function annotateReport(ctx: CommandContext, report: TestReport, file: De
   for (const c of report.cases) {
     if (!c.passed) {
       const firstTool = c.guidance.causes.flatMap((cause) => cause.tools ?? [])[0];
-      const where = file !== undefined && c.case_index !== undefined ? file.locate(`tests.cases[${c.case_index}]`) : firstTool === undefined ? undefined : toolAt(firstTool);
+      const where =
+        file !== undefined && c.case_index !== undefined
+          ? file.locate(`tests.cases[${c.case_index}]`)
+          : firstTool === undefined
+            ? undefined
+            : toolAt(firstTool);
       const causes = c.guidance.causes.map((cause) => cause.kind);
-      ctx.out.annotate('error', `test case "${c.name}" failed: ${c.failures.join('; ')}${causes.length === 0 ? '' : ` (causes: ${causes.join(', ')})`}`, where, 'mcpctl test');
+      ctx.out.annotate(
+        'error',
+        `test case "${c.name}" failed: ${c.failures.join('; ')}${causes.length === 0 ? '' : ` (causes: ${causes.join(', ')})`}`,
+        where,
+        'mcpctl test',
+      );
     }
     for (const cause of c.guidance.causes) {
       for (const tool of cause.tools ?? []) {

@@ -232,23 +232,25 @@ export class ManagedInstance {
     // The documented start time-out covers the whole start, from now (not from the request,
     // which may have waited in the queue): the process reporting its port, then its health.
     const deadline = clock() + limits.startTimeoutMs;
-    const handle = await this.runner.start({
-      labels: { engine: this.spec.owner?.engine ?? '', deployment: this.spec.owner?.deployment ?? '', instance: this.id },
-      bundleDir: this.spec.bundleDir,
-      env: this.spec.env,
-      logLevel: this.spec.logLevel,
-      limits: { startTimeoutMs: limits.startTimeoutMs },
-      onLog: (raw) => {
-        const line = parseLogLine(raw);
-        const text = typeof line.msg === 'string' ? line.msg : raw;
-        this.tail.push(text.length > 300 ? `${text.slice(0, 300)}…` : text);
-        if (this.tail.length > OUTPUT_TAIL) this.tail.shift();
-        hooks.output(line, this.id);
-      },
-    }).catch((error: unknown) => {
-      const transient = error instanceof RunnerStartError && error.transient;
-      throw new StartFailure(this.describe(`could not start: ${error instanceof Error ? error.message : String(error)}`), transient);
-    });
+    const handle = await this.runner
+      .start({
+        labels: { engine: this.spec.owner?.engine ?? '', deployment: this.spec.owner?.deployment ?? '', instance: this.id },
+        bundleDir: this.spec.bundleDir,
+        env: this.spec.env,
+        logLevel: this.spec.logLevel,
+        limits: { startTimeoutMs: limits.startTimeoutMs },
+        onLog: (raw) => {
+          const line = parseLogLine(raw);
+          const text = typeof line.msg === 'string' ? line.msg : raw;
+          this.tail.push(text.length > 300 ? `${text.slice(0, 300)}…` : text);
+          if (this.tail.length > OUTPUT_TAIL) this.tail.shift();
+          hooks.output(line, this.id);
+        },
+      })
+      .catch((error: unknown) => {
+        const transient = error instanceof RunnerStartError && error.transient;
+        throw new StartFailure(this.describe(`could not start: ${error instanceof Error ? error.message : String(error)}`), transient);
+      });
     if (this.stopping) {
       await handle.stop(0).catch(() => undefined);
       throw new Error('stopped while starting');

@@ -409,4 +409,3 @@ export class LiveDeployment {
     };
   }
 }
-

@@ -54,7 +54,10 @@ export class LogBook {
     this.pending = [];
     try {
       await mkdir(join(this.file, '..'), { recursive: true });
-      const size = await stat(this.file).then((s) => s.size, () => 0);
+      const size = await stat(this.file).then(
+        (s) => s.size,
+        () => 0,
+      );
       if (size > ROTATE_BYTES) await rename(this.file, `${this.file}.1`);
       await appendFile(this.file, text, { mode: 0o600 });
     } catch {

@@ -61,7 +61,9 @@ export async function proxyMcp(upstream: Upstream, req: IncomingMessage, res: Se
   const info = inspectRequest(body.toString('utf8'));
   if (traced) {
     const args = info.arguments === undefined ? '' : ` ${JSON.stringify(redactForLog(info.arguments))}`;
-    upstream.log('debug', `→ ${req.method} ${info.method ?? '(not JSON-RPC)'}${info.tool === undefined ? '' : ` ${info.tool}`}${args}`, { request_id: requestId });
+    upstream.log('debug', `→ ${req.method} ${info.method ?? '(not JSON-RPC)'}${info.tool === undefined ? '' : ` ${info.tool}`}${args}`, {
+      request_id: requestId,
+    });
   }
   const record: Record = (status, toolError, peek) => {
     const latencyMs = performance.now() - startedAt;
@@ -241,7 +243,13 @@ function responseHeaders(headers: IncomingHttpHeaders): { [name: string]: string
 }
 
 function describeResult(contentType: string | undefined, text: string): string {
-  const payload = (contentType ?? '').includes('text/event-stream') ? text.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).join(' ') : text;
+  const payload = (contentType ?? '').includes('text/event-stream')
+    ? text
+        .split('\n')
+        .filter((l) => l.startsWith('data:'))
+        .map((l) => l.slice(5).trim())
+        .join(' ')
+    : text;
   try {
     const shown = JSON.stringify(redactForLog(JSON.parse(payload)));
     return shown.length > 1000 ? `${shown.slice(0, 1000)}…` : shown;
@@ -263,9 +271,19 @@ function firstHeader(value: string | string[] | undefined): string | undefined {
  * found"), so a client recognises it and initialises again, as the Streamable HTTP transport says.
  */
 function sendSessionGone(res: ServerResponse, session: string | undefined, why: string, id: McpRequestInfo['id']): void {
-  sendJson(res, 404, { jsonrpc: '2.0', error: { code: -32001, message: `Session not found: session ${session ?? ''} is gone, the instance that held it ${why}; initialize a new session` }, id: id ?? null });
+  sendJson(res, 404, {
+    jsonrpc: '2.0',
+    error: { code: -32001, message: `Session not found: session ${session ?? ''} is gone, the instance that held it ${why}; initialize a new session` },
+    id: id ?? null,
+  });
 }
 
-export function sendRpcError(res: ServerResponse, status: number, message: string, headers: { [name: string]: string } = {}, id: McpRequestInfo['id'] = null): void {
+export function sendRpcError(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  headers: { [name: string]: string } = {},
+  id: McpRequestInfo['id'] = null,
+): void {
   sendJson(res, status, { jsonrpc: '2.0', error: { code: -32000, message }, id: id ?? null }, { headers });
 }

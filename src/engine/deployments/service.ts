@@ -46,7 +46,6 @@ export interface LocalDeploymentService extends DeploymentService {
   readonly limits: DeploymentLimits;
 }
 
-
 export function createDeploymentService(deps: DeploymentServiceOptions): LocalDeploymentService {
   return new Deployments(deps);
 }
@@ -112,9 +111,9 @@ class Deployments implements LocalDeploymentService {
     this.starts.admit('instance starts');
     const name = server.server.name;
     if (domain !== undefined) {
-      const holder = this.registry.all().find(
-        (other) => isActive(other.status) && other.domain === domain && !(other.serverName === name && other.environment === environment),
-      );
+      const holder = this.registry
+        .all()
+        .find((other) => isActive(other.status) && other.domain === domain && !(other.serverName === name && other.environment === environment));
       if (holder !== undefined) {
         throw new ServiceError(
           'conflict',
@@ -123,7 +122,16 @@ class Deployments implements LocalDeploymentService {
       }
     }
     const previousId = options.previousId === undefined ? await this.history.previous(name, environment) : (options.previousId ?? undefined);
-    const record = newDeploymentRecord({ server, environment, config: request.config, domain, desired: scaling.min, previousId, baseUrl: this.deps.baseUrl, now: this.clock() });
+    const record = newDeploymentRecord({
+      server,
+      environment,
+      config: request.config,
+      domain,
+      desired: scaling.min,
+      previousId,
+      baseUrl: this.deps.baseUrl,
+      now: this.clock(),
+    });
     const id = record.deployment.deployment_id;
     const routeName = record.routeName!;
     this.history.knowServer(server.server.mcp_id, name);
@@ -136,7 +144,10 @@ class Deployments implements LocalDeploymentService {
     } catch (error) {
       // Not on disk, so not accepted: nothing starts, and no answer shows it.
       this.registry.remove(live);
-      throw new ServiceError('unavailable', `the deployment could not be saved, so it was not started: ${error instanceof Error ? error.message : String(error)}`);
+      throw new ServiceError(
+        'unavailable',
+        `the deployment could not be saved, so it was not started: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
     const done = this.bringUp(live);
     if (options.wait) {
@@ -166,9 +177,9 @@ class Deployments implements LocalDeploymentService {
 
   /** One active deployment per server name and environment: the newest deployed one wins. */
   private async replaceOthers(live: LiveDeployment): Promise<void> {
-    const rivals = this.registry.all().filter(
-      (other) => other !== live && other.status === 'deployed' && other.serverName === live.serverName && other.environment === live.environment,
-    );
+    const rivals = this.registry
+      .all()
+      .filter((other) => other !== live && other.status === 'deployed' && other.serverName === live.serverName && other.environment === live.environment);
     for (const other of rivals) {
       const older = other.createdAt < live.createdAt || (other.createdAt === live.createdAt && other.id < live.id);
       if (older) await this.stopLive(other, `replaced by ${live.id}`).catch(() => undefined);

@@ -47,7 +47,8 @@ export function createHostPolicy(options: HostPolicyOptions): HostPolicy {
   // Bound to every address and told no names: the names it is reached by cannot be known.
   if (extra.includes('*') || (isWildcard(options.bindHost) && extra.length === 0)) return { allows: () => true };
   const names = new Set<string>(extra.map(hostNameOf));
-  if (!isWildcard(options.bindHost)) names.add(hostNameOf(options.bindHost.includes(':') && !options.bindHost.startsWith('[') ? `[${options.bindHost}]` : options.bindHost));
+  if (!isWildcard(options.bindHost))
+    names.add(hostNameOf(options.bindHost.includes(':') && !options.bindHost.startsWith('[') ? `[${options.bindHost}]` : options.bindHost));
   if (options.publicUrl !== undefined) {
     try {
       names.add(new URL(options.publicUrl).hostname.toLowerCase());
@@ -67,5 +68,8 @@ export function createHostPolicy(options: HostPolicyOptions): HostPolicy {
 
 /** `MCPCTL_ALLOWED_HOSTS=api.example.com,10.0.0.5` as a list. */
 export function allowedHostsFromEnv(env: Record<string, string | undefined>): string[] {
-  return (env.MCPCTL_ALLOWED_HOSTS ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '');
+  return (env.MCPCTL_ALLOWED_HOSTS ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
 }

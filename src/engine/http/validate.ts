@@ -7,7 +7,6 @@ import type { ErrorDetail } from '../../api/contract.js';
 import { formatPath } from '../../shared/paths.js';
 import { HttpError } from './respond.js';
 
-
 type Issue = z.core.$ZodIssue;
 
 export function issuesToDetails(issues: readonly Issue[], prefix: ReadonlyArray<PropertyKey> = []): ErrorDetail[] {

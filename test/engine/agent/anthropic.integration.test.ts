@@ -18,7 +18,10 @@ let script: Script;
 beforeAll(async () => {
   requireBuilt();
   double = await startProviderDouble((request, index) => script(request, index));
-  harness = await createHarness({ env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: double.url }, limits: { maxTurns: 4, maxToolCalls: 3, timeoutMs: 20_000 } });
+  harness = await createHarness({
+    env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: double.url },
+    limits: { maxTurns: 4, maxToolCalls: 3, timeoutMs: 20_000 },
+  });
 });
 
 afterAll(async () => {
@@ -32,7 +35,12 @@ beforeEach(() => {
 
 async function run(example: string, message: string, userId?: string) {
   const record = await harness.record(exampleFile(example));
-  return harness.service.test(record, { mcp_id: record.server.mcp_id, message, ai_model: 'claude-sonnet-4-5', ...(userId === undefined ? {} : { context: { user_id: userId } }) });
+  return harness.service.test(record, {
+    mcp_id: record.server.mcp_id,
+    message,
+    ai_model: 'claude-sonnet-4-5',
+    ...(userId === undefined ? {} : { context: { user_id: userId } }),
+  });
 }
 
 async function failure(promise: Promise<unknown>): Promise<ServiceError> {
@@ -81,7 +89,10 @@ describe('claude-sonnet-4-5', () => {
     expect(tools[3]!.description).toContain('calc://constants');
 
     const [, assistant, results] = second!.body.messages as Array<{ role: string; content: Array<Record<string, unknown>> }>;
-    expect(assistant).toMatchObject({ role: 'assistant', content: [{ type: 'text' }, { type: 'tool_use', id: 'toolu_01' }, { type: 'tool_use', id: 'toolu_02' }] });
+    expect(assistant).toMatchObject({
+      role: 'assistant',
+      content: [{ type: 'text' }, { type: 'tool_use', id: 'toolu_01' }, { type: 'tool_use', id: 'toolu_02' }],
+    });
     expect(results!.role).toBe('user');
     expect(results!.content).toEqual([
       { type: 'tool_result', tool_use_id: 'toolu_01', content: expect.stringContaining('"result": 84') },
@@ -127,10 +138,22 @@ describe('claude-sonnet-4-5', () => {
   });
 
   it.each([
-    { status: 401, type: 'authentication_error', code: 'model_not_configured', message: /Anthropic refused the engine's ANTHROPIC_API_KEY \(HTTP 401\): invalid x-api-key/, retryAfter: undefined },
+    {
+      status: 401,
+      type: 'authentication_error',
+      code: 'model_not_configured',
+      message: /Anthropic refused the engine's ANTHROPIC_API_KEY \(HTTP 401\): invalid x-api-key/,
+      retryAfter: undefined,
+    },
     { status: 429, type: 'rate_limit_error', code: 'unavailable', message: /rate limiting the engine \(HTTP 429\)/, retryAfter: '7' },
     { status: 529, type: 'overloaded_error', code: 'unavailable', message: /Anthropic failed \(HTTP 529\): Overloaded; retry later/, retryAfter: undefined },
-    { status: 400, type: 'invalid_request_error', code: 'internal', message: /Anthropic refused the test's request \(HTTP 400\): tools\.0: bad schema/, retryAfter: undefined },
+    {
+      status: 400,
+      type: 'invalid_request_error',
+      code: 'internal',
+      message: /Anthropic refused the test's request \(HTTP 400\): tools\.0: bad schema/,
+      retryAfter: undefined,
+    },
   ])('answers a provider $status as $code with its reason', async ({ status, type, code, message, retryAfter }) => {
     const reason = { 401: 'invalid x-api-key', 429: 'Number of requests has exceeded your rate limit', 529: 'Overloaded', 400: 'tools.0: bad schema' }[status]!;
     script = () => ({ ...(anthropicError(status, type, reason) as object), headers: status === 429 ? { 'retry-after': '7' } : {} }) as Answer;

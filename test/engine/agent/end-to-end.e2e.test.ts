@@ -61,7 +61,11 @@ describe('POST /v1/test on the engine', () => {
     expect(result).toMatchObject({ ai_model: 'mcpctl-local', tools_used: [], resources_accessed: ['notes://me/today'], success_rate: 1 });
     expect(result.ai_response).toContain('Call the venue about the offsite');
     const runs = await engine.store.listTestRuns();
-    expect(runs[0]).toMatchObject({ mcpId, request: { message: 'What did I write down today?', context: { user_id: 'alice' } }, result: { resources_accessed: ['notes://me/today'] } });
+    expect(runs[0]).toMatchObject({
+      mcpId,
+      request: { message: 'What did I write down today?', context: { user_id: 'alice' } },
+      result: { resources_accessed: ['notes://me/today'] },
+    });
   });
 
   it("reaches a provider through the engine's environment", async () => {

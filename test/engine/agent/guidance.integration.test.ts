@@ -83,7 +83,9 @@ describe('guidance of runs with the offline agent', () => {
       causes: [
         {
           kind: 'failed_calls',
-          message: expect.stringMatching(/^exchange_rate: its call failed; the handler failed: its program exited with code 3: .*no reference rates published yet today/),
+          message: expect.stringMatching(
+            /^exchange_rate: its call failed; the handler failed: its program exited with code 3: .*no reference rates published yet today/,
+          ),
           tools: ['exchange_rate'],
           calls: [0],
         },
@@ -106,7 +108,10 @@ describe('guidance of runs with the offline agent', () => {
     const result = await harness.service.test(record, { mcp_id: record.server.mcp_id, message: 'exchange_rate currency: "dollars"', ai_model: 'mcpctl-local' });
     expect(result.tool_calls).toEqual([expect.objectContaining({ name: 'exchange_rate', ok: false, failure: { kind: 'arguments' } })]);
     expect(result.guidance?.causes).toEqual([
-      expect.objectContaining({ kind: 'failed_calls', message: expect.stringContaining('exchange_rate: its call failed; the arguments were rejected by its input schema: Invalid arguments') }),
+      expect.objectContaining({
+        kind: 'failed_calls',
+        message: expect.stringContaining('exchange_rate: its call failed; the arguments were rejected by its input schema: Invalid arguments'),
+      }),
     ]);
   });
 });

@@ -216,7 +216,12 @@ const CASES: Case[] = [
 describe('mcpctl-local against real servers', () => {
   it.each(CASES)('$name', async (c) => {
     const record = await harness.record(c.file());
-    const request: TestRequest = { mcp_id: record.server.mcp_id, message: c.message, ai_model: 'mcpctl-local', ...(c.user === undefined ? {} : { context: { user_id: c.user } }) };
+    const request: TestRequest = {
+      mcp_id: record.server.mcp_id,
+      message: c.message,
+      ai_model: 'mcpctl-local',
+      ...(c.user === undefined ? {} : { context: { user_id: c.user } }),
+    };
     const result = TestResult.parse(await harness.service.test(record, request));
     expect(result.tools_used).toEqual(c.tools);
     expect(result.resources_accessed).toEqual(c.resources ?? []);
@@ -250,13 +255,19 @@ describe('mcpctl-local against real servers', () => {
 
   it('says which value it lacked instead of calling a tool without it', async () => {
     const record = await harness.record(templates.file('advanced'));
-    const result = await harness.service.test(record, { mcp_id: record.server.mcp_id, message: 'What is the current weather right now?', ai_model: 'mcpctl-local' });
+    const result = await harness.service.test(record, {
+      mcp_id: record.server.mcp_id,
+      message: 'What is the current weather right now?',
+      ai_model: 'mcpctl-local',
+    });
     expect(result.tools_used).toEqual([]);
     expect(result.ai_response).toContain('I would use current_weather, but the message does not give its latitude and longitude');
     expect(result.guidance?.causes).toEqual([
       {
         kind: 'missing_tool',
-        message: expect.stringContaining('the agent would call current_weather, but neither the message nor any tool\'s output gives its latitude and longitude'),
+        message: expect.stringContaining(
+          "the agent would call current_weather, but neither the message nor any tool's output gives its latitude and longitude",
+        ),
         tools: ['current_weather'],
       },
     ]);
@@ -266,7 +277,11 @@ describe('mcpctl-local against real servers', () => {
     const limited = await createHarness({ limits: { maxToolCalls: 1 } });
     try {
       const record = await limited.record(exampleFile('calculator'));
-      const result = await limited.service.test(record, { mcp_id: record.server.mcp_id, message: 'What is 2 + 2 and convert 100 f to c?', ai_model: 'mcpctl-local' });
+      const result = await limited.service.test(record, {
+        mcp_id: record.server.mcp_id,
+        message: 'What is 2 + 2 and convert 100 f to c?',
+        ai_model: 'mcpctl-local',
+      });
       expect(result.tools_used).toEqual(['evaluate']);
       expect(result.ai_response).toContain('I stopped after 1 calls, the limit of one test run.');
     } finally {

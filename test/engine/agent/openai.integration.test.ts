@@ -32,7 +32,12 @@ beforeEach(() => {
 
 async function run(example: string, message: string, userId?: string) {
   const record = await harness.record(exampleFile(example));
-  return harness.service.test(record, { mcp_id: record.server.mcp_id, message, ai_model: 'gpt-4.1-mini', ...(userId === undefined ? {} : { context: { user_id: userId } }) });
+  return harness.service.test(record, {
+    mcp_id: record.server.mcp_id,
+    message,
+    ai_model: 'gpt-4.1-mini',
+    ...(userId === undefined ? {} : { context: { user_id: userId } }),
+  });
 }
 
 const call = (id: string, name: string, args: string) => ({ id, type: 'function', function: { name, arguments: args } });
@@ -41,7 +46,13 @@ describe('gpt-4.1-mini', () => {
   it('offers the tools as functions, runs the tool_calls, sends tool messages back, and replies with the final message', async () => {
     script = (_request, index) =>
       index === 0
-        ? openAiCompletion({ content: null, tool_calls: [call('call_1', 'convert', '{"value":5,"from":"km","to":"mi"}'), call('call_2', 'read_resource', '{"uri":"calc://constants"}')] }, 'tool_calls')
+        ? openAiCompletion(
+            {
+              content: null,
+              tool_calls: [call('call_1', 'convert', '{"value":5,"from":"km","to":"mi"}'), call('call_2', 'read_resource', '{"uri":"calc://constants"}')],
+            },
+            'tool_calls',
+          )
         : openAiCompletion({ content: '5 km is about 3.11 miles.' }, 'stop');
     const result = await run('calculator', 'How far is 5 km in miles?');
 
@@ -57,7 +68,12 @@ describe('gpt-4.1-mini', () => {
     expect(first!.headers.authorization).toBe(`Bearer ${KEY}`);
     expect(first!.body).toMatchObject({ model: 'gpt-4.1-mini', messages: [{ role: 'system' }, { role: 'user', content: 'How far is 5 km in miles?' }] });
     const tools = first!.body.tools as Array<{ type: string; function: { name: string; parameters: { properties: Record<string, unknown> } } }>;
-    expect(tools.map((t) => `${t.type}:${t.function.name}`)).toEqual(['function:evaluate', 'function:statistics', 'function:convert', 'function:read_resource']);
+    expect(tools.map((t) => `${t.type}:${t.function.name}`)).toEqual([
+      'function:evaluate',
+      'function:statistics',
+      'function:convert',
+      'function:read_resource',
+    ]);
     expect(tools[2]!.function.parameters.properties).toMatchObject({ from: { type: 'string', enum: expect.arrayContaining(['km', 'mi']) } });
 
     const messages = second!.body.messages as Array<Record<string, unknown>>;
@@ -69,7 +85,13 @@ describe('gpt-4.1-mini', () => {
   it('counts arguments that are not JSON and failed calls against the success rate; the user reaches the server', async () => {
     script = (_request, index) =>
       index === 0
-        ? openAiCompletion({ content: null, tool_calls: [call('call_a', 'whoami', ''), call('call_b', 'search_notes', '{"query": '), call('call_c', 'search_notes', '{"query":""}')] }, 'tool_calls')
+        ? openAiCompletion(
+            {
+              content: null,
+              tool_calls: [call('call_a', 'whoami', ''), call('call_b', 'search_notes', '{"query": '), call('call_c', 'search_notes', '{"query":""}')],
+            },
+            'tool_calls',
+          )
         : openAiCompletion({ content: 'You are bob.' }, 'stop');
     const result = await run('notes', 'Who am I?', 'bob');
     expect(result.tool_calls!.map((c) => [c.name, c.ok])).toEqual([
@@ -81,7 +103,11 @@ describe('gpt-4.1-mini', () => {
     expect(result.success_rate).toBeCloseTo(1 / 3, 3);
     expect(result.tools_used).toEqual(['whoami', 'search_notes']);
     const messages = double.requests[1]!.body.messages as Array<{ role: string; content: string }>;
-    expect(messages.slice(3).map((m) => m.content)).toEqual(['You are bob on notes.', expect.stringContaining('not valid JSON'), expect.stringMatching(/^Error: Invalid arguments/)]);
+    expect(messages.slice(3).map((m) => m.content)).toEqual([
+      'You are bob on notes.',
+      expect.stringContaining('not valid JSON'),
+      expect.stringMatching(/^Error: Invalid arguments/),
+    ]);
   });
 
   it.each([

@@ -6,7 +6,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fillArguments, fillUriTemplate, listedValues } from '../../../src/engine/agent/local/arguments.js';
 import { findInResults } from '../../../src/engine/agent/local/agent.js';
-import { MIN_SCORE, indexCatalog, matchesTemplate, planRequest, scoreCandidates, splitClauses, toolStems, type PlannedStep } from '../../../src/engine/agent/local/planner.js';
+import {
+  MIN_SCORE,
+  indexCatalog,
+  matchesTemplate,
+  planRequest,
+  scoreCandidates,
+  splitClauses,
+  toolStems,
+  type PlannedStep,
+} from '../../../src/engine/agent/local/planner.js';
 import { composeReply, NOTHING_FOUND } from '../../../src/engine/agent/local/reply.js';
 import { contentStems, findExpression, findNames, findNumbers, operatorsIn, splitWords, stem } from '../../../src/engine/agent/local/text.js';
 import type { Catalog, InputSchema } from '../../../src/engine/agent/agent-types.js';
@@ -153,7 +162,10 @@ describe('filling arguments by schema', () => {
   });
 
   it('reports the required parameters it found no value for', () => {
-    const result = fillArguments(schema({ latitude: { type: 'number' }, longitude: { type: 'number' }, days: { type: 'integer' } }, ['latitude', 'longitude']), 'for three days');
+    const result = fillArguments(
+      schema({ latitude: { type: 'number' }, longitude: { type: 'number' }, days: { type: 'integer' } }, ['latitude', 'longitude']),
+      'for three days',
+    );
     expect(result).toEqual({ args: { days: 3 }, missing: ['latitude', 'longitude'], specific: 1 });
   });
 
@@ -229,10 +241,18 @@ describe('choosing steps', () => {
     { template: 'basic', message: 'Please say hello to Ada Lovelace.', steps: [{ tool: 'greet', args: { name: 'Ada Lovelace' } }] },
     { template: 'basic', message: 'What can this server do? Check its help page.', steps: [{ read: 'docs://help' }] },
     { template: 'basic', message: 'Echo message: ping, count: 2', steps: [{ tool: 'echo', args: { message: 'ping', count: 2 } }] },
-    { template: 'advanced', message: 'How many words are in this sentence: the quick brown fox?', steps: [{ tool: 'text_stats', args: { text: 'the quick brown fox' } }] },
+    {
+      template: 'advanced',
+      message: 'How many words are in this sentence: the quick brown fox?',
+      steps: [{ tool: 'text_stats', args: { text: 'the quick brown fox' } }],
+    },
     { template: 'advanced', message: 'What was decided in the release meeting? Check the release notes.', steps: [{ read: 'notes://release' }] },
     { template: 'advanced', message: 'Summarize the meeting notes', steps: [{ read: undefined }] },
-    { template: 'custom', message: 'What is the URL slug for "Ten Things I Learned About YAML"?', steps: [{ tool: 'slugify', args: { title: 'Ten Things I Learned About YAML' } }] },
+    {
+      template: 'custom',
+      message: 'What is the URL slug for "Ten Things I Learned About YAML"?',
+      steps: [{ tool: 'slugify', args: { title: 'Ten Things I Learned About YAML' } }],
+    },
     { template: 'custom', message: 'Roll 3d6 for me.', steps: [{ tool: 'roll_dice', args: { dice: '3d6' } }] },
     { template: 'custom', message: 'How does dice notation work?', steps: [{ read: 'docs://dice' }] },
   ])('$template template: $message', async ({ template, message, steps }) => {
@@ -249,7 +269,11 @@ describe('choosing steps', () => {
   it('scores rarer and better-placed words higher, and nothing below the threshold is used', () => {
     const catalog: Catalog = {
       tools: [
-        { name: 'get_weather', description: 'Weather for a city', inputSchema: { type: 'object', properties: { city: { type: 'string', description: 'a city name' } } } },
+        {
+          name: 'get_weather',
+          description: 'Weather for a city',
+          inputSchema: { type: 'object', properties: { city: { type: 'string', description: 'a city name' } } },
+        },
         { name: 'get_time', description: 'The time in a city', inputSchema: { type: 'object', properties: { city: { type: 'string' } } } },
       ],
       resources: [],

@@ -26,7 +26,11 @@ describe('the test service', () => {
   it('starts a server whose variables have no value, and reports the calls that fail for it', async () => {
     const record = await harness.record(INVENTORY);
     const result = TestResult.parse(
-      await harness.service.test(record, { mcp_id: record.server.mcp_id, message: 'Count the stock of "lamps" and reorder 5 "lamps" from the supplier', ai_model: 'mcpctl-local' }),
+      await harness.service.test(record, {
+        mcp_id: record.server.mcp_id,
+        message: 'Count the stock of "lamps" and reorder 5 "lamps" from the supplier',
+        ai_model: 'mcpctl-local',
+      }),
     );
     expect(result.tools_used).toEqual(['count_stock', 'reorder_product']);
     expect(result.tool_calls).toMatchObject([
@@ -40,7 +44,11 @@ describe('the test service', () => {
 
   it('counts an error result as a failed call', async () => {
     const record = await harness.record(INVENTORY);
-    const result = await harness.service.test(record, { mcp_id: record.server.mcp_id, message: 'Show the price history of "desk lamps"', ai_model: 'mcpctl-local' });
+    const result = await harness.service.test(record, {
+      mcp_id: record.server.mcp_id,
+      message: 'Show the price history of "desk lamps"',
+      ai_model: 'mcpctl-local',
+    });
     expect(result.tool_calls).toMatchObject([{ name: 'price_history', ok: false, error: 'the price database is offline' }]);
     expect(result.success_rate).toBe(0);
   });

@@ -21,7 +21,9 @@ describe('instance starts through the start queue', () => {
     const server = await h.addServer('slow', { listenDelayMs: 150 });
     const stages = new Set<string>();
     const deployments = await Promise.all(
-      Array.from({ length: 4 }, (_, i) => h!.service.deploy(server, { mcp_id: server.server.mcp_id, environment: i % 2 === 0 ? 'staging' : 'production' }, { wait: false })),
+      Array.from({ length: 4 }, (_, i) =>
+        h!.service.deploy(server, { mcp_id: server.server.mcp_id, environment: i % 2 === 0 ? 'staging' : 'production' }, { wait: false }),
+      ),
     );
     const settled = await Promise.all(
       deployments.map((d) =>

@@ -45,7 +45,9 @@ describe('environments', () => {
         headers: { host: 'weather.example.test', 'content-type': 'application/json' },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'version', arguments: {} } }),
       });
-      return answer.status === 200 ? (JSON.parse(answer.body) as { result: { content: Array<{ text: string }> } }).result.content[0]!.text : `HTTP ${answer.status}`;
+      return answer.status === 200
+        ? (JSON.parse(answer.body) as { result: { content: Array<{ text: string }> } }).result.content[0]!.text
+        : `HTTP ${answer.status}`;
     };
     expect(await ask()).toBe('1');
 

@@ -101,7 +101,10 @@ describe('decideScale', () => {
 
 describe('MCP messages', () => {
   it.each([
-    ['{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get","arguments":{"a":1}}}', { method: 'tools/call', id: 3, tool: 'get', arguments: { a: 1 } }],
+    [
+      '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get","arguments":{"a":1}}}',
+      { method: 'tools/call', id: 3, tool: 'get', arguments: { a: 1 } },
+    ],
     ['{"jsonrpc":"2.0","method":"notifications/initialized"}', { method: 'notifications/initialized' }],
     ['[{"jsonrpc":"2.0","id":1,"method":"ping"}]', { method: 'batch' }],
     ['not json', {}],
@@ -128,7 +131,10 @@ describe('MCP messages', () => {
   });
 
   it('hides secret-looking values and cuts long strings for logs', () => {
-    const shown = redactForLog({ city: 'Oslo', apiKey: 'k', nested: [{ password: 'p', Authorization: 'Bearer x' }], long: 'x'.repeat(600) }) as Record<string, unknown>;
+    const shown = redactForLog({ city: 'Oslo', apiKey: 'k', nested: [{ password: 'p', Authorization: 'Bearer x' }], long: 'x'.repeat(600) }) as Record<
+      string,
+      unknown
+    >;
     expect(shown).toMatchObject({ city: 'Oslo', apiKey: '[redacted]', nested: [{ password: '[redacted]', Authorization: '[redacted]' }] });
     expect((shown.long as string).length).toBe(501);
   });
@@ -172,8 +178,18 @@ describe('runtime log lines', () => {
       'i2',
       0,
     );
-    expect(line).toEqual({ time: '2026-01-01T00:00:00.000Z', level: 'info', message: 'request method=POST status=200 rpc=tools/call', instance: 'i2', request_id: 'req_1' });
-    expect(toLogLine({ level: 'loud', msg: 'plain' }, 'i1', Date.parse('2026-01-01T00:00:00Z'))).toMatchObject({ level: 'info', message: 'plain', time: '2026-01-01T00:00:00.000Z' });
+    expect(line).toEqual({
+      time: '2026-01-01T00:00:00.000Z',
+      level: 'info',
+      message: 'request method=POST status=200 rpc=tools/call',
+      instance: 'i2',
+      request_id: 'req_1',
+    });
+    expect(toLogLine({ level: 'loud', msg: 'plain' }, 'i1', Date.parse('2026-01-01T00:00:00Z'))).toMatchObject({
+      level: 'info',
+      message: 'plain',
+      time: '2026-01-01T00:00:00.000Z',
+    });
   });
 
   it.each([

@@ -62,7 +62,9 @@ describe('supervision', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 'call-7', method: 'tools/call', params: { name: 'slow', arguments: { ms: 5000 } } }),
     });
     // once the instance has the call, it dies
-    await eventually(async () => expect((await h.service.logs(d.deployment_id, { limit: 1000 })).some((l) => /request tools\/call slow/.test(l.message))).toBe(true));
+    await eventually(async () =>
+      expect((await h.service.logs(d.deployment_id, { limit: 1000 })).some((l) => /request tools\/call slow/.test(l.message))).toBe(true),
+    );
     process.kill(pid, 'SIGKILL');
     const response = await answer;
     expect(response.status).toBe(502);
@@ -75,11 +77,7 @@ describe('supervision', () => {
     const before = d.instances![0]!;
     expect((await callTool(`${d.url}/mcp`, 'hang_health')).status).toBe(200);
 
-    const healed = await h.waitUntil(
-      d.deployment_id,
-      (x) => running(x) === 1 && x.instances![0]!.restarts! >= 1,
-      'the unresponsive instance to be replaced',
-    );
+    const healed = await h.waitUntil(d.deployment_id, (x) => running(x) === 1 && x.instances![0]!.restarts! >= 1, 'the unresponsive instance to be replaced');
     expect(healed.instances![0]!.pid).not.toBe(before.pid);
     expect((await callTool(`${d.url}/mcp`, 'pid')).text).toBe(String(healed.instances![0]!.pid));
     const lines = await h.service.logs(d.deployment_id, { limit: 1000 });

@@ -57,8 +57,7 @@ const FAILS_AT_START: BuildRequestInput = {
   files: {
     'tool.mjs': {
       encoding: 'utf8',
-      content:
-        "if (process.env.SECRET_TOKEN !== undefined) throw new Error('cannot start with ' + process.env.SECRET_TOKEN);\nexport const x = () => 'x';\n",
+      content: "if (process.env.SECRET_TOKEN !== undefined) throw new Error('cannot start with ' + process.env.SECRET_TOKEN);\nexport const x = () => 'x';\n",
     },
   },
 };

@@ -98,7 +98,10 @@ describe('sessions behind the gateway, 2 instances (needs the gateway to route b
           ),
         ),
       );
-      expect(outcomes.every((o) => o === 'served' || o === 'gone'), outcomes.join(', ')).toBe(true);
+      expect(
+        outcomes.every((o) => o === 'served' || o === 'gone'),
+        outcomes.join(', '),
+      ).toBe(true);
       const again = await openSession(mcpUrl);
       expect(text(await again.client.callTool({ name: 'test_sampling', arguments: { prompt: 'again' } }))).toBe('LLM response: four');
       await again.client.close();

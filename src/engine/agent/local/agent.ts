@@ -68,7 +68,10 @@ export const runLocalAgent: Agent = async ({ message: whole, session, limits, si
       if (step.uri === undefined) {
         const template = step.kind === 'template' ? step.template.uriTemplate : '';
         steps.push({ kind: 'needs-uri', template });
-        session.noteUnmet(template, [...template.matchAll(/\{[^A-Za-z_]*([A-Za-z0-9_]+)/g)].map((m) => m[1]!));
+        session.noteUnmet(
+          template,
+          [...template.matchAll(/\{[^A-Za-z_]*([A-Za-z0-9_]+)/g)].map((m) => m[1]!),
+        );
         continue;
       }
       budget -= 1;
@@ -98,11 +101,19 @@ export const runLocalAgent: Agent = async ({ message: whole, session, limits, si
  * Another tool that can supply the missing values: its name, description or output schema
  * mention them (or a related word), and the message gives all its own required arguments.
  */
-function findProvider(catalog: Catalog, tool: ToolInfo, missing: string[], message: string, called: Set<string>): { tool: ToolInfo; args: Record<string, unknown> } | undefined {
+function findProvider(
+  catalog: Catalog,
+  tool: ToolInfo,
+  missing: string[],
+  message: string,
+  called: Set<string>,
+): { tool: ToolInfo; args: Record<string, unknown> } | undefined {
   let best: { tool: ToolInfo; args: Record<string, unknown>; covers: number } | undefined;
   for (const other of catalog.tools) {
     if (other.name === tool.name || called.has(other.name)) continue;
-    const about = new Set(contentStems(`${other.name} ${other.title ?? ''} ${other.description ?? ''} ${Object.keys(other.outputSchema?.properties ?? {}).join(' ')}`));
+    const about = new Set(
+      contentStems(`${other.name} ${other.title ?? ''} ${other.description ?? ''} ${Object.keys(other.outputSchema?.properties ?? {}).join(' ')}`),
+    );
     const covers = missing.filter((name) => {
       const words = [stem(name), ...splitWords(name).map(stem), ...(RELATED[name.toLowerCase()] ?? [])];
       return words.some((w) => about.has(w));

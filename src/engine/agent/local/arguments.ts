@@ -64,7 +64,9 @@ export function fillArguments(schema: InputSchema, text: string, options: { tool
   mentions.sort((a, b) => a.span.start - b.span.start);
   for (const [name, property] of enumParams) {
     const words = splitWords(name).map(stem);
-    const direct = mentions.find((m) => free(m.span) && (property.enum as unknown[]).includes(m.value) && words.includes(stem(lastWordBefore(text, m.span.start))));
+    const direct = mentions.find(
+      (m) => free(m.span) && (property.enum as unknown[]).includes(m.value) && words.includes(stem(lastWordBefore(text, m.span.start))),
+    );
     if (direct !== undefined) take(name, direct.value, direct.span);
   }
   for (const [name, property] of enumParams) {
@@ -112,7 +114,13 @@ export function fillArguments(schema: InputSchema, text: string, options: { tool
   for (const [name, property] of properties) {
     if (name in args || !accepts(property, 'array') || !(accepts(property.items ?? {}, 'number') || accepts(property.items ?? {}, 'integer'))) continue;
     const items = numbers.filter((n) => free(n) && fits(n.value, property.items ?? {}));
-    if (items.length > 0) take(name, items.map((n) => n.value), undefined, false);
+    if (items.length > 0)
+      take(
+        name,
+        items.map((n) => n.value),
+        undefined,
+        false,
+      );
   }
 
   if (options.specificOnly === true) return { args, missing: [], specific };
@@ -254,7 +262,11 @@ function matchPattern(text: string, pattern: string, free: (span: Span) => boole
  */
 function likelyPhrase(text: string, toolWords: string[], schema: JsonSchema): string | undefined {
   const clip = (value: string) => {
-    const trimmed = value.trim().replace(/^["'“‘]|["'”’]$/g, '').replace(/[\s.?!,;]+$/, '').trim();
+    const trimmed = value
+      .trim()
+      .replace(/^["'“‘]|["'”’]$/g, '')
+      .replace(/[\s.?!,;]+$/, '')
+      .trim();
     const limited = typeof schema.maxLength === 'number' ? trimmed.slice(0, schema.maxLength) : trimmed.slice(0, MAX_PHRASE);
     return limited === '' ? undefined : limited;
   };

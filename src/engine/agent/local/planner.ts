@@ -118,7 +118,8 @@ export function planRequest(catalog: Catalog, message: string, index = indexCata
     const picks: Array<{ candidate: Candidate; text: string }> = [];
     for (const clause of clauses) {
       const best = scoreCandidates(index, clause)[0];
-      if (best !== undefined && best.score >= MIN_SCORE && !picks.some((p) => p.candidate.key === best.candidate.key)) picks.push({ candidate: best.candidate, text: clause });
+      if (best !== undefined && best.score >= MIN_SCORE && !picks.some((p) => p.candidate.key === best.candidate.key))
+        picks.push({ candidate: best.candidate, text: clause });
     }
     if (picks.length > 1) return picks.map((p) => toStep(p.candidate, p.text));
   }

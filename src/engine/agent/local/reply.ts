@@ -30,7 +30,9 @@ export function composeReply(steps: Step[]): string {
         break;
       }
       case 'read':
-        parts.push(step.outcome.ok ? `I read ${step.uri}:\n${quote(step.outcome.text)}` : `I tried to read ${step.uri}, but it failed:\n${quote(step.outcome.text)}`);
+        parts.push(
+          step.outcome.ok ? `I read ${step.uri}:\n${quote(step.outcome.text)}` : `I tried to read ${step.uri}, but it failed:\n${quote(step.outcome.text)}`,
+        );
         break;
       case 'needs':
         parts.push(`I would use ${step.tool}, but the message does not give its ${list(step.missing)}, so I did not call it.`);

@@ -39,7 +39,9 @@ export function offeredTools(catalog: Catalog): { tools: OfferedTool[]; resource
   for (let n = 2; catalog.tools.some((t) => t.name === name); n += 1) name = `${RESOURCE_TOOL}_${n}`;
   const listed = [
     ...catalog.resources.slice(0, LISTED_RESOURCES).map((r) => `- ${r.uri} (${r.name})${r.description === undefined ? '' : `: ${r.description}`}`),
-    ...catalog.templates.slice(0, LISTED_RESOURCES).map((t) => `- ${t.uriTemplate} (template; fill in the {variables})${t.description === undefined ? '' : `: ${t.description}`}`),
+    ...catalog.templates
+      .slice(0, LISTED_RESOURCES)
+      .map((t) => `- ${t.uriTemplate} (template; fill in the {variables})${t.description === undefined ? '' : `: ${t.description}`}`),
   ];
   tools.push({
     name,
@@ -94,9 +96,11 @@ export function providerError(failure: ProviderFailure): ServiceError {
   const said = message.trim() === '' ? '' : `: ${message.trim().slice(0, 300)}`;
   if (status === undefined) return new ServiceError('unavailable', `could not reach ${provider} at ${failure.baseUrl}${said}`);
   if (status === 401 || status === 403) {
-    return new ServiceError('model_not_configured', `${provider} refused the engine's ${keyVariable} (HTTP ${status})${said}; set a valid key where the engine runs and restart it`, [
-      { path: 'ai_model', message: `${keyVariable} was refused` },
-    ]);
+    return new ServiceError(
+      'model_not_configured',
+      `${provider} refused the engine's ${keyVariable} (HTTP ${status})${said}; set a valid key where the engine runs and restart it`,
+      [{ path: 'ai_model', message: `${keyVariable} was refused` }],
+    );
   }
   if (status === 429) {
     const seconds = failure.retryAfter?.trim() ?? '';
