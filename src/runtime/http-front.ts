@@ -6,6 +6,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ProtocolErrorCode, validateHostHeader, validateOriginHeader } from '@modelcontextprotocol/server';
+import { readBody, sendJson } from '../shared/http.js';
 import { HEALTH_PATH, MCP_PATH, USER_ID_HEADER } from './constants.js';
 import type { RuntimeLogger } from './logger.js';
 import { describeMessage, type RequestRecord, type Tracer } from './tracing.js';
@@ -90,7 +91,8 @@ export function createHttpFront(options: HttpFrontOptions): HttpFront {
     let body: unknown;
     if (req.method === 'POST') {
       const raw = await readBody(req, maxBodyBytes);
-      if (raw === undefined) return rejectRequest(res, record, 413, `Payload Too Large: the limit is ${maxBodyBytes} bytes`);
+      if (raw === 'gone') return;
+      if (raw === 'too large') return rejectRequest(res, record, 413, `Payload Too Large: the limit is ${maxBodyBytes} bytes`);
       try {
         body = JSON.parse(raw.toString('utf8'));
       } catch {
@@ -155,11 +157,6 @@ function sha256(text: string): Buffer {
   return createHash('sha256').update(text).digest();
 }
 
-export function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
-}
-
 function rejectRequest(res: ServerResponse, record: RequestRecord, status: number, message: string): void {
   record.error = message;
   sendJson(res, status, { jsonrpc: '2.0', error: { code: -32000, message }, id: null });
@@ -171,24 +168,4 @@ function setCorsHeaders(res: ServerResponse, origin: string): void {
   res.setHeader('access-control-allow-methods', 'GET, POST, DELETE, OPTIONS');
   res.setHeader('access-control-allow-headers', 'authorization, content-type, accept, mcp-protocol-version, mcp-session-id, last-event-id, x-mcp-user-id');
   res.setHeader('access-control-expose-headers', 'mcp-protocol-version, mcp-session-id, www-authenticate');
-}
-
-/** The whole body, or undefined past the limit. */
-async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
-  const declared = Number(req.headers['content-length'] ?? Number.NaN);
-  if (Number.isFinite(declared) && declared > limit) {
-    req.resume();
-    return undefined;
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) {
-      req.resume();
-      return undefined;
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
 }

@@ -2,10 +2,8 @@
  * JSON Schema validation of tool arguments and structured output. Each schema is compiled once,
  * when a definition is loaded, and the compiled function is reused by every request.
  */
-import { Ajv, type ErrorObject, type Options } from 'ajv';
-import { Ajv2019 } from 'ajv/dist/2019.js';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import { schemaDialect } from '../definition/json-schema.js';
+import type { ErrorObject, Options } from 'ajv';
+import { ajvFor, schemaDialect, type AnyAjv, type Dialect } from '../definition/json-schema.js';
 
 export type ValidationResult = { ok: true; value: Record<string, unknown> } | { ok: false; problems: string[] };
 export type Validator = (value: unknown) => ValidationResult;
@@ -14,15 +12,11 @@ export type Validator = (value: unknown) => ValidationResult;
 export function createSchemaCompiler(): (schema: Record<string, unknown>) => Validator {
   // defaults fill in missing arguments; formats are annotations here, as in most MCP servers
   const options: Options = { allErrors: true, strict: false, useDefaults: true, validateFormats: false };
-  const compilers = new Map<string, Ajv | Ajv2019 | Ajv2020>();
+  const compilers = new Map<Dialect, AnyAjv>();
   return (schema) => {
     // no $schema means 2020-12, as MCP specifies; `mcpctl validate` rejects unknown dialects
     const dialect = schemaDialect(schema) ?? '2020-12';
-    let ajv = compilers.get(dialect);
-    if (ajv === undefined) {
-      ajv = dialect === '2020-12' ? new Ajv2020(options) : dialect === '2019-09' ? new Ajv2019(options) : new Ajv(options);
-      compilers.set(dialect, ajv);
-    }
+    const ajv = ajvFor(dialect, options, compilers);
     const { $schema: _dialect, ...rest } = schema;
     const validate = ajv.compile(rest);
     return (value) => {

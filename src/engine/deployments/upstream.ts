@@ -8,7 +8,7 @@ import type { DeploymentState, LogLine } from '../../api/contract.js';
 import type { ManagedInstance } from './instance.js';
 import type { LiveDeployment } from './live-deployment.js';
 import type { McpRequestInfo } from './mcp-messages.js';
-import { Sessions } from './sessions.js';
+import { Sessions } from './session-table.js';
 
 /** The body of `{url}/health`, and whether it says healthy. */
 export interface HealthReport {
