@@ -43,7 +43,7 @@ describe('end to end: the installed binary (needs `npm run build` first)', () =>
     expect(JSON.parse(checked.stdout)).toMatchObject({ valid: true, file: 'demo/server.yaml', name: 'demo', template, warnings: [] });
   });
 
-  it('validate loads neither undici nor the API client', async () => {
+  it('validate loads neither undici nor the API client, nor the MCP SDK for a definition without URI templates', async () => {
     await writeDefinition(VALID);
     const record = join(sandbox.dir, 'imports.txt');
     const hooks = `import { appendFileSync } from 'node:fs';
@@ -62,5 +62,6 @@ export async function resolve(specifier, context, next) {
     expect(urls.some((url) => url.includes('/node_modules/yaml/'))).toBe(true);
     expect(urls.some((url) => url.endsWith('/dist/definition/load.js'))).toBe(true);
     expect(urls.filter((url) => url.includes('/node_modules/undici/') || url.includes('/dist/api/client.js'))).toEqual([]);
+    expect(urls.filter((url) => url.includes('/node_modules/@modelcontextprotocol/'))).toEqual([]);
   });
 });
