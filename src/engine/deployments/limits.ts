@@ -3,6 +3,7 @@
  * The bounds are the ones docs/api.md ("Limits") promises; a scaling outside them is a 422.
  */
 import type { DeployConfig, Environment } from '../../api/contract.js';
+import { scalingProblem } from '../../definition/scaling.js';
 import { INSTANCE_BOUNDS } from '../engine-limits.js';
 
 /** The bounds are the engine's (src/engine/limits.ts), so the HTTP check and this one agree. */
@@ -34,9 +35,8 @@ export function resolveScaling(environment: Environment, scaling: DeployConfig['
   const min = givenMin ?? bounds.defaultMin;
   // A larger min_instances alone pulls max_instances along.
   const max = givenMax ?? Math.max(bounds.defaultMax, min);
-  if (min > max) {
-    return { ok: false, problems: [{ path: 'config.scaling.min_instances', message: `must not exceed max_instances (${max}), got ${min}` }] };
-  }
+  const tooMany = scalingProblem({ min_instances: min, max_instances: max }, (min, max) => `must not exceed max_instances (${max}), got ${min}`);
+  if (tooMany !== undefined) return { ok: false, problems: [{ path: 'config.scaling.min_instances', message: tooMany }] };
   return { ok: true, min, max };
 }
 
