@@ -1,7 +1,9 @@
 /**
- * zod's issues about a definition turned into messages that say what to write instead: the one
- * branch of a union that fits the value, the field a missing value is, and "did you mean" for an
- * unknown field (from the fields the JSON Schema allows at that path). Pure.
+ * zod's issues turned into one problem per field, the one translator for every caller. By default
+ * (a definition file) the messages say what to write instead: the one branch of a union that fits
+ * the value, the field a missing value is, and "did you mean" for an unknown field (from the fields
+ * the JSON Schema allows at that path). `plain` keeps zod's own words (the HTTP API's details).
+ * Pure.
  */
 import type { z } from 'zod';
 import type { DefinitionIssue } from './errors.js';
@@ -22,12 +24,41 @@ function toFieldPath(path: ReadonlyArray<PropertyKey>): Array<string | number> {
   return path.map((segment) => (typeof segment === 'number' ? segment : String(segment)));
 }
 
-/** Turns zod's issues into messages that say what to write instead. */
-export function describeZodIssues(issues: readonly ZodIssue[], input: unknown, prefix: ReadonlyArray<PropertyKey> = []): DefinitionIssue[] {
+export interface DescribeOptions {
+  /**
+   * zod's own messages, "unknown field" without a suggestion, and of a union the branch with the
+   * fewest problems: the wording of the HTTP API's `validation_failed` details
+   */
+  plain?: boolean;
+}
+
+/** zod's plain wording: what the HTTP API answers. */
+function describePlain(issue: ZodIssue, path: PropertyKey[], fieldPath: Array<string | number>, options: DescribeOptions): DefinitionIssue[] {
+  if (issue.code === 'unrecognized_keys')
+    return issue.keys.map((key) => ({ path: [...fieldPath, key], atKey: true, severity: 'error', message: 'unknown field' }));
+  if (issue.code === 'invalid_union' && issue.errors.length > 0) {
+    // the alternative that came closest (fewest problems) rather than "invalid input"
+    const best = [...issue.errors].sort((a, b) => a.length - b.length)[0]!;
+    if (best.length > 0) return describeZodIssues(best, undefined, path, options);
+  }
+  return [{ path: fieldPath, severity: 'error', message: issue.message }];
+}
+
+/** Turns zod's issues into one problem per field; by default, with messages that say what to write instead. */
+export function describeZodIssues(
+  issues: readonly ZodIssue[],
+  input: unknown,
+  prefix: ReadonlyArray<PropertyKey> = [],
+  options: DescribeOptions = {},
+): DefinitionIssue[] {
   const out: DefinitionIssue[] = [];
   for (const issue of issues) {
     const path = [...prefix, ...issue.path];
     const fieldPath = toFieldPath(path);
+    if (options.plain === true) {
+      out.push(...describePlain(issue, path, fieldPath, options));
+      continue;
+    }
     const value = valueAt(input, path);
     const field = String(path.at(-1) ?? 'value');
     switch (issue.code) {

@@ -13,6 +13,7 @@ import { issuesToDetails } from './http/validate.js';
 import { newId } from './ids.js';
 import { checkBuildLimits } from './engine-limits.js';
 import { probeMcp, ProbeError } from './mcp-probe.js';
+import type { Problem } from '../shared/errors.js';
 import { ServiceError, type BuildService, type Logger, type ServerRecord, type StartRuntimeProcess, type Store } from './types.js';
 
 /** What a build needs from the runtime (src/runtime/bundle.ts and process.ts). */
@@ -254,19 +255,16 @@ function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** A runtime problem that starts with the definition's field: `tools[0].handler: cannot load …`. */
-const FIELD_PROBLEM = /^((?:tools|resources|prompts)\[\d+\](?:\.[A-Za-z_]\w*|\[\d+\])*|auth(?:\.[A-Za-z_]\w*)*): (.+)$/s;
-
-/** `problems` of the runtime's errors (RuntimeStartError and the like) become details. */
+/**
+ * The problems of the runtime's errors become details: a RuntimeProcessError's `{ path, message }`
+ * as they are, a BundleError's lines (each names its own source file) as messages.
+ */
 function problemsOf(error: unknown): Array<{ path: string; message: string }> | undefined {
-  const problems = (error as { problems?: unknown } | null)?.problems;
-  if (!Array.isArray(problems) || problems.length === 0) return undefined;
-  return problems.map((p: unknown) => {
-    if (typeof p === 'string') {
-      const field = FIELD_PROBLEM.exec(p);
-      return field === null ? { path: '', message: p } : { path: field[1]!, message: field[2]! };
-    }
-    const { path, message } = (p ?? {}) as { path?: unknown; message?: unknown };
-    return { path: typeof path === 'string' ? path : '', message: typeof message === 'string' ? message : JSON.stringify(p) };
-  });
+  const { details, problems } = (error ?? {}) as { details?: Problem[]; problems?: unknown };
+  const found: Problem[] = Array.isArray(details)
+    ? details
+    : Array.isArray(problems)
+      ? problems.filter((p): p is string => typeof p === 'string').map((message) => ({ message }))
+      : [];
+  return found.length === 0 ? undefined : found.map((p) => ({ path: p.path ?? '', message: p.message }));
 }

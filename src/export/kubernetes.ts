@@ -21,6 +21,7 @@ import type { IPodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisrup
 import type { ISecret } from 'kubernetes-models/v1/Secret';
 import type { IService } from 'kubernetes-models/v1/Service';
 import type { Environment } from '../api/contract.js';
+import { resolveScalingRange } from '../definition/scaling.js';
 import { UserError, type Problem } from '../shared/errors.js';
 import { BUNDLE_DIGEST_ANNOTATION, BUNDLE_LABEL_LENGTH, DIGEST_PATTERN, imageContract, LABELS, type ImageContract } from './image.js';
 
@@ -97,25 +98,7 @@ export function resolveKubernetesScaling(
   environment: Environment,
   scaling: KubernetesExportOptions['scaling'],
 ): { ok: true; min: number; max: number } | { ok: false; problems: Problem[] } {
-  const bounds = KUBERNETES_INSTANCE_BOUNDS[environment];
-  const range =
-    bounds.min === bounds.max
-      ? `exactly ${bounds.min}`
-      : bounds.max === Number.POSITIVE_INFINITY
-        ? `at least ${bounds.min}`
-        : `from ${bounds.min} to ${bounds.max}`;
-  const problems: Problem[] = [];
-  for (const field of ['min_instances', 'max_instances'] as const) {
-    const value = scaling?.[field];
-    if (value !== undefined && (value < bounds.min || value > bounds.max)) {
-      problems.push({ path: `config.scaling.${field}`, message: `must be ${range} in ${environment} (got ${value})` });
-    }
-  }
-  if (problems.length > 0) return { ok: false, problems };
-  const min = scaling?.min_instances ?? bounds.defaultMin;
-  const max = scaling?.max_instances ?? Math.max(bounds.defaultMax, min);
-  if (min > max) return { ok: false, problems: [{ path: 'config.scaling.min_instances', message: `must not exceed max_instances (${max}), got ${min}` }] };
-  return { ok: true, min, max };
+  return resolveScalingRange(KUBERNETES_INSTANCE_BOUNDS[environment], environment, scaling);
 }
 
 /** Every problem of the options, with a field path (`config.domain`) or the flag it came from. */

@@ -7,6 +7,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { extname } from 'node:path';
 import type { ContentBlock, ReadResourceResult } from '@modelcontextprotocol/server';
 import type { ContentItem } from '../definition/schema.js';
+import type { Problem } from '../shared/errors.js';
 import { LIMITS } from '../definition/schema.js';
 import type { Peer } from './peer.js';
 import { resolveRealInside } from './safe-path.js';
@@ -28,7 +29,7 @@ export interface CompileContext {
   realDir: string;
   server: { name: string; version: string };
   /** start-up problems (a missing file, a missing variable): collected, then reported together */
-  problems: string[];
+  problems: Problem[];
   /** reads a defined resource; bound once resources are compiled */
   readResource(uri: string, call: CallContext): Promise<ResourceContents[]>;
 }
@@ -142,7 +143,7 @@ export async function compileContent(item: ContentItem | string, where: string, 
         try {
           data = (await readDefinitionFile(ctx.realDir, item.path)).toString('base64');
         } catch (error) {
-          ctx.problems.push(`${where}.path: cannot read ${item.path}: ${messageOf(error)}`);
+          ctx.problems.push({ path: `${where}.path`, message: `cannot read ${item.path}: ${messageOf(error)}` });
         }
       }
       const block = { type: kind, data, mimeType: item.mimeType } as ContentBlock;

@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { problemText, type Problem } from '../shared/errors.js';
 import { HEALTH_PATH, MCP_PATH } from './constants.js';
 
 export interface StartRuntimeOptions {
@@ -57,20 +58,24 @@ export type StartFailureKind = 'refused' | 'exited' | 'killed' | 'timeout' | 'sp
  */
 export class RuntimeProcessError extends Error {
   override readonly name = 'RuntimeProcessError';
+  /** the runtime's reasons as lines of text (`tools[0].handler: …`), for people */
+  readonly problems: string[];
   constructor(
     message: string,
     readonly output: string[],
-    readonly problems: string[] = [],
+    /** the runtime's reasons, each at its field of the definition */
+    readonly details: Problem[] = [],
     readonly kind: StartFailureKind = 'exited',
   ) {
     super(output.length === 0 ? message : `${message}\n${output.map((line) => `  ${line}`).join('\n')}`);
+    this.problems = details.map(problemText);
   }
 }
 
 /** The runtime's own report of a start that cannot work, as one error. */
-function startFailure(report: { error: string; problems: string[] }): RuntimeProcessError {
+function startFailure(report: { error: string; problems: Problem[] }): RuntimeProcessError {
   const { error, problems } = report;
-  const unsaid = problems.filter((problem) => !error.includes(problem));
+  const unsaid = problems.map(problemText).filter((problem) => !error.includes(problem));
   const message = unsaid.length === 0 ? error : `${error.replace(/: \d+ problems$/, '')}: ${unsaid.join('; ')}`;
   return new RuntimeProcessError(message, [], problems, 'refused');
 }
@@ -108,7 +113,7 @@ export async function startRuntimeProcess(options: StartRuntimeOptions): Promise
   };
 
   let listening: { port: number; url: string } | undefined;
-  let failure: { error: string; problems: string[] } | undefined;
+  let failure: { error: string; problems: Problem[] } | undefined;
   const ready = new Promise<{ port: number; url: string }>((resolve, reject) => {
     const timeoutMs = options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
     const timer = setTimeout(() => {
@@ -191,11 +196,16 @@ export async function startRuntimeProcess(options: StartRuntimeOptions): Promise
   };
 }
 
-function parseStartFailed(line: string): { error: string; problems: string[] } | undefined {
+/** A `start_failed` line: its message and its problems, `{ path, message }` each. */
+function parseStartFailed(line: string): { error: string; problems: Problem[] } | undefined {
   try {
     const value = JSON.parse(line) as { event?: unknown; error?: unknown; problems?: unknown };
     if (value.event !== 'start_failed' || typeof value.error !== 'string') return undefined;
-    const problems = Array.isArray(value.problems) ? value.problems.filter((p): p is string => typeof p === 'string') : [];
+    const problems: Problem[] = [];
+    for (const item of Array.isArray(value.problems) ? (value.problems as unknown[]) : []) {
+      const { path, message } = (item ?? {}) as { path?: unknown; message?: unknown };
+      if (typeof message === 'string') problems.push(typeof path === 'string' && path !== '' ? { path, message } : { message });
+    }
     return { error: value.error, problems };
   } catch {
     return undefined;

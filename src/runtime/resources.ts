@@ -47,7 +47,7 @@ export function compileResources(definitions: readonly ResourceDefinition[], ctx
       try {
         template = new UriTemplate(definition.uri);
       } catch (error) {
-        ctx.problems.push(`${where}.uri: not a valid URI template: ${messageOf(error)}`);
+        ctx.problems.push({ path: `${where}.uri`, message: `not a valid URI template: ${messageOf(error)}` });
         continue;
       }
     }

@@ -17,6 +17,7 @@ import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
 import { readBundle } from './bundle.js';
 import { createJsonLogger } from './logger.js';
+import { problemText, type Problem } from '../shared/errors.js';
 import { createRuntime, RuntimeStartError, type Runtime } from './server.js';
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
@@ -25,9 +26,10 @@ function writeLine(line: string): void {
   process.stdout.write(`${line}\n`);
 }
 
-function fail(message: string, problems: string[] = []): number {
+/** Says why the server cannot start: as data on stdout (`problems` are `{ path, message }`), in words on stderr. */
+function fail(message: string, problems: Problem[] = []): number {
   writeLine(JSON.stringify({ time: new Date().toISOString(), level: 'error', event: 'start_failed', error: message, problems }));
-  process.stderr.write(`error: ${message}\n${problems.map((p) => `  ${p}\n`).join('')}`);
+  process.stderr.write(`error: ${message}\n${problems.map((p) => `  ${problemText(p)}\n`).join('')}`);
   return 1;
 }
 
@@ -84,8 +86,13 @@ async function main(): Promise<number> {
     const secrets = values['env-is-secret'] === true ? environmentValues(process.env) : [];
     runtime = await createRuntime(bundle.definition, { dir: bundle.filesDir, env: process.env, logger, allowedHosts, allowedOrigins, secrets });
   } catch (error) {
-    if (error instanceof RuntimeStartError) return fail(error.message, error.problems);
-    return fail(error instanceof Error ? error.message : String(error), (error as { problems?: string[] }).problems ?? []);
+    if (error instanceof RuntimeStartError) return fail(error.message, error.details);
+    // a BundleError's problems are lines of text that name their own place
+    const problems = (error as { problems?: string[] }).problems ?? [];
+    return fail(
+      error instanceof Error ? error.message : String(error),
+      problems.map((message) => ({ message })),
+    );
   }
 
   const server = createServer(runtime.handler);

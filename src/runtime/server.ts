@@ -25,6 +25,7 @@ import {
 import type { BuildRequest } from '../api/contract.js';
 import { EnvSyntaxError, MissingEnvVarError } from '../definition/errors.js';
 import { listEnvRefs, resolveEnvRefs, type Env } from '../definition/interpolate.js';
+import { problemText, type Problem } from '../shared/errors.js';
 import { compileCompletions } from './completions.js';
 import { HEALTH_PATH, MCP_PATH, USER_ID_HEADER, USER_ID_META_KEY } from './constants.js';
 import type { CallContext, CompileContext } from './content.js';
@@ -106,8 +107,12 @@ export interface Runtime {
 /** The definition cannot be served as it is: missing variables, files, exports. */
 export class RuntimeStartError extends Error {
   override readonly name = 'RuntimeStartError';
-  constructor(readonly problems: string[]) {
+  /** the same problems as lines of text (`tools[0].handler: …`), for people */
+  readonly problems: string[];
+  constructor(readonly details: Problem[]) {
+    const problems = details.map(problemText);
     super(`the server cannot start: ${problems.length === 1 ? problems[0] : `${problems.length} problems`}`);
+    this.problems = problems;
   }
 }
 
@@ -128,7 +133,7 @@ const internalsOf = new WeakMap<Runtime, Internals>();
 export async function createRuntime(definition: RuntimeDefinition, options: RuntimeOptions): Promise<Runtime> {
   const started = Date.now();
   const env = options.env ?? {};
-  const problems: string[] = [];
+  const problems: Problem[] = [];
   // Every value that came from the environment is a secret: hidden from every log line and
   // from the error texts returned to clients. The list grows while the definition compiles.
   const secrets = new Secrets(options.secrets);
@@ -144,7 +149,7 @@ export async function createRuntime(definition: RuntimeDefinition, options: Runt
       return resolved;
     } catch (error) {
       if (error instanceof MissingEnvVarError || error instanceof EnvSyntaxError) {
-        problems.push(error.message);
+        problems.push({ message: error.message });
         return '';
       }
       throw error;
@@ -160,7 +165,7 @@ export async function createRuntime(definition: RuntimeDefinition, options: Runt
   try {
     realDir = await realpath(options.dir);
   } catch {
-    throw new RuntimeStartError([`the folder ${options.dir} does not exist`]);
+    throw new RuntimeStartError([{ message: `the folder ${options.dir} does not exist` }]);
   }
   // embedded resources in tool results read defined resources: bound once those are compiled
   const bound: { resources?: Operations['resources'] } = {};

@@ -63,7 +63,7 @@ export async function compileTool(tool: ToolDefinition, where: string, ctx: Tool
   try {
     validate = ctx.compileSchema(tool.inputSchema);
   } catch (error) {
-    ctx.problems.push(`${where}.inputSchema: not a valid JSON Schema: ${messageOf(error)}`);
+    ctx.problems.push({ path: `${where}.inputSchema`, message: `not a valid JSON Schema: ${messageOf(error)}` });
     validate = (value) => ({ ok: true, value: (value ?? {}) as Record<string, unknown> });
   }
   let validateOutput: Validator | undefined;
@@ -71,7 +71,7 @@ export async function compileTool(tool: ToolDefinition, where: string, ctx: Tool
     try {
       validateOutput = ctx.compileSchema(tool.outputSchema);
     } catch (error) {
-      ctx.problems.push(`${where}.outputSchema: not a valid JSON Schema: ${messageOf(error)}`);
+      ctx.problems.push({ path: `${where}.outputSchema`, message: `not a valid JSON Schema: ${messageOf(error)}` });
     }
   }
   const run = await compileHandler(tool, `${where}.handler`, ctx);
@@ -222,7 +222,7 @@ async function compileExec(name: string, handler: Extract<ToolHandler, { type: '
   if (ctx.path !== undefined) env.PATH = ctx.path;
   for (const [key, value] of Object.entries(handler.env ?? {})) env[key] = ctx.resolveEnv(value, `${where}.env.${key}`);
   const cwd = await resolveRealInside(ctx.realDir, handler.cwd ?? '.').catch((error: unknown) => {
-    ctx.problems.push(`${where}.cwd: ${messageOf(error)}`);
+    ctx.problems.push({ path: `${where}.cwd`, message: messageOf(error) });
     return ctx.realDir;
   });
   const program = handler.command[0]!;
@@ -284,15 +284,16 @@ async function compileModule(name: string, handler: Extract<ToolHandler, { type:
     const found = loaded[exportName] ?? (fallback !== null && typeof fallback === 'object' ? fallback[exportName] : undefined);
     if (typeof found === 'function') fn = found as ModuleFunction;
     else
-      ctx.problems.push(
-        `${where}: ${handler.module} has no exported function "${exportName}"${handler.export === undefined ? ' (the tool name; set handler.export to use another)' : ''}`,
-      );
+      ctx.problems.push({
+        path: where,
+        message: `${handler.module} has no exported function "${exportName}"${handler.export === undefined ? ' (the tool name; set handler.export to use another)' : ''}`,
+      });
   } catch (error) {
     const hint =
       file !== handler.module && (error as NodeJS.ErrnoException).code === 'ENOENT'
         ? ' (a TypeScript module is compiled when a bundle is written: serve the bundle)'
         : '';
-    ctx.problems.push(`${where}: cannot load ${handler.module}: ${messageOf(error)}${hint}`);
+    ctx.problems.push({ path: where, message: `cannot load ${handler.module}: ${messageOf(error)}${hint}` });
   }
   return async (scope, call) => {
     if (fn === undefined) throw new ToolFailure('its module could not be loaded');

@@ -36,6 +36,11 @@ export interface Problem {
   message: string;
 }
 
+/** A problem as one line of text: `path: message`, or the message alone when it has no path. */
+export function problemText(problem: Problem): string {
+  return problem.path === undefined || problem.path === '' ? problem.message : `${problem.path}: ${problem.message}`;
+}
+
 /**
  * An error the user can fix. The message says what went wrong; `hint` says what to do next.
  * Never carries a stack trace to the terminal.

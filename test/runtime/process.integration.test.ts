@@ -125,6 +125,19 @@ describe('serve-bundle', () => {
     expect(error.problems).toEqual([expect.stringMatching(/SLOW_API_KEY is not set/)]);
   });
 
+  it('reports why it cannot start as data: a start_failed line with { path, message } problems', async () => {
+    const child = spawn(process.execPath, [join(import.meta.dirname, '../../dist/runtime/serve-bundle.js'), '--bundle', bundleDir], {
+      env: {},
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const line = await new Promise<string>((resolve) => createInterface({ input: child.stdout }).once('line', resolve));
+    expect(await exited).toBe(1);
+    const event = JSON.parse(line) as { event: string; problems: unknown[] };
+    expect(event.event).toBe('start_failed');
+    expect(event.problems).toEqual([{ message: expect.stringMatching(/SLOW_API_KEY is not set/) }]);
+  });
+
   it('fails to start from a folder that is not a bundle', async () => {
     await expect(startRuntimeProcess({ bundleDir: temp.path })).rejects.toThrow(/is not a bundle/);
   });

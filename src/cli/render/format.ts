@@ -1,5 +1,5 @@
 /** Small formatting helpers shared by the renderers. Pure. */
-import type { Problem } from '../../shared/errors.js';
+import { problemText, type Problem } from '../../shared/errors.js';
 
 /** `file:line:column  path  message`, skipping what the problem does not say (a warning on stderr). */
 export function formatProblem(problem: Problem): string {
@@ -8,7 +8,7 @@ export function formatProblem(problem: Problem): string {
 
 /** A problem as an annotation's text: its field path and message (the annotation carries the place). */
 export function annotationText(problem: Problem): string {
-  return problem.path === undefined || problem.path === '' ? problem.message : `${problem.path}: ${problem.message}`;
+  return problemText(problem);
 }
 
 /** Seconds for people: 0.41 s, 12 s, 2 min 5 s. */

@@ -3,6 +3,7 @@
  * The bounds are the ones docs/api.md ("Limits") promises; a scaling outside them is a 422.
  */
 import type { DeployConfig, Environment } from '../../api/contract.js';
+import { resolveScalingRange, type ScalingRange } from '../../definition/scaling.js';
 import { INSTANCE_BOUNDS } from '../engine-limits.js';
 
 /** The bounds are the engine's (src/engine/limits.ts), so the HTTP check and this one agree. */
@@ -13,31 +14,11 @@ export interface FieldProblem {
   message: string;
 }
 
-export type ScalingResult = { ok: true; min: number; max: number } | { ok: false; problems: FieldProblem[] };
+export type ScalingResult = ScalingRange;
 
 /** Applies the environment's defaults and checks the bounds, naming each bad field. */
 export function resolveScaling(environment: Environment, scaling: DeployConfig['scaling']): ScalingResult {
-  const bounds = INSTANCE_BOUNDS[environment];
-  const range = bounds.min === bounds.max ? `exactly ${bounds.min}` : `from ${bounds.min} to ${bounds.max}`;
-  const givenMin = scaling?.min_instances;
-  const givenMax = scaling?.max_instances;
-  const problems: FieldProblem[] = [];
-  for (const [field, value] of [
-    ['min_instances', givenMin],
-    ['max_instances', givenMax],
-  ] as const) {
-    if (value !== undefined && (value < bounds.min || value > bounds.max)) {
-      problems.push({ path: `config.scaling.${field}`, message: `must be ${range} in ${environment} (got ${value})` });
-    }
-  }
-  if (problems.length > 0) return { ok: false, problems };
-  const min = givenMin ?? bounds.defaultMin;
-  // A larger min_instances alone pulls max_instances along.
-  const max = givenMax ?? Math.max(bounds.defaultMax, min);
-  if (min > max) {
-    return { ok: false, problems: [{ path: 'config.scaling.min_instances', message: `must not exceed max_instances (${max}), got ${min}` }] };
-  }
-  return { ok: true, min, max };
+  return resolveScalingRange(INSTANCE_BOUNDS[environment], environment, scaling);
 }
 
 const HOST_NAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/i;

@@ -7,7 +7,6 @@ import type { Deployment, DeploymentState, LogLine } from '../../api/contract.js
 import { redact, Secrets } from '../../runtime/logger.js';
 import { START_PRIORITY, type WorkQueue } from '../admission.js';
 import { ServiceError, type DeploymentRecord, type Logger, type ServerRecord, type Store } from '../types.js';
-import { decideScale, LoadMeter } from './autoscale.js';
 import type { Runner } from '../runners/runner.js';
 import { ManagedInstance, type InstanceHooks } from './instance.js';
 import type { DeploymentLimits } from './limits.js';
@@ -15,6 +14,7 @@ import type { LogBook } from './log-book.js';
 import { describeAhead, isHealthCheckLine, toLogLine } from './log-lines.js';
 import { SampleRing } from './metrics.js';
 import { applyTransition, canTransition, isActive } from './states.js';
+import { Scaler } from './scaler.js';
 import { DeploymentUpstream } from './upstream.js';
 
 export interface LiveContext {
@@ -57,9 +57,7 @@ export class LiveDeployment {
   private readonly watchers = new Set<() => void>();
   /** the launch in progress, for its stage */
   private launching: { verb: 'starting' | 'restoring'; instances: ManagedInstance[] } | undefined;
-  private readonly load: LoadMeter;
-  private lowSince: number | undefined;
-  private scaleTimer: NodeJS.Timeout | undefined;
+  private readonly scaler: Scaler;
   private persisting: Promise<void> = Promise.resolve();
   /**
    * The deployment as last written to disk: what the API reports. A state (deployed, stopped,
@@ -81,7 +79,7 @@ export class LiveDeployment {
     this.published = structuredClone(record.deployment);
     this.samples = new SampleRing(ctx.limits.samplesKept);
     this.lastActivity = ctx.clock();
-    this.load = new LoadMeter(ctx.clock());
+    this.scaler = new Scaler(this, ctx);
     this.upstream = new DeploymentUpstream(this);
   }
 
@@ -312,8 +310,7 @@ export class LiveDeployment {
   }
 
   async stopInstances(): Promise<void> {
-    clearInterval(this.scaleTimer);
-    this.scaleTimer = undefined;
+    this.scaler.stop();
     await Promise.all(this.instances.map((instance) => instance.stop()));
     this.changed();
   }
@@ -334,35 +331,15 @@ export class LiveDeployment {
 
   /** Requests in flight went up or down by `delta` (the gateway's tries): the autoscaler's load. */
   trackLoad(delta: number): void {
-    this.load.track(delta, this.ctx.clock());
+    this.scaler.track(delta);
   }
 
   startAutoscaler(): void {
-    if (this.ctx.max <= this.ctx.min || this.scaleTimer !== undefined) return;
-    this.load.reset(this.ctx.clock());
-    this.scaleTimer = setInterval(() => this.scaleTick(), this.ctx.limits.scaleIntervalMs);
-    this.scaleTimer.unref();
+    this.scaler.start();
   }
 
-  private scaleTick(): void {
-    if (this.status !== 'deployed') return;
-    const now = this.ctx.clock();
-    const load = this.load.take(now);
-    const decision = decideScale({
-      current: this.desired,
-      min: this.ctx.min,
-      max: this.ctx.max,
-      load,
-      targetPerInstance: this.ctx.limits.targetOutstandingPerInstance,
-      now,
-      lowSince: this.lowSince,
-      scaleDownDelayMs: this.ctx.limits.scaleDownDelayMs,
-    });
-    this.lowSince = decision.lowSince;
-    if (decision.desired !== this.desired) this.scaleTo(decision.desired, load);
-  }
-
-  private scaleTo(desired: number, load: number): void {
+  /** The autoscaler's decision: starts instances or drains the ones that matter least. */
+  scaleTo(desired: number, load: number): void {
     const from = this.desired;
     this.record.deployment.desired_instances = desired;
     const why = `mean ${load.toFixed(1)} requests in flight, target ${this.ctx.limits.targetOutstandingPerInstance} per instance`;
