@@ -7,8 +7,7 @@ import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEngine, type RunningEngine } from '../../src/engine/engine.js';
-import { silentLogger } from '../../src/engine/engine-log.js';
+import type { RunningEngine } from '../../src/engine/engine.js';
 import { writeBundle } from '../../src/runtime/bundle.js';
 import { toBuildRequest } from '../../src/api/build-request.js';
 import { loadDefinition } from '../../src/definition/load.js';
@@ -16,6 +15,7 @@ import { bundleDigest } from '../../src/export/image.js';
 import { requireBuilt } from '../support/app.js';
 import { startContractServer } from '../support/contract-server.js';
 import { createSandbox, runCli, type Sandbox } from '../support/cli.js';
+import { startRealEngine } from '../support/engine.js';
 
 const API_KEY = 'export-test-key-0123456789abcdef';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read the manifests loosely
@@ -61,17 +61,7 @@ let env: Record<string, string>;
 beforeAll(async () => {
   requireBuilt();
   sandbox = await createSandbox();
-  engine = await startEngine({
-    home: sandbox.env.MCPCTL_HOME!,
-    host: '127.0.0.1',
-    port: 0,
-    apiKey: API_KEY,
-    version: '0.0.0-test',
-    logger: silentLogger,
-    env: {},
-    limits: { ratePerSecond: 0 },
-  });
-  await engine.restored;
+  engine = await startRealEngine(sandbox.env.MCPCTL_HOME!, { apiKey: API_KEY, fast: false });
   env = { ...sandbox.env, MCPCTL_API_URL: engine.url, MCPCTL_API_KEY: API_KEY };
   await writeFile(join(sandbox.dir, 'forecast.yaml'), DEFINITION);
   await writeFile(join(sandbox.dir, 'notes.txt'), 'shipped with the build\n');

@@ -27,6 +27,26 @@ export interface TestEngine {
   close(): Promise<void>;
 }
 
+/**
+ * The whole engine in-process on a loopback port with the real runtime (built servers run as real
+ * processes), in `home`; FAST_LIMITS for the deployments unless `fast` is false.
+ */
+export async function startRealEngine(home: string, options: { apiKey: string; port?: number; logger?: Logger; fast?: boolean }): Promise<RunningEngine> {
+  const engine = await startEngine({
+    home,
+    host: '127.0.0.1',
+    port: options.port ?? 0,
+    apiKey: options.apiKey,
+    version: '0.0.0-test',
+    logger: options.logger ?? silentLogger,
+    env: {},
+    limits: { ratePerSecond: 0 },
+    ...(options.fast === false ? {} : { deployments: (deps) => createDeploymentService({ ...deps, limits: FAST_LIMITS }) }),
+  });
+  await engine.restored;
+  return engine;
+}
+
 export async function startTestEngine(options: { logger?: Logger } = {}): Promise<TestEngine> {
   const sandbox = await createSandbox();
   const fixtures = createFixtureStarter();

@@ -7,11 +7,9 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../../src/api/client.js';
 import type { BuildRequestInput } from '../../../src/api/contract.js';
-import { createDeploymentService } from '../../../src/engine/deployments/index.js';
-import { startEngine, type RunningEngine } from '../../../src/engine/engine.js';
-import { silentLogger } from '../../../src/engine/engine-log.js';
+import type { RunningEngine } from '../../../src/engine/engine.js';
 import { createSandbox, type Sandbox } from '../../support/cli.js';
-import { FAST_LIMITS } from '../../support/deployments.js';
+import { startRealEngine } from '../../support/engine.js';
 
 const API_KEY = 'real-runtime-test-key-0123456789';
 
@@ -38,18 +36,7 @@ let sandbox: Sandbox;
 let engine: RunningEngine | undefined;
 
 async function start(port = 0): Promise<RunningEngine> {
-  engine = await startEngine({
-    home: sandbox.env.MCPCTL_HOME!,
-    host: '127.0.0.1',
-    port,
-    apiKey: API_KEY,
-    version: '0.0.0-test',
-    logger: silentLogger,
-    env: {},
-    limits: { ratePerSecond: 0 },
-    deployments: (deps) => createDeploymentService({ ...deps, limits: FAST_LIMITS }),
-  });
-  await engine.restored;
+  engine = await startRealEngine(sandbox.env.MCPCTL_HOME!, { apiKey: API_KEY, port });
   return engine;
 }
 

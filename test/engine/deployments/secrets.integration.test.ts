@@ -11,12 +11,11 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../../src/api/client.js';
 import type { BuildRequestInput } from '../../../src/api/contract.js';
-import { createDeploymentService } from '../../../src/engine/deployments/index.js';
-import { startEngine, type RunningEngine } from '../../../src/engine/engine.js';
+import type { RunningEngine } from '../../../src/engine/engine.js';
 import { createLogger } from '../../../src/engine/engine-log.js';
 import { createSandbox, type Sandbox } from '../../support/cli.js';
 import { requireBuilt, waitFor } from '../../support/app.js';
-import { FAST_LIMITS } from '../../support/deployments.js';
+import { startRealEngine } from '../../support/engine.js';
 
 beforeAll(() => requireBuilt());
 
@@ -69,16 +68,9 @@ const engineLog: string[] = [];
 beforeEach(async () => {
   sandbox = await createSandbox();
   engineLog.length = 0;
-  engine = await startEngine({
-    home: sandbox.env.MCPCTL_HOME!,
-    host: '127.0.0.1',
-    port: 0,
+  engine = await startRealEngine(sandbox.env.MCPCTL_HOME!, {
     apiKey: API_KEY,
-    version: '0.0.0-test',
     logger: createLogger({ write: (line) => engineLog.push(line), level: 'debug' }),
-    env: {},
-    limits: { ratePerSecond: 0 },
-    deployments: (deps) => createDeploymentService({ ...deps, limits: FAST_LIMITS }),
   });
 });
 afterEach(async () => {

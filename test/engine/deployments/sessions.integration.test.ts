@@ -13,11 +13,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../../src/api/client.js';
 import { toBuildRequest } from '../../../src/api/build-request.js';
 import { loadDefinition } from '../../../src/definition/load.js';
-import { createDeploymentService } from '../../../src/engine/deployments/index.js';
-import { startEngine, type RunningEngine } from '../../../src/engine/engine.js';
-import { silentLogger } from '../../../src/engine/engine-log.js';
+import type { RunningEngine } from '../../../src/engine/engine.js';
 import { createSandbox, type Sandbox } from '../../support/cli.js';
-import { FAST_LIMITS } from '../../support/deployments.js';
+import { startRealEngine } from '../../support/engine.js';
 
 const API_KEY = 'sessions-test-key-0123456789abcdef';
 const EXAMPLE = join(import.meta.dirname, '..', '..', '..', 'examples', 'everything', 'server.yaml');
@@ -27,18 +25,7 @@ let engine: RunningEngine | undefined;
 
 beforeEach(async () => {
   sandbox = await createSandbox();
-  engine = await startEngine({
-    home: sandbox.env.MCPCTL_HOME!,
-    host: '127.0.0.1',
-    port: 0,
-    apiKey: API_KEY,
-    version: '0.0.0-test',
-    logger: silentLogger,
-    env: {},
-    limits: { ratePerSecond: 0 },
-    deployments: (deps) => createDeploymentService({ ...deps, limits: FAST_LIMITS }),
-  });
-  await engine.restored;
+  engine = await startRealEngine(sandbox.env.MCPCTL_HOME!, { apiKey: API_KEY });
 });
 afterEach(async () => {
   await engine?.close(1000);
