@@ -101,3 +101,17 @@ export async function touchWatched(_args, context) {
   await context.resourceUpdated('test://watched-resource');
   return 'notified';
 }
+
+const CITIES = {
+  France: ['Paris', 'Lyon', 'Marseille', 'Lille', 'Nantes'],
+  Germany: ['Berlin', 'Hamburg', 'Munich', 'Leipzig'],
+  Japan: ['Tokyo', 'Kyoto', 'Osaka', 'Nagoya'],
+};
+
+// completion/complete for the city of plan_trip: the cities of the country already chosen
+// (context.arguments), those starting with what was typed
+export function cities(typed, context) {
+  const country = context.arguments.country;
+  const known = Object.hasOwn(CITIES, country) ? CITIES[country] : Object.values(CITIES).flat();
+  return known.filter((city) => city.toLowerCase().startsWith(typed.toLowerCase()));
+}

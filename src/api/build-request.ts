@@ -7,6 +7,7 @@ import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { join, posix, relative, sep } from 'node:path';
 import { listPathRefs } from '../definition/file-paths.js';
 import type { LoadedDefinition } from '../definition/load.js';
+import { listCompletionModules } from '../definition/completions.js';
 import { compiledNameClash, exportedNames, sourcesToCheck, transpileSource } from '../definition/modules.js';
 import { UserError, type Problem } from '../shared/errors.js';
 import { formatPath, type FieldPath } from '../shared/paths.js';
@@ -157,18 +158,30 @@ async function checkCode(
     }
   }
   if (problems.length > 0) return;
+  const wanted: Array<{ field: FieldPath; module: string; name: string; note: string }> = [];
   for (const [i, tool] of (loaded.definition.tools ?? []).entries()) {
     const handler = tool.handler;
     if (handler?.type !== 'module') continue;
-    const module = posix.normalize(handler.module);
-    const text = texts.get(module);
+    const byName = handler.export === undefined;
+    wanted.push({
+      field: ['tools', i, 'handler', byName ? 'module' : 'export'],
+      module: handler.module,
+      name: handler.export ?? tool.name,
+      note: byName ? ' (the tool name; set handler.export to use another)' : '',
+    });
+  }
+  for (const ref of listCompletionModules(loaded.definition)) {
+    if (ref.export !== undefined) wanted.push({ field: [...ref.path, 'export'], module: ref.module, name: ref.export, note: '' });
+  }
+  for (const { field, module, name, note } of wanted) {
+    const path = posix.normalize(module);
+    const text = texts.get(path);
     if (text === undefined) continue;
-    const names = await exportedNames(module, text);
-    const wanted = handler.export ?? tool.name;
-    if (names !== undefined && !names.has(wanted)) {
+    const names = await exportedNames(path, text);
+    if (names !== undefined && !names.has(name)) {
       problems.push({
-        field: ['tools', i, 'handler', handler.export === undefined ? 'module' : 'export'],
-        message: `${handler.module} has no exported function "${wanted}"${handler.export === undefined ? ' (the tool name; set handler.export to use another)' : ''}${names.size === 0 ? '' : `; it exports ${[...names].join(', ')}`}`,
+        field,
+        message: `${module} has no exported function "${name}"${note}${names.size === 0 ? '' : `; it exports ${[...names].join(', ')}`}`,
       });
     }
   }

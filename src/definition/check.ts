@@ -8,6 +8,7 @@
  * Pure: the one question about the file system (does this path exist?) is passed in.
  */
 import { MODELS } from '../shared/models.js';
+import { checkCompletions, MODULE_EXTENSIONS } from './completions.js';
 import { checkEnvRefs } from './env-refs.js';
 import type { DefinitionIssue } from './errors.js';
 import { checkPaths } from './file-paths.js';
@@ -49,6 +50,7 @@ const CHECKS: Array<(ctx: CheckContext) => void> = [
   checkUniqueNames,
   checkInputSchemas,
   checkModuleHandlers,
+  checkCompletions,
   checkPaths,
   checkUriTemplates,
   checkTemplateRefs,
@@ -105,7 +107,6 @@ function checkUniqueNames({ def, error }: CheckContext): void {
 // Handlers
 
 const JS_IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
-const MODULE_EXTENSIONS = /\.(m?js|cjs|m?ts|cts)$/;
 
 function checkModuleHandlers({ def, error }: CheckContext): void {
   const template = asString(def.template);

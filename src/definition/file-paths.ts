@@ -3,6 +3,7 @@
  * present. Pure: whether a path exists is asked through the check options.
  */
 import { posix } from 'node:path';
+import { listCompletionModules } from './completions.js';
 import { asArray, asRecord, asString, items, type CheckContext, type CheckOptions, type Path, type Rec } from './walk.js';
 
 /** Why a path cannot be used (absolute, outside the folder, backslashes), or undefined. */
@@ -56,6 +57,7 @@ export function listPathRefs(def: Rec): PathRef[] {
   for (const [i, prompt] of items(def.prompts)) {
     for (const [j, message] of items(prompt.messages)) media(message.content, ['prompts', i, 'messages', j, 'content']);
   }
+  for (const ref of listCompletionModules(def)) refs.push({ path: [...ref.path, 'module'], value: ref.module, kind: 'file' });
   asArray(def.include).forEach((value, i) => {
     if (typeof value === 'string') refs.push({ path: ['include', i], value, kind: 'any' });
   });

@@ -163,8 +163,20 @@ export type ToolDefinition = z.infer<typeof ToolDefinition>;
 // ---------------------------------------------------------------------------------------------
 // Resources: spec fields plus where the content comes from.
 
-/** What completion/complete offers for a prompt argument or a URI-template variable. */
+/** What completion/complete offers for a prompt argument or a URI-template variable: listed values, or a module's function. */
 const completionValues = z.array(z.string()).max(1000).describe('the values a client may complete to, matched by prefix');
+const CompletionFunction = z
+  .strictObject({
+    module: z.string().min(1).describe('JavaScript or TypeScript file relative to the definition (template custom)'),
+    export: z
+      .string()
+      .regex(/^[A-Za-z_$][\w$]*$/, 'must be a JavaScript identifier')
+      .describe('exported function (value, context) returning the values, or a promise of them'),
+    timeout_ms: timeoutMs.default(5_000),
+  })
+  .describe('a function of your own module answers completion/complete');
+export type CompletionFunction = z.infer<typeof CompletionFunction>;
+const Completion = z.union([completionValues, CompletionFunction]);
 
 export const ResourceSource = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('text'), text: z.string() }).describe('inline content; may use templates'),
@@ -193,7 +205,7 @@ export const ResourceDefinition = z.strictObject({
   source: ResourceSource.optional(),
   per_user: z.boolean().optional().describe('content depends on the caller: templates may use {{user.id}}'),
   users: z.array(z.string().min(1)).optional().describe('only these user ids may read it'),
-  complete: z.record(z.string().min(1), completionValues).optional().describe('values offered by completion/complete for each variable of a URI template'),
+  complete: z.record(z.string().min(1), Completion).optional().describe('what completion/complete offers for each variable of a URI template'),
 });
 export type ResourceDefinition = z.infer<typeof ResourceDefinition>;
 
@@ -204,7 +216,8 @@ export const PromptArgument = z.strictObject({
   name: z.string().regex(IDENTIFIER_PATTERN, 'must be an identifier (letters, digits, _ or -)'),
   description: z.string().optional(),
   required: z.boolean().optional(),
-  complete: completionValues.optional().describe('values offered by completion/complete for this argument'),
+  enum: z.array(z.string()).min(1).max(1000).optional().describe('the only values accepted; completion/complete offers them'),
+  complete: Completion.optional().describe('what completion/complete offers for this argument (default: its enum)'),
 });
 
 export const PromptMessage = z.strictObject({

@@ -109,9 +109,10 @@ export function buildServer(current: () => Operations, shape: ServerShape, conne
     });
   }
   if (capabilities.completions !== undefined) {
-    server.setRequestHandler('completion/complete', (request) =>
-      current().traced('completion/complete', undefined, async () => current().completions.complete(request.params)),
-    );
+    server.setRequestHandler('completion/complete', (request, ctx) => {
+      const op = current();
+      return op.traced('completion/complete', undefined, () => op.completions.complete(request.params, op.callContext(ctx)));
+    });
   }
   return server;
 }

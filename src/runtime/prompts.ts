@@ -1,5 +1,5 @@
 /**
- * Prompts: arguments (a missing required one is an error), and messages whose text, image, audio
+ * Prompts: arguments (a missing required one is an error, so is a value outside its `enum`), and messages whose text, image, audio
  * and embedded resources are compiled once and rendered with the arguments per request.
  */
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
@@ -47,6 +47,14 @@ export async function compilePrompt(prompt: PromptDefinition, where: string, ctx
       if (missing.length > 0) {
         const names = missing.map((a) => `"${a.name}"`).join(', ');
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt "${prompt.name}" needs the argument${missing.length > 1 ? 's' : ''} ${names}`);
+      }
+      for (const a of declared) {
+        const value = given[a.name];
+        if (a.enum === undefined || value === undefined || value === '' || a.enum.includes(value as string)) continue;
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          `Prompt "${prompt.name}": argument "${a.name}" must be one of ${a.enum.map((v) => `"${v}"`).join(', ')} (got ${JSON.stringify(value)})`,
+        );
       }
       const scope = { args: given, user: { id: call.userId }, server: ctx.server };
       const rendered: GetPromptResult['messages'] = [];

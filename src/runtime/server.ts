@@ -192,8 +192,8 @@ export async function createRuntime(definition: RuntimeDefinition, options: Runt
   for (const [i, tool] of (definition.tools ?? []).entries()) tools.set(tool.name, await compileTool(tool, `tools[${i}]`, toolContext));
   const prompts = new Map<string, CompiledPrompt>();
   for (const [i, prompt] of (definition.prompts ?? []).entries()) prompts.set(prompt.name, await compilePrompt(prompt, `prompts[${i}]`, base));
+  const completions = await compileCompletions(definition.prompts ?? [], definition.resources ?? [], base);
   if (problems.length > 0) throw new RuntimeStartError(problems);
-  const completions = compileCompletions(definition.prompts ?? [], definition.resources ?? []);
 
   const counts = { tools: tools.size, resources: resources.count, prompts: prompts.size };
   const capabilities: ServerCapabilities = { logging: {} };

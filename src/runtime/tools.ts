@@ -3,14 +3,13 @@
  * references, loaded module) into a listing and a `call` that never throws for a bad call: invalid
  * arguments and handler failures become `isError` results the model can read and correct.
  */
-import { pathToFileURL } from 'node:url';
 import type { CallToolResult, ContentBlock, Tool } from '@modelcontextprotocol/server';
 import { isCallToolResult } from '@modelcontextprotocol/server';
 import { FAILURE_META, type CallFailure } from '../api/guidance.js';
 import type { ToolDefinition, ToolHandler } from '../definition/schema.js';
 import { compileContent, messageOf, type CallContext, type CompileContext, type ContentRenderer } from './content.js';
 import { callHttp, describeUrl, HttpCallError } from './http-call.js';
-import { compiledModulePath } from '../definition/module-path.js';
+import { loadModuleFunction } from './module-function.js';
 import { PeerUnavailableError, type Peer } from './peer.js';
 import { ExecError, runExec } from './run-exec.js';
 import { resolveRealInside } from './safe-path.js';
@@ -275,26 +274,14 @@ type ModuleFunction = (args: Record<string, unknown>, context: ModuleToolContext
 
 async function compileModule(name: string, handler: Extract<ToolHandler, { type: 'module' }>, where: string, ctx: ToolCompileContext): Promise<Run> {
   const exportName = handler.export ?? name;
-  const file = compiledModulePath(handler.module);
-  let fn: ModuleFunction | undefined;
-  try {
-    const real = await resolveRealInside(ctx.realDir, file);
-    const loaded = (await import(pathToFileURL(real).href)) as Record<string, unknown>;
-    const fallback = loaded.default as Record<string, unknown> | undefined;
-    const found = loaded[exportName] ?? (fallback !== null && typeof fallback === 'object' ? fallback[exportName] : undefined);
-    if (typeof found === 'function') fn = found as ModuleFunction;
-    else
-      ctx.problems.push({
-        path: where,
-        message: `${handler.module} has no exported function "${exportName}"${handler.export === undefined ? ' (the tool name; set handler.export to use another)' : ''}`,
-      });
-  } catch (error) {
-    const hint =
-      file !== handler.module && (error as NodeJS.ErrnoException).code === 'ENOENT'
-        ? ' (a TypeScript module is compiled when a bundle is written: serve the bundle)'
-        : '';
-    ctx.problems.push({ path: where, message: `cannot load ${handler.module}: ${messageOf(error)}${hint}` });
-  }
+  const loaded = await loadModuleFunction<Parameters<ModuleFunction>>(
+    ctx.realDir,
+    handler.module,
+    exportName,
+    handler.export === undefined ? ' (the tool name; set handler.export to use another)' : '',
+  );
+  if ('problem' in loaded) ctx.problems.push({ path: where, message: loaded.problem });
+  const fn = 'fn' in loaded ? loaded.fn : undefined;
   return async (scope, call) => {
     if (fn === undefined) throw new ToolFailure('its module could not be loaded');
     const controller = new AbortController();
