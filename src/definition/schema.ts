@@ -216,7 +216,7 @@ export const PromptArgument = z.strictObject({
   name: z.string().regex(IDENTIFIER_PATTERN, 'must be an identifier (letters, digits, _ or -)'),
   description: z.string().optional(),
   required: z.boolean().optional(),
-  enum: z.array(z.string()).min(1).max(1000).optional().describe('the only values accepted; completion/complete offers them'),
+  enum: z.array(z.string()).min(1, 'list at least one value').max(1000).optional().describe('the only values accepted; completion/complete offers them'),
   complete: Completion.optional().describe('what completion/complete offers for this argument (default: its enum)'),
 });
 

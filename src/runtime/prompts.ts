@@ -1,6 +1,7 @@
 /**
- * Prompts: arguments (a missing required one is an error, so is a value outside its `enum`), and messages whose text, image, audio
- * and embedded resources are compiled once and rendered with the arguments per request.
+ * Prompts: arguments (a missing required one is an error, so is a value outside its `enum`), and
+ * messages whose text, image, audio and embedded resources are compiled once and rendered with the
+ * arguments per request.
  */
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { GetPromptResult, Prompt } from '@modelcontextprotocol/server';

@@ -230,6 +230,29 @@ tools:
     ]);
   });
 
+  it('a completion module without the function it names is refused where the definition names it', async () => {
+    await write({ 'src/complete.ts': 'export function towns(): string[] {\n  return [];\n}\n' });
+    const yaml = `name: demo
+template: custom
+prompts:
+  - name: trip
+    arguments:
+      - { name: city, complete: { module: src/complete.ts, export: cities } }
+`;
+    const error = (await request(yaml).catch((e: unknown) => e)) as UserError;
+    expect(error).toBeInstanceOf(UserError);
+    expect(error.problems).toEqual([
+      {
+        where: 'server.yaml:6:68',
+        path: 'prompts[0].arguments[0].complete.export',
+        message: 'src/complete.ts has no exported function "cities"; it exports towns',
+      },
+    ]);
+    // and the module ships with the build, compiled like a tool's
+    await write({ 'src/complete.ts': 'export function cities(): string[] {\n  return [];\n}\n' });
+    await expect(request(yaml)).resolves.toMatchObject({ files: { 'src/complete.ts': expect.anything() as unknown } });
+  });
+
   it('accepts the exports a module can have, and leaves alone what its text cannot say', async () => {
     for (const source of [
       'export function add() {}',

@@ -126,6 +126,17 @@ describe('checkDefinition', () => {
         d.tools[2].handler = { type: 'module', module: 'tools.ts' };
       },
     ],
+    [
+      'an enum, listed values inside it, and a completion module in a custom server',
+      (d: Def) => {
+        d.template = 'custom';
+        d.prompts[0].arguments = [
+          { name: 'topic', required: true, enum: ['release', 'onboarding'], complete: ['release'] },
+          { name: 'page', complete: { module: 'tools.ts', export: 'pages' } },
+        ];
+        d.resources[1].complete = { topic: { module: 'tools.ts', export: 'topics' } };
+      },
+    ],
     ['a literal non-secret env var', (d: Def) => (d.deploy.env_vars.REGION = 'eu-west-1')],
     ['an escaped ${ in deploy', (d: Def) => (d.deploy.env_vars.TEMPLATE = 'cost: $${AMOUNT}')],
     ['equal min and max instances', (d: Def) => (d.deploy.scaling = { min_instances: 2, max_instances: 2 })],
@@ -457,6 +468,64 @@ describe('checkDefinition', () => {
       'warning',
       '',
       /no tools, resources or prompts/,
+    ],
+    [
+      'a completion module outside template custom',
+      (d) => (d.prompts[0].arguments[0].complete = { module: 'tools.ts', export: 'topics' }),
+      'error',
+      'prompts[0].arguments[0].complete',
+      /a completion module runs your own code and needs template: custom \(this is advanced\)/,
+    ],
+    [
+      'a completion module that is not JavaScript or TypeScript',
+      (d) => {
+        d.template = 'custom';
+        d.resources[1].complete = { topic: { module: 'topics.py', export: 'topics' } };
+      },
+      'error',
+      'resources[1].complete.topic.module',
+      /must be a \.js, \.mjs, \.cjs, \.ts, \.mts or \.cts file/,
+    ],
+    [
+      'a completion module that does not exist',
+      (d) => {
+        d.template = 'custom';
+        d.prompts[0].arguments[0].complete = { module: 'lib/complete.ts', export: 'topics' };
+      },
+      'error',
+      'prompts[0].arguments[0].complete.module',
+      /lib\/complete\.ts does not exist \(paths are relative to the definition's folder\)/,
+    ],
+    [
+      'a completion module outside the definition folder',
+      (d) => {
+        d.template = 'custom';
+        d.prompts[0].arguments[0].complete = { module: '../complete.ts', export: 'topics' };
+      },
+      'error',
+      'prompts[0].arguments[0].complete.module',
+      /must stay inside the definition folder/,
+    ],
+    [
+      'a listed completion the enum refuses',
+      (d) => (d.prompts[0].arguments[0] = { name: 'topic', enum: ['release', 'onboarding'], complete: ['release', 'holidays'] }),
+      'error',
+      'prompts[0].arguments[0].complete[1]',
+      /"holidays" is not in the argument's enum, so the prompt would refuse it/,
+    ],
+    [
+      'a completion for a variable the URI template does not have',
+      (d) => (d.resources[1].complete = { topics: ['release'] }),
+      'error',
+      'resources[1].complete.topics',
+      /"topics" is not a variable of the URI template \(its variables: topic\)/,
+    ],
+    [
+      'a completion for a resource without variables',
+      (d) => (d.resources[0].complete = { page: ['1'] }),
+      'error',
+      'resources[0].complete.page',
+      /docs:\/\/guide has no variables/,
     ],
   ])('reports %s', (_, change, severity, path, message) => {
     const def = base();

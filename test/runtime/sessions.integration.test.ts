@@ -126,7 +126,7 @@ describe('a definition with sessions, through mcpctl dev', () => {
     );
   });
 
-  it('completes prompt arguments and template variables from the values the definition lists', async () => {
+  it('completes prompt arguments and template variables from the values the definition lists, an enum, or a module function', async () => {
     await using copy = await copyExample();
     await using dev = startDev([copy.file, '--port', '0']);
     const [, mcpUrl] = await dev.waitFor(/MCP URL\s+(http:\/\/127\.0\.0\.1:\d+\/mcp)/);
@@ -139,6 +139,18 @@ describe('a definition with sessions, through mcpctl dev', () => {
     const template = await client.complete({ ref: { type: 'ref/resource', uri: 'test://template/{id}/data' }, argument: { name: 'id', value: '4' } });
     expect(template.completion.values).toEqual(['456']);
     await expect(client.complete({ ref: { type: 'ref/prompt', name: 'nope' }, argument: { name: 'a', value: '' } })).rejects.toThrow(/Unknown prompt: nope/);
+    // an enum completes by itself; a module function reads the arguments already chosen
+    const country = await client.complete({ ref: { type: 'ref/prompt', name: 'plan_trip' }, argument: { name: 'country', value: 'j' } });
+    expect(country.completion.values).toEqual(['Japan']);
+    const city = await client.complete({
+      ref: { type: 'ref/prompt', name: 'plan_trip' },
+      argument: { name: 'city', value: 'L' },
+      context: { arguments: { country: 'France' } },
+    });
+    expect(city.completion).toEqual({ values: ['Lyon', 'Lille'], total: 2, hasMore: false });
+    await expect(client.getPrompt({ name: 'plan_trip', arguments: { country: 'Peru', city: 'Lima' } })).rejects.toThrow(
+      /argument "country" must be one of "France", "Germany", "Japan" \(got "Peru"\)/,
+    );
     // an embedded resource's uri may be a template
     const embedded = await client.getPrompt({ name: 'test_prompt_with_embedded_resource', arguments: { resourceUri: 'test://chosen' } });
     expect(embedded.messages[0]?.content).toMatchObject({

@@ -74,6 +74,14 @@ describe('sessions behind the gateway, 2 instances (needs the gateway to route b
         }
       }
 
+      // a module function completes in the deployed bundle too, from the arguments already chosen
+      const city = await sessions[0]!.client.complete({
+        ref: { type: 'ref/prompt', name: 'plan_trip' },
+        argument: { name: 'city', value: 'b' },
+        context: { arguments: { country: 'Germany' } },
+      });
+      expect(city.completion.values).toEqual(['Berlin']);
+
       // kill one instance: its sessions are gone (404, the client must initialise again), the others still work
       const victim = (await api.status(deployment.deployment_id)).deployment!.instances!.find((x) => x.state === 'healthy')!;
       process.kill(victim.pid!, 'SIGKILL');
