@@ -9,6 +9,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ProtocolError } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
+import { RuntimeStartError } from '../../src/runtime/server.js';
 import { connect, makeTempDir, serveDefinition } from '../support/runtime.js';
 
 const DEFINITION = `
@@ -154,6 +155,18 @@ describe('completion/complete', () => {
     // the server is still there
     const after = await client.complete({ ref: prompt('trip'), argument: { name: 'country', value: 'fr' } });
     expect(after.completion.values).toEqual(['France']);
+  });
+
+  it('refuses to start when a completion function cannot be loaded, naming the field', async () => {
+    // CommonJS: the build cannot read its exports from the text, so the runtime is the one to say
+    const yaml = DEFINITION.replace('complete: { module: complete.ts, export: cities }', 'complete: { module: complete.cjs, export: cities }');
+    await using dir = await makeTempDir('mcpctl-completions-');
+    await writeFile(join(dir.path, 'server.yaml'), yaml);
+    await writeFile(join(dir.path, 'complete.ts'), MODULE);
+    await writeFile(join(dir.path, 'complete.cjs'), 'module.exports = { towns: () => [] };\n');
+    const error = await serveDefinition(join(dir.path, 'server.yaml')).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RuntimeStartError);
+    expect((error as RuntimeStartError).problems).toEqual(['prompts[0].arguments[1].complete: complete.cjs has no exported function "cities"']);
   });
 
   it('declares no completions capability when nothing completes, and refuses the method', async () => {

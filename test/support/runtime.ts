@@ -40,14 +40,21 @@ export interface Served {
 /** Bundles a definition file and serves it; `options` go to createRuntime. */
 export async function serveDefinition(file: string, options: Omit<RuntimeOptions, 'dir'> & { debug?: boolean } = {}): Promise<Served> {
   const temp = await makeTempDir();
-  const { dir } = await bundleDefinition(file, temp.path);
-  const bundle = await readBundle(dir);
   const logs: LogEntry[] = [];
-  const runtime = await createRuntime(bundle.definition, {
-    ...options,
-    dir: bundle.filesDir,
-    logger: { debug: options.debug === true, log: (entry) => logs.push(entry) },
-  });
+  let runtime: Runtime;
+  try {
+    const { dir } = await bundleDefinition(file, temp.path);
+    const bundle = await readBundle(dir);
+    runtime = await createRuntime(bundle.definition, {
+      ...options,
+      dir: bundle.filesDir,
+      logger: { debug: options.debug === true, log: (entry) => logs.push(entry) },
+    });
+  } catch (error) {
+    // a definition that cannot be bundled or started leaves nothing behind
+    await temp[Symbol.asyncDispose]();
+    throw error;
+  }
   const { server, url } = await listen(runtime.handler);
   return {
     runtime,
