@@ -65,6 +65,11 @@ function envelopeError(fault: Extract<Fault, { type: 'status' }>): { body: strin
   };
 }
 
+/** A success envelope around `data`, for a `raw` answer that stands for another service's. */
+export function envelope(data: unknown): string {
+  return JSON.stringify({ success: true, data, meta: { request_id: `req_${randomBytes(6).toString('hex')}`, timestamp: new Date().toISOString() } });
+}
+
 export async function startProxy(target: string): Promise<Proxy> {
   const upstream = new URL(target);
   const agent = new Agent({ keepAlive: false });
