@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { TEST_KEY } from '../support/app.js';
 import { runCli, WEATHER_YAML, type Sandbox } from '../support/cli.js';
 import { startTestEngine, type TestEngine } from '../support/engine.js';
 import { startProxy, type Proxy } from '../support/proxy.js';
@@ -175,7 +176,7 @@ describe('mcpctl build', () => {
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/debug: POST http:\/\/127\.0\.0\.1:\d+\/v1\/build → 200 req_\w+ \d+ms/);
     expect(result.stderr).toContain('authorization: Bearer [redacted]');
-    expect(result.stderr).not.toContain(server.apiKey);
+    expect(result.stderr).not.toContain(TEST_KEY);
   });
 
   it('a file that does not exist is exit 2', async () => {

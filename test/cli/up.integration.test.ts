@@ -42,7 +42,10 @@ const latest = async (): Promise<Deployment> => (await t.client.listDeployments(
 
 /** Cases whose messages nothing on the server matches: the agent uses nothing, every case fails. */
 async function agentThatUsesNothing() {
-  const yaml = WEATHER_YAML.replace('What is the forecast in Paris? Use get_forecast.', 'Sing me a song.').replace('Read notes://today please', 'Tell me a joke.');
+  const yaml = WEATHER_YAML.replace('What is the forecast in Paris? Use get_forecast.', 'Sing me a song.').replace(
+    'Read notes://today please',
+    'Tell me a joke.',
+  );
   expect(yaml).not.toContain('Paris');
   await writeFile(join(sandbox.dir, 'weather.yaml'), yaml);
 }

@@ -42,11 +42,15 @@ export function scriptedClaude(plan: Plan): Script {
 export function scriptedGpt(): Script {
   return (request) => {
     const messages = request.body.messages as Message[];
-    if (messages.some((m) => m.role === 'tool')) return openAiCompletion({ content: `Done: ${text(messages.find((m) => m.role === 'user')?.content)}` }, 'stop');
+    if (messages.some((m) => m.role === 'tool'))
+      return openAiCompletion({ content: `Done: ${text(messages.find((m) => m.role === 'user')?.content)}` }, 'stop');
     const tools = request.body.tools as Array<{ function: { name: string } }>;
     const first = tools.find((tool) => tool.function.name !== 'read_resource')!;
     return openAiCompletion(
-      { content: null, tool_calls: [{ id: 'call_0', type: 'function', function: { name: first.function.name, arguments: JSON.stringify({ city: 'Paris' }) } }] },
+      {
+        content: null,
+        tool_calls: [{ id: 'call_0', type: 'function', function: { name: first.function.name, arguments: JSON.stringify({ city: 'Paris' }) } }],
+      },
       'tool_calls',
     );
   };

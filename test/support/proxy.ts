@@ -6,7 +6,7 @@
  * held until the test lets it go. Everything else is forwarded as it is, streams included.
  */
 import { randomBytes } from 'node:crypto';
-import { Agent, createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import { Agent, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { ErrorDetail } from '../../src/api/contract.js';
 import { closeServer, listen } from './http.js';
 
@@ -58,7 +58,11 @@ export interface Proxy {
 
 function envelopeError(fault: Extract<Fault, { type: 'status' }>): { body: string; headers: Record<string, string> } {
   const requestId = `req_${randomBytes(6).toString('hex')}`;
-  const error = { code: fault.code ?? 'internal', message: fault.message ?? `injected ${fault.status}`, ...(fault.details === undefined ? {} : { details: fault.details }) };
+  const error = {
+    code: fault.code ?? 'internal',
+    message: fault.message ?? `injected ${fault.status}`,
+    ...(fault.details === undefined ? {} : { details: fault.details }),
+  };
   return {
     body: JSON.stringify({ success: false, data: null, error, meta: { request_id: requestId, timestamp: new Date().toISOString() } }),
     headers: { 'content-type': 'application/json', 'x-request-id': requestId, ...(fault.retryAfter === undefined ? {} : { 'retry-after': fault.retryAfter }) },
@@ -93,7 +97,7 @@ export async function startProxy(target: string): Promise<Proxy> {
 
   const forward = (req: IncomingMessage, res: ServerResponse, recorded: RecordedRequest, body: Buffer, fault: Fault | undefined) => {
     const url = new URL(req.url ?? '/', upstream);
-    const headers = { ...req.headers, host: upstream.host };
+    const headers: IncomingHttpHeaders = { ...req.headers, host: upstream.host };
     if (fault?.type === 'ignore') {
       for (const name of fault.headers ?? []) delete headers[name];
       for (const name of fault.query ?? []) url.searchParams.delete(name);
