@@ -5,10 +5,10 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import type { CommandContext, GlobalOptions, IO } from './context.js';
 import { isCI } from './context.js';
-import { EXIT, ExitError, UserError } from '../shared/errors.js';
+import { EXIT } from '../shared/errors.js';
 import { describeModels } from '../shared/models.js';
 import type { Output } from './output.js';
-import { annotationText } from './render/format.js';
+import { report } from './report.js';
 import { VERSION as version } from '../shared/version.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -346,14 +346,6 @@ export async function run(argv: string[], options: RunOptions = {}): Promise<num
   }
 }
 
-/** In GitHub Actions, each located problem on its line; the error itself when none is located. */
-function annotateError(out: Output, error: UserError): void {
-  const located = error.problems.filter((problem) => problem.where !== undefined);
-  for (const problem of located) out.annotate('error', annotationText(problem), problem.where);
-  // nothing to put on a line: the error itself, so the run's page shows it
-  if (located.length === 0) out.annotate('error', error.hint === undefined ? error.message : `${error.message} (${error.hint})`);
-}
-
 /** `--version` (or `-v`) given to mcpctl itself, before any command name. */
 function asksVersion(argv: string[], program: Command): boolean {
   const commands = new Set(program.commands.map((c) => c.name()));
@@ -362,42 +354,4 @@ function asksVersion(argv: string[], program: Command): boolean {
     if (commands.has(arg)) return false;
   }
   return false;
-}
-
-function report(error: unknown, out: Output, debug: boolean): number {
-  if (error instanceof CommanderError) {
-    if (error.exitCode === 0) return EXIT.ok; // --help, --version
-    if (out.json) out.writeJson({ error: { code: 'usage', message: error.message.replace(/^error: /, ''), exit_code: EXIT.usage } });
-    return EXIT.usage;
-  }
-  if (error instanceof ExitError) return error.exitCode;
-  if (error instanceof UserError) {
-    if (out.json) {
-      out.writeJson({
-        error: {
-          code: error.code,
-          message: error.message,
-          exit_code: error.exitCode,
-          ...(error.requestId === undefined ? {} : { request_id: error.requestId }),
-          ...(error.problems.length === 0 ? {} : { problems: error.problems }),
-          ...(error.hint === undefined ? {} : { hint: error.hint }),
-        },
-      });
-    }
-    annotateError(out, error);
-    out.error(error.message, {
-      problems: error.problems,
-      ...(error.hint === undefined ? {} : { hint: error.hint }),
-      ...(error.requestId === undefined ? {} : { requestId: error.requestId }),
-    });
-    if (debug && error.cause instanceof Error && error.cause.stack !== undefined) out.stderr(`${error.cause.stack}\n`);
-    return error.exitCode;
-  }
-  const err = error instanceof Error ? error : new Error(String(error));
-  if (out.json) out.writeJson({ error: { code: 'internal', message: err.message, exit_code: EXIT.internal } });
-  out.error(`internal error: ${err.message}`, {
-    hint: 'this is a bug in mcpctl; please report it with the output above and the command you ran',
-  });
-  out.stderr(`${err.stack ?? err.message}\n`);
-  return EXIT.internal;
 }

@@ -20,7 +20,7 @@ import { Idempotency, type IdempotencyClaim } from './http/idempotency.js';
 import { RateLimiter } from './http/rate-limit.js';
 import type { ErrorCode } from '../api/contract.js';
 import { errorBody, HttpError, statusOf, type EnvelopeBody, type Reply } from './http/respond.js';
-import { validateBody } from './http/validate.js';
+import { validateBody } from './http/zod-details.js';
 import { sendJson } from '../shared/http.js';
 import { createRoutes, type Route, type RouteContext } from './routes.js';
 import type { BuildService, DeploymentService, Logger, Store, TestService } from './types.js';

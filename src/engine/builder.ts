@@ -9,7 +9,7 @@ import { isValidated, markValidated } from '../runtime/bundle.js';
 import { requiredEnvVars } from '../definition/check.js';
 import { createAdmission, type WorkQueue } from './admission.js';
 import { parseEnvRefs, resolveEnvRefs } from '../definition/interpolate.js';
-import { issuesToDetails } from './http/validate.js';
+import { issuesToDetails } from './http/zod-details.js';
 import { newId } from './ids.js';
 import { checkBuildLimits } from './engine-limits.js';
 import { probeMcp, ProbeError } from './mcp-probe.js';

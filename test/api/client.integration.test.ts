@@ -1,9 +1,16 @@
+/**
+ * The API client against the real engine (test/support/engine.ts) through a loopback proxy that
+ * records what the client sent and injects the faults the engine never produces on demand.
+ */
 import { createServer } from 'node:net';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApiClient, parseRetryAfter, type ApiClientOptions, type ApiExchange } from '../../src/api/client.js';
 import { formatPath } from '../../src/shared/paths.js';
 import { ApiError } from '../../src/api/errors.js';
-import { startContractServer, type ContractServer } from '../support/contract-server.js';
+import { TEST_KEY } from '../support/app.js';
+import { callTool } from '../support/deployments.js';
+import { startTestEngine, type TestEngine } from '../support/engine.js';
+import { startProxy, type Proxy } from '../support/proxy.js';
 
 const definition = {
   name: 'weather',
@@ -17,7 +24,8 @@ const definition = {
   ],
 };
 
-let server: ContractServer;
+let engine: TestEngine;
+let server: Proxy & { apiKey: string };
 let clients: ApiClient[] = [];
 let sleeps: number[] = [];
 
@@ -43,8 +51,14 @@ async function rejection(promise: Promise<unknown>): Promise<ApiError> {
   throw new Error('expected the call to fail');
 }
 
+beforeAll(async () => {
+  engine = await startTestEngine();
+});
+afterAll(async () => {
+  await engine?.close();
+});
 beforeEach(async () => {
-  server = await startContractServer();
+  server = Object.assign(await startProxy(engine.engine.url), { apiKey: TEST_KEY });
   sleeps = [];
 });
 afterEach(async () => {
@@ -93,7 +107,7 @@ describe('errors from the service', () => {
     const error = await rejection(client().build({ ...definition, tools: [{ ...definition.tools[0]!, colour: 'red' }] } as never));
     expect(error.status).toBe(422);
     expect(error.code).toBe('validation_failed');
-    expect(error.details).toContainEqual({ path: 'tools[0].colour', message: 'unknown field "colour"' });
+    expect(error.details).toContainEqual({ path: 'tools[0].colour', message: 'unknown field' });
   });
 
   it('404 for an unknown deployment', async () => {
@@ -103,7 +117,7 @@ describe('errors from the service', () => {
   });
 
   it('a 5xx answer without an envelope keeps its status and is transient', async () => {
-    server.inject({ path: '/v1/servers', failure: { type: 'raw', status: 502, body: '<html>bad gateway</html>', contentType: 'text/html' } });
+    server.inject({ path: '/v1/servers', fault: { type: 'raw', status: 502, body: '<html>bad gateway</html>', contentType: 'text/html' } });
     const error = await rejection(client({ retry: { attempts: 2 } }).listServers());
     expect(error.kind).toBe('http');
     expect(error.status).toBe(502);
@@ -113,7 +127,7 @@ describe('errors from the service', () => {
 
 describe('retries', () => {
   it('honours Retry-After on 429, then succeeds with the same idempotency key', async () => {
-    server.inject({ path: '/v1/build', times: 1, failure: { type: 'status', status: 429, code: 'rate_limited', retryAfter: '2' } });
+    server.inject({ path: '/v1/build', times: 1, fault: { type: 'status', status: 429, code: 'rate_limited', retryAfter: '2' } });
     const built = await client().build(definition);
     expect(built.status).toBe('ready');
     const requests = server.requestsTo('/v1/build');
@@ -124,7 +138,7 @@ describe('retries', () => {
   });
 
   it('gives up at once when Retry-After is longer than it will wait', async () => {
-    server.inject({ path: '/v1/servers', failure: { type: 'status', status: 429, code: 'rate_limited', retryAfter: '3600' } });
+    server.inject({ path: '/v1/servers', fault: { type: 'status', status: 429, code: 'rate_limited', retryAfter: '3600' } });
     const error = await rejection(client().listServers());
     expect(error.status).toBe(429);
     expect(error.retryAfter).toBe(3600);
@@ -132,7 +146,7 @@ describe('retries', () => {
   });
 
   it('retries 5xx with growing, jittered back-off and stops after the last attempt', async () => {
-    server.inject({ path: '/v1/servers', failure: { type: 'status', status: 500, code: 'internal' } });
+    server.inject({ path: '/v1/servers', fault: { type: 'status', status: 500, code: 'internal' } });
     const error = await rejection(client({ random: () => 1, retry: { attempts: 4, baseDelayMs: 100 } }).listServers());
     expect(error.status).toBe(500);
     expect(error.attempts).toBe(4);
@@ -141,27 +155,27 @@ describe('retries', () => {
   });
 
   it('retries a 409 with Retry-After (the same idempotent request still running)', async () => {
-    server.inject({ path: '/v1/build', times: 1, failure: { type: 'status', status: 409, code: 'conflict', retryAfter: '1' } });
+    server.inject({ path: '/v1/build', times: 1, fault: { type: 'status', status: 409, code: 'conflict', retryAfter: '1' } });
     const built = await client().build(definition);
     expect(built.status).toBe('ready');
     expect(server.requestsTo('/v1/build')).toHaveLength(2);
   });
 
   it('does not retry a 4xx', async () => {
-    server.inject({ path: '/v1/servers', failure: { type: 'status', status: 409, code: 'conflict' } });
+    server.inject({ path: '/v1/servers', fault: { type: 'status', status: 409, code: 'conflict' } });
     await rejection(client().listServers());
     expect(server.requests).toHaveLength(1);
   });
 
   it('stops retrying when the total time would run out', async () => {
-    server.inject({ path: '/v1/servers', failure: { type: 'status', status: 503, code: 'unavailable', retryAfter: '5' } });
+    server.inject({ path: '/v1/servers', fault: { type: 'status', status: 503, code: 'unavailable', retryAfter: '5' } });
     const error = await rejection(client({ retry: { attempts: 10, maxTotalMs: 1000 } }).listServers());
     expect(error.status).toBe(503);
     expect(server.requests).toHaveLength(1);
   });
 
   it('retries a POST whose connection was dropped, with the same key', async () => {
-    server.inject({ path: '/v1/build', times: 1, failure: { type: 'drop' } });
+    server.inject({ path: '/v1/build', times: 1, fault: { type: 'drop' } });
     const built = await client().build(definition);
     expect(built.status).toBe('ready');
     const requests = server.requestsTo('/v1/build');
@@ -170,7 +184,7 @@ describe('retries', () => {
   });
 
   it('reports a connection that keeps dropping as a network error', async () => {
-    server.inject({ path: '/v1/build', failure: { type: 'drop' } });
+    server.inject({ path: '/v1/build', fault: { type: 'drop' } });
     const error = await rejection(client({ retry: { attempts: 3 } }).build(definition));
     expect(error.kind).toBe('network');
     expect(error.code).toBe('unreachable');
@@ -191,7 +205,7 @@ describe('retries', () => {
   });
 
   it('does not send again a request nobody answered in time: a hung service fails after the request timeout', async () => {
-    server.inject({ path: '/v1/servers', failure: { type: 'slow', ms: 3000 } });
+    server.inject({ path: '/v1/servers', fault: { type: 'slow', ms: 3000 } });
     const error = await rejection(client({ requestTimeoutMs: 300 }).listServers());
     expect(error.code).toBe('timeout');
     expect(error.message).toBe('no answer within 0.3 s');
@@ -202,8 +216,8 @@ describe('retries', () => {
     // a clock that only the back-off moves: the first attempt fails at once, the back-off takes
     // 700 of the 1000 ms, so the retry may wait 300 ms for its answer and no more
     let now = 0;
-    server.inject({ path: '/v1/servers', times: 1, failure: { type: 'drop' } });
-    server.inject({ path: '/v1/servers', failure: { type: 'slow', ms: 3000 } });
+    server.inject({ path: '/v1/servers', times: 1, fault: { type: 'drop' } });
+    server.inject({ path: '/v1/servers', fault: { type: 'slow', ms: 3000 } });
     const c = client({
       requestTimeoutMs: 1000,
       now: () => now,
@@ -222,14 +236,14 @@ describe('retries', () => {
   });
 
   it('a 503 with a Retry-After past the request timeout is not waited for', async () => {
-    server.inject({ path: '/v1/servers', failure: { type: 'status', status: 503, code: 'unavailable', retryAfter: '2' } });
+    server.inject({ path: '/v1/servers', fault: { type: 'status', status: 503, code: 'unavailable', retryAfter: '2' } });
     const error = await rejection(client({ requestTimeoutMs: 1000 }).listServers());
     expect(error.status).toBe(503);
     expect(server.requestsTo('/v1/servers')).toHaveLength(1);
   });
 
   it('waits for work still running (409 with Retry-After) past the failure attempts, with the same key', async () => {
-    server.inject({ path: '/v1/build', times: 6, failure: { type: 'status', status: 409, code: 'conflict', retryAfter: '1' } });
+    server.inject({ path: '/v1/build', times: 6, fault: { type: 'status', status: 409, code: 'conflict', retryAfter: '1' } });
     const waiting: string[] = [];
     const built = await client({ onWaiting: ({ operation, reason }) => waiting.push(`${operation} ${reason}`) }).build(definition);
     expect(built.status).toBe('ready');
@@ -241,7 +255,7 @@ describe('retries', () => {
 
   it('stops waiting for work still running when the wait is over, and says what and with which key', async () => {
     let now = 0;
-    server.inject({ path: '/v1/build', failure: { type: 'status', status: 409, code: 'conflict', retryAfter: '1' } });
+    server.inject({ path: '/v1/build', fault: { type: 'status', status: 409, code: 'conflict', retryAfter: '1' } });
     const c = client({
       now: () => now,
       retry: { maxPendingMs: 5000 },
@@ -259,7 +273,7 @@ describe('retries', () => {
   });
 
   it('asks a service known to be alive again, with the same key, when it is slow to answer', async () => {
-    server.inject({ path: '/v1/build', times: 2, failure: { type: 'slow', ms: 1500 } });
+    server.inject({ path: '/v1/build', times: 2, fault: { type: 'slow', ms: 1500 } });
     const waiting: string[] = [];
     const built = await client({ requestTimeoutMs: 300, isAlive: () => true, onWaiting: ({ reason }) => waiting.push(reason) }).build(definition);
     expect(built.status).toBe('ready');
@@ -270,14 +284,14 @@ describe('retries', () => {
   });
 
   it('a service known to be gone is not waited for', async () => {
-    server.inject({ path: '/v1/build', failure: { type: 'slow', ms: 1500 } });
+    server.inject({ path: '/v1/build', fault: { type: 'slow', ms: 1500 } });
     const error = await rejection(client({ requestTimeoutMs: 300, isAlive: () => false }).build(definition));
     expect(error.code).toBe('timeout');
     expect(server.requestsTo('/v1/build')).toHaveLength(1);
   });
 
   it('a timed-out answer is a network error of code timeout', async () => {
-    server.inject({ path: '/v1/servers', failure: { type: 'slow', ms: 1500 } });
+    server.inject({ path: '/v1/servers', fault: { type: 'slow', ms: 1500 } });
     const error = await rejection(client({ requestTimeoutMs: 200, retry: { attempts: 1 } }).listServers());
     expect(error.kind).toBe('network');
     expect(error.code).toBe('timeout');
@@ -290,7 +304,7 @@ describe('the contract', () => {
   it('an answer whose data breaks the schema is a contract error naming the field', async () => {
     server.inject({
       path: '/v1/servers/',
-      failure: {
+      fault: {
         type: 'raw',
         status: 200,
         body: JSON.stringify({ success: true, data: { mcp_id: 'nope', name: 'x', status: 'ready', url: 'u', build_time: 1 }, meta }),
@@ -305,14 +319,14 @@ describe('the contract', () => {
   });
 
   it('an answer that is not JSON is a contract error', async () => {
-    server.inject({ path: '/v1/servers', failure: { type: 'raw', status: 200, body: 'hello', contentType: 'text/plain' } });
+    server.inject({ path: '/v1/servers', fault: { type: 'raw', status: 200, body: 'hello', contentType: 'text/plain' } });
     const error = await rejection(client().listServers());
     expect(error.kind).toBe('contract');
     expect(error.message).toMatch(/not JSON/);
   });
 
   it('an envelope without meta is a contract error', async () => {
-    server.inject({ path: '/v1/servers', failure: { type: 'raw', status: 200, body: JSON.stringify({ success: true, data: { servers: [] } }) } });
+    server.inject({ path: '/v1/servers', fault: { type: 'raw', status: 200, body: JSON.stringify({ success: true, data: { servers: [] } }) } });
     const error = await rejection(client().listServers());
     expect(error.kind).toBe('contract');
     expect(error.details[0]!.path).toBe('meta');
@@ -344,7 +358,6 @@ describe('deployments', () => {
   });
 
   it('deploys asynchronously and follows the status by long-poll with the ETag', async () => {
-    server.options.stepMs = 30;
     const c = client();
     const built = await c.build(definition);
     const answer = await c.deploy({ mcp_id: built.mcp_id, environment: 'production' }, { async: true });
@@ -355,7 +368,7 @@ describe('deployments', () => {
     let deployment = answer.deployment;
     for (let i = 0; i < 20 && deployment.status === 'deploying'; i++) {
       const status = await c.status(deployment.deployment_id, { waitSeconds: 5, ...(etag === undefined ? {} : { etag }) });
-      expect(status.etag).toMatch(/^"\d+"$/);
+      expect(status.etag).toMatch(/^"[0-9a-f]+"$/);
       etag = status.etag;
       deployment = status.deployment ?? deployment;
     }
@@ -366,10 +379,10 @@ describe('deployments', () => {
   });
 
   it('returns a failed deployment from 422 deploy_failed instead of throwing', async () => {
-    server.options.outcome = 'failed';
+    // a server whose instances exit at start
+    const broken = await engine.addServer('weather', { failStart: true });
     const c = client();
-    const built = await c.build(definition);
-    const answer = await c.deploy({ mcp_id: built.mcp_id, environment: 'development' });
+    const answer = await c.deploy({ mcp_id: broken.server.mcp_id, environment: 'development' });
     expect(answer.deployment.status).toBe('failed');
     expect(answer.error?.code).toBe('deploy_failed');
     expect(answer.deployment.reason).toMatch(/exited/);
@@ -386,7 +399,9 @@ describe('deployments', () => {
     expect(rolled.deployment.mcp_id).toBe(built.mcp_id);
     expect(rolled.deployment.deployment_id).not.toBe(first.deployment_id);
     const list = await c.listDeployments({ mcp_id: built.mcp_id, status: 'stopped' });
-    expect(list.map((d) => d.deployment_id)).toEqual([second.deployment_id]);
+    // the engine keeps one deployment of a server per environment: the second replaced the first
+    expect(list.map((d) => d.deployment_id).sort()).toEqual([first.deployment_id, second.deployment_id].sort());
+    expect(list.every((d) => d.status === 'stopped')).toBe(true);
     expect((await c.logs(first.deployment_id)).length).toBeGreaterThan(0);
     expect((await c.metrics(first.deployment_id, 60)).window_seconds).toBe(60);
     expect(server.requestsTo(/metrics$/)[0]!.query.get('window')).toBe('60');
@@ -398,25 +413,28 @@ describe('deployments', () => {
     const { deployment } = await c.deploy({ mcp_id: built.mcp_id, environment: 'development' });
     const controller = new AbortController();
     const seen: string[] = [];
+    const recent = await c.logs(deployment.deployment_id);
     const following = c.followLogs(
       deployment.deployment_id,
       (line) => {
         seen.push(line.message);
-        if (seen.length === 1) server.emitLog(deployment.deployment_id, { time: new Date().toISOString(), level: 'info', message: 'second' });
-        if (seen.length === 2) controller.abort();
+        // once the recent lines are in, a tool call makes a new one
+        if (seen.length === recent.length) void callTool(`${deployment.url}/mcp`, 'echo', { text: 'second' });
+        if (line.message.includes('second')) controller.abort();
       },
       controller.signal,
     );
     await following;
-    expect(seen).toEqual([`deployment ${deployment.deployment_id} created`, 'second']);
+    expect(seen[0]).toBe(recent[0]!.message);
+    expect(seen.at(-1)).toContain('tools/call echo {"text":"second"}');
   });
 
   it('an aborted long-poll is an aborted error', async () => {
-    server.options.progress = 'hold';
+    // a server whose instances take longer to start than this test runs: it stays deploying
+    const slow = await engine.addServer('weather', { listenDelayMs: 60_000 });
     const controller = new AbortController();
     const c = client({ signal: controller.signal });
-    const built = await c.build(definition);
-    const { deployment } = await c.deploy({ mcp_id: built.mcp_id, environment: 'development' }, { async: true });
+    const { deployment } = await c.deploy({ mcp_id: slow.server.mcp_id, environment: 'development' }, { async: true });
     const polling = c.status(deployment.deployment_id, { waitSeconds: 30 });
     setImmediate(() => controller.abort());
     const error = await rejection(polling);
@@ -427,7 +445,7 @@ describe('deployments', () => {
 describe('debug', () => {
   it('reports each exchange with the key redacted', async () => {
     const exchanges: ApiExchange[] = [];
-    server.inject({ path: '/v1/servers', times: 1, failure: { type: 'status', status: 503, code: 'unavailable' } });
+    server.inject({ path: '/v1/servers', times: 1, fault: { type: 'status', status: 503, code: 'unavailable' } });
     await client({ debug: (e) => exchanges.push(e) }).listServers();
     expect(exchanges.map((e) => [e.method, e.status, e.attempt])).toEqual([
       ['GET', 503, 1],

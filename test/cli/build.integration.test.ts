@@ -1,23 +1,33 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startContractServer, type ContractServer } from '../support/contract-server.js';
-import { createSandbox, runCli, WEATHER_YAML, type Sandbox } from '../support/cli.js';
+import { TEST_KEY } from '../support/app.js';
+import { runCli, WEATHER_YAML, type Sandbox } from '../support/cli.js';
+import { startTestEngine, type TestEngine } from '../support/engine.js';
+import { startProxy, type Proxy } from '../support/proxy.js';
 
-let server: ContractServer;
+let t: TestEngine;
+let server: Proxy;
 let sandbox: Sandbox;
 let env: Record<string, string>;
 
 beforeEach(async () => {
-  server = await startContractServer();
-  sandbox = await createSandbox();
-  env = { ...sandbox.env, MCPCTL_API_URL: server.url, MCPCTL_API_KEY: server.apiKey };
+  t = await startTestEngine();
+  server = await startProxy(t.engine.url);
+  sandbox = t.sandbox;
+  env = { ...t.env, MCPCTL_API_URL: server.url };
   await writeFile(join(sandbox.dir, 'weather.yaml'), WEATHER_YAML);
 });
 afterEach(async () => {
   await server.close();
-  await sandbox.cleanup();
+  await t.close();
 });
+
+/** WEATHER_YAML whose tool runs a module that throws when it loads: the server cannot start. */
+const BROKEN_YAML = `${WEATHER_YAML.replace('template: basic', 'template: custom').replace(
+  '      type: static\n      content:\n        - type: text\n          text: Sunny\n',
+  '      type: module\n      module: boom.mjs\n',
+)}include: [boom.mjs]\n`;
 
 const build = (args: string[] = [], extraEnv: Record<string, string> = {}) =>
   runCli(['build', 'weather.yaml', ...args], { env: { ...env, ...extraEnv }, cwd: sandbox.dir });
@@ -26,7 +36,7 @@ describe('mcpctl build', () => {
   it('builds and shows the server with next steps', async () => {
     const result = await build();
     expect(result.code).toBe(0);
-    const id = [...server.servers.keys()][0]!;
+    const id = (await t.client.listServers())[0]!.mcp_id;
     expect(result.stdout).toContain(`✔ Built weather (${id})`);
     expect(result.stdout).toMatch(/status\s+ready/);
     expect(result.stdout).toMatch(/contents\s+1 tool, 1 resource, 0 prompts/);
@@ -50,7 +60,7 @@ describe('mcpctl build', () => {
   it('--quiet prints only the id', async () => {
     const result = await build(['--quiet']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^mcp_[a-f0-9]+\n$/);
+    expect(result.stdout).toMatch(/^mcp_[a-z0-9]+\n$/);
     expect(result.stderr).toBe('');
   });
 
@@ -68,20 +78,13 @@ describe('mcpctl build', () => {
   });
 
   it('422 build_failed is exit 5, with details mapped to file:line:column', async () => {
-    server.inject({
-      path: '/v1/build',
-      failure: {
-        type: 'status',
-        status: 422,
-        code: 'build_failed',
-        message: 'the server did not start',
-        details: [{ path: 'tools[0].handler', message: 'the handler could not be prepared' }],
-      },
-    });
+    expect(BROKEN_YAML).toContain('module: boom.mjs');
+    await writeFile(join(sandbox.dir, 'weather.yaml'), BROKEN_YAML);
+    await writeFile(join(sandbox.dir, 'boom.mjs'), 'throw new Error("kaboom at import");\n');
     const result = await build();
     expect(result.code).toBe(5);
     expect(result.stderr).toContain('error: the build failed: the server did not start');
-    expect(result.stderr).toMatch(/weather\.yaml:14:7 {2}tools\[0\]\.handler {2}the handler could not be prepared/);
+    expect(result.stderr).toMatch(/weather\.yaml:14:7 {2}tools\[0\]\.handler {2}cannot load boom\.mjs: kaboom at import/);
     expect(result.stderr).toMatch(/request id: req_/);
   });
 
@@ -104,14 +107,14 @@ describe('mcpctl build', () => {
   });
 
   it('429 with Retry-After is waited for, then the build succeeds', async () => {
-    server.inject({ path: '/v1/build', times: 1, failure: { type: 'status', status: 429, code: 'rate_limited', retryAfter: '1' } });
+    server.inject({ path: '/v1/build', times: 1, fault: { type: 'status', status: 429, code: 'rate_limited', retryAfter: '1' } });
     const result = await build(['--json']);
     expect(result.code).toBe(0);
     expect(server.requestsTo('/v1/build')).toHaveLength(2);
   });
 
   it('429 beyond what the CLI waits is exit 4 and says when to retry', async () => {
-    server.inject({ path: '/v1/build', failure: { type: 'status', status: 429, code: 'rate_limited', message: 'slow down', retryAfter: '120' } });
+    server.inject({ path: '/v1/build', fault: { type: 'status', status: 429, code: 'rate_limited', message: 'slow down', retryAfter: '120' } });
     const result = await build();
     expect(result.code).toBe(4);
     expect(result.stderr).toContain('is rate-limiting requests: slow down');
@@ -119,14 +122,14 @@ describe('mcpctl build', () => {
   });
 
   it('a dropped connection is retried', async () => {
-    server.inject({ path: '/v1/build', times: 1, failure: { type: 'drop' } });
+    server.inject({ path: '/v1/build', times: 1, fault: { type: 'drop' } });
     const result = await build();
     expect(result.code).toBe(0);
     expect(server.requestsTo('/v1/build')).toHaveLength(2);
   });
 
   it('a connection that keeps dropping is exit 4, safe to retry', async () => {
-    server.inject({ path: '/v1/build', failure: { type: 'drop' } });
+    server.inject({ path: '/v1/build', fault: { type: 'drop' } });
     const result = await build(['--json']);
     expect(result.code).toBe(4);
     expect(result.json().error.code).toBe('unreachable');
@@ -135,7 +138,7 @@ describe('mcpctl build', () => {
   });
 
   it('500 is exit 4 with the request id', async () => {
-    server.inject({ path: '/v1/build', failure: { type: 'status', status: 500, code: 'internal', message: 'boom' } });
+    server.inject({ path: '/v1/build', fault: { type: 'status', status: 500, code: 'internal', message: 'boom' } });
     const result = await build();
     expect(result.code).toBe(4);
     expect(result.stderr).toContain('failed (HTTP 500 internal): boom (after 4 attempts)');
@@ -144,7 +147,7 @@ describe('mcpctl build', () => {
 
   it('an answer outside the contract is a configuration error (exit 3) naming the field', async () => {
     const meta = { request_id: 'req_bad', timestamp: new Date().toISOString() };
-    server.inject({ path: '/v1/build', failure: { type: 'raw', status: 200, body: JSON.stringify({ success: true, data: { name: 'weather' }, meta }) } });
+    server.inject({ path: '/v1/build', fault: { type: 'raw', status: 200, body: JSON.stringify({ success: true, data: { name: 'weather' }, meta }) } });
     const result = await build();
     expect(result.code).toBe(3);
     expect(result.stderr).toContain('answered outside the /v1 contract: data.mcp_id');
@@ -152,7 +155,7 @@ describe('mcpctl build', () => {
   });
 
   it('--request-timeout and MCPCTL_REQUEST_TIMEOUT set how long a request waits; a bad value is configuration', async () => {
-    server.inject({ path: '/v1/build', failure: { type: 'slow', ms: 5000 } });
+    server.inject({ path: '/v1/build', fault: { type: 'slow', ms: 5000 } });
     const flag = await build(['--request-timeout', '0.5', '--json']);
     expect(flag.code).toBe(4);
     expect(flag.json().error).toMatchObject({ code: 'timeout', message: expect.stringContaining('no answer within 0.5 s') });
@@ -173,7 +176,7 @@ describe('mcpctl build', () => {
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/debug: POST http:\/\/127\.0\.0\.1:\d+\/v1\/build → 200 req_\w+ \d+ms/);
     expect(result.stderr).toContain('authorization: Bearer [redacted]');
-    expect(result.stderr).not.toContain(server.apiKey);
+    expect(result.stderr).not.toContain(TEST_KEY);
   });
 
   it('a file that does not exist is exit 2', async () => {

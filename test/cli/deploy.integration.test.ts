@@ -3,10 +3,14 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { applyDeployFlags, configFromDefinition, parseEnvFile } from '../../src/cli/steps/deploy-config.js';
 import { UserError } from '../../src/shared/errors.js';
-import { startContractServer, type ContractServer } from '../support/contract-server.js';
-import { createSandbox, runCli, WEATHER_YAML, type Sandbox } from '../support/cli.js';
+import type { Deployment } from '../../src/api/contract.js';
+import { runCli, WEATHER_YAML, type Sandbox } from '../support/cli.js';
+import { startTestEngine, type TestEngine } from '../support/engine.js';
+import { startProxy, type Proxy } from '../support/proxy.js';
+import { waitFor } from '../support/wait.js';
 
-let server: ContractServer;
+let t: TestEngine;
+let server: Proxy;
 let sandbox: Sandbox;
 let env: Record<string, string>;
 let mcpId: string;
@@ -18,17 +22,28 @@ async function buildOnce(): Promise<string> {
 }
 
 beforeEach(async () => {
-  server = await startContractServer({ stepMs: 30 });
-  sandbox = await createSandbox();
-  env = { ...sandbox.env, MCPCTL_API_URL: server.url, MCPCTL_API_KEY: server.apiKey, WEATHER_TOKEN: 'tok-123' };
+  t = await startTestEngine();
+  server = await startProxy(t.engine.url);
+  sandbox = t.sandbox;
+  env = { ...t.env, MCPCTL_API_URL: server.url, WEATHER_TOKEN: 'tok-123' };
   await writeFile(join(sandbox.dir, 'weather.yaml'), WEATHER_YAML);
   mcpId = await buildOnce();
   server.requests.length = 0;
 });
 afterEach(async () => {
   await server.close();
-  await sandbox.cleanup();
+  await t.close();
 });
+
+/** A built server whose instances start as `settings` say (test/fixtures/instance): slowly, or not at all. */
+async function fixture(settings: Record<string, unknown>): Promise<string> {
+  return (await t.addServer('weather', settings)).server.mcp_id;
+}
+/** Instances that take longer to start than a test runs: the deployment stays deploying. */
+const HOLD = { listenDelayMs: 60_000 };
+
+/** The deployments the engine holds, newest first. */
+const deployments = (): Promise<Deployment[]> => t.client.listDeployments();
 
 const deploy = (args: string[], options: { env?: Record<string, string>; signal?: AbortSignal } = {}) =>
   runCli(['deploy', ...args], { env: { ...env, ...options.env }, cwd: sandbox.dir, ...(options.signal === undefined ? {} : { signal: options.signal }) });
@@ -41,16 +56,17 @@ describe('mcpctl deploy', () => {
   it('deploys an id asynchronously and follows the status to deployed', async () => {
     const result = await deploy([mcpId, '--env', 'production']);
     expect(result.code).toBe(0);
-    const [id] = [...server.deployments.keys()];
+    const [d] = await deployments();
+    const id = d!.deployment_id;
     expect(result.stdout).toContain('✔ Deployed');
     expect(result.stdout).toMatch(new RegExp(`deployment\\s+${id}`));
     expect(result.stdout).toMatch(/environment\s+production/);
-    expect(result.stdout).toMatch(new RegExp(`mcp endpoint\\s+${server.url}/d/${id}/mcp`));
-    expect(result.stdout).toMatch(new RegExp(`health\\s+${server.url}/d/${id}/health`));
+    expect(result.stdout).toMatch(new RegExp(`mcp endpoint\\s+${d!.url}/mcp`));
+    expect(result.stdout).toMatch(new RegExp(`health\\s+${d!.health_check}`));
     expect(result.stdout).toMatch(/instances\s+2\/2 healthy/);
-    expect(result.stdout).toMatch(/deploy time\s+0\.08 s/);
+    expect(result.stdout).toMatch(/deploy time\s+\d+(\.\d+)? s/);
     expect(result.stdout).toContain('! single machine');
-    expect(result.stderr).toMatch(/ok: deployed deploy_\w+ in 0\.08 s/);
+    expect(result.stderr).toMatch(/ok: deployed deploy_\w+ in \d+(\.\d+)? s/);
     expect(server.requestsTo('/v1/deploy')[0]!.headers.prefer).toBe('respond-async');
     const polls = server.requestsTo(/\/status$/);
     expect(polls.length).toBeGreaterThan(0);
@@ -64,7 +80,7 @@ describe('mcpctl deploy', () => {
     expect(json.json()).toMatchObject({ status: 'deployed', environment: 'development', mcp_id: mcpId });
     const quiet = await deploy([mcpId, '--quiet']);
     expect(quiet.code).toBe(0);
-    expect(quiet.stdout).toMatch(/^deploy_[a-f0-9]+\n$/);
+    expect(quiet.stdout).toMatch(/^deploy_[a-z0-9]+\n$/);
   });
 
   it('builds a file first, takes the environment and env_vars from its deploy section', async () => {
@@ -156,7 +172,7 @@ tools:
   });
 
   it('handles a service that answers synchronously', async () => {
-    server.options.ignoreAsync = true;
+    server.inject({ path: '/v1/deploy', fault: { type: 'ignore', headers: ['prefer'] } });
     const result = await deploy([mcpId, '--json']);
     expect(result.code).toBe(0);
     expect(result.json().status).toBe('deployed');
@@ -164,50 +180,47 @@ tools:
   });
 
   it('falls back to polling when the service ignores wait, showing each stage', async () => {
-    server.options.progress = 'polls';
-    const result = await deploy([mcpId, '--env', 'production', '--json']);
+    server.inject({ path: /\/status$/, fault: { type: 'ignore', query: ['wait'] } });
+    const result = await deploy([await fixture({ listenDelayMs: 300 }), '--env', 'production', '--json']);
     expect(result.code).toBe(0);
     expect(result.json().status).toBe('deployed');
-    expect(server.requestsTo(/\/status$/)).toHaveLength(2);
+    expect(server.requestsTo(/\/status$/).length).toBeGreaterThan(1);
     expect(result.stderr).toContain('deploying deploy_');
-    expect(result.stderr).toContain('to production: health checks (1/2 healthy)');
+    expect(result.stderr).toContain('to production: starting instances 0/2 (0/2 healthy)');
   });
 
   it('a failed deployment is exit 6 with the reason and the logs command', async () => {
-    server.options.outcome = 'failed';
-    const result = await deploy([mcpId]);
+    const result = await deploy([await fixture({ failStart: true })]);
     expect(result.code).toBe(6);
-    expect(result.stderr).toMatch(/error: deployment deploy_\w+ failed: instance i1 exited with code 1/);
+    expect(result.stderr).toMatch(/error: deployment deploy_\w+ failed: instances did not start: .*exited with code 3/);
     expect(result.stderr).toMatch(/→ read its logs: `mcpctl logs deploy_\w+`/);
-    expect(result.stdout).toMatch(/reason\s+instance i1 exited/);
+    expect(result.stdout).toMatch(/reason\s+instances did not start/);
   });
 
   it('a failed synchronous deployment (422 deploy_failed) is exit 6 too, with the deployment as JSON', async () => {
-    server.options.outcome = 'failed';
-    server.options.ignoreAsync = true;
-    const result = await deploy([mcpId, '--json']);
+    server.inject({ path: '/v1/deploy', fault: { type: 'ignore', headers: ['prefer'] } });
+    const result = await deploy([await fixture({ failStart: true }), '--json']);
     expect(result.code).toBe(6);
     expect(result.json()).toMatchObject({ status: 'failed', reason: expect.stringContaining('exited') });
   });
 
   it('--timeout while still deploying is exit 8 with the command to keep waiting', async () => {
-    server.options.progress = 'hold';
-    const result = await deploy([mcpId, '--timeout', '1']);
+    const result = await deploy([await fixture(HOLD), '--timeout', '1']);
     expect(result.code).toBe(8);
     expect(result.stderr).toMatch(/error: deployment deploy_\w+ is still deploying after 1 s/);
     expect(result.stderr).toMatch(/mcpctl status deploy_\w+ --watch/);
   });
 
   it('Ctrl-C while the deploy request is on its way still names the deployment it created', async () => {
-    server.options.progress = 'hold';
+    const held = await fixture(HOLD);
     // the service creates the deployment at once but its answer is slow to come back
-    server.inject({ method: 'POST', path: '/v1/deploy', times: 1, failure: { type: 'late', ms: 400 } });
+    server.inject({ method: 'POST', path: '/v1/deploy', times: 1, fault: { type: 'late', ms: 400 } });
     const controller = new AbortController();
-    const waiting = deploy([mcpId, '--json'], { signal: controller.signal });
-    for (let i = 0; i < 500 && server.deployments.size === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    const waiting = deploy([held, '--json'], { signal: controller.signal });
+    await waitFor('the deployment to be created', async () => ((await deployments()).length > 0 ? true : undefined));
     controller.abort();
     const result = await waiting;
-    const [created] = [...server.deployments.keys()];
+    const [created] = (await deployments()).map((d) => d.deployment_id);
     expect(created).toMatch(/^deploy_/);
     expect(result.code).toBe(130);
     expect(result.json()).toMatchObject({ deployment_id: created, status: 'deploying' });
@@ -215,9 +228,9 @@ tools:
   });
 
   it('Ctrl-C while waiting stops waiting, says the deployment goes on, exit 130', async () => {
-    server.options.progress = 'hold';
+    const held = await fixture(HOLD);
     const controller = new AbortController();
-    const waiting = deploy([mcpId], { signal: controller.signal });
+    const waiting = deploy([held], { signal: controller.signal });
     for (let i = 0; i < 200 && server.requestsTo(/\/status$/).length === 0; i++) await new Promise((r) => setTimeout(r, 10));
     controller.abort();
     const result = await waiting;
@@ -236,7 +249,7 @@ tools:
   it('scaling out of bounds is exit 2 with the field path (422)', async () => {
     const result = await deploy([mcpId, '--env', 'production', '--max-instances', '9', '--json']);
     expect(result.code).toBe(2);
-    expect(result.json().error.problems).toContainEqual({ path: 'config.scaling.max_instances', message: 'must be from 2 to 8 in production' });
+    expect(result.json().error.problems).toContainEqual({ path: 'config.scaling.max_instances', message: 'must be from 2 to 8 in production (got 9)' });
   });
 
   it('a bound the file sets is shown at its line in the file; one a flag sets is not', async () => {
@@ -249,11 +262,11 @@ tools:
     expect(fromFile.json().error.problems).toContainEqual({
       where: `weather.yaml:${line}:24`,
       path: 'config.scaling.max_instances',
-      message: 'must be from 2 to 8 in production',
+      message: 'must be from 2 to 8 in production (got 9)',
     });
     const fromFlag = await deploy(['weather.yaml', '--env', 'production', '--max-instances', '10', '--json']);
     expect(fromFlag.code).toBe(2);
-    expect(fromFlag.json().error.problems).toContainEqual({ path: 'config.scaling.max_instances', message: 'must be from 2 to 8 in production' });
+    expect(fromFlag.json().error.problems).toContainEqual({ path: 'config.scaling.max_instances', message: 'must be from 2 to 8 in production (got 10)' });
   });
 
   it('min > max is caught before sending', async () => {
@@ -263,7 +276,7 @@ tools:
   });
 
   it('a dropped connection on deploy is retried with the same idempotency key', async () => {
-    server.inject({ method: 'POST', path: '/v1/deploy', times: 1, failure: { type: 'drop' } });
+    server.inject({ method: 'POST', path: '/v1/deploy', times: 1, fault: { type: 'drop' } });
     const result = await deploy([mcpId, '--idempotency-key', 'job-7']);
     expect(result.code).toBe(0);
     const posts = server.requestsTo('/v1/deploy', 'POST');

@@ -13,9 +13,9 @@ import { toBuildRequest } from '../../src/api/build-request.js';
 import { loadDefinition } from '../../src/definition/load.js';
 import { bundleDigest } from '../../src/export/image.js';
 import { requireBuilt } from '../support/app.js';
-import { startContractServer } from '../support/contract-server.js';
 import { createSandbox, runCli, type Sandbox } from '../support/cli.js';
 import { startRealEngine } from '../support/engine.js';
+import { envelope, startProxy } from '../support/proxy.js';
 
 const API_KEY = 'export-test-key-0123456789abcdef';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read the manifests loosely
@@ -188,11 +188,14 @@ describe('mcpctl export kubernetes <mcp_id>', () => {
   });
 
   it('a service that does not say the bundle of a build: exit 3, and export from the file instead', async () => {
-    const service = await startContractServer();
+    const service = await startProxy(engine.url);
     try {
-      const serviceEnv = { ...env, MCPCTL_API_URL: service.url, MCPCTL_API_KEY: service.apiKey };
+      const serviceEnv = { ...env, MCPCTL_API_URL: service.url };
       const built = await runCli(['build', 'forecast.yaml', '--json'], { env: serviceEnv, cwd: sandbox.dir });
       expect(built.code).toBe(0);
+      // the server as a service that keeps no bundles answers it: without bundle_digest
+      const { bundle_digest: _digest, ...server } = built.json();
+      service.inject({ method: 'GET', path: `/v1/servers/${server.mcp_id}`, fault: { type: 'raw', status: 200, body: envelope(server) } });
       const result = await runCli(['export', 'kubernetes', built.json().mcp_id, '--env', 'production'], { env: serviceEnv, cwd: sandbox.dir });
       expect(result.code).toBe(3);
       expect(result.stderr).toContain('does not say which bundle');

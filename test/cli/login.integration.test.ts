@@ -2,20 +2,31 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cleanKey } from '../../src/cli/commands/login.js';
-import { startContractServer, type ContractServer } from '../support/contract-server.js';
-import { createSandbox, runCli, WEATHER_YAML, type Sandbox } from '../support/cli.js';
+import { TEST_KEY } from '../support/app.js';
+import { runCli, WEATHER_YAML, type Sandbox } from '../support/cli.js';
+import { startTestEngine, type TestEngine } from '../support/engine.js';
+import { startProxy, type Proxy } from '../support/proxy.js';
 
-let server: ContractServer;
+type Service = Proxy & { apiKey: string };
+let t: TestEngine;
+let server: Service;
 let sandbox: Sandbox;
 
+/** A recording proxy in front of an engine: what `login` checks the key against. */
+async function service(engine: TestEngine): Promise<Service> {
+  return Object.assign(await startProxy(engine.engine.url), { apiKey: TEST_KEY });
+}
+
 beforeEach(async () => {
-  server = await startContractServer();
-  sandbox = await createSandbox();
+  t = await startTestEngine();
+  server = await service(t);
+  // the CLI's own sandbox, apart from the engine's: no MCPCTL_API_URL, so login decides where commands go
+  sandbox = t.sandbox;
   await writeFile(join(sandbox.dir, 'weather.yaml'), WEATHER_YAML);
 });
 afterEach(async () => {
   await server.close();
-  await sandbox.cleanup();
+  await t.close();
 });
 
 const cli = (args: string[], options: { stdin?: string; env?: Record<string, string> } = {}) =>
@@ -78,7 +89,7 @@ describe('mcpctl login', () => {
   });
 
   it('a service that does not list servers (404) is accepted without a check', async () => {
-    server.inject({ path: '/v1/servers', failure: { type: 'status', status: 404, code: 'not_found' } });
+    server.inject({ path: '/v1/servers', fault: { type: 'status', status: 404, code: 'not_found' } });
     const result = await cli(['login', '--api-url', server.url, '--with-key'], { stdin: server.apiKey });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('was not checked');
@@ -120,7 +131,8 @@ describe('mcpctl login', () => {
 
   it('--profile saves another profile and keeps the current one, saying how to switch', async () => {
     await cli(['login', '--api-url', server.url, '--with-key'], { stdin: server.apiKey });
-    const other = await startContractServer();
+    const otherEngine = await startTestEngine();
+    const other = await service(otherEngine);
     try {
       const result = await cli(['login', '--profile', 'ci', '--api-url', other.url, '--with-key', '--json'], { stdin: other.apiKey });
       expect(result.code).toBe(0);
@@ -138,6 +150,7 @@ describe('mcpctl login', () => {
       expect(server.requestsTo('/v1/build')).toHaveLength(0);
     } finally {
       await other.close();
+      await otherEngine.close();
     }
   });
 });

@@ -1,30 +1,40 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ApiClient } from '../../src/api/client.js';
-import { startContractServer, type ContractServer } from '../support/contract-server.js';
-import { createSandbox, runCli, type Sandbox } from '../support/cli.js';
+import type { ApiClient } from '../../src/api/client.js';
+import type { ServerRecord } from '../../src/engine/types.js';
+import { runCli, type Sandbox } from '../support/cli.js';
 import { contractDefinition } from '../support/contract-suite.js';
+import { startTestEngine, type TestEngine } from '../support/engine.js';
+import { startProxy, type Proxy } from '../support/proxy.js';
+import { waitFor } from '../support/wait.js';
 
-let server: ContractServer;
+let t: TestEngine;
+let server: Proxy;
 let sandbox: Sandbox;
 let env: Record<string, string>;
 let client: ApiClient;
 let mcpId: string;
 
 beforeEach(async () => {
-  server = await startContractServer({ stepMs: 30 });
-  sandbox = await createSandbox();
-  env = { ...sandbox.env, MCPCTL_API_URL: server.url, MCPCTL_API_KEY: server.apiKey };
-  client = new ApiClient({ baseUrl: server.url, apiKey: server.apiKey });
+  t = await startTestEngine();
+  server = await startProxy(t.engine.url);
+  sandbox = t.sandbox;
+  env = { ...t.env, MCPCTL_API_URL: server.url };
+  client = t.client;
   mcpId = (await client.build(contractDefinition())).mcp_id;
 });
 afterEach(async () => {
-  await client.close();
   await server.close();
-  await sandbox.cleanup();
+  await t.close();
 });
 
-async function deployment(options: { async?: boolean } = {}): Promise<string> {
-  return (await client.deploy({ mcp_id: mcpId, environment: 'staging' }, { async: options.async === true })).deployment.deployment_id;
+/** A server whose instances start as `settings` say (test/fixtures/instance): slowly, or not at all. */
+const fixture = (settings: Record<string, unknown>): Promise<ServerRecord> => t.addServer('contract-weather', settings);
+/** Instances that take longer to start than a test runs: the deployment stays deploying. */
+const HOLD = { listenDelayMs: 60_000 };
+
+async function deployment(options: { async?: boolean; server?: ServerRecord } = {}): Promise<string> {
+  const id = options.server?.server.mcp_id ?? mcpId;
+  return (await client.deploy({ mcp_id: id, environment: 'staging' }, { async: options.async === true })).deployment.deployment_id;
 }
 
 const status = (args: string[], signal?: AbortSignal) => runCli(['status', ...args], { env, cwd: sandbox.dir, ...(signal === undefined ? {} : { signal }) });
@@ -48,8 +58,7 @@ describe('mcpctl status', () => {
   });
 
   it('a deployment still deploying is exit 0 without --watch', async () => {
-    server.options.progress = 'hold';
-    const id = await deployment({ async: true });
+    const id = await deployment({ async: true, server: await fixture(HOLD) });
     const result = await status([id]);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/status\s+deploying/);
@@ -58,34 +67,43 @@ describe('mcpctl status', () => {
   });
 
   it('--watch follows until deployed', async () => {
-    server.options.progress = 'polls';
-    const id = await deployment({ async: true });
+    // a service that does not long-poll: it answers at once whatever `wait` says
+    server.inject({ path: /\/status$/, fault: { type: 'ignore', query: ['wait'] } });
+    const id = await deployment({ async: true, server: await fixture({ listenDelayMs: 300 }) });
     const result = await status([id, '--watch', '--json']);
     expect(result.code).toBe(0);
     expect(result.json().status).toBe('deployed');
-    expect(result.stderr).toContain(`deploying ${id} to staging: health checks (1/1 healthy)`);
+    expect(result.stderr).toContain(`deploying ${id} to staging: starting instances 0/1 (0/1 healthy)`);
     expect(result.stderr).toContain(`ok: deployed ${id}`);
   });
 
   it('--watch long-polls with the ETag it just read, so a change in between is seen at once', async () => {
-    server.options.progress = 'hold';
-    const id = await deployment({ async: true });
-    // the deployment settles right after the first read: a long-poll without that read's ETag
-    // would wait for a change that has already happened
-    server.options.settleAfterRead = true;
-    const result = await status([id, '--watch', '--timeout', '20', '--json']);
+    const id = await deployment({ async: true, server: await fixture({ listenDelayMs: 1500 }) });
+    // the deployment settles right after the first read: the first long-poll reaches the engine
+    // only once it has, and without that read's ETag it would wait for a change that has already happened
+    let release!: () => void;
+    server.inject({
+      path: /\/status$/,
+      when: (r) => r.query.get('wait') !== null,
+      times: 1,
+      fault: { type: 'hold', until: new Promise<void>((resolve) => (release = resolve)) },
+    });
+    const watching = status([id, '--watch', '--timeout', '20', '--json']);
+    await waitFor('the deployment to settle', async () => ((await client.status(id)).deployment?.status === 'deployed' ? true : undefined));
+    release();
+    const result = await watching;
     expect(result.code).toBe(0);
     expect(result.json().status).toBe('deployed');
     const [read, ...polls] = server.requestsTo(/\/status$/);
     expect(read!.query.get('wait')).toBeNull();
     expect(polls.length).toBeGreaterThan(0);
-    expect(polls[0]!.headers['if-none-match']).toBe('"1"');
-    expect(server.expiredWaits).toBe(0);
+    expect(polls[0]!.headers['if-none-match']).toBe(read!.response!.headers.etag);
+    // no long-poll sat out its wait: each answered with a version newer than the one it named
+    expect(polls.filter((p) => p.response?.headers.etag === p.headers['if-none-match'])).toEqual([]);
   });
 
   it('--watch that times out is exit 8', async () => {
-    server.options.progress = 'hold';
-    const id = await deployment({ async: true });
+    const id = await deployment({ async: true, server: await fixture(HOLD) });
     const result = await status([id, '--watch', '--timeout', '1', '--json']);
     expect(result.code).toBe(8);
     expect(result.json().status).toBe('deploying');
@@ -93,8 +111,7 @@ describe('mcpctl status', () => {
   });
 
   it('Ctrl-C during --watch is exit 130', async () => {
-    server.options.progress = 'hold';
-    const id = await deployment({ async: true });
+    const id = await deployment({ async: true, server: await fixture(HOLD) });
     const controller = new AbortController();
     const watching = status([id, '--watch'], controller.signal);
     for (let i = 0; i < 200 && server.requestsTo(/\/status$/).length < 2; i++) await new Promise((r) => setTimeout(r, 10));
@@ -105,8 +122,7 @@ describe('mcpctl status', () => {
   });
 
   it('a failed deployment is exit 6', async () => {
-    server.options.outcome = 'failed';
-    const id = await deployment();
+    const id = await deployment({ server: await fixture({ failStart: true }) });
     const result = await status([id]);
     expect(result.code).toBe(6);
     expect(result.stdout).toContain(`✖ ${id} failed (staging)`);

@@ -1,20 +1,43 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { TestResult } from '../../src/api/contract.js';
 import { checkCase } from '../../src/cli/steps/run-tests.js';
 import { escapeXml, toJUnitXml } from '../../src/cli/render/junit.js';
-import { scriptedAgent, startContractServer, type ContractServer } from '../support/contract-server.js';
-import { createSandbox, runCli, WEATHER_YAML, type Sandbox } from '../support/cli.js';
+import { runCli, WEATHER_YAML, type Sandbox } from '../support/cli.js';
+import { startTestEngine, type TestEngine } from '../support/engine.js';
+import { scriptedClaude, scriptedGpt, type Plan } from '../support/models.js';
+import { envelope, startProxy, type Proxy } from '../support/proxy.js';
+import { startProviderDouble, type ProviderDouble } from '../support/provider-double.js';
 
-let server: ContractServer;
+let t: TestEngine;
+let server: Proxy;
 let sandbox: Sandbox;
 let env: Record<string, string>;
 let mcpId: string;
+/** stand-ins for the paid models' APIs; what claude-sonnet-4-5 does is `plan`'s to say */
+let anthropic: ProviderDouble;
+let openai: ProviderDouble;
+let plan: Plan;
 
+// one engine for the file (a build of the same definition is the same server); a new proxy per test
+beforeAll(async () => {
+  anthropic = await startProviderDouble(scriptedClaude((message) => plan(message)));
+  openai = await startProviderDouble(scriptedGpt());
+  t = await startTestEngine({
+    env: { ANTHROPIC_API_KEY: 'sk-ant-test', ANTHROPIC_BASE_URL: anthropic.url, OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: openai.url },
+  });
+  sandbox = t.sandbox;
+});
+afterAll(async () => {
+  await t?.close();
+  await anthropic?.close();
+  await openai?.close();
+});
 beforeEach(async () => {
-  server = await startContractServer();
-  sandbox = await createSandbox();
-  env = { ...sandbox.env, MCPCTL_API_URL: server.url, MCPCTL_API_KEY: server.apiKey };
+  plan = () => [];
+  server = await startProxy(t.engine.url);
+  env = { ...t.env, MCPCTL_API_URL: server.url };
   await writeFile(join(sandbox.dir, 'weather.yaml'), WEATHER_YAML);
   const built = await runCli(['build', 'weather.yaml', '--quiet'], { env, cwd: sandbox.dir });
   mcpId = built.stdout.trim();
@@ -22,35 +45,49 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   await server.close();
-  await sandbox.cleanup();
 });
 
-const test = (args: string[]) => runCli(['test', ...args], { env, cwd: sandbox.dir });
+/** A message the engine's offline agent (mcpctl-local) answers with get_forecast. */
+const FORECAST = 'What is the forecast in Paris? Use get_forecast.';
 
-/** An agent whose calls fail half the time (the second one's arguments rejected): success rate 0.5. */
+const test = (args: string[]) => runCli(['test', ...args], { env, cwd: sandbox.dir });
+const CLAUDE = ['--model', 'claude-sonnet-4-5'];
+
+/** Calls that fail half the time (the second one's arguments rejected): success rate 0.5. */
 function halfFailingAgent() {
-  server.options.agent = (request, stored) => ({
-    ...scriptedAgent(request, stored),
-    success_rate: 0.5,
-    tool_calls: [
-      { name: 'get_forecast', ok: true, duration_ms: 2 },
-      { name: 'get_forecast', ok: false, error: 'city is required', duration_ms: 1, failure: { kind: 'arguments' } },
-    ],
-  });
+  plan = () => [
+    { name: 'get_forecast', input: { city: 'Paris' } },
+    { name: 'get_forecast', input: {} },
+  ];
+}
+
+/** POST /v1/test answers `result`, as a service would whose agent did that. */
+function serviceAnswers(result: Partial<TestResult>) {
+  const whole: TestResult = {
+    ai_response: 'Scripted reply',
+    tools_used: ['get_forecast'],
+    resources_accessed: [],
+    execution_time: 0.05,
+    success_rate: 1,
+    ai_model: 'mcpctl-local',
+    tool_calls: [{ name: 'get_forecast', ok: true, duration_ms: 3 }],
+    ...result,
+  };
+  server.inject({ method: 'POST', path: '/v1/test', fault: { type: 'raw', status: 200, body: envelope(whole) } });
 }
 
 describe('mcpctl test', () => {
   it('sends one message by id and prints the reply, tools, resources, time and band', async () => {
-    const result = await test([mcpId, '-m', 'What is the weather? notes://today']);
+    const result = await test([mcpId, '-m', `${FORECAST} And read notes://today`]);
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/reply\s+Scripted reply to: What is the weather\? notes:\/\/today/);
+    expect(result.stdout).toMatch(/reply\s+\S/);
     expect(result.stdout).toMatch(/tools used\s+get_forecast/);
     expect(result.stdout).toMatch(/resources\s+notes:\/\/today/);
-    expect(result.stdout).toMatch(/execution time\s+0\.05 s/);
+    expect(result.stdout).toMatch(/execution time\s+\d+(\.\d+)? s/);
     expect(result.stdout).toMatch(/success rate\s+100% \(all tool calls worked\)/);
     expect(result.stdout).not.toContain('likely causes');
     expect(result.stdout).toContain('✔ 1 of 1 case passed (threshold 0.8)');
-    expect(server.requestsTo('/v1/test')[0]!.body).toEqual({ mcp_id: mcpId, message: 'What is the weather? notes://today' });
+    expect(server.requestsTo('/v1/test')[0]!.body).toEqual({ mcp_id: mcpId, message: `${FORECAST} And read notes://today` });
   });
 
   it('passes --model and --user-id', async () => {
@@ -71,11 +108,11 @@ describe('mcpctl test', () => {
 
   it('a rate below the threshold is exit 7 and names the cause of this run, not a fixed list', async () => {
     halfFailingAgent();
-    const result = await test([mcpId, '-m', 'hi']);
+    const result = await test([mcpId, '-m', 'hi', ...CLAUDE]);
     expect(result.code).toBe(7);
     expect(result.stdout).toMatch(/success rate\s+50% \(some failures\)/);
     expect(result.stdout).toContain(
-      'cause failed_calls: get_forecast: 1 of its 2 calls failed; the arguments were rejected by its input schema: city is required',
+      'cause failed_calls: get_forecast: 1 of its 2 calls failed; the arguments were rejected by its input schema: Invalid arguments for tool "get_forecast": city is required.',
     );
     expect(result.stdout).not.toContain('similar_descriptions');
     expect(result.stdout).not.toContain('not_understood');
@@ -85,21 +122,20 @@ describe('mcpctl test', () => {
 
   it('--threshold lowers the bar; the causes are still shown', async () => {
     halfFailingAgent();
-    const result = await test([mcpId, '-m', 'hi', '--threshold', '0.5']);
+    const result = await test([mcpId, '-m', 'hi', '--threshold', '0.5', ...CLAUDE]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('cause failed_calls: get_forecast');
   });
 
   it('a cause names where its tool is defined when the target is a file', async () => {
     halfFailingAgent();
-    const result = await test(['weather.yaml', '-m', 'hi']);
+    const result = await test(['weather.yaml', '-m', 'hi', ...CLAUDE]);
     expect(result.code).toBe(7);
     expect(result.stdout).toContain('→ get_forecast is defined at weather.yaml:5:5');
   });
 
   it('how a call failed is read from its error when the service does not say', async () => {
-    server.options.agent = (request, stored) => ({
-      ...scriptedAgent(request, stored),
+    serviceAnswers({
       success_rate: 0,
       tool_calls: [
         { name: 'get_forecast', ok: false, error: 'Tool "get_forecast" failed: GET https://api.example.com/forecast answered 503 Service Unavailable' },
@@ -121,13 +157,7 @@ describe('mcpctl test', () => {
   });
 
   it('a run that used nothing is not a pass, even when the service reports a rate of 1: exit 7, not_understood', async () => {
-    server.options.agent = (request, stored) => ({
-      ...scriptedAgent(request, stored),
-      tools_used: [],
-      resources_accessed: [],
-      tool_calls: [],
-      success_rate: 1,
-    });
+    serviceAnswers({ tools_used: [], resources_accessed: [], tool_calls: [], success_rate: 1 });
     const result = await test([mcpId, '-m', 'sing me a song']);
     expect(result.code).toBe(7);
     expect(result.stdout).toMatch(/success rate\s+100% \(major issues\)/);
@@ -136,7 +166,7 @@ describe('mcpctl test', () => {
   });
 
   it('--expect-tool sets what a message should call: it reaches the service and judges the run', async () => {
-    const result = await test([mcpId, '-m', 'the forecast please', '--expect-tool', 'get_alerts', '--expect-tool', 'get_forecast', '--json']);
+    const result = await test([mcpId, '-m', FORECAST, '--expect-tool', 'get_alerts', '--expect-tool', 'get_forecast', '--json']);
     expect(result.code).toBe(7);
     expect(server.requestsTo('/v1/test')[0]!.body).toMatchObject({ expect: { tools: ['get_alerts', 'get_forecast'] } });
     expect(result.json().cases[0].failures).toEqual(['expected the agent to call get_alerts; it did not']);
@@ -159,8 +189,9 @@ describe('mcpctl test', () => {
   });
 
   it('a failed expectation is exit 7; --json has passed false and every failure; --junit records it', async () => {
-    server.options.agent = (request, stored) => ({ ...scriptedAgent(request, stored), tools_used: [], tool_calls: [] });
-    const result = await test(['weather.yaml', '--json', '--junit', 'reports/junit.xml']);
+    // the model calls no tool; it reads the resource a message names
+    plan = (message) => (message.includes('notes://today') ? [{ name: 'read_resource', input: { uri: 'notes://today' } }] : []);
+    const result = await test(['weather.yaml', '--json', '--junit', 'reports/junit.xml', ...CLAUDE]);
     expect(result.code).toBe(7);
     const doc = result.json();
     expect(doc.passed).toBe(false);
@@ -172,14 +203,15 @@ describe('mcpctl test', () => {
     expect(doc.cases[1].passed).toBe(true);
     const xml = await readFile(join(sandbox.dir, 'reports/junit.xml'), 'utf8');
     expect(xml).toContain('<testsuite name="weather" tests="2" failures="1"');
-    expect(xml).toContain('<testcase name="forecast" classname="weather" time="0.050">');
+    expect(xml).toMatch(/<testcase name="forecast" classname="weather" time="\d+\.\d{3}">/);
     expect(xml).toContain('<failure message="the agent used no tool and no resource, so the case tested nothing" type="expectation">');
-    expect(xml).toContain('not_understood: no tool or resource on this server matched the request');
+    // a provider's model (not mcpctl-local) that used nothing: the cause says the agent used nothing
+    expect(xml).toContain('not_understood: the agent used no tool and no resource');
     expect(xml).toMatch(/<testcase name="notes"[^>]*>\s*<system-out>/);
   });
 
   it('--quiet prints only the summary', async () => {
-    const result = await test([mcpId, '-m', 'hi', '--quiet']);
+    const result = await test([mcpId, '-m', FORECAST, '--quiet']);
     expect(result.stdout).toBe('1 of 1 case passed (threshold 0.8)\n');
   });
 
@@ -191,25 +223,35 @@ describe('mcpctl test', () => {
   });
 
   it('a model whose key the service lacks is exit 3 (configuration) before anything is built, naming the variable; never "retry"', async () => {
-    server.options.models = [
-      { id: 'mcpctl-local', default: true, available: true },
-      { id: 'claude-sonnet-4-5', available: false, key_variable: 'ANTHROPIC_API_KEY', reason: 'ANTHROPIC_API_KEY is not set where the engine runs' },
-    ];
-    const result = await test(['weather.yaml', '-m', 'hi', '--model', 'claude-sonnet-4-5', '--json']);
-    expect(result.code).toBe(3);
-    expect(result.json().error).toMatchObject({
-      code: 'model_not_configured',
-      exit_code: 3,
-      message: 'the model claude-sonnet-4-5 cannot run: ANTHROPIC_API_KEY is not set where the engine runs',
-    });
-    expect(result.json().error.hint).toContain('ANTHROPIC_API_KEY');
-    expect(result.json().error.hint).not.toContain('retry');
-    expect(server.requests.map((r) => r.path)).toEqual(['/v1/models']);
+    // an engine whose environment has no model key
+    const keyless = await startTestEngine();
+    const service = await startProxy(keyless.engine.url);
+    try {
+      await writeFile(join(keyless.sandbox.dir, 'weather.yaml'), WEATHER_YAML);
+      const result = await runCli(['test', 'weather.yaml', '-m', 'hi', '--model', 'claude-sonnet-4-5', '--json'], {
+        env: { ...keyless.env, MCPCTL_API_URL: service.url },
+        cwd: keyless.sandbox.dir,
+      });
+      expect(result.code).toBe(3);
+      expect(result.json().error).toMatchObject({
+        code: 'model_not_configured',
+        exit_code: 3,
+        message: 'the model claude-sonnet-4-5 cannot run: ANTHROPIC_API_KEY is not set where the engine runs',
+      });
+      expect(result.json().error.hint).toContain('ANTHROPIC_API_KEY');
+      expect(result.json().error.hint).not.toContain('retry');
+      expect(service.requests.map((r) => r.path)).toEqual(['/v1/models']);
+    } finally {
+      await service.close();
+      await keyless.close();
+    }
   });
 
   it('the model of a file’s tests: section is checked too', async () => {
     await writeFile(join(sandbox.dir, 'weather.yaml'), WEATHER_YAML.replace('  threshold: 0.9\n', '  threshold: 0.9\n  model: gpt-4.1-mini\n'));
-    server.options.models = [{ id: 'gpt-4.1-mini', available: false, key_variable: 'OPENAI_API_KEY' }];
+    // a service that lists the model as unavailable without saying why
+    const models = [{ id: 'gpt-4.1-mini', available: false, key_variable: 'OPENAI_API_KEY' }];
+    server.inject({ path: '/v1/models', fault: { type: 'raw', status: 200, body: envelope({ models }) } });
     const result = await test(['weather.yaml']);
     expect(result.code).toBe(3);
     expect(result.stderr).toContain('the model gpt-4.1-mini cannot run: OPENAI_API_KEY is not set where the service runs');
@@ -218,7 +260,7 @@ describe('mcpctl test', () => {
   it('a service that answers model_not_configured for the test itself is exit 3 too', async () => {
     server.inject({
       path: '/v1/test',
-      failure: {
+      fault: {
         type: 'status',
         status: 501,
         code: 'model_not_configured',
@@ -232,7 +274,7 @@ describe('mcpctl test', () => {
   });
 
   it('a service without GET /v1/models leaves the model to the test request', async () => {
-    server.inject({ path: '/v1/models', failure: { type: 'status', status: 404, code: 'not_found', message: 'no route' } });
+    server.inject({ path: '/v1/models', fault: { type: 'status', status: 404, code: 'not_found', message: 'no route' } });
     const result = await test([mcpId, '-m', 'hi', '--model', 'gpt-4.1-mini']);
     expect(result.code).toBe(0);
     expect(server.requestsTo('/v1/test')).toHaveLength(1);
@@ -247,7 +289,7 @@ describe('mcpctl test', () => {
   it('a provider the service cannot reach (503) is exit 4: that one is transient', async () => {
     server.inject({
       path: '/v1/test',
-      failure: { type: 'status', status: 503, code: 'unavailable', message: 'Anthropic is rate limiting the engine (HTTP 429)', retryAfter: '60' },
+      fault: { type: 'status', status: 503, code: 'unavailable', message: 'Anthropic is rate limiting the engine (HTTP 429)', retryAfter: '60' },
     });
     const result = await test([mcpId, '-m', 'hi', '--model', 'claude-sonnet-4-5']);
     expect(result.code).toBe(4);

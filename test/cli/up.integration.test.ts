@@ -1,48 +1,66 @@
 /**
- * `mcpctl up` against an in-memory /v1 service: validate, build, test, deploy in one gated step;
+ * `mcpctl up` against the engine (test/support/engine.ts, through a recording proxy): validate, build, test, deploy in one gated step;
  * the first failing step's exit code, nothing deployed after a failed case, one JSON document,
  * and, in GitHub Actions, annotations, the job summary and the step outputs.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { scriptedAgent, startContractServer, type ContractServer } from '../support/contract-server.js';
-import { createSandbox, runCli, WEATHER_YAML, type Sandbox } from '../support/cli.js';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Deployment } from '../../src/api/contract.js';
+import { runCli, WEATHER_YAML, type Sandbox } from '../support/cli.js';
+import { startTestEngine, type TestEngine } from '../support/engine.js';
+import { startProxy, type Proxy } from '../support/proxy.js';
 
-let server: ContractServer;
+// one engine for the file (without model keys: only mcpctl-local can test); a new proxy per test
+let t: TestEngine;
+let server: Proxy;
 let sandbox: Sandbox;
 let env: Record<string, string>;
 
+beforeAll(async () => {
+  t = await startTestEngine();
+  sandbox = t.sandbox;
+});
+afterAll(async () => {
+  await t?.close();
+});
 beforeEach(async () => {
-  server = await startContractServer({ stepMs: 20 });
-  sandbox = await createSandbox();
-  env = { ...sandbox.env, MCPCTL_API_URL: server.url, MCPCTL_API_KEY: server.apiKey, WEATHER_TOKEN: 'tok-123' };
+  server = await startProxy(t.engine.url);
+  env = { ...t.env, MCPCTL_API_URL: server.url, WEATHER_TOKEN: 'tok-123' };
   await writeFile(join(sandbox.dir, 'weather.yaml'), WEATHER_YAML);
+  // GitHub Actions' files start empty in each test
+  for (const file of ['summary.md', 'output.txt']) await rm(join(sandbox.dir, file), { force: true });
 });
 afterEach(async () => {
   await server.close();
-  await sandbox.cleanup();
 });
 
 const up = (args: string[], extra: Record<string, string> = {}) => runCli(['up', ...args], { env: { ...env, ...extra }, cwd: sandbox.dir });
 const paths = () => server.requests.map((r) => `${r.method} ${r.path.replace(/deploy_\w+/, 'deploy_ID')}`);
+/** The engine's newest deployment. */
+const latest = async (): Promise<Deployment> => (await t.client.listDeployments()).sort((a, b) => (b.created_at ?? '').localeCompare(a.created_at ?? ''))[0]!;
 
-/** An agent that uses nothing: every case fails. */
-function agentThatUsesNothing() {
-  server.options.agent = (request, stored) => ({ ...scriptedAgent(request, stored), tools_used: [], resources_accessed: [], tool_calls: [], success_rate: 0 });
+/** Cases whose messages nothing on the server matches: the agent uses nothing, every case fails. */
+async function agentThatUsesNothing() {
+  const yaml = WEATHER_YAML.replace('What is the forecast in Paris? Use get_forecast.', 'Sing me a song.').replace(
+    'Read notes://today please',
+    'Tell me a joke.',
+  );
+  expect(yaml).not.toContain('Paris');
+  await writeFile(join(sandbox.dir, 'weather.yaml'), yaml);
 }
 
 describe('mcpctl up', () => {
   it('with passing cases: validates, builds, tests, deploys, and prints the URL', async () => {
     const result = await up(['weather.yaml']);
     expect(result.code, result.stderr).toBe(0);
-    const [id] = [...server.deployments.keys()];
+    const d = await latest();
     expect(result.stdout).toContain('✔ weather.yaml is valid: weather, 1 tool, 1 resource, 0 prompts');
     expect(result.stdout).toMatch(/✔ Built weather \(mcp_\w+\)/);
     expect(result.stdout).toContain('✔ 2 of 2 cases passed (threshold 0.9)');
     expect(result.stdout).toContain('✔ Deployed weather to staging');
     expect(result.stdout).toContain(`✔ up: weather validated, built (mcp_`);
-    expect(result.stdout).toContain(`deployed at ${server.url}/d/${id}/mcp`);
+    expect(result.stdout).toContain(`deployed at ${d.url}/mcp`);
     expect(paths().filter((p) => !p.includes('/status'))).toEqual(['POST /v1/build', 'POST /v1/test', 'POST /v1/test', 'POST /v1/deploy']);
     expect(server.requestsTo('/v1/deploy')[0]!.body).toMatchObject({ environment: 'staging', config: { env_vars: { API_TOKEN: 'tok-123' } } });
     // no long-poll without the version already seen: it would wait for a change that may have happened
@@ -50,17 +68,18 @@ describe('mcpctl up', () => {
   });
 
   it('with a failing case: the test-failure code, and nothing is deployed', async () => {
-    agentThatUsesNothing();
+    await agentThatUsesNothing();
+    const before = (await t.client.listDeployments()).length;
     const result = await up(['weather.yaml']);
     expect(result.code).toBe(7);
     expect(result.stdout).toContain('cause not_understood');
     expect(result.stderr).toContain('error: 2 of 2 test cases failed, so weather was not deployed');
     expect(server.requestsTo('/v1/deploy')).toHaveLength(0);
-    expect(server.deployments.size).toBe(0);
+    expect(await t.client.listDeployments()).toHaveLength(before);
   });
 
   it('--json: one document with each step; a failed step ends the run and the rest are skipped with the reason', async () => {
-    agentThatUsesNothing();
+    await agentThatUsesNothing();
     const result = await up(['weather.yaml', '--json']);
     expect(result.code).toBe(7);
     const doc = result.json();
@@ -110,13 +129,10 @@ describe('mcpctl up', () => {
     expect(unset.json().steps[0].error.message).toContain('WEATHER_TOKEN');
     expect(result.code).toBe(0);
     expect(server.requestsTo('/v1/build')).toHaveLength(1);
-  });
+  }, 90_000); // two whole runs
 
   it('a test model the service cannot run: exit 3 (configuration) before the build', async () => {
-    server.options.models = [
-      { id: 'mcpctl-local', available: true },
-      { id: 'gpt-4.1-mini', available: false, key_variable: 'OPENAI_API_KEY' },
-    ];
+    // the engine's environment has no OPENAI_API_KEY
     const result = await up(['weather.yaml', '--model', 'gpt-4.1-mini', '--json']);
     expect(result.code).toBe(3);
     expect(result.json().steps.map((s: { step: string; status: string }) => `${s.step}:${s.status}`)).toEqual([
@@ -129,21 +145,20 @@ describe('mcpctl up', () => {
   });
 
   it('a failed build is exit 5; a failed deployment exit 6', async () => {
-    server.inject({
-      path: '/v1/build',
-      times: 1,
-      failure: {
-        type: 'status',
-        status: 422,
-        code: 'build_failed',
-        message: 'the server did not start',
-        details: [{ path: 'tools[0].handler', message: 'boom' }],
-      },
-    });
+    // a tool whose module throws when it loads: the server cannot start
+    const broken = WEATHER_YAML.replace('template: basic', 'template: custom').replace(
+      '      type: static\n      content:\n        - type: text\n          text: Sunny\n',
+      '      type: module\n      module: boom.mjs\n',
+    );
+    expect(broken).toContain('module: boom.mjs');
+    await writeFile(join(sandbox.dir, 'weather.yaml'), `${broken}include: [boom.mjs]\n`);
+    await writeFile(join(sandbox.dir, 'boom.mjs'), 'throw new Error("boom");\n');
     const build = await up(['weather.yaml']);
     expect(build.code).toBe(5);
-    expect(build.stderr).toContain('weather.yaml:14:7  tools[0].handler  boom');
-    server.options.outcome = 'failed';
+    expect(build.stderr).toContain('weather.yaml:14:7  tools[0].handler  cannot load boom.mjs: boom');
+    // a server that builds and passes its tests, and whose instances exit at start (test/fixtures/instance)
+    await writeFile(join(sandbox.dir, 'weather.yaml'), `${WEATHER_YAML}include: [fixture.json]\n`);
+    await writeFile(join(sandbox.dir, 'fixture.json'), JSON.stringify({ failStart: true }));
     const deploy = await up(['weather.yaml', '--json']);
     expect(deploy.code).toBe(6);
     expect(deploy.json().steps.at(-1)).toMatchObject({ step: 'deploy', status: 'failed', result: { status: 'failed' }, error: { code: 'deploy_failed' } });
@@ -160,8 +175,7 @@ describe('mcpctl up', () => {
   it('--quiet prints the URL alone', async () => {
     const result = await up(['weather.yaml', '--quiet']);
     expect(result.code).toBe(0);
-    const [id] = [...server.deployments.keys()];
-    expect(result.stdout).toBe(`${server.url}/d/${id}\n`);
+    expect(result.stdout).toBe(`${(await latest()).url}\n`);
   });
 });
 
@@ -176,18 +190,18 @@ describe('in GitHub Actions', () => {
   it('up fills the job summary and the step outputs', async () => {
     const result = await up(['weather.yaml'], github());
     expect(result.code).toBe(0);
-    const [id] = [...server.deployments.keys()];
+    const { deployment_id: id, url } = await latest();
     const summary = await readFile(join(sandbox.dir, 'summary.md'), 'utf8');
     expect(summary).toContain('### ✅ mcpctl up: weather');
     expect(summary).toContain('| test | ✅ ok | 2 of 2 cases passed |');
     expect(summary).toContain('| forecast | ✅ passed | 100% (all tool calls worked) | get_forecast | — |');
-    expect(summary).toContain(`| url | ${server.url}/d/${id} |`);
+    expect(summary).toContain(`| url | ${url} |`);
     const outputs = await readFile(join(sandbox.dir, 'output.txt'), 'utf8');
-    expect(outputs).toMatch(new RegExp(`^mcp_id=mcp_\\w+\\ndeployment_id=${id}\\nurl=${server.url.replace(/[.]/g, '\\.')}/d/${id}\\nstatus=deployed\\n$`));
+    expect(outputs).toMatch(new RegExp(`^mcp_id=mcp_\\w+\\ndeployment_id=${id}\\nurl=${url.replace(/[.]/g, '\\.')}\\nstatus=deployed\\n$`));
   });
 
   it('a failed case is an error on its line, its causes warnings on their tools; the outputs say which step failed', async () => {
-    agentThatUsesNothing();
+    await agentThatUsesNothing();
     const result = await up(['weather.yaml'], github());
     expect(result.code).toBe(7);
     expect(result.stdout).toContain(

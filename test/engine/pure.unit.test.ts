@@ -7,7 +7,7 @@ import { homePaths, resolveHome } from '../../src/engine/home.js';
 import { exceedsDepth, isJsonMediaType } from '../../src/engine/http/body.js';
 import { RateLimiter } from '../../src/engine/http/rate-limit.js';
 import { Router } from '../../src/engine/http/router.js';
-import { issuesToDetails } from '../../src/engine/http/validate.js';
+import { issuesToDetails } from '../../src/engine/http/zod-details.js';
 import { formatPath } from '../../src/shared/paths.js';
 import { newId } from '../../src/engine/ids.js';
 import { checkBuildLimits, DEFAULT_LIMITS, limitsFromEnv } from '../../src/engine/engine-limits.js';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { BuildRequest } from '../../src/api/contract.js';
 import { toBuildRequest } from '../../src/api/build-request.js';
 import { loadDefinition } from '../../src/definition/load.js';
-import { createTestService, type TestServiceDeps } from '../../src/engine/agent/service.js';
+import { createTestService, type TestServiceDeps } from '../../src/engine/agent/test-service.js';
 import { createLogger } from '../../src/engine/engine-log.js';
 import type { RuntimeProcessHandle, ServerRecord, TestService } from '../../src/engine/types.js';
 import { writeBundle } from '../../src/runtime/bundle.js';

@@ -1,6 +1,6 @@
 /**
- * The `/v1` contract of docs/api.md as a test suite that runs against any target: the in-memory
- * contract server here, and the real engine. Each target is `{ url, apiKey }` from a factory;
+ * The `/v1` contract of docs/api.md as a test suite that runs against any target (the real engine
+ * in test/engine/contract.integration.test.ts). Each target is `{ url, apiKey }` from a factory;
  * `close` tears it down.
  *
  * It checks what docs/api.md decides and a client relies on: envelope and request ids, auth,

@@ -1,7 +1,10 @@
 /**
- * The whole engine in-process (src/engine/engine.ts: store, app, deployments) on a loopback port,
- * with fixture instances as the runtime and short supervision intervals, and a CLI sandbox whose
- * environment points at it. For the tests of the deployment commands.
+ * The whole engine in-process (src/engine/engine.ts: store, app, builder, deployments, test agent)
+ * on a loopback port, and a CLI sandbox whose environment points at it: the one way CLI commands
+ * are tested against a service. Builds are real (bundle and smoke check with the built runtime,
+ * so `npm run build` first); deployments run fixture instances (test/support/fixture-instance.ts)
+ * with short supervision intervals, so a test can make one fail or start slowly. In front of it,
+ * test/support/proxy.ts records what the CLI sent and injects transport faults.
  */
 import { ApiClient } from '../../src/api/client.js';
 import type { Deployment, DeployRequest } from '../../src/api/contract.js';
@@ -47,7 +50,7 @@ export async function startRealEngine(home: string, options: { apiKey: string; p
   return engine;
 }
 
-export async function startTestEngine(options: { logger?: Logger } = {}): Promise<TestEngine> {
+export async function startTestEngine(options: { logger?: Logger; env?: Record<string, string> } = {}): Promise<TestEngine> {
   const sandbox = await createSandbox();
   const fixtures = createFixtureStarter();
   const engine = await startEngine({
@@ -57,9 +60,8 @@ export async function startTestEngine(options: { logger?: Logger } = {}): Promis
     apiKey: API_KEY,
     version: '0.0.0-test',
     logger: options.logger ?? silentLogger,
-    env: {},
+    env: options.env ?? {},
     limits: { ratePerSecond: 0 },
-    runtime: async () => undefined,
     deployments: (deps) => createDeploymentService({ ...deps, startRuntime: fixtures.start, limits: FAST_LIMITS }),
   });
   await engine.restored;

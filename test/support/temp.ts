@@ -12,6 +12,7 @@ export interface TempDir {
 
 export async function tempDir(prefix = 'mcpctl-test-'): Promise<TempDir> {
   const dir = await mkdtemp(join(tmpdir(), prefix));
-  const cleanup = () => rm(dir, { recursive: true, force: true });
+  // retried: a process stopped just before may still be closing files in it
+  const cleanup = () => rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
   return { dir, cleanup, [Symbol.asyncDispose]: cleanup };
 }

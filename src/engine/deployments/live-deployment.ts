@@ -12,7 +12,7 @@ import { ManagedInstance, type InstanceHooks } from './instance.js';
 import type { DeploymentLimits } from './limits.js';
 import type { LogBook } from './log-book.js';
 import { describeAhead, isHealthCheckLine, toLogLine } from './log-lines.js';
-import { SampleRing } from './metrics.js';
+import { SampleRing } from './samples.js';
 import { applyTransition, canTransition, isActive } from './states.js';
 import { Scaler } from './scaler.js';
 import { DeploymentUpstream } from './upstream.js';

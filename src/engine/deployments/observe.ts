@@ -5,7 +5,7 @@
 import type { LogLine, Metrics } from '../../api/contract.js';
 import { ServiceError, type DeploymentRecord } from '../types.js';
 import { LogBook } from './log-book.js';
-import { summarizeMetrics } from './metrics.js';
+import { summarizeMetrics } from './samples.js';
 import type { Registry } from './registry.js';
 
 const MAX_LOG_LINES = 5000;

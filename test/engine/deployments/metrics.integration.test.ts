@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Metrics } from '../../../src/api/contract.js';
-import { percentile, summarizeMetrics, type RequestSample } from '../../../src/engine/deployments/metrics.js';
+import { percentile, summarizeMetrics, type RequestSample } from '../../../src/engine/deployments/samples.js';
 import { callTool, createHarness, type Harness } from '../../support/deployments.js';
 
 describe('summarizeMetrics', () => {
