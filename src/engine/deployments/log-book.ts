@@ -4,7 +4,7 @@
  * the history outlives the engine. The file is rotated once (to `.1`) past a size limit.
  */
 import { appendFile, mkdir, readFile, rename, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { LogLine } from '../../api/contract.js';
 
 const ROTATE_BYTES = 4 * 1024 * 1024;
@@ -15,6 +15,8 @@ export class LogBook {
   private pending: string[] = [];
   private writing: Promise<void> = Promise.resolve();
   private readonly file: string;
+  /** bytes in the file, once known */
+  private size: number | undefined;
 
   constructor(
     dir: string,
@@ -26,7 +28,8 @@ export class LogBook {
 
   append(line: LogLine): void {
     this.lines.push(line);
-    if (this.lines.length > this.capacity) this.lines.splice(0, this.lines.length - this.capacity);
+    // Trimmed in batches: cutting one line off the front of a full array copies all of it.
+    if (this.lines.length >= this.capacity + Math.ceil(this.capacity / 8)) this.lines.splice(0, this.lines.length - this.capacity);
     for (const listener of this.listeners) listener(line);
     this.pending.push(`${JSON.stringify(line)}\n`);
     if (this.pending.length === 1) this.writing = this.writing.then(() => this.flush());
@@ -35,7 +38,8 @@ export class LogBook {
   /** Lines at or after `since`, the newest `limit` of them, oldest first. */
   async read(options: { since?: string; limit?: number }): Promise<LogLine[]> {
     const since = options.since === undefined ? undefined : Date.parse(options.since);
-    const matching = since === undefined ? this.lines : this.lines.filter((line) => Date.parse(line.time) >= since);
+    const kept = this.lines.length > this.capacity ? this.lines.slice(-this.capacity) : this.lines;
+    const matching = since === undefined ? kept : kept.filter((line) => Date.parse(line.time) >= since);
     return matching.slice(-(options.limit ?? 200));
   }
 
@@ -53,15 +57,24 @@ export class LogBook {
     const text = this.pending.join('');
     this.pending = [];
     try {
-      await mkdir(join(this.file, '..'), { recursive: true });
-      const size = await stat(this.file).then(
-        (s) => s.size,
-        () => 0,
-      );
-      if (size > ROTATE_BYTES) await rename(this.file, `${this.file}.1`);
+      // The folder and the file's size are looked at once, then the size is counted here:
+      // a traced deployment appends at every request.
+      if (this.size === undefined) {
+        await mkdir(dirname(this.file), { recursive: true });
+        this.size = await stat(this.file).then(
+          (s) => s.size,
+          () => 0,
+        );
+      }
+      if (this.size > ROTATE_BYTES) {
+        await rename(this.file, `${this.file}.1`);
+        this.size = 0;
+      }
       await appendFile(this.file, text, { mode: 0o600 });
+      this.size += Buffer.byteLength(text);
     } catch {
-      // The log file is a convenience; the in-memory lines still serve `logs`.
+      // The log file is a convenience; the in-memory lines still serve `logs`. Look again next time.
+      this.size = undefined;
     }
   }
 
