@@ -18,7 +18,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { benchArgs, coldStart, loadMcp, median, report, rssMb } from './load.js';
+import { benchArgs, coldStart, cpuMs, loadMcp, median, report, rssMb } from './load.js';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const bin = join(root, 'bin', 'mcpctl.js');
@@ -129,19 +129,43 @@ function deployLatency(runs, deployed) {
   return median(times);
 }
 
-/** Gateway against direct on one deployment, alternated, the best of two rounds each. */
-async function gateway(deployment) {
+/**
+ * Gateway against direct on one deployment, alternated, the best of two rounds each; and the CPU
+ * the engine spends per request passed through it, against what the instance spends per request.
+ */
+async function gateway(deployment, enginePid) {
   const url = new URL(deployment.url);
   const port = deployment.instances?.[0]?.port;
+  const instancePid = deployment.instances?.[0]?.pid;
   if (port === undefined) throw new Error('the deployment does not show its instance port');
   const direct = [];
   const via = [];
+  // CPU per request: the engine's while requests pass through it, less its own while they go
+  // straight to the instance (it reads the instance's log lines either way)
+  const cpu = { engineVia: 0, engineDirect: 0, instance: 0, via: 0, direct: 0 };
   for (let round = 0; round < 2; round++) {
-    direct.push(await loadMcp({ port, name: 'echo', args: { text: 'hi' }, seconds }));
-    via.push(await loadMcp({ port: Number(url.port), path: `${url.pathname}/mcp`, name: 'echo', args: { text: 'hi' }, seconds }));
+    let e0 = cpuMs(enginePid);
+    const d = await loadMcp({ port, name: 'echo', args: { text: 'hi' }, seconds });
+    cpu.engineDirect += cpuMs(enginePid) - e0;
+    cpu.direct += d.requests;
+    direct.push(d);
+    e0 = cpuMs(enginePid);
+    const i0 = cpuMs(instancePid);
+    const r = await loadMcp({ port: Number(url.port), path: `${url.pathname}/mcp`, name: 'echo', args: { text: 'hi' }, seconds });
+    cpu.engineVia += cpuMs(enginePid) - e0;
+    cpu.instance += cpuMs(instancePid) - i0;
+    cpu.via += r.requests;
+    via.push(r);
   }
   const best = (runs) => runs.reduce((a, b) => (b.rps > a.rps ? b : a));
-  return { direct: best(direct), via: best(via), p50Direct: Math.min(...direct.map((r) => r.p50)), p50Via: Math.min(...via.map((r) => r.p50)) };
+  return {
+    direct: best(direct),
+    via: best(via),
+    p50Direct: Math.min(...direct.map((r) => r.p50)),
+    p50Via: Math.min(...via.map((r) => r.p50)),
+    engineUsPerRequest: (1000 * cpu.engineVia) / cpu.via - (1000 * cpu.engineDirect) / cpu.direct,
+    instanceUsPerRequest: (1000 * cpu.instance) / cpu.via,
+  };
 }
 
 const row = (name, value, unit, reference, referenceName, target) => report({ name, value, unit, reference, referenceName, target }, json);
@@ -159,7 +183,7 @@ async function scaleRows(engine, deployed, cold, one) {
   for (const existing of SCALE.slice(1)) {
     row(`deploy latency, ${existing} existing deployments`, latency.get(existing), 'ms', base, 'with 1', existing === 100 ? '≤ 1.2×' : undefined);
   }
-  const many = await gateway(deployed[0]);
+  const many = await gateway(deployed[0], engine.pid);
   row(`gateway throughput, ${deployed.length} deployments running`, many.via.rps, 'req/s', one.via.rps, 'with 1', undefined);
   row(`memory (RSS): engine with ${deployed.length} deployments`, rssMb(engine.pid), 'MB', engineRss1, 'with 1', undefined);
 }
@@ -193,9 +217,10 @@ try {
 
   // one deployment alone: the gateway against calling its instance directly
   deployed.push(remember(mcpctl('deploy', built.mcp_id, '--env', 'development').data));
-  const one = await gateway(deployed[0]);
+  const one = await gateway(deployed[0], engine.pid);
   row('gateway tools/call throughput, 20 connections', one.via.rps, 'req/s', one.direct.rps, 'the instance called directly', '≥ 0.95×');
   row('gateway p50 latency added', one.p50Via - one.p50Direct, 'ms', one.p50Direct, 'direct p50', '≤ 1 ms');
+  row('gateway CPU per request (engine, less its share when direct)', one.engineUsPerRequest, 'µs', one.instanceUsPerRequest, 'the instance’s CPU per request');
   if (!gatewayOnly) await scaleRows(engine, deployed, cold, one);
 } finally {
   spawnSync(process.execPath, [bin, 'engine', 'stop'], { env, stdio: 'ignore' });
