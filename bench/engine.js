@@ -220,7 +220,7 @@ try {
   const one = await gateway(deployed[0], engine.pid);
   row('gateway tools/call throughput, 20 connections', one.via.rps, 'req/s', one.direct.rps, 'the instance called directly', '≥ 0.95×');
   row('gateway p50 latency added', one.p50Via - one.p50Direct, 'ms', one.p50Direct, 'direct p50', '≤ 1 ms');
-  row('gateway CPU per request (engine, less its share when direct)', one.engineUsPerRequest, 'µs', one.instanceUsPerRequest, 'the instance’s CPU per request');
+  row('gateway: engine CPU per request', one.engineUsPerRequest, 'µs', one.instanceUsPerRequest, 'instance CPU per request');
   if (!gatewayOnly) await scaleRows(engine, deployed, cold, one);
 } finally {
   spawnSync(process.execPath, [bin, 'engine', 'stop'], { env, stdio: 'ignore' });
