@@ -2,6 +2,7 @@
 // tools/call load at an endpoint. Loopback only; every loop is bounded by a count or a deadline.
 import { Buffer } from 'node:buffer';
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { createInterface } from 'node:readline';
 import { setTimeout, clearTimeout } from 'node:timers';
@@ -21,7 +22,7 @@ export function startProcess(argv, options = {}) {
         if (event.event === 'listening') {
           port = event.port;
           clearTimeout(timer);
-          resolve({ port, stop: () => new Promise((done) => (child.once('exit', done), child.kill('SIGTERM'))) });
+          resolve({ port, pid: child.pid, stop: () => new Promise((done) => (child.once('exit', done), child.kill('SIGTERM'))) });
         }
       } catch {
         // not the listening line
@@ -68,7 +69,59 @@ export async function loadMcp({ port, path = '/mcp', name, args = {}, seconds, h
   );
   agent.destroy();
   latencies.sort((a, b) => a - b);
-  return { rps: latencies.length / seconds, p50: latencies[Math.floor(latencies.length / 2)] ?? NaN };
+  return { rps: latencies.length / seconds, p50: latencies[Math.floor(latencies.length / 2)] ?? NaN, requests: latencies.length };
+}
+
+/** Median of a list of numbers. */
+export function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** Median time (ms) from spawning `node argv…` to its listening line, over `runs` starts. */
+export async function coldStart(argv, runs, options = {}) {
+  const times = [];
+  for (let i = 0; i < runs; i++) {
+    const start = process.hrtime.bigint();
+    const server = await startProcess(argv, options);
+    times.push(Number(process.hrtime.bigint() - start) / 1e6);
+    await server.stop();
+  }
+  return median(times);
+}
+
+/** Resident memory of a process in MB (Linux /proc), or NaN where it cannot be read. */
+export function rssMb(pid) {
+  try {
+    const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb === undefined ? NaN : Number(kb) / 1024;
+  } catch {
+    return NaN;
+  }
+}
+
+/** CPU time (user + system, ms) a process has used so far (Linux /proc), or NaN. */
+export function cpuMs(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in ticks of 1/100 s
+  } catch {
+    return NaN;
+  }
+}
+
+/**
+ * Whether a result meets its target: "≤ 1.2×" / "≥ 0.95×" compare the ratio, "≤ 1 ms" the value;
+ * undefined when the row has no target (a scale figure shown for how it grows).
+ */
+export function meets(result) {
+  const m = /^([≤≥])\s*([\d.]+)\s*(×|\S+)$/.exec(result.target ?? '');
+  if (m === null) return undefined;
+  const figure = m[3] === '×' ? result.ratio : result.value;
+  if (figure === undefined || Number.isNaN(figure)) return undefined;
+  return m[1] === '≤' ? figure <= Number(m[2]) : figure >= Number(m[2]);
 }
 
 /** Parses `--seconds N` and `--json` the same way in every bench script. */
@@ -82,10 +135,12 @@ export function benchArgs(defaultSeconds) {
 
 /** Prints one result: a JSON line with --json, else a sentence. */
 export function report(result, json) {
-  if (json) process.stdout.write(`${JSON.stringify(result)}\n`);
+  const full = { ...result, ratio: result.ratio ?? (result.reference === undefined ? undefined : result.value / result.reference) };
+  if (json) process.stdout.write(`${JSON.stringify(full)}\n`);
   else {
-    const ratio =
-      result.reference === undefined ? '' : ` vs ${result.reference.toFixed(1)} ${result.unit} (${result.referenceName}) = ${result.ratio.toFixed(2)}×`;
-    process.stdout.write(`${result.name}: ${result.value.toFixed(1)} ${result.unit}${ratio} (target ${result.target})\n`);
+    const ratio = full.reference === undefined ? '' : ` vs ${full.reference.toFixed(1)} ${full.unit} (${full.referenceName}) = ${full.ratio.toFixed(2)}×`;
+    const met = meets(full);
+    const verdict = met === undefined ? '' : met ? ', met' : ', NOT met';
+    process.stdout.write(`${full.name}: ${full.value.toFixed(1)} ${full.unit}${ratio} (target ${full.target ?? '-'}${verdict})\n`);
   }
 }

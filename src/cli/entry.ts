@@ -1,23 +1,35 @@
 /** The process entry point: the only place that sets the exit code. */
-import { run } from './main.js';
-
-const controller = new AbortController();
-let interrupted = false;
-// Ctrl-C and SIGTERM (docker stop, CI cancel) both end long waits and let commands clean up.
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    interrupted = true;
-    controller.abort(new Error(signal === 'SIGINT' ? 'interrupted' : 'terminated'));
-    // A second signal ends at once.
-    process.once(signal, () => process.exit(130));
-  });
+const argv = process.argv.slice(2);
+// `mcpctl --version` alone, what scripts and CI steps call to check the tool, answers before
+// commander and the command table load; `--version --json` and the rest go through main.
+if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
+  const { VERSION } = await import('../shared/version.js');
+  process.stdout.write(`${VERSION}\n`);
+} else {
+  await runMain();
 }
 
-// A reader that went away (`mcpctl logs -f | head`, a log shipper that died) ends the command
-// quietly, like a signal would, instead of crashing on EPIPE; a serve stops cleanly.
-for (const stream of [process.stdout, process.stderr]) {
-  stream.on('error', () => controller.abort(new Error('output closed')));
-}
+async function runMain(): Promise<void> {
+  const { run } = await import('./main.js');
 
-const code = await run(process.argv.slice(2), { signal: controller.signal });
-process.exitCode = interrupted && code !== 0 ? 130 : code;
+  const controller = new AbortController();
+  let interrupted = false;
+  // Ctrl-C and SIGTERM (docker stop, CI cancel) both end long waits and let commands clean up.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      interrupted = true;
+      controller.abort(new Error(signal === 'SIGINT' ? 'interrupted' : 'terminated'));
+      // A second signal ends at once.
+      process.once(signal, () => process.exit(130));
+    });
+  }
+
+  // A reader that went away (`mcpctl logs -f | head`, a log shipper that died) ends the command
+  // quietly, like a signal would, instead of crashing on EPIPE; a serve stops cleanly.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', () => controller.abort(new Error('output closed')));
+  }
+
+  const code = await run(argv, { signal: controller.signal });
+  process.exitCode = interrupted && code !== 0 ? 130 : code;
+}

@@ -3,10 +3,16 @@
  * dialect and option set (compiled once, cached), and the problems of a schema as the checker
  * reports them. The runtime compiles its validators through the same `ajvFor`.
  */
-import { Ajv, type ErrorObject, type Options } from 'ajv';
-import { Ajv2019 } from 'ajv/dist/2019.js';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { Ajv, ErrorObject, Options } from 'ajv';
+import type { Ajv2019 } from 'ajv/dist/2019.js';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
+import { createRequire } from 'node:module';
+import { isPlainSchema } from './plain-schema.js';
 import { asArray, asRecord, items, type CheckContext, type Path, type Rec } from './walk.js';
+
+// ajv (CommonJS) is required when first needed, not imported: loading it and compiling a
+// meta-schema costs more than the rest of `mcpctl validate`, and most schemas do not need it.
+const require = createRequire(import.meta.url);
 
 export type Dialect = 'draft-07' | '2019-09' | '2020-12';
 const DIALECTS: Record<string, Dialect> = {
@@ -34,7 +40,9 @@ export type AnyAjv = Ajv | Ajv2019 | Ajv2020;
 export function ajvFor(dialect: Dialect, options: Options, cache: Map<Dialect, AnyAjv>): AnyAjv {
   let ajv = cache.get(dialect);
   if (ajv === undefined) {
-    ajv = dialect === '2020-12' ? new Ajv2020(options) : dialect === '2019-09' ? new Ajv2019(options) : new Ajv(options);
+    if (dialect === '2020-12') ajv = new (require('ajv/dist/2020.js') as { Ajv2020: typeof Ajv2020 }).Ajv2020(options);
+    else if (dialect === '2019-09') ajv = new (require('ajv/dist/2019.js') as { Ajv2019: typeof Ajv2019 }).Ajv2019(options);
+    else ajv = new (require('ajv') as { Ajv: typeof Ajv }).Ajv(options);
     cache.set(dialect, ajv);
   }
   return ajv;
@@ -85,10 +93,14 @@ export function validateJsonSchema(schema: Rec): Array<{ path: Path; message: st
   if (dialect === undefined) {
     return [{ path: ['$schema'], message: 'unsupported $schema: use draft-07, 2019-09 or 2020-12 (or leave it out for 2020-12)' }];
   }
-  const ajv = ajvFor(dialect, CHECK_OPTIONS, checkers);
   const { $schema: _declared, ...body } = schema;
-  if (ajv.validateSchema(body) !== true) return describeAjvErrors(ajv.errors ?? [], dialect);
   const problems: Array<{ path: Path; message: string }> = [];
+  if (isPlainSchema(body)) {
+    findBadPatterns(body, [], problems);
+    return problems;
+  }
+  const ajv = ajvFor(dialect, CHECK_OPTIONS, checkers);
+  if (ajv.validateSchema(body) !== true) return describeAjvErrors(ajv.errors ?? [], dialect);
   findBadPatterns(body, [], problems);
   if (problems.length > 0 || !needsCompile(body)) return problems;
   try {

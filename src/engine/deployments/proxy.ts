@@ -178,16 +178,28 @@ function forward(attempt: Attempt, args: ForwardArgs): Promise<'retry' | 'lost' 
       const headers = responseHeaders(answer.headers);
       headers['x-request-id'] ??= requestId;
       res.writeHead(status, headers);
-      res.flushHeaders();
+      // The headers go out with the first piece of the body, in one write; an event stream whose
+      // first event is not already here sends them on their own, so the client sees the stream open.
+      let wrote = false;
+      answer.once('data', () => (wrote = true));
+      if (contentType?.includes('text/event-stream') === true) {
+        setImmediate(() => {
+          if (!wrote && !res.destroyed) res.flushHeaders();
+        });
+      }
+      // A copy of the answer only when something reads it: a tool call's outcome, or the trace.
+      const keep = info.method === 'tools/call' || upstream.traced;
       const chunks: Buffer[] = [];
       let kept = 0;
       let broke = false;
-      answer.on('data', (chunk: Buffer) => {
-        if (kept + chunk.length <= PEEK_BYTES) {
-          chunks.push(chunk);
-          kept += chunk.length;
-        }
-      });
+      if (keep) {
+        answer.on('data', (chunk: Buffer) => {
+          if (kept + chunk.length <= PEEK_BYTES) {
+            chunks.push(chunk);
+            kept += chunk.length;
+          }
+        });
+      }
       answer.on('close', () => {
         if (answer.complete) return;
         broke = true;
@@ -195,14 +207,15 @@ function forward(attempt: Attempt, args: ForwardArgs): Promise<'retry' | 'lost' 
       });
       answer.pipe(res);
       res.on('close', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
         if (broke) return settle('done', 502, true);
         if (!res.writableFinished) {
           // The client went away: stop the upstream request too.
           sent.destroy();
           return settle('done', 499, undefined);
         }
-        const failed = info.method === 'tools/call' ? status >= 400 || findCallFailure(contentType, text, info.id) === true : status >= 400;
+        const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+        const failed =
+          info.method === 'tools/call' ? status >= 400 || (mayReportFailure(text) && findCallFailure(contentType, text, info.id) === true) : status >= 400;
         settle('done', status, failed, contentType === undefined ? { text } : { contentType, text });
       });
     });
@@ -217,6 +230,14 @@ function forward(attempt: Attempt, args: ForwardArgs): Promise<'retry' | 'lost' 
 }
 
 const RESET_CODES = new Set(['ECONNRESET', 'EPIPE']);
+
+/**
+ * Whether an answer can hold a failure at all: a JSON-RPC error or `isError` names its key, unless
+ * the key is written with escapes. Most answers do not, and are not parsed.
+ */
+function mayReportFailure(text: string): boolean {
+  return text.includes('"error"') || text.includes('"isError"') || text.includes('\\u');
+}
 
 function upstreamHeaders(req: IncomingMessage, port: number, length: number, requestId: string): { [name: string]: string | string[] } {
   const headers: { [name: string]: string | string[] } = {};
