@@ -7,7 +7,7 @@ import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { join, posix, relative, sep } from 'node:path';
 import { listPathRefs } from '../definition/file-paths.js';
 import type { LoadedDefinition } from '../definition/load.js';
-import { listCompletionModules } from '../definition/completions.js';
+import { listCompletionModules } from '../definition/completion-refs.js';
 import { compiledNameClash, exportedNames, sourcesToCheck, transpileSource } from '../definition/modules.js';
 import { UserError, type Problem } from '../shared/errors.js';
 import { formatPath, type FieldPath } from '../shared/paths.js';

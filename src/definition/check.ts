@@ -8,7 +8,7 @@
  * Pure: the one question about the file system (does this path exist?) is passed in.
  */
 import { MODELS } from '../shared/models.js';
-import { checkCompletions, MODULE_EXTENSIONS } from './completions.js';
+import { checkCompletions, MODULE_EXTENSIONS } from './completion-refs.js';
 import { checkEnvRefs } from './env-refs.js';
 import type { DefinitionIssue } from './errors.js';
 import { checkPaths } from './file-paths.js';

@@ -3,7 +3,7 @@
  * present. Pure: whether a path exists is asked through the check options.
  */
 import { posix } from 'node:path';
-import { listCompletionModules } from './completions.js';
+import { listCompletionModules } from './completion-refs.js';
 import { asArray, asRecord, asString, items, type CheckContext, type CheckOptions, type Path, type Rec } from './walk.js';
 
 /** Why a path cannot be used (absolute, outside the folder, backslashes), or undefined. */
