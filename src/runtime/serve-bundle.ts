@@ -28,6 +28,7 @@ import { readBundle } from './bundle.js';
 import { createJsonLogger } from './logger.js';
 import { problemText, type Problem } from '../shared/errors.js';
 import { createRuntime, RuntimeStartError, type Runtime } from './server.js';
+import { prepareSchemaChecks } from './validate-args.js';
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 
@@ -176,6 +177,8 @@ async function waitForRequest(): Promise<ServeRequest | undefined> {
     lines.once('line', resolve);
     lines.once('close', () => resolve(undefined));
   });
+  // what the first definition would otherwise pay for: the meta-schema of its schemas
+  prepareSchemaChecks();
   writeLine(JSON.stringify({ event: 'warm', pid: process.pid }));
   const line = await first;
   clearInterval(orphaned);
