@@ -298,6 +298,8 @@ export interface EngineStatus {
   mode?: 'background' | 'foreground';
   started_at?: string;
   uptime_seconds?: number;
+  /** runtime processes loaded and waiting for a bundle */
+  warm_pool?: { size: number; ready: number; warming: number };
 }
 
 /** What `mcpctl engine status` shows: never the key. A running engine is given `patienceMs` to answer. */
@@ -320,6 +322,7 @@ export async function localEngineStatus(paths: HomePaths, options: PatienceOptio
     mode: state.mode,
     started_at: state.startedAt,
     uptime_seconds: health.uptimeSeconds,
+    ...(health.warmPool === undefined ? {} : { warm_pool: health.warmPool }),
   };
 }
 

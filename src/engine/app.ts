@@ -12,6 +12,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Duplex } from 'node:stream';
 import { z } from 'zod';
 import type { Admission } from './admission.js';
+import type { WarmPoolStats } from './runners/warm-pool.js';
 import { DEFAULT_LIMITS, type EngineLimits } from './engine-limits.js';
 import { newId } from './ids.js';
 import { ClientGoneError, hasBody, isJsonMediaType, parseJsonBody, readBody } from './http/body.js';
@@ -35,6 +36,8 @@ export interface AppOptions {
   tests?: TestService | undefined;
   /** the engine's queues, shown by /v1/health */
   admission?: Admission | undefined;
+  /** the warm runtime processes, shown by /v1/health */
+  warmPool?: { stats(): WarmPoolStats } | undefined;
   /** the Host names answered (DNS-rebinding protection); default: the loopback names */
   hosts?: HostPolicy;
   apiKey: string;
@@ -69,6 +72,7 @@ export function createApp(options: AppOptions): App {
     deployments: options.deployments,
     tests: options.tests,
     admission: options.admission,
+    warmPool: options.warmPool,
     version: options.version,
     limits,
     clock,

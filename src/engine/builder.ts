@@ -14,12 +14,15 @@ import { newId } from './ids.js';
 import { checkBuildLimits } from './engine-limits.js';
 import { probeMcp, ProbeError } from './mcp-probe.js';
 import type { Problem } from '../shared/errors.js';
+import type { SpawnWarmRuntime } from './runners/warm-pool.js';
 import { ServiceError, type BuildService, type Logger, type ServerRecord, type StartRuntimeProcess, type Store } from './types.js';
 
 /** What a build needs from the runtime (src/runtime/bundle.ts and process.ts). */
 export interface RuntimeModules {
   writeBundle(request: BuildRequest, bundlesRoot: string): Promise<{ dir: string; digest: string }>;
   startRuntimeProcess: StartRuntimeProcess;
+  /** spawns a runtime process that loads and waits for a bundle (the engine's warm pool); absent: every start is cold */
+  spawnWarmRuntimeProcess?: SpawnWarmRuntime;
 }
 
 export interface BuilderOptions {
@@ -200,7 +203,7 @@ export function validateBuildRequest(input: BuildRequest): BuildRequest {
 /** Loads the runtime modules when the first build needs them. */
 export async function loadRuntimeModules(): Promise<RuntimeModules> {
   const [bundle, proc] = await Promise.all([import('../runtime/bundle.js'), import('../runtime/process.js')]);
-  return { writeBundle: bundle.writeBundle, startRuntimeProcess: proc.startRuntimeProcess };
+  return { writeBundle: bundle.writeBundle, startRuntimeProcess: proc.startRuntimeProcess, spawnWarmRuntimeProcess: proc.spawnWarmRuntimeProcess };
 }
 
 /**

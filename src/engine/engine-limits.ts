@@ -45,6 +45,13 @@ export interface EngineLimits {
   requestTimeoutMs: number;
   /** the bounded queues of work that needs a process (src/engine/admission.ts) */
   admission: AdmissionLimits;
+  /** runtime processes kept loaded and waiting for a bundle (src/engine/runners/warm-pool.ts); 0 turns the pool off */
+  warmPool: number;
+}
+
+/** Enough warm processes for a build followed by a deploy; never more than the cores can load at once (at most 4). */
+export function defaultWarmPoolSize(cores = availableParallelism()): number {
+  return Math.max(1, Math.min(4, Math.floor(cores)));
 }
 
 export const DEFAULT_LIMITS: EngineLimits = {
@@ -57,6 +64,7 @@ export const DEFAULT_LIMITS: EngineLimits = {
   idempotencyTtlMs: 24 * 60 * 60 * 1000,
   requestTimeoutMs: 60_000,
   admission: defaultAdmissionLimits(),
+  warmPool: defaultWarmPoolSize(),
 };
 
 const ADMISSION_ENV: Record<keyof AdmissionLimits, string> = {
@@ -69,7 +77,8 @@ const ADMISSION_ENV: Record<keyof AdmissionLimits, string> = {
 /**
  * The limits the engine's environment sets: `MCPCTL_RATE_LIMIT=<per second>` sets the refill
  * rate (the burst is three seconds' worth, at least 1); `MCPCTL_START_CONCURRENCY`,
- * `MCPCTL_BUILD_CONCURRENCY`, `MCPCTL_TEST_CONCURRENCY` and `MCPCTL_QUEUE_MAX` size the queues.
+ * `MCPCTL_BUILD_CONCURRENCY`, `MCPCTL_TEST_CONCURRENCY` and `MCPCTL_QUEUE_MAX` size the queues;
+ * `MCPCTL_WARM_POOL` sizes the pool of warm runtime processes (0 turns it off).
  * A bad value is an error naming the variable.
  */
 export function limitsFromEnv(env: Record<string, string | undefined>): EngineLimits {
@@ -89,6 +98,14 @@ export function limitsFromEnv(env: Record<string, string | undefined>): EngineLi
     const count = Number(value);
     if (!Number.isInteger(count) || count < 1) throw new Error(`${ADMISSION_ENV[key]} must be a whole number ≥ 1, not ${JSON.stringify(value)}`);
     limits.admission[key] = count;
+  }
+  const pool = env.MCPCTL_WARM_POOL;
+  if (pool !== undefined && pool.trim() !== '') {
+    const count = Number(pool);
+    if (!Number.isInteger(count) || count < 0 || count > 64) {
+      throw new Error(`MCPCTL_WARM_POOL must be a whole number from 0 to 64 (0 turns the pool of warm processes off), not ${JSON.stringify(pool)}`);
+    }
+    limits.warmPool = count;
   }
   return limits;
 }

@@ -14,6 +14,7 @@ import { DEFAULT_LIMITS, type EngineLimits } from './engine-limits.js';
 import { BUNDLE_TEMP_PREFIX } from '../runtime/bundle.js';
 import { ensureDir, removeStaleTempDirs, removeStaleTemps } from './store/atomic.js';
 import { FileStore } from './store/file-store.js';
+import { WarmPool } from './runners/warm-pool.js';
 import type { TestServiceDeps } from './agent/index.js';
 import type { DeploymentService, DeploymentServiceDeps, Logger, StartRuntimeProcess, TestService } from './types.js';
 
@@ -54,6 +55,8 @@ export interface RunningEngine {
   deployments: DeploymentService | undefined;
   /** the queues of work that needs a process */
   admission: Admission;
+  /** the runtime processes that wait for a bundle */
+  warmPool: WarmPool;
   /** settles when restoring the deployments that were running has finished */
   restored: Promise<void>;
   /** drains and stops: deployments' instances stop (their records stay), the store closes */
@@ -110,8 +113,18 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
   const url = (options.publicUrl ?? `http://${urlHost(options.host)}:${port}`).replace(/\/+$/, '');
 
   try {
-    const runtime = options.runtime ?? loadRuntimeModules;
+    const loadRuntime = options.runtime ?? loadRuntimeModules;
     const admission = createAdmission(limits.admission, clock);
+    // Every start (build checks, test instances, deployments' instances) takes a warm process when it can.
+    const warmPool = new WarmPool({
+      size: limits.warmPool,
+      engine: paths.home,
+      load: async () => (await loadRuntime())?.spawnWarmRuntimeProcess,
+      queue: admission.starts,
+      busy: () => busyStarting(admission),
+      logger: logger.child({ component: 'warm-pool' }),
+    });
+    const runtime = withWarmPool(loadRuntime, warmPool);
     const builds = createBuilder({
       store,
       bundlesDir: paths.bundlesDir,
@@ -155,6 +168,7 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
       deployments,
       tests,
       admission,
+      warmPool,
       hosts: createHostPolicy({ bindHost: options.host, publicUrl: options.publicUrl, extra: allowedHostsFromEnv(options.env) }),
       apiKey: options.apiKey,
       version: options.version,
@@ -178,6 +192,8 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
     const restored = (deployments?.restore() ?? Promise.resolve()).catch((error: unknown) => {
       logger.error('restoring deployments failed', { error });
     });
+    // the pool fills once what was running is back (refills wait for quiet anyway)
+    void restored.then(() => warmPool.fill());
 
     let closing: Promise<void> | undefined;
     const close = (graceMs = 5_000): Promise<void> => {
@@ -186,6 +202,7 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
         logger.info('engine stopping');
         const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
+        await warmPool.close();
         if (deployments !== undefined) {
           await deployments.close().catch((error: unknown) => logger.error('stopping deployments failed', { error }));
         }
@@ -200,7 +217,7 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
       return closing;
     };
 
-    return { url, host: options.host, port, server, store, app, deployments, admission, restored, close };
+    return { url, host: options.host, port, server, store, app, deployments, admission, warmPool, restored, close };
   } catch (error) {
     server.close();
     server.closeAllConnections();
@@ -251,6 +268,23 @@ function lazyStartRuntime(load: () => Promise<RuntimeModules | undefined>): Star
     if (runtime === undefined) throw new Error('this engine does not include the server runtime');
     return runtime.startRuntimeProcess(options);
   };
+}
+
+/** The runtime with its starter going through the warm pool. */
+function withWarmPool(load: () => Promise<RuntimeModules | undefined>, pool: WarmPool): () => Promise<RuntimeModules | undefined> {
+  let pooled: Promise<RuntimeModules | undefined> | undefined;
+  return () =>
+    (pooled ??= load().then((modules) => modules && { ...modules, startRuntimeProcess: pool.wrap(modules.startRuntimeProcess) })).catch((error: unknown) => {
+      pooled = undefined;
+      throw error;
+    });
+}
+
+/** Whether work that starts processes runs or waits: a refill of the pool waits for it. */
+function busyStarting(admission: Admission): boolean {
+  const starts = admission.starts.stats();
+  const builds = admission.builds.stats();
+  return starts.running + starts.waiting > 0 || builds.running + builds.waiting > 0;
 }
 
 /** Test runs through the test queue: the run (and its time limit) starts when it has a slot. */

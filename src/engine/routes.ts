@@ -21,6 +21,7 @@ import {
 import { requiredEnvVars } from '../definition/check.js';
 import { markValidated } from '../runtime/bundle.js';
 import type { Admission } from './admission.js';
+import type { WarmPoolStats } from './runners/warm-pool.js';
 import { newId } from './ids.js';
 import { resolveScaling } from './deployments/limits.js';
 import { checkBuildLimits, type EngineLimits } from './engine-limits.js';
@@ -66,6 +67,8 @@ export interface RouteDeps {
   isDraining: () => boolean;
   /** the queues of work that needs a process, for /v1/health */
   admission?: Admission | undefined;
+  /** the warm runtime processes, for /v1/health */
+  warmPool?: { stats(): WarmPoolStats } | undefined;
 }
 
 export function createRoutes(deps: RouteDeps): Router<Route> {
@@ -146,6 +149,8 @@ export function createRoutes(deps: RouteDeps): Router<Route> {
           ...(admission === undefined
             ? {}
             : { queues: { starts: admission.starts.stats(), builds: admission.builds.stats(), tests: admission.tests.stats() } }),
+          // runtime processes loaded and waiting for a bundle (docs/engine.md, warm pool)
+          ...(deps.warmPool === undefined ? {} : { warm_pool: deps.warmPool.stats() }),
         },
       };
     },

@@ -254,7 +254,14 @@ async function breakLock(lockFile: string, staleHolder: number | 'gone'): Promis
 
 // --- health --------------------------------------------------------------------------------------
 
-export type HealthResult = { ok: true; version: string; uptimeSeconds: number } | { ok: false; reason: string };
+/** The warm runtime processes an engine shows in its health (engine.md, warm pool). */
+export interface WarmPoolHealth {
+  size: number;
+  ready: number;
+  warming: number;
+}
+
+export type HealthResult = { ok: true; version: string; uptimeSeconds: number; warmPool?: WarmPoolHealth } | { ok: false; reason: string };
 
 /** Asks the engine's /v1/health with its key. */
 export async function checkHealth(url: string, apiKey: string, timeoutMs = 2_000): Promise<HealthResult> {
@@ -263,14 +270,23 @@ export async function checkHealth(url: string, apiKey: string, timeoutMs = 2_000
       headers: { authorization: `Bearer ${apiKey}` },
       signal: AbortSignal.timeout(timeoutMs),
     });
-    const body = (await response.json().catch(() => undefined)) as { data?: { version?: unknown; uptime_seconds?: unknown } } | undefined;
+    const body = (await response.json().catch(() => undefined)) as { data?: { version?: unknown; uptime_seconds?: unknown; warm_pool?: unknown } } | undefined;
     if (!response.ok) return { ok: false, reason: `HTTP ${response.status}` };
+    const warmPool = readWarmPool(body?.data?.warm_pool);
     return {
       ok: true,
       version: typeof body?.data?.version === 'string' ? body.data.version : 'unknown',
       uptimeSeconds: typeof body?.data?.uptime_seconds === 'number' ? body.data.uptime_seconds : 0,
+      ...(warmPool === undefined ? {} : { warmPool }),
     };
   } catch (error) {
     return { ok: false, reason: error instanceof Error ? error.message : String(error) };
   }
+}
+
+function readWarmPool(value: unknown): WarmPoolHealth | undefined {
+  const pool = (typeof value === 'object' && value !== null ? value : {}) as Partial<Record<keyof WarmPoolHealth, unknown>>;
+  const { size, ready, warming } = pool;
+  if (typeof size !== 'number' || typeof ready !== 'number' || typeof warming !== 'number') return undefined;
+  return { size, ready, warming };
 }

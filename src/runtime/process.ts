@@ -1,12 +1,13 @@
 /**
  * Starts a bundle in its own Node process (`serve-bundle.js`) and waits until it reports the port
  * it listens on. The child gets PATH and the given environment (a deployment's env_vars), never
- * the parent's whole environment.
+ * the parent's whole environment. `spawnWarmRuntimeProcess` starts one ahead of time, loaded and
+ * waiting for its bundle (the engine's warm pool).
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
+import { createInterface, type Interface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { problemText, type Problem } from '../shared/errors.js';
 import { HEALTH_PATH, MCP_PATH } from './constants.js';
@@ -91,22 +92,158 @@ export function serveBundleEntry(): string {
   return resolve(dirname(here), '../../dist/runtime/serve-bundle.js');
 }
 
-export async function startRuntimeProcess(options: StartRuntimeOptions): Promise<RuntimeProcess> {
-  const entry = serveBundleEntry();
-  if (!existsSync(entry)) throw new RuntimeProcessError(`${entry} does not exist: build mcpctl first (npm run build)`, [], [], 'missing');
-  const host = options.host ?? '127.0.0.1';
-  const args = [entry, '--bundle', options.bundleDir, '--port', String(options.port ?? 0), '--host', host, '--log-level', options.logLevel ?? 'info'];
+/** What a runtime process's environment holds: PATH (and SystemRoot on Windows) and the given values, nothing else of this process's. */
+export function runtimeEnvironment(values: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = { ...(process.env.PATH === undefined ? {} : { PATH: process.env.PATH }), ...values };
+  if (process.platform === 'win32' && process.env.SystemRoot !== undefined) env.SystemRoot = process.env.SystemRoot;
+  return env;
+}
+
+/** The options of `serve-bundle` for a start. */
+function serveArgs(options: StartRuntimeOptions): string[] {
+  const args = [
+    '--bundle',
+    options.bundleDir,
+    '--port',
+    String(options.port ?? 0),
+    '--host',
+    options.host ?? '127.0.0.1',
+    '--log-level',
+    options.logLevel ?? 'info',
+  ];
   for (const name of options.allowedHosts ?? []) args.push('--allowed-host', name);
   // The process gets only PATH and these values (a deployment's env_vars): every one is a secret.
   args.push('--env-is-secret');
-  const env: Record<string, string> = { ...(process.env.PATH === undefined ? {} : { PATH: process.env.PATH }), ...options.env };
-  if (process.platform === 'win32' && process.env.SystemRoot !== undefined) env.SystemRoot = process.env.SystemRoot;
+  return args;
+}
 
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
-  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => {
+function existingEntry(): string {
+  const entry = serveBundleEntry();
+  if (!existsSync(entry)) throw new RuntimeProcessError(`${entry} does not exist: build mcpctl first (npm run build)`, [], [], 'missing');
+  return entry;
+}
+
+type Exit = { code: number | null; signal: string | null };
+
+/** A spawned runtime process and its output as lines. */
+interface Spawned {
+  child: ChildProcess;
+  exited: Promise<Exit>;
+  stdout: Interface;
+  stderr: Interface;
+}
+
+function spawnRuntime(args: string[], env: Record<string, string>, stdin: 'ignore' | 'pipe'): Spawned {
+  const child = spawn(process.execPath, args, { stdio: [stdin, 'pipe', 'pipe'], env });
+  const exited = new Promise<Exit>((resolve) => {
     child.once('exit', (code, signal) => resolve({ code, signal }));
   });
+  // a write to a process that just died must not take this one down
+  child.stdin?.on('error', () => {});
+  return { child, exited, stdout: createInterface({ input: child.stdout! }), stderr: createInterface({ input: child.stderr! }) };
+}
+
+/** SIGTERM, then SIGKILL after `graceMs`; resolves once it is gone. */
+async function stopChild(child: ChildProcess, exited: Promise<Exit>, graceMs: number): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = await Promise.race([
+    exited.then(() => false),
+    new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(true), graceMs);
+    }),
+  ]);
+  clearTimeout(timer);
+  if (timedOut) {
+    child.kill('SIGKILL');
+    await exited;
+  }
+}
+
+export async function startRuntimeProcess(options: StartRuntimeOptions): Promise<RuntimeProcess> {
+  const entry = existingEntry();
+  return watchStart(spawnRuntime([entry, ...serveArgs(options)], runtimeEnvironment(options.env), 'ignore'), options, []);
+}
+
+/**
+ * A runtime process that has loaded Node, the MCP SDK and the runtime, and waits for the one
+ * bundle it will serve (`serve-bundle --warm`). It is spawned before its environment is known:
+ * `serve` hands it the environment a cold start would have had, which replaces its own whole.
+ */
+export interface WarmRuntimeProcess {
+  readonly pid: number;
+  /** resolves once it waits for a bundle; rejects when it ended (or did not get there in time) */
+  readonly ready: Promise<void>;
+  readonly exited: Promise<Exit>;
+  /** serves this bundle; from here on it is a process of `startRuntimeProcess` (once only) */
+  serve(options: StartRuntimeOptions): Promise<RuntimeProcess>;
+  /** ends it unused: SIGTERM, SIGKILL after `graceMs` */
+  stop(graceMs?: number): Promise<void>;
+}
+
+export interface WarmRuntimeOptions {
+  /** its environment while it waits (PATH is added); the engine labels it so that it can find it again */
+  env?: Record<string, string>;
+  /** how long loading may take; default the start time-out */
+  readyTimeoutMs?: number;
+}
+
+export function spawnWarmRuntimeProcess(options: WarmRuntimeOptions = {}): WarmRuntimeProcess {
+  const spawned = spawnRuntime([existingEntry(), '--warm'], runtimeEnvironment(options.env), 'pipe');
+  const { child, exited, stdout, stderr } = spawned;
   const recent: string[] = [];
+  const keep = (line: string): void => {
+    recent.push(line);
+    if (recent.length > KEPT_LINES) recent.shift();
+  };
+  let onLine: (line: string) => void = keep;
+  const ready = new Promise<void>((resolve, reject) => {
+    const timeoutMs = options.readyTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
+    const timer = setTimeout(() => reject(new RuntimeProcessError(`the warm runtime was not ready within ${timeoutMs} ms`, recent, [], 'timeout')), timeoutMs);
+    void exited.then(({ code, signal }) => {
+      clearTimeout(timer);
+      reject(new RuntimeProcessError(`the warm runtime exited (${signal ?? `code ${code}`})`, recent, [], signal === null ? 'exited' : 'killed'));
+    });
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      reject(new RuntimeProcessError(`the runtime could not be started: ${error.message}`, recent, [], 'spawn'));
+    });
+    onLine = (line) => {
+      if (parseWarm(line)) {
+        clearTimeout(timer);
+        resolve();
+      } else keep(line);
+    };
+  });
+  // a rejection nobody waits for (a pool that let it go) is not an error of the engine
+  ready.catch(() => {});
+  stdout.on('line', (line) => onLine(line));
+  stderr.on('line', keep);
+  let served = false;
+  return {
+    pid: child.pid ?? 0,
+    ready,
+    exited,
+    async serve(serveOptions) {
+      if (served) throw new Error('a warm runtime process serves one bundle only');
+      served = true;
+      await ready;
+      // from here on its lines belong to the start
+      onLine = () => {};
+      stdout.removeAllListeners('line');
+      stderr.removeAllListeners('line');
+      child.stdin!.write(`${JSON.stringify({ args: serveArgs(serveOptions), env: runtimeEnvironment(serveOptions.env) })}\n`);
+      return watchStart(spawned, serveOptions, recent);
+    },
+    stop: (graceMs = 2_000) => stopChild(child, exited, graceMs),
+  };
+}
+
+/** Waits for the listening line of a started (or just served) process. */
+async function watchStart(spawned: Spawned, options: StartRuntimeOptions, earlier: string[]): Promise<RuntimeProcess> {
+  const { child, exited } = spawned;
+  const recent: string[] = [...earlier];
   const keep = (line: string): void => {
     recent.push(line);
     if (recent.length > KEPT_LINES) recent.shift();
@@ -134,7 +271,7 @@ export async function startRuntimeProcess(options: StartRuntimeOptions): Promise
         );
       }, 50);
     });
-    createInterface({ input: child.stdout }).on('line', (line) => {
+    spawned.stdout.on('line', (line) => {
       if (listening === undefined) {
         const event = parseListening(line);
         if (event !== undefined) {
@@ -151,28 +288,13 @@ export async function startRuntimeProcess(options: StartRuntimeOptions): Promise
       }
       options.onLog?.(line);
     });
-    createInterface({ input: child.stderr }).on('line', (line) => {
+    spawned.stderr.on('line', (line) => {
       keep(line);
       if (listening !== undefined) options.onLog?.(line);
     });
   });
 
-  const stop = async (graceMs = 10_000): Promise<void> => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill('SIGTERM');
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = await Promise.race([
-      exited.then(() => false),
-      new Promise<boolean>((resolve) => {
-        timer = setTimeout(() => resolve(true), graceMs);
-      }),
-    ]);
-    clearTimeout(timer);
-    if (timedOut) {
-      child.kill('SIGKILL');
-      await exited;
-    }
-  };
+  const stop = (graceMs = 10_000): Promise<void> => stopChild(child, exited, graceMs);
 
   let event: { port: number; url: string };
   try {
@@ -194,6 +316,14 @@ export async function startRuntimeProcess(options: StartRuntimeOptions): Promise
     stop,
     [Symbol.asyncDispose]: () => stop(),
   };
+}
+
+function parseWarm(line: string): boolean {
+  try {
+    return (JSON.parse(line) as { event?: unknown }).event === 'warm';
+  } catch {
+    return false;
+  }
 }
 
 /** A `start_failed` line: its message and its problems, `{ path, message }` each. */

@@ -9,16 +9,26 @@
  * (the deployment's env_vars); with `--env-is-secret` every value of the environment but PATH is
  * hidden from the logs and from the error texts of tool calls, not only the referenced ones.
  * SIGTERM (or SIGINT) stops accepting, drains in-flight requests (and open sessions, served until
- * they end), then exits 0. Standard input is not read: the process lives until it is signalled, or until
- * its parent (the supervisor) goes away.
+ * they end), then exits 0. The process lives until it is signalled, or until its parent (the
+ * supervisor) goes away.
+ *
+ *   node dist/runtime/serve-bundle.js --warm
+ *
+ * A warm process (the engine's pool): Node, the MCP SDK and every module of the runtime are loaded
+ * when it writes `{"event":"warm","pid":N}`; it then reads one JSON line on standard input,
+ * `{"args":[…the options above…],"env":{…}}`, replaces its whole environment with `env` and serves
+ * as if it had been started with those options and that environment. It serves that one bundle
+ * only, and exits when its standard input ends (its engine went away) or on SIGTERM.
  */
 import { createServer } from 'node:http';
 import { isIP } from 'node:net';
+import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { readBundle } from './bundle.js';
 import { createJsonLogger } from './logger.js';
 import { problemText, type Problem } from '../shared/errors.js';
 import { createRuntime, RuntimeStartError, type Runtime } from './server.js';
+import { prepareSchemaChecks } from './validate-args.js';
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 
@@ -47,10 +57,11 @@ function environmentValues(env: NodeJS.ProcessEnv): string[] {
     .map(([, value]) => value!);
 }
 
-async function main(): Promise<number> {
+async function main(args: string[]): Promise<number> {
   let values;
   try {
     ({ values } = parseArgs({
+      args,
       options: {
         bundle: { type: 'string' },
         port: { type: 'string', default: '0' },
@@ -129,6 +140,7 @@ async function main(): Promise<number> {
     server.closeAllConnections();
     await runtime.close();
     logger.log({ level: drained ? 'info' : 'warn', event: 'stopped', drained });
+    if (warm) process.stdin.destroy();
     process.exitCode = 0;
     // nothing should be left; if a handle lingers (a stuck subprocess pipe), do not wait for it
     setTimeout(() => process.exit(0), 2_000).unref();
@@ -142,7 +154,66 @@ async function main(): Promise<number> {
     if (process.ppid !== parent) void stop('parent-exited');
   }, 1_000).unref();
   process.stdout.on('error', () => void stop('stdout-closed'));
+  // a warm process keeps its standard input open: its end means the engine went away
+  if (warm) process.stdin.once('end', () => void stop('stdin-closed'));
   return 0;
 }
 
-process.exitCode = await main();
+/** What a warm process is told to serve: the options of a cold start, and its whole environment. */
+interface ServeRequest {
+  args: string[];
+  env: Record<string, string>;
+}
+
+/** Waits (loaded, listening to nothing) for the one request on standard input. */
+async function waitForRequest(): Promise<ServeRequest | undefined> {
+  const parent = process.ppid;
+  const orphaned = setInterval(() => {
+    if (process.ppid !== parent) process.exit(0);
+  }, 1_000);
+  orphaned.unref();
+  const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+  const first = new Promise<string | undefined>((resolve) => {
+    lines.once('line', resolve);
+    lines.once('close', () => resolve(undefined));
+  });
+  // what the first definition would otherwise pay for: the meta-schema of its schemas
+  prepareSchemaChecks();
+  writeLine(JSON.stringify({ event: 'warm', pid: process.pid }));
+  const line = await first;
+  clearInterval(orphaned);
+  // the rest of standard input is not read; its end still stops the server
+  lines.removeAllListeners('close');
+  lines.close();
+  process.stdin.resume();
+  if (line === undefined) return undefined;
+  const request = JSON.parse(line) as Partial<ServeRequest>;
+  if (!Array.isArray(request.args) || typeof request.env !== 'object' || request.env === null) throw new Error('a serve request needs args and env');
+  return { args: request.args.map(String), env: request.env };
+}
+
+/** Makes the environment exactly `env`: nothing of the warm process's own is left. */
+function replaceEnvironment(env: Record<string, string>): void {
+  for (const name of Object.keys(process.env)) delete process.env[name];
+  for (const [name, value] of Object.entries(env)) process.env[name] = String(value);
+}
+
+const warm = process.argv.slice(2).includes('--warm');
+if (!warm) process.exitCode = await main(process.argv.slice(2));
+else {
+  let request: ServeRequest | undefined;
+  try {
+    request = await waitForRequest();
+  } catch (error) {
+    process.exitCode = fail(`the serve request cannot be read: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (request === undefined) {
+    // standard input ended before any request: the pool (or the engine) let it go
+    if (process.exitCode === undefined) process.exitCode = 0;
+    process.stdin.destroy();
+  } else {
+    replaceEnvironment(request.env);
+    process.exitCode = await main(request.args);
+    if (process.exitCode !== 0) process.stdin.destroy();
+  }
+}

@@ -8,16 +8,36 @@ import { ajvFor, schemaDialect, type AnyAjv, type Dialect } from '../definition/
 export type ValidationResult = { ok: true; value: Record<string, unknown> } | { ok: false; problems: string[] };
 export type Validator = (value: unknown) => ValidationResult;
 
+/**
+ * Schemas are checked against their meta-schema by one ajv per dialect for the whole process:
+ * compiling a meta-schema costs more than compiling most servers' schemas, so it is done once
+ * (a warm runtime process does it before it is given a bundle), not once per definition.
+ */
+const META_OPTIONS: Options = { allErrors: true, strict: false, validateFormats: false };
+const metaCheckers = new Map<Dialect, AnyAjv>();
+
+function checkSchema(schema: Record<string, unknown>, dialect: Dialect): void {
+  const meta = ajvFor(dialect, META_OPTIONS, metaCheckers);
+  // the message ajv's own check gives
+  if (meta.validateSchema(schema) !== true) throw new Error(`schema is invalid: ${meta.errorsText(meta.errors)}`);
+}
+
+/** Compiles the meta-schema of the default dialect now, ahead of the first definition. */
+export function prepareSchemaChecks(): void {
+  checkSchema({ type: 'object' }, '2020-12');
+}
+
 /** One compiler per definition: ajv caches by schema, so equal schemas compile once. */
 export function createSchemaCompiler(): (schema: Record<string, unknown>) => Validator {
   // defaults fill in missing arguments; formats are annotations here, as in most MCP servers
-  const options: Options = { allErrors: true, strict: false, useDefaults: true, validateFormats: false };
+  const options: Options = { allErrors: true, strict: false, useDefaults: true, validateFormats: false, validateSchema: false };
   const compilers = new Map<Dialect, AnyAjv>();
   return (schema) => {
     // no $schema means 2020-12, as MCP specifies; `mcpctl validate` rejects unknown dialects
     const dialect = schemaDialect(schema) ?? '2020-12';
     const ajv = ajvFor(dialect, options, compilers);
     const { $schema: _dialect, ...rest } = schema;
+    checkSchema(rest, dialect);
     const validate = ajv.compile(rest);
     return (value) => {
       // validate a copy: defaults are written into it, never into the caller's object

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
-import { startRuntimeProcess, RuntimeProcessError } from '../../src/runtime/process.js';
+import { spawnWarmRuntimeProcess, startRuntimeProcess, RuntimeProcessError } from '../../src/runtime/process.js';
 import { FIXTURES, bundleDefinition, connect, firstText, makeTempDir } from '../support/runtime.js';
 
 let temp: Awaited<ReturnType<typeof makeTempDir>>;
@@ -140,5 +140,61 @@ describe('serve-bundle', () => {
 
   it('fails to start from a folder that is not a bundle', async () => {
     await expect(startRuntimeProcess({ bundleDir: temp.path })).rejects.toThrow(/is not a bundle/);
+  });
+});
+
+describe('serve-bundle --warm', () => {
+  it('loads, then serves the one bundle it is given with that environment only, and refuses a second', async () => {
+    const warm = spawnWarmRuntimeProcess({ env: { WAITING_LABEL: 'only-while-waiting' } });
+    await warm.ready;
+    await using runtime = await warm.serve({ bundleDir, env: { SLOW_API_KEY: 'key-12345' } });
+    expect(runtime.pid).toBe(warm.pid);
+    const health = (await (await fetch(runtime.healthUrl)).json()) as Record<string, unknown>;
+    expect(health).toMatchObject({ status: 'ok', name: 'slow', tools: 2 });
+    await expect(warm.serve({ bundleDir, env: { SLOW_API_KEY: 'key-12345' } })).rejects.toThrow(/one bundle only/);
+    await runtime.stop();
+    expect(await runtime.exited).toEqual({ code: 0, signal: null });
+  });
+
+  it('fails with the reasons a cold start gives, from the environment it was given', async () => {
+    const warm = spawnWarmRuntimeProcess({ env: { SLOW_API_KEY: 'set-while-waiting' } });
+    await warm.ready;
+    // the variable of the waiting process is gone once it is given its own environment
+    const error = (await warm.serve({ bundleDir, env: {} }).catch((e: unknown) => e)) as RuntimeProcessError;
+    expect(error).toBeInstanceOf(RuntimeProcessError);
+    expect(error.kind).toBe('refused');
+    expect(error.problems).toEqual([expect.stringMatching(/SLOW_API_KEY is not set/)]);
+  });
+
+  it('exits when its standard input ends before it was given a bundle, and with its supervisor', async () => {
+    const supervisor = spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `const { spawnWarmRuntimeProcess } = await import(${JSON.stringify(join(import.meta.dirname, '../../dist/runtime/process.js'))});
+         const warm = spawnWarmRuntimeProcess({});
+         await warm.ready;
+         process.stdout.write(warm.pid + '\\n');
+         setInterval(() => {}, 1000);`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const pid = Number(await new Promise<string>((resolve) => createInterface({ input: supervisor.stdout }).once('line', resolve)));
+    const alive = () => {
+      try {
+        process.kill(pid, 0);
+        return !isZombie(pid);
+      } catch {
+        return false;
+      }
+    };
+    expect(alive()).toBe(true);
+    supervisor.kill('SIGKILL');
+    try {
+      await waitFor(() => !alive(), 'the waiting process to exit');
+    } finally {
+      if (alive()) process.kill(pid, 'SIGKILL');
+    }
   });
 });

@@ -34,7 +34,10 @@ export interface TestEngine {
  * The whole engine in-process on a loopback port with the real runtime (built servers run as real
  * processes), in `home`; FAST_LIMITS for the deployments unless `fast` is false.
  */
-export async function startRealEngine(home: string, options: { apiKey: string; port?: number; logger?: Logger; fast?: boolean }): Promise<RunningEngine> {
+export async function startRealEngine(
+  home: string,
+  options: { apiKey: string; port?: number; logger?: Logger; fast?: boolean; warmPool?: number },
+): Promise<RunningEngine> {
   const engine = await startEngine({
     home,
     host: '127.0.0.1',
@@ -43,7 +46,7 @@ export async function startRealEngine(home: string, options: { apiKey: string; p
     version: '0.0.0-test',
     logger: options.logger ?? silentLogger,
     env: {},
-    limits: { ratePerSecond: 0 },
+    limits: { ratePerSecond: 0, ...(options.warmPool === undefined ? {} : { warmPool: options.warmPool }) },
     ...(options.fast === false ? {} : { deployments: (deps) => createDeploymentService({ ...deps, limits: FAST_LIMITS }) }),
   });
   await engine.restored;

@@ -76,6 +76,7 @@ export async function engineStatusCommand(ctx: CommandContext): Promise<void> {
         ['mode', status.mode === 'foreground' ? 'foreground (mcpctl serve)' : 'background'],
         ['state', status.home],
         ['log', status.log_file],
+        ...(status.warm_pool === undefined ? [] : [['warm processes', warmPoolText(status.warm_pool)] as [string, string]]),
       ]);
     },
     { quiet: () => (status.running ? 'running' : 'stopped') },
@@ -182,4 +183,10 @@ function formatUptime(seconds: number): string {
   if (s < 3600) return `${Math.floor(s / 60)}m ${s % 60}s`;
   if (s < 86_400) return `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m`;
   return `${Math.floor(s / 86_400)}d ${Math.floor((s % 86_400) / 3600)}h`;
+}
+
+/** `2 of 2 ready`, `1 of 2 ready, 1 loading`, `off` */
+function warmPoolText(pool: { size: number; ready: number; warming: number }): string {
+  if (pool.size === 0) return 'off (MCPCTL_WARM_POOL=0)';
+  return `${pool.ready} of ${pool.size} ready${pool.warming > 0 ? `, ${pool.warming} loading` : ''}`;
 }
