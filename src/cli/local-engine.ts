@@ -296,6 +296,8 @@ export interface EngineStatus {
   pid?: number;
   version?: string;
   mode?: 'background' | 'foreground';
+  /** what runs its deployments' instances */
+  runner?: string;
   started_at?: string;
   uptime_seconds?: number;
 }
@@ -318,6 +320,7 @@ export async function localEngineStatus(paths: HomePaths, options: PatienceOptio
     pid: state.pid,
     version: health.version,
     mode: state.mode,
+    runner: state.runner ?? 'process',
     started_at: state.startedAt,
     uptime_seconds: health.uptimeSeconds,
   };

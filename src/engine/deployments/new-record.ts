@@ -17,6 +17,8 @@ export interface NewDeployment {
   previousId: string | undefined;
   baseUrl: string;
   now: number;
+  /** the engine's runner kind (process, docker) */
+  runner?: string;
 }
 
 export function newDeploymentRecord(input: NewDeployment): DeploymentRecord {
@@ -39,6 +41,7 @@ export function newDeploymentRecord(input: NewDeployment): DeploymentRecord {
       instances: [],
       domain: domain ?? null,
       notices: noticesFor(environment, domain),
+      ...(input.runner === undefined ? {} : { runner: input.runner }),
       created_at: at,
       updated_at: at,
       transitions: [{ status: 'deploying', at }],

@@ -131,6 +131,7 @@ class Deployments implements LocalDeploymentService {
       previousId,
       baseUrl: this.deps.baseUrl,
       now: this.clock(),
+      runner: this.runner.kind,
     });
     const id = record.deployment.deployment_id;
     const routeName = record.routeName!;

@@ -85,10 +85,12 @@ export class RunnerStartError extends Error {
 }
 
 export interface Runner {
-  /** `process` today */
+  /** `process` or `docker` */
   readonly kind: string;
   /** starts an instance and resolves once it listens (not yet once it is healthy); rejects with RunnerStartError */
   start(spec: StartInstanceSpec): Promise<RunnerInstance>;
   /** the instances of the engine with this home that run now (after an engine restart) */
   find(engine: string): Promise<FoundInstance[]>;
+  /** releases what the runner holds (a connection to its daemon) once the engine has stopped its instances */
+  close?(): Promise<void>;
 }
