@@ -237,9 +237,8 @@ export function createProgram(state: RunState): Command {
     .option('--junit <file>', 'also write a JUnit XML report of the cases to this file')
     .action(action(async () => (await import('./commands/up.js')).upCommand));
 
-  program
-    .command('export')
-    .description('write what runs a server on another platform')
+  const exporter = program.command('export').description('write what runs a server on another platform');
+  exporter
     .command('kubernetes')
     .description('write Kubernetes manifests for a definition or a built server: Deployment, Service, Secret, autoscaler, disruption budget, Ingress with TLS')
     .argument('<target>', 'a definition file, or an mcp_… id of a built server')
@@ -257,6 +256,13 @@ export function createProgram(state: RunState): Command {
     .option('--env-var <NAME>', 'put this variable in the Secret, with its value from your environment (repeatable)', collect)
     .option('--env-file <file>', 'put the NAME=value lines of this file in the Secret')
     .action(action(async () => (await import('./commands/export.js')).exportKubernetesCommand));
+  exporter
+    .command('image')
+    .description('build the container image of a definition (mcpctl-server:<bundle digest>) on the Docker host of DOCKER_HOST; push it with --registry')
+    .argument('<file>', 'the definition (YAML)')
+    .option('--base-image <image>', 'the image with node the server image starts from (default: node:20-slim)')
+    .option('--registry <registry>', 'tag the image for this registry and push it, such as registry.example.com/team')
+    .action(action(async () => (await import('./commands/export-image.js')).exportImageCommand));
 
   // --- credentials ---------------------------------------------------------------------------
   program
