@@ -229,6 +229,11 @@ export class ManagedInstance {
     if (this.stopping) throw new Error('stopped while starting');
     this.tail.length = 0;
     this.failedChecks = 0;
+    // What a runner does once per build (the Docker runner builds its image) is not part of the start time-out.
+    await this.runner.prepare?.(this.spec.bundleDir).catch((error: unknown) => {
+      const transient = error instanceof RunnerStartError && error.transient;
+      throw new StartFailure(this.describe(`could not start: ${error instanceof Error ? error.message : String(error)}`), transient);
+    });
     // The documented start time-out covers the whole start, from now (not from the request,
     // which may have waited in the queue): the process reporting its port, then its health.
     const deadline = clock() + limits.startTimeoutMs;
@@ -284,7 +289,7 @@ export class ManagedInstance {
     }
     this.lastCheck = clock();
     this.state = 'healthy';
-    hooks.log('info', `instance ${this.id} healthy (pid ${handle.pid}, port ${handle.port})`, this.id);
+    hooks.log('info', `instance ${this.id} healthy (${handle.pid === undefined ? '' : `pid ${handle.pid}, `}port ${handle.port})`, this.id);
     hooks.changed();
   }
 

@@ -61,6 +61,9 @@ export function createDockerRunner(options: DockerRunnerOptions): Runner & { rea
     kind: 'docker',
     docker,
     close: () => docker.close(),
+    prepare: async (bundleDir) => {
+      await buildImage(images, bundleDir);
+    },
     start: (spec) => startContainer(docker, images, limits, spec),
     find: async (engine) => {
       const containers = await docker.json<ContainerSummary[]>('GET', '/containers/json', {
@@ -95,13 +98,9 @@ function labelsOf(labels: Record<string, string>): InstanceLabels {
 }
 
 async function startContainer(docker: DockerClient, images: ImageBuilder, limits: ContainerLimits, spec: StartInstanceSpec): Promise<RunnerInstance> {
+  // built by prepare() already, unless the image was removed since
+  const image = await buildImage(images, spec.bundleDir);
   const deadline = Date.now() + spec.limits.startTimeoutMs;
-  let image;
-  try {
-    image = await images.ensure(spec.bundleDir);
-  } catch (error) {
-    throw new RunnerStartError(`could not build the image: ${(error as Error).message}`, error instanceof DockerUnavailableError, { cause: error });
-  }
   const contract = imageContract(image.digest, { logLevel: spec.logLevel });
   const labels: Record<string, string> = {
     [CONTAINER_LABELS.engine]: spec.labels.engine,
@@ -202,6 +201,14 @@ async function startContainer(docker: DockerClient, images: ImageBuilder, limits
     stop: (graceMs) => stopContainer(docker, id, graceMs),
     health: (timeoutMs) => probeHealth(healthUrl, timeoutMs),
   };
+}
+
+async function buildImage(images: ImageBuilder, bundleDir: string) {
+  try {
+    return await images.ensure(bundleDir);
+  } catch (error) {
+    throw new RunnerStartError(`could not build the image: ${(error as Error).message}`, error instanceof DockerUnavailableError, { cause: error });
+  }
 }
 
 function eventOf(line: string): Record<string, unknown> | undefined {

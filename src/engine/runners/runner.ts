@@ -87,6 +87,11 @@ export class RunnerStartError extends Error {
 export interface Runner {
   /** `process` or `docker` */
   readonly kind: string;
+  /**
+   * What is done once per bundle before its instances start (the Docker runner builds its image),
+   * outside the start time-out; rejects with RunnerStartError. Optional.
+   */
+  prepare?(bundleDir: string): Promise<void>;
   /** starts an instance and resolves once it listens (not yet once it is healthy); rejects with RunnerStartError */
   start(spec: StartInstanceSpec): Promise<RunnerInstance>;
   /** the instances of the engine with this home that run now (after an engine restart) */

@@ -29,6 +29,17 @@ interface ContainerSummary {
   Labels: Record<string, string>;
 }
 
+function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(ROOT, 'bin', 'mcpctl.js'), ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
 /** One tools/call (to an instance or through the gateway); the answer's text, whether it came as JSON or as an event stream. */
 async function callDirect(url: string, name: string, args: Record<string, unknown>): Promise<string> {
   const response = await fetch(url, {
@@ -141,6 +152,21 @@ describe.skipIf(dockerSkipReason !== undefined)(`the Docker runner${dockerSkipRe
     expect(lines.some((line) => line.includes('"level"'))).toBe(true);
   }, 300_000);
 
+  it('mcpctl export image builds the same image, and a push to a registry that cannot be reached fails plainly', async () => {
+    const env = { PATH: process.env.PATH!, HOME: process.env.HOME ?? '/tmp', ...docker.env };
+    const bundle = await calculatorBundle();
+    const built = await runCli(['--json', 'export', 'image', CALCULATOR, '--base-image', baseImage], env);
+    expect(built.code, built.stderr).toBe(0);
+    expect(JSON.parse(built.stdout)).toMatchObject({ image: imageName(bundle.digest), digest: bundle.digest, base_image: baseImage });
+
+    // no registry is reachable here: the push can only be shown to fail with the daemon's reason
+    const pushed = await runCli(['export', 'image', CALCULATOR, '--base-image', baseImage, '--registry', '127.0.0.1:9/team'], env);
+    expect(pushed.code).not.toBe(0);
+    expect(pushed.stderr).toContain('127.0.0.1:9');
+    expect(pushed.stderr).not.toMatch(/\n\s+at /);
+    images.add(imageName(bundle.digest, '127.0.0.1:9/team'));
+  }, 300_000);
+
   it('runs a production deployment as 2 containers, restarts a killed one, and after kill -9 of the engine leaves no orphan', async () => {
     const home = (await tempHome('mcpctl-docker-')).dir;
     homes.push(home);
@@ -171,16 +197,7 @@ describe.skipIf(dockerSkipReason !== undefined)(`the Docker runner${dockerSkipRe
         },
         60_000,
       );
-    const cli = (args: string[]) =>
-      new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-        const child = spawn(process.execPath, [join(ROOT, 'bin', 'mcpctl.js'), ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-        child.on('exit', (code) => resolve({ code, stdout, stderr }));
-      });
-
+    const cli = (args: string[]) => runCli(args, env);
     startDaemon();
     const state = await engineState();
     expect(state.runner).toBe('docker');
