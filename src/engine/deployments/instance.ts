@@ -32,6 +32,8 @@ export interface InstanceSpec {
   bundleDir: string;
   env: Record<string, string>;
   logLevel: 'debug' | 'info';
+  /** the deployment's resources, for runners that enforce them */
+  resources?: { memoryMb?: number; cpus?: number };
 }
 
 export interface InstanceDeps {
@@ -244,6 +246,7 @@ export class ManagedInstance {
         env: this.spec.env,
         logLevel: this.spec.logLevel,
         limits: { startTimeoutMs: limits.startTimeoutMs },
+        ...(this.spec.resources === undefined ? {} : { resources: this.spec.resources }),
         onLog: (raw) => {
           const line = parseLogLine(raw);
           const text = typeof line.msg === 'string' ? line.msg : raw;

@@ -40,7 +40,12 @@ export function newDeploymentRecord(input: NewDeployment): DeploymentRecord {
       desired_instances: input.desired,
       instances: [],
       domain: domain ?? null,
-      notices: noticesFor(environment, domain),
+      notices: [
+        ...noticesFor(environment, domain),
+        ...(input.config?.resources !== undefined && input.runner !== 'docker'
+          ? ['resources (memory, CPU) are not enforced by this engine’s process runner: its instances are processes of the engine']
+          : []),
+      ],
       ...(input.runner === undefined ? {} : { runner: input.runner }),
       created_at: at,
       updated_at: at,

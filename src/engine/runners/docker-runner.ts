@@ -97,7 +97,12 @@ function labelsOf(labels: Record<string, string>): InstanceLabels {
   };
 }
 
-async function startContainer(docker: DockerClient, images: ImageBuilder, limits: ContainerLimits, spec: StartInstanceSpec): Promise<RunnerInstance> {
+async function startContainer(docker: DockerClient, images: ImageBuilder, defaults: ContainerLimits, spec: StartInstanceSpec): Promise<RunnerInstance> {
+  const limits: ContainerLimits = {
+    ...defaults,
+    ...(spec.resources?.memoryMb === undefined ? {} : { memoryBytes: spec.resources.memoryMb * 1024 * 1024 }),
+    ...(spec.resources?.cpus === undefined ? {} : { cpus: spec.resources.cpus }),
+  };
   // built by prepare() already, unless the image was removed since
   const image = await buildImage(images, spec.bundleDir);
   const deadline = Date.now() + spec.limits.startTimeoutMs;

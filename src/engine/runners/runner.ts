@@ -30,6 +30,8 @@ export interface StartInstanceSpec {
   env: Record<string, string>;
   logLevel: 'debug' | 'info';
   limits: InstanceLimits;
+  /** the deployment's `resources`, for a runner that enforces them (docker); its defaults otherwise */
+  resources?: { memoryMb?: number; cpus?: number };
   /** every line the instance writes once it listens (JSON log lines, and stderr as it is) */
   onLog(line: string): void;
 }

@@ -119,6 +119,7 @@ describe.skipIf(dockerSkipReason !== undefined)(`the Docker runner${dockerSkipRe
       env: { GREETING: 'hello' },
       logLevel: 'info',
       limits: { startTimeoutMs: 60_000 },
+      resources: { memoryMb: 300, cpus: 0.25 },
       onLog: (line) => lines.push(line),
     });
     expect(instance.host).toBe('127.0.0.1');
@@ -136,8 +137,8 @@ describe.skipIf(dockerSkipReason !== undefined)(`the Docker runner${dockerSkipRe
     expect(details.HostConfig.ReadonlyRootfs).toBe(true);
     expect(details.HostConfig.CapDrop).toEqual(['ALL']);
     expect(details.HostConfig.SecurityOpt).toContain('no-new-privileges');
-    expect(details.HostConfig.Memory).toBeGreaterThan(0);
-    expect(details.HostConfig.NanoCpus).toBeGreaterThan(0);
+    expect(details.HostConfig.Memory).toBe(300 * 1024 * 1024);
+    expect(details.HostConfig.NanoCpus).toBe(250_000_000);
     expect(Object.keys(details.HostConfig.Tmpfs)).toEqual(['/tmp']);
     expect(details.NetworkSettings.Ports['8080/tcp']?.map((binding) => binding.HostIp)).toEqual(['127.0.0.1']);
     expect(found!.Labels[CONTAINER_LABELS.deployment]).toBe('deploy_test');
