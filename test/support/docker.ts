@@ -41,6 +41,8 @@ export interface TestDocker {
   /** an environment with DOCKER_HOST */
   env: Record<string, string>;
   client: DockerClient;
+  /** true when this file started the daemon (all it holds goes with it) */
+  owned: boolean;
   /** stops the daemon when the test started it; closes the client */
   stop(): Promise<void>;
 }
@@ -50,7 +52,7 @@ export async function startTestDocker(): Promise<TestDocker> {
   if (givenHost !== undefined) {
     const client = createDockerClient({ DOCKER_HOST: givenHost });
     await waitForDaemon(client, 10_000, () => undefined);
-    return { host: givenHost, env: { DOCKER_HOST: givenHost }, client, stop: () => client.close() };
+    return { host: givenHost, env: { DOCKER_HOST: givenHost }, client, owned: false, stop: () => client.close() };
   }
   if (dockerd === undefined) throw new Error(dockerSkipReason ?? 'dockerd is not installed (Debian: apt-get install docker.io)');
   // short: the daemon's sockets live under it, and a socket path has at most 107 bytes
@@ -102,7 +104,7 @@ export async function startTestDocker(): Promise<TestDocker> {
     await stop();
     throw error;
   }
-  return { host, env: { DOCKER_HOST: host }, client, stop };
+  return { host, env: { DOCKER_HOST: host }, client, owned: true, stop };
 }
 
 async function waitForDaemon(client: DockerClient, timeoutMs: number, failed: () => string | undefined): Promise<void> {

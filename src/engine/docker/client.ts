@@ -45,6 +45,7 @@ export interface DockerClient {
   json<T = unknown>(method: string, path: string, request?: DockerRequest): Promise<T>;
   /** the answer's body as a stream; DockerApiError on a status >= 400 */
   stream(method: string, path: string, request?: DockerRequest): Promise<Readable>;
+  /** ends every connection, cutting what still streams */
   close(): Promise<void>;
 }
 
@@ -119,7 +120,8 @@ export function createDockerClient(env: Record<string, string | undefined> = pro
     async stream(method: string, path: string, request?: DockerRequest): Promise<Readable> {
       return (await send(method, path, request)).body;
     },
-    close: () => client.close(),
+    // what still streams (the logs and waits of containers already stopped) is cut, not awaited
+    close: () => client.destroy(),
   };
 }
 

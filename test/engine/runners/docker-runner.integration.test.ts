@@ -58,11 +58,14 @@ describe.skipIf(dockerSkipReason !== undefined)(`the Docker runner${dockerSkipRe
   const homes: string[] = [];
   const children: ChildProcess[] = [];
   const images = new Set<string>();
+  let imagesBefore = new Set<string>();
 
   beforeAll(async () => {
     requireBuilt();
     docker = await startTestDocker();
     client = docker.client;
+    // on a daemon this file did not start, every image it adds is removed at the end
+    imagesBefore = new Set((await client.json<Array<{ Id: string }>>('GET', '/images/json')).map((image) => image.Id));
     baseImage = await ensureNodeBaseImage(client);
   }, 120_000);
 
@@ -74,6 +77,10 @@ describe.skipIf(dockerSkipReason !== undefined)(`the Docker runner${dockerSkipRe
     }
     if (client !== undefined) {
       for (const image of images) await client.json('DELETE', `/images/${encodeURIComponent(image)}`, { query: { force: 1 } }).catch(() => undefined);
+      if (!docker.owned) {
+        const added = (await client.json<Array<{ Id: string }>>('GET', '/images/json')).filter((image) => !imagesBefore.has(image.Id));
+        for (const image of added) await client.json('DELETE', `/images/${image.Id}`, { query: { force: 1 } }).catch(() => undefined);
+      }
     }
     for (const temp of temps) await temp.cleanup();
     await docker?.stop();
