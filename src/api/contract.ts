@@ -161,6 +161,13 @@ export const DeployConfig = z.strictObject({
     })
     .optional(),
   env_vars: z.record(z.string().regex(ENV_NAME_PATTERN, 'must be an environment variable name'), z.string()).optional(),
+  // Extension: limits of each instance, where the engine's runner enforces them (docker)
+  resources: z
+    .strictObject({
+      memory_mb: z.number().int().min(32).max(1_048_576).optional(),
+      cpus: z.number().positive().max(1024).optional(),
+    })
+    .optional(),
 });
 export type DeployConfig = z.infer<typeof DeployConfig>;
 
@@ -201,6 +208,7 @@ export const Deployment = z.looseObject({
   reason: z.string().optional().describe('why the deployment failed or stopped'),
   domain: z.string().nullable().optional(),
   notices: z.array(z.string()).optional().describe('what the service could not honour, said plainly'),
+  runner: z.string().optional().describe('what runs its instances: process or docker'),
   created_at: z.string().optional(),
   updated_at: z.string().optional(),
   transitions: z.array(Transition).optional(),

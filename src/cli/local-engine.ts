@@ -296,6 +296,8 @@ export interface EngineStatus {
   pid?: number;
   version?: string;
   mode?: 'background' | 'foreground';
+  /** what runs its deployments' instances */
+  runner?: string;
   started_at?: string;
   uptime_seconds?: number;
   /** runtime processes loaded and waiting for a bundle */
@@ -320,6 +322,7 @@ export async function localEngineStatus(paths: HomePaths, options: PatienceOptio
     pid: state.pid,
     version: health.version,
     mode: state.mode,
+    runner: state.runner ?? 'process',
     started_at: state.startedAt,
     uptime_seconds: health.uptimeSeconds,
     ...(health.warmPool === undefined ? {} : { warm_pool: health.warmPool }),

@@ -237,9 +237,8 @@ export function createProgram(state: RunState): Command {
     .option('--junit <file>', 'also write a JUnit XML report of the cases to this file')
     .action(action(async () => (await import('./commands/up.js')).upCommand));
 
-  program
-    .command('export')
-    .description('write what runs a server on another platform')
+  const exporter = program.command('export').description('write what runs a server on another platform');
+  exporter
     .command('kubernetes')
     .description('write Kubernetes manifests for a definition or a built server: Deployment, Service, Secret, autoscaler, disruption budget, Ingress with TLS')
     .argument('<target>', 'a definition file, or an mcp_… id of a built server')
@@ -257,6 +256,13 @@ export function createProgram(state: RunState): Command {
     .option('--env-var <NAME>', 'put this variable in the Secret, with its value from your environment (repeatable)', collect)
     .option('--env-file <file>', 'put the NAME=value lines of this file in the Secret')
     .action(action(async () => (await import('./commands/export.js')).exportKubernetesCommand));
+  exporter
+    .command('image')
+    .description('build the container image of a definition (mcpctl-server:<bundle digest>) on the Docker host of DOCKER_HOST; push it with --registry')
+    .argument('<file>', 'the definition (YAML)')
+    .option('--base-image <image>', 'the image with node the server image starts from (default: node:20-slim)')
+    .option('--registry <registry>', 'tag the image for this registry and push it, such as registry.example.com/team')
+    .action(action(async () => (await import('./commands/export-image.js')).exportImageCommand));
 
   // --- credentials ---------------------------------------------------------------------------
   program
@@ -307,6 +313,12 @@ export function createProgram(state: RunState): Command {
     .description('run the engine in the foreground (containers, shared hosts); logs JSON lines to stdout')
     .option('--host <address>', 'address to listen on; other than loopback needs MCPCTL_API_KEY', '127.0.0.1')
     .option('--port <n>', 'port to listen on (default: MCPCTL_PORT, else 7070; 0 for any free port)', parseInteger('--port', 0))
+    .addOption(
+      new Option('--runner <kind>', 'what runs deployments: process or docker (default: MCPCTL_RUNNER, the settings file, else process)').choices([
+        'process',
+        'docker',
+      ]),
+    )
     .action(action(async () => (await import('./commands/serve.js')).serveCommand));
 
   return program;

@@ -252,12 +252,20 @@ export const ScalingConfig = z.strictObject({
   max_instances: z.number().int().min(1).optional(),
 });
 
+export const ResourcesConfig = z
+  .strictObject({
+    memory_mb: z.number().int().min(32).max(1_048_576).optional().describe('memory of each instance, in MiB'),
+    cpus: z.number().positive().max(1024).optional().describe('CPUs of each instance, such as 0.5'),
+  })
+  .describe('limits of each instance where the runner enforces them (the docker runner; default 256 MiB and 0.5 CPU)');
+
 const DeployTarget = z.strictObject({
   domain: z
     .string()
     .regex(/^(?=.{1,253}$)([a-zA-Z0-9-]{1,63}\.)*[a-zA-Z0-9-]{1,63}$/, 'must be a host name')
     .optional(),
   scaling: ScalingConfig.optional(),
+  resources: ResourcesConfig.optional(),
   env_vars: envMap.optional(),
 });
 

@@ -15,6 +15,8 @@ import { BUNDLE_TEMP_PREFIX } from '../runtime/bundle.js';
 import { ensureDir, removeStaleTempDirs, removeStaleTemps } from './store/atomic.js';
 import { FileStore } from './store/file-store.js';
 import { WarmPool } from './runners/warm-pool.js';
+import type { Runner } from './runners/runner.js';
+import { chooseRunner, createRunner, RunnerConfigError, runnerFromSettings } from './runners/select.js';
 import type { TestServiceDeps } from './agent/index.js';
 import type { DeploymentService, DeploymentServiceDeps, Logger, StartRuntimeProcess, TestService } from './types.js';
 
@@ -42,6 +44,11 @@ export interface StartEngineOptions {
   tests?: TestService | false;
   /** smoke check time-out of builds */
   smokeTimeoutMs?: number;
+  /**
+   * What runs deployments' instances: a kind (`mcpctl serve --runner`), or a runner tests pass.
+   * Without it: MCPCTL_RUNNER, then `runner` in the home's engine-settings.json, then `process`.
+   */
+  runner?: string | Runner;
 }
 
 export interface RunningEngine {
@@ -53,6 +60,8 @@ export interface RunningEngine {
   store: FileStore;
   app: App;
   deployments: DeploymentService | undefined;
+  /** what runs the deployments' instances: `process` or `docker` */
+  runner: string;
   /** the queues of work that needs a process */
   admission: Admission;
   /** the runtime processes that wait for a bundle */
@@ -138,6 +147,9 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
     });
     const factory = options.deployments === false ? undefined : (options.deployments ?? (await loadDeploymentFactory()));
     let deployments: DeploymentService | undefined;
+    // the process runner is the deployment service's default (made with its startRuntime); another is made here
+    const chosen = factory === undefined ? undefined : await chosenRunner(options, paths.settingsFile, lazyStartRuntime(runtime), logger);
+    const runner = chosen?.runner;
     if (factory !== undefined) {
       deployments = await factory({
         store,
@@ -146,6 +158,7 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
         logger: logger.child({ component: 'deployments' }),
         env: options.env,
         startRuntime: lazyStartRuntime(runtime),
+        ...(runner === undefined ? {} : { runner }),
         starts: admission.starts,
         clock,
       });
@@ -186,6 +199,7 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
       home: paths.home,
       version: options.version,
       deployments: deployments !== undefined,
+      runner: chosen?.kind,
       tests: tests !== undefined,
       slots: limits.admission,
     });
@@ -206,6 +220,7 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
         if (deployments !== undefined) {
           await deployments.close().catch((error: unknown) => logger.error('stopping deployments failed', { error }));
         }
+        await runner?.close?.().catch((error: unknown) => logger.error('stopping the runner failed', { error }));
         // work still waiting for a slot is dropped (its requests get 503); what runs finishes
         closeAdmission(admission);
         const timer = setTimeout(() => server.closeAllConnections(), graceMs);
@@ -217,7 +232,7 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
       return closing;
     };
 
-    return { url, host: options.host, port, server, store, app, deployments, admission, warmPool, restored, close };
+    return { url, host: options.host, port, server, store, app, deployments, runner: chosen?.kind ?? 'process', admission, warmPool, restored, close };
   } catch (error) {
     server.close();
     server.closeAllConnections();
@@ -259,6 +274,28 @@ export function urlHost(host: string): string {
   if (host === '0.0.0.0' || host === '') return '127.0.0.1';
   if (host === '::') return '[::1]';
   return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+}
+
+/** The runner of the options, the environment or the settings file (engine.ts's option says the order). */
+async function chosenRunner(
+  options: StartEngineOptions,
+  settingsFile: string,
+  startRuntime: StartRuntimeProcess,
+  logger: Logger,
+): Promise<{ kind: string; runner?: Runner }> {
+  if (typeof options.runner === 'object') return { kind: options.runner.kind, runner: options.runner };
+  try {
+    const kind = chooseRunner([
+      { value: options.runner, from: '--runner' },
+      { value: options.env.MCPCTL_RUNNER, from: 'MCPCTL_RUNNER' },
+      { value: await runnerFromSettings(settingsFile), from: `"runner" in ${settingsFile}` },
+    ]);
+    if (kind === 'process') return { kind };
+    return { kind, runner: await createRunner(kind, { env: options.env, startRuntime, logger: logger.child({ component: 'runner' }) }) };
+  } catch (error) {
+    if (error instanceof RunnerConfigError) throw new EngineConfigError(error.message);
+    throw error;
+  }
 }
 
 /** The runtime starter for deployments, loaded on first use. */

@@ -100,6 +100,7 @@ export async function runEngineHost(options: EngineHostOptions): Promise<HostEnd
         startedAt: new Date().toISOString(),
         home: paths.home,
         mode: options.mode,
+        runner: engine.runner,
       };
       await writeEngineState(paths, state);
       await options.onListening?.(engine, state);

@@ -25,6 +25,8 @@ export interface EngineState {
   home: string;
   /** `background` for `mcpctl engine start`, `foreground` for `mcpctl serve` */
   mode: 'background' | 'foreground';
+  /** what runs its deployments' instances: `process` or `docker` */
+  runner?: string;
 }
 
 export interface EngineSettings {
@@ -55,6 +57,7 @@ export async function readEngineState(paths: HomePaths): Promise<EngineState | u
     startedAt: typeof parsed.startedAt === 'string' ? parsed.startedAt : '',
     home: typeof parsed.home === 'string' ? parsed.home : paths.home,
     mode: parsed.mode === 'foreground' ? 'foreground' : 'background',
+    ...(typeof parsed.runner === 'string' ? { runner: parsed.runner } : {}),
   };
 }
 

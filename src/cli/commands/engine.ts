@@ -74,6 +74,7 @@ export async function engineStatusCommand(ctx: CommandContext): Promise<void> {
         ['version', status.version],
         ['uptime', formatUptime(status.uptime_seconds ?? 0)],
         ['mode', status.mode === 'foreground' ? 'foreground (mcpctl serve)' : 'background'],
+        ['runner', status.runner ?? 'process'],
         ['state', status.home],
         ['log', status.log_file],
         ...(status.warm_pool === undefined ? [] : [['warm processes', warmPoolText(status.warm_pool)] as [string, string]]),

@@ -2,6 +2,7 @@
  * `mcpctl serve [--host] [--port]`: the engine in the foreground, for containers and shared
  * hosts. Logs JSON lines to stdout; the API key comes from MCPCTL_API_KEY or is generated and
  * printed once on stderr. A non-loopback address needs MCPCTL_API_KEY. Stops on Ctrl-C or SIGTERM.
+ * `--runner docker` runs deployments as containers on the Docker host of DOCKER_HOST.
  */
 import { apiKeyProblem } from '../../engine/api-key.js';
 import type { CommandContext } from '../context.js';
@@ -14,6 +15,8 @@ export const DEFAULT_SERVE_PORT = 7070;
 export interface ServeOptions {
   host?: string;
   port?: number;
+  /** process or docker */
+  runner?: string;
 }
 
 export async function serveCommand(ctx: CommandContext, options: ServeOptions): Promise<void> {
@@ -38,7 +41,7 @@ export async function serveCommand(ctx: CommandContext, options: ServeOptions): 
 
   const [
     { homePaths, resolveHome },
-    { ListenError },
+    { ListenError, EngineConfigError },
     { createLogger, parseLogLevel },
     { limitsFromEnv },
     { HomeLockedError, runEngineHost },
@@ -74,7 +77,17 @@ export async function serveCommand(ctx: CommandContext, options: ServeOptions): 
       // Ctrl-C comes through ctx.signal
       signals: ['SIGTERM'],
       signal: ctx.signal,
-      engine: { host, port, apiKey, version, logger, env, limits, ...(publicUrl === undefined ? {} : { publicUrl }) },
+      engine: {
+        host,
+        port,
+        apiKey,
+        version,
+        logger,
+        env,
+        limits,
+        ...(publicUrl === undefined ? {} : { publicUrl }),
+        ...(options.runner === undefined ? {} : { runner: options.runner }),
+      },
       onListening: (engine) => {
         if (givenKey === undefined) ctx.out.stderr(`API key (shown once, not stored elsewhere): ${apiKey}\n`);
         ctx.out.stderr(`mcpctl engine listening on ${engine.url} (state in ${paths.home}); Ctrl-C stops it\n`);
@@ -84,6 +97,7 @@ export async function serveCommand(ctx: CommandContext, options: ServeOptions): 
     if (error instanceof HomeLockedError) {
       throw new UserError(error.message, { exitCode: EXIT.config, hint: 'stop it with `mcpctl engine stop`, or give this one its own MCPCTL_HOME' });
     }
+    if (error instanceof EngineConfigError) throw new UserError(error.message, { exitCode: EXIT.config });
     if (error instanceof ListenError) {
       throw new UserError(`cannot listen on ${host}:${port}: ${error.message}`, { exitCode: EXIT.usage, hint: 'choose another port with --port' });
     }

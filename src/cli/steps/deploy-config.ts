@@ -116,8 +116,8 @@ export async function configFromDefinition(
   // env_vars that --env-var or --env-file set anyway need no value from the environment
   const kept = (vars: Record<string, string> | undefined) =>
     vars === undefined || options.replaced === undefined ? vars : Object.fromEntries(Object.entries(vars).filter(([name]) => !options.replaced!.has(name)));
-  const { domain, scaling, env_vars } = defaults;
-  const base = resolveEnvDeep({ domain, scaling, env_vars: kept(env_vars) }, env, ['deploy']);
+  const { domain, scaling, resources, env_vars } = defaults;
+  const base = resolveEnvDeep({ domain, scaling, resources, env_vars: kept(env_vars) }, env, ['deploy']);
   const override = defaults.environments?.[environment];
   const over =
     override === undefined
@@ -132,6 +132,8 @@ export async function configFromDefinition(
   if (mergedDomain !== undefined) merged.domain = mergedDomain;
   const mergedScaling = { ...base.scaling, ...over.scaling };
   if (Object.keys(mergedScaling).length > 0) merged.scaling = mergedScaling;
+  const mergedResources = { ...base.resources, ...over.resources };
+  if (Object.keys(mergedResources).length > 0) merged.resources = mergedResources;
   const mergedVars = { ...base.env_vars, ...over.env_vars };
   if (Object.keys(mergedVars).length > 0) merged.env_vars = mergedVars;
   return merged;

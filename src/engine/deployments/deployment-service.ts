@@ -85,8 +85,8 @@ class Deployments implements LocalDeploymentService {
     this.runner = deps.runner ?? createProcessRunner(deps.startRuntime);
     this.gateway = createGateway(
       {
-        byName: (name) => this.registry.byName(name)?.upstream,
-        byDomain: (host) => this.registry.byDomain(host)?.upstream,
+        byName: (name) => (this.registry.byName(name) ?? this.registry.stable(name))?.upstream,
+        byDomain: (host) => (this.registry.byDomain(host) ?? (host.endsWith('.localhost') ? this.registry.stable(host) : undefined))?.upstream,
         inactive: (name) => this.registry.inactive(name),
       },
       { limits: this.limits, clock: this.clock, newRequestId },
@@ -131,6 +131,7 @@ class Deployments implements LocalDeploymentService {
       previousId,
       baseUrl: this.deps.baseUrl,
       now: this.clock(),
+      runner: this.runner.kind,
     });
     const id = record.deployment.deployment_id;
     const routeName = record.routeName!;

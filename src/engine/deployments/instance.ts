@@ -32,6 +32,8 @@ export interface InstanceSpec {
   bundleDir: string;
   env: Record<string, string>;
   logLevel: 'debug' | 'info';
+  /** the deployment's resources, for runners that enforce them */
+  resources?: { memoryMb?: number; cpus?: number };
 }
 
 export interface InstanceDeps {
@@ -229,6 +231,11 @@ export class ManagedInstance {
     if (this.stopping) throw new Error('stopped while starting');
     this.tail.length = 0;
     this.failedChecks = 0;
+    // What a runner does once per build (the Docker runner builds its image) is not part of the start time-out.
+    await this.runner.prepare?.(this.spec.bundleDir).catch((error: unknown) => {
+      const transient = error instanceof RunnerStartError && error.transient;
+      throw new StartFailure(this.describe(`could not start: ${error instanceof Error ? error.message : String(error)}`), transient);
+    });
     // The documented start time-out covers the whole start, from now (not from the request,
     // which may have waited in the queue): the process reporting its port, then its health.
     const deadline = clock() + limits.startTimeoutMs;
@@ -239,6 +246,7 @@ export class ManagedInstance {
         env: this.spec.env,
         logLevel: this.spec.logLevel,
         limits: { startTimeoutMs: limits.startTimeoutMs },
+        ...(this.spec.resources === undefined ? {} : { resources: this.spec.resources }),
         onLog: (raw) => {
           const line = parseLogLine(raw);
           const text = typeof line.msg === 'string' ? line.msg : raw;
@@ -284,7 +292,7 @@ export class ManagedInstance {
     }
     this.lastCheck = clock();
     this.state = 'healthy';
-    hooks.log('info', `instance ${this.id} healthy (pid ${handle.pid}, port ${handle.port})`, this.id);
+    hooks.log('info', `instance ${this.id} healthy (${handle.pid === undefined ? '' : `pid ${handle.pid}, `}port ${handle.port})`, this.id);
     hooks.changed();
   }
 

@@ -232,6 +232,7 @@ export class LiveDeployment {
         bundleDir: this.ctx.server.bundleDir,
         env: { ...this.record.config.env_vars },
         logLevel: this.environment === 'development' ? 'debug' : 'info',
+        ...resourcesOf(this.record.config.resources),
       },
       { runner: this.ctx.runner, starts: this.ctx.starts, limits: this.ctx.limits, clock: this.ctx.clock, hooks: this.hooks() },
     );
@@ -385,4 +386,15 @@ export class LiveDeployment {
       instances: this.describeInstances(),
     };
   }
+}
+
+/** A deployment's `resources` as its instances' runner takes them. */
+function resourcesOf(resources: { memory_mb?: number; cpus?: number } | undefined): { resources?: { memoryMb?: number; cpus?: number } } {
+  if (resources === undefined) return {};
+  return {
+    resources: {
+      ...(resources.memory_mb === undefined ? {} : { memoryMb: resources.memory_mb }),
+      ...(resources.cpus === undefined ? {} : { cpus: resources.cpus }),
+    },
+  };
 }

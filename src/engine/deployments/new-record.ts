@@ -17,6 +17,8 @@ export interface NewDeployment {
   previousId: string | undefined;
   baseUrl: string;
   now: number;
+  /** the engine's runner kind (process, docker) */
+  runner?: string;
 }
 
 export function newDeploymentRecord(input: NewDeployment): DeploymentRecord {
@@ -38,7 +40,13 @@ export function newDeploymentRecord(input: NewDeployment): DeploymentRecord {
       desired_instances: input.desired,
       instances: [],
       domain: domain ?? null,
-      notices: noticesFor(environment, domain),
+      notices: [
+        ...noticesFor(environment, domain),
+        ...(input.config?.resources !== undefined && input.runner !== 'docker'
+          ? ['resources (memory, CPU) are not enforced by this engine’s process runner: its instances are processes of the engine']
+          : []),
+      ],
+      ...(input.runner === undefined ? {} : { runner: input.runner }),
       created_at: at,
       updated_at: at,
       transitions: [{ status: 'deploying', at }],

@@ -1,11 +1,15 @@
 /**
  * The deployments the engine has in memory, and how the gateway finds them: by route name (the
- * `<name>` of `/d/<name>/mcp`), by domain, and (for a clear answer) a stopped one on disk.
+ * `<name>` of `/d/<name>/mcp`), by domain, by stable name (`<server>.<environment>`), and (for a
+ * clear answer) a stopped one on disk.
  */
 import type { DeploymentRecord, Store } from '../types.js';
 import { GATEWAY_PREFIX } from '../types.js';
 import type { LiveDeployment } from './live-deployment.js';
 import { isActive } from './states.js';
+
+/** `<server>.<environment>`, the stable name of a server in an environment. */
+const STABLE_NAME = /^(.+)\.(production|staging|development)$/;
 
 /** Stopped and failed deployments kept in memory (recent metrics, live log followers). */
 const RETAINED_INACTIVE = 20;
@@ -64,6 +68,23 @@ export class Registry {
     let best: LiveDeployment | undefined;
     for (const live of this.byId.values()) {
       if (live.domain !== host || live.status !== 'deployed') continue;
+      if (best === undefined || live.createdAt > best.createdAt) best = live;
+    }
+    return best;
+  }
+
+  /**
+   * What a stable name points at: `<server>.<environment>` (a path: /d/calculator.production/mcp) or
+   * `<server>.<environment>.localhost` (a host name: *.localhost resolves to loopback) is the newest
+   * deployed deployment of that server in that environment, so a redeploy or a rollback moves it
+   * once the new deployment is deployed.
+   */
+  stable(name: string): LiveDeployment | undefined {
+    const match = STABLE_NAME.exec(name.toLowerCase().replace(/\.localhost$/, ''));
+    if (match === null) return undefined;
+    let best: LiveDeployment | undefined;
+    for (const live of this.byId.values()) {
+      if (live.status !== 'deployed' || live.environment !== match[2] || live.serverName.toLowerCase() !== match[1]) continue;
       if (best === undefined || live.createdAt > best.createdAt) best = live;
     }
     return best;

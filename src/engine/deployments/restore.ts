@@ -78,8 +78,9 @@ export async function restoreOne(ctx: RestoreContext, record: DeploymentRecord):
   await logs.load();
   const url = deploymentUrl(ctx.baseUrl, routeName);
   const moved = url !== d.url ? d.url : undefined;
-  if (moved !== undefined || d.desired_instances !== min || record.routeName === undefined) {
+  if (moved !== undefined || d.desired_instances !== min || record.routeName === undefined || d.runner !== ctx.runner.kind) {
     // What the API will show is written first.
+    d.runner = ctx.runner.kind;
     d.url = url;
     d.health_check = `${url}/health`;
     d.desired_instances = min;

@@ -30,6 +30,8 @@ export interface StartInstanceSpec {
   env: Record<string, string>;
   logLevel: 'debug' | 'info';
   limits: InstanceLimits;
+  /** the deployment's `resources`, for a runner that enforces them (docker); its defaults otherwise */
+  resources?: { memoryMb?: number; cpus?: number };
   /** every line the instance writes once it listens (JSON log lines, and stderr as it is) */
   onLog(line: string): void;
 }
@@ -85,10 +87,17 @@ export class RunnerStartError extends Error {
 }
 
 export interface Runner {
-  /** `process` today */
+  /** `process` or `docker` */
   readonly kind: string;
+  /**
+   * What is done once per bundle before its instances start (the Docker runner builds its image),
+   * outside the start time-out; rejects with RunnerStartError. Optional.
+   */
+  prepare?(bundleDir: string): Promise<void>;
   /** starts an instance and resolves once it listens (not yet once it is healthy); rejects with RunnerStartError */
   start(spec: StartInstanceSpec): Promise<RunnerInstance>;
   /** the instances of the engine with this home that run now (after an engine restart) */
   find(engine: string): Promise<FoundInstance[]>;
+  /** releases what the runner holds (a connection to its daemon) once the engine has stopped its instances */
+  close?(): Promise<void>;
 }

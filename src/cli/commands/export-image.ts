@@ -1,0 +1,93 @@
+/**
+ * `mcpctl export image <file> [--base-image B] [--registry R]`: the container image of a server,
+ * `mcpctl-server:<bundle digest>`, built on the Docker host of DOCKER_HOST through the Engine API
+ * (src/engine/docker/images.ts), from the base image (node:20-slim unless told otherwise) plus this
+ * mcpctl's runtime and the bundle `build` would make of the file. With `--registry` it is tagged
+ * `R/mcpctl-server:<digest>` and pushed there (credentials: the `auths` of ~/.docker/config.json).
+ *
+ * From a file only: the bundle of a build on a service is on that service's machine.
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MCP_ID_PATTERN } from '../../api/contract.js';
+import type { CommandContext } from '../context.js';
+import { EXIT, UserError } from '../../shared/errors.js';
+import { loadDefinitionFile } from '../steps/definition-file.js';
+
+export interface ExportImageOptions {
+  baseImage?: string;
+  registry?: string;
+}
+
+export async function exportImageCommand(ctx: CommandContext, target: string, options: ExportImageOptions): Promise<void> {
+  if (MCP_ID_PATTERN.test(target)) {
+    throw new UserError(`export image needs the definition file, not a build id: the bundle of ${target} is on the service that built it`, {
+      hint: 'run `mcpctl export image path/to/server.yaml` (the same file gives the same image tag)',
+    });
+  }
+  const { checkRegistry, DEFAULT_BASE_IMAGE } = await import('../../runtime/image.js');
+  const registryProblem = options.registry === undefined ? undefined : checkRegistry(options.registry);
+  if (registryProblem !== undefined) throw new UserError(`--registry ${options.registry}: ${registryProblem}`);
+  const file = await loadDefinitionFile(ctx, target);
+  const [{ toBuildRequest }, { writeBundle }, docker, { createImageBuilder }] = await Promise.all([
+    import('../../api/build-request.js'),
+    import('../../runtime/bundle.js'),
+    import('../../engine/docker/client.js'),
+    import('../../engine/docker/images.js'),
+  ]);
+  const baseImage = options.baseImage ?? DEFAULT_BASE_IMAGE;
+  const temp = await mkdtemp(join(tmpdir(), 'mcpctl-image-'));
+  let client;
+  const progress = await ctx.out.progress(`building the image of ${file.shown} from ${baseImage}`);
+  try {
+    const bundle = await writeBundle(await toBuildRequest(file.loaded), temp);
+    client = docker.createDockerClient(ctx.io.env);
+    const builder = createImageBuilder({ docker: client, baseImage, onProgress: (line) => progress.update(line.slice(0, 100)) });
+    const built = await builder.ensure(bundle.dir);
+    let pushed: string | undefined;
+    if (options.registry !== undefined) {
+      progress.update(`pushing ${built.image} to ${options.registry}`);
+      pushed = await builder.push(built.digest, options.registry, await registryAuth(options.registry));
+    }
+    progress.stop();
+    const data = { image: built.image, digest: built.digest, base_image: baseImage, built: built.built, ...(pushed === undefined ? {} : { pushed }) };
+    ctx.out.result(
+      data,
+      (p) => {
+        p.success(built.built ? `Built ${built.image}` : `${built.image} is already on the Docker host (same content, same tag)`);
+        p.fields([
+          ['base image', baseImage],
+          ['pushed', pushed],
+        ]);
+        if (pushed === undefined) p.next('push it where a cluster pulls from with --registry registry.example.com/team');
+      },
+      { quiet: () => pushed ?? built.image },
+    );
+  } catch (error) {
+    progress.fail('the image was not built');
+    if (error instanceof docker.DockerUnavailableError) throw new UserError(error.message, { exitCode: EXIT.config });
+    if (error instanceof docker.DockerApiError || (error as Error).name === 'BaseImageError') throw new UserError((error as Error).message);
+    throw error;
+  } finally {
+    await client?.close().catch(() => undefined);
+    await rm(temp, { recursive: true, force: true });
+  }
+}
+
+/** X-Registry-Auth for the registry's host, from ~/.docker/config.json (`auths.<host>.auth`), when it has one. */
+async function registryAuth(registry: string): Promise<string | undefined> {
+  const host = registry.split('/')[0]!;
+  try {
+    const config = JSON.parse(await readFile(join(process.env.DOCKER_CONFIG ?? join(homedir(), '.docker'), 'config.json'), 'utf8')) as {
+      auths?: Record<string, { auth?: string }>;
+    };
+    const entry = config.auths?.[host] ?? config.auths?.[`https://${host}`];
+    if (entry?.auth === undefined) return undefined;
+    const decoded = Buffer.from(entry.auth, 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    return Buffer.from(JSON.stringify({ username: decoded.slice(0, colon), password: decoded.slice(colon + 1), serveraddress: host })).toString('base64url');
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * Which runner an engine uses, chosen per engine: `mcpctl serve --runner`, else MCPCTL_RUNNER,
+ * else `runner` in the home's engine-settings.json, else `process`. The Docker runner's modules
+ * (and undici's pool on the socket) load only when it is chosen.
+ *
+ * The Docker runner reads DOCKER_HOST (default /var/run/docker.sock), MCPCTL_DOCKER_BASE_IMAGE
+ * (default node:20-slim), MCPCTL_DOCKER_MEMORY_MB and MCPCTL_DOCKER_CPUS (the limits of each container).
+ */
+import { readFile } from 'node:fs/promises';
+import { DEFAULT_BASE_IMAGE } from '../../runtime/image.js';
+import type { Logger, StartRuntimeProcess } from '../types.js';
+import { createProcessRunner } from './process-runner.js';
+import type { Runner } from './runner.js';
+
+export const RUNNER_KINDS = ['process', 'docker'] as const;
+export type RunnerKind = (typeof RUNNER_KINDS)[number];
+
+/** The runner cannot be used as configured; the message says what to change. */
+export class RunnerConfigError extends Error {
+  override readonly name = 'RunnerConfigError';
+}
+
+export function isRunnerKind(value: unknown): value is RunnerKind {
+  return typeof value === 'string' && (RUNNER_KINDS as readonly string[]).includes(value);
+}
+
+/** `runner` of the settings file, when it has one. */
+export async function runnerFromSettings(settingsFile: string): Promise<string | undefined> {
+  try {
+    const value = (JSON.parse(await readFile(settingsFile, 'utf8')) as { runner?: unknown }).runner;
+    return typeof value === 'string' ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The first of the given choices that is set, checked. */
+export function chooseRunner(choices: { value: string | undefined; from: string }[]): RunnerKind {
+  for (const { value, from } of choices) {
+    if (value === undefined || value === '') continue;
+    if (!isRunnerKind(value)) throw new RunnerConfigError(`${from} must be one of ${RUNNER_KINDS.join(', ')}, not ${JSON.stringify(value)}`);
+    return value;
+  }
+  return 'process';
+}
+
+export interface RunnerDeps {
+  env: Record<string, string | undefined>;
+  startRuntime: StartRuntimeProcess;
+  logger: Logger;
+}
+
+/** The runner of this kind; for docker, once the daemon answers (RunnerConfigError when it does not). */
+export async function createRunner(kind: RunnerKind, deps: RunnerDeps): Promise<Runner> {
+  if (kind === 'process') return createProcessRunner(deps.startRuntime);
+  const [{ createDockerClient, DockerUnavailableError }, { createImageBuilder }, { createDockerRunner }] = await Promise.all([
+    import('../docker/client.js'),
+    import('../docker/images.js'),
+    import('./docker-runner.js'),
+  ]);
+  const { env } = deps;
+  let docker;
+  try {
+    docker = createDockerClient(env);
+    const version = await docker.json<{ Version?: string; ApiVersion?: string }>('GET', '/version');
+    deps.logger.info('docker runner', { docker: docker.address, version: version.Version, api: version.ApiVersion });
+  } catch (error) {
+    await docker?.close().catch(() => undefined);
+    if (error instanceof DockerUnavailableError) throw new RunnerConfigError(`the docker runner needs a Docker daemon: ${error.message}`);
+    throw new RunnerConfigError(`the docker runner cannot use the Docker daemon: ${(error as Error).message}`);
+  }
+  const baseImage = env.MCPCTL_DOCKER_BASE_IMAGE !== undefined && env.MCPCTL_DOCKER_BASE_IMAGE !== '' ? env.MCPCTL_DOCKER_BASE_IMAGE : DEFAULT_BASE_IMAGE;
+  const memoryMb = positive(env.MCPCTL_DOCKER_MEMORY_MB, 'MCPCTL_DOCKER_MEMORY_MB');
+  const cpus = positive(env.MCPCTL_DOCKER_CPUS, 'MCPCTL_DOCKER_CPUS');
+  const images = createImageBuilder({ docker, baseImage, onProgress: (line) => deps.logger.debug('image build', { line }) });
+  return createDockerRunner({
+    docker,
+    images,
+    limits: { ...(memoryMb === undefined ? {} : { memoryBytes: Math.round(memoryMb * 1024 * 1024) }), ...(cpus === undefined ? {} : { cpus }) },
+  });
+}
+
+function positive(value: string | undefined, name: string): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  const number = Number(value);
+  if (!Number.isFinite(number) || number <= 0) throw new RunnerConfigError(`${name} must be a positive number, not ${JSON.stringify(value)}`);
+  return number;
+}
