@@ -3,9 +3,10 @@
  *
  * undici's index loads every dispatcher, the mock agents, fetch, WebSocket, the cache stores and the
  * cookie helpers (111 files) whichever part is imported; the three files below load 26. Measured on
- * the 2-core development machine: +300 ms wall and +200 ms CPU over `node -e 0` for the index,
- * +125 ms and +80 ms for these. Every command that calls a service paid the difference before its
- * first request.
+ * the 2-core development machine (medians of alternating runs): +250 to 300 ms wall and +195 ms CPU
+ * over `node -e 0` for the index, +80 to 125 ms and +65 to 80 ms for these; `mcpctl status` and `ls`
+ * against a running engine got 90 to 120 ms faster. Every command that calls a service paid that
+ * before its first request.
  *
  * These paths are undici internals, reachable because its package.json has no "exports" field;
  * checked against undici 7.30.2. test/api/http-client.unit.test.ts fails when they stop giving what
