@@ -2,11 +2,12 @@
  * Following a deployment's logs: `GET /v1/deploy/{id}/logs?follow=1` read as an NDJSON stream, one
  * checked log line at a time, until the stream ends or the caller stops it.
  */
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { formatPath } from '../shared/paths.js';
 import { contractError, header, parseAnswer } from './answers.js';
 import { LogLine, LogPage } from './contract.js';
 import { ApiError } from './errors.js';
+import { request } from './http-client.js';
 import type { Transport } from './transport.js';
 
 /**

@@ -13,9 +13,10 @@
  *   engine that is known to be alive but slow, is waited for up to `maxPendingMs`.
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import { Agent, request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { header, parseAnswer, type Answer, type Call } from './answers.js';
 import { ApiError } from './errors.js';
+import { Agent, request } from './http-client.js';
 import { DEFAULT_RETRY, type ApiClientOptions, type RetryPolicy } from './transport-options.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from './timeouts.js';
 
