@@ -23,7 +23,7 @@ import type { IService } from 'kubernetes-models/v1/Service';
 import type { Environment } from '../api/contract.js';
 import { resolveScalingRange } from '../definition/scaling.js';
 import { UserError, type Problem } from '../shared/errors.js';
-import { BUNDLE_DIGEST_ANNOTATION, BUNDLE_LABEL_LENGTH, DIGEST_PATTERN, imageContract, LABELS, type ImageContract } from './image.js';
+import { BUNDLE_DIGEST_ANNOTATION, BUNDLE_LABEL_LENGTH, DIGEST_PATTERN, imageContract, LABELS, type ImageContract } from '../runtime/image.js';
 
 export type KubernetesObject = ISecret | IService | IDeployment | IPodDisruptionBudget | IHorizontalPodAutoscaler | IIngress;
 

@@ -11,7 +11,7 @@ import type { RunningEngine } from '../../src/engine/engine.js';
 import { writeBundle } from '../../src/runtime/bundle.js';
 import { toBuildRequest } from '../../src/api/build-request.js';
 import { loadDefinition } from '../../src/definition/load.js';
-import { bundleDigest } from '../../src/export/image.js';
+import { bundleDigest } from '../../src/runtime/image.js';
 import { requireBuilt } from '../support/app.js';
 import { createSandbox, runCli, type Sandbox } from '../support/cli.js';
 import { startRealEngine } from '../support/engine.js';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BUNDLE_DIR, bundleDigest, imageContract, RUNTIME_DIR } from '../../src/export/image.js';
+import { BUNDLE_DIR, bundleDigest, imageContract, RUNTIME_DIR } from '../../src/runtime/image.js';
 import { writeBundle } from '../../src/runtime/bundle.js';
 import { requireBuilt, ROOT } from '../support/app.js';
 

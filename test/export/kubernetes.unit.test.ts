@@ -11,7 +11,7 @@ import { Secret } from 'kubernetes-models/v1/Secret';
 import { Service } from 'kubernetes-models/v1/Service';
 import { describe, expect, it } from 'vitest';
 import { UserError } from '../../src/shared/errors.js';
-import { checkRegistry, imageContract, imageName } from '../../src/export/image.js';
+import { checkRegistry, imageContract, imageName } from '../../src/runtime/image.js';
 import { kubernetesManifests, kubernetesName, type KubernetesExportOptions, type KubernetesObject } from '../../src/export/kubernetes.js';
 import { toYamlStream } from '../../src/export/write.js';
 

@@ -18,7 +18,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createDockerClient, readProgress, type DockerClient } from '../../src/engine/docker/client.js';
+import { createDockerClient, readProgress, type DockerClient } from '../../src/engine/docker/engine-api.js';
 import { tarStream } from '../../src/engine/docker/tar.js';
 
 const DOCKERD_CANDIDATES = ['/usr/sbin/dockerd', '/usr/bin/dockerd', '/usr/local/bin/dockerd'];

@@ -33,7 +33,7 @@ export async function exportImageCommand(ctx: CommandContext, target: string, op
   const [{ toBuildRequest }, { writeBundle }, docker, { createImageBuilder }] = await Promise.all([
     import('../../api/build-request.js'),
     import('../../runtime/bundle.js'),
-    import('../../engine/docker/client.js'),
+    import('../../engine/docker/engine-api.js'),
     import('../../engine/docker/images.js'),
   ]);
   const baseImage = options.baseImage ?? DEFAULT_BASE_IMAGE;

@@ -40,7 +40,7 @@ interface ExportSource {
 }
 
 export async function exportKubernetesCommand(ctx: CommandContext, target: string, options: ExportKubernetesOptions): Promise<void> {
-  const { checkRegistry } = await import('../../export/image.js');
+  const { checkRegistry } = await import('../../runtime/image.js');
   const registryProblem = options.registry === undefined ? undefined : checkRegistry(options.registry);
   if (registryProblem !== undefined) throw new UserError(`--registry ${options.registry}: ${registryProblem}`);
 
@@ -123,7 +123,7 @@ async function fromFile(ctx: CommandContext, target: string, options: ExportKube
   const file = await loadDefinitionFile(ctx, target);
   const definition = file.loaded.definition;
   const { toBuildRequest } = await import('../../api/build-request.js');
-  const { bundleDigest } = await import('../../export/image.js');
+  const { bundleDigest } = await import('../../runtime/image.js');
   const digest = bundleDigest(await toBuildRequest(file.loaded));
 
   // deploy.env_vars: a value whose references this environment cannot resolve stays without one
@@ -169,7 +169,7 @@ function withoutEnvVars(deploy: NonNullable<DefinitionFile['loaded']['definition
 /** A server built before, read from the service; its settings come from the flags. */
 async function fromBuild(ctx: CommandContext, mcpId: string, options: ExportKubernetesOptions): Promise<ExportSource> {
   const server = await withApi(ctx, (client) => client.getServer(mcpId));
-  const { DIGEST_PATTERN } = await import('../../export/image.js');
+  const { DIGEST_PATTERN } = await import('../../runtime/image.js');
   const digest = server.bundle_digest;
   if (digest === undefined || !DIGEST_PATTERN.test(digest)) {
     const what =

@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { MANIFEST_FILE, type BundleManifest } from '../../runtime/bundle.js';
 import { BUNDLE_DIGEST_ANNOTATION, BUNDLE_LABEL_LENGTH, DIGEST_PATTERN, LABELS, imageContract, imageName, type ImageContract } from '../../runtime/image.js';
 import { VERSION } from '../../shared/version.js';
-import { DockerApiError, readProgress, type DockerClient } from './client.js';
+import { DockerApiError, readProgress, type DockerClient } from './engine-api.js';
 import { tarStream } from './tar.js';
 
 export const RUNTIME_IMAGE_REPOSITORY = 'mcpctl-runtime';

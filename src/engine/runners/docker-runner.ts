@@ -14,7 +14,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BUNDLE_LABEL_LENGTH, LABELS, imageContract } from '../../runtime/image.js';
-import { DockerApiError, DockerUnavailableError, readLogLines, type DockerClient } from '../docker/client.js';
+import { DockerApiError, DockerUnavailableError, readLogLines, type DockerClient } from '../docker/engine-api.js';
 import type { ImageBuilder } from '../docker/images.js';
 import { probeHealth } from './process-runner.js';
 import {

@@ -54,7 +54,7 @@ export interface RunnerDeps {
 export async function createRunner(kind: RunnerKind, deps: RunnerDeps): Promise<Runner> {
   if (kind === 'process') return createProcessRunner(deps.startRuntime);
   const [{ createDockerClient, DockerUnavailableError }, { createImageBuilder }, { createDockerRunner }] = await Promise.all([
-    import('../docker/client.js'),
+    import('../docker/engine-api.js'),
     import('../docker/images.js'),
     import('./docker-runner.js'),
   ]);

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toBuildRequest } from '../../../src/api/build-request.js';
 import { loadDefinition } from '../../../src/definition/load.js';
-import type { DockerClient } from '../../../src/engine/docker/client.js';
+import type { DockerClient } from '../../../src/engine/docker/engine-api.js';
 import { createImageBuilder } from '../../../src/engine/docker/images.js';
 import { CONTAINER_LABELS, createDockerRunner } from '../../../src/engine/runners/docker-runner.js';
 import { isProcessAlive } from '../../../src/engine/state.js';

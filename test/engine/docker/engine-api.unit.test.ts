@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { dockerTarget, DockerUnavailableError, readLogLines, readProgress } from '../../../src/engine/docker/client.js';
+import { dockerTarget, DockerUnavailableError, readLogLines, readProgress } from '../../../src/engine/docker/engine-api.js';
 
 function frame(stream: 1 | 2, text: string): Buffer {
   const body = Buffer.from(text);
