@@ -1,12 +1,28 @@
 /** The process entry point: the only place that sets the exit code. */
 const argv = process.argv.slice(2);
+/** Commands that serve traffic until stopped keep V8's optimised WebAssembly (see baselineWasm); a word anywhere in argv is enough, erring towards keeping it. */
+const LONG_LIVED = new Set(['serve', 'dev']);
 // `mcpctl --version` alone, what scripts and CI steps call to check the tool, answers before
 // commander and the command table load; `--version --json` and the rest go through main.
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   const { VERSION } = await import('../shared/version.js');
   process.stdout.write(`${VERSION}\n`);
 } else {
+  if (!argv.some((arg) => LONG_LIVED.has(arg))) await baselineWasm();
   await runMain();
+}
+
+/**
+ * The HTTP parser of undici (which both the client and Node's own fetch use) is WebAssembly. V8
+ * compiles it once quickly, then again optimised on background threads, and a process that is
+ * about to exit waits for that second compile: about 0.23 s of every command that talks to a
+ * service, measured on 2 cores (ls 0.88 → 0.66 s, deploy 0.82 → 0.59 s). A command makes a handful
+ * of requests, for which the first compile is plenty. Set before anything loads undici; not for the
+ * commands that serve traffic for as long as they run.
+ */
+async function baselineWasm(): Promise<void> {
+  const { setFlagsFromString } = await import('node:v8');
+  setFlagsFromString('--liftoff-only');
 }
 
 async function runMain(): Promise<void> {
