@@ -9,7 +9,7 @@
 import { ProtocolError, ProtocolErrorCode, type CompleteRequest, type CompleteResult } from '@modelcontextprotocol/server';
 import type { CompletionFunction, PromptDefinition, ResourceDefinition } from '../definition/schema.js';
 import { messageOf, type CallContext, type CompileContext } from './content.js';
-import { loadModuleFunction } from './module-function.js';
+import { loadModuleFunction, runWithDeadline } from './module-function.js';
 
 const MAX_VALUES = 100;
 
@@ -98,32 +98,26 @@ async function compileSource(source: readonly string[] | CompletionFunction, wha
     throw new ProtocolError(ProtocolErrorCode.InternalError, `completing the ${what}: ${message}`);
   };
   return async (value, params, call) => {
-    const controller = new AbortController();
-    const onAbort = (): void => controller.abort(call.signal.reason);
-    call.signal.addEventListener('abort', onAbort, { once: true });
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        controller.abort(new Error('time-out'));
-        reject(new Error(`${module.export}() did not answer within ${module.timeout_ms} ms (time-out)`));
-      }, module.timeout_ms);
-    });
-    const context: CompletionContext = {
-      argument: params.argument.name,
-      arguments: { ...params.context?.arguments },
-      ref: params.ref,
-      user: { id: call.userId },
-      server: ctx.server,
-      signal: controller.signal,
-    };
     let answer: unknown;
     try {
-      answer = await Promise.race([Promise.resolve().then(() => loaded.fn(value, context)), timeout]);
+      answer = await runWithDeadline(
+        (signal) => {
+          const context: CompletionContext = {
+            argument: params.argument.name,
+            arguments: { ...params.context?.arguments },
+            ref: params.ref,
+            user: { id: call.userId },
+            server: ctx.server,
+            signal,
+          };
+          return loaded.fn(value, context);
+        },
+        call.signal,
+        module.timeout_ms,
+        () => new Error(`${module.export}() did not answer within ${module.timeout_ms} ms (time-out)`),
+      );
     } catch (error) {
       return fail(messageOf(error));
-    } finally {
-      clearTimeout(timer);
-      call.signal.removeEventListener('abort', onAbort);
     }
     return toValues(answer, module.export, fail);
   };

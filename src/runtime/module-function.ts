@@ -33,3 +33,32 @@ export async function loadModuleFunction<Args extends unknown[]>(
     return { problem: `cannot load ${module}: ${messageOf(error)}${hint}` };
   }
 }
+
+/**
+ * Runs a module's function for one request: its `signal` aborts when the caller cancels or when
+ * `timeoutMs` passes, and then the returned promise rejects with `onTimeout()` without waiting for
+ * a function that ignores the signal. The function's own result or error is passed on as it is.
+ */
+export async function runWithDeadline<T>(
+  run: (signal: AbortSignal) => T | Promise<T>,
+  caller: AbortSignal,
+  timeoutMs: number,
+  onTimeout: () => Error,
+): Promise<T> {
+  const controller = new AbortController();
+  const onAbort = (): void => controller.abort(caller.reason);
+  caller.addEventListener('abort', onAbort, { once: true });
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      controller.abort(new Error('time-out'));
+      reject(onTimeout());
+    }, timeoutMs);
+  });
+  try {
+    return await Promise.race([Promise.resolve().then(() => run(controller.signal)), timeout]);
+  } finally {
+    clearTimeout(timer);
+    caller.removeEventListener('abort', onAbort);
+  }
+}

@@ -9,7 +9,7 @@ import { FAILURE_META, type CallFailure } from '../api/guidance.js';
 import type { ToolDefinition, ToolHandler } from '../definition/schema.js';
 import { compileContent, messageOf, type CallContext, type CompileContext, type ContentRenderer } from './content.js';
 import { callHttp, describeUrl, HttpCallError } from './http-call.js';
-import { loadModuleFunction } from './module-function.js';
+import { loadModuleFunction, runWithDeadline } from './module-function.js';
 import { PeerUnavailableError, type Peer } from './peer.js';
 import { ExecError, runExec } from './run-exec.js';
 import { resolveRealInside } from './safe-path.js';
@@ -284,31 +284,18 @@ async function compileModule(name: string, handler: Extract<ToolHandler, { type:
   const fn = 'fn' in loaded ? loaded.fn : undefined;
   return async (scope, call) => {
     if (fn === undefined) throw new ToolFailure('its module could not be loaded');
-    const controller = new AbortController();
-    const onAbort = (): void => controller.abort(call.signal.reason);
-    call.signal.addEventListener('abort', onAbort, { once: true });
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        controller.abort(new Error('time-out'));
-        reject(new ToolFailure(`${exportName}() did not finish within ${handler.timeout_ms} ms (time-out)`, { kind: 'timeout' }));
-      }, handler.timeout_ms);
-    });
     try {
-      const value = await Promise.race([
-        Promise.resolve().then(() =>
-          fn({ ...scope.args }, { ...(call.peer ?? NO_PEER), tool: name, user: { id: call.userId }, server: ctx.server, signal: controller.signal }),
-        ),
-        timeout,
-      ]);
+      const value = await runWithDeadline(
+        (signal) => fn({ ...scope.args }, { ...(call.peer ?? NO_PEER), tool: name, user: { id: call.userId }, server: ctx.server, signal }),
+        call.signal,
+        handler.timeout_ms,
+        () => new ToolFailure(`${exportName}() did not finish within ${handler.timeout_ms} ms (time-out)`, { kind: 'timeout' }),
+      );
       return toCallResult(value, exportName);
     } catch (error) {
       if (error instanceof ToolFailure) throw error;
       // the module's own error is the tool's answer, as a thrown error in a tool should be
       throw new ToolFailure(error instanceof Error ? error.message : String(error));
-    } finally {
-      clearTimeout(timer);
-      call.signal.removeEventListener('abort', onAbort);
     }
   };
 }
