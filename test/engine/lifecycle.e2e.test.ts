@@ -11,7 +11,7 @@ import { connect } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createSandbox, type Sandbox } from '../support/cli.js';
+import { createSandbox, runBin, type BinResult, type Sandbox } from '../support/cli.js';
 import { BIN, call, killEngineOf, requireBuilt, waitFor, weatherDefinition } from '../support/app.js';
 
 beforeAll(() => requireBuilt());
@@ -35,23 +35,11 @@ async function sandbox(extra: Record<string, string> = {}): Promise<Sandbox> {
   return box;
 }
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+type Run = BinResult;
 
 function mcpctl(box: Sandbox, args: string[], cwd = box.dir): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: box.env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('error', reject);
-    // 'close', not 'exit': the CLI must not leave its streams to the daemon (a CI job would hang)
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  // resolves on 'close', not 'exit': the CLI must not leave its streams to the daemon (a CI job would hang)
+  return runBin(BIN, args, { env: box.env, cwd });
 }
 
 async function stateOf(box: Sandbox) {

@@ -4,7 +4,6 @@
  * background engine in a temp MCPCTL_HOME: one message, then the examples' and scaffolds' own
  * `tests:` cases with the default model. Needs `npx tsc -p tsconfig.build.json` first.
  */
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../../src/api/client.js';
@@ -13,7 +12,7 @@ import { toBuildRequest } from '../../../src/api/build-request.js';
 import { loadDefinition } from '../../../src/definition/load.js';
 import { startEngine, type RunningEngine } from '../../../src/engine/engine.js';
 import { createLogger } from '../../../src/engine/engine-log.js';
-import { createSandbox, type Sandbox } from '../../support/cli.js';
+import { createSandbox, runBin, type BinResult, type Sandbox } from '../../support/cli.js';
 import { BIN, killEngineOf, requireBuilt, tempHome } from '../../support/app.js';
 import { openAiCompletion, startProviderDouble, type ProviderDouble } from '../../support/provider-double.js';
 import { exampleFile } from '../../support/catalogs.js';
@@ -113,16 +112,8 @@ describe('mcpctl test, end to end', () => {
     }
   });
 
-  function mcpctl(box: Sandbox, args: string[], cwd = box.dir): Promise<{ code: number | null; stdout: string; stderr: string }> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [BIN, ...args], { env: { ...box.env, NO_COLOR: '1' }, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
+  function mcpctl(box: Sandbox, args: string[], cwd = box.dir): Promise<BinResult> {
+    return runBin(BIN, args, { env: { ...box.env, NO_COLOR: '1' }, cwd });
   }
 
   it('tests the calculator with a message, then with its own cases; the notes example as its user', { timeout: 120_000 }, async () => {
