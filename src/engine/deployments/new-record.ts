@@ -41,7 +41,7 @@ export function newDeploymentRecord(input: NewDeployment): DeploymentRecord {
       instances: [],
       domain: domain ?? null,
       notices: [
-        ...noticesFor(environment, domain),
+        ...noticesFor(environment, domain, input.runner),
         ...(input.config?.resources !== undefined && input.runner !== 'docker' && input.runner !== 'swarm' && input.runner !== 'kubernetes'
           ? ['resources (memory, CPU) are not enforced by this engine’s process runner: its instances are processes of the engine']
           : []),
@@ -60,10 +60,14 @@ export function newDeploymentRecord(input: NewDeployment): DeploymentRecord {
 }
 
 /** What the local engine says plainly it does not do. */
-export function noticesFor(environment: Environment, domain: string | undefined): string[] {
+export function noticesFor(environment: Environment, domain: string | undefined, runner?: string): string[] {
   const notices: string[] = [];
   if (environment === 'production') {
-    notices.push('single machine: instances run on this host only, not across regions');
+    notices.push(
+      runner === 'swarm'
+        ? 'Swarm service: its tasks are spread over the values of a node label (MCPCTL_SWARM_SPREAD, default node.labels.region); they publish their port on every address of their node'
+        : 'single machine: instances run on this host only, not across regions',
+    );
     notices.push('no automatic HTTPS: the URL is plain HTTP on this host; put a TLS proxy in front of it or use a hosted service');
     notices.push('no alerting: watch it with `mcpctl status` and `mcpctl metrics`');
   }

@@ -119,6 +119,7 @@ describe.skipIf(dockerSkipReason !== undefined)(
     let swarm: { initialised: boolean; leave(): Promise<void> } | undefined;
     let folder: TempDir;
     let home: string;
+    let homeDir: TempDir | undefined;
     const children: ChildProcess[] = [];
     let imagesBefore = new Set<string>();
 
@@ -132,7 +133,8 @@ describe.skipIf(dockerSkipReason !== undefined)(
       folder = await tempDir('mcpctl-swarm-server-');
       await writeFile(join(folder.dir, 'server.yaml'), SERVER);
       await writeFile(join(folder.dir, 'tools.mjs'), MODULE);
-      home = (await tempHome('mcpctl-swarm-')).dir;
+      homeDir = await tempHome('mcpctl-swarm-');
+      home = homeDir.dir;
     }, 180_000);
 
     afterAll(async () => {
@@ -147,6 +149,7 @@ describe.skipIf(dockerSkipReason !== undefined)(
         }
       }
       await folder?.cleanup();
+      await homeDir?.cleanup();
       await docker?.stop();
     }, 180_000);
 
@@ -206,6 +209,7 @@ describe.skipIf(dockerSkipReason !== undefined)(
       expect(first.code, first.stderr).toBe(0);
       const v1 = JSON.parse(first.stdout) as DeploymentView;
       expect(v1).toMatchObject({ status: 'deployed', runner: 'swarm' });
+      expect((v1 as DeploymentView & { notices: string[] }).notices.join(' ')).toContain('node.labels.region');
       const [service, ...others] = await servicesOf();
       expect(others).toEqual([]);
       const spec = service!.Spec;
@@ -296,16 +300,43 @@ describe.skipIf(dockerSkipReason !== undefined)(
         60_000,
       );
       expect(restored.url).toBe(v1again.url);
+      // the status on disk says deployed at once; the stable URL answers once the engine took the service over
+      const answer = await waitFor(
+        'the restored deployment to answer',
+        async () => {
+          const result = await version(stable);
+          return result.ok ? result : undefined;
+        },
+        60_000,
+      );
+      expect(answer.text).toBe('v1');
       expect((await servicesOf()).map((s) => s.ID)).toEqual([service!.ID]);
       expect((await runningTasks(service!.ID)).map((task) => task.ID).sort()).toEqual(tasksBefore);
-      expect(await version(stable)).toEqual({ ok: true, text: 'v1' });
       const logs = await runCli(['logs', v1again.deployment_id], env);
       expect(logs.stdout).toContain('listening');
 
-      // --- engine stop removes the service and its tasks
+      // --- staging stays a plain container of the docker runner
+      const staged = await runCli(['--json', 'deploy', file, '--env', 'staging', '--env-var', 'APP_VERSION', '--env-var', 'BREAK_AT_START'], {
+        ...env,
+        APP_VERSION: 'v9',
+        BREAK_AT_START: 'no',
+      });
+      expect(staged.code, staged.stderr).toBe(0);
+      const staging = JSON.parse(staged.stdout) as DeploymentView;
+      expect(staging).toMatchObject({ status: 'deployed', runner: 'docker' });
+      expect(await version(`${staging.url}/mcp`)).toEqual({ ok: true, text: 'v9' });
+      expect(await servicesOf()).toHaveLength(1);
+
+      // --- engine stop removes the service and its tasks, and the staging container
       expect((await runCli(['engine', 'stop'], env)).code).toBe(0);
       expect(await servicesOf()).toEqual([]);
       const filters = JSON.stringify({ label: [`com.docker.swarm.service.id=${service!.ID}`] });
+      const engineLabel = JSON.stringify({ label: [`mcpctl/engine=${home}`] });
+      await waitFor(
+        'the staging container to be gone',
+        async () => ((await client.json<unknown[]>('GET', '/containers/json', { query: { all: 1, filters: engineLabel } })).length === 0 ? true : undefined),
+        60_000,
+      );
       await waitFor(
         'the tasks to be gone',
         async () => ((await client.json<unknown[]>('GET', '/containers/json', { query: { all: 1, filters } })).length === 0 ? true : undefined),
