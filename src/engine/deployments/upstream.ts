@@ -106,10 +106,10 @@ export class DeploymentUpstream implements Upstream {
     if (request.session !== undefined) {
       const held = this.sessions.lookup(request.session, now);
       if (held === 'gone') return 'session gone';
-      if (held !== undefined) return tried.has(held.id) ? 'session gone' : this.attempt(held, true, request);
+      if (held !== undefined) return tried.has(held.id) ? 'session gone' : this.attempt(held, true, request, now);
     }
     const instance = this.leastLoaded(tried);
-    return instance === undefined ? undefined : this.attempt(instance, false, request);
+    return instance === undefined ? undefined : this.attempt(instance, false, request, now);
   }
 
   /** The healthy instance with the fewest requests in flight. */
@@ -126,10 +126,11 @@ export class DeploymentUpstream implements Upstream {
     return best;
   }
 
-  private attempt(instance: ManagedInstance, sticky: boolean, request: { session?: string; method?: string }): Attempt {
+  private attempt(instance: ManagedInstance, sticky: boolean, request: { session?: string; method?: string }, now: number): Attempt {
     const live = this.live;
     live.trackLoad(1);
     instance.outstanding += 1;
+    instance.requested(now);
     let released = false;
     return {
       instance: instance.id,
@@ -143,6 +144,8 @@ export class DeploymentUpstream implements Upstream {
       answers: () => instance.answers(),
       answered: (status, session) => {
         const now = live.ctx.clock();
+        // An answer shows the process serves: as good as a passed health check.
+        if (status < 500) instance.answered(now);
         if (session !== undefined && session !== request.session && status < 400) {
           this.sessions.open(session, instance, now, live.ctx.limits.sessionIdleMs);
         }
