@@ -1,9 +1,10 @@
 /**
  * One supervised runtime instance: a child process on its own loopback port, health-checked on
  * an interval, restarted with back-off when it crashes or stops answering, and given up after
- * too many consecutive restarts. An answer to a request the gateway passed on is as good as a
- * passed check, and an idle instance is checked less often (see HealthSchedule). Every start (the first, restarts, restores) waits for a slot of
- * the engine's start queue; its time limit counts from when it has one.
+ * too many consecutive restarts. An answer to a request the gateway passed on counts as a passed
+ * check, and an idle instance is checked less often (see watchHealth). Every start (the first,
+ * restarts, restores) waits for a slot of the engine's start queue; its time limit counts from
+ * when it has one.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { START_PRIORITY, type WorkQueue } from '../admission.js';
@@ -318,6 +319,9 @@ export class ManagedInstance {
     }
     this.lastCheck = clock();
     this.state = 'healthy';
+    // checks at the usual interval again (a restart after a quiet spell)
+    this.checkDelay = 0;
+    this.watchHealth();
     hooks.log('info', `instance ${this.id} healthy (${handle.pid === undefined ? '' : `pid ${handle.pid}, `}port ${handle.port})`, this.id);
     hooks.changed();
   }
