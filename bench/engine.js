@@ -315,6 +315,5 @@ try {
       // already gone
     }
   }
-  if (process.env.BENCH_KEEP) spawnSync('cp', ['-a', home, process.env.BENCH_KEEP]);
   rmSync(home, { recursive: true, force: true });
 }
