@@ -186,10 +186,11 @@ async function registerMany(deployment) {
   }
   await store.close();
   startEngine();
-  const engine = api();
   for (let i = 0; i < 100; i++) {
-    const now = await engine.get(`/v1/deploy/${deployment.deployment_id}/status`);
-    if (now.status === 'deployed' && now.instances?.[0]?.state === 'healthy') return { engine, deployment: remember(now) };
+    // engine.json is read again each time: the address is the new engine's once it has written it
+    const engine = api();
+    const now = await engine.get(`/v1/deploy/${deployment.deployment_id}/status`).catch(() => undefined);
+    if (now?.status === 'deployed' && now.instances?.[0]?.state === 'healthy') return { engine, deployment: remember(now) };
     await sleep(200);
   }
   throw new Error(`${deployment.deployment_id} was not restored`);
