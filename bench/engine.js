@@ -188,7 +188,13 @@ async function registerMany(deployment) {
   startEngine();
   for (let i = 0; i < 100; i++) {
     // engine.json is read again each time: the address is the new engine's once it has written it
-    const engine = api();
+    let engine;
+    try {
+      engine = api();
+    } catch {
+      await sleep(200);
+      continue;
+    }
     const now = await engine.get(`/v1/deploy/${deployment.deployment_id}/status`).catch(() => undefined);
     if (now?.status === 'deployed' && now.instances?.[0]?.state === 'healthy') return { engine, deployment: remember(now) };
     await sleep(200);
