@@ -4,19 +4,24 @@
 // - `mcpctl build` of a new 1-tool file, `mcpctl deploy <mcp_id> --env development`, and
 //   `mcpctl test <id> -m …` with the offline agent, each CLI start to answer;
 // - the gateway: tools/call throughput and the p50 latency it adds, against the instance called
-//   directly, with 1 and with 100 deployments running;
+//   directly, with 1 and with 100 deployments running, and with 1,000 registered (1 running, 999
+//   stopped ones that it replaced, written through the engine's own store while it is stopped);
 // - scale: deploy latency with 1, 20 and 100 existing deployments; the engine's memory with 1 and 100.
 // The deployments that fill the engine are development ones (one instance each), built and deployed
 // through the API two at a time. Whether an instance comes from a warm process or a cold one is the
 // engine's business: the figures are what a user waits for either way.
-// Usage: node bench/engine.js [--seconds 5] [--json] [--gateway-only]   (needs `npm run build` first)
+// Usage: node bench/engine.js [--seconds 5] [--json] [--gateway-only | --scale-only] [--cpu-prof DIR]   (needs `npm run build` first)
+// --gateway-only: the gateway rows with 1 deployment and with 1,000 registered; --scale-only: those,
+// then deploy latency, gateway and memory as the engine fills up (no build and test rows).
+// --cpu-prof DIR starts the engine daemon with node's --cpu-prof, writing its profile to DIR when it stops.
 // Every process started here is stopped here; requests go to 127.0.0.1 only.
 import { Buffer } from 'node:buffer';
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { benchArgs, coldStart, cpuMs, loadMcp, median, report, rssMb } from './load.js';
 
@@ -24,11 +29,14 @@ const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const bin = join(root, 'bin', 'mcpctl.js');
 const { seconds, json } = benchArgs(5);
 const gatewayOnly = process.argv.includes('--gateway-only');
+const scaleOnly = process.argv.includes('--scale-only');
+const profileDir = process.argv.includes('--cpu-prof') ? process.argv[process.argv.indexOf('--cpu-prof') + 1] : undefined;
 const home = mkdtempSync(join(tmpdir(), 'mcpctl-bench-engine-'));
 const env = { ...process.env, MCPCTL_HOME: home, XDG_CONFIG_HOME: join(home, 'config'), MCPCTL_RATE_LIMIT: '0', CI: 'true' };
 delete env.MCPCTL_API_URL;
 delete env.MCPCTL_API_KEY;
 const SCALE = [1, 20, 100];
+const REGISTERED = 1000;
 const RUNS = 5;
 
 function mcpctl(...args) {
@@ -58,14 +66,17 @@ function api() {
   const state = JSON.parse(readFileSync(join(home, 'engine.json'), 'utf8'));
   return {
     pid: state.pid,
+    get(path) {
+      return this.post(path, undefined, 'GET');
+    },
     /** One request on a fresh connection: no race with the engine closing an idle kept-alive one. */
-    post(path, body) {
-      const text = JSON.stringify(body);
+    post(path, body, method = 'POST') {
+      const text = body === undefined ? '' : JSON.stringify(body);
       return new Promise((resolve, reject) => {
         const req = request(
           `${state.url}${path}`,
           {
-            method: 'POST',
+            method,
             agent: false,
             headers: { authorization: `Bearer ${state.apiKey}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) },
           },
@@ -84,6 +95,25 @@ function api() {
       });
     },
   };
+}
+
+/**
+ * `mcpctl engine start`; with --cpu-prof, the daemon is started here instead (as the CLI would, in
+ * the background with its log in the home) under node's profiler, and the CLI then finds it running.
+ */
+function startEngine() {
+  if (profileDir === undefined) return mcpctl('engine', 'start');
+  mkdirSync(profileDir, { recursive: true });
+  const log = openSync(join(home, 'engine.log'), 'a', 0o600);
+  const daemon = join(root, 'dist', 'engine', 'daemon.js');
+  const child = spawn(process.execPath, ['--cpu-prof', '--cpu-prof-dir', profileDir, daemon], { detached: true, stdio: ['ignore', log, log], cwd: home, env });
+  child.unref();
+  closeSync(log);
+  for (let i = 0; i < 100; i++) {
+    if (spawnSync(process.execPath, [bin, 'engine', 'status'], { env, stdio: 'ignore' }).status === 0) return;
+    spawnSync('sleep', ['0.2']);
+  }
+  throw new Error('the profiled engine did not start');
 }
 
 const instancePids = new Set();
@@ -115,6 +145,61 @@ async function fillTo(engine, deployed, total) {
     }
   };
   await Promise.all([worker(), worker()]);
+}
+
+/**
+ * Makes `deployment` one of REGISTERED: the engine is stopped, and the deployments it replaced
+ * before (development deployments of the same server, each deployed, then stopped when the next
+ * one replaced it, oldest first) are written through the engine's own store, as it writes them;
+ * then the engine starts again and restores the one that is deployed. Returns it as restored.
+ */
+async function registerMany(deployment) {
+  mcpctl('engine', 'stop');
+  const { FileStore } = await import('../dist/engine/store/file-store.js');
+  const { newDeploymentRecord } = await import('../dist/engine/deployments/new-record.js');
+  const { applyTransition } = await import('../dist/engine/deployments/states.js');
+  const store = await FileStore.open({ dir: join(home, 'store') });
+  const live = await store.getDeployment(deployment.deployment_id);
+  const server = await store.getServer(live.mcpId);
+  const baseUrl = deployment.url.slice(0, deployment.url.indexOf('/d/'));
+  const start = Date.parse(live.deployment.created_at) - REGISTERED * 60_000;
+  let previousId;
+  for (let i = 0; i < REGISTERED - 1; i++) {
+    const now = start + i * 60_000;
+    const record = newDeploymentRecord({
+      server,
+      environment: 'development',
+      config: {},
+      domain: undefined,
+      desired: 1,
+      previousId,
+      baseUrl,
+      now,
+      runner: 'process',
+    });
+    applyTransition(record.deployment, 'deployed', now + 300);
+    const next = i + 1 < REGISTERED - 1 ? 'the next one' : live.deployment.deployment_id;
+    applyTransition(record.deployment, 'stopped', now + 60_000, `replaced by ${next}`);
+    record.version = 3;
+    await store.putDeployment(record);
+    previousId = record.deployment.deployment_id;
+  }
+  await store.close();
+  startEngine();
+  for (let i = 0; i < 100; i++) {
+    // engine.json is read again each time: the address is the new engine's once it has written it
+    let engine;
+    try {
+      engine = api();
+    } catch {
+      await sleep(200);
+      continue;
+    }
+    const now = await engine.get(`/v1/deploy/${deployment.deployment_id}/status`).catch(() => undefined);
+    if (now?.status === 'deployed' && now.instances?.[0]?.state === 'healthy') return { engine, deployment: remember(now) };
+    await sleep(200);
+  }
+  throw new Error(`${deployment.deployment_id} was not restored`);
 }
 
 /** Median CLI deploy latency of `runs` new development deployments (each adds one). */
@@ -193,11 +278,11 @@ try {
   const COLD = 'minimal SDK server cold start';
   row('cold start: minimal SDK server (spawn to listening)', cold, 'ms', undefined, undefined, undefined);
 
-  mcpctl('engine', 'start');
+  startEngine();
   const engine = api();
   const deployed = [];
   let built;
-  if (!gatewayOnly) {
+  if (!gatewayOnly && !scaleOnly) {
     // build: a new definition each time, so every build is a real one
     const builds = [];
     for (let i = 0; i < RUNS; i++) {
@@ -221,7 +306,12 @@ try {
   row('gateway tools/call throughput, 20 connections', one.via.rps, 'req/s', one.direct.rps, 'the instance called directly', '≥ 0.95×');
   row('gateway p50 latency added', one.p50Via - one.p50Direct, 'ms', one.p50Direct, 'direct p50', '≤ 1 ms');
   row('gateway: engine CPU per request', one.engineUsPerRequest, 'µs', one.instanceUsPerRequest, 'instance CPU per request');
-  if (!gatewayOnly) await scaleRows(engine, deployed, cold, one);
+  // the same deployment among 1,000 registered: the scale rows below run with these in the store
+  const registered = await registerMany(deployed[0]);
+  deployed[0] = registered.deployment;
+  const many = await gateway(registered.deployment, registered.engine.pid);
+  row(`gateway throughput, ${REGISTERED.toLocaleString('en')} deployments registered (1 running)`, many.via.rps, 'req/s', one.via.rps, 'with 1', undefined);
+  if (!gatewayOnly) await scaleRows(registered.engine, deployed, cold, one);
 } finally {
   spawnSync(process.execPath, [bin, 'engine', 'stop'], { env, stdio: 'ignore' });
   // The engine stops its instances; any it left behind are stopped here, by pid.

@@ -4,7 +4,7 @@
  * engine through host.ts on loopback (the last port again when free), and on SIGTERM or SIGINT
  * stops cleanly.
  */
-import { createLogger, parseLogLevel } from './engine-log.js';
+import { batchedWrite, createLogger, parseLogLevel } from './engine-log.js';
 import { homePaths, resolveHome } from './home.js';
 import { HomeLockedError, runEngineHost } from './host.js';
 import { limitsFromEnv } from './engine-limits.js';
@@ -15,7 +15,7 @@ import { VERSION as version } from '../shared/version.js';
 async function runDaemon(env: NodeJS.ProcessEnv): Promise<void> {
   const home = resolveHome(env);
   const paths = homePaths(home);
-  const logger = createLogger({ write: (line) => process.stdout.write(line), level: parseLogLevel(env.MCPCTL_LOG_LEVEL) ?? 'info' });
+  const logger = createLogger({ write: batchedWrite((text) => process.stdout.write(text)), level: parseLogLevel(env.MCPCTL_LOG_LEVEL) ?? 'info' });
   await ensureDir(home);
   process.on('SIGHUP', () => logger.info('SIGHUP ignored'));
 

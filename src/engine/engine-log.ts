@@ -37,6 +37,24 @@ export function createLogger(options: CreateLoggerOptions, base: Record<string, 
   };
 }
 
+/**
+ * `write` for the lines of one turn of the event loop at once (the engine logs a line per request):
+ * one write instead of one per line. What is still waiting is written when the process exits.
+ */
+export function batchedWrite(write: (text: string) => void): (line: string) => void {
+  let pending: string[] = [];
+  const flush = (): void => {
+    if (pending.length === 0) return;
+    const text = pending.join('');
+    pending = [];
+    write(text);
+  };
+  process.on('exit', flush);
+  return (line) => {
+    if (pending.push(line) === 1) setImmediate(flush);
+  };
+}
+
 /** A logger that drops everything (tests, library use). */
 export const silentLogger: Logger = {
   debug() {},

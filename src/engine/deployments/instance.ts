@@ -1,8 +1,10 @@
 /**
  * One supervised runtime instance: a child process on its own loopback port, health-checked on
  * an interval, restarted with back-off when it crashes or stops answering, and given up after
- * too many consecutive restarts. Every start (the first, restarts, restores) waits for a slot of
- * the engine's start queue; its time limit counts from when it has one.
+ * too many consecutive restarts. An answer to a request the gateway passed on counts as a passed
+ * check, and an idle instance is checked less often (see watchHealth). Every start (the first,
+ * restarts, restores) waits for a slot of the engine's start queue; its time limit counts from
+ * when it has one.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { START_PRIORITY, type WorkQueue } from '../admission.js';
@@ -49,6 +51,8 @@ export interface InstanceDeps {
 }
 
 const OUTPUT_TAIL = 5;
+/** an idle, healthy instance is checked at most this many health intervals apart */
+export const IDLE_CHECK_FACTOR = 8;
 
 /** A start that did not come up. `transient` when trying again may work (a time-out, a kill). */
 export class StartFailure extends Error {
@@ -95,6 +99,11 @@ export class ManagedInstance {
   /** while `launch` runs, it handles an early exit itself */
   private launching = false;
   private healthTimer: NodeJS.Timeout | undefined;
+  /** the delay before the next check: the interval, longer while the instance is idle */
+  private checkDelay = 0;
+  /** when the gateway last sent it a request, and when it last answered one */
+  private requestedAt = 0;
+  private answeredAt = 0;
   private restartTimer: NodeJS.Timeout | undefined;
   private readonly tail: string[] = [];
 
@@ -156,7 +165,7 @@ export class ManagedInstance {
   async stop(graceMs = this.deps.limits.stopGraceMs): Promise<void> {
     this.stopping = true;
     this.waitingStart?.abort(new Error('stopped while waiting to start'));
-    clearInterval(this.healthTimer);
+    clearTimeout(this.healthTimer);
     clearTimeout(this.restartTimer);
     const handle = this.handle;
     this.handle = undefined;
@@ -181,6 +190,23 @@ export class ManagedInstance {
   async answers(): Promise<boolean> {
     const handle = this.handle;
     return handle !== undefined && (await handle.health(this.deps.limits.healthTimeoutMs));
+  }
+
+  /**
+   * Called by the gateway for each request it sends here. After a quiet spell (checks spaced out)
+   * the instance is checked at once and then at the usual interval again.
+   */
+  requested(now: number): void {
+    this.requestedAt = now;
+    if (this.checkDelay > this.deps.limits.healthIntervalMs) {
+      this.checkDelay = this.deps.limits.healthIntervalMs;
+      this.watchHealth(0);
+    }
+  }
+
+  /** Called by the gateway when the instance answered a request (a status below 500): it serves. */
+  answered(now: number): void {
+    this.answeredAt = now;
   }
 
   /** Called by the gateway when a request to this instance could not connect: check now. */
@@ -231,6 +257,7 @@ export class ManagedInstance {
     if (this.stopping) throw new Error('stopped while starting');
     this.tail.length = 0;
     this.failedChecks = 0;
+    this.answeredAt = 0;
     // What a runner does once per build (the Docker runner builds its image) is not part of the start time-out.
     await this.runner.prepare?.(this.spec.bundleDir).catch((error: unknown) => {
       const transient = error instanceof RunnerStartError && error.transient;
@@ -292,6 +319,9 @@ export class ManagedInstance {
     }
     this.lastCheck = clock();
     this.state = 'healthy';
+    // checks at the usual interval again (a restart after a quiet spell)
+    this.checkDelay = 0;
+    this.watchHealth();
     hooks.log('info', `instance ${this.id} healthy (${handle.pid === undefined ? '' : `pid ${handle.pid}, `}port ${handle.port})`, this.id);
     hooks.changed();
   }
@@ -335,10 +365,45 @@ export class ManagedInstance {
     this.restartTimer.unref();
   }
 
-  private watchHealth(): void {
-    clearInterval(this.healthTimer);
-    this.healthTimer = setInterval(() => void this.checkHealth(), this.deps.limits.healthIntervalMs);
+  /**
+   * The next health check, after `delay` (default: the interval, spread by ±10% so the checks of
+   * many instances do not come in step). A check is skipped when the instance answered a request
+   * since the last one; the delay doubles, up to IDLE_CHECK_FACTOR intervals, while it is healthy
+   * and gets no requests; anything else brings it back to the interval.
+   */
+  private watchHealth(delay = this.deps.limits.healthIntervalMs * (0.5 + Math.random())): void {
+    clearTimeout(this.healthTimer);
+    if (this.stopping) return;
+    this.healthTimer = setTimeout(() => void this.healthTick(), delay);
     this.healthTimer.unref();
+  }
+
+  private async healthTick(): Promise<void> {
+    const { limits, clock } = this.deps;
+    const interval = limits.healthIntervalMs;
+    const since = clock() - Math.max(this.checkDelay, interval);
+    if (this.state === 'healthy' && this.handle !== undefined && this.answeredAt > since) {
+      this.passed(this.answeredAt);
+      this.checkDelay = interval;
+    } else {
+      await this.checkHealth();
+      const idle = this.state === 'healthy' && this.outstanding === 0 && this.requestedAt <= since;
+      this.checkDelay = idle ? Math.min(Math.max(this.checkDelay, interval) * 2, interval * IDLE_CHECK_FACTOR) : interval;
+    }
+    this.watchHealth(this.checkDelay * (0.9 + Math.random() * 0.2));
+  }
+
+  /** A passed check (or an answered request) at `at`. */
+  private passed(at: number): void {
+    const { hooks, limits } = this.deps;
+    this.lastCheck = Math.max(this.lastCheck ?? 0, at);
+    this.failedChecks = 0;
+    if (this.consecutive > 0 && at - this.startedAt >= limits.stableAfterMs) this.consecutive = 0;
+    if (this.state === 'unhealthy') {
+      this.state = 'healthy';
+      hooks.log('info', `instance ${this.id} answers its health check again`, this.id);
+      hooks.changed();
+    }
   }
 
   private async checkHealth(): Promise<void> {
@@ -349,17 +414,11 @@ export class ManagedInstance {
     const ok = await handle.health(limits.healthTimeoutMs);
     this.checking = false;
     if (handle !== this.handle || this.stopping) return;
-    this.lastCheck = clock();
     if (ok) {
-      this.failedChecks = 0;
-      if (this.consecutive > 0 && clock() - this.startedAt >= limits.stableAfterMs) this.consecutive = 0;
-      if (this.state === 'unhealthy') {
-        this.state = 'healthy';
-        hooks.log('info', `instance ${this.id} answers its health check again`, this.id);
-        hooks.changed();
-      }
+      this.passed(clock());
       return;
     }
+    this.lastCheck = clock();
     this.failedChecks += 1;
     if (this.state === 'healthy') {
       this.state = 'unhealthy';

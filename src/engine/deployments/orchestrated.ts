@@ -101,6 +101,14 @@ class ReplicaBackend implements Backend {
     return this.run.health(this.endpoint);
   }
 
+  /** the orchestrator checks its replicas' health itself: nothing to change here */
+  requested(): void {}
+
+  /** an answer shows the replica serves */
+  answered(now: number): void {
+    this.lastCheck = now;
+  }
+
   suspect(): void {
     this.checked = false;
     this.probe();

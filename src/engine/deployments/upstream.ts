@@ -68,6 +68,10 @@ export interface Backend {
   /** a connection to it failed: check it now */
   suspect(): void;
   answers(): Promise<boolean>;
+  /** the gateway sends it a request (an instance whose checks were spaced out checks again) */
+  requested(now: number): void;
+  /** it answered a request with a status below 500: as good as a passed check */
+  answered(now: number): void;
   /** its port is a proxy that accepts connections even when nothing answers behind it */
   readonly proxied?: boolean;
 }
@@ -130,10 +134,10 @@ export class DeploymentUpstream implements Upstream {
     if (request.session !== undefined) {
       const held = this.sessions.lookup(request.session, now);
       if (held === 'gone') return 'session gone';
-      if (held !== undefined) return tried.has(held.id) ? 'session gone' : this.attempt(held, true, request);
+      if (held !== undefined) return tried.has(held.id) ? 'session gone' : this.attempt(held, true, request, now);
     }
     const instance = this.leastLoaded(tried);
-    return instance === undefined ? undefined : this.attempt(instance, false, request);
+    return instance === undefined ? undefined : this.attempt(instance, false, request, now);
   }
 
   /** The healthy instance with the fewest requests in flight. */
@@ -150,10 +154,11 @@ export class DeploymentUpstream implements Upstream {
     return best;
   }
 
-  private attempt(instance: Backend, sticky: boolean, request: { session?: string; method?: string }): Attempt {
+  private attempt(instance: Backend, sticky: boolean, request: { session?: string; method?: string }, now: number): Attempt {
     const live = this.live;
     live.trackLoad(1);
     instance.outstanding += 1;
+    instance.requested(now);
     let released = false;
     return {
       instance: instance.id,
@@ -168,6 +173,8 @@ export class DeploymentUpstream implements Upstream {
       answers: () => instance.answers(),
       answered: (status, session) => {
         const now = live.ctx.clock();
+        // An answer shows the process serves: as good as a passed health check.
+        if (status < 500) instance.answered(now);
         if (session !== undefined && session !== request.session && status < 400) {
           this.sessions.open(session, instance, now, live.ctx.limits.sessionIdleMs);
         }

@@ -1,0 +1,48 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import { callTool, createHarness, running, type Harness } from '../../support/deployments.js';
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+describe('health checks', () => {
+  it('checks a healthy instance that gets no requests less and less often', async () => {
+    h = await createHarness({ limits: { healthIntervalMs: 100 } });
+    const d = await h.deploy(await h.addServer('quiet'), 'development');
+    const before = Number((await callTool(`${d.url}/mcp`, 'health_checks')).text);
+    // 3 s idle: at a fixed 100 ms interval that is about 30 checks; spaced out (doubling up to
+    // 800 ms) about 7. Timers that fire late on a busy machine only make it fewer.
+    await sleep(3_000);
+    const after = Number((await callTool(`${d.url}/mcp`, 'health_checks')).text);
+    expect(after - before).toBeGreaterThan(0);
+    expect(after - before).toBeLessThan(15);
+    const status = await h.service.status(d.deployment_id);
+    expect(running(status!)).toBe(1);
+  });
+
+  it('counts an answered request as a passed check: a busy instance is not replaced for a slow /health', async () => {
+    // a 1 s interval, and a request at least every 100 ms that the instance answers
+    h = await createHarness({ limits: { healthIntervalMs: 1_000, healthTimeoutMs: 300, unhealthyThreshold: 2 } });
+    const d = await h.deploy(await h.addServer('busy'), 'development');
+    const pid = d.instances![0]!.pid;
+    expect((await callTool(`${d.url}/mcp`, 'hang_health')).status).toBe(200);
+    for (let i = 0; i < 30; i += 1) {
+      expect((await callTool(`${d.url}/mcp`, 'echo', { text: `${i}` })).text).toBe(`${i}`);
+      await sleep(50);
+    }
+    const busy = await h.service.status(d.deployment_id);
+    expect(busy!.instances![0]).toMatchObject({ state: 'healthy', pid, restarts: 0 });
+    expect(busy!.instances![0]!.last_check).toBeDefined();
+    // Once the requests stop, the checks that time out replace it as before.
+    const healed = await h.waitUntil(
+      d.deployment_id,
+      (x) => running(x) === 1 && x.instances![0]!.restarts! >= 1,
+      'the instance to be replaced once idle',
+      20_000,
+    );
+    expect(healed.instances![0]!.pid).not.toBe(pid);
+  });
+});
