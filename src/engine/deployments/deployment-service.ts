@@ -19,7 +19,7 @@ import {
 } from '../types.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createProcessRunner } from '../runners/process-runner.js';
-import type { Runner } from '../runners/runner.js';
+import { runnerKindFor, type Runner } from '../runners/runner.js';
 import { createGateway, type Gateway } from './gateway.js';
 import { newRequestId } from '../ids.js';
 import { checkDomain, DEFAULT_LIMITS, devIdleFromEnv, resolveScaling, type DeploymentLimits, type FieldProblem } from './limits.js';
@@ -131,7 +131,7 @@ class Deployments implements LocalDeploymentService {
       previousId,
       baseUrl: this.deps.baseUrl,
       now: this.clock(),
-      runner: this.runner.kind,
+      runner: runnerKindFor(this.runner, environment),
     });
     const id = record.deployment.deployment_id;
     const routeName = record.routeName!;
@@ -356,6 +356,7 @@ class Deployments implements LocalDeploymentService {
       max,
       store: this.store,
       runner: this.runner,
+      ...(this.runner.orchestrator === undefined ? {} : { orchestrator: this.runner.orchestrator }),
       engine: this.deps.home,
       starts: this.starts,
       limits: this.limits,

@@ -377,7 +377,7 @@ export class ManagedInstance {
 }
 
 /** The runtime writes JSON log lines; anything else (stderr text) is kept as a warning. */
-function parseLogLine(raw: string): Record<string, unknown> {
+export function parseLogLine(raw: string): Record<string, unknown> {
   if (raw.startsWith('{')) {
     try {
       const parsed: unknown = JSON.parse(raw);

@@ -108,3 +108,14 @@ export function devIdleFromEnv(env: Record<string, string | undefined>): number 
 export function restartDelay(attempt: number, limits: Pick<DeploymentLimits, 'restartBackoffMs' | 'restartBackoffMaxMs'>): number {
   return Math.min(limits.restartBackoffMs * 2 ** Math.max(0, attempt - 1), limits.restartBackoffMaxMs);
 }
+
+/** A deployment's `resources` as its instances' runner takes them. */
+export function resourcesOf(resources: { memory_mb?: number; cpus?: number } | undefined): { resources?: { memoryMb?: number; cpus?: number } } {
+  if (resources === undefined) return {};
+  return {
+    resources: {
+      ...(resources.memory_mb === undefined ? {} : { memoryMb: resources.memory_mb }),
+      ...(resources.cpus === undefined ? {} : { cpus: resources.cpus }),
+    },
+  };
+}

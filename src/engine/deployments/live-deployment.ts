@@ -8,14 +8,16 @@ import { redact, Secrets } from '../../runtime/logger.js';
 import { START_PRIORITY, type WorkQueue } from '../admission.js';
 import { ServiceError, type DeploymentRecord, type Logger, type ServerRecord, type Store } from '../types.js';
 import type { Runner } from '../runners/runner.js';
+import type { Orchestrator } from '../runners/orchestrator.js';
 import { ManagedInstance, type InstanceHooks } from './instance.js';
-import type { DeploymentLimits } from './limits.js';
+import { resourcesOf, type DeploymentLimits } from './limits.js';
 import type { LogBook } from './log-book.js';
 import { describeAhead, isHealthCheckLine, toLogLine } from './log-lines.js';
 import { SampleRing } from './samples.js';
 import { applyTransition, canTransition, isActive } from './states.js';
 import { Scaler } from './scaler.js';
-import { DeploymentUpstream } from './upstream.js';
+import { DeploymentUpstream, type Backend } from './upstream.js';
+import { OrchestratedRun, ownerOf } from './orchestrated.js';
 
 export interface LiveContext {
   server: ServerRecord;
@@ -25,6 +27,8 @@ export interface LiveContext {
   store: Store;
   /** what runs its instances */
   runner: Runner;
+  /** what runs whole deployments of some environments (a Swarm service), when the engine has one */
+  orchestrator?: Orchestrator;
   /** the engine's home, a label of its instances */
   engine: string;
   /** the engine's start queue */
@@ -47,6 +51,8 @@ export class LiveDeployment {
   instances: ManagedInstance[] = [];
   /** what the gateway sees of it */
   readonly upstream: DeploymentUpstream;
+  /** set when an orchestrator runs it (then `instances` stays empty) */
+  readonly orchestrated: OrchestratedRun | undefined;
   /** when the last gateway request arrived (or the deployment became deployed) */
   lastActivity: number;
   /** when it started serving, for throughput */
@@ -81,6 +87,7 @@ export class LiveDeployment {
     this.lastActivity = ctx.clock();
     this.scaler = new Scaler(this, ctx);
     this.upstream = new DeploymentUpstream(this);
+    this.orchestrated = ctx.orchestrator?.handles(this.environment) === true ? new OrchestratedRun(ownerOf(this), ctx.orchestrator) : undefined;
   }
 
   get id(): string {
@@ -208,7 +215,7 @@ export class LiveDeployment {
 
   // --- instances ----------------------------------------------------------------------------
 
-  private hooks(): InstanceHooks {
+  hooks(): InstanceHooks {
     return {
       log: (level, message, instance) => this.log(level, message, { instance }),
       output: (line, instance) => {
@@ -248,6 +255,12 @@ export class LiveDeployment {
    * resolves when each one answers or has been given up, and fails only when every one is given up.
    */
   async launch(count: number, verb: 'starting' | 'restoring'): Promise<void> {
+    if (this.orchestrated !== undefined) {
+      return this.orchestrated.launch(verb).catch(async (error: unknown) => {
+        if (verb === 'starting') await this.stopInstances();
+        throw error;
+      });
+    }
     const started = Array.from({ length: count }, () => this.createInstance());
     this.launching = { verb, instances: started };
     this.describeLaunch();
@@ -302,7 +315,12 @@ export class LiveDeployment {
   }
 
   healthy(): number {
-    return this.instances.filter((instance) => instance.serving).length;
+    return this.instances.filter((instance) => instance.serving).length + (this.orchestrated?.healthy() ?? 0);
+  }
+
+  /** What the gateway may route to. */
+  backends(): Backend[] {
+    return this.orchestrated?.backends() ?? this.instances;
   }
 
   /** Lets an instance finish its requests and its sessions (bounded), then stops it. */
@@ -312,7 +330,7 @@ export class LiveDeployment {
 
   async stopInstances(): Promise<void> {
     this.scaler.stop();
-    await Promise.all(this.instances.map((instance) => instance.stop()));
+    await Promise.all([...this.instances.map((instance) => instance.stop()), this.orchestrated?.stop()]);
     this.changed();
   }
 
@@ -345,6 +363,10 @@ export class LiveDeployment {
     this.record.deployment.desired_instances = desired;
     const why = `mean ${load.toFixed(1)} requests in flight, target ${this.ctx.limits.targetOutstandingPerInstance} per instance`;
     this.log('info', `scaling from ${from} to ${desired} instances (${why})`);
+    if (this.orchestrated !== undefined) {
+      this.orchestrated.scale(desired).catch((error: unknown) => this.log('warn', `could not scale: ${String(error)}`));
+      return this.changed(true);
+    }
     const active = () => this.instances.filter((i) => i.state !== 'draining' && i.state !== 'stopped');
     for (let n = active().length; n < desired; n += 1) void this.createInstance().start({ retry: true, priority: START_PRIORITY.scale });
     while (active().length > desired) {
@@ -361,6 +383,7 @@ export class LiveDeployment {
   // --- views --------------------------------------------------------------------------------
 
   describeInstances(): NonNullable<Deployment['instances']> {
+    if (this.orchestrated !== undefined) return this.orchestrated.describe();
     return this.instances.map((instance) => ({
       id: instance.id,
       state: instance.state,
@@ -386,15 +409,4 @@ export class LiveDeployment {
       instances: this.describeInstances(),
     };
   }
-}
-
-/** A deployment's `resources` as its instances' runner takes them. */
-function resourcesOf(resources: { memory_mb?: number; cpus?: number } | undefined): { resources?: { memoryMb?: number; cpus?: number } } {
-  if (resources === undefined) return {};
-  return {
-    resources: {
-      ...(resources.memory_mb === undefined ? {} : { memoryMb: resources.memory_mb }),
-      ...(resources.cpus === undefined ? {} : { cpus: resources.cpus }),
-    },
-  };
 }

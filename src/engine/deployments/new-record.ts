@@ -42,7 +42,7 @@ export function newDeploymentRecord(input: NewDeployment): DeploymentRecord {
       domain: domain ?? null,
       notices: [
         ...noticesFor(environment, domain),
-        ...(input.config?.resources !== undefined && input.runner !== 'docker'
+        ...(input.config?.resources !== undefined && input.runner !== 'docker' && input.runner !== 'swarm' && input.runner !== 'kubernetes'
           ? ['resources (memory, CPU) are not enforced by this engine’s process runner: its instances are processes of the engine']
           : []),
       ],

@@ -165,7 +165,7 @@ function forward(attempt: Attempt, args: ForwardArgs): Promise<'retry' | 'lost' 
       if (!connected && !res.headersSent) return settle('retry');
       // A pooled connection the instance had closed (it died, or it is stopping): the request
       // went nowhere useful. Repeat it elsewhere only if repeating cannot do harm.
-      if (!res.headersSent && attempt.sticky) return settle('lost');
+      if (!res.headersSent && (attempt.sticky || attempt.proxied === true)) return settle('lost');
       if (!res.headersSent && sent.reusedSocket && RESET_CODES.has(error.code ?? '') && upstream.safeToRepeat(info)) return settle('retry');
       if (!res.headersSent) sendRpcError(res, 502, `instance ${attempt.instance} closed the connection before answering`, {}, info.id);
       else res.destroy();

@@ -3,7 +3,7 @@
  * deploying is failed), stop the instances an engine that did not stop cleanly left running, and
  * bring back every deployment that was deployed, at the same URL.
  */
-import type { Runner } from '../runners/runner.js';
+import { runnerKindFor, type Runner } from '../runners/runner.js';
 import type { DeploymentRecord, Logger, ServerRecord, Store } from '../types.js';
 import type { DeploymentLimits } from './limits.js';
 import type { LiveDeployment } from './live-deployment.js';
@@ -46,6 +46,7 @@ export async function failInterrupted(ctx: RestoreContext): Promise<void> {
  * deployments start new ones.
  */
 export async function stopLeftInstances(ctx: RestoreContext): Promise<void> {
+  await removeLeftWorkloads(ctx);
   const known = new Set(ctx.registry.all().flatMap((live) => live.instances.map((instance) => `${live.id}/${instance.id}`)));
   for (const found of await ctx.runner.find(ctx.home)) {
     if (known.has(`${found.labels.deployment}/${found.labels.instance}`)) continue;
@@ -57,6 +58,26 @@ export async function stopLeftInstances(ctx: RestoreContext): Promise<void> {
       instance: found.labels.instance,
       ...(found.pid === undefined ? {} : { pid: found.pid }),
     });
+  }
+}
+
+/**
+ * Workloads of this engine on its orchestrator that no deployed deployment of the same server and
+ * environment will take over (its restore adopts the workload, or rolls it to its own spec): removed.
+ */
+async function removeLeftWorkloads(ctx: RestoreContext): Promise<void> {
+  const orchestrator = ctx.runner.orchestrator;
+  if (orchestrator === undefined) return;
+  const deployed = await ctx.store.listDeployments({ status: 'deployed' });
+  const names = new Map<string, string>();
+  for (const record of deployed) {
+    const server = await ctx.store.getServer(record.mcpId);
+    if (server !== undefined) names.set(`${server.server.name}\n${record.deployment.environment ?? 'development'}`, record.deployment.deployment_id);
+  }
+  for (const found of await orchestrator.find(ctx.home)) {
+    if (names.has(`${found.labels.server}\n${found.labels.environment}`)) continue;
+    await found.remove(ctx.limits.stopGraceMs).catch(() => undefined);
+    ctx.logger.warn('removed a workload left by an engine that did not stop cleanly', { ...found.labels });
   }
 }
 
@@ -78,9 +99,9 @@ export async function restoreOne(ctx: RestoreContext, record: DeploymentRecord):
   await logs.load();
   const url = deploymentUrl(ctx.baseUrl, routeName);
   const moved = url !== d.url ? d.url : undefined;
-  if (moved !== undefined || d.desired_instances !== min || record.routeName === undefined || d.runner !== ctx.runner.kind) {
+  if (moved !== undefined || d.desired_instances !== min || record.routeName === undefined || d.runner !== runnerKindFor(ctx.runner, environment)) {
     // What the API will show is written first.
-    d.runner = ctx.runner.kind;
+    d.runner = runnerKindFor(ctx.runner, environment);
     d.url = url;
     d.health_check = `${url}/health`;
     d.desired_instances = min;

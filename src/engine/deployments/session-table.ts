@@ -4,10 +4,10 @@
  * process it was opened on: when that instance stops or restarts, the session is gone (the client
  * is told so, and initializes a new one).
  */
-import type { ManagedInstance } from './instance.js';
+import type { Backend } from './upstream.js';
 
 interface Held {
-  instance: ManagedInstance;
+  instance: Backend;
   /** the instance's process at the time: a restarted one no longer holds it */
   generation: number;
   lastUsed: number;
@@ -22,7 +22,7 @@ export class Sessions {
   }
 
   /** The instance answered a request with this new session id. */
-  open(id: string, instance: ManagedInstance, now: number, idleMs: number): void {
+  open(id: string, instance: Backend, now: number, idleMs: number): void {
     this.byId.set(id, { instance, generation: instance.generation, lastUsed: now });
     // Sessions a client never ended are forgotten after a while (the instance ends them too).
     if (now - this.lastPrune >= Math.min(idleMs, 60_000)) {
@@ -36,7 +36,7 @@ export class Sessions {
   }
 
   /** The instance that holds the session; 'gone' when it stopped or restarted; undefined when the session is not known here. */
-  lookup(id: string, now: number): ManagedInstance | 'gone' | undefined {
+  lookup(id: string, now: number): Backend | 'gone' | undefined {
     const held = this.byId.get(id);
     if (held === undefined) return undefined;
     if (!holds(held)) {
@@ -48,7 +48,7 @@ export class Sessions {
   }
 
   /** How many live sessions `instance` holds. */
-  heldBy(instance: ManagedInstance): number {
+  heldBy(instance: Backend): number {
     let count = 0;
     for (const held of this.byId.values()) if (held.instance === instance && holds(held)) count += 1;
     return count;

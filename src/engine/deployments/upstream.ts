@@ -5,7 +5,6 @@
  * and which sessions live on which instance.
  */
 import type { DeploymentState, LogLine } from '../../api/contract.js';
-import type { ManagedInstance } from './instance.js';
 import type { LiveDeployment } from './live-deployment.js';
 import type { McpRequestInfo } from './mcp-messages.js';
 import { Sessions } from './session-table.js';
@@ -35,6 +34,8 @@ export interface Attempt {
   readonly port: number;
   /** the request named a session and goes to the instance that holds it */
   readonly sticky: boolean;
+  /** a proxy accepts its connections (Docker's for a Swarm task): a reset before any answer is checked like a lost connection */
+  readonly proxied?: boolean;
   /** the connection to the instance failed before anything was sent: it is checked at once */
   refused(): void;
   /** whether the instance answers its health check now (a broken connection: is it still there?) */
@@ -46,6 +47,29 @@ export interface Attempt {
   answered(status: number, session: string | undefined): void;
   /** the try is over: the instance's request in flight is done */
   release(): void;
+}
+
+/**
+ * What the gateway routes to: an instance the engine supervises (ManagedInstance), or a replica an
+ * orchestrator runs (orchestrated.ts).
+ */
+export interface Backend {
+  readonly id: string;
+  readonly host: string | undefined;
+  readonly port: number | undefined;
+  /** the gateway may send it requests */
+  readonly serving: boolean;
+  /** it runs and may hold sessions */
+  readonly reachable: boolean;
+  /** bumped at every start: a session held by an earlier process is gone */
+  readonly generation: number;
+  /** requests in flight */
+  outstanding: number;
+  /** a connection to it failed: check it now */
+  suspect(): void;
+  answers(): Promise<boolean>;
+  /** its port is a proxy that accepts connections even when nothing answers behind it */
+  readonly proxied?: boolean;
 }
 
 /** The gateway's view of one deployment. */
@@ -94,7 +118,7 @@ export class DeploymentUpstream implements Upstream {
       body: {
         status: healthy ? 'healthy' : live.status === 'deployed' ? 'unhealthy' : live.status,
         deployment_id: live.id,
-        instances: { total: live.instances.filter((i) => i.state !== 'stopped').length, healthy: live.healthy() },
+        instances: { total: live.describeInstances().filter((i) => i.state !== 'stopped').length, healthy: live.healthy() },
         last_check: last === 0 ? null : new Date(last).toISOString(),
       },
     };
@@ -113,12 +137,12 @@ export class DeploymentUpstream implements Upstream {
   }
 
   /** The healthy instance with the fewest requests in flight. */
-  private leastLoaded(tried: ReadonlySet<string>): ManagedInstance | undefined {
-    const candidates = this.live.instances.filter((instance) => instance.serving && !tried.has(instance.id));
+  private leastLoaded(tried: ReadonlySet<string>): Backend | undefined {
+    const candidates = this.live.backends().filter((instance) => instance.serving && !tried.has(instance.id));
     if (candidates.length === 0) return undefined;
     // Start the scan at a rotating offset so ties are shared out round-robin.
     const offset = this.rotation++ % candidates.length;
-    let best: ManagedInstance | undefined;
+    let best: Backend | undefined;
     for (let i = 0; i < candidates.length; i += 1) {
       const candidate = candidates[(offset + i) % candidates.length]!;
       if (best === undefined || candidate.outstanding < best.outstanding) best = candidate;
@@ -126,7 +150,7 @@ export class DeploymentUpstream implements Upstream {
     return best;
   }
 
-  private attempt(instance: ManagedInstance, sticky: boolean, request: { session?: string; method?: string }): Attempt {
+  private attempt(instance: Backend, sticky: boolean, request: { session?: string; method?: string }): Attempt {
     const live = this.live;
     live.trackLoad(1);
     instance.outstanding += 1;
@@ -136,6 +160,7 @@ export class DeploymentUpstream implements Upstream {
       host: instance.host ?? '127.0.0.1',
       port: instance.port ?? 0,
       sticky,
+      ...(instance.proxied === true ? { proxied: true } : {}),
       refused: () => {
         instance.suspect();
         if (sticky && request.session !== undefined) this.sessions.close(request.session);

@@ -6,6 +6,8 @@
  * (process-runner.ts).
  */
 
+import type { Orchestrator } from './orchestrator.js';
+
 /**
  * What identifies an instance wherever it runs. A runner marks each instance with these, so that
  * after an engine restart it finds the ones it still runs (and no instance is left behind).
@@ -100,4 +102,14 @@ export interface Runner {
   find(engine: string): Promise<FoundInstance[]>;
   /** releases what the runner holds (a connection to its daemon) once the engine has stopped its instances */
   close?(): Promise<void>;
+  /**
+   * What runs whole deployments of some environments instead (orchestrator.ts): the docker runner
+   * on a Swarm manager has one for production. Optional.
+   */
+  readonly orchestrator?: Orchestrator;
+}
+
+/** What runs a deployment of `environment` on this runner: its orchestrator's kind when it takes that environment. */
+export function runnerKindFor(runner: Runner, environment: string): string {
+  return runner.orchestrator?.handles(environment) === true ? runner.orchestrator.kind : runner.kind;
 }
