@@ -9,6 +9,7 @@
  */
 import type { KubernetesObject } from '../../runtime/kubernetes-manifests.js';
 import type { Socket } from 'node:net';
+import { delimiter } from 'node:path';
 import type * as ClientNodeModule from '@kubernetes/client-node';
 import type { DeploymentView, PodView } from './rollout.js';
 
@@ -45,6 +46,8 @@ export interface ClusterOptions {
   namespace?: string;
   /** a kubeconfig context other than the current one */
   context?: string;
+  /** the engine's KUBECONFIG (one file); unset: the usual places */
+  kubeconfig?: string;
 }
 
 export interface Cluster {
@@ -86,7 +89,8 @@ export async function connectCluster(options: ClusterOptions = {}): Promise<Clus
   const k8s: ClientNode = await import('@kubernetes/client-node');
   const kc = new k8s.KubeConfig();
   try {
-    kc.loadFromDefault();
+    if (options.kubeconfig !== undefined && options.kubeconfig !== '' && !options.kubeconfig.includes(delimiter)) kc.loadFromFile(options.kubeconfig);
+    else kc.loadFromDefault();
     if (options.context !== undefined) kc.setCurrentContext(options.context);
   } catch (error) {
     throw new KubernetesUnavailableError(`the kubeconfig cannot be read: ${(error as Error).message}`);

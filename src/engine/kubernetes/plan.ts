@@ -51,29 +51,34 @@ export const SERVER_NAME_ANNOTATION = 'mcpctl/server-name';
 export function kubernetesSettings(env: Record<string, string | undefined>, file: unknown): { settings: KubernetesSettings; problems: string[] } {
   const fromFile = typeof file === 'object' && file !== null ? (file as Record<string, unknown>) : {};
   const problems: string[] = [];
+  const from: Record<string, string> = {};
   const pick = (envName: string, key: string): string | undefined => {
     const value = env[envName];
-    if (value !== undefined && value !== '') return value;
+    if (value !== undefined && value !== '') {
+      from[key] = envName;
+      return value;
+    }
     const inFile = fromFile[key];
+    from[key] = `"kubernetes.${key}" in engine-settings.json`;
     if (inFile === undefined) return undefined;
     if (typeof inFile === 'string') return inFile;
     if (typeof inFile === 'number') return String(inFile);
-    problems.push(`"kubernetes.${key}" in engine-settings.json must be a string`);
+    problems.push(`${from[key]} must be a string`);
     return undefined;
   };
   const namespace = pick('MCPCTL_KUBERNETES_NAMESPACE', 'namespace');
   if (namespace !== undefined && !/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(namespace))
-    problems.push(`the namespace ${JSON.stringify(namespace)} is not a namespace name (lower case letters, digits and -)`);
+    problems.push(`${from.namespace}: ${JSON.stringify(namespace)} is not a namespace name (lower case letters, digits and -)`);
   const registry = pick('MCPCTL_KUBERNETES_REGISTRY', 'registry');
   const registryProblem = registry === undefined ? undefined : checkRegistry(registry);
-  if (registryProblem !== undefined) problems.push(`the registry ${JSON.stringify(registry)}: ${registryProblem}`);
+  if (registryProblem !== undefined) problems.push(`${from.registry}: ${JSON.stringify(registry)}: ${registryProblem}`);
   const address = pick('MCPCTL_KUBERNETES_ADDRESS', 'address') ?? 'port-forward';
   if (!(ADDRESS_MODES as readonly string[]).includes(address))
-    problems.push(`the address must be one of ${ADDRESS_MODES.join(', ')}, not ${JSON.stringify(address)}`);
+    problems.push(`${from.address} must be one of ${ADDRESS_MODES.join(', ')}, not ${JSON.stringify(address)}`);
   const deadlineText = pick('MCPCTL_KUBERNETES_PROGRESS_DEADLINE', 'progress_deadline_seconds');
   const deadline = deadlineText === undefined ? DEFAULT_PROGRESS_DEADLINE_SECONDS : Number(deadlineText);
   if (!Number.isInteger(deadline) || deadline < 10)
-    problems.push(`the progress deadline must be a whole number of seconds, at least 10, not ${JSON.stringify(deadlineText)}`);
+    problems.push(`${from.progress_deadline_seconds} must be a whole number of seconds, at least 10, not ${JSON.stringify(deadlineText)}`);
   const context = pick('MCPCTL_KUBERNETES_CONTEXT', 'context');
   const issuer = pick('MCPCTL_KUBERNETES_ISSUER', 'issuer');
   const ingressClass = pick('MCPCTL_KUBERNETES_INGRESS_CLASS', 'ingress_class');

@@ -33,6 +33,7 @@ export async function createKubernetesRunner(deps: KubernetesRunnerDeps): Promis
   const cluster = await connectCluster({
     ...(settings.namespace === undefined ? {} : { namespace: settings.namespace }),
     ...(settings.context === undefined ? {} : { context: settings.context }),
+    ...(deps.env.KUBECONFIG === undefined ? {} : { kubeconfig: deps.env.KUBECONFIG }),
   });
   deps.logger.info('kubernetes runner', { server: cluster.server, version: cluster.version, namespace: cluster.namespace, address: settings.address });
   const publisher = await imagePublisher(deps);
