@@ -17,7 +17,7 @@ export interface NewDeployment {
   previousId: string | undefined;
   baseUrl: string;
   now: number;
-  /** the engine's runner kind (process, docker) */
+  /** the engine's runner kind (process, docker, swarm, kubernetes) */
   runner?: string;
 }
 
