@@ -16,7 +16,7 @@ import { CONTAINER_PORT, imageName } from '../../runtime/image.js';
 import type { KubernetesObject } from '../../runtime/kubernetes-manifests.js';
 import { MANIFEST_FILE } from '../../runtime/bundle.js';
 import type { Logger } from '../types.js';
-import type { Endpoint, FoundWorkload, Orchestrator, Workload, WorkloadHooks, WorkloadLabels } from '../runners/orchestrator.js';
+import type { Endpoint, FoundWorkload, Orchestrator, RolloutStatus, Workload, WorkloadHooks, WorkloadLabels } from '../runners/orchestrator.js';
 import { probeHealth } from '../runners/process-runner.js';
 import { describe, labelSelector, type Cluster } from './cluster.js';
 import {
@@ -259,10 +259,19 @@ class KubeWorkload implements Workload {
       });
   }
 
-  rollout() {
-    if (this.last === undefined) return { phase: 'progressing' as const, message: 'applied; waiting for the Deployment' };
-    return rolloutPhase(this.last, this.rollback);
+  rollout(): RolloutStatus {
+    const status: RolloutStatus =
+      this.last === undefined ? { phase: 'progressing', message: 'applied; waiting for the Deployment' } : rolloutPhase(this.last, this.rollback);
+    if (status.phase === 'completed' || status.phase === 'rolled_back') this.settled = true;
+    // no eternal progress: the Deployment's own deadline did not fire (its controller never saw the spec, say)
+    const limitMs = (this.context.settings.progressDeadlineSeconds + 60) * 1000;
+    if (!this.settled && (status.phase === 'progressing' || status.phase === 'rolling_back') && Date.now() - this.startedAt > limitMs) {
+      return { phase: 'failed', message: `no rollout within ${Math.round(limitMs / 1000)} s: ${status.message ?? 'no progress'}` };
+    }
+    return status;
   }
+  private settled = false;
+  private readonly startedAt = Date.now();
 
   endpoints(): Endpoint[] {
     return this.current;
