@@ -233,7 +233,12 @@ function makeCluster(k8s: ClientNode, kc: KubeConfig, namespace: string, server:
     },
     async forward(pod, port, socket) {
       const forwarder = new k8s.PortForward(kc, true);
-      await forwarder.portForward(namespace, pod, [port], socket, null, socket);
+      const ws = await forwarder.portForward(namespace, pod, [port], socket, null, socket);
+      if (typeof ws === 'function') return;
+      // either side closing closes the other: a pod that goes ends the gateway's connection, and a
+      // connection the gateway drops does not keep a WebSocket to the API server open
+      ws.on('close', () => socket.end());
+      socket.on('close', () => ws.close());
     },
   };
 }
