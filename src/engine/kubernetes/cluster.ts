@@ -233,8 +233,11 @@ function makeCluster(k8s: ClientNode, kc: KubeConfig, namespace: string, server:
     },
     async forward(pod, port, socket) {
       const forwarder = new k8s.PortForward(kc, true);
-      const ws = await forwarder.portForward(namespace, pod, [port], socket, null, socket);
-      if (typeof ws === 'function') return;
+      // the WebSocket (isomorphic-ws, whose types are not installed): only its close is used
+      const ws = (await forwarder.portForward(namespace, pod, [port], socket, null, socket)) as unknown as {
+        on(event: 'close', listener: () => void): void;
+        close(): void;
+      };
       // either side closing closes the other: a pod that goes ends the gateway's connection, and a
       // connection the gateway drops does not keep a WebSocket to the API server open
       ws.on('close', () => socket.end());
