@@ -13,9 +13,10 @@
  * imported as an image through the Engine API.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createDockerClient, readProgress, type DockerClient } from '../../src/engine/docker/engine-api.js';
@@ -200,4 +201,58 @@ function linkedLibraries(binary: string): string[] {
 export async function removeContainers(client: DockerClient, label: string): Promise<void> {
   const containers = await client.json<{ Id: string }[]>('GET', '/containers/json', { query: { all: 1, filters: JSON.stringify({ label: [label] }) } });
   for (const container of containers) await client.json('DELETE', `/containers/${container.Id}`, { query: { force: 1 } }).catch(() => undefined);
+}
+
+/**
+ * Makes the daemon a single-node Swarm manager advertising 127.0.0.1 (`docker swarm init
+ * --advertise-addr 127.0.0.1`), unless it already is one. `leave()` leaves the swarm only if this
+ * call made it, so a daemon that was given (DOCKER_HOST) is left as it was found. Its networks come
+ * from 10.232.0.0/16, away from the test daemons' bridges (10.231.N.0/24).
+ */
+export async function ensureSwarm(client: DockerClient): Promise<{ initialised: boolean; leave(): Promise<void> }> {
+  const info = await client.json<{ Swarm?: { LocalNodeState?: string; ControlAvailable?: boolean } }>('GET', '/info');
+  if (info.Swarm?.LocalNodeState === 'active') {
+    if (info.Swarm.ControlAvailable !== true) throw new Error('the Docker daemon is a Swarm worker, not a manager: the Swarm tests need a manager');
+    return { initialised: false, leave: () => Promise.resolve() };
+  }
+  // The tasks' gateway bridge, of this daemon's own and removed on leave. Made before the swarm:
+  // otherwise Docker makes a `docker_gwbridge` link with 172.17.0.0/16, which every daemon shares.
+  const tag = randomBytes(2).toString('hex');
+  const existing = await client.json<{ Name: string }[]>('GET', '/networks', { query: { filters: JSON.stringify({ name: ['docker_gwbridge'] }) } });
+  const ownBridge = existing.length === 0;
+  if (ownBridge)
+    await client.json('POST', '/networks/create', {
+      json: {
+        Name: 'docker_gwbridge',
+        Driver: 'bridge',
+        IPAM: { Config: [{ Subnet: `10.233.${1 + (parseInt(tag, 16) % 250)}.0/24` }] },
+        Options: {
+          'com.docker.network.bridge.name': `mcg${tag}`,
+          'com.docker.network.bridge.enable_icc': 'false',
+          'com.docker.network.bridge.enable_ip_masquerade': 'false',
+        },
+      },
+    });
+  const port = await freePort();
+  await client.json('POST', '/swarm/init', {
+    json: { ListenAddr: `127.0.0.1:${port}`, AdvertiseAddr: '127.0.0.1', DefaultAddrPool: ['10.232.0.0/16'], SubnetSize: 24 },
+  });
+  return {
+    initialised: true,
+    leave: async () => {
+      await client.json('POST', '/swarm/leave', { query: { force: 1 } }).catch(() => undefined);
+      if (ownBridge) await client.json('DELETE', '/networks/docker_gwbridge').catch(() => undefined);
+    },
+  };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 }

@@ -64,7 +64,11 @@ export function noticesFor(environment: Environment, domain: string | undefined,
   if (runner === 'kubernetes') return kubernetesNotices(environment, domain);
   const notices: string[] = [];
   if (environment === 'production') {
-    notices.push('single machine: instances run on this host only, not across regions');
+    notices.push(
+      runner === 'swarm'
+        ? 'Swarm service: its tasks are spread over the values of a node label (MCPCTL_SWARM_SPREAD, default node.labels.region); they publish their port on every address of their node'
+        : 'single machine: instances run on this host only, not across regions',
+    );
     notices.push('no automatic HTTPS: the URL is plain HTTP on this host; put a TLS proxy in front of it or use a hosted service');
     notices.push('no alerting: watch it with `mcpctl status` and `mcpctl metrics`');
   }

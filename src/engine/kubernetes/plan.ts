@@ -221,7 +221,7 @@ export type RollbackState = { started: false } | { started: true; reason: string
 export function rolloutPhase(rollout: Rollout, rollback: RollbackState): RolloutStatus {
   if (rollback.started) {
     return rollout.state === 'deployed'
-      ? { phase: 'rolled_back', message: rollback.reason }
+      ? { phase: 'rolled_back', message: `the update failed and the previous deployment's objects were applied again: ${rollback.reason}` }
       : { phase: 'rolling_back', message: `${rollback.reason}; going back: ${rollout.reason}` };
   }
   if (rollout.state === 'deployed') return { phase: 'completed', message: rollout.reason };

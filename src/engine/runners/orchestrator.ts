@@ -54,7 +54,10 @@ export type RolloutPhase = 'progressing' | 'completed' | 'rolling_back' | 'rolle
 
 export interface RolloutStatus {
   phase: RolloutPhase;
-  /** the orchestrator's explanation (for `rolled_back` / `failed`: why, such as a replica's exit or failed health checks) */
+  /**
+   * the orchestrator's explanation; for `rolled_back` and `failed` it becomes the deployment's
+   * reason, so it says who rolled back and why: "Swarm rolled the update back: task … non-zero exit (1); last output: …"
+   */
   message?: string;
 }
 
@@ -140,7 +143,7 @@ export function rolloutOutcome(status: RolloutStatus): { done: false } | { done:
     case 'completed':
       return { done: true, deployed: true };
     case 'rolled_back':
-      return { done: true, deployed: false, reason: `the orchestrator rolled it back${status.message === undefined ? '' : `: ${status.message}`}` };
+      return { done: true, deployed: false, reason: status.message ?? 'the orchestrator rolled it back' };
     case 'failed':
       return { done: true, deployed: false, reason: status.message ?? 'its replicas did not come up' };
     case 'paused':

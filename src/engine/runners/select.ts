@@ -13,6 +13,10 @@ import { DEFAULT_BASE_IMAGE } from '../../runtime/image.js';
 import type { Logger, StartRuntimeProcess } from '../types.js';
 import { createProcessRunner } from './process-runner.js';
 import type { Runner } from './runner.js';
+import type { Orchestrator } from './orchestrator.js';
+import type { DockerClient } from '../docker/engine-api.js';
+import type { ImageBuilder } from '../docker/images.js';
+import type { ContainerLimits } from './docker-runner.js';
 
 export const RUNNER_KINDS = ['process', 'docker', 'kubernetes'] as const;
 export type RunnerKind = (typeof RUNNER_KINDS)[number];
@@ -92,11 +96,50 @@ export async function createRunner(kind: RunnerKind, deps: RunnerDeps): Promise<
   const memoryMb = positive(env.MCPCTL_DOCKER_MEMORY_MB, 'MCPCTL_DOCKER_MEMORY_MB');
   const cpus = positive(env.MCPCTL_DOCKER_CPUS, 'MCPCTL_DOCKER_CPUS');
   const images = createImageBuilder({ docker, baseImage, onProgress: (line) => deps.logger.debug('image build', { line }) });
-  return createDockerRunner({
-    docker,
-    images,
-    limits: { ...(memoryMb === undefined ? {} : { memoryBytes: Math.round(memoryMb * 1024 * 1024) }), ...(cpus === undefined ? {} : { cpus }) },
-  });
+  const limits = { ...(memoryMb === undefined ? {} : { memoryBytes: Math.round(memoryMb * 1024 * 1024) }), ...(cpus === undefined ? {} : { cpus }) };
+  const runner = createDockerRunner({ docker, images, limits });
+  const orchestrator = await swarmOf(env, docker, images, limits, deps.logger);
+  if (orchestrator === undefined) return runner;
+  return {
+    ...runner,
+    orchestrator,
+    close: async () => {
+      await orchestrator.close?.();
+      await runner.close?.();
+    },
+  };
+}
+
+/**
+ * The Swarm orchestrator when the daemon is a Swarm manager and MCPCTL_SWARM is not `off`: it runs
+ * production deployments as services. MCPCTL_SWARM_SPREAD (default node.labels.region),
+ * MCPCTL_SWARM_MONITOR_SECONDS and MCPCTL_SWARM_HEALTH_INTERVAL_SECONDS tune it.
+ */
+async function swarmOf(
+  env: Record<string, string | undefined>,
+  docker: DockerClient,
+  images: ImageBuilder,
+  limits: Partial<ContainerLimits>,
+  logger: Logger,
+): Promise<Orchestrator | undefined> {
+  const mode = env.MCPCTL_SWARM ?? 'auto';
+  if (mode !== 'auto' && mode !== 'off') throw new RunnerConfigError(`MCPCTL_SWARM must be auto or off, not ${JSON.stringify(mode)}`);
+  if (mode === 'off') return undefined;
+  const [{ createSwarmOrchestrator, isSwarmManager }, { DEFAULT_CONTAINER_LIMITS }] = await Promise.all([
+    import('./swarm-orchestrator.js'),
+    import('./docker-runner.js'),
+  ]);
+  if (!(await isSwarmManager(docker))) return undefined;
+  const monitor = positive(env.MCPCTL_SWARM_MONITOR_SECONDS, 'MCPCTL_SWARM_MONITOR_SECONDS');
+  const interval = positive(env.MCPCTL_SWARM_HEALTH_INTERVAL_SECONDS, 'MCPCTL_SWARM_HEALTH_INTERVAL_SECONDS');
+  const spread = env.MCPCTL_SWARM_SPREAD !== undefined && env.MCPCTL_SWARM_SPREAD !== '' ? env.MCPCTL_SWARM_SPREAD : undefined;
+  const settings = {
+    ...(spread === undefined ? {} : { spread: spread.includes('.') ? spread : `node.labels.${spread}` }),
+    ...(monitor === undefined ? {} : { monitorMs: Math.round(monitor * 1000) }),
+    ...(interval === undefined ? {} : { healthIntervalMs: Math.round(interval * 1000), healthStartMs: Math.max(Math.round(interval * 1000) * 10, 5000) }),
+  };
+  logger.info('docker host is a Swarm manager: production deployments run as Swarm services', { ...settings });
+  return createSwarmOrchestrator({ docker, images, limits: { ...DEFAULT_CONTAINER_LIMITS, ...limits }, settings });
 }
 
 function positive(value: string | undefined, name: string): number | undefined {

@@ -215,7 +215,10 @@ describe('rolloutPhase', () => {
       phase: 'rolling_back',
       message: 'the rollout made no progress before its deadline; going back: 1 old instance is still stopping',
     });
-    expect(rolloutPhase({ state: 'deployed', reason: '2 of 2', replicas }, rollback)).toEqual({ phase: 'rolled_back', message: rollback.reason });
+    expect(rolloutPhase({ state: 'deployed', reason: '2 of 2', replicas }, rollback)).toEqual({
+      phase: 'rolled_back',
+      message: "the update failed and the previous deployment's objects were applied again: the rollout made no progress before its deadline",
+    });
   });
 });
 
