@@ -208,7 +208,7 @@ export const Deployment = z.looseObject({
   reason: z.string().optional().describe('why the deployment failed or stopped'),
   domain: z.string().nullable().optional(),
   notices: z.array(z.string()).optional().describe('what the service could not honour, said plainly'),
-  runner: z.string().optional().describe('what runs its instances: process, docker or swarm'),
+  runner: z.string().optional().describe('what runs its instances: process, docker, swarm or kubernetes'),
   created_at: z.string().optional(),
   updated_at: z.string().optional(),
   transitions: z.array(Transition).optional(),

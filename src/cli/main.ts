@@ -314,9 +314,10 @@ export function createProgram(state: RunState): Command {
     .option('--host <address>', 'address to listen on; other than loopback needs MCPCTL_API_KEY', '127.0.0.1')
     .option('--port <n>', 'port to listen on (default: MCPCTL_PORT, else 7070; 0 for any free port)', parseInteger('--port', 0))
     .addOption(
-      new Option('--runner <kind>', 'what runs deployments: process or docker (default: MCPCTL_RUNNER, the settings file, else process)').choices([
+      new Option('--runner <kind>', 'what runs deployments: process, docker or kubernetes (default: MCPCTL_RUNNER, the settings file, else process)').choices([
         'process',
         'docker',
+        'kubernetes',
       ]),
     )
     .action(action(async () => (await import('./commands/serve.js')).serveCommand));

@@ -257,7 +257,7 @@ export const ResourcesConfig = z
     memory_mb: z.number().int().min(32).max(1_048_576).optional().describe('memory of each instance, in MiB'),
     cpus: z.number().positive().max(1024).optional().describe('CPUs of each instance, such as 0.5'),
   })
-  .describe('limits of each instance where the runner enforces them (the docker runner; default 256 MiB and 0.5 CPU)');
+  .describe('limits of each instance where the runner enforces them (docker, kubernetes and the Kubernetes export; default 256 MiB and 0.5 CPU)');
 
 const DeployTarget = z.strictObject({
   domain: z

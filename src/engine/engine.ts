@@ -291,7 +291,7 @@ async function chosenRunner(
       { value: await runnerFromSettings(settingsFile), from: `"runner" in ${settingsFile}` },
     ]);
     if (kind === 'process') return { kind };
-    return { kind, runner: await createRunner(kind, { env: options.env, startRuntime, logger: logger.child({ component: 'runner' }) }) };
+    return { kind, runner: await createRunner(kind, { env: options.env, startRuntime, logger: logger.child({ component: 'runner' }), settingsFile }) };
   } catch (error) {
     if (error instanceof RunnerConfigError) throw new EngineConfigError(error.message);
     throw error;

@@ -40,6 +40,7 @@ tools:
 include: [notes.txt]
 deploy:
   domain: forecast.example.com
+  resources: { memory_mb: 384 }
   env_vars:
     API_TOKEN: \${WEATHER_TOKEN}
     MODE: fast
@@ -48,6 +49,7 @@ deploy:
       scaling:
         min_instances: 2
         max_instances: 5
+      resources: { cpus: 1.5 }
       env_vars:
         REGION: eu
     staging:
@@ -109,6 +111,8 @@ describe('mcpctl export kubernetes <file>', () => {
     expect(digest).toMatch(/^[0-9a-f]{64}$/);
     const container = files['deployment.yaml'].spec.template.spec.containers[0];
     expect(container.image).toBe(`registry.example.com/team/mcpctl-server:${digest}`);
+    // deploy.resources, with the environment's override merged over it: request and limit
+    expect(container.resources).toEqual({ requests: { cpu: '1500m', memory: '384Mi' }, limits: { cpu: '1500m', memory: '384Mi' } });
 
     // values: the file's (references resolved from this environment, the override on top), and --env-var
     const data = files['secret.yaml'].data as Record<string, string>;

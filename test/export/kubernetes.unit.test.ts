@@ -12,7 +12,14 @@ import { Service } from 'kubernetes-models/v1/Service';
 import { describe, expect, it } from 'vitest';
 import { UserError } from '../../src/shared/errors.js';
 import { checkRegistry, imageContract, imageName } from '../../src/runtime/image.js';
-import { kubernetesManifests, kubernetesName, type KubernetesExportOptions, type KubernetesObject } from '../../src/export/kubernetes.js';
+import {
+  DEFAULT_RESOURCES,
+  kubernetesManifests,
+  kubernetesName,
+  kubernetesResources,
+  type KubernetesExportOptions,
+  type KubernetesObject,
+} from '../../src/export/kubernetes.js';
 import { toYamlStream } from '../../src/export/write.js';
 
 const DIGEST = 'a'.repeat(20) + '0123456789abcdef'.repeat(2) + 'b'.repeat(12);
@@ -103,10 +110,83 @@ describe('kubernetesManifests', () => {
     expect(deployment.spec!.template.metadata!.labels!['mcpctl/bundle']).toBe(DIGEST.slice(0, 16));
   });
 
-  it('resources given replace the defaults', () => {
-    const resources = { requests: { cpu: '250m', memory: '256Mi' }, limits: { memory: '1Gi' } };
-    const container = byKind(manifests({ environment: 'staging', resources }).objects, 'Deployment')!.spec!.template.spec!.containers[0]!;
-    expect(container.resources).toEqual(resources);
+  it('resources: deploy.resources sets the request and the limit of what it gives; the rest keeps the defaults', () => {
+    const container = (options: Partial<KubernetesExportOptions>) =>
+      byKind(manifests({ environment: 'staging', ...options }).objects, 'Deployment')!.spec!.template.spec!.containers[0]!;
+    expect(container({ resources: { memory_mb: 512, cpus: 1.5 } }).resources).toEqual({
+      requests: { cpu: '1500m', memory: '512Mi' },
+      limits: { cpu: '1500m', memory: '512Mi' },
+    });
+    expect(container({ resources: { memory_mb: 1024 } }).resources).toEqual({
+      requests: { cpu: '100m', memory: '1024Mi' },
+      limits: { cpu: '500m', memory: '1024Mi' },
+    });
+    expect(container({ resources: { cpus: 0.25 } }).resources).toEqual({
+      requests: { cpu: '250m', memory: '128Mi' },
+      limits: { cpu: '250m', memory: '256Mi' },
+    });
+    expect(container({ resources: {} }).resources).toEqual(DEFAULT_RESOURCES);
+    expect(kubernetesResources({ cpus: 0.0001 })).toMatchObject({ limits: { cpu: '1m' } });
+    // the defaults are never changed by a call that overrides them
+    expect(kubernetesResources(undefined)).toEqual({ requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '500m', memory: '256Mi' } });
+    for (const object of manifests({ environment: 'production', resources: { memory_mb: 300, cpus: 2 } }).objects) validate(object);
+    expect(problemsOf(() => manifests({ environment: 'production', resources: { memory_mb: 8, cpus: -1 } })).map((p) => p.path)).toEqual([
+      'config.resources.memory_mb',
+      'config.resources.cpus',
+    ]);
+  });
+
+  it('for the engine: another base name, more labels (not in the selector) and a progress deadline', () => {
+    const result = manifests({
+      environment: 'production',
+      domain: 'mcp.example.com',
+      envValues: { K: 'v' },
+      name: 'weather-3k9x2m4q1c',
+      extraLabels: { 'mcpctl/engine': 'e-0123456789abcdef', 'mcpctl/deployment': 'deploy_3k9x2m4q1c' },
+      progressDeadlineSeconds: 90,
+    });
+    for (const object of result.objects) {
+      validate(object);
+      expect(object.metadata!.name!.startsWith('weather-3k9x2m4q1c')).toBe(true);
+      expect(object.metadata!.labels).toMatchObject({ 'mcpctl/engine': 'e-0123456789abcdef', 'mcpctl/deployment': 'deploy_3k9x2m4q1c' });
+    }
+    const deployment = byKind(result.objects, 'Deployment')!;
+    expect(deployment.spec!.progressDeadlineSeconds).toBe(90);
+    expect(deployment.spec!.template.metadata!.labels!['mcpctl/deployment']).toBe('deploy_3k9x2m4q1c');
+    expect(deployment.spec!.selector.matchLabels).toEqual({ 'app.kubernetes.io/name': 'weather', 'app.kubernetes.io/instance': 'weather-3k9x2m4q1c' });
+    // the export sets none of these
+    const plain = byKind(manifests({ environment: 'production' }).objects, 'Deployment')!;
+    expect(plain.spec!.progressDeadlineSeconds).toBeUndefined();
+    expect(
+      problemsOf(() => manifests({ environment: 'production', name: 'Bad_Name', extraLabels: { 'bad key!': 'x' }, progressDeadlineSeconds: 0 })).map(
+        (p) => p.path,
+      ),
+    ).toEqual(['name', 'labels.bad key!', 'progressDeadlineSeconds']);
+  });
+
+  it('every object the issue asks for, each from its setting (a missing one fails here)', () => {
+    const result = manifests({
+      environment: 'production',
+      domain: 'mcp.example.com',
+      scaling: { min_instances: 2, max_instances: 5 },
+      envValues: { TOKEN: 't' },
+      resources: { memory_mb: 384, cpus: 0.75 },
+      issuer: 'my-issuer',
+    });
+    const deployment = byKind(result.objects, 'Deployment')!;
+    const container = deployment.spec!.template.spec!.containers[0]!;
+    expect(container.readinessProbe?.httpGet?.path).toBe('/health');
+    expect(container.livenessProbe?.httpGet?.path).toBe('/health');
+    expect(container.resources?.limits).toEqual({ cpu: '750m', memory: '384Mi' });
+    expect(container.securityContext?.readOnlyRootFilesystem).toBe(true);
+    expect(byKind(result.objects, 'Service')!.spec!.ports![0]!.targetPort).toBe('http');
+    expect(byKind(result.objects, 'HorizontalPodAutoscaler')!.spec).toMatchObject({ minReplicas: 2, maxReplicas: 5 });
+    const ingress = byKind(result.objects, 'Ingress')!;
+    expect(ingress.metadata!.annotations!['cert-manager.io/cluster-issuer']).toBe('my-issuer');
+    expect(ingress.spec!.tls![0]!.hosts).toEqual(['mcp.example.com']);
+    expect(Object.keys(byKind(result.objects, 'Secret')!.data!)).toEqual(['TOKEN']);
+    expect(byKind(result.objects, 'PodDisruptionBudget')!.spec!.maxUnavailable).toBe(1);
+    expect(deployment.spec!.template.spec!.topologySpreadConstraints!.map((c) => c.topologyKey)).toContain('topology.kubernetes.io/region');
   });
 
   it('scaling: the HPA takes min and max from the deploy settings, and the Deployment leaves replicas to it', () => {

@@ -7,8 +7,8 @@
  *
  * From a file only: the bundle of a build on a service is on that service's machine.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { homedir, tmpdir } from 'node:os';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MCP_ID_PATTERN } from '../../api/contract.js';
 import type { CommandContext } from '../context.js';
@@ -48,7 +48,11 @@ export async function exportImageCommand(ctx: CommandContext, target: string, op
     let pushed: string | undefined;
     if (options.registry !== undefined) {
       progress.update(`pushing ${built.image} to ${options.registry}`);
-      pushed = await builder.push(built.digest, options.registry, await registryAuth(options.registry));
+      pushed = await builder.push(
+        built.digest,
+        options.registry,
+        await (await import('../../engine/docker/registry-auth.js')).registryAuth(options.registry, ctx.io.env),
+      );
     }
     progress.stop();
     const data = { image: built.image, digest: built.digest, base_image: baseImage, built: built.built, ...(pushed === undefined ? {} : { pushed }) };
@@ -72,22 +76,5 @@ export async function exportImageCommand(ctx: CommandContext, target: string, op
   } finally {
     await client?.close().catch(() => undefined);
     await rm(temp, { recursive: true, force: true });
-  }
-}
-
-/** X-Registry-Auth for the registry's host, from ~/.docker/config.json (`auths.<host>.auth`), when it has one. */
-async function registryAuth(registry: string): Promise<string | undefined> {
-  const host = registry.split('/')[0]!;
-  try {
-    const config = JSON.parse(await readFile(join(process.env.DOCKER_CONFIG ?? join(homedir(), '.docker'), 'config.json'), 'utf8')) as {
-      auths?: Record<string, { auth?: string }>;
-    };
-    const entry = config.auths?.[host] ?? config.auths?.[`https://${host}`];
-    if (entry?.auth === undefined) return undefined;
-    const decoded = Buffer.from(entry.auth, 'base64').toString('utf8');
-    const colon = decoded.indexOf(':');
-    return Buffer.from(JSON.stringify({ username: decoded.slice(0, colon), password: decoded.slice(colon + 1), serveraddress: host })).toString('base64url');
-  } catch {
-    return undefined;
   }
 }

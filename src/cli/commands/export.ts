@@ -50,6 +50,7 @@ export async function exportKubernetesCommand(ctx: CommandContext, target: strin
     environment: options.env,
     ...(source.config.domain === undefined ? {} : { domain: source.config.domain }),
     ...(source.config.scaling === undefined ? {} : { scaling: source.config.scaling }),
+    ...(source.config.resources === undefined ? {} : { resources: source.config.resources }),
     envValues: source.config.env_vars ?? {},
     envWithoutValue: source.withoutValue,
     ...(options.namespace === undefined ? {} : { namespace: options.namespace }),

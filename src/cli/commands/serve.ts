@@ -2,7 +2,8 @@
  * `mcpctl serve [--host] [--port]`: the engine in the foreground, for containers and shared
  * hosts. Logs JSON lines to stdout; the API key comes from MCPCTL_API_KEY or is generated and
  * printed once on stderr. A non-loopback address needs MCPCTL_API_KEY. Stops on Ctrl-C or SIGTERM.
- * `--runner docker` runs deployments as containers on the Docker host of DOCKER_HOST.
+ * `--runner docker` runs deployments as containers on the Docker host of DOCKER_HOST;
+ * `--runner kubernetes` as workloads on the cluster of the kubeconfig (docs/kubernetes.md).
  */
 import { apiKeyProblem } from '../../engine/api-key.js';
 import type { CommandContext } from '../context.js';
@@ -15,7 +16,7 @@ export const DEFAULT_SERVE_PORT = 7070;
 export interface ServeOptions {
   host?: string;
   port?: number;
-  /** process or docker */
+  /** process, docker or kubernetes */
   runner?: string;
 }
 

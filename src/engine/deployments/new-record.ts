@@ -17,7 +17,7 @@ export interface NewDeployment {
   previousId: string | undefined;
   baseUrl: string;
   now: number;
-  /** the engine's runner kind (process, docker) */
+  /** the engine's runner kind (process, docker, swarm, kubernetes) */
   runner?: string;
 }
 
@@ -59,8 +59,9 @@ export function newDeploymentRecord(input: NewDeployment): DeploymentRecord {
   };
 }
 
-/** What the local engine says plainly it does not do. */
+/** What the local engine says plainly it does not do; on Kubernetes, what the cluster does instead. */
 export function noticesFor(environment: Environment, domain: string | undefined, runner?: string): string[] {
+  if (runner === 'kubernetes') return kubernetesNotices(environment, domain);
   const notices: string[] = [];
   if (environment === 'production') {
     notices.push(
@@ -74,5 +75,22 @@ export function noticesFor(environment: Environment, domain: string | undefined,
   if (domain !== undefined) {
     notices.push(`custom domain: requests with Host ${domain} are routed here, but DNS and certificates for it are yours to set up`);
   }
+  return notices;
+}
+
+/** A deployment on Kubernetes: the cluster spreads the pods; HTTPS is the Ingress's, with cert-manager's certificate. */
+function kubernetesNotices(environment: Environment, domain: string | undefined): string[] {
+  const notices: string[] = [];
+  if (environment !== 'development') notices.push('Kubernetes: the pods spread over topology.kubernetes.io/region (and nodes) as far as the cluster has them');
+  if (domain !== undefined) {
+    notices.push(
+      `HTTPS: an Ingress routes ${domain} to the pods, and cert-manager issues its certificate (the engine's kubernetes issuer, default letsencrypt-prod): https://${domain}/mcp once DNS for ${domain} points at the cluster's ingress`,
+    );
+  } else if (environment === 'production') {
+    notices.push(
+      'no HTTPS: without a domain there is no Ingress; the URL is the engine gateway’s plain HTTP (set deploy.domain for an Ingress with a certificate from cert-manager)',
+    );
+  }
+  if (environment === 'production') notices.push('no alerting: watch it with `mcpctl status` and `mcpctl metrics`');
   return notices;
 }

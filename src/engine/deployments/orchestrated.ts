@@ -53,6 +53,7 @@ export function ownerOf(live: LiveDeployment): OrchestratedOwner {
       env: { ...live.record.config.env_vars },
       logLevel: live.environment === 'development' ? 'debug' : 'info',
       ...resourcesOf(live.record.config.resources),
+      ...(live.domain === undefined ? {} : { domain: live.domain }),
     }),
     engine: ctx.engine,
     healthTimeoutMs: ctx.limits.healthTimeoutMs,

@@ -211,13 +211,22 @@ async function packageFingerprint(root: string): Promise<string> {
 }
 
 /**
+ * Dependencies of the package that a server's container never loads: only the engine's kubernetes
+ * runner uses the Kubernetes client (about 60 MB), and a container runs the runtime, not the engine.
+ */
+export const NOT_IN_IMAGES: ReadonlySet<string> = new Set(['@kubernetes/client-node']);
+
+/**
  * The folders of the package's production dependencies, found as Node resolves them (each one's
- * `node_modules`, then its parents'), with their own dependencies, optional ones when installed.
+ * `node_modules`, then its parents'), with their own dependencies, optional ones when installed;
+ * not those of NOT_IN_IMAGES (nor what only they need).
  */
 export async function productionPackages(root: string): Promise<string[]> {
   const found = new Set<string>();
   const visit = async (fromDir: string, manifest: { dependencies?: Record<string, string>; optionalDependencies?: Record<string, string> }) => {
-    const names = [...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.optionalDependencies ?? {})];
+    const names = [...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.optionalDependencies ?? {})].filter(
+      (name) => fromDir !== root || !NOT_IN_IMAGES.has(name),
+    );
     for (const name of names) {
       const dir = resolvePackage(root, fromDir, name);
       if (dir === undefined) continue;

@@ -45,7 +45,7 @@ export interface ContainerLimits {
   tmpBytes: number;
 }
 
-/** As the Kubernetes manifests' limits (src/export/kubernetes.ts): 256 MiB, half a CPU. */
+/** As the Kubernetes manifests' limits (src/runtime/kubernetes-manifests.ts): 256 MiB, half a CPU. */
 export const DEFAULT_CONTAINER_LIMITS: ContainerLimits = { memoryBytes: 256 * 1024 * 1024, cpus: 0.5, pids: 256, tmpBytes: 64 * 1024 * 1024 };
 
 export interface DockerRunnerOptions {

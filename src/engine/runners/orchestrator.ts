@@ -36,6 +36,8 @@ export interface WorkloadSpec {
   replicas: number;
   /** the deployment's `resources` (memory and CPU limits of each replica); the orchestrator's defaults otherwise */
   resources?: { memoryMb?: number; cpus?: number };
+  /** the deployment's domain, for an orchestrator that routes it itself (Kubernetes: an Ingress with a certificate) */
+  domain?: string;
 }
 
 /**

@@ -5,6 +5,8 @@
  *
  * The Docker runner reads DOCKER_HOST (default /var/run/docker.sock), MCPCTL_DOCKER_BASE_IMAGE
  * (default node:20-slim), MCPCTL_DOCKER_MEMORY_MB and MCPCTL_DOCKER_CPUS (the limits of each container).
+ * The kubernetes runner (src/engine/kubernetes/runner.ts) reads the kubeconfig, MCPCTL_KUBERNETES_*
+ * and `kubernetes` in the settings file; @kubernetes/client-node loads only then.
  */
 import { readFile } from 'node:fs/promises';
 import { DEFAULT_BASE_IMAGE } from '../../runtime/image.js';
@@ -16,7 +18,7 @@ import type { DockerClient } from '../docker/engine-api.js';
 import type { ImageBuilder } from '../docker/images.js';
 import type { ContainerLimits } from './docker-runner.js';
 
-export const RUNNER_KINDS = ['process', 'docker'] as const;
+export const RUNNER_KINDS = ['process', 'docker', 'kubernetes'] as const;
 export type RunnerKind = (typeof RUNNER_KINDS)[number];
 
 /** The runner cannot be used as configured; the message says what to change. */
@@ -30,9 +32,14 @@ export function isRunnerKind(value: unknown): value is RunnerKind {
 
 /** `runner` of the settings file, when it has one. */
 export async function runnerFromSettings(settingsFile: string): Promise<string | undefined> {
+  const value = await settingsEntry(settingsFile, 'runner');
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** One entry of the settings file (undefined when the file or the entry is missing). */
+export async function settingsEntry(settingsFile: string, key: string): Promise<unknown> {
   try {
-    const value = (JSON.parse(await readFile(settingsFile, 'utf8')) as { runner?: unknown }).runner;
-    return typeof value === 'string' ? value : undefined;
+    return (JSON.parse(await readFile(settingsFile, 'utf8')) as Record<string, unknown>)[key];
   } catch {
     return undefined;
   }
@@ -52,11 +59,23 @@ export interface RunnerDeps {
   env: Record<string, string | undefined>;
   startRuntime: StartRuntimeProcess;
   logger: Logger;
+  /** the engine's settings file (engine-settings.json), for a runner's own section */
+  settingsFile?: string;
 }
 
 /** The runner of this kind; for docker, once the daemon answers (RunnerConfigError when it does not). */
 export async function createRunner(kind: RunnerKind, deps: RunnerDeps): Promise<Runner> {
   if (kind === 'process') return createProcessRunner(deps.startRuntime);
+  if (kind === 'kubernetes') {
+    const { createKubernetesRunner, KubernetesUnavailableError } = await import('../kubernetes/runner.js');
+    const settings = deps.settingsFile === undefined ? undefined : await settingsEntry(deps.settingsFile, 'kubernetes');
+    try {
+      return await createKubernetesRunner({ env: deps.env, logger: deps.logger, settings });
+    } catch (error) {
+      if (error instanceof KubernetesUnavailableError) throw new RunnerConfigError(`the kubernetes runner cannot start: ${error.message}`);
+      throw error;
+    }
+  }
   const [{ createDockerClient, DockerUnavailableError }, { createImageBuilder }, { createDockerRunner }] = await Promise.all([
     import('../docker/engine-api.js'),
     import('../docker/images.js'),
