@@ -180,31 +180,38 @@ export function createTlsListener(options: TlsListenerOptions): TlsListener {
   );
   for (const warning of current.warnings) logger.warn(warning);
 
-  let reloading: Promise<boolean> | undefined;
-  const reload = (reason: string): Promise<boolean> =>
-    (reloading ??= (async () => {
-      try {
-        const next = await loadTlsCertificates(settings);
-        if (next === undefined) throw new TlsConfigError('no certificate is configured any more');
-        if (next.default !== undefined) server.setSecureContext({ ...options.serverOptions, ...next.default.pem });
-        unwatch();
-        current = next;
-        watch();
-        for (const warning of next.warnings) logger.warn(warning);
-        logger.info('TLS certificates reloaded', { reason, names: [...next.byName.keys()], default: next.default?.files.cert });
-        return true;
-      } catch (error) {
-        logger.error('TLS certificates not reloaded; the previous ones are still served', { reason, error: (error as Error).message });
-        return false;
-      } finally {
-        reloading = undefined;
-      }
-    })());
+  // one reload at a time, each reading the files as they are when it runs
+  let queue: Promise<unknown> = Promise.resolve();
+  const load = async (reason: string): Promise<boolean> => {
+    try {
+      const next = await loadTlsCertificates(settings);
+      if (next === undefined) throw new TlsConfigError('no certificate is configured any more');
+      if (next.default !== undefined) server.setSecureContext({ ...options.serverOptions, ...next.default.pem });
+      unwatch();
+      current = next;
+      watch();
+      for (const warning of next.warnings) logger.warn(warning);
+      logger.info('TLS certificates reloaded', { reason, names: [...next.byName.keys()], default: next.default?.files.cert });
+      return true;
+    } catch (error) {
+      logger.error('TLS certificates not reloaded; the previous ones are still served', { reason, error: (error as Error).message });
+      return false;
+    }
+  };
+  const reload = (reason: string): Promise<boolean> => {
+    const run = queue.then(() => load(reason));
+    queue = run;
+    return run;
+  };
 
   const interval = options.watchIntervalMs ?? 2_000;
   let watched: string[] = [];
+  // a renewal writes several files: reload once they have all been written
+  let settle: NodeJS.Timeout | undefined;
   const onChange = (now: { mtimeMs: number }, before: { mtimeMs: number }) => {
-    if (now.mtimeMs !== before.mtimeMs) void reload('a certificate file changed');
+    if (now.mtimeMs === before.mtimeMs) return;
+    clearTimeout(settle);
+    settle = setTimeout(() => void reload('a certificate file changed'), 300).unref();
   };
   const watch = () => {
     if (interval <= 0) return;
@@ -221,6 +228,9 @@ export function createTlsListener(options: TlsListenerOptions): TlsListener {
     certificates: () => current,
     covers: (host) => coversHost(current, host),
     reload,
-    close: unwatch,
+    close: () => {
+      clearTimeout(settle);
+      unwatch();
+    },
   };
 }
