@@ -6,7 +6,7 @@
  * certificate or key stops the start with a message that names the file.
  */
 import { mkdir, rename, writeFile } from 'node:fs/promises';
-import { connect as tlsConnect, type PeerCertificate } from 'node:tls';
+import { connect as tlsConnect, type PeerCertificate, type TLSSocket } from 'node:tls';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Agent, fetch as undiciFetch } from 'undici';
@@ -172,7 +172,7 @@ describe('HTTPS in the gateway', () => {
   });
 
   it('serves a renewed certificate to new connections and keeps the open ones', async () => {
-    const open = await new Promise<import('node:tls').TLSSocket>((resolve, reject) => {
+    const open = await new Promise<TLSSocket>((resolve, reject) => {
       const socket = tlsConnect({ host: '127.0.0.1', port: engine.tls!.port, servername: 'alpha.example.test', ca: ca.ca }, () => resolve(socket));
       socket.once('error', reject);
     });
