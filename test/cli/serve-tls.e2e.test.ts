@@ -64,6 +64,9 @@ describe('mcpctl serve with HTTPS', () => {
     // plain HTTP stays on: what the CLI on this machine uses by default
     const overHttp = await runBin(BIN, ['ls', '--json', '--api-url', http!], { env, cwd: box.dir });
     expect(overHttp.code, overHttp.stderr).toBe(0);
+    // the engine's state says where HTTPS is
+    const status = await runBin(BIN, ['engine', 'status', '--json'], { env, cwd: box.dir });
+    expect(JSON.parse(status.stdout)).toMatchObject({ running: true, url: http, https_url: https });
     // without the CA the certificate is refused
     const untrusted = await runBin(BIN, ['ls', '--api-url', httpsUrl], { env: { ...env, NODE_EXTRA_CA_CERTS: '' }, cwd: box.dir });
     expect(untrusted.code).not.toBe(0);
