@@ -4,11 +4,13 @@
  * certificate's refused at start with a message and the configuration exit code (no stack trace).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { connect as tlsConnect } from 'node:tls';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/shared/errors.js';
 import { BIN, requireBuilt } from '../support/app.js';
 import { createTestCa } from '../support/certificates.js';
 import { createSandbox, runBin, type Sandbox } from '../support/cli.js';
+import { waitFor } from '../support/wait.js';
 
 beforeAll(() => requireBuilt());
 
@@ -26,9 +28,9 @@ afterEach(async () => {
 });
 
 /** Starts `mcpctl serve` and resolves with the line that says where it listens. */
-function serve(box: Sandbox, args: string[]): Promise<string> {
+function serve(box: Sandbox, args: string[], env: Record<string, string> = {}): Promise<string> {
   const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], {
-    env: { ...box.env, MCPCTL_API_KEY: API_KEY },
+    env: { ...box.env, MCPCTL_API_KEY: API_KEY, ...env },
     cwd: box.dir,
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -70,6 +72,30 @@ describe('mcpctl serve with HTTPS', () => {
     // without the CA the certificate is refused
     const untrusted = await runBin(BIN, ['ls', '--api-url', httpsUrl], { env: { ...env, NODE_EXTRA_CA_CERTS: '' }, cwd: box.dir });
     expect(untrusted.code).not.toBe(0);
+  }, 60_000);
+
+  it('reads renewed certificates on SIGHUP, for new connections', async () => {
+    const box = await createSandbox();
+    sandboxes.push(box);
+    const ca = await createTestCa(box.dir);
+    const { cert, key } = await ca.issue('engine', ['localhost']);
+    // no polling of the files: only the signal can make it read them again
+    const line = await serve(box, ['--tls-cert', cert, '--tls-key', key], { MCPCTL_TLS_WATCH_SECONDS: '0' });
+    const port = Number(/https:\/\/127\.0\.0\.1:(\d+)/.exec(line)![1]);
+    const serial = () =>
+      new Promise<string>((resolve, reject) => {
+        const socket = tlsConnect({ host: '127.0.0.1', port, servername: 'localhost', ca: ca.ca }, () => {
+          resolve(socket.getPeerCertificate().serialNumber);
+          socket.end();
+        });
+        socket.once('error', reject);
+      });
+    const before = await serial();
+    await ca.issue('engine', ['localhost']);
+    servers[0]!.kill('SIGHUP');
+    await waitFor('the renewed certificate', async () => ((await serial()) !== before ? true : undefined));
+    // the engine is still up
+    expect(servers[0]!.exitCode).toBeNull();
   }, 60_000);
 
   it('refuses a key that is not the certificate’s, saying which files and what to do', async () => {

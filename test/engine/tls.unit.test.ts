@@ -45,6 +45,7 @@ describe('TLS settings', () => {
         certsDir: join(home, 'certs'),
         certsDirOptional: true,
         port: 7443,
+        watchIntervalMs: 2000,
       });
       const fromEnv = await tlsSettings({ env: { MCPCTL_TLS_CERT: '/e.pem', MCPCTL_TLS_PORT: '8443', MCPCTL_TLS_CERTS_DIR: '/certs' }, settingsFile, home });
       expect(fromEnv).toMatchObject({ default: { cert: '/e.pem', key: join(home, 'k.pem') }, port: 8443, certsDir: '/certs', certsDirOptional: false });
@@ -59,7 +60,13 @@ describe('TLS settings', () => {
       await expect(tlsSettings({ env: {}, settingsFile, home })).rejects.toThrow(/"tls" in .* must be an object/);
       // nothing anywhere: no default, the home's certs/ folder if it exists, any free port
       await writeFile(settingsFile, JSON.stringify({ apiKey: 'x' }));
-      expect(await tlsSettings({ env: {}, settingsFile, home })).toEqual({ domains: {}, certsDir: join(home, 'certs'), certsDirOptional: true, port: 0 });
+      expect(await tlsSettings({ env: {}, settingsFile, home })).toEqual({
+        domains: {},
+        certsDir: join(home, 'certs'),
+        certsDirOptional: true,
+        port: 0,
+        watchIntervalMs: 2000,
+      });
     } finally {
       await rm(home, { recursive: true, force: true });
     }

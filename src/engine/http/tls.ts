@@ -31,6 +31,8 @@ export interface TlsSettings {
   /** the folder is the home's own `certs/`, used when it exists */
   certsDirOptional: boolean;
   port: number;
+  /** how often the certificate files are checked for a change (MCPCTL_TLS_WATCH_SECONDS, default 2 s); 0: only on SIGHUP */
+  watchIntervalMs: number;
 }
 
 /** The HTTPS port without --tls-port, MCPCTL_TLS_PORT or `"tls": { "port" }`: any free one. */
@@ -80,7 +82,16 @@ export async function tlsSettings(input: {
     certsDir: certsDir?.value ?? join(home, 'certs'),
     certsDirOptional: certsDir === undefined,
     port: tlsPort(options.port, env.MCPCTL_TLS_PORT, file.port, fileFrom('port')),
+    watchIntervalMs: watchInterval(env.MCPCTL_TLS_WATCH_SECONDS),
   };
+}
+
+function watchInterval(value: string | undefined): number {
+  if (value === undefined || value === '') return 2_000;
+  const seconds = Number(value);
+  if (!Number.isFinite(seconds) || seconds < 0)
+    throw new TlsConfigError(`MCPCTL_TLS_WATCH_SECONDS must be a number of seconds (0: never), not ${JSON.stringify(value)}`);
+  return Math.round(seconds * 1000);
 }
 
 function tlsPort(given: number | undefined, fromEnv: string | undefined, fromFile: unknown, fileFrom: string): number {
@@ -156,8 +167,6 @@ export interface TlsListenerOptions {
   serverOptions: { requestTimeout: number; headersTimeout: number; connectionsCheckingInterval: number };
   handler: Parameters<typeof createServer>[1];
   logger: Logger;
-  /** how often the certificate files are checked for a change; 0: never */
-  watchIntervalMs?: number;
 }
 
 /** The HTTPS server (not yet listening) with its certificates, reloaded when their files change. */
@@ -204,7 +213,7 @@ export function createTlsListener(options: TlsListenerOptions): TlsListener {
     return run;
   };
 
-  const interval = options.watchIntervalMs ?? 2_000;
+  const interval = settings.watchIntervalMs;
   let watched: string[] = [];
   // a renewal writes several files: reload once they have all been written
   let settle: NodeJS.Timeout | undefined;
