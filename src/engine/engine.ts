@@ -18,7 +18,8 @@ import { WarmPool } from './runners/warm-pool.js';
 import type { Runner } from './runners/runner.js';
 import { chooseRunner, createRunner, RunnerConfigError, runnerFromSettings } from './runners/select.js';
 import type { TestServiceDeps } from './agent/index.js';
-import type { TlsListener, TlsOptions } from './http/tls.js';
+import type { TlsListener } from './http/tls.js';
+import type { TlsOptions } from './http/tls-settings.js';
 import type { DeploymentService, DeploymentServiceDeps, Logger, StartRuntimeProcess, TestService } from './types.js';
 
 export interface StartEngineOptions {
@@ -237,7 +238,8 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
       closing ??= (async () => {
         app.setDraining(true);
         logger.info('engine stopping');
-        const serverClosed = Promise.all([server, ...(tls === undefined ? [] : [tls.listener.server])].map(closeServer));
+        const servers = [server, ...(tls === undefined ? [] : [tls.listener.server])];
+        const serverClosed = Promise.all(servers.map(closeServer));
         tls?.listener.close();
         await warmPool.close();
         if (deployments !== undefined) {
@@ -246,10 +248,7 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
         await runner?.close?.().catch((error: unknown) => logger.error('stopping the runner failed', { error }));
         // work still waiting for a slot is dropped (its requests get 503); what runs finishes
         closeAdmission(admission);
-        const timer = setTimeout(() => {
-          server.closeAllConnections();
-          tls?.listener.server.closeAllConnections();
-        }, graceMs);
+        const timer = setTimeout(() => servers.forEach((s) => s.closeAllConnections()), graceMs);
         await serverClosed;
         clearTimeout(timer);
         await store.close();
@@ -258,27 +257,14 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
       return closing;
     };
 
-    return {
-      url,
-      host: options.host,
-      port,
-      server,
-      store,
-      app,
-      deployments,
-      runner: chosen?.kind ?? 'process',
-      ...(tls === undefined ? {} : { tls }),
-      admission,
-      warmPool,
-      restored,
-      close,
-    };
+    const kind = chosen?.kind ?? 'process';
+    return { url, host: options.host, port, server, store, app, deployments, runner: kind, ...(tls && { tls }), admission, warmPool, restored, close };
   } catch (error) {
-    server.close();
-    server.closeAllConnections();
     tls?.listener.close();
-    tls?.listener.server.close();
-    tls?.listener.server.closeAllConnections();
+    for (const s of [server, tls?.listener.server]) {
+      s?.close();
+      s?.closeAllConnections();
+    }
     await store.close();
     throw error;
   }
@@ -320,10 +306,14 @@ function closeServer(server: Server | TlsListener['server']): Promise<void> {
 
 /** The engine's certificates (none: HTTP only), checked; a problem is an EngineConfigError naming the file. */
 async function loadTls(options: StartEngineOptions, paths: { home: string; settingsFile: string }) {
-  const { prepareTls, TlsConfigError } = await import('./http/tls.js');
-  return prepareTls({ options: options.tls, env: options.env, ...paths }).catch((error: unknown) => {
+  const { tlsSettings, mayServeHttps, TlsConfigError } = await import('./http/tls-settings.js');
+  try {
+    const settings = await tlsSettings({ options: options.tls, env: options.env, ...paths });
+    // node:https and node:tls load only when there may be certificates
+    return (await mayServeHttps(settings)) ? await (await import('./http/tls.js')).prepareTls(settings) : undefined;
+  } catch (error) {
     throw error instanceof TlsConfigError ? new EngineConfigError(`HTTPS cannot start: ${error.message}`) : error;
-  });
+  }
 }
 
 /** The host part of a URL for a bound address: a wildcard becomes loopback, IPv6 gets brackets. */

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { certificateFor, type CertificateSet, type LoadedCertificate } from '../../src/engine/http/certificates.js';
-import { tlsSettings } from '../../src/engine/http/tls.js';
+import { tlsSettings } from '../../src/engine/http/tls-settings.js';
 
 describe('certificate choice (SNI)', () => {
   const cert = (name: string) => ({ names: [name] }) as unknown as LoadedCertificate;

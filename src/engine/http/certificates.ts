@@ -11,13 +11,9 @@ import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createSecureContext, type SecureContext } from 'node:tls';
+import { TlsConfigError, type CertificateFiles } from './tls-settings.js';
 
-export interface CertificateFiles {
-  cert: string;
-  key: string;
-  /** where the pair was configured (`--tls-cert`, `"tls.domains" in …`), for messages */
-  from: string;
-}
+export { TlsConfigError, type CertificateFiles };
 
 export interface LoadedCertificate {
   files: CertificateFiles;
@@ -37,11 +33,6 @@ export interface CertificateSet {
   files: string[];
   /** what works but deserves attention (an expired certificate) */
   warnings: string[];
-}
-
-/** A certificate or key that cannot be used; the message says which file, what is wrong and what to do. */
-export class TlsConfigError extends Error {
-  override readonly name = 'TlsConfigError';
 }
 
 export interface CertificateSources {
