@@ -207,6 +207,10 @@ export const Deployment = z.looseObject({
   stage: z.string().optional().describe('what the deployment is doing now, for progress display'),
   reason: z.string().optional().describe('why the deployment failed or stopped'),
   domain: z.string().nullable().optional(),
+  stable_urls: z
+    .array(z.string())
+    .optional()
+    .describe('MCP endpoints that always reach the current deployment of this server in this environment, most useful first (docs/api.md)'),
   notices: z.array(z.string()).optional().describe('what the service could not honour, said plainly'),
   runner: z.string().optional().describe('what runs its instances: process, docker, swarm or kubernetes'),
   created_at: z.string().optional(),

@@ -293,6 +293,8 @@ export interface EngineStatus {
   home: string;
   log_file: string;
   url?: string;
+  /** its HTTPS address, when it serves HTTPS */
+  https_url?: string;
   pid?: number;
   version?: string;
   mode?: 'background' | 'foreground';
@@ -319,6 +321,7 @@ export async function localEngineStatus(paths: HomePaths, options: PatienceOptio
     running: true,
     ...base,
     url: state.url,
+    ...(state.tlsUrl === undefined ? {} : { https_url: state.tlsUrl }),
     pid: state.pid,
     version: health.version,
     mode: state.mode,

@@ -320,6 +320,13 @@ export function createProgram(state: RunState): Command {
         'kubernetes',
       ]),
     )
+    .option(
+      '--tls-cert <file>',
+      'serve HTTPS too, with this PEM certificate (full chain) as the default one (default: MCPCTL_TLS_CERT, "tls" of engine-settings.json)',
+    )
+    .option('--tls-key <file>', 'the PEM private key of --tls-cert (default: MCPCTL_TLS_KEY)')
+    .option('--tls-port <n>', 'the HTTPS port (default: MCPCTL_TLS_PORT, else any free port); HTTP stays on --port', parseInteger('--tls-port', 0))
+    .option('--tls-certs-dir <dir>', 'a folder of certificate and key pairs, chosen by SNI (default: MCPCTL_TLS_CERTS_DIR, else <home>/certs)')
     .action(action(async () => (await import('./commands/serve.js')).serveCommand));
 
   return program;

@@ -9,6 +9,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Server as HttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import { z } from 'zod';
 import type { Admission } from './admission.js';
@@ -215,15 +216,23 @@ export interface HttpServerLimits {
  * bare or not at all: requests its parser refuses, CONNECT, an `Expect` other than 100-continue.
  */
 export function createEngineServer(handler: (req: IncomingMessage, res: ServerResponse) => unknown, limits: HttpServerLimits): Server {
-  const server = createServer(
-    {
-      requestTimeout: limits.requestTimeoutMs,
-      headersTimeout: Math.min(HEADERS_TIMEOUT_MS, limits.requestTimeoutMs),
-      // how often the time-outs are checked (Node's default, 30 s, would let a request run 30 s over)
-      connectionsCheckingInterval: Math.min(1_000, limits.requestTimeoutMs),
-    },
-    (req, res) => void handler(req, res),
-  );
+  const server = createServer(engineServerOptions(limits), (req, res) => void handler(req, res));
+  wireEngineServer(server);
+  return server;
+}
+
+/** The time-outs of the engine's servers (HTTP, and HTTPS: src/engine/http/tls.ts). */
+export function engineServerOptions(limits: HttpServerLimits): { requestTimeout: number; headersTimeout: number; connectionsCheckingInterval: number } {
+  return {
+    requestTimeout: limits.requestTimeoutMs,
+    headersTimeout: Math.min(HEADERS_TIMEOUT_MS, limits.requestTimeoutMs),
+    // how often the time-outs are checked (Node's default, 30 s, would let a request run 30 s over)
+    connectionsCheckingInterval: Math.min(1_000, limits.requestTimeoutMs),
+  };
+}
+
+/** The answers the engine's servers give outside the handler: malformed requests, CONNECT, Expect. */
+export function wireEngineServer(server: Server | HttpsServer): void {
   server.on('clientError', answerClientError);
   server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
     answerRaw(socket, 405, 'method_not_allowed', 'CONNECT is not supported: this service is not a proxy', { Allow: 'GET, HEAD, POST, DELETE' });
@@ -239,7 +248,6 @@ export function createEngineServer(handler: (req: IncomingMessage, res: ServerRe
     sendJson(res, statusOf('expectation_failed'), errorBody(failure, { request_id: requestId, timestamp: new Date().toISOString() }));
     req.resume();
   });
-  return server;
 }
 
 const HEADERS_TIMEOUT_MS = 20_000;

@@ -17,7 +17,7 @@ async function runDaemon(env: NodeJS.ProcessEnv): Promise<void> {
   const paths = homePaths(home);
   const logger = createLogger({ write: batchedWrite((text) => process.stdout.write(text)), level: parseLogLevel(env.MCPCTL_LOG_LEVEL) ?? 'info' });
   await ensureDir(home);
-  process.on('SIGHUP', () => logger.info('SIGHUP ignored'));
+  process.on('SIGHUP', () => logger.info('SIGHUP: the engine stays up (with HTTPS, it reads its certificates again)'));
 
   let code: number;
   try {

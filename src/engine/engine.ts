@@ -3,10 +3,10 @@
  * on one port. The background daemon and `mcpctl serve` both run this; tests run it in-process.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Server as NetServer } from 'node:net';
 import { closeAdmission, createAdmission, type Admission, type WorkQueue } from './admission.js';
 import { apiKeyProblem } from './api-key.js';
-import { createApp, createEngineServer, type App } from './app.js';
+import { createApp, createEngineServer, engineServerOptions, wireEngineServer, type App } from './app.js';
 import { createBuilder, loadRuntimeModules, type RuntimeModules } from './builder.js';
 import { homePaths } from './home.js';
 import { allowedHostsFromEnv, createHostPolicy } from './http/hosts.js';
@@ -18,6 +18,8 @@ import { WarmPool } from './runners/warm-pool.js';
 import type { Runner } from './runners/runner.js';
 import { chooseRunner, createRunner, RunnerConfigError, runnerFromSettings } from './runners/select.js';
 import type { TestServiceDeps } from './agent/index.js';
+import type { TlsListener } from './http/tls.js';
+import type { TlsOptions } from './http/tls-settings.js';
 import type { DeploymentService, DeploymentServiceDeps, Logger, StartRuntimeProcess, TestService } from './types.js';
 
 export interface StartEngineOptions {
@@ -49,6 +51,11 @@ export interface StartEngineOptions {
    * Without it: MCPCTL_RUNNER, then `runner` in the home's engine-settings.json, then `process`.
    */
   runner?: string | Runner;
+  /**
+   * HTTPS beside HTTP (src/engine/http/tls.ts): `mcpctl serve --tls-*`, else MCPCTL_TLS_*, else
+   * `"tls"` of engine-settings.json, plus the home's certs/ folder; none of them: HTTP only.
+   */
+  tls?: TlsOptions;
 }
 
 export interface RunningEngine {
@@ -66,6 +73,8 @@ export interface RunningEngine {
   admission: Admission;
   /** the runtime processes that wait for a bundle */
   warmPool: WarmPool;
+  /** the HTTPS listener, when the engine has certificates */
+  tls?: { url: string; port: number; listener: TlsListener };
   /** settles when restoring the deployments that were running has finished */
   restored: Promise<void>;
   /** drains and stops: deployments' instances stop (their records stay), the store closes */
@@ -101,12 +110,15 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
   // The caller holds the home's lock, so nothing else writes there now.
   const leftovers = (await removeStaleTemps(paths.home)) + (await removeStaleTempDirs(paths.bundlesDir, BUNDLE_TEMP_PREFIX));
   if (leftovers > 0) logger.info('removed unfinished writes left by a crash', { files: leftovers });
+  // Certificates are checked before anything listens: a bad one stops the start, naming its file.
+  const tlsConfig = await loadTls(options, paths);
   const store = await FileStore.open({ dir: paths.storeDir, logger, clock, idempotencyTtlMs: limits.idempotencyTtlMs });
 
   // Listen first: deployment URLs need the port. Until the app is ready every request is 503.
   let handler: (req: IncomingMessage, res: ServerResponse) => unknown = answerStarting;
   const server = createEngineServer((req, res) => handler(req, res), limits);
   let port: number;
+  let tls: RunningEngine['tls'];
   try {
     port = await listen(server, options.port, options.host).catch(async (error: unknown) => {
       if (options.anyPortIfTaken === true && options.port !== 0 && (error as ListenError).code === 'EADDRINUSE') {
@@ -115,7 +127,17 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
       }
       throw error;
     });
+    if (tlsConfig !== undefined) {
+      const listener = tlsConfig.create({ serverOptions: engineServerOptions(limits), handler: (req, res) => void handler(req, res), logger });
+      wireEngineServer(listener.server);
+      const tlsPort = await listen(listener.server, tlsConfig.settings.port, options.host).catch((error: unknown) => {
+        listener.close();
+        throw error;
+      });
+      tls = { url: `https://${urlHost(options.host)}:${tlsPort}`, port: tlsPort, listener };
+    }
   } catch (error) {
+    server.close();
     await store.close();
     throw error;
   }
@@ -159,6 +181,7 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
         env: options.env,
         startRuntime: lazyStartRuntime(runtime),
         ...(runner === undefined ? {} : { runner }),
+        ...(tls === undefined ? {} : { https: { url: tls.url, port: tls.port, covers: (host: string) => tls.listener.covers(host) } }),
         starts: admission.starts,
         clock,
       });
@@ -196,6 +219,7 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
       url,
       host: options.host,
       port,
+      ...(tls === undefined ? {} : { https: tls.url, certificates: [...tls.listener.certificates().byName.keys()] }),
       home: paths.home,
       version: options.version,
       deployments: deployments !== undefined,
@@ -214,8 +238,9 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
       closing ??= (async () => {
         app.setDraining(true);
         logger.info('engine stopping');
-        const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()));
-        server.closeIdleConnections();
+        const servers = [server, ...(tls === undefined ? [] : [tls.listener.server])];
+        const serverClosed = Promise.all(servers.map(closeServer));
+        tls?.listener.close();
         await warmPool.close();
         if (deployments !== undefined) {
           await deployments.close().catch((error: unknown) => logger.error('stopping deployments failed', { error }));
@@ -223,7 +248,7 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
         await runner?.close?.().catch((error: unknown) => logger.error('stopping the runner failed', { error }));
         // work still waiting for a slot is dropped (its requests get 503); what runs finishes
         closeAdmission(admission);
-        const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+        const timer = setTimeout(() => servers.forEach((s) => s.closeAllConnections()), graceMs);
         await serverClosed;
         clearTimeout(timer);
         await store.close();
@@ -232,10 +257,14 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
       return closing;
     };
 
-    return { url, host: options.host, port, server, store, app, deployments, runner: chosen?.kind ?? 'process', admission, warmPool, restored, close };
+    const kind = chosen?.kind ?? 'process';
+    return { url, host: options.host, port, server, store, app, deployments, runner: kind, ...(tls && { tls }), admission, warmPool, restored, close };
   } catch (error) {
-    server.close();
-    server.closeAllConnections();
+    tls?.listener.close();
+    for (const s of [server, tls?.listener.server]) {
+      s?.close();
+      s?.closeAllConnections();
+    }
     await store.close();
     throw error;
   }
@@ -252,7 +281,7 @@ function answerStarting(_req: IncomingMessage, res: ServerResponse): void {
   res.end(body);
 }
 
-function listen(server: Server, port: number, host: string): Promise<number> {
+function listen(server: NetServer, port: number, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException) => {
       server.off('listening', onListening);
@@ -267,6 +296,24 @@ function listen(server: Server, port: number, host: string): Promise<number> {
     server.once('listening', onListening);
     server.listen(port, host);
   });
+}
+
+function closeServer(server: Server | TlsListener['server']): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  return closed;
+}
+
+/** The engine's certificates (none: HTTP only), checked; a problem is an EngineConfigError naming the file. */
+async function loadTls(options: StartEngineOptions, paths: { home: string; settingsFile: string }) {
+  const { tlsSettings, mayServeHttps, TlsConfigError } = await import('./http/tls-settings.js');
+  try {
+    const settings = await tlsSettings({ options: options.tls, env: options.env, ...paths });
+    // node:https and node:tls load only when there may be certificates
+    return (await mayServeHttps(settings)) ? await (await import('./http/tls.js')).prepareTls(settings) : undefined;
+  } catch (error) {
+    throw error instanceof TlsConfigError ? new EngineConfigError(`HTTPS cannot start: ${error.message}`) : error;
+  }
 }
 
 /** The host part of a URL for a bound address: a wildcard becomes loopback, IPv6 gets brackets. */

@@ -78,6 +78,7 @@ export async function runEngineHost(options: EngineHostOptions): Promise<HostEnd
   process.on('unhandledRejection', onRejection);
   if (options.stopOnUncaught === true) process.on('uncaughtException', onUncaught);
   const unlisten = () => {
+    process.off('SIGHUP', onHangUp);
     for (const signal of options.signals) process.off(signal, onSignal);
     options.signal?.removeEventListener('abort', onAbort);
     process.off('unhandledRejection', onRejection);
@@ -85,6 +86,9 @@ export async function runEngineHost(options: EngineHostOptions): Promise<HostEnd
   };
 
   let engine: RunningEngine | undefined;
+  // SIGHUP reads the certificates again (the usual signal after a renewal); connections stay open
+  const onHangUp = () => void engine?.tls?.listener.reload('SIGHUP');
+  process.on('SIGHUP', onHangUp);
   try {
     if (options.mode === 'background') await stopLeftovers(paths, logger);
     engine = await startEngine({ ...options.engine, home: paths.home });
@@ -101,6 +105,7 @@ export async function runEngineHost(options: EngineHostOptions): Promise<HostEnd
         home: paths.home,
         mode: options.mode,
         runner: engine.runner,
+        ...(engine.tls === undefined ? {} : { tlsUrl: engine.tls.url }),
       };
       await writeEngineState(paths, state);
       await options.onListening?.(engine, state);

@@ -27,6 +27,8 @@ export interface EngineState {
   mode: 'background' | 'foreground';
   /** what runs its deployments' instances: `process` or `docker` */
   runner?: string;
+  /** its HTTPS address, when it serves HTTPS (the CLI keeps using `url`, plain HTTP on loopback) */
+  tlsUrl?: string;
 }
 
 export interface EngineSettings {
@@ -58,6 +60,7 @@ export async function readEngineState(paths: HomePaths): Promise<EngineState | u
     home: typeof parsed.home === 'string' ? parsed.home : paths.home,
     mode: parsed.mode === 'foreground' ? 'foreground' : 'background',
     ...(typeof parsed.runner === 'string' ? { runner: parsed.runner } : {}),
+    ...(typeof parsed.tlsUrl === 'string' ? { tlsUrl: parsed.tlsUrl } : {}),
   };
 }
 
@@ -92,7 +95,15 @@ export async function loadSettings(paths: HomePaths): Promise<EngineSettings> {
 }
 
 export async function saveSettings(paths: HomePaths, settings: EngineSettings): Promise<void> {
-  await writeFileAtomic(paths.settingsFile, `${JSON.stringify(settings, null, 2)}\n`, { mode: 0o600 });
+  // what the user put there (runner, tls) stays
+  let kept: Record<string, unknown> = {};
+  try {
+    const parsed: unknown = JSON.parse(await readFile(paths.settingsFile, 'utf8'));
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) kept = parsed as Record<string, unknown>;
+  } catch {
+    // missing or not JSON: written anew
+  }
+  await writeFileAtomic(paths.settingsFile, `${JSON.stringify({ ...kept, ...settings }, null, 2)}\n`, { mode: 0o600 });
 }
 
 /** 256 random bits, URL-safe, with a recognisable prefix (for secret scanners). */

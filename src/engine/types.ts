@@ -142,10 +142,21 @@ export interface DeploymentServiceDeps {
   startRuntime: StartRuntimeProcess;
   /** what runs instances; default: the process runner with `startRuntime` */
   runner?: Runner;
+  /** the engine's HTTPS listener, when it has certificates (src/engine/http/tls.ts) */
+  https?: HttpsEndpoint;
   /** the engine's start queue (src/engine/admission.ts); default: one sized to the machine */
   starts?: WorkQueue;
   /** milliseconds since the epoch; tests pass their own */
   clock: () => number;
+}
+
+/** The engine's HTTPS listener, as deployments see it: its address and which names its certificates cover. */
+export interface HttpsEndpoint {
+  /** such as https://127.0.0.1:7443 */
+  url: string;
+  port: number;
+  /** whether a client asking for this host name gets a certificate valid for it */
+  covers(host: string): boolean;
 }
 
 /** Where the engine serves: the API under /v1, the data plane under this prefix. */

@@ -66,6 +66,9 @@ describe('mcpctl deploy', () => {
     expect(result.stdout).toMatch(/instances\s+2\/2 healthy/);
     expect(result.stdout).toMatch(/deploy time\s+\d+(\.\d+)? s/);
     expect(result.stdout).toContain('! single machine');
+    // the URL that always reaches weather's current production deployment, on one line
+    expect(result.stdout).toMatch(new RegExp(`stable URL\\s+http://weather\\.production\\.localhost:${new URL(t.engine.url).port}/mcp\n`));
+    expect(result.stdout).toContain('! no HTTPS: the URLs are plain HTTP on this host; give the engine a certificate and key');
     expect(result.stderr).toMatch(/ok: deployed deploy_\w+ in \d+(\.\d+)? s/);
     expect(server.requestsTo('/v1/deploy')[0]!.headers.prefer).toBe('respond-async');
     const polls = server.requestsTo(/\/status$/);
@@ -78,6 +81,10 @@ describe('mcpctl deploy', () => {
     const json = await deploy([mcpId, '--json']);
     expect(json.code).toBe(0);
     expect(json.json()).toMatchObject({ status: 'deployed', environment: 'development', mcp_id: mcpId });
+    expect(json.json().stable_urls).toEqual([
+      `http://weather.development.localhost:${new URL(t.engine.url).port}/mcp`,
+      `${t.engine.url}/d/weather.development/mcp`,
+    ]);
     const quiet = await deploy([mcpId, '--quiet']);
     expect(quiet.code).toBe(0);
     expect(quiet.stdout).toMatch(/^deploy_[a-z0-9]+\n$/);

@@ -40,16 +40,23 @@ describe('mcpctl ls', () => {
     expect(lines[0]).toMatch(/^SERVER\s+NAME\s+VERSION\s+TOOLS\s+RESOURCES\s+PROMPTS\s+BUILT$/);
     expect(result.stdout).toMatch(new RegExp(`${weatherId}\\s+weather`));
     const header = lines.findIndex((line) => line.startsWith('DEPLOYMENT'));
-    expect(lines[header]).toMatch(/^DEPLOYMENT\s+SERVER\s+ENV\s+STATUS\s+INSTANCES\s+URL\s+UPDATED$/);
+    expect(lines[header]).toMatch(/^DEPLOYMENT\s+SERVER\s+ENV\s+STATUS\s+INSTANCES\s+URL\s+STABLE URL\s+UPDATED$/);
     const rows = lines.slice(header + 1).filter((line) => line !== '');
     expect(rows.map((row) => row.split(/\s+/)[0])).toEqual([stopped.deployment_id, dev.deployment_id, prod.deployment_id]);
-    expect(rows[2]).toMatch(new RegExp(`${prod.deployment_id}\\s+weather\\s+production\\s+deployed\\s+2/2\\s+${prod.url}\\s+\\d+ s ago`));
+    // the stable URL reaches whichever deployment of weather in production is current
+    const stable = `http://weather.production.localhost:${new URL(t.engine.url).port}/mcp`;
+    expect(rows[2]).toMatch(new RegExp(`${prod.deployment_id}\\s+weather\\s+production\\s+deployed\\s+2/2\\s+${prod.url}\\s+${stable}\\s+\\d+ s ago`));
     expect(rows[0]).toMatch(/old\s+staging\s+stopped\s+http/);
   });
 
   it('filters by environment, status and server (name or id)', async () => {
     const byEnv = await ls('--env', 'production', '--json');
     expect(byEnv.json().deployments.map((d: Deployment) => d.deployment_id)).toEqual([prod.deployment_id]);
+    const port = new URL(t.engine.url).port;
+    expect(byEnv.json().deployments[0].stable_urls).toEqual([
+      `http://weather.production.localhost:${port}/mcp`,
+      `http://127.0.0.1:${port}/d/weather.production/mcp`,
+    ]);
     // a deployment filter asks for the deployments alone
     expect(byEnv.json().servers).toBeUndefined();
     expect((await ls('--status', 'deployed')).stdout).not.toMatch(/^SERVER/m);

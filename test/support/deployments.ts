@@ -10,7 +10,7 @@ import type { WorkQueue } from '../../src/engine/admission.js';
 import { createDeploymentService, type DeploymentLimits, type LocalDeploymentService } from '../../src/engine/deployments/index.js';
 import { silentLogger } from '../../src/engine/engine-log.js';
 import { FileStore } from '../../src/engine/store/file-store.js';
-import type { ServerRecord, Store } from '../../src/engine/types.js';
+import type { HttpsEndpoint, ServerRecord, Store } from '../../src/engine/types.js';
 import { createFixtureStarter, type FixtureStarter } from './fixture-instance.js';
 import { closeServer, listen } from './http.js';
 import { tempDir } from './temp.js';
@@ -43,8 +43,8 @@ export interface Harness {
   /** a built server whose bundle makes the fixture behave as `settings` says */
   addServer(name: string, settings?: Record<string, unknown>): Promise<ServerRecord>;
   deploy(server: ServerRecord, environment: DeployRequest['environment'], config?: DeployRequest['config']): Promise<Deployment>;
-  /** a new service on the same home, store and port (an engine restart) */
-  restart(): Promise<void>;
+  /** a new service on the same home, store and port (an engine restart), with HTTPS when given */
+  restart(options?: { https?: HttpsEndpoint }): Promise<void>;
   /** waits (bounded) until the deployment satisfies `check`, and returns it */
   waitUntil(id: string, check: (d: Deployment) => boolean, what: string, timeoutMs?: number): Promise<Deployment>;
   close(): Promise<void>;
@@ -64,8 +64,9 @@ export async function createHarness(options: { limits?: Partial<DeploymentLimits
       })();
     }),
   );
-  const make = () =>
+  const make = (https?: HttpsEndpoint) =>
     createDeploymentService({
+      ...(https === undefined ? {} : { https }),
       store,
       home,
       baseUrl,
@@ -94,9 +95,9 @@ export async function createHarness(options: { limits?: Partial<DeploymentLimits
     deploy(server, environment, config) {
       return service!.deploy(server, { mcp_id: server.server.mcp_id, environment, ...(config === undefined ? {} : { config }) }, { wait: true });
     },
-    async restart() {
+    async restart(restartOptions = {}) {
       await service!.close();
-      service = make();
+      service = make(restartOptions.https);
       await service.restore();
     },
     async waitUntil(id, check, what, timeoutMs = 20_000) {

@@ -9,7 +9,7 @@
 import { ApiClient } from '../../src/api/client.js';
 import type { Deployment, DeployRequest } from '../../src/api/contract.js';
 import { createDeploymentService } from '../../src/engine/deployments/index.js';
-import { startEngine, type RunningEngine } from '../../src/engine/engine.js';
+import { startEngine, type RunningEngine, type StartEngineOptions } from '../../src/engine/engine.js';
 import { silentLogger } from '../../src/engine/engine-log.js';
 import type { Logger, ServerRecord } from '../../src/engine/types.js';
 import { createFixtureStarter, type FixtureStarter } from './fixture-instance.js';
@@ -36,7 +36,7 @@ export interface TestEngine {
  */
 export async function startRealEngine(
   home: string,
-  options: { apiKey: string; port?: number; logger?: Logger; fast?: boolean; warmPool?: number },
+  options: { apiKey: string; port?: number; logger?: Logger; fast?: boolean; warmPool?: number; tls?: StartEngineOptions['tls'] },
 ): Promise<RunningEngine> {
   const engine = await startEngine({
     home,
@@ -48,6 +48,7 @@ export async function startRealEngine(
     env: {},
     limits: { ratePerSecond: 0, ...(options.warmPool === undefined ? {} : { warmPool: options.warmPool }) },
     ...(options.fast === false ? {} : { deployments: (deps) => createDeploymentService({ ...deps, limits: FAST_LIMITS }) }),
+    ...(options.tls === undefined ? {} : { tls: options.tls }),
   });
   await engine.restored;
   return engine;

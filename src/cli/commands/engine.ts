@@ -70,6 +70,7 @@ export async function engineStatusCommand(ctx: CommandContext): Promise<void> {
       }
       p.success(`the local engine is running at ${status.url}`);
       p.fields([
+        ['https', status.https_url],
         ['pid', status.pid],
         ['version', status.version],
         ['uptime', formatUptime(status.uptime_seconds ?? 0)],

@@ -84,7 +84,7 @@ function renderDeployments(p: Printer, deployments: Deployment[], names: Map<str
     return;
   }
   p.table(
-    ['DEPLOYMENT', 'SERVER', 'ENV', 'STATUS', 'INSTANCES', 'URL', 'UPDATED'],
+    ['DEPLOYMENT', 'SERVER', 'ENV', 'STATUS', 'INSTANCES', 'URL', 'STABLE URL', 'UPDATED'],
     deployments.map((d) => {
       const counts = instanceCounts(d);
       const live = d.status === 'deployed' || d.status === 'deploying';
@@ -95,6 +95,8 @@ function renderDeployments(p: Printer, deployments: Deployment[], names: Map<str
         colour(p, d.status),
         live && counts !== undefined ? `${counts.healthy}/${counts.desired}` : '',
         live ? d.url : p.style.dim(d.url),
+        // the first is the most useful (the custom domain, else the *.localhost name)
+        d.stable_urls?.[0] ?? '',
         ago(d.updated_at ?? d.created_at),
       ];
     }),

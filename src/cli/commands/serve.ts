@@ -4,8 +4,10 @@
  * printed once on stderr. A non-loopback address needs MCPCTL_API_KEY. Stops on Ctrl-C or SIGTERM.
  * `--runner docker` runs deployments as containers on the Docker host of DOCKER_HOST;
  * `--runner kubernetes` as workloads on the cluster of the kubeconfig (docs/kubernetes.md).
+ * `--tls-cert`/`--tls-key` (and `--tls-certs-dir`) serve HTTPS on `--tls-port` beside HTTP.
  */
 import { apiKeyProblem } from '../../engine/api-key.js';
+import { resolve } from 'node:path';
 import type { CommandContext } from '../context.js';
 import { EXIT, UserError } from '../../shared/errors.js';
 import { VERSION } from '../../shared/version.js';
@@ -18,6 +20,10 @@ export interface ServeOptions {
   port?: number;
   /** process, docker or kubernetes */
   runner?: string;
+  tlsCert?: string;
+  tlsKey?: string;
+  tlsPort?: number;
+  tlsCertsDir?: string;
 }
 
 export async function serveCommand(ctx: CommandContext, options: ServeOptions): Promise<void> {
@@ -88,10 +94,17 @@ export async function serveCommand(ctx: CommandContext, options: ServeOptions): 
         limits,
         ...(publicUrl === undefined ? {} : { publicUrl }),
         ...(options.runner === undefined ? {} : { runner: options.runner }),
+        tls: {
+          ...(options.tlsCert === undefined ? {} : { cert: resolve(ctx.io.cwd, options.tlsCert) }),
+          ...(options.tlsKey === undefined ? {} : { key: resolve(ctx.io.cwd, options.tlsKey) }),
+          ...(options.tlsCertsDir === undefined ? {} : { certsDir: resolve(ctx.io.cwd, options.tlsCertsDir) }),
+          ...(options.tlsPort === undefined ? {} : { port: options.tlsPort }),
+        },
       },
       onListening: (engine) => {
         if (givenKey === undefined) ctx.out.stderr(`API key (shown once, not stored elsewhere): ${apiKey}\n`);
-        ctx.out.stderr(`mcpctl engine listening on ${engine.url} (state in ${paths.home}); Ctrl-C stops it\n`);
+        const https = engine.tls === undefined ? '' : ` and ${engine.tls.url}`;
+        ctx.out.stderr(`mcpctl engine listening on ${engine.url}${https} (state in ${paths.home}); Ctrl-C stops it\n`);
       },
     });
   } catch (error) {
@@ -100,7 +113,10 @@ export async function serveCommand(ctx: CommandContext, options: ServeOptions): 
     }
     if (error instanceof EngineConfigError) throw new UserError(error.message, { exitCode: EXIT.config });
     if (error instanceof ListenError) {
-      throw new UserError(`cannot listen on ${host}:${port}: ${error.message}`, { exitCode: EXIT.usage, hint: 'choose another port with --port' });
+      throw new UserError(`cannot listen on ${host}: ${error.message}`, {
+        exitCode: EXIT.usage,
+        hint: 'choose another port with --port (--tls-port for HTTPS)',
+      });
     }
     throw error;
   }

@@ -3,7 +3,7 @@
  * a deployment with its URL, and the steps of `mcpctl up`. Pure.
  */
 import type { Deployment, McpServer } from '../../api/contract.js';
-import { mcpEndpoint } from './deployment.js';
+import { mcpEndpoint, shownStableUrls } from './deployment.js';
 import { formatRate, formatSeconds } from './format.js';
 import type { TestReport } from './test-result.js';
 
@@ -49,6 +49,7 @@ export function deploymentSummary(deployment: Deployment, name: string, heading 
     ['environment', deployment.environment],
     ['url', deployment.url],
     ['mcp endpoint', live ? mcpEndpoint(deployment) : undefined],
+    ['stable URL', shownStableUrls(deployment)],
     ['health', live ? deployment.health_check : undefined],
     ['deploy time', formatSeconds(deployment.deploy_time)],
     ['reason', deployment.reason],

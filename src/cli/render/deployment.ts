@@ -29,6 +29,17 @@ export function mcpEndpoint(deployment: Deployment): string {
   return `${deployment.url.replace(/\/+$/, '')}/mcp`;
 }
 
+/**
+ * The stable URLs worth showing on one line: every one but the path form `/d/<server>.<env>/mcp`
+ * when a host-name form is there too (JSON has them all).
+ */
+export function shownStableUrls(deployment: Deployment): string | undefined {
+  const urls = deployment.stable_urls ?? [];
+  const named = urls.filter((url) => !url.includes('/d/'));
+  const shown = named.length > 0 ? named : urls;
+  return shown.length === 0 ? undefined : shown.join('  ');
+}
+
 /** The fields of a deployment, aligned. */
 export function renderDeploymentFields(p: Printer, deployment: Deployment): void {
   const live = deployment.status === 'deployed' || deployment.status === 'deploying';
@@ -39,6 +50,7 @@ export function renderDeploymentFields(p: Printer, deployment: Deployment): void
     ['environment', deployment.environment],
     ['url', deployment.url],
     ['mcp endpoint', live ? mcpEndpoint(deployment) : undefined],
+    ['stable URL', shownStableUrls(deployment)],
     ['health', live ? deployment.health_check : undefined],
     ['domain', deployment.domain ?? undefined],
     ['stage', deployment.status === 'deploying' ? deployment.stage : undefined],

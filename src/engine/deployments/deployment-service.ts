@@ -130,6 +130,7 @@ class Deployments implements LocalDeploymentService {
       desired: scaling.min,
       previousId,
       baseUrl: this.deps.baseUrl,
+      https: this.deps.https,
       now: this.clock(),
       runner: runnerKindFor(this.runner, environment),
     });
@@ -318,6 +319,7 @@ class Deployments implements LocalDeploymentService {
       runner: this.runner,
       home: this.deps.home,
       baseUrl: this.deps.baseUrl,
+      https: this.deps.https,
       logDir: this.logDir,
       limits: this.limits,
       logger: this.logger,

@@ -4,7 +4,8 @@
  */
 import type { DeployRequest, Environment } from '../../api/contract.js';
 import { newDeploymentId, newStagingName } from '../ids.js';
-import type { DeploymentRecord, ServerRecord } from '../types.js';
+import type { DeploymentRecord, HttpsEndpoint, ServerRecord } from '../types.js';
+import { httpsNotices, stableUrls, type EngineAddresses } from './addresses.js';
 import { deploymentUrl } from './registry.js';
 
 export interface NewDeployment {
@@ -19,6 +20,8 @@ export interface NewDeployment {
   now: number;
   /** the engine's runner kind (process, docker, swarm, kubernetes) */
   runner?: string;
+  /** the engine's HTTPS listener, when it has one */
+  https?: HttpsEndpoint | undefined;
 }
 
 export function newDeploymentRecord(input: NewDeployment): DeploymentRecord {
@@ -40,12 +43,8 @@ export function newDeploymentRecord(input: NewDeployment): DeploymentRecord {
       desired_instances: input.desired,
       instances: [],
       domain: domain ?? null,
-      notices: [
-        ...noticesFor(environment, domain, input.runner),
-        ...(input.config?.resources !== undefined && input.runner !== 'docker' && input.runner !== 'swarm' && input.runner !== 'kubernetes'
-          ? ['resources (memory, CPU) are not enforced by this engine’s process runner: its instances are processes of the engine']
-          : []),
-      ],
+      stable_urls: stableUrls(input, server.server.name, environment, domain),
+      notices: deploymentNotices({ environment, domain, config: input.config, runner: input.runner }, input),
       ...(input.runner === undefined ? {} : { runner: input.runner }),
       created_at: at,
       updated_at: at,
@@ -59,8 +58,27 @@ export function newDeploymentRecord(input: NewDeployment): DeploymentRecord {
   };
 }
 
-/** What the local engine says plainly it does not do; on Kubernetes, what the cluster does instead. */
-export function noticesFor(environment: Environment, domain: string | undefined, runner?: string): string[] {
+/** Every notice of a deployment: what the engine does not do for it, and which HTTPS applies. */
+export function deploymentNotices(
+  d: { environment: Environment; domain: string | undefined; config: DeployRequest['config']; runner: string | undefined },
+  engine: EngineAddresses,
+): string[] {
+  const enforced = d.runner === 'docker' || d.runner === 'swarm' || d.runner === 'kubernetes';
+  return [
+    ...noticesFor(d.environment, d.domain, engine, d.runner),
+    ...(d.config?.resources !== undefined && !enforced
+      ? ['resources (memory, CPU) are not enforced by this engine’s process runner: its instances are processes of the engine']
+      : []),
+  ];
+}
+
+/** What the engine says plainly it does not do, and which HTTPS applies; on Kubernetes, what the cluster does instead. */
+export function noticesFor(
+  environment: Environment,
+  domain: string | undefined,
+  engine: EngineAddresses = { baseUrl: 'http://127.0.0.1' },
+  runner?: string,
+): string[] {
   if (runner === 'kubernetes') return kubernetesNotices(environment, domain);
   const notices: string[] = [];
   if (environment === 'production') {
@@ -69,13 +87,10 @@ export function noticesFor(environment: Environment, domain: string | undefined,
         ? 'Swarm service: its tasks are spread over the values of a node label (MCPCTL_SWARM_SPREAD, default node.labels.region); they publish their port on every address of their node'
         : 'single machine: instances run on this host only, not across regions',
     );
-    notices.push('no automatic HTTPS: the URL is plain HTTP on this host; put a TLS proxy in front of it or use a hosted service');
     notices.push('no alerting: watch it with `mcpctl status` and `mcpctl metrics`');
   }
-  if (domain !== undefined) {
-    notices.push(`custom domain: requests with Host ${domain} are routed here, but DNS and certificates for it are yours to set up`);
-  }
-  return notices;
+  if (domain !== undefined) notices.push(`custom domain: requests with Host ${domain} are routed to the current deployment of this server in ${environment}`);
+  return [...notices, ...httpsNotices(engine, environment, domain)];
 }
 
 /** A deployment on Kubernetes: the cluster spreads the pods; HTTPS is the Ingress's, with cert-manager's certificate. */

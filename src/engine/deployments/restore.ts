@@ -4,7 +4,9 @@
  * bring back every deployment that was deployed, at the same URL.
  */
 import { runnerKindFor, type Runner } from '../runners/runner.js';
-import type { DeploymentRecord, Logger, ServerRecord, Store } from '../types.js';
+import type { DeploymentRecord, HttpsEndpoint, Logger, ServerRecord, Store } from '../types.js';
+import { stableUrls } from './addresses.js';
+import { deploymentNotices } from './new-record.js';
 import type { DeploymentLimits } from './limits.js';
 import type { LiveDeployment } from './live-deployment.js';
 import { LogBook } from './log-book.js';
@@ -19,6 +21,7 @@ export interface RestoreContext {
   /** the engine's home: its instances carry it as a label */
   home: string;
   baseUrl: string;
+  https?: HttpsEndpoint | undefined;
   logDir: string;
   limits: DeploymentLimits;
   logger: Logger;
@@ -99,9 +102,17 @@ export async function restoreOne(ctx: RestoreContext, record: DeploymentRecord):
   await logs.load();
   const url = deploymentUrl(ctx.baseUrl, routeName);
   const moved = url !== d.url ? d.url : undefined;
-  if (moved !== undefined || d.desired_instances !== min || record.routeName === undefined || d.runner !== runnerKindFor(ctx.runner, environment)) {
+  // where it is reached and which HTTPS applies follow the engine's address and certificates now
+  const domain = d.domain ?? undefined;
+  const runner = runnerKindFor(ctx.runner, environment);
+  const stable = stableUrls(ctx, server.server.name, environment, domain);
+  const notices = deploymentNotices({ environment, domain, config: record.config, runner }, ctx);
+  const changed = JSON.stringify([stable, notices]) !== JSON.stringify([d.stable_urls, d.notices]);
+  if (changed || moved !== undefined || d.desired_instances !== min || record.routeName === undefined || d.runner !== runner) {
     // What the API will show is written first.
-    d.runner = runnerKindFor(ctx.runner, environment);
+    d.stable_urls = stable;
+    d.notices = notices;
+    d.runner = runner;
     d.url = url;
     d.health_check = `${url}/health`;
     d.desired_instances = min;

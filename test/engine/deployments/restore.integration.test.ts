@@ -46,6 +46,28 @@ describe('engine stop and start', () => {
     expect((await h.service.logs(gone.deployment_id, {})).some((l) => /stopped on request/.test(l.message))).toBe(true);
   });
 
+  it('shows the stable URLs and the HTTPS notice of the engine as it is after a restart', async () => {
+    const server = await h.addServer('weather');
+    const prod = await h.deploy(server, 'production', { domain: 'mcp.example.com' });
+    const port = new URL(h.baseUrl).port;
+    expect(prod.stable_urls![0]).toBe(`http://mcp.example.com:${port}/mcp`);
+    expect(prod.notices!.join('\n')).toMatch(/no certificate for mcp\.example\.com/);
+
+    // the engine comes back with a certificate for the domain
+    await h.restart({ https: { url: 'https://127.0.0.1:7443', port: 7443, covers: (host) => host === 'mcp.example.com' } });
+    const after = await h.service.status(prod.deployment_id);
+    expect(after).toMatchObject({ status: 'deployed', url: prod.url });
+    expect(after!.stable_urls).toEqual([
+      'https://mcp.example.com:7443/mcp',
+      `http://weather.production.localhost:${port}/mcp`,
+      `${h.baseUrl}/d/weather.production/mcp`,
+    ]);
+    expect(after!.notices!.join('\n')).toContain('HTTPS: served by this engine’s gateway with the certificate for mcp.example.com (port 7443)');
+    expect(after!.notices!.join('\n')).not.toMatch(/no certificate/);
+    // and it is on disk: what a stopped engine's record says too
+    expect((await h.store.getDeployment(prod.deployment_id))!.deployment.stable_urls![0]).toBe('https://mcp.example.com:7443/mcp');
+  });
+
   it('follows a deployment log as lines come, until the signal aborts', async () => {
     const server = await h.addServer('weather');
     const d = await h.deploy(server, 'development');

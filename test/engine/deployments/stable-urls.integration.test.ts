@@ -44,6 +44,12 @@ describe('stable URLs', () => {
     expect(rolled.status).toBe('deployed');
     expect([await byPath(), await byHost()]).toEqual(['1', '1']);
 
+    // every answer shows them, the same for each deployment of weather in production
+    const port = new URL(h.baseUrl).port;
+    const stable = [`http://weather.production.localhost:${port}/mcp`, `${h.baseUrl}/d/weather.production/mcp`];
+    for (const d of [a, b, rolled, await h.service.status(a.deployment_id)]) expect(d?.stable_urls).toEqual(stable);
+    expect(await version(stable[1]!)).toBe('1');
+
     // another environment, or a server with no deployment there, is not found
     expect(await version(`${h.baseUrl}/d/weather.staging/mcp`)).toBe('HTTP 404');
     expect(await version(`${h.baseUrl}/mcp`, 'nothing.production.localhost')).toBe('HTTP 404');
