@@ -1,2 +1,3 @@
 #!/usr/bin/env node
-import '../dist/cli/entry.js';
+// The CLI as bundled by `npm run build` (rolldown.config.js); dist/cli/entry.js is the same program, unbundled.
+import '../dist/bundle/mcpctl.js';

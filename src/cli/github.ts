@@ -4,7 +4,6 @@
  * `$GITHUB_STEP_SUMMARY`, and step outputs written to `$GITHUB_OUTPUT`. The formatting is pure;
  * the two file writers are the only IO. See docs/ci.md.
  */
-import { randomBytes } from 'node:crypto';
 import { appendFile } from 'node:fs/promises';
 import { isAbsolute, relative, resolve } from 'node:path';
 
@@ -54,8 +53,11 @@ export function workflowCommand(level: 'error' | 'warning' | 'notice', message: 
   return `::${level}${properties.length === 0 ? '' : ` ${properties.join(',')}`}::${escapeData(message)}`;
 }
 
-/** `name=value` lines for $GITHUB_OUTPUT; a value with a line break uses the heredoc form. */
-export function formatOutputs(values: Record<string, string | undefined>, delimiter = `mcpctl_${randomBytes(8).toString('hex')}`): string {
+/** `name=value` lines for $GITHUB_OUTPUT; a value with a line break uses the heredoc form (its delimiter from the Web Crypto global, which loads node:crypto only when called). */
+export function formatOutputs(
+  values: Record<string, string | undefined>,
+  delimiter = `mcpctl_${Buffer.from(crypto.getRandomValues(new Uint8Array(8))).toString('hex')}`,
+): string {
   let text = '';
   for (const [name, value] of Object.entries(values)) {
     if (value === undefined) continue;

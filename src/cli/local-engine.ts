@@ -7,7 +7,6 @@ import { closeSync, existsSync, openSync } from 'node:fs';
 import { open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { EXIT, UserError } from '../shared/errors.js';
 import { homePaths, resolveHome, type HomePaths } from '../engine/home.js';
 import { ensureDir } from '../engine/store/atomic.js';
@@ -22,6 +21,7 @@ import {
   type EngineState,
   type HealthResult,
 } from '../engine/state.js';
+import { packageRoot } from '../shared/package-root.js';
 import { VERSION as cliVersion } from '../shared/version.js';
 
 export interface EnsureLocalEngineOptions {
@@ -332,11 +332,9 @@ export async function localEngineStatus(paths: HomePaths, options: PatienceOptio
   };
 }
 
-/** The daemon's entry: in the built engine folder; from a source checkout, the built copy. */
+/** The daemon's entry: the built engine folder of the package (from a source checkout too). */
 export function daemonEntry(): string {
-  const beside = fileURLToPath(new URL('../engine/daemon.js', import.meta.url));
-  if (existsSync(beside)) return beside;
-  const built = fileURLToPath(new URL('../../dist/engine/daemon.js', import.meta.url));
+  const built = join(packageRoot(), 'dist', 'engine', 'daemon.js');
   if (existsSync(built)) return built;
   throw new UserError('the engine is not built: dist/engine/daemon.js is missing', { hint: 'run `npm run build` first' });
 }

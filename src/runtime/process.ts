@@ -6,10 +6,10 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { createInterface, type Interface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { problemText, type Problem } from '../shared/errors.js';
+import { packageRoot } from '../shared/package-root.js';
 import { HEALTH_PATH, MCP_PATH } from './constants.js';
 
 export interface StartRuntimeOptions {
@@ -85,11 +85,9 @@ const KEPT_LINES = 20;
 /** The documented start time-out (docs/deployments.md): the process has this long to report its port. */
 export const DEFAULT_START_TIMEOUT_MS = 30_000;
 
-/** The compiled entry. From sources (tests), the build output in dist/ is used. */
+/** The compiled entry, in the package's dist/ (from sources, in tests, too: the build output). */
 export function serveBundleEntry(): string {
-  const here = fileURLToPath(import.meta.url);
-  if (here.endsWith('.js')) return join(dirname(here), 'serve-bundle.js');
-  return resolve(dirname(here), '../../dist/runtime/serve-bundle.js');
+  return join(packageRoot(), 'dist', 'runtime', 'serve-bundle.js');
 }
 
 /** What a runtime process's environment holds: PATH (and SystemRoot on Windows) and the given values, nothing else of this process's. */

@@ -1,4 +1,6 @@
-/** This package's version, read once from its package.json (the same path from src/ and from dist/). */
-import { createRequire } from 'node:module';
+/** This package's version, read once from its package.json. */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { packageRoot } from './package-root.js';
 
-export const VERSION: string = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
+export const VERSION: string = (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;

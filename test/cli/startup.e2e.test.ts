@@ -1,6 +1,7 @@
 /**
  * `mcpctl --version` and `--help` must load commander and nothing heavy. A resolve hook, registered
- * with `node --import`, records every module URL the real binary resolves.
+ * with `node --import`, records every module URL the real binary resolves; a chunk of the bundle
+ * stands for the modules it holds (test/support/bundle.ts).
  */
 import { execFile } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
@@ -10,10 +11,11 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BUNDLE_ENTRY, loadedModules } from '../support/bundle.js';
 
 const run = promisify(execFile);
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const entry = join(root, 'dist', 'cli', 'entry.js');
+const entry = BUNDLE_ENTRY;
 let dir: string;
 
 const HEAVY = [
@@ -37,14 +39,15 @@ const HEAVY = [
   '/dist/cli/github.js',
 ];
 
-/** Builds dist when it is missing or older than the CLI sources. */
+/** Builds dist and the bundle (as `npm run build` does) when missing or older than the CLI sources. */
 async function ensureBuilt(): Promise<void> {
   const sources = ['cli/main.ts', 'cli/entry.ts', 'cli/output.ts', 'shared/errors.ts', 'cli/context.ts'].map((f) => statSync(join(root, 'src', f)).mtimeMs);
-  if (existsSync(entry) && statSync(join(root, 'dist', 'cli', 'main.js')).mtimeMs >= Math.max(...sources)) return;
+  if (existsSync(entry) && statSync(entry).mtimeMs >= Math.max(...sources)) return;
   // tsc emits even when some file has type errors; the exit code is not the point here
   await run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], { cwd: root }).catch(
     () => undefined,
   );
+  await run(process.execPath, [join(root, 'node_modules', 'rolldown', 'bin', 'cli.mjs'), '-c', 'rolldown.config.js'], { cwd: root });
 }
 
 async function loadedBy(args: string[]): Promise<{ urls: string[]; stdout: string }> {
@@ -54,7 +57,7 @@ async function loadedBy(args: string[]): Promise<{ urls: string[]; stdout: strin
     cwd: dir,
     env: { PATH: process.env.PATH ?? '', HOME: dir, LOAD_LOG: log, NO_COLOR: '1' },
   });
-  const urls = (await readFile(log, 'utf8')).split('\n').filter((line) => line !== '');
+  const urls = await loadedModules((await readFile(log, 'utf8')).split('\n').filter((line) => line !== ''));
   return { urls, stdout };
 }
 

@@ -8,6 +8,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadedModules } from '../support/bundle.js';
 import { createSandbox, type Sandbox } from '../support/cli.js';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -58,7 +59,7 @@ export async function resolve(specifier, context, next) {
       env: sandbox.env,
       timeout: 20_000,
     });
-    const urls = (await readFile(record, 'utf8')).split('\n');
+    const urls = await loadedModules((await readFile(record, 'utf8')).split('\n').filter((line) => line !== ''));
     expect(urls.some((url) => url.includes('/node_modules/yaml/'))).toBe(true);
     expect(urls.some((url) => url.endsWith('/dist/definition/load.js'))).toBe(true);
     expect(urls.filter((url) => url.includes('/node_modules/undici/') || url.includes('/dist/api/client.js'))).toEqual([]);

@@ -2,7 +2,7 @@
  * End to end: the built `bin/mcpctl.js` manages a real background engine in a temp MCPCTL_HOME
  * (`engine start|status|logs|stop`, the start on demand of any command) and runs one in the
  * foreground (`serve`). Every test stops the engines it started; the state file's pid is killed
- * as a last resort. Needs `npx tsc -p tsconfig.build.json` first.
+ * as a last resort. Needs `npm run build` first.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';

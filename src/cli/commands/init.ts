@@ -6,12 +6,12 @@
  */
 import { lstat, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { UserError } from '../../shared/errors.js';
 import type { CommandContext } from '../context.js';
 import { askChoice, askText, canPrompt } from '../prompt.js';
 import { plural, shellQuote } from '../render/format.js';
 import { displayPath } from '../../shared/paths.js';
+import { packageRoot } from '../../shared/package-root.js';
 
 export const TEMPLATE_NAMES = ['basic', 'advanced', 'custom'] as const;
 export type TemplateName = (typeof TEMPLATE_NAMES)[number];
@@ -56,9 +56,9 @@ const TEMPLATES: Record<TemplateName, TemplateInfo> = {
 
 const PLACEHOLDERS = ['__SERVER_NAME__', '__TOOL_NAME__', '__TOOL_EXPORT__', '__SCHEMA_PATH__'] as const;
 
-/** The package's own folders, found from this module's place (src/cli/commands or dist/cli/commands). */
+/** The package's own folders (templates/, schema/). */
 function packagePath(...parts: string[]): string {
-  return join(fileURLToPath(new URL('../../../', import.meta.url)), ...parts);
+  return join(packageRoot(), ...parts);
 }
 
 /** The JSON Schema file of the installed package, for the editor comment of a new definition. */

@@ -2,7 +2,7 @@
  * POST /v1/test on the real engine: through the /v1 client (the engine's own environment
  * reaches the providers; every run is stored), and through the built `bin/mcpctl.js` with a
  * background engine in a temp MCPCTL_HOME: one message, then the examples' and scaffolds' own
- * `tests:` cases with the default model. Needs `npx tsc -p tsconfig.build.json` first.
+ * `tests:` cases with the default model. Needs `npm run build` first.
  */
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
