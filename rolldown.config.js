@@ -4,12 +4,22 @@
 // start-up are inside, so Node resolves and reads a few files instead of a few hundred. The engine
 // daemon, the runtime (serve-bundle) and the library stay tsc's output in dist/.
 // Left out, loaded from node_modules when used: the TypeScript compiler and the LLM providers' SDKs
-// (large, for a few commands only), and what is loaded with createRequire (ajv, undici's parts), and undici (the client loads only some of its files; see src/api/http-client.ts).
+// (large, for a few commands only), the Kubernetes client (only the kubernetes runner loads it), and what is loaded with createRequire (ajv, undici's parts), and undici (the client loads only some of its files; see src/api/http-client.ts).
 import { defineConfig } from 'rolldown';
 
 export default defineConfig({
   input: { mcpctl: 'dist/cli/entry.js' },
   platform: 'node',
-  external: ['typescript', 'undici', /^undici\//, 'openai', /^openai\//, '@anthropic-ai/sdk', /^@anthropic-ai\/sdk\//],
+  external: [
+    'typescript',
+    '@kubernetes/client-node',
+    /^@kubernetes\/client-node\//,
+    'undici',
+    /^undici\//,
+    'openai',
+    /^openai\//,
+    '@anthropic-ai/sdk',
+    /^@anthropic-ai\/sdk\//,
+  ],
   output: { dir: 'dist/bundle', format: 'esm', entryFileNames: '[name].js', chunkFileNames: '[name]-[hash].js', cleanDir: true },
 });

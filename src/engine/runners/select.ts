@@ -5,7 +5,7 @@
  *
  * The Docker runner reads DOCKER_HOST (default /var/run/docker.sock), MCPCTL_DOCKER_BASE_IMAGE
  * (default node:20-slim), MCPCTL_DOCKER_MEMORY_MB and MCPCTL_DOCKER_CPUS (the limits of each container).
- * The kubernetes runner (src/engine/kubernetes/runner.ts) reads the kubeconfig, MCPCTL_KUBERNETES_*
+ * The kubernetes runner (src/engine/kubernetes/kubernetes-runner.ts) reads the kubeconfig, MCPCTL_KUBERNETES_*
  * and `kubernetes` in the settings file; @kubernetes/client-node loads only then.
  */
 import { readFile } from 'node:fs/promises';
@@ -67,7 +67,7 @@ export interface RunnerDeps {
 export async function createRunner(kind: RunnerKind, deps: RunnerDeps): Promise<Runner> {
   if (kind === 'process') return createProcessRunner(deps.startRuntime);
   if (kind === 'kubernetes') {
-    const { createKubernetesRunner, KubernetesUnavailableError } = await import('../kubernetes/runner.js');
+    const { createKubernetesRunner, KubernetesUnavailableError } = await import('../kubernetes/kubernetes-runner.js');
     const settings = deps.settingsFile === undefined ? undefined : await settingsEntry(deps.settingsFile, 'kubernetes');
     try {
       return await createKubernetesRunner({ env: deps.env, logger: deps.logger, settings });

@@ -15,7 +15,7 @@ import { DEFAULT_BASE_IMAGE } from '../../runtime/image.js';
 import type { Logger } from '../types.js';
 import { RunnerStartError, type Runner } from '../runners/runner.js';
 import { connectCluster, KubernetesUnavailableError } from './cluster.js';
-import { createKubernetesOrchestrator, type ImagePublisher } from './orchestrator.js';
+import { createKubernetesOrchestrator, type ImagePublisher } from './kubernetes-orchestrator.js';
 import { kubernetesSettings } from './plan.js';
 
 export { KubernetesUnavailableError };
