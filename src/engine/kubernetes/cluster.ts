@@ -9,7 +9,9 @@
  */
 import type { KubernetesObject } from '../../runtime/kubernetes-manifests.js';
 import type { Socket } from 'node:net';
-import { delimiter } from 'node:path';
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { delimiter, join } from 'node:path';
 import type * as ClientNodeModule from '@kubernetes/client-node';
 import type { DeploymentView, PodView } from './rollout.js';
 
@@ -84,8 +86,19 @@ export function labelSelector(labels: Record<string, string>): string {
     .join(',');
 }
 
+/**
+ * Why no kubeconfig can be found in the usual places (undefined when one may be there): said before
+ * the client falls back to an API server at localhost:8080 and reports that one as not answering.
+ */
+export function missingKubeconfig(kubeconfig: string | undefined, home: string, inPod: boolean): string | undefined {
+  if ((kubeconfig ?? '') !== '' || inPod || existsSync(join(home, '.kube', 'config'))) return undefined;
+  return `no kubeconfig: KUBECONFIG is not set, ${join(home, '.kube', 'config')} does not exist and the engine does not run in a pod; set KUBECONFIG to the kubeconfig of the cluster to deploy to`;
+}
+
 /** Loads the client and the kubeconfig, and checks that the API server answers. */
 export async function connectCluster(options: ClusterOptions = {}): Promise<Cluster> {
+  const missing = missingKubeconfig(options.kubeconfig, homedir(), process.env.KUBERNETES_SERVICE_HOST !== undefined);
+  if (missing !== undefined) throw new KubernetesUnavailableError(missing);
   const k8s: ClientNode = await import('@kubernetes/client-node');
   const kc = new k8s.KubeConfig();
   try {
