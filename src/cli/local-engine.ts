@@ -300,6 +300,8 @@ export interface EngineStatus {
   mode?: 'background' | 'foreground';
   /** what runs its deployments' instances */
   runner?: string;
+  /** which environments run as Docker Swarm services, when the runner's host is a Swarm manager */
+  swarm?: string;
   started_at?: string;
   uptime_seconds?: number;
   /** runtime processes loaded and waiting for a bundle */
@@ -326,6 +328,7 @@ export async function localEngineStatus(paths: HomePaths, options: PatienceOptio
     version: health.version,
     mode: state.mode,
     runner: state.runner ?? 'process',
+    ...(state.swarm === undefined ? {} : { swarm: state.swarm }),
     started_at: state.startedAt,
     uptime_seconds: health.uptimeSeconds,
     ...(health.warmPool === undefined ? {} : { warm_pool: health.warmPool }),

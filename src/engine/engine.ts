@@ -69,6 +69,8 @@ export interface RunningEngine {
   deployments: DeploymentService | undefined;
   /** what runs the deployments' instances: `process` or `docker` */
   runner: string;
+  /** which environments the runner hands to Docker Swarm, and how; undefined when none */
+  swarm?: string;
   /** the queues of work that needs a process */
   admission: Admission;
   /** the runtime processes that wait for a bundle */
@@ -258,7 +260,23 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
     };
 
     const kind = chosen?.kind ?? 'process';
-    return { url, host: options.host, port, server, store, app, deployments, runner: kind, ...(tls && { tls }), admission, warmPool, restored, close };
+    const swarm = runner?.orchestrator?.kind === 'swarm' ? runner.orchestrator.summary : undefined;
+    return {
+      url,
+      host: options.host,
+      port,
+      server,
+      store,
+      app,
+      deployments,
+      runner: kind,
+      ...(swarm === undefined ? {} : { swarm }),
+      ...(tls && { tls }),
+      admission,
+      warmPool,
+      restored,
+      close,
+    };
   } catch (error) {
     tls?.listener.close();
     for (const s of [server, tls?.listener.server]) {

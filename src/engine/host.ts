@@ -105,6 +105,7 @@ export async function runEngineHost(options: EngineHostOptions): Promise<HostEnd
         home: paths.home,
         mode: options.mode,
         runner: engine.runner,
+        ...(engine.swarm === undefined ? {} : { swarm: engine.swarm }),
         ...(engine.tls === undefined ? {} : { tlsUrl: engine.tls.url }),
       };
       await writeEngineState(paths, state);

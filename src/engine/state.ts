@@ -27,6 +27,8 @@ export interface EngineState {
   mode: 'background' | 'foreground';
   /** what runs its deployments' instances: `process` or `docker` */
   runner?: string;
+  /** when the runner hands some environments to Docker Swarm: which, and how (`production as Swarm services (spread over …)`) */
+  swarm?: string;
   /** its HTTPS address, when it serves HTTPS (the CLI keeps using `url`, plain HTTP on loopback) */
   tlsUrl?: string;
 }
@@ -60,6 +62,7 @@ export async function readEngineState(paths: HomePaths): Promise<EngineState | u
     home: typeof parsed.home === 'string' ? parsed.home : paths.home,
     mode: parsed.mode === 'foreground' ? 'foreground' : 'background',
     ...(typeof parsed.runner === 'string' ? { runner: parsed.runner } : {}),
+    ...(typeof parsed.swarm === 'string' ? { swarm: parsed.swarm } : {}),
     ...(typeof parsed.tlsUrl === 'string' ? { tlsUrl: parsed.tlsUrl } : {}),
   };
 }

@@ -7,6 +7,7 @@ import type { CommandContext } from '../context.js';
 import { requestTimeoutMs } from '../request-timeout.js';
 import { EXIT, ExitError, UserError } from '../../shared/errors.js';
 import type { Printer } from '../output.js';
+import type { EngineStatus } from '../local-engine.js';
 
 async function pathsOf(ctx: CommandContext) {
   const { homePaths, resolveHome } = await import('../../engine/home.js');
@@ -69,22 +70,28 @@ export async function engineStatusCommand(ctx: CommandContext): Promise<void> {
         return;
       }
       p.success(`the local engine is running at ${status.url}`);
-      p.fields([
-        ['https', status.https_url],
-        ['pid', status.pid],
-        ['version', status.version],
-        ['uptime', formatUptime(status.uptime_seconds ?? 0)],
-        ['mode', status.mode === 'foreground' ? 'foreground (mcpctl serve)' : 'background'],
-        ['runner', status.runner ?? 'process'],
-        ['state', status.home],
-        ['log', status.log_file],
-        ...(status.warm_pool === undefined ? [] : [['warm processes', warmPoolText(status.warm_pool)] as [string, string]]),
-      ]);
+      p.fields(runningEngineFields(status));
     },
     { quiet: () => (status.running ? 'running' : 'stopped') },
   );
   // a script asks `mcpctl engine status || mcpctl engine start`: not running is not success
   if (!status.running) throw new ExitError(EXIT.transient);
+}
+
+/** The fields `mcpctl engine status` shows for a running engine. */
+export function runningEngineFields(status: EngineStatus): [string, string | number | undefined][] {
+  return [
+    ['https', status.https_url],
+    ['pid', status.pid],
+    ['version', status.version],
+    ['uptime', formatUptime(status.uptime_seconds ?? 0)],
+    ['mode', status.mode === 'foreground' ? 'foreground (mcpctl serve)' : 'background'],
+    ['runner', status.runner ?? 'process'],
+    ['swarm', status.swarm],
+    ['state', status.home],
+    ['log', status.log_file],
+    ...(status.warm_pool === undefined ? [] : [['warm processes', warmPoolText(status.warm_pool)] as [string, string]]),
+  ];
 }
 
 export interface EngineLogsOptions {

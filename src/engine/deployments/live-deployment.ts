@@ -5,41 +5,17 @@
  */
 import type { Deployment, DeploymentState, LogLine } from '../../api/contract.js';
 import { redact, Secrets } from '../../runtime/logger.js';
-import { START_PRIORITY, type WorkQueue } from '../admission.js';
-import { ServiceError, type DeploymentRecord, type Logger, type ServerRecord, type Store } from '../types.js';
-import type { Runner } from '../runners/runner.js';
-import type { Orchestrator } from '../runners/orchestrator.js';
+import { START_PRIORITY } from '../admission.js';
+import type { LiveContext } from './live-context.js';
+import { ServiceError, type DeploymentRecord } from '../types.js';
 import { ManagedInstance, type InstanceHooks } from './instance.js';
-import { resourcesOf, type DeploymentLimits } from './limits.js';
-import type { LogBook } from './log-book.js';
+import { resourcesOf } from './limits.js';
 import { describeAhead, isHealthCheckLine, toLogLine } from './log-lines.js';
 import { SampleRing } from './samples.js';
 import { applyTransition, canTransition, isActive } from './states.js';
 import { Scaler } from './scaler.js';
 import { DeploymentUpstream, type Backend } from './upstream.js';
 import { OrchestratedRun, ownerOf } from './orchestrated.js';
-
-export interface LiveContext {
-  server: ServerRecord;
-  routeName: string;
-  min: number;
-  max: number;
-  store: Store;
-  /** what runs its instances */
-  runner: Runner;
-  /** what runs whole deployments of some environments (a Swarm service), when the engine has one */
-  orchestrator?: Orchestrator;
-  /** the engine's home, a label of its instances */
-  engine: string;
-  /** the engine's start queue */
-  starts: WorkQueue;
-  limits: DeploymentLimits;
-  clock: () => number;
-  logs: LogBook;
-  logger: Logger;
-  /** the record may be written (false once the service is closed) */
-  writable: () => boolean;
-}
 
 const RECENT_CHANGE_MS = 250;
 

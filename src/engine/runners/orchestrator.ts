@@ -117,6 +117,8 @@ export interface FoundWorkload {
 export interface Orchestrator {
   /** `swarm` or `kubernetes`: the deployment's `runner` */
   readonly kind: string;
+  /** what it takes, for `mcpctl engine status`: `production as Swarm services (spread over node.labels.region)` */
+  readonly summary?: string;
   /** whether it runs deployments of this environment (the others go to the engine's runner) */
   handles(environment: string): boolean;
   /** what is done once per bundle before its workload is applied (build, push the image); rejects with a message */

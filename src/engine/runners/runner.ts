@@ -8,6 +8,11 @@
 
 import type { Orchestrator } from './orchestrator.js';
 
+/** The runner cannot be used as configured; the message says what to change. */
+export class RunnerConfigError extends Error {
+  override readonly name = 'RunnerConfigError';
+}
+
 /**
  * What identifies an instance wherever it runs. A runner marks each instance with these, so that
  * after an engine restart it finds the ones it still runs (and no instance is left behind).

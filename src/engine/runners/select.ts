@@ -4,7 +4,8 @@
  * (and undici's pool on the socket) load only when it is chosen.
  *
  * The Docker runner reads DOCKER_HOST (default /var/run/docker.sock), MCPCTL_DOCKER_BASE_IMAGE
- * (default node:20-slim), MCPCTL_DOCKER_MEMORY_MB and MCPCTL_DOCKER_CPUS (the limits of each container).
+ * (default node:20-slim), MCPCTL_DOCKER_MEMORY_MB and MCPCTL_DOCKER_CPUS (the limits of each container);
+ * on a Swarm manager, MCPCTL_SWARM_* and `swarm` in the settings file (swarm-config.ts).
  * The kubernetes runner (src/engine/kubernetes/kubernetes-runner.ts) reads the kubeconfig, MCPCTL_KUBERNETES_*
  * and `kubernetes` in the settings file; @kubernetes/client-node loads only then.
  */
@@ -12,19 +13,18 @@ import { readFile } from 'node:fs/promises';
 import { DEFAULT_BASE_IMAGE } from '../../runtime/image.js';
 import type { Logger, StartRuntimeProcess } from '../types.js';
 import { createProcessRunner } from './process-runner.js';
-import type { Runner } from './runner.js';
+import { RunnerConfigError, type Runner } from './runner.js';
 import type { Orchestrator } from './orchestrator.js';
 import type { DockerClient } from '../docker/engine-api.js';
 import type { ImageBuilder } from '../docker/images.js';
 import type { ContainerLimits } from './docker-runner.js';
+import type { SwarmSettings } from '../docker/service-spec.js';
+import { swarmConfig } from './swarm-config.js';
 
 export const RUNNER_KINDS = ['process', 'docker', 'kubernetes'] as const;
 export type RunnerKind = (typeof RUNNER_KINDS)[number];
 
-/** The runner cannot be used as configured; the message says what to change. */
-export class RunnerConfigError extends Error {
-  override readonly name = 'RunnerConfigError';
-}
+export { RunnerConfigError };
 
 export function isRunnerKind(value: unknown): value is RunnerKind {
   return typeof value === 'string' && (RUNNER_KINDS as readonly string[]).includes(value);
@@ -98,7 +98,8 @@ export async function createRunner(kind: RunnerKind, deps: RunnerDeps): Promise<
   const images = createImageBuilder({ docker, baseImage, onProgress: (line) => deps.logger.debug('image build', { line }) });
   const limits = { ...(memoryMb === undefined ? {} : { memoryBytes: Math.round(memoryMb * 1024 * 1024) }), ...(cpus === undefined ? {} : { cpus }) };
   const runner = createDockerRunner({ docker, images, limits });
-  const orchestrator = await swarmOf(env, docker, images, limits, deps.logger);
+  const swarm = swarmConfig(env, deps.settingsFile === undefined ? undefined : await settingsEntry(deps.settingsFile, 'swarm'), deps.settingsFile);
+  const orchestrator = swarm.enabled ? await swarmOf(swarm.settings, docker, images, limits, deps.logger) : undefined;
   if (orchestrator === undefined) return runner;
   return {
     ...runner,
@@ -111,33 +112,21 @@ export async function createRunner(kind: RunnerKind, deps: RunnerDeps): Promise<
 }
 
 /**
- * The Swarm orchestrator when the daemon is a Swarm manager and MCPCTL_SWARM is not `off`: it runs
- * production deployments as services. MCPCTL_SWARM_SPREAD (default node.labels.region),
- * MCPCTL_SWARM_MONITOR_SECONDS and MCPCTL_SWARM_HEALTH_INTERVAL_SECONDS tune it.
+ * The Swarm orchestrator when the daemon is a Swarm manager (and Swarm is not turned off, swarm-config.ts):
+ * it runs production deployments as services.
  */
 async function swarmOf(
-  env: Record<string, string | undefined>,
+  settings: Partial<SwarmSettings>,
   docker: DockerClient,
   images: ImageBuilder,
   limits: Partial<ContainerLimits>,
   logger: Logger,
 ): Promise<Orchestrator | undefined> {
-  const mode = env.MCPCTL_SWARM ?? 'auto';
-  if (mode !== 'auto' && mode !== 'off') throw new RunnerConfigError(`MCPCTL_SWARM must be auto or off, not ${JSON.stringify(mode)}`);
-  if (mode === 'off') return undefined;
   const [{ createSwarmOrchestrator, isSwarmManager }, { DEFAULT_CONTAINER_LIMITS }] = await Promise.all([
     import('./swarm-orchestrator.js'),
     import('./docker-runner.js'),
   ]);
   if (!(await isSwarmManager(docker))) return undefined;
-  const monitor = positive(env.MCPCTL_SWARM_MONITOR_SECONDS, 'MCPCTL_SWARM_MONITOR_SECONDS');
-  const interval = positive(env.MCPCTL_SWARM_HEALTH_INTERVAL_SECONDS, 'MCPCTL_SWARM_HEALTH_INTERVAL_SECONDS');
-  const spread = env.MCPCTL_SWARM_SPREAD !== undefined && env.MCPCTL_SWARM_SPREAD !== '' ? env.MCPCTL_SWARM_SPREAD : undefined;
-  const settings = {
-    ...(spread === undefined ? {} : { spread: spread.includes('.') ? spread : `node.labels.${spread}` }),
-    ...(monitor === undefined ? {} : { monitorMs: Math.round(monitor * 1000) }),
-    ...(interval === undefined ? {} : { healthIntervalMs: Math.round(interval * 1000), healthStartMs: Math.max(Math.round(interval * 1000) * 10, 5000) }),
-  };
   logger.info('docker host is a Swarm manager: production deployments run as Swarm services', { ...settings });
   return createSwarmOrchestrator({ docker, images, limits: { ...DEFAULT_CONTAINER_LIMITS, ...limits }, settings });
 }

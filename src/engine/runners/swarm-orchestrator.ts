@@ -57,6 +57,7 @@ export function createSwarmOrchestrator(options: SwarmOptions): Orchestrator {
 
   return {
     kind: 'swarm',
+    summary: `${[...environments].join(', ')} as Swarm services (spread over ${settings.spread})`,
     handles: (environment) => environments.has(environment),
     prepare: async (bundleDir) => {
       await images.ensure(bundleDir);

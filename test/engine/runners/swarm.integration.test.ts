@@ -171,9 +171,10 @@ describe.skipIf(dockerSkipReason !== undefined)(
         MCPCTL_RUNNER: 'docker',
         MCPCTL_DOCKER_BASE_IMAGE: baseImage,
         MCPCTL_SWARM_MONITOR_SECONDS: '3',
-        MCPCTL_SWARM_HEALTH_INTERVAL_SECONDS: '1',
         ...docker.env,
       };
+      // the rest of the Swarm settings from the home's settings file (the environment variables come first)
+      await writeFile(join(home, 'engine-settings.json'), JSON.stringify({ swarm: { spread: 'region', health_interval_seconds: 1 } }));
       const startDaemon = () => {
         const child = spawn(process.execPath, [join(ROOT, 'dist/engine/daemon.js')], { env, stdio: 'ignore', detached: true });
         children.push(child);
@@ -201,6 +202,8 @@ describe.skipIf(dockerSkipReason !== undefined)(
         });
       startDaemon();
       let state = await engineState();
+      const written = JSON.parse(await readFile(join(home, 'engine.json'), 'utf8')) as { runner?: string; swarm?: string };
+      expect(written).toMatchObject({ runner: 'docker', swarm: 'production as Swarm services (spread over node.labels.region)' });
       const statusOf = async (id: string) => (await call(state.url, 'GET', `/v1/deploy/${id}/status`, { key: state.apiKey })).body.data as DeploymentView;
       const stable = `${state.url}/d/swarmver.production/mcp`;
 

@@ -1,0 +1,29 @@
+/** What a running deployment (live-deployment.ts) is given by the deployment service. */
+import type { WorkQueue } from '../admission.js';
+import type { Logger, ServerRecord, Store } from '../types.js';
+import type { Runner } from '../runners/runner.js';
+import type { Orchestrator } from '../runners/orchestrator.js';
+import type { DeploymentLimits } from './limits.js';
+import type { LogBook } from './log-book.js';
+
+export interface LiveContext {
+  server: ServerRecord;
+  routeName: string;
+  min: number;
+  max: number;
+  store: Store;
+  /** what runs its instances */
+  runner: Runner;
+  /** what runs whole deployments of some environments (a Swarm service), when the engine has one */
+  orchestrator?: Orchestrator;
+  /** the engine's home, a label of its instances */
+  engine: string;
+  /** the engine's start queue */
+  starts: WorkQueue;
+  limits: DeploymentLimits;
+  clock: () => number;
+  logs: LogBook;
+  logger: Logger;
+  /** the record may be written (false once the service is closed) */
+  writable: () => boolean;
+}
