@@ -176,7 +176,9 @@ describe.skipIf(dockerSkipReason !== undefined)(`the Docker runner${dockerSkipRe
   }, 300_000);
 
   it('runs a production deployment as 2 containers, restarts a killed one, and after kill -9 of the engine leaves no orphan', async () => {
-    const home = (await tempHome('mcpctl-docker-')).dir;
+    const temp = await tempHome('mcpctl-docker-');
+    temps.push(temp);
+    const home = temp.dir;
     homes.push(home);
     const env = {
       PATH: process.env.PATH!,

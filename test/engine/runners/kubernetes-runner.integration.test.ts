@@ -19,6 +19,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { connectCluster, labelSelector, type Cluster } from '../../../src/engine/kubernetes/cluster.js';
 import { engineLabel, ENGINE_LABELS } from '../../../src/engine/kubernetes/plan.js';
 import { call, killEngineOf, requireBuilt, ROOT, tempHome } from '../../support/app.js';
+import type { TempDir } from '../../support/temp.js';
 import { waitFor } from '../../support/wait.js';
 
 const run = promisify(execFile);
@@ -60,6 +61,7 @@ async function callTool(url: string, name: string, args: Record<string, unknown>
 
 describe('the kubernetes runner on a real cluster', () => {
   const homes: string[] = [];
+  const temps: TempDir[] = [];
   const children: ChildProcess[] = [];
   let cluster: Cluster | undefined;
 
@@ -69,6 +71,7 @@ describe('the kubernetes runner on a real cluster', () => {
       killEngineOf(home);
       await cluster?.remove(labelSelector({ [ENGINE_LABELS.engine]: engineLabel(home) })).catch(() => undefined);
     }
+    for (const temp of temps) await temp.cleanup();
   }, 120_000);
 
   it.skipIf(skipReason !== undefined)(
@@ -76,7 +79,9 @@ describe('the kubernetes runner on a real cluster', () => {
     { timeout: 600_000 },
     async () => {
       requireBuilt();
-      const home = (await tempHome('mcpctl-k8s-')).dir;
+      const temp = await tempHome('mcpctl-k8s-');
+      temps.push(temp);
+      const home = temp.dir;
       homes.push(home);
       const cliEnv: Record<string, string> = {
         ...(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)) as Record<string, string>),
