@@ -20,6 +20,7 @@ import { call, killEngineOf, requireBuilt, ROOT, tempHome } from '../../support/
 import { dockerSkipReason, ensureNodeBaseImage, removeContainers, startTestDocker, type TestDocker } from '../../support/docker.js';
 import { tempDir, type TempDir } from '../../support/temp.js';
 import { waitFor } from '../../support/wait.js';
+import { runBin, type BinResult } from '../../support/cli.js';
 
 const CALCULATOR = join(ROOT, 'examples', 'calculator', 'server.yaml');
 
@@ -29,15 +30,9 @@ interface ContainerSummary {
   Labels: Record<string, string>;
 }
 
-function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(ROOT, 'bin', 'mcpctl.js'), ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
+/** The CLI of this checkout, run to its end. */
+function runCli(args: string[], env: Record<string, string>): Promise<BinResult> {
+  return runBin(join(ROOT, 'bin', 'mcpctl.js'), args, { env, cwd: ROOT });
 }
 
 /** One tools/call (to an instance or through the gateway); the answer's text, whether it came as JSON or as an event stream. */

@@ -21,6 +21,7 @@ import { engineLabel, ENGINE_LABELS } from '../../../src/engine/kubernetes/plan.
 import { call, killEngineOf, requireBuilt, ROOT, tempHome } from '../../support/app.js';
 import type { TempDir } from '../../support/temp.js';
 import { waitFor } from '../../support/wait.js';
+import { runBin, type BinResult } from '../../support/cli.js';
 
 const run = promisify(execFile);
 const CALCULATOR = join(ROOT, 'examples', 'calculator', 'server.yaml');
@@ -38,15 +39,9 @@ const skipReason =
 if (skipReason !== undefined) console.warn(`kubernetes runner test skipped: ${skipReason}`);
 const title = (text: string) => (skipReason === undefined ? text : `${text} (skipped: ${skipReason})`);
 
-function runCli(args: string[], cliEnv: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(ROOT, 'bin', 'mcpctl.js'), ...args], { env: cliEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
+/** The CLI of this checkout, run to its end. */
+function runCli(args: string[], cliEnv: Record<string, string>): Promise<BinResult> {
+  return runBin(join(ROOT, 'bin', 'mcpctl.js'), args, { env: cliEnv, cwd: ROOT });
 }
 
 /** One tools/call through the gateway; the answer's text, as JSON or as an event stream. */

@@ -17,6 +17,7 @@ import { call, killEngineOf, requireBuilt, ROOT, tempHome } from '../../support/
 import { dockerSkipReason, ensureNodeBaseImage, ensureSwarm, startTestDocker, type TestDocker } from '../../support/docker.js';
 import { tempDir, type TempDir } from '../../support/temp.js';
 import { waitFor } from '../../support/wait.js';
+import { runBin, type BinResult } from '../../support/cli.js';
 
 const SERVER = `name: swarmver
 version: 1.0.0
@@ -56,15 +57,9 @@ interface DeploymentView {
   instances?: Array<{ id: string; state: string }>;
 }
 
-function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(ROOT, 'bin', 'mcpctl.js'), ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
+/** The CLI of this checkout, run to its end. */
+function runCli(args: string[], env: Record<string, string>): Promise<BinResult> {
+  return runBin(join(ROOT, 'bin', 'mcpctl.js'), args, { env, cwd: ROOT });
 }
 
 /** One tools/call of `version`: the text of the answer, or why it failed. */
