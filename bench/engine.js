@@ -10,9 +10,10 @@
 // The deployments that fill the engine are development ones (one instance each), built and deployed
 // through the API two at a time. Whether an instance comes from a warm process or a cold one is the
 // engine's business: the figures are what a user waits for either way.
-// Usage: node bench/engine.js [--seconds 5] [--json] [--gateway-only | --scale-only] [--cpu-prof DIR]   (needs `npm run build` first)
+// Usage: node bench/engine.js [--seconds 5] [--json] [--gateway-only | --scale-only | --cli-only] [--cpu-prof DIR]   (needs `npm run build` first)
 // --gateway-only: the gateway rows with 1 deployment and with 1,000 registered; --scale-only: those,
-// then deploy latency, gateway and memory as the engine fills up (no build and test rows).
+// then deploy latency, gateway and memory as the engine fills up (no build and test rows); --cli-only:
+// the cold start, build, test and deploy rows (deploy with 1 existing), without the gateway and scale rows.
 // --cpu-prof DIR starts the engine daemon with node's --cpu-prof, writing its profile to DIR when it stops.
 // Every process started here is stopped here; requests go to 127.0.0.1 only.
 import { Buffer } from 'node:buffer';
@@ -30,6 +31,7 @@ const bin = join(root, 'bin', 'mcpctl.js');
 const { seconds, json } = benchArgs(5);
 const gatewayOnly = process.argv.includes('--gateway-only');
 const scaleOnly = process.argv.includes('--scale-only');
+const cliOnly = process.argv.includes('--cli-only');
 const profileDir = process.argv.includes('--cpu-prof') ? process.argv[process.argv.indexOf('--cpu-prof') + 1] : undefined;
 const home = mkdtempSync(join(tmpdir(), 'mcpctl-bench-engine-'));
 const env = { ...process.env, MCPCTL_HOME: home, XDG_CONFIG_HOME: join(home, 'config'), MCPCTL_RATE_LIMIT: '0', CI: 'true' };
@@ -300,18 +302,23 @@ try {
     built = mcpctl('build', definition('bench-0')).data;
   }
 
-  // one deployment alone: the gateway against calling its instance directly
-  deployed.push(remember(mcpctl('deploy', built.mcp_id, '--env', 'development').data));
-  const one = await gateway(deployed[0], engine.pid);
-  row('gateway tools/call throughput, 20 connections', one.via.rps, 'req/s', one.direct.rps, 'the instance called directly', '≥ 0.95×');
-  row('gateway p50 latency added', one.p50Via - one.p50Direct, 'ms', one.p50Direct, 'direct p50', '≤ 1 ms');
-  row('gateway: engine CPU per request', one.engineUsPerRequest, 'µs', one.instanceUsPerRequest, 'instance CPU per request');
-  // the same deployment among 1,000 registered: the scale rows below run with these in the store
-  const registered = await registerMany(deployed[0]);
-  deployed[0] = registered.deployment;
-  const many = await gateway(registered.deployment, registered.engine.pid);
-  row(`gateway throughput, ${REGISTERED.toLocaleString('en')} deployments registered (1 running)`, many.via.rps, 'req/s', one.via.rps, 'with 1', undefined);
-  if (!gatewayOnly) await scaleRows(registered.engine, deployed, cold, one);
+  if (cliOnly) {
+    deployed.push(remember(mcpctl('deploy', built.mcp_id, '--env', 'development').data));
+    row('mcpctl deploy <mcp_id> --env development', deployLatency(RUNS, deployed), 'ms', cold, COLD, '≤ 0.75×');
+  } else {
+    // one deployment alone: the gateway against calling its instance directly
+    deployed.push(remember(mcpctl('deploy', built.mcp_id, '--env', 'development').data));
+    const one = await gateway(deployed[0], engine.pid);
+    row('gateway tools/call throughput, 20 connections', one.via.rps, 'req/s', one.direct.rps, 'the instance called directly', '≥ 0.95×');
+    row('gateway p50 latency added', one.p50Via - one.p50Direct, 'ms', one.p50Direct, 'direct p50', '≤ 1 ms');
+    row('gateway: engine CPU per request', one.engineUsPerRequest, 'µs', one.instanceUsPerRequest, 'instance CPU per request');
+    // the same deployment among 1,000 registered: the scale rows below run with these in the store
+    const registered = await registerMany(deployed[0]);
+    deployed[0] = registered.deployment;
+    const many = await gateway(registered.deployment, registered.engine.pid);
+    row(`gateway throughput, ${REGISTERED.toLocaleString('en')} deployments registered (1 running)`, many.via.rps, 'req/s', one.via.rps, 'with 1', undefined);
+    if (!gatewayOnly) await scaleRows(registered.engine, deployed, cold, one);
+  }
 } finally {
   spawnSync(process.execPath, [bin, 'engine', 'stop'], { env, stdio: 'ignore' });
   // The engine stops its instances; any it left behind are stopped here, by pid.
