@@ -15,6 +15,7 @@ import { silentLogger } from '../../src/engine/engine-log.js';
 import { FileStore } from '../../src/engine/store/file-store.js';
 import { isProcessAlive } from '../../src/engine/state.js';
 import { BIN, call, killEngineOf, requireBuilt, ROOT, tempHome, waitFor, weatherDefinition } from '../support/app.js';
+import { spawnDaemon, waitForDaemon, type DaemonState } from '../support/daemon.js';
 
 beforeAll(() => requireBuilt());
 
@@ -98,25 +99,11 @@ describe('the file store under kill -9', () => {
 });
 
 function startDaemon(home: string): ChildProcess {
-  const child = spawn(process.execPath, [join(ROOT, 'dist/engine/daemon.js')], {
-    env: { PATH: process.env.PATH, MCPCTL_HOME: home, MCPCTL_RATE_LIMIT: '0' },
-    stdio: 'ignore',
-    detached: true,
-  });
-  children.push(child);
-  return child;
+  return spawnDaemon({ PATH: process.env.PATH, MCPCTL_HOME: home, MCPCTL_RATE_LIMIT: '0' }, children);
 }
 
-async function engineState(home: string): Promise<{ url: string; apiKey: string; pid: number }> {
-  return waitFor('the engine state file', async () => {
-    try {
-      const state = JSON.parse(await readFile(join(home, 'engine.json'), 'utf8')) as { url: string; apiKey: string; pid: number };
-      const health = await call(state.url, 'GET', '/v1/health', { key: state.apiKey }).catch(() => undefined);
-      return health?.status === 200 ? state : undefined;
-    } catch {
-      return undefined;
-    }
-  });
+function engineState(home: string): Promise<DaemonState> {
+  return waitForDaemon(home, 15_000);
 }
 
 describe('the background engine under kill -9', () => {

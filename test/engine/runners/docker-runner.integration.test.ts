@@ -4,8 +4,7 @@
  * can be had). The base image is this machine's node, imported (no registry is reachable).
  * Needs the built package (dist/): the image holds it.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toBuildRequest } from '../../../src/api/build-request.js';
@@ -17,6 +16,7 @@ import { isProcessAlive } from '../../../src/engine/state.js';
 import { writeBundle } from '../../../src/runtime/bundle.js';
 import { BUNDLE_DIGEST_ANNOTATION, CONTAINER_USER, imageName, LABELS } from '../../../src/runtime/image.js';
 import { call, killEngineOf, requireBuilt, ROOT, tempHome } from '../../support/app.js';
+import { spawnDaemon, waitForDaemon } from '../../support/daemon.js';
 import { dockerSkipReason, ensureNodeBaseImage, removeContainers, startTestDocker, type TestDocker } from '../../support/docker.js';
 import { tempDir, type TempDir } from '../../support/temp.js';
 import { waitFor } from '../../support/wait.js';
@@ -183,25 +183,8 @@ describe.skipIf(dockerSkipReason !== undefined)(`the Docker runner${dockerSkipRe
       MCPCTL_DOCKER_BASE_IMAGE: baseImage,
       ...docker.env,
     };
-    const startDaemon = () => {
-      const child = spawn(process.execPath, [join(ROOT, 'dist/engine/daemon.js')], { env, stdio: 'ignore', detached: true });
-      children.push(child);
-      return child;
-    };
-    const engineState = () =>
-      waitFor(
-        'the engine to listen',
-        async () => {
-          try {
-            const state = JSON.parse(await readFile(join(home, 'engine.json'), 'utf8')) as { url: string; apiKey: string; pid: number; runner?: string };
-            const health = await call(state.url, 'GET', '/v1/health', { key: state.apiKey }).catch(() => undefined);
-            return health?.status === 200 ? state : undefined;
-          } catch {
-            return undefined;
-          }
-        },
-        60_000,
-      );
+    const startDaemon = () => spawnDaemon(env, children);
+    const engineState = () => waitForDaemon(home);
     const cli = (args: string[]) => runCli(args, env);
     startDaemon();
     const state = await engineState();

@@ -10,15 +10,15 @@
  * (the test builds it first with `mcpctl export image`). Skipped otherwise, with the reason in the
  * test's name. Needs the built package (dist/): the image holds it.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectCluster, labelSelector, type Cluster } from '../../../src/engine/kubernetes/cluster.js';
 import { engineLabel, ENGINE_LABELS } from '../../../src/engine/kubernetes/plan.js';
 import { call, killEngineOf, requireBuilt, ROOT, tempHome } from '../../support/app.js';
+import { spawnDaemon, waitForDaemon } from '../../support/daemon.js';
 import type { TempDir } from '../../support/temp.js';
 import { waitFor } from '../../support/wait.js';
 import { runBin, type BinResult } from '../../support/cli.js';
@@ -95,24 +95,8 @@ describe('the kubernetes runner on a real cluster', () => {
         await run('kind', ['load', 'docker-image', image, '--name', env.MCPCTL_TEST_KIND_CLUSTER!], { timeout: 300_000 });
       }
 
-      const startDaemon = () => {
-        const child = spawn(process.execPath, [join(ROOT, 'dist/engine/daemon.js')], { env: cliEnv, stdio: 'ignore', detached: true });
-        children.push(child);
-      };
-      const engineState = () =>
-        waitFor(
-          'the engine to listen',
-          async () => {
-            try {
-              const state = JSON.parse(await readFile(join(home, 'engine.json'), 'utf8')) as { url: string; apiKey: string; runner?: string };
-              const health = await call(state.url, 'GET', '/v1/health', { key: state.apiKey }).catch(() => undefined);
-              return health?.status === 200 ? state : undefined;
-            } catch {
-              return undefined;
-            }
-          },
-          60_000,
-        );
+      const startDaemon = () => spawnDaemon(cliEnv, children);
+      const engineState = () => waitForDaemon(home);
       startDaemon();
       let state = await engineState();
       expect(state.runner).toBe('kubernetes');

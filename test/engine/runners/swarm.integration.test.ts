@@ -6,7 +6,7 @@
  * when told to (BREAK_AT_START), so every version is the same image and only the env changes.
  * Needs the built package (dist/): the image holds it.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +14,7 @@ import type { DockerClient } from '../../../src/engine/docker/engine-api.js';
 import { SERVICE_LABELS } from '../../../src/engine/docker/service-spec.js';
 import { isProcessAlive } from '../../../src/engine/state.js';
 import { call, killEngineOf, requireBuilt, ROOT, tempHome } from '../../support/app.js';
+import { spawnDaemon, waitForDaemon } from '../../support/daemon.js';
 import { dockerSkipReason, ensureNodeBaseImage, ensureSwarm, startTestDocker, type TestDocker } from '../../support/docker.js';
 import { tempDir, type TempDir } from '../../support/temp.js';
 import { waitFor } from '../../support/wait.js';
@@ -170,24 +171,8 @@ describe.skipIf(dockerSkipReason !== undefined)(
       };
       // the rest of the Swarm settings from the home's settings file (the environment variables come first)
       await writeFile(join(home, 'engine-settings.json'), JSON.stringify({ swarm: { spread: 'region', health_interval_seconds: 1 } }));
-      const startDaemon = () => {
-        const child = spawn(process.execPath, [join(ROOT, 'dist/engine/daemon.js')], { env, stdio: 'ignore', detached: true });
-        children.push(child);
-      };
-      const engineState = () =>
-        waitFor(
-          'the engine to listen',
-          async () => {
-            try {
-              const state = JSON.parse(await readFile(join(home, 'engine.json'), 'utf8')) as { url: string; apiKey: string; pid: number };
-              const health = await call(state.url, 'GET', '/v1/health', { key: state.apiKey }).catch(() => undefined);
-              return health?.status === 200 ? state : undefined;
-            } catch {
-              return undefined;
-            }
-          },
-          60_000,
-        );
+      const startDaemon = () => spawnDaemon(env, children);
+      const engineState = () => waitForDaemon(home);
       const file = join(folder.dir, 'server.yaml');
       const deploy = (appVersion: string, breakAtStart = 'no') =>
         runCli(['--json', 'deploy', file, '--env', 'production', '--env-var', 'APP_VERSION', '--env-var', 'BREAK_AT_START'], {
