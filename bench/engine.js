@@ -350,7 +350,15 @@ try {
     const registered = await registerMany(deployed[0]);
     deployed[0] = registered.deployment;
     const many = await gateway(registered.deployment, registered.engine.pid);
-    row(`gateway throughput, ${REGISTERED.toLocaleString('en')} deployments registered (1 running)`, many.via, 'req/s', one.via, WITH_ONE, undefined, many.ratio / one.ratio);
+    row(
+      `gateway throughput, ${REGISTERED.toLocaleString('en')} deployments registered (1 running)`,
+      many.via,
+      'req/s',
+      one.via,
+      WITH_ONE,
+      undefined,
+      many.ratio / one.ratio,
+    );
     row(`gateway: engine CPU per request, ${REGISTERED.toLocaleString('en')} registered`, many.engineUsPerRequest, 'µs', one.engineUsPerRequest, 'with 1');
     if (!gatewayOnly) await scaleRows(registered.engine, deployed, cold, one);
   }

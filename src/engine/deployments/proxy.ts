@@ -255,7 +255,16 @@ function upstreamHeaders(req: IncomingMessage, port: number, length: number, req
     if (HOP_BY_HOP.has(name) || REPLACED.has(name)) continue;
     headers.push(name, raw[i + 1]!);
   }
-  headers.push('x-forwarded-host', req.headers.host ?? '', 'x-forwarded-proto', 'http', 'x-forwarded-for', req.socket.remoteAddress ?? '', 'x-request-id', requestId);
+  headers.push(
+    'x-forwarded-host',
+    req.headers.host ?? '',
+    'x-forwarded-proto',
+    'http',
+    'x-forwarded-for',
+    req.socket.remoteAddress ?? '',
+    'x-request-id',
+    requestId,
+  );
   if (length > 0 || req.method === 'POST') headers.push('content-length', String(length));
   return headers;
 }
