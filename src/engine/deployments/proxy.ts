@@ -181,7 +181,6 @@ function forward(attempt: Attempt, args: ForwardArgs): Promise<'retry' | 'lost' 
       // The headers go out with the first piece of the body, in one write; an event stream whose
       // first event is not already here sends them on their own, so the client sees the stream open.
       let wrote = false;
-      answer.once('data', () => (wrote = true));
       if (contentType?.includes('text/event-stream') === true) {
         setImmediate(() => {
           if (!wrote && !res.destroyed) res.flushHeaders();
@@ -192,20 +191,25 @@ function forward(attempt: Attempt, args: ForwardArgs): Promise<'retry' | 'lost' 
       const chunks: Buffer[] = [];
       let kept = 0;
       let broke = false;
-      if (keep) {
-        answer.on('data', (chunk: Buffer) => {
-          if (kept + chunk.length <= PEEK_BYTES) {
-            chunks.push(chunk);
-            kept += chunk.length;
-          }
-        });
-      }
+      // Passed on by hand rather than by pipe(): one listener per event instead of pipe's set,
+      // made and removed at every request; the back-pressure is the same.
+      answer.on('data', (chunk: Buffer) => {
+        wrote = true;
+        if (keep && kept + chunk.length <= PEEK_BYTES) {
+          chunks.push(chunk);
+          kept += chunk.length;
+        }
+        if (!res.destroyed && !res.write(chunk)) answer.pause();
+      });
+      res.on('drain', () => answer.resume());
+      answer.on('end', () => {
+        if (!res.destroyed) res.end();
+      });
       answer.on('close', () => {
         if (answer.complete) return;
         broke = true;
         res.destroy();
       });
-      answer.pipe(res);
       res.on('close', () => {
         if (broke) return settle('done', 502, true);
         if (!res.writableFinished) {
