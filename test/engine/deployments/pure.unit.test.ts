@@ -218,7 +218,7 @@ describe('splitTarget', () => {
     '/d/a\\b/mcp',
     '//evil/d/x/mcp',
     '/d/x y/mcp',
-    "/d/x/mcp?a='b'&c=\"d\"<e>",
+    '/d/x/mcp?a=\'b\'&c="d"<e>',
     '/d/x/mcp?a=b c',
     '/d/caf\u00e9/mcp',
     '/.well-known/x',
