@@ -6,6 +6,7 @@
 // - the gateway: tools/call throughput and the p50 latency it adds, against the instance called
 //   directly, with 1 and with 100 deployments running, and with 1,000 registered (1 running, 999
 //   stopped ones that it replaced, written through the engine's own store while it is stopped);
+//   in alternated rounds once the engine's warm pool is full, as medians (see gateway());
 // - scale: deploy latency with 1, 20 and 100 existing deployments; the engine's memory with 1 and 100.
 // The deployments that fill the engine are development ones (one instance each), built and deployed
 // through the API two at a time. Whether an instance comes from a warm process or a cold one is the
@@ -24,7 +25,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { benchArgs, coldStart, cpuMs, loadMcp, median, report, rssMb } from './load.js';
+import { alternate, benchArgs, coldStart, cpuMs, loadMcp, median, report, rssMb } from './load.js';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const bin = join(root, 'bin', 'mcpctl.js');
@@ -40,6 +41,12 @@ delete env.MCPCTL_API_KEY;
 const SCALE = [1, 20, 100];
 const REGISTERED = 1000;
 const RUNS = 5;
+/**
+ * The gateway rows with many deployments against the one with 1: the ratio is of the gateway's
+ * share of direct throughput in each (measured minutes apart, the rates alone move with the
+ * machine's load; the shares do not, unless the deployments cost the gateway something).
+ */
+const WITH_ONE = 'with 1; ratio of the gateway/direct ratios';
 
 function mcpctl(...args) {
   const start = process.hrtime.bigint();
@@ -198,17 +205,40 @@ async function registerMany(deployment) {
       continue;
     }
     const now = await engine.get(`/v1/deploy/${deployment.deployment_id}/status`).catch(() => undefined);
-    if (now?.status === 'deployed' && now.instances?.[0]?.state === 'healthy') return { engine, deployment: remember(now) };
+    if (now?.status === 'deployed' && now.instances?.[0]?.state === 'healthy') {
+      await settled(engine);
+      return { engine, deployment: remember(now) };
+    }
     await sleep(200);
   }
   throw new Error(`${deployment.deployment_id} was not restored`);
 }
 
-/** Median CLI deploy latency of `runs` new development deployments (each adds one). */
-function deployLatency(runs, deployed) {
+/**
+ * Waits (bounded) until a started engine has filled its warm pool: the pool fills once the
+ * restore is done, and processes loading Node and the MCP SDK beside the measurement would be
+ * counted against the registered deployments.
+ */
+async function settled(engine) {
+  for (let i = 0; i < 150; i++) {
+    const pool = (await engine.get('/v1/health').catch(() => undefined))?.warm_pool;
+    if (pool === undefined || (pool.warming === 0 && pool.ready >= pool.size)) return;
+    await sleep(200);
+  }
+  process.stderr.write('bench: the warm pool did not fill within 30 s; measuring anyway\n');
+}
+
+/**
+ * Median CLI deploy latency of `runs` new development deployments (each adds one). Each deploy
+ * starts with the engine's warm pool full (the build before it, and the filling before that, took
+ * warm processes): what is measured is how the deploy grows with the deployments there are, not
+ * whether the pool had refilled yet.
+ */
+async function deployLatency(engine, runs, deployed) {
   const times = [];
   for (let i = 0; i < runs; i++) {
     const server = mcpctl('build', definition(`measured-${servers++}`)).data;
+    await settled(engine);
     const r = mcpctl('deploy', server.mcp_id, '--env', 'development');
     deployed.push(remember(r.data));
     times.push(r.ms);
@@ -216,46 +246,55 @@ function deployLatency(runs, deployed) {
   return median(times);
 }
 
+/** alternated rounds of the gateway against direct calls, after a warm-up of each */
+const GATEWAY_ROUNDS = 3;
+
 /**
- * Gateway against direct on one deployment, alternated, the best of two rounds each; and the CPU
- * the engine spends per request passed through it, against what the instance spends per request.
+ * Gateway against direct on one deployment, in alternated rounds after a warm-up of each (see
+ * alternate in load.js): medians of each side, the median of the rounds' ratios and of their p50
+ * differences; and the CPU the engine spends per request passed through it, against what the
+ * instance spends per request.
  */
 async function gateway(deployment, enginePid) {
   const url = new URL(deployment.url);
   const port = deployment.instances?.[0]?.port;
   const instancePid = deployment.instances?.[0]?.pid;
   if (port === undefined) throw new Error('the deployment does not show its instance port');
-  const direct = [];
-  const via = [];
   // CPU per request: the engine's while requests pass through it, less its own while they go
   // straight to the instance (it reads the instance's log lines either way)
   const cpu = { engineVia: 0, engineDirect: 0, instance: 0, via: 0, direct: 0 };
-  for (let round = 0; round < 2; round++) {
-    let e0 = cpuMs(enginePid);
-    const d = await loadMcp({ port, name: 'echo', args: { text: 'hi' }, seconds });
-    cpu.engineDirect += cpuMs(enginePid) - e0;
-    cpu.direct += d.requests;
-    direct.push(d);
-    e0 = cpuMs(enginePid);
+  const run = async (side, warm) => {
+    const e0 = cpuMs(enginePid);
     const i0 = cpuMs(instancePid);
-    const r = await loadMcp({ port: Number(url.port), path: `${url.pathname}/mcp`, name: 'echo', args: { text: 'hi' }, seconds });
-    cpu.engineVia += cpuMs(enginePid) - e0;
-    cpu.instance += cpuMs(instancePid) - i0;
-    cpu.via += r.requests;
-    via.push(r);
-  }
-  const best = (runs) => runs.reduce((a, b) => (b.rps > a.rps ? b : a));
+    const time = warm ? 1 : seconds;
+    const r =
+      side === 'a'
+        ? await loadMcp({ port, name: 'echo', args: { text: 'hi' }, seconds: time })
+        : await loadMcp({ port: Number(url.port), path: `${url.pathname}/mcp`, name: 'echo', args: { text: 'hi' }, seconds: time });
+    if (warm) return r;
+    if (side === 'a') {
+      cpu.engineDirect += cpuMs(enginePid) - e0;
+      cpu.direct += r.requests;
+    } else {
+      cpu.engineVia += cpuMs(enginePid) - e0;
+      cpu.instance += cpuMs(instancePid) - i0;
+      cpu.via += r.requests;
+    }
+    return r;
+  };
+  const { a: direct, b: via, ratio } = await alternate(GATEWAY_ROUNDS, run);
   return {
-    direct: best(direct),
-    via: best(via),
-    p50Direct: Math.min(...direct.map((r) => r.p50)),
-    p50Via: Math.min(...via.map((r) => r.p50)),
+    direct: median(direct.map((r) => r.rps)),
+    via: median(via.map((r) => r.rps)),
+    ratio,
+    p50Direct: median(direct.map((r) => r.p50)),
+    p50Added: median(via.map((r, i) => r.p50 - direct[i].p50)),
     engineUsPerRequest: (1000 * cpu.engineVia) / cpu.via - (1000 * cpu.engineDirect) / cpu.direct,
     instanceUsPerRequest: (1000 * cpu.instance) / cpu.via,
   };
 }
 
-const row = (name, value, unit, reference, referenceName, target) => report({ name, value, unit, reference, referenceName, target }, json);
+const row = (name, value, unit, reference, referenceName, target, ratio) => report({ name, value, unit, reference, referenceName, target, ratio }, json);
 
 /** Deploy latency as the engine fills up, then the gateway and the engine's memory with all of them. */
 async function scaleRows(engine, deployed, cold, one) {
@@ -263,7 +302,7 @@ async function scaleRows(engine, deployed, cold, one) {
   const latency = new Map();
   for (const existing of SCALE) {
     await fillTo(engine, deployed, existing);
-    latency.set(existing, deployLatency(3, deployed));
+    latency.set(existing, await deployLatency(engine, 3, deployed));
   }
   const base = latency.get(1);
   row('mcpctl deploy <mcp_id> --env development', base, 'ms', cold, 'minimal SDK server cold start', '≤ 0.75×');
@@ -271,7 +310,7 @@ async function scaleRows(engine, deployed, cold, one) {
     row(`deploy latency, ${existing} existing deployments`, latency.get(existing), 'ms', base, 'with 1', existing === 100 ? '≤ 1.2×' : undefined);
   }
   const many = await gateway(deployed[0], engine.pid);
-  row(`gateway throughput, ${deployed.length} deployments running`, many.via.rps, 'req/s', one.via.rps, 'with 1', undefined);
+  row(`gateway throughput, ${deployed.length} deployments running`, many.via, 'req/s', one.via, WITH_ONE, undefined, many.ratio / one.ratio);
   row(`memory (RSS): engine with ${deployed.length} deployments`, rssMb(engine.pid), 'MB', engineRss1, 'with 1', undefined);
 }
 
@@ -304,19 +343,29 @@ try {
 
   if (cliOnly) {
     deployed.push(remember(mcpctl('deploy', built.mcp_id, '--env', 'development').data));
-    row('mcpctl deploy <mcp_id> --env development', deployLatency(RUNS, deployed), 'ms', cold, COLD, '≤ 0.75×');
+    row('mcpctl deploy <mcp_id> --env development', await deployLatency(engine, RUNS, deployed), 'ms', cold, COLD, '≤ 0.75×');
   } else {
     // one deployment alone: the gateway against calling its instance directly
     deployed.push(remember(mcpctl('deploy', built.mcp_id, '--env', 'development').data));
+    await settled(engine);
     const one = await gateway(deployed[0], engine.pid);
-    row('gateway tools/call throughput, 20 connections', one.via.rps, 'req/s', one.direct.rps, 'the instance called directly', '≥ 0.95×');
-    row('gateway p50 latency added', one.p50Via - one.p50Direct, 'ms', one.p50Direct, 'direct p50', '≤ 1 ms');
+    row('gateway tools/call throughput, 20 connections', one.via, 'req/s', one.direct, 'the instance called directly', '≥ 0.95×', one.ratio);
+    row('gateway p50 latency added', one.p50Added, 'ms', one.p50Direct, 'direct p50', '≤ 1 ms');
     row('gateway: engine CPU per request', one.engineUsPerRequest, 'µs', one.instanceUsPerRequest, 'instance CPU per request');
     // the same deployment among 1,000 registered: the scale rows below run with these in the store
     const registered = await registerMany(deployed[0]);
     deployed[0] = registered.deployment;
     const many = await gateway(registered.deployment, registered.engine.pid);
-    row(`gateway throughput, ${REGISTERED.toLocaleString('en')} deployments registered (1 running)`, many.via.rps, 'req/s', one.via.rps, 'with 1', undefined);
+    row(
+      `gateway throughput, ${REGISTERED.toLocaleString('en')} deployments registered (1 running)`,
+      many.via,
+      'req/s',
+      one.via,
+      WITH_ONE,
+      undefined,
+      many.ratio / one.ratio,
+    );
+    row(`gateway: engine CPU per request, ${REGISTERED.toLocaleString('en')} registered`, many.engineUsPerRequest, 'µs', one.engineUsPerRequest, 'with 1');
     if (!gatewayOnly) await scaleRows(registered.engine, deployed, cold, one);
   }
 } finally {

@@ -32,9 +32,17 @@ export function startProcess(argv, options = {}) {
   });
 }
 
+/** A share of failed requests above which a load run is not a measurement. */
+export const MAX_ERROR_SHARE = 0.01;
+/** After a failed request a connection's loop waits this long: a refused port must not spin it. */
+const ERROR_PAUSE_MS = 20;
+
 /**
  * Sends tools/call `name` from CONNECTIONS loops for `seconds` to http://127.0.0.1:port{path};
- * returns requests per second and the median latency in ms.
+ * returns requests per second and the median latency in ms of the requests answered 200, and how
+ * many failed (another status, or a connection error). A few failures on a loaded machine (a 503
+ * while an instance restarts) are counted and reported; more than MAX_ERROR_SHARE of the requests
+ * fails the run, saying what the first failure was.
  */
 export async function loadMcp({ port, path = '/mcp', name, args = {}, seconds, host = '127.0.0.1', headers: extra = {} }) {
   const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
@@ -46,30 +54,68 @@ export async function loadMcp({ port, path = '/mcp', name, args = {}, seconds, h
     'content-length': Buffer.byteLength(body),
     ...extra,
   };
+  let errors = 0;
+  let firstError;
+  /** Resolves true when answered 200, false (counted) otherwise. */
   const once = () =>
-    new Promise((resolve, reject) => {
+    new Promise((resolve) => {
+      const failed = (why) => {
+        errors += 1;
+        firstError ??= why;
+        setTimeout(() => resolve(false), ERROR_PAUSE_MS);
+      };
       const req = request({ host, port, path, method: 'POST', headers, agent }, (res) => {
         res.resume();
-        res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`status ${res.statusCode} from ${path}`))));
+        res.on('end', () => (res.statusCode === 200 ? resolve(true) : failed(`status ${res.statusCode} from ${path}`)));
+        res.on('error', (error) => failed(error.message));
       });
-      req.on('error', reject);
+      req.on('error', (error) => failed(`${error.code ?? error.message} from ${path}`));
       req.end(body);
     });
-  for (let i = 0; i < 200; i++) await once(); // warm up
+  // warm up: bounded, and it must mostly work
+  let warm = 0;
+  for (let i = 0; i < 200; i++) if (await once()) warm += 1;
+  if (warm < 190) throw new Error(`the warm-up of ${path} on port ${port} failed ${200 - warm} of 200 requests: ${firstError}`);
+  errors = 0;
+  firstError = undefined;
   const latencies = [];
   const end = Date.now() + seconds * 1000;
   await Promise.all(
     Array.from({ length: CONNECTIONS }, async () => {
       while (Date.now() < end) {
         const start = process.hrtime.bigint();
-        await once();
-        latencies.push(Number(process.hrtime.bigint() - start) / 1e6);
+        if (await once()) latencies.push(Number(process.hrtime.bigint() - start) / 1e6);
       }
     }),
   );
   agent.destroy();
+  const total = latencies.length + errors;
+  if (errors > 0) process.stderr.write(`bench: ${errors} of ${total} requests to ${path} on port ${port} failed; the first: ${firstError}\n`);
+  if (total === 0 || errors > MAX_ERROR_SHARE * total) {
+    throw new Error(`${errors} of ${total} requests to ${path} on port ${port} failed (more than ${MAX_ERROR_SHARE * 100}%); the first: ${firstError}`);
+  }
   latencies.sort((a, b) => a - b);
-  return { rps: latencies.length / seconds, p50: latencies[Math.floor(latencies.length / 2)] ?? NaN, requests: latencies.length };
+  return { rps: latencies.length / seconds, p50: latencies[Math.floor(latencies.length / 2)] ?? NaN, requests: latencies.length, errors };
+}
+
+/**
+ * Measures two sides in `rounds` alternated rounds (A B, then B A, …, so neither always runs on a
+ * warmer machine), after one discarded warm-up round of each (`run(side, true)`: it may be shorter);
+ * `run(side)` returns a load result.
+ * Returns each side's results and the median of the paired ratios b/a (each pair measured back
+ * to back), which a drift of the machine's load over the rounds moves least.
+ */
+export async function alternate(rounds, run, warmUp = true) {
+  if (warmUp) {
+    await run('a', true);
+    await run('b', true);
+  }
+  const a = [];
+  const b = [];
+  for (let round = 0; round < rounds; round++) {
+    for (const side of round % 2 === 0 ? ['a', 'b'] : ['b', 'a']) (side === 'a' ? a : b).push(await run(side));
+  }
+  return { a, b, ratio: median(b.map((r, i) => r.rps / a[i].rps)) };
 }
 
 /** Median of a list of numbers. */

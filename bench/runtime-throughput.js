@@ -1,19 +1,22 @@
 #!/usr/bin/env node
 // A built server (serve-bundle from a bundle) against the minimal server written directly on the
 // MCP SDK (bench/minimal-sdk-server.js), measured in the same run:
-// - tools/call throughput over loopback HTTP, 20 connections, a fixed time each (target ≥ 1.0×);
+// - tools/call throughput over loopback HTTP, 20 connections, in alternated rounds after an equal
+//   warm-up, the median of the rounds' ratios (target ≥ 1.0×);
 // - memory (RSS) of each, idle after start.
-// Usage: node bench/runtime-throughput.js [--seconds 5] [--json]   (needs `npm run build` first)
+// Usage: node bench/runtime-throughput.js [--seconds 4] [--json]   (needs `npm run build` first)
 // Every process started here is stopped here; requests go to 127.0.0.1 only.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { benchArgs, loadMcp, report, rssMb, startProcess } from './load.js';
+import { alternate, benchArgs, loadMcp, median, report, rssMb, startProcess } from './load.js';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
-const { seconds, json: asJson } = benchArgs(5);
+const { seconds, json: asJson } = benchArgs(4);
+/** alternated rounds of each side: the row swung ±15% run to run with two */
+const ROUNDS = 5;
 
 const inputSchema = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] };
 
@@ -40,20 +43,19 @@ try {
     asJson,
   );
 
-  // alternate, so that neither side always runs on a warmer machine
-  const reference = [];
-  const measured = [];
-  for (let round = 0; round < 2; round++) {
-    reference.push((await loadMcp({ port: minimal.port, name: 'echo', args: { text: 'hello' }, seconds })).rps);
-    measured.push((await loadMcp({ port: built.port, name: 'echo', args: { text: 'hello' }, seconds })).rps);
-  }
+  // Alternated rounds after an equal warm-up of both; the ratio is the median of the rounds' ratios
+  // (each pair measured back to back), the values the medians of each side.
+  const load = (server, warm) => loadMcp({ port: server.port, name: 'echo', args: { text: 'hello' }, seconds: warm ? Math.min(2, seconds) : seconds });
+  const rounds = alternate(ROUNDS, (side, warm) => load(side === 'a' ? minimal : built, warm));
+  const { a: reference, b: measured, ratio } = await rounds;
   report(
     {
       name: 'runtime tools/call throughput',
-      value: Math.max(...measured),
+      value: median(measured.map((r) => r.rps)),
       unit: 'req/s',
-      reference: Math.max(...reference),
+      reference: median(reference.map((r) => r.rps)),
       referenceName: 'minimal SDK server',
+      ratio,
       target: '≥ 1.0×',
     },
     asJson,

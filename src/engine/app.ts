@@ -86,13 +86,13 @@ export function createApp(options: AppOptions): App {
     const started = clock();
     const method = req.method ?? 'GET';
     const path = pathOf(req.url);
-    const log = logger.child({ request_id: requestId });
+    // The gateway's requests (most of the engine's traffic) need neither a logger of their own
+    // nor an abort signal: both are made only for the API's.
+    let child: Logger | undefined;
+    const log = () => (child ??= logger.child({ request_id: requestId }));
     res.setHeader('X-Request-Id', requestId);
     const meta = () => ({ request_id: requestId, timestamp: new Date(clock()).toISOString() });
-    const controller = new AbortController();
-    res.once('close', () => {
-      if (!res.writableFinished) controller.abort(new Error('the client went away'));
-    });
+    let controller: AbortController | undefined;
     const send = (status: number, body: Omit<EnvelopeBody, 'meta'>, headers: Record<string, string> = {}) => {
       sendJson(res, status, { ...body, meta: meta() }, { headers });
     };
@@ -111,6 +111,10 @@ export function createApp(options: AppOptions): App {
         if (options.deployments !== undefined && (await options.deployments.handleGateway(req, res))) return;
         throw new ServiceError('not_found', `nothing is served at ${path}; the API is under /v1`);
       }
+      const aborts = (controller = new AbortController());
+      res.once('close', () => {
+        if (!res.writableFinished) aborts.abort(new Error('the client went away'));
+      });
       if (draining) throw new HttpError('unavailable', 'the engine is stopping; retry in a moment', { 'Retry-After': '1' });
       const key = authenticate(req, keyDigest);
       const decision = limiter.take(key);
@@ -134,8 +138,8 @@ export function createApp(options: AppOptions): App {
         const idempotencyKey = header(req, 'idempotency-key');
         if (route.idempotent === true && idempotencyKey !== undefined) {
           const outcome = await idempotency.begin(idempotencyKey, `${key}\n${method} ${path}`, raw, {
-            signal: controller.signal,
-            onWait: () => log.info('waiting for the earlier request with this Idempotency-Key, to replay its answer', { method, path }),
+            signal: aborts.signal,
+            onWait: () => log().info('waiting for the earlier request with this Idempotency-Key, to replay its answer', { method, path }),
           });
           if ('replay' in outcome) {
             const stored = outcome.replay.body as Omit<EnvelopeBody, 'meta'>;
@@ -149,7 +153,7 @@ export function createApp(options: AppOptions): App {
         req.resume();
       }
 
-      const context: RouteContext = { req, res, requestId, params, query, body, signal: controller.signal, log };
+      const context: RouteContext = { req, res, requestId, params, query, body, signal: aborts.signal, log: log() };
       const reply = await route.handle(context);
       if (reply === 'streamed') return;
       const envelope = { success: reply.status < 400, data: reply.data };
@@ -159,16 +163,16 @@ export function createApp(options: AppOptions): App {
     } catch (error) {
       // A client that went away (an upload cut short, a request body too slow) is not a failure
       // of the engine: no answer can reach it, and the log says what happened.
-      if (error instanceof ClientGoneError || (controller.signal.aborted && !(error instanceof ServiceError))) {
+      if (error instanceof ClientGoneError || (controller?.signal.aborted === true && !(error instanceof ServiceError))) {
         const timedOut = TIMED_OUT.has(req.socket);
         res.statusCode = timedOut ? statusOf('request_timeout') : CLIENT_GONE;
-        log.info(timedOut ? 'the request did not arrive in time' : 'the client went away before the request was read', { method, path: path ?? '(invalid)' });
+        log().info(timedOut ? 'the request did not arrive in time' : 'the client went away before the request was read', { method, path: path ?? '(invalid)' });
         res.destroy();
         return;
       }
       const known = error instanceof ServiceError ? error : undefined;
       if (known === undefined) {
-        log.error('unexpected error', { method, path, error });
+        log().error('unexpected error', { method, path, error });
       }
       const failure = known ?? new ServiceError('internal', `an unexpected error occurred; report it with the request id ${requestId}`);
       const status = statusOf(failure.code);
@@ -185,10 +189,12 @@ export function createApp(options: AppOptions): App {
       await claim?.finish(undefined);
       const status = res.statusCode;
       const fields = { method, path: path ?? '(invalid)', status, duration_ms: clock() - started };
-      if (status >= 500 && status !== 501 && status !== 503) log.warn('request failed', fields);
+      if (status >= 500 && status !== 501 && status !== 503) log().warn('request failed', fields);
       // Health checks come every few seconds from clients: kept out of the info log.
-      else if (path === '/v1/health' && status < 400) log.debug('request', fields);
-      else log.info('request', fields);
+      else if (path === '/v1/health' && status < 400) log().debug('request', fields);
+      // the same line as the request's own logger writes, without making one
+      else if (child === undefined) logger.info('request', { request_id: requestId, ...fields });
+      else child.info('request', fields);
     }
   };
 

@@ -38,10 +38,11 @@ export function createLogger(options: CreateLoggerOptions, base: Record<string, 
 }
 
 /**
- * `write` for the lines of one turn of the event loop at once (the engine logs a line per request):
- * one write instead of one per line. What is still waiting is written when the process exits.
+ * `write` for the lines of `delayMs` at once (the engine logs a line per request): one write for
+ * the lines of many requests instead of one per line or per turn of the event loop. What is still
+ * waiting is written when the process exits.
  */
-export function batchedWrite(write: (text: string) => void): (line: string) => void {
+export function batchedWrite(write: (text: string) => void, delayMs = 20): (line: string) => void {
   let pending: string[] = [];
   const flush = (): void => {
     if (pending.length === 0) return;
@@ -51,7 +52,7 @@ export function batchedWrite(write: (text: string) => void): (line: string) => v
   };
   process.on('exit', flush);
   return (line) => {
-    if (pending.push(line) === 1) setImmediate(flush);
+    if (pending.push(line) === 1) setTimeout(flush, delayMs).unref();
   };
 }
 

@@ -226,14 +226,11 @@ export function createRoutes(deps: RouteDeps): Router<Route> {
       const status = readEnum(ctx.query, 'status', DEPLOYMENT_STATES);
       const mcpId = ctx.query.get('mcp_id') ?? undefined;
       const name = ctx.query.get('name');
-      let records = await store.listDeployments({
+      const records = await store.listDeployments({
         ...(mcpId === undefined ? {} : { mcpId }),
         ...(environment === undefined ? {} : { environment }),
+        ...(name === null ? {} : { serverName: name }),
       });
-      if (name !== null) {
-        const ids = new Set((await store.listServers()).filter((r) => r.server.name === name).map((r) => r.server.mcp_id));
-        records = records.filter((r) => ids.has(r.mcpId));
-      }
       // The status filter applies to the live view, which may be newer than the stored one.
       const views = await Promise.all(records.map(viewDeployment));
       return { status: 200, data: { deployments: views.filter((d) => status === undefined || d.status === status) } };

@@ -45,13 +45,27 @@ export interface TestRunRecord {
 }
 
 /** Persistence. Every write is atomic: a crash never leaves a half-written record. */
+/** Which deployment records a query returns: each field given must match. */
+export interface DeploymentFilter {
+  mcpId?: string;
+  environment?: string;
+  status?: string;
+  /** records of builds of the server with this name */
+  serverName?: string;
+  /** records that were `deployed` at some point (rollback and redeploy candidates) */
+  wasDeployed?: boolean;
+  /** at most this many, the newest */
+  limit?: number;
+}
+
 export interface Store {
   putServer(record: ServerRecord): Promise<void>;
   getServer(mcpId: string): Promise<ServerRecord | undefined>;
   listServers(): Promise<ServerRecord[]>;
   putDeployment(record: DeploymentRecord): Promise<void>;
   getDeployment(deploymentId: string): Promise<DeploymentRecord | undefined>;
-  listDeployments(filter?: { mcpId?: string; environment?: string; status?: string }): Promise<DeploymentRecord[]>;
+  /** the records that match every field of `filter`, newest first; only those are copied */
+  listDeployments(filter?: DeploymentFilter): Promise<DeploymentRecord[]>;
   putTestRun(record: TestRunRecord): Promise<void>;
   /** idempotency: the stored response of a request key, with a hash of its body */
   getIdempotent(key: string): Promise<{ bodyHash: string; status: number; body: unknown } | undefined>;

@@ -80,6 +80,43 @@ describe('FileStore', () => {
     expect(await store.getServer('mcp_none')).toBeUndefined();
   });
 
+  it('returns exactly the deployments a filter asks for: by server name, ever deployed, the newest few', async () => {
+    const store = await open(await storeDir());
+    await store.putServer(server('mcp_a1', 'alpha'));
+    await store.putServer(server('mcp_a2', 'alpha'));
+    await store.putServer(server('mcp_b', 'beta'));
+    const at = (day: number) => `2026-02-${String(day).padStart(2, '0')}T00:00:00.000Z`;
+    const put = async (id: string, mcpId: string, day: number, everDeployed: boolean, environment: 'development' | 'staging' = 'development') => {
+      const record = deployment(id, mcpId, environment, everDeployed ? 'stopped' : 'stopped', at(day));
+      record.deployment.transitions = [
+        { status: 'deploying', at: at(day) },
+        ...(everDeployed ? [{ status: 'deployed' as const, at: at(day) }] : []),
+        { status: everDeployed ? ('stopped' as const) : ('failed' as const), at: at(day) },
+      ];
+      await store.putDeployment(record);
+    };
+    await put('deploy_1', 'mcp_a1', 1, true);
+    await put('deploy_2', 'mcp_b', 2, true);
+    await put('deploy_3', 'mcp_a2', 3, true);
+    await put('deploy_4', 'mcp_a2', 4, false);
+    await put('deploy_5', 'mcp_a1', 5, true, 'staging');
+    await put('deploy_6', 'mcp_gone', 6, true);
+    const ids = async (filter: Parameters<FileStore['listDeployments']>[0]) => (await store.listDeployments(filter)).map((r) => r.deployment.deployment_id);
+
+    expect(await ids({ serverName: 'alpha' })).toEqual(['deploy_5', 'deploy_4', 'deploy_3', 'deploy_1']);
+    expect(await ids({ serverName: 'alpha', environment: 'development' })).toEqual(['deploy_4', 'deploy_3', 'deploy_1']);
+    expect(await ids({ serverName: 'alpha', environment: 'development', wasDeployed: true })).toEqual(['deploy_3', 'deploy_1']);
+    expect(await ids({ serverName: 'alpha', environment: 'development', wasDeployed: true, limit: 1 })).toEqual(['deploy_3']);
+    expect(await ids({ wasDeployed: false })).toEqual(['deploy_4']);
+    expect(await ids({ serverName: 'nobody' })).toEqual([]);
+    expect(await ids({ limit: 0 })).toEqual([]);
+    expect(await ids({ limit: 2 })).toEqual(['deploy_6', 'deploy_5']);
+    // what comes back is a copy
+    const [first] = await store.listDeployments({ serverName: 'beta' });
+    first!.deployment.status = 'failed';
+    expect((await store.getDeployment('deploy_2'))!.deployment.status).toBe('stopped');
+  });
+
   it('hands out copies: changing a returned record does not change the store', async () => {
     const store = await open(await storeDir());
     await store.putServer(server('mcp_a'));

@@ -26,7 +26,7 @@ import { checkDomain, DEFAULT_LIMITS, devIdleFromEnv, resolveScaling, type Deplo
 import { LiveDeployment } from './live-deployment.js';
 import { LogBook } from './log-book.js';
 import { newDeploymentRecord } from './new-record.js';
-import { followLogs, readLogs, readMetrics, type Observed } from './observe.js';
+import { followLogs, readLogs, readMetrics, storedView, type Observed } from './observe.js';
 import { History } from './history.js';
 import { Registry } from './registry.js';
 import { failInterrupted, restoreOne, stopLeftInstances, type RestoreContext } from './restore.js';
@@ -205,7 +205,8 @@ class Deployments implements LocalDeploymentService {
   async status(deploymentId: string): Promise<Deployment | undefined> {
     const live = this.registry.get(deploymentId);
     if (live !== undefined) return live.toDeployment();
-    return (await this.store.getDeployment(deploymentId))?.deployment;
+    const record = await this.store.getDeployment(deploymentId);
+    return record === undefined ? undefined : storedView(record.deployment);
   }
 
   async waitForChange(deploymentId: string, timeoutMs: number, signal?: AbortSignal): Promise<Deployment | undefined> {
@@ -218,7 +219,7 @@ class Deployments implements LocalDeploymentService {
     if (record === undefined) return undefined;
     // Not running here, so nothing will change it: wait out the time as asked.
     await sleep(timeoutMs, undefined, { signal }).catch(() => undefined);
-    return record.deployment;
+    return this.status(deploymentId);
   }
 
   async logs(deploymentId: string, options: { since?: string; limit?: number }): Promise<LogLine[]> {
@@ -254,7 +255,7 @@ class Deployments implements LocalDeploymentService {
     applyTransition(record.deployment, 'stopped', this.clock(), 'stopped on request');
     record.version += 1;
     await this.store.putDeployment(record);
-    return record.deployment;
+    return storedView(record.deployment);
   }
 
   async rollback(deploymentId: string, options: { wait: boolean } = { wait: true }): Promise<Deployment> {

@@ -34,18 +34,18 @@ export function createGateway(routes: GatewayRoutes, options: GatewayOptions): G
   const agent = new Agent({ keepAlive: true, maxSockets: 256, timeout: UPSTREAM_IDLE_MS });
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
-    const url = new URL(req.url ?? '/', 'http://gateway');
+    const { pathname, search } = splitTarget(req.url ?? '/');
     let target: { upstream: Upstream | undefined; name: string; rest: string };
-    if (url.pathname.startsWith(`${GATEWAY_PREFIX}/`)) {
-      const [name = '', ...rest] = url.pathname.slice(GATEWAY_PREFIX.length + 1).split('/');
+    if (pathname.startsWith(`${GATEWAY_PREFIX}/`)) {
+      const [name = '', ...rest] = pathname.slice(GATEWAY_PREFIX.length + 1).split('/');
       target = { upstream: routes.byName(name), name, rest: `/${rest.join('/')}` };
     } else {
-      if (url.pathname !== '/mcp' && url.pathname !== '/health') return false;
+      if (pathname !== '/mcp' && pathname !== '/health') return false;
       const host = (req.headers.host ?? '').replace(/:\d+$/, '').toLowerCase();
       const upstream = host === '' ? undefined : routes.byDomain(host);
       // Not one of ours: the engine's own routes answer it.
       if (upstream === undefined) return false;
-      target = { upstream, name: upstream.id, rest: url.pathname };
+      target = { upstream, name: upstream.id, rest: pathname };
     }
     const { upstream, name, rest } = target;
     if (rest !== '/mcp' && rest !== '/health') {
@@ -74,8 +74,26 @@ export function createGateway(routes: GatewayRoutes, options: GatewayOptions): G
       sendJson(res, report.healthy ? 200 : 503, report.body, { headOnly: req.method === 'HEAD' });
       return true;
     }
-    await proxyMcp(upstream, req, res, { search: url.search, agent, ...options });
+    await proxyMcp(upstream, req, res, { search, agent, ...options });
     return true;
   };
   return Object.assign(handle, { close: () => agent.destroy() });
+}
+
+/**
+ * The path and query of a request target, as `new URL(target, base)` gives them for the targets
+ * the gateway routes (origin-form, `/d/<name>/mcp?x=1`), without building a URL per request:
+ * dot segments resolved, percent-encoding left as sent. Anything unusual goes through URL.
+ */
+export function splitTarget(target: string): { pathname: string; search: string } {
+  const hash = target.indexOf('#');
+  const bare = hash === -1 ? target : target.slice(0, hash);
+  const query = bare.indexOf('?');
+  const pathname = query === -1 ? bare : bare.slice(0, query);
+  if (pathname.startsWith('/') && !pathname.startsWith('//') && !/[^A-Za-z0-9._~!$&'()*+,;=:@%/-]|\/\.|%2e/i.test(pathname)) {
+    const search = query === -1 || query === bare.length - 1 ? '' : bare.slice(query);
+    if (!/[^\x21-\x7e]|["'<>]/.test(search)) return { pathname, search };
+  }
+  const url = new URL(target, 'http://gateway');
+  return { pathname: url.pathname, search: url.search };
 }

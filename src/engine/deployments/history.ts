@@ -32,13 +32,17 @@ export class History {
     return name;
   }
 
-  /** The newest deployment of this server and environment that was ever deployed. */
+  /**
+   * The newest deployment of this server and environment that was ever deployed: the newest such
+   * record on disk (one record copied, however many there are), or a running one whose `deployed`
+   * is still on its way to the disk.
+   */
   async previous(name: string, environment: Environment): Promise<string | undefined> {
-    let best: DeploymentRecord | undefined;
-    const records = (await this.store.listDeployments({ environment })).map((r) => this.registry.get(r.deployment.deployment_id)?.record ?? r);
-    for (const record of records) {
-      if (!wasDeployed(record.deployment) || (await this.serverNameOf(record.mcpId)) !== name) continue;
-      if (best === undefined || (record.deployment.created_at ?? '') > (best.deployment.created_at ?? '')) best = record;
+    const [stored] = await this.store.listDeployments({ serverName: name, environment, wasDeployed: true, limit: 1 });
+    let best = stored === undefined ? undefined : (this.registry.get(stored.deployment.deployment_id)?.record ?? stored);
+    for (const live of this.registry.all()) {
+      if (live.serverName !== name || live.environment !== environment || !wasDeployed(live.record.deployment)) continue;
+      if (best === undefined || (live.createdAt ?? '') > (best.deployment.created_at ?? '')) best = live.record;
     }
     return best?.deployment.deployment_id;
   }

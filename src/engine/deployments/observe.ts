@@ -2,7 +2,7 @@
  * Reading a deployment: its log (live, or from disk when it no longer runs here), following its
  * log, and its metrics over a window.
  */
-import type { LogLine, Metrics } from '../../api/contract.js';
+import type { Deployment, LogLine, Metrics } from '../../api/contract.js';
 import { ServiceError, type DeploymentRecord } from '../types.js';
 import { LogBook } from './log-book.js';
 import { summarizeMetrics } from './samples.js';
@@ -55,4 +55,16 @@ export async function readMetrics(ctx: Observed, deploymentId: string, windowSec
     now,
     ...(live?.servingSince === undefined ? {} : { startedAt: live.servingSince }),
   });
+}
+
+/**
+ * A deployment this engine does not run (stopped, failed, or not restored yet after a restart) as
+ * the API shows it: its record, with no instance shown as running. The record keeps the instances
+ * as they were at its last write, ports included; a client must not take them for live ones.
+ */
+export function storedView(deployment: Deployment): Deployment {
+  return {
+    ...deployment,
+    instances: (deployment.instances ?? []).map((instance) => ({ id: instance.id, state: 'stopped' as const, restarts: instance.restarts })),
+  };
 }

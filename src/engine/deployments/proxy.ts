@@ -181,7 +181,6 @@ function forward(attempt: Attempt, args: ForwardArgs): Promise<'retry' | 'lost' 
       // The headers go out with the first piece of the body, in one write; an event stream whose
       // first event is not already here sends them on their own, so the client sees the stream open.
       let wrote = false;
-      answer.once('data', () => (wrote = true));
       if (contentType?.includes('text/event-stream') === true) {
         setImmediate(() => {
           if (!wrote && !res.destroyed) res.flushHeaders();
@@ -192,20 +191,25 @@ function forward(attempt: Attempt, args: ForwardArgs): Promise<'retry' | 'lost' 
       const chunks: Buffer[] = [];
       let kept = 0;
       let broke = false;
-      if (keep) {
-        answer.on('data', (chunk: Buffer) => {
-          if (kept + chunk.length <= PEEK_BYTES) {
-            chunks.push(chunk);
-            kept += chunk.length;
-          }
-        });
-      }
+      // Passed on by hand rather than by pipe(): one listener per event instead of pipe's set,
+      // made and removed at every request; the back-pressure is the same.
+      answer.on('data', (chunk: Buffer) => {
+        wrote = true;
+        if (keep && kept + chunk.length <= PEEK_BYTES) {
+          chunks.push(chunk);
+          kept += chunk.length;
+        }
+        if (!res.destroyed && !res.write(chunk)) answer.pause();
+      });
+      res.on('drain', () => answer.resume());
+      answer.on('end', () => {
+        if (!res.destroyed) res.end();
+      });
       answer.on('close', () => {
         if (answer.complete) return;
         broke = true;
         res.destroy();
       });
-      answer.pipe(res);
       res.on('close', () => {
         if (broke) return settle('done', 502, true);
         if (!res.writableFinished) {
@@ -239,19 +243,33 @@ function mayReportFailure(text: string): boolean {
   return text.includes('"error"') || text.includes('"isError"') || text.includes('\\u');
 }
 
-function upstreamHeaders(req: IncomingMessage, port: number, length: number, requestId: string): { [name: string]: string | string[] } {
-  const headers: { [name: string]: string | string[] } = {};
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined || HOP_BY_HOP.has(name) || name === 'host' || name === 'content-length') continue;
-    headers[name] = value;
-  }
+/** What the gateway sets itself: never passed on from the client. */
+const REPLACED = new Set(['host', 'content-length', 'x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-for', 'x-request-id']);
+
+/**
+ * The headers sent to the instance, as a flat [name, value, …] list made from the client's raw
+ * headers: Node writes such a list as it is, where an object costs a checked setHeader per field.
+ */
+function upstreamHeaders(req: IncomingMessage, port: number, length: number, requestId: string): string[] {
+  const raw = req.rawHeaders;
   // The runtime checks Host against its own address (DNS-rebinding protection).
-  headers.host = `127.0.0.1:${port}`;
-  headers['x-forwarded-host'] = req.headers.host ?? '';
-  headers['x-forwarded-proto'] = 'http';
-  headers['x-forwarded-for'] = req.socket.remoteAddress ?? '';
-  headers['x-request-id'] = requestId;
-  if (length > 0 || req.method === 'POST') headers['content-length'] = String(length);
+  const headers = ['host', `127.0.0.1:${port}`];
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!.toLowerCase();
+    if (HOP_BY_HOP.has(name) || REPLACED.has(name)) continue;
+    headers.push(name, raw[i + 1]!);
+  }
+  headers.push(
+    'x-forwarded-host',
+    req.headers.host ?? '',
+    'x-forwarded-proto',
+    'http',
+    'x-forwarded-for',
+    req.socket.remoteAddress ?? '',
+    'x-request-id',
+    requestId,
+  );
+  if (length > 0 || req.method === 'POST') headers.push('content-length', String(length));
   return headers;
 }
 

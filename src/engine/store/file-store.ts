@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { DeploymentRecord, Logger, ServerRecord, Store, TestRunRecord } from '../types.js';
+import type { DeploymentFilter, DeploymentRecord, Logger, ServerRecord, Store, TestRunRecord } from '../types.js';
 import { ensureDir, removeStaleTemps, syncDir, writeFileAtomic } from './atomic.js';
 
 /** Bumped when the layout of the files changes; an engine refuses a store newer than it knows. */
@@ -94,14 +94,23 @@ export class FileStore implements Store {
   async getDeployment(deploymentId: string): Promise<DeploymentRecord | undefined> {
     return copy(this.deployments.get(deploymentId));
   }
-  async listDeployments(filter: { mcpId?: string; environment?: string; status?: string } = {}): Promise<DeploymentRecord[]> {
-    const all = [...this.deployments.values()].filter(
-      (r) =>
-        (filter.mcpId === undefined || r.mcpId === filter.mcpId) &&
-        (filter.environment === undefined || r.deployment.environment === filter.environment) &&
-        (filter.status === undefined || r.deployment.status === filter.status),
-    );
-    return newestFirst(all, (r) => r.deployment.created_at).map((r) => structuredClone(r));
+  /**
+   * Filtered before anything is copied: a deploy asks for one server's records among thousands,
+   * and copying every record of an environment cost more than the rest of the deploy.
+   */
+  async listDeployments(filter: DeploymentFilter = {}): Promise<DeploymentRecord[]> {
+    const { mcpId, environment, status, serverName, wasDeployed, limit } = filter;
+    const matching: DeploymentRecord[] = [];
+    for (const r of this.deployments.values()) {
+      if (mcpId !== undefined && r.mcpId !== mcpId) continue;
+      if (environment !== undefined && r.deployment.environment !== environment) continue;
+      if (status !== undefined && r.deployment.status !== status) continue;
+      if (serverName !== undefined && this.servers.get(r.mcpId)?.server.name !== serverName) continue;
+      if (wasDeployed !== undefined && (r.deployment.transitions ?? []).some((t) => t.status === 'deployed') !== wasDeployed) continue;
+      matching.push(r);
+    }
+    const sorted = newestFirst(matching, (r) => r.deployment.created_at);
+    return (limit === undefined ? sorted : sorted.slice(0, Math.max(0, limit))).map((r) => structuredClone(r));
   }
 
   async putTestRun(record: TestRunRecord): Promise<void> {

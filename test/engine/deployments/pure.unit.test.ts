@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { decideScale, type ScaleInput } from '../../../src/engine/deployments/autoscale.js';
 import { checkDomain, devIdleFromEnv, resolveScaling, restartDelay } from '../../../src/engine/deployments/limits.js';
 import { safeToRepeat } from '../../../src/engine/deployments/upstream.js';
+import { splitTarget } from '../../../src/engine/deployments/gateway.js';
 import type { LiveDeployment } from '../../../src/engine/deployments/live-deployment.js';
 import { isHealthCheckLine, toLogLine } from '../../../src/engine/deployments/log-lines.js';
 import { findCallFailure, inspectRequest, parseSseMessages, redactForLog } from '../../../src/engine/deployments/mcp-messages.js';
@@ -199,5 +200,30 @@ describe('runtime log lines', () => {
     [{ event: 'started' }, false],
   ])('%j is a health-check line: %s', (line, expected) => {
     expect(isHealthCheckLine(line)).toBe(expected);
+  });
+});
+
+describe('splitTarget', () => {
+  it.each([
+    '/d/deploy_abc/mcp',
+    '/d/deploy_abc/mcp?x=1&y=%20z',
+    '/d/deploy_abc/mcp?',
+    '/d/deploy_abc/mcp#frag',
+    '/d/deploy_abc/mcp?q=1#frag',
+    '/mcp',
+    '/health',
+    '/d/a/../b/mcp',
+    '/d/a/./mcp',
+    '/d/%2e%2e/mcp',
+    '/d/a\\b/mcp',
+    '//evil/d/x/mcp',
+    '/d/x y/mcp',
+    '/d/x/mcp?a=\'b\'&c="d"<e>',
+    '/d/x/mcp?a=b c',
+    '/d/caf\u00e9/mcp',
+    '/.well-known/x',
+  ])('%s: the path and query URL gives', (target) => {
+    const url = new URL(target, 'http://gateway');
+    expect(splitTarget(target)).toEqual({ pathname: url.pathname, search: url.search });
   });
 });

@@ -1,6 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LogLine } from '../../../src/api/contract.js';
-import { callTool, createHarness, running, type Harness } from '../../support/deployments.js';
+import { createDeploymentService } from '../../../src/engine/deployments/deployment-service.js';
+import { silentLogger } from '../../../src/engine/engine-log.js';
+import { callTool, createHarness, FAST_LIMITS, running, type Harness } from '../../support/deployments.js';
 
 let h: Harness;
 beforeEach(async () => {
@@ -44,6 +46,32 @@ describe('engine stop and start', () => {
     expect(first).toBeGreaterThanOrEqual(0);
     expect(restored).toBeGreaterThan(first);
     expect((await h.service.logs(gone.deployment_id, {})).some((l) => /stopped on request/.test(l.message))).toBe(true);
+  });
+
+  it('shows no running instance of a deployment it has not restored yet, not the ports of the engine before', async () => {
+    const d = await h.deploy(await h.addServer('weather'), 'development');
+    expect(d.instances![0]).toMatchObject({ state: 'healthy', port: expect.any(Number) });
+    await h.service.close();
+    // the next engine, before its restore has brought the deployment back
+    const next = createDeploymentService({
+      store: h.store,
+      home: h.home,
+      baseUrl: h.baseUrl,
+      logger: silentLogger,
+      env: {},
+      startRuntime: h.fixtures.start,
+      clock: Date.now,
+      limits: FAST_LIMITS,
+    });
+    try {
+      const shown = await next.status(d.deployment_id);
+      expect(shown?.status).toBe('deployed');
+      expect(shown!.instances).toEqual([{ id: d.instances![0]!.id, state: 'stopped', restarts: 0 }]);
+      const listed = await next.waitForChange(d.deployment_id, 1);
+      expect(listed!.instances!.every((i) => i.state === 'stopped' && i.port === undefined)).toBe(true);
+    } finally {
+      await next.close();
+    }
   });
 
   it('shows the stable URLs and the HTTPS notice of the engine as it is after a restart', async () => {
