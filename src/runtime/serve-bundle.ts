@@ -14,8 +14,9 @@
  *
  *   node dist/runtime/serve-bundle.js --warm
  *
- * A warm process (the engine's pool): Node, the MCP SDK and every module of the runtime are loaded
- * when it writes `{"event":"warm","pid":N}`; it then reads one JSON line on standard input,
+ * A warm process (the engine's pool): Node, the MCP SDK and every module of the runtime are loaded,
+ * and their request path compiled by a throwaway exchange (src/runtime/warm-up.ts; `--no-warm-up`
+ * skips it, for measuring), when it writes `{"event":"warm","pid":N}`; it then reads one JSON line on standard input,
  * `{"args":[…the options above…],"env":{…}}`, replaces its whole environment with `env` and serves
  * as if it had been started with those options and that environment. It serves that one bundle
  * only, and exits when its standard input ends (its engine went away) or on SIGTERM.
@@ -29,6 +30,7 @@ import { createJsonLogger } from './logger.js';
 import { problemText, type Problem } from '../shared/errors.js';
 import { createRuntime, RuntimeStartError, type Runtime } from './server.js';
 import { prepareSchemaChecks } from './validate-args.js';
+import { warmUp } from './warm-up.js';
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 
@@ -177,8 +179,10 @@ async function waitForRequest(): Promise<ServeRequest | undefined> {
     lines.once('line', resolve);
     lines.once('close', () => resolve(undefined));
   });
-  // what the first definition would otherwise pay for: the meta-schema of its schemas
+  // what the first definition would otherwise pay for: the meta-schema of its schemas, and the
+  // compiling of the request path (a throwaway definition served once; nothing of it is kept)
   prepareSchemaChecks();
+  if (!process.argv.includes('--no-warm-up')) await warmUp();
   writeLine(JSON.stringify({ event: 'warm', pid: process.pid }));
   const line = await first;
   clearInterval(orphaned);
