@@ -27,8 +27,14 @@ export interface RecordingSession extends AgentSession {
 
 const ERROR_CHARS = 500;
 
+let clientSdk: Promise<typeof import('@modelcontextprotocol/client')> | undefined;
+/** The MCP client SDK, loaded once (the test service loads it ahead of the first run). */
+export function loadClientSdk(): Promise<typeof import('@modelcontextprotocol/client')> {
+  return (clientSdk ??= import('@modelcontextprotocol/client'));
+}
+
 export async function openSession(options: OpenSessionOptions): Promise<RecordingSession> {
-  const { Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
+  const { Client, StreamableHTTPClientTransport } = await loadClientSdk();
   const headers: Record<string, string> = {};
   if (options.userId !== undefined) headers['X-MCP-User-Id'] = options.userId;
   if (options.token !== undefined) headers.Authorization = `Bearer ${options.token}`;

@@ -22,12 +22,22 @@ export interface TestServiceDeps {
   limits?: Partial<AgentLimits>;
   /** retries of a provider request that failed with 429, 5xx or no connection; default 2 */
   providerRetries?: number;
+  /** when to load the MCP client and the offline agent in the background; default 1.5 s after creation */
+  preloadAfterMs?: number;
 }
 
 export function createTestService(deps: TestServiceDeps): TestService {
   const clock = deps.clock ?? Date.now;
   const limits: AgentLimits = { ...DEFAULT_AGENT_LIMITS, ...deps.limits };
   const log = deps.logger;
+  /** the instances of finished runs, being stopped */
+  const stopping = new Set<Promise<void>>();
+  let closed = false;
+  // What the first run would load (the MCP client, the offline agent) is loaded once the engine
+  // has had a moment to start: in the background, so that the first test does not pay for it.
+  setTimeout(() => {
+    if (!closed) void preload().catch(() => undefined);
+  }, deps.preloadAfterMs ?? 1_500).unref();
 
   const test = async (server: ServerRecord, request: TestRequest): Promise<TestResult> => {
     const model = request.ai_model ?? DEFAULT_AI_MODEL;
@@ -47,7 +57,7 @@ export function createTestService(deps: TestServiceDeps): TestService {
       log.warn('test server did not start', { mcp_id: server.server.mcp_id, error });
       throw new ServiceError('internal', `the server ${name} could not be started for the test: ${messageOf(error)}`);
     }
-    const { openSession } = await import('./session.js');
+    const { openSession } = await loadSession();
     let session;
     try {
       try {
@@ -92,9 +102,20 @@ export function createTestService(deps: TestServiceDeps): TestService {
       });
       return result;
     } finally {
-      await session?.close();
-      await child.stop(2_000).catch((error: unknown) => log.warn('could not stop a test server', { pid: child.pid, error }));
+      // the answer does not wait for the instance to be gone; close() does
+      const instance = child;
+      const stopped = (async () => {
+        await session?.close().catch(() => undefined);
+        await instance.stop(2_000).catch((error: unknown) => log.warn('could not stop a test server', { pid: instance.pid, error }));
+      })().finally(() => stopping.delete(stopped));
+      stopping.add(stopped);
     }
+  };
+
+  /** Waits until the instances of finished runs are gone. */
+  const close = async (): Promise<void> => {
+    closed = true;
+    while (stopping.size > 0) await Promise.allSettled([...stopping]);
   };
 
   const models = (): ModelStatus[] =>
@@ -109,7 +130,19 @@ export function createTestService(deps: TestServiceDeps): TestService {
       };
     });
 
-  return { test, models };
+  return { test, models, close };
+}
+
+let sessionModule: Promise<typeof import('./session.js')> | undefined;
+/** The MCP client session module (and the client SDK it loads), once. */
+function loadSession(): Promise<typeof import('./session.js')> {
+  return (sessionModule ??= import('./session.js'));
+}
+
+/** Loads the session module, the MCP client SDK and the offline agent ahead of the first run. */
+async function preload(): Promise<void> {
+  const [{ loadClientSdk }] = await Promise.all([loadSession(), import('./local/agent.js')]);
+  await loadClientSdk();
 }
 
 /**
