@@ -50,6 +50,13 @@ export function createTestService(deps: TestServiceDeps): TestService {
     const token = definition.auth === undefined ? undefined : resolveEnvRefs(definition.auth.token, env, 'auth.token');
     const name = server.server.name;
 
+    const at = performance.now();
+    const phases: Record<string, number> = {};
+    const phase = (name: string, since: number): number => {
+      const now = performance.now();
+      phases[name] = Math.round((now - since) * 10) / 10;
+      return now;
+    };
     let child;
     try {
       child = await deps.startRuntime({ bundleDir: server.bundleDir, port: 0, host: '127.0.0.1', env, logLevel: 'info', onLog: () => {} });
@@ -57,6 +64,7 @@ export function createTestService(deps: TestServiceDeps): TestService {
       log.warn('test server did not start', { mcp_id: server.server.mcp_id, error });
       throw new ServiceError('internal', `the server ${name} could not be started for the test: ${messageOf(error)}`);
     }
+    let mark = phase('start_ms', at);
     const { openSession } = await loadSession();
     let session;
     try {
@@ -73,7 +81,9 @@ export function createTestService(deps: TestServiceDeps): TestService {
         if (signal.aborted) throw timedOut(limits);
         throw new ServiceError('internal', `the server ${name} started for the test but did not answer MCP: ${messageOf(error)}`);
       }
+      mark = phase('session_ms', mark);
       const reply = await agent({ message: request.message, session, limits, signal });
+      phase('agent_ms', mark);
       const calls = session.calls;
       const run = {
         ai_response: reply,
@@ -99,6 +109,7 @@ export function createTestService(deps: TestServiceDeps): TestService {
         tool_calls: calls.length,
         success_rate: result.success_rate,
         execution_time: result.execution_time,
+        ...phases,
       });
       return result;
     } finally {
