@@ -47,7 +47,7 @@ export interface BuilderOptions {
 export const PLACEHOLDER_VALUE = 'mcpctl-build-check';
 const DEFAULT_VERSION = '0.1.0';
 
-export function createBuilder(options: BuilderOptions): BuildService {
+export function createBuilder(options: BuilderOptions): BuildService & { close(): Promise<void> } {
   const clock = options.clock ?? Date.now;
   const loadRuntime = options.runtime ?? loadRuntimeModules;
   const smokeTimeoutMs = options.smokeTimeoutMs ?? 30_000;

@@ -9,7 +9,8 @@
  * server and its connections are closed, the runtime is closed, and nothing is written to stdout.
  */
 import { createServer, request, type IncomingHttpHeaders } from 'node:http';
-import { tmpdir } from 'node:os';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { MCP_PATH } from './constants.js';
 import { createJsonLogger } from './logger.js';
 import { createRuntime, type RuntimeDefinition } from './server.js';
@@ -61,7 +62,8 @@ function post(port: number, body: unknown, headers: Record<string, string>): Pro
 export async function warmUp(): Promise<boolean> {
   let runtime;
   try {
-    runtime = await createRuntime(DEFINITION, { dir: tmpdir(), env: {}, logger: createJsonLogger(() => {}), secrets: [] });
+    // its folder is this file's: the definition reads no file (and os.tmpdir() would read TMPDIR)
+    runtime = await createRuntime(DEFINITION, { dir: dirname(fileURLToPath(import.meta.url)), env: {}, logger: createJsonLogger(() => {}), secrets: [] });
   } catch {
     return false;
   }

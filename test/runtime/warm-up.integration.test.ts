@@ -4,7 +4,7 @@
  * environment, nothing on stdout. And a warm process that did it still serves its one bundle.
  */
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { spawnWarmRuntimeProcess } from '../../src/runtime/process.js';
 import { warmUp } from '../../src/runtime/warm-up.js';
 import { FIXTURES, bundleDefinition, connect, makeTempDir } from '../support/runtime.js';
@@ -37,20 +37,15 @@ describe('the warm-up of a warm process', () => {
   it('talks MCP to its throwaway server, then leaves no socket, timer or environment change behind', async () => {
     const env = { ...process.env };
     const before = resources();
-    const writes: unknown[] = [];
-    const write = process.stdout.write.bind(process.stdout);
-    process.stdout.write = ((chunk: unknown, ...rest: unknown[]) => {
-      writes.push(chunk);
-      return (write as (...args: unknown[]) => boolean)(chunk, ...rest);
-    }) as typeof process.stdout.write;
+    const writes = vi.spyOn(process.stdout, 'write');
     let worked: boolean;
     try {
       worked = await warmUp();
     } finally {
-      process.stdout.write = write;
+      writes.mockRestore();
     }
     expect(worked).toBe(true);
-    expect(writes).toEqual([]);
+    expect(writes).not.toHaveBeenCalled();
     expect(process.env).toEqual(env);
     // closed sockets are let go on the next turns of the loop
     for (let i = 0; i < 50 && added(before).length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));

@@ -2,6 +2,7 @@
  * The agent's connection to the server under test: the official MCP client over Streamable
  * HTTP, the lists read once, and every tool call and resource read recorded for the result.
  */
+import type * as ClientSdkModule from '@modelcontextprotocol/client';
 import { FAILURE_META } from '../../api/guidance.js';
 import type { AgentSession, Catalog, InputSchema, ResourceOutcome, ToolCallRecord, ToolOutcome } from './agent-types.js';
 
@@ -27,9 +28,10 @@ export interface RecordingSession extends AgentSession {
 
 const ERROR_CHARS = 500;
 
-let clientSdk: Promise<typeof import('@modelcontextprotocol/client')> | undefined;
+type ClientSdk = typeof ClientSdkModule;
+let clientSdk: Promise<ClientSdk> | undefined;
 /** The MCP client SDK, loaded once (the test service loads it ahead of the first run). */
-export function loadClientSdk(): Promise<typeof import('@modelcontextprotocol/client')> {
+export function loadClientSdk(): Promise<ClientSdk> {
   return (clientSdk ??= import('@modelcontextprotocol/client'));
 }
 

@@ -10,6 +10,7 @@ import { findModel, MODELS, type ModelInfo } from '../../shared/models.js';
 import { placeholderEnv } from '../builder.js';
 import { ServiceError, type Logger, type ServerRecord, type StartRuntimeProcess, type TestService } from '../types.js';
 import { DEFAULT_AGENT_LIMITS, type Agent, type AgentLimits } from './agent-types.js';
+import type * as SessionModule from './session.js';
 
 export interface TestServiceDeps {
   /** the engine's environment: provider keys and base URLs */
@@ -144,9 +145,9 @@ export function createTestService(deps: TestServiceDeps): TestService {
   return { test, models, close };
 }
 
-let sessionModule: Promise<typeof import('./session.js')> | undefined;
+let sessionModule: Promise<typeof SessionModule> | undefined;
 /** The MCP client session module (and the client SDK it loads), once. */
-function loadSession(): Promise<typeof import('./session.js')> {
+function loadSession(): Promise<typeof SessionModule> {
   return (sessionModule ??= import('./session.js'));
 }
 
