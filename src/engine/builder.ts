@@ -47,12 +47,14 @@ export interface BuilderOptions {
 export const PLACEHOLDER_VALUE = 'mcpctl-build-check';
 const DEFAULT_VERSION = '0.1.0';
 
-export function createBuilder(options: BuilderOptions): BuildService {
+export function createBuilder(options: BuilderOptions): BuildService & { close(): Promise<void> } {
   const clock = options.clock ?? Date.now;
   const loadRuntime = options.runtime ?? loadRuntimeModules;
   const smokeTimeoutMs = options.smokeTimeoutMs ?? 30_000;
   const queue = options.queue ?? createAdmission(undefined, clock).builds;
   const inFlight = new Map<string, Promise<ServerRecord>>();
+  /** checks under way, their process's stop included */
+  const checks = new Set<Promise<void>>();
   const log = options.logger;
 
   const build = async (input: BuildRequest): Promise<ServerRecord> => {
@@ -82,15 +84,20 @@ export function createBuilder(options: BuilderOptions): BuildService {
     const running = inFlight.get(bundle.digest);
     if (running !== undefined) return reused(await running);
     const work = (async () => {
-      // The check's own time-out starts when it has a slot, not while it waits.
+      // The check's own time-out starts when it has a slot, not while it waits. The build goes on
+      // once the check passed; the slot is the check process's until it is gone (tracked: close waits).
       let told = false;
-      await queue.run(() => smokeCheck(runtime, request, bundle.dir), {
-        onWait: (ahead) => {
-          // said once, not at every step of a long queue
-          if (told) return;
-          told = true;
-          log.info('build waiting for a slot', { name: request.name, ahead, slots: queue.concurrency });
-        },
+      await new Promise<void>((passed, failed) => {
+        const slot = queue.run(() => smokeCheck(runtime, request, bundle.dir, passed), {
+          onWait: (ahead) => {
+            // said once, not at every step of a long queue
+            if (told) return;
+            told = true;
+            log.info('build waiting for a slot', { name: request.name, ahead, slots: queue.concurrency });
+          },
+        });
+        const tracked = slot.then(passed, failed).finally(() => checks.delete(tracked));
+        checks.add(tracked);
       });
       const mcpId = newId('mcp');
       const { files: _files, ...definition } = request;
@@ -126,8 +133,11 @@ export function createBuilder(options: BuilderOptions): BuildService {
     }
   };
 
-  /** Starts the bundle, checks that it answers MCP and offers what the definition declares, stops it. */
-  const smokeCheck = async (runtime: RuntimeModules, request: BuildRequest, bundleDir: string): Promise<void> => {
+  /**
+   * Starts the bundle, checks that it answers MCP and offers what the definition declares, stops it.
+   * `passed` is called as soon as the check passed, before the process is stopped.
+   */
+  const smokeCheck = async (runtime: RuntimeModules, request: BuildRequest, bundleDir: string, passed: () => void): Promise<void> => {
     const env = placeholderEnv(request);
     const token = request.auth === undefined ? undefined : resolveEnvRefs(request.auth.token, env, 'auth.token');
     const recent: string[] = [];
@@ -170,6 +180,7 @@ export function createBuilder(options: BuilderOptions): BuildService {
         ...missingItems(request.prompts ?? [], (p) => p.name, found.prompts, 'prompts', 'name', 'prompt'),
       ];
       if (missing.length > 0) throw new ServiceError('build_failed', 'the server started but does not offer everything the definition declares', missing);
+      passed();
     } catch (error) {
       if (error instanceof ServiceError) throw error;
       if (error instanceof ProbeError) {
@@ -182,7 +193,12 @@ export function createBuilder(options: BuilderOptions): BuildService {
     }
   };
 
-  return { build };
+  /** Waits for the checks under way, and for their processes to be gone. */
+  const close = async (): Promise<void> => {
+    while (checks.size > 0) await Promise.allSettled([...checks]);
+  };
+
+  return { build, close };
 }
 
 /**

@@ -153,7 +153,6 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
       size: limits.warmPool,
       engine: paths.home,
       load: async () => (await loadRuntime())?.spawnWarmRuntimeProcess,
-      queue: admission.starts,
       busy: () => busyStarting(admission),
       logger: logger.child({ component: 'warm-pool' }),
     });
@@ -244,6 +243,8 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
         const serverClosed = Promise.all(servers.map(closeServer));
         tls?.listener.close();
         await warmPool.close();
+        // builds and tests answer before their processes are gone: these wait for them
+        await Promise.all([builds.close?.(), tests?.close?.()]);
         if (deployments !== undefined) {
           await deployments.close().catch((error: unknown) => logger.error('stopping deployments failed', { error }));
         }
@@ -397,6 +398,7 @@ function queuedTests(agent: TestService, queue: WorkQueue): TestService {
       return queue.run(() => agent.test(server, request));
     },
     models: () => agent.models(),
+    ...(agent.close === undefined ? {} : { close: () => agent.close!() }),
   };
 }
 

@@ -90,6 +90,8 @@ export class ServiceError extends Error {
 export interface BuildService {
   /** validates, writes the bundle, smoke-starts it; resolves with the stored record or throws ServiceError('build_failed') */
   build(request: BuildRequest): Promise<ServerRecord>;
+  /** waits for the checks under way, and until their processes are gone (a build answers before its check process has stopped) */
+  close?(): Promise<void>;
 }
 
 export interface DeploymentService {
@@ -122,6 +124,8 @@ export interface TestService {
   test(server: ServerRecord, request: TestRequest): Promise<TestResult>;
   /** the models, and whether each can run with the engine's environment */
   models(): ModelStatus[];
+  /** waits until the instances of finished runs are gone (a run answers before its instance has stopped) */
+  close?(): Promise<void>;
 }
 
 /** The engine's structured log: one JSON line per call, with the fields given. */

@@ -14,8 +14,9 @@
  *
  *   node dist/runtime/serve-bundle.js --warm
  *
- * A warm process (the engine's pool): Node, the MCP SDK and every module of the runtime are loaded
- * when it writes `{"event":"warm","pid":N}`; it then reads one JSON line on standard input,
+ * A warm process (the engine's pool): Node, the MCP SDK and every module of the runtime are loaded,
+ * and their request path compiled by a throwaway exchange (src/runtime/warm-up.ts; `--no-warm-up`
+ * skips it, for measuring), when it writes `{"event":"warm","pid":N}`; it then reads one JSON line on standard input,
  * `{"args":[…the options above…],"env":{…}}`, replaces its whole environment with `env` and serves
  * as if it had been started with those options and that environment. It serves that one bundle
  * only, and exits when its standard input ends (its engine went away) or on SIGTERM.
@@ -29,12 +30,30 @@ import { createJsonLogger } from './logger.js';
 import { problemText, type Problem } from '../shared/errors.js';
 import { createRuntime, RuntimeStartError, type Runtime } from './server.js';
 import { prepareSchemaChecks } from './validate-args.js';
+import { warmUp } from './warm-up.js';
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 
 function writeLine(line: string): void {
+  flushLog();
   process.stdout.write(`${line}\n`);
 }
+
+// Log lines are written together once per turn of the event loop: under load that is one write
+// (stdout is a pipe, written synchronously) for many requests instead of one each. In order, and
+// flushed before any other line and when the process exits.
+let logLines: string[] = [];
+function logLine(line: string): void {
+  logLines.push(line);
+  if (logLines.length === 1) setImmediate(flushLog);
+}
+function flushLog(): void {
+  if (logLines.length === 0) return;
+  const text = `${logLines.join('\n')}\n`;
+  logLines = [];
+  process.stdout.write(text);
+}
+process.on('exit', flushLog);
 
 /** Says why the server cannot start: as data on stdout (`problems` are `{ path, message }`), in words on stderr. */
 function fail(message: string, problems: Problem[] = []): number {
@@ -90,7 +109,7 @@ async function main(args: string[]): Promise<number> {
   // a browser on a listed domain sends it as Origin too
   const allowedOrigins = extra.includes('*') ? false : ['localhost', '127.0.0.1', '[::1]', ...extra];
 
-  const logger = createJsonLogger(writeLine, { debug: values['log-level'] === 'debug' });
+  const logger = createJsonLogger(logLine, { debug: values['log-level'] === 'debug' });
   let runtime: Runtime;
   try {
     const bundle = await readBundle(values.bundle);
@@ -177,8 +196,10 @@ async function waitForRequest(): Promise<ServeRequest | undefined> {
     lines.once('line', resolve);
     lines.once('close', () => resolve(undefined));
   });
-  // what the first definition would otherwise pay for: the meta-schema of its schemas
+  // what the first definition would otherwise pay for: the meta-schema of its schemas, and the
+  // compiling of the request path (a throwaway definition served once; nothing of it is kept)
   prepareSchemaChecks();
+  if (!process.argv.includes('--no-warm-up')) await warmUp();
   writeLine(JSON.stringify({ event: 'warm', pid: process.pid }));
   const line = await first;
   clearInterval(orphaned);

@@ -39,9 +39,11 @@ export function createSchemaCompiler(): (schema: Record<string, unknown>) => Val
     const { $schema: _dialect, ...rest } = schema;
     checkSchema(rest, dialect);
     const validate = ajv.compile(rest);
+    // ajv writes into what it validates only to fill in defaults: a schema without any is checked as it is
+    const fills = JSON.stringify(rest).includes('"default"');
     return (value) => {
       // validate a copy: defaults are written into it, never into the caller's object
-      const copy: unknown = value === undefined ? {} : structuredClone(value);
+      const copy: unknown = value === undefined ? {} : fills ? structuredClone(value) : value;
       if (validate(copy)) return { ok: true, value: copy as Record<string, unknown> };
       return { ok: false, problems: (validate.errors ?? []).map(describeError) };
     };

@@ -11,6 +11,7 @@ import type { BuildRequest } from '../../src/api/contract.js';
 import { WorkQueue } from '../../src/engine/admission.js';
 import { createBuilder, loadRuntimeModules, placeholderEnv, PLACEHOLDER_VALUE, type RuntimeModules } from '../../src/engine/builder.js';
 import { silentLogger } from '../../src/engine/engine-log.js';
+import { isProcessAlive } from '../../src/engine/state.js';
 import { FileStore } from '../../src/engine/store/file-store.js';
 import { ServiceError } from '../../src/engine/types.js';
 import { loadDefinition } from '../../src/definition/load.js';
@@ -58,6 +59,8 @@ async function setup(runtime?: () => Promise<RuntimeModules | undefined>, clock?
     ...(clock === undefined ? {} : { clock }),
     ...(queue === undefined ? {} : { queue }),
   });
+  // a build answers before its check process is gone: close waits for it
+  cleanups.push(() => builder.close());
   return { builder, store, starts: () => starts, mostAtOnce: () => mostAtOnce };
 }
 
@@ -131,6 +134,33 @@ describe('builds with the real runtime', () => {
     expect(again.server).toMatchObject({ mcp_id: first.server.mcp_id, build_time: 0, reused: true });
     // the stored server keeps its own build
     expect((await store.getServer(first.server.mcp_id))?.server).toMatchObject({ build_time: 5 });
+  });
+
+  it('answers once the check passed, before the check process is gone; close waits until it is', async () => {
+    const real = await loadRuntimeModules();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let pid = 0;
+    const heldStop: RuntimeModules = {
+      writeBundle: (request, root) => real.writeBundle(request, root),
+      startRuntimeProcess: async (options) => {
+        const child = await real.startRuntimeProcess(options);
+        pid = child.pid;
+        // the stop waits for the test to let it go
+        return { ...child, stop: async (graceMs) => (await held, child.stop(graceMs)) };
+      },
+    };
+    const { builder } = await setup(async () => heldStop);
+    const record = await builder.build(weatherDefinition('early'));
+    expect(record.server.status).toBe('ready');
+    expect(isProcessAlive(pid)).toBe(true);
+    let closed = false;
+    const closing = builder.close().then(() => (closed = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(closed).toBe(false);
+    release();
+    await closing;
+    expect(isProcessAlive(pid)).toBe(false);
   });
 
   it('checks builds through the build queue: with one slot, one server runs at a time and every build succeeds', async () => {

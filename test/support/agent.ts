@@ -69,6 +69,8 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
       };
     },
     async close() {
+      // runs answer before their instance is gone: the service's close waits for those
+      await service.close?.();
       await Promise.all(started.map((child) => child.stop(1_000)));
       await temp.cleanup();
     },

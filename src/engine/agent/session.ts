@@ -2,6 +2,7 @@
  * The agent's connection to the server under test: the official MCP client over Streamable
  * HTTP, the lists read once, and every tool call and resource read recorded for the result.
  */
+import type * as ClientSdkModule from '@modelcontextprotocol/client';
 import { FAILURE_META } from '../../api/guidance.js';
 import type { AgentSession, Catalog, InputSchema, ResourceOutcome, ToolCallRecord, ToolOutcome } from './agent-types.js';
 
@@ -27,8 +28,15 @@ export interface RecordingSession extends AgentSession {
 
 const ERROR_CHARS = 500;
 
+type ClientSdk = typeof ClientSdkModule;
+let clientSdk: Promise<ClientSdk> | undefined;
+/** The MCP client SDK, loaded once (the test service loads it ahead of the first run). */
+export function loadClientSdk(): Promise<ClientSdk> {
+  return (clientSdk ??= import('@modelcontextprotocol/client'));
+}
+
 export async function openSession(options: OpenSessionOptions): Promise<RecordingSession> {
-  const { Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
+  const { Client, StreamableHTTPClientTransport } = await loadClientSdk();
   const headers: Record<string, string> = {};
   if (options.userId !== undefined) headers['X-MCP-User-Id'] = options.userId;
   if (options.token !== undefined) headers.Authorization = `Bearer ${options.token}`;

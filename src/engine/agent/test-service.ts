@@ -10,6 +10,7 @@ import { findModel, MODELS, type ModelInfo } from '../../shared/models.js';
 import { placeholderEnv } from '../builder.js';
 import { ServiceError, type Logger, type ServerRecord, type StartRuntimeProcess, type TestService } from '../types.js';
 import { DEFAULT_AGENT_LIMITS, type Agent, type AgentLimits } from './agent-types.js';
+import type * as SessionModule from './session.js';
 
 export interface TestServiceDeps {
   /** the engine's environment: provider keys and base URLs */
@@ -22,12 +23,22 @@ export interface TestServiceDeps {
   limits?: Partial<AgentLimits>;
   /** retries of a provider request that failed with 429, 5xx or no connection; default 2 */
   providerRetries?: number;
+  /** when to load the MCP client and the offline agent in the background; default 1.5 s after creation */
+  preloadAfterMs?: number;
 }
 
 export function createTestService(deps: TestServiceDeps): TestService {
   const clock = deps.clock ?? Date.now;
   const limits: AgentLimits = { ...DEFAULT_AGENT_LIMITS, ...deps.limits };
   const log = deps.logger;
+  /** the instances of finished runs, being stopped */
+  const stopping = new Set<Promise<void>>();
+  let closed = false;
+  // What the first run would load (the MCP client, the offline agent) is loaded once the engine
+  // has had a moment to start: in the background, so that the first test does not pay for it.
+  setTimeout(() => {
+    if (!closed) void preload().catch(() => undefined);
+  }, deps.preloadAfterMs ?? 1_500).unref();
 
   const test = async (server: ServerRecord, request: TestRequest): Promise<TestResult> => {
     const model = request.ai_model ?? DEFAULT_AI_MODEL;
@@ -40,6 +51,13 @@ export function createTestService(deps: TestServiceDeps): TestService {
     const token = definition.auth === undefined ? undefined : resolveEnvRefs(definition.auth.token, env, 'auth.token');
     const name = server.server.name;
 
+    const at = performance.now();
+    const phases: Record<string, number> = {};
+    const phase = (name: string, since: number): number => {
+      const now = performance.now();
+      phases[name] = Math.round((now - since) * 10) / 10;
+      return now;
+    };
     let child;
     try {
       child = await deps.startRuntime({ bundleDir: server.bundleDir, port: 0, host: '127.0.0.1', env, logLevel: 'info', onLog: () => {} });
@@ -47,7 +65,8 @@ export function createTestService(deps: TestServiceDeps): TestService {
       log.warn('test server did not start', { mcp_id: server.server.mcp_id, error });
       throw new ServiceError('internal', `the server ${name} could not be started for the test: ${messageOf(error)}`);
     }
-    const { openSession } = await import('./session.js');
+    let mark = phase('start_ms', at);
+    const { openSession } = await loadSession();
     let session;
     try {
       try {
@@ -63,7 +82,9 @@ export function createTestService(deps: TestServiceDeps): TestService {
         if (signal.aborted) throw timedOut(limits);
         throw new ServiceError('internal', `the server ${name} started for the test but did not answer MCP: ${messageOf(error)}`);
       }
+      mark = phase('session_ms', mark);
       const reply = await agent({ message: request.message, session, limits, signal });
+      phase('agent_ms', mark);
       const calls = session.calls;
       const run = {
         ai_response: reply,
@@ -89,12 +110,24 @@ export function createTestService(deps: TestServiceDeps): TestService {
         tool_calls: calls.length,
         success_rate: result.success_rate,
         execution_time: result.execution_time,
+        ...phases,
       });
       return result;
     } finally {
-      await session?.close();
-      await child.stop(2_000).catch((error: unknown) => log.warn('could not stop a test server', { pid: child.pid, error }));
+      // the answer does not wait for the instance to be gone; close() does
+      const instance = child;
+      const stopped = (async () => {
+        await session?.close().catch(() => undefined);
+        await instance.stop(2_000).catch((error: unknown) => log.warn('could not stop a test server', { pid: instance.pid, error }));
+      })().finally(() => stopping.delete(stopped));
+      stopping.add(stopped);
     }
+  };
+
+  /** Waits until the instances of finished runs are gone. */
+  const close = async (): Promise<void> => {
+    closed = true;
+    while (stopping.size > 0) await Promise.allSettled([...stopping]);
   };
 
   const models = (): ModelStatus[] =>
@@ -109,7 +142,19 @@ export function createTestService(deps: TestServiceDeps): TestService {
       };
     });
 
-  return { test, models };
+  return { test, models, close };
+}
+
+let sessionModule: Promise<typeof SessionModule> | undefined;
+/** The MCP client session module (and the client SDK it loads), once. */
+function loadSession(): Promise<typeof SessionModule> {
+  return (sessionModule ??= import('./session.js'));
+}
+
+/** Loads the session module, the MCP client SDK and the offline agent ahead of the first run. */
+async function preload(): Promise<void> {
+  const [{ loadClientSdk }] = await Promise.all([loadSession(), import('./local/agent.js')]);
+  await loadClientSdk();
 }
 
 /**

@@ -7,16 +7,18 @@
  *   environment it serves with replaces its own whole (the one a cold start would have had).
  * - A start whose environment sets what Node (or the loader) reads only when a process starts
  *   (NODE_OPTIONS, UV_THREADPOOL_SIZE, LD_PRELOAD, …) is a cold start: a warm process could not honour it.
- * - Refills run in the background, one process at a time, at the lowest priority of the start
- *   queue, and only once no start is under way (the taking request has had its answer).
+ * - Refills run in the background, only once no start is under way (the taking request has had
+ *   its answer) and no start or build waits; one process at a time, or as many as there are
+ *   cores when none is ready. A loading process holds no slot of the start queue: a start that
+ *   comes meanwhile is not delayed by it (it takes it, if none is ready, ahead of a cold start).
  * - Each warm process carries labels (MCPCTL_INSTANCE) naming the engine, so an engine that was
  *   killed finds and stops them when it starts again; waiting ones also end when their standard
  *   input (the pipe from the engine) ends.
  */
 import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WarmRuntimeOptions, WarmRuntimeProcess } from '../../runtime/process.js';
-import type { WorkQueue } from '../admission.js';
 import type { Logger, RuntimeProcessHandle, RuntimeProcessOptions, StartRuntimeProcess } from '../types.js';
 import { LABELS_ENV } from './process-runner.js';
 import type { InstanceLabels } from './runner.js';
@@ -25,8 +27,6 @@ export type SpawnWarmRuntime = (options: WarmRuntimeOptions) => WarmRuntimeProce
 
 /** The deployment label of a warm process not yet given a bundle. */
 export const WARM_DEPLOYMENT_LABEL = 'warm-pool';
-/** Below every start of the start queue (admission.ts START_PRIORITY). */
-const REFILL_PRIORITY = -1;
 /** After a start, the time its request has to get its answer before a refill may begin. */
 const ANSWER_MARGIN_MS = 150;
 /** How often a refill looks whether the engine is quiet. */
@@ -47,10 +47,10 @@ export interface WarmPoolOptions {
   engine: string;
   /** the runtime's spawner of warm processes, loaded on first use; undefined when the runtime has none */
   load: () => Promise<SpawnWarmRuntime | undefined>;
-  /** the start queue: each refill takes one of its slots, at the lowest priority */
-  queue?: WorkQueue;
   /** true while other work that starts processes runs or waits: refills wait for it */
   busy?: () => boolean;
+  /** how many processes may load at once when none is ready; default the number of cores */
+  parallel?: number;
   logger: Logger;
   /** how long a warm process may take to load; default the runtime's start time-out */
   readyTimeoutMs?: number;
@@ -80,8 +80,12 @@ export class WarmPool {
   private unavailable = false;
   private serial = 0;
   private spawner: Promise<SpawnWarmRuntime | undefined> | undefined;
+  /** how many may load at once when none is ready */
+  private readonly parallel: number;
 
-  constructor(private readonly options: WarmPoolOptions) {}
+  constructor(private readonly options: WarmPoolOptions) {
+    this.parallel = Math.max(1, Math.floor(options.parallel ?? availableParallelism()));
+  }
 
   get size(): number {
     return this.options.size;
@@ -154,9 +158,13 @@ export class WarmPool {
     while (!this.closed && !this.unavailable && this.entries.length < this.options.size && this.failures < MAX_FAILURES) {
       await this.quiet();
       if (this.closed || this.entries.length >= this.options.size) return;
-      const spawned = this.options.queue === undefined ? this.spawnOne() : this.options.queue.run(() => this.spawnOne(), { priority: REFILL_PRIORITY });
-      const ok = await spawned.catch(() => false);
-      if (ok) {
+      // With none ready, starts are about to be cold: load as many at once as there are cores.
+      // Otherwise one at a time, so that a refill leaves the machine to the work it serves.
+      const ready = this.entries.filter((entry) => entry.ready).length;
+      const batch = ready === 0 ? Math.min(this.options.size - this.entries.length, this.parallel) : 1;
+      const results = await Promise.all(Array.from({ length: batch }, () => this.spawnOne().catch(() => false)));
+      const failed = results.filter((ok) => !ok).length;
+      if (failed === 0) {
         this.failures = 0;
         continue;
       }

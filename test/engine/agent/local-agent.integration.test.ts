@@ -289,8 +289,9 @@ describe('mcpctl-local against real servers', () => {
     }
   });
 
-  it('stops every server it started', async () => {
+  it('stops every server it started (a run answers before its server is gone; close waits for it)', async () => {
     expect(harness.started.length).toBeGreaterThanOrEqual(CASES.length);
+    await harness.service.close?.();
     expect(harness.started.filter((child) => !harness.exited.has(child.pid))).toEqual([]);
   });
 });
