@@ -44,6 +44,11 @@ export default defineConfig({
         { name: 'zod', test: /node_modules[\\/]zod[\\/]/ },
         // the light parts of the definition that validate and the service commands both use
         { name: 'names', test: /dist[\\/](definition[\\/](names|scaling|descriptions|words)|shared[\\/]paths)\.js$/ },
+        // a definition file loaded and checked: validate, build, deploy <file>, test, up, dev, export
+        {
+          name: 'definition',
+          test: /dist[\\/](definition[\\/](?!(names|scaling|descriptions|words)\.js$)[^\\/]+|shared[\\/]secret-name|api[\\/]build-request)\.js$/,
+        },
         // what every command that talks to a service loads
         {
           name: 'client',
