@@ -29,6 +29,10 @@ export default defineConfig({
     entryFileNames: '[name].js',
     chunkFileNames: '[name]-[hash].js',
     cleanDir: true,
+    // non-ASCII characters escaped: a file of ASCII alone is read and compiled as one-byte text, faster than UTF-16
+    charset: 'ascii',
+    // and no JSDoc: fewer bytes to read and scan, and no non-ASCII text left in comments
+    comments: { legal: true, annotation: true, jsdoc: false },
     // Node's ESM loader costs about 0.8 ms of CPU per file (resolve, read, compile, link): modules
     // that are always loaded together go into one chunk. Only the modules named are moved; a
     // dependency of one of them that other commands share stays in its own chunk.
