@@ -4,7 +4,7 @@
  */
 import type { z } from 'zod';
 import { formatPath } from '../shared/paths.js';
-import { AnyEnvelope, type ErrorBody, type Meta } from './contract.js';
+import { AnyEnvelope, type ErrorBody, type Meta } from './operations.js';
 import { ApiError } from './errors.js';
 import type { Operation } from './transport-options.js';
 

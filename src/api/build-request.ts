@@ -11,7 +11,7 @@ import { listCompletionModules } from '../definition/completion-refs.js';
 import { compiledNameClash, exportedNames, sourcesToCheck, transpileSource } from '../definition/modules.js';
 import { UserError, type Problem } from '../shared/errors.js';
 import { formatPath, type FieldPath } from '../shared/paths.js';
-import type { BuildRequestInput } from './contract.js';
+import type { BuildRequestInput } from './build-schema.js';
 
 /** The most a build may carry in files, in bytes. */
 export const MAX_BUILD_FILES_BYTES = 10 * 1024 * 1024;

@@ -15,13 +15,13 @@ import {
   ModelList,
   ServerList,
   TestResult,
-  type BuildRequestInput,
   type DeployRequest,
   type ErrorBody,
   type LogLine,
   type ModelStatus,
   type TestRequest,
-} from './contract.js';
+} from './operations.js';
+import type { BuildRequestInput } from './build-schema.js';
 import { followLogStream } from './log-stream.js';
 import { Transport } from './transport.js';
 import type { ApiClientOptions } from './transport-options.js';

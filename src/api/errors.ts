@@ -8,7 +8,7 @@
  *
  * Pure: no IO.
  */
-import type { ErrorDetail } from './contract.js';
+import type { ErrorDetail } from './operations.js';
 
 export type ApiErrorKind = 'http' | 'network' | 'contract' | 'aborted';
 

@@ -2,12 +2,12 @@
  * Following a deployment's logs: `GET /v1/deploy/{id}/logs?follow=1` read as an NDJSON stream, one
  * checked log line at a time, until the stream ends or the caller stops it.
  */
-import type { Dispatcher } from 'undici';
+import type { IncomingMessage } from 'node:http';
 import { formatPath } from '../shared/paths.js';
 import { contractError, header, parseAnswer } from './answers.js';
-import { LogLine, LogPage } from './contract.js';
+import { LogLine, LogPage } from './operations.js';
 import { ApiError } from './errors.js';
-import { request } from './http-client.js';
+import { assertComplete, exchange, readBodyQuietly, watchSilence } from './http-request.js';
 import type { Transport } from './transport.js';
 
 /**
@@ -25,31 +25,31 @@ export async function followLogStream(
   const combined = transport.signalFor(signal);
   const headers = transport.headers({ accept: 'application/x-ndjson' }, false);
   const started = performance.now();
-  let res: Dispatcher.ResponseData;
+  let res: IncomingMessage;
   try {
-    res = await request(url, {
-      dispatcher: transport.dispatcher,
+    res = await exchange(url, {
       method: 'GET',
       headers,
-      headersTimeout: transport.requestTimeoutMs,
-      // the stream sends an empty line every 15 s; four missed ones mean it is gone
-      bodyTimeout: 60_000,
-      ...(combined === undefined ? {} : { signal: combined }),
+      agent: await transport.agent(),
+      signal: combined,
+      connectTimeoutMs: transport.connectTimeoutMs,
+      headersTimeoutMs: transport.requestTimeoutMs,
     });
   } catch (error) {
     if (signal?.aborted === true) return;
     throw transport.failure(error, 'GET', url, combined, 1, started, headers);
   }
   const contentType = header(res.headers, 'content-type') ?? '';
-  if (res.statusCode !== 200 || !contentType.includes('ndjson')) {
-    transport.report('GET', url, 1, started, headers, res.statusCode, header(res.headers, 'x-request-id'));
+  const status = res.statusCode ?? 0;
+  if (status !== 200 || !contentType.includes('ndjson')) {
+    transport.report('GET', url, 1, started, headers, status, header(res.headers, 'x-request-id'));
     // an error envelope, or a service that answers with one page instead of a stream
-    const text = await res.body.text().catch(() => '');
-    const page = parseAnswer({ method: 'GET', operation: 'logs', path: url, schema: LogPage }, url, res.statusCode, res.headers, text);
+    const text = await readBodyQuietly(res, transport.bodyTimeoutMs);
+    const page = parseAnswer({ method: 'GET', operation: 'logs', path: url, schema: LogPage }, url, status, res.headers, text);
     for (const line of page.data?.lines ?? []) onLine(line);
     return;
   }
-  transport.report('GET', url, 1, started, headers, res.statusCode, header(res.headers, 'x-request-id'));
+  transport.report('GET', url, 1, started, headers, status, header(res.headers, 'x-request-id'));
   const decoder = new TextDecoder();
   let buffer = '';
   let lineNo = 0;
@@ -75,8 +75,10 @@ export async function followLogStream(
     }
     onLine(parsed.data);
   };
+  // the stream sends an empty line every 15 s; four missed ones mean it is gone
+  const unwatch = watchSilence(res, 60_000);
   try {
-    for await (const chunk of res.body) {
+    for await (const chunk of res) {
       buffer += decoder.decode(chunk as Uint8Array, { stream: true });
       let newline = buffer.indexOf('\n');
       while (newline >= 0) {
@@ -85,17 +87,20 @@ export async function followLogStream(
         newline = buffer.indexOf('\n');
       }
     }
+    assertComplete(res);
     buffer += decoder.decode();
     if (buffer !== '') emit(buffer);
   } catch (error) {
     if (signal?.aborted === true || transport.options.signal?.aborted === true) {
-      res.body.destroy();
+      res.destroy();
       if (signal?.aborted === true) return;
     }
     if (error instanceof ApiError) {
-      res.body.destroy();
+      res.destroy();
       throw error;
     }
     throw transport.failure(error, 'GET', url, combined, 1, started, headers, false);
+  } finally {
+    unwatch();
   }
 }

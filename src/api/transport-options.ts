@@ -1,5 +1,5 @@
 /** What a client of the `/v1` service can be told: where, with which key, how long to wait and retry. */
-import type { Dispatcher } from 'undici';
+import type { Agent } from 'node:http';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from './timeouts.js';
 
 export interface RetryPolicy {
@@ -83,8 +83,12 @@ export interface ApiClientOptions {
   /** called once when the client starts waiting for work that is still running, or for a busy service */
   onWaiting?: (info: { operation: Operation; reason: 'still_running' | 'busy' }) => void;
   userAgent?: string;
-  /** for tests: another undici dispatcher, a random source, a sleep and a clock (milliseconds) */
-  dispatcher?: Dispatcher;
+  /**
+   * The connections to use instead of the client's own kept-alive ones: an `http.Agent`, or an
+   * `https.Agent` for an https URL (one that trusts a private CA, say). The caller closes it.
+   */
+  agent?: Agent;
+  /** for tests: a random source, a sleep and a clock (milliseconds) */
   random?: () => number;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   now?: () => number;

@@ -1,5 +1,6 @@
 /**
- * The transport of the `/v1` client: undici requests with the key, timeouts, retries and a debug hook.
+ * The transport of the `/v1` client: requests on `node:http` (`http-request.ts`) with the key,
+ * time-outs, retries, kept-alive connections and a debug hook.
  *
  * Every answer is checked against the contract's zod schemas; an answer that does not follow it is
  * an `ApiError` of kind `contract` naming the field. Requests that are safe to repeat (GET, and POST
@@ -12,23 +13,23 @@
  * - work the service reports as still running (409 with Retry-After for the same key), or a local
  *   engine that is known to be alive but slow, is waited for up to `maxPendingMs`.
  */
+import type { Agent } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Dispatcher } from 'undici';
 import { header, parseAnswer, type Answer, type Call } from './answers.js';
 import { ApiError } from './errors.js';
-import { Agent, request } from './http-client.js';
+import { createAgent, exchange, readBody } from './http-request.js';
 import { DEFAULT_RETRY, type ApiClientOptions, type RetryPolicy } from './transport-options.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from './timeouts.js';
 
 export class Transport {
   readonly baseUrl: string;
   private readonly apiKey: string;
-  readonly dispatcher: Dispatcher;
-  private readonly ownsDispatcher: boolean;
+  private agentPromise: Promise<Agent> | undefined;
+  private readonly ownsAgent: boolean;
   private readonly retry: RetryPolicy;
   readonly requestTimeoutMs: number;
-  private readonly bodyTimeoutMs: number;
-  private readonly connectTimeoutMs: number;
+  readonly bodyTimeoutMs: number;
+  readonly connectTimeoutMs: number;
   readonly options: ApiClientOptions;
   private readonly random: () => number;
   private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -47,13 +48,19 @@ export class Transport {
     this.random = options.random ?? Math.random;
     this.sleep = options.sleep ?? ((ms, signal) => delay(ms, undefined, { signal }));
     this.now = options.now ?? (() => performance.now());
-    this.ownsDispatcher = options.dispatcher === undefined;
-    this.dispatcher = options.dispatcher ?? new Agent({ connect: { timeout: this.connectTimeoutMs }, keepAliveTimeout: 4_000, connections: 8 });
+    this.ownsAgent = options.agent === undefined;
+    this.agentPromise = options.agent === undefined ? undefined : Promise.resolve(options.agent);
+  }
+
+  /** The connections of this client: the one it was given, else its own, made at the first request. */
+  agent(): Promise<Agent> {
+    this.agentPromise ??= createAgent(new URL(this.baseUrl).protocol);
+    return this.agentPromise;
   }
 
   /** Closes the connections this client opened. */
   async close(): Promise<void> {
-    if (this.ownsDispatcher) await this.dispatcher.close();
+    if (this.ownsAgent && this.agentPromise !== undefined) (await this.agentPromise).destroy();
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
@@ -151,25 +158,28 @@ export class Transport {
     const withBody = call.body !== undefined || call.method === 'POST';
     const headers = this.headers({ ...(call.idempotencyKey === undefined ? {} : { 'idempotency-key': call.idempotencyKey }), ...call.headers }, withBody);
     const started = performance.now();
-    let res: Dispatcher.ResponseData;
+    let status: number;
+    let answerHeaders: Record<string, string | string[] | undefined>;
     let text: string;
     try {
-      res = await request(url, {
-        dispatcher: this.dispatcher,
+      const res = await exchange(url, {
         method: call.method,
         headers,
-        ...(withBody ? { body: JSON.stringify(call.body ?? {}) } : {}),
-        headersTimeout: timeoutMs,
-        bodyTimeout: this.bodyTimeoutMs,
-        ...(signal === undefined ? {} : { signal }),
+        body: withBody ? JSON.stringify(call.body ?? {}) : undefined,
+        agent: await this.agent(),
+        signal,
+        connectTimeoutMs: this.connectTimeoutMs,
+        headersTimeoutMs: timeoutMs,
       });
-      text = await res.body.text();
+      status = res.statusCode ?? 0;
+      answerHeaders = res.headers;
+      text = await readBody(res, this.bodyTimeoutMs);
     } catch (error) {
       throw this.failure(error, call.method, url, signal, attempt, started, headers, true, timeoutMs);
     }
-    const requestId = header(res.headers, 'x-request-id');
-    this.report(call.method, url, attempt, started, headers, res.statusCode, requestId);
-    return parseAnswer(call, url, res.statusCode, res.headers, text);
+    const requestId = header(answerHeaders, 'x-request-id');
+    this.report(call.method, url, attempt, started, headers, status, requestId);
+    return parseAnswer(call, url, status, answerHeaders, text);
   }
 
   failure(
@@ -198,22 +208,22 @@ export class Transport {
       case 'EAI_AGAIN':
         message = 'host not found';
         break;
-      case 'UND_ERR_CONNECT_TIMEOUT':
+      case 'CONNECT_TIMEOUT':
         kind = 'timeout';
         message = `could not connect within ${seconds(this.connectTimeoutMs)}`;
         break;
-      case 'UND_ERR_HEADERS_TIMEOUT':
+      case 'HEADERS_TIMEOUT':
         kind = 'timeout';
         message = `no answer within ${seconds(timeoutMs)}`;
         break;
-      case 'UND_ERR_BODY_TIMEOUT':
+      case 'BODY_TIMEOUT':
         kind = 'timeout';
         message = 'the answer stalled';
         break;
       case 'ECONNRESET':
       case 'EPIPE':
-      case 'UND_ERR_SOCKET':
-      case 'UND_ERR_CLOSED':
+      case 'ECONNABORTED':
+      case 'ERR_STREAM_PREMATURE_CLOSE':
         message = 'the connection was dropped before the answer was complete';
         break;
       default:

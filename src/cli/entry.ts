@@ -6,10 +6,6 @@ import * as nodeModule from 'node:module';
 (nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache?.();
 
 const argv = process.argv.slice(2);
-/** Commands that serve traffic until stopped keep V8's optimised WebAssembly (see baselineWasm); a word anywhere in argv is enough, erring towards keeping it. */
-const LONG_LIVED = new Set(['serve', 'dev']);
-/** Commands that make no HTTP request, named first: they skip baselineWasm, whose node:v8 costs about 10 ms of CPU. */
-const OFFLINE = new Set(['validate', 'init']);
 // `mcpctl --version` alone, what scripts and CI steps call to check the tool, answers before
 // commander and the command table load; `--version --json` and the rest go through main.
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
@@ -17,17 +13,17 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   process.stdout.write(`${VERSION}\n`);
 } else {
   const command = argv.find((arg) => !arg.startsWith('-'));
-  if (!argv.some((arg) => LONG_LIVED.has(arg)) && !OFFLINE.has(command ?? '')) await baselineWasm();
+  // `export image` talks to Docker through undici (src/engine/docker/engine-api.ts)
+  if (command === 'export' && argv.includes('image')) await baselineWasm();
   await runMain();
 }
 
 /**
- * The HTTP parser of undici (which both the client and Node's own fetch use) is WebAssembly. V8
- * compiles it once quickly, then again optimised on background threads, and a process that is
- * about to exit waits for that second compile: about 0.23 s of every command that talks to a
- * service, measured on 2 cores (ls 0.88 → 0.66 s, deploy 0.82 → 0.59 s). A command makes a handful
- * of requests, for which the first compile is plenty. Set before anything loads undici; not for the
- * commands that serve traffic for as long as they run.
+ * The HTTP parser of undici is WebAssembly. V8 compiles it once quickly, then again optimised on
+ * background threads, and a process that is about to exit waits for that second compile: about
+ * 0.23 s, measured on 2 cores. A command makes a handful of requests, for which the first compile
+ * is plenty. Set before anything loads undici. The `/v1` client is on node:http
+ * (src/api/http-request.ts), so only the commands that talk to Docker need it.
  */
 async function baselineWasm(): Promise<void> {
   const { setFlagsFromString } = await import('node:v8');

@@ -2,7 +2,6 @@
  * The local engine, seen from the CLI: find the engine of this MCPCTL_HOME, start it in the
  * background when it is not running, stop it, report on it.
  */
-import { spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync } from 'node:fs';
 import { open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -188,7 +187,7 @@ export async function startBackgroundEngine(paths: HomePaths, env: Record<string
       if (!spawned && (await claimStart(guard))) {
         spawned = true;
         await rotateLog(paths.logFile);
-        spawnDaemon(paths, env, (code, signal) => {
+        await spawnDaemon(paths, env, (code, signal) => {
           exit = { code, signal };
         });
       }
@@ -234,8 +233,16 @@ async function claimStart(guard: string): Promise<boolean> {
   return false;
 }
 
-/** Starts the daemon detached, in its own folder, with no hold on this process's stdio. */
-function spawnDaemon(paths: HomePaths, env: Record<string, string | undefined>, onExit: (code: number | null, signal: NodeJS.Signals | null) => void): void {
+/**
+ * Starts the daemon detached, in its own folder, with no hold on this process's stdio.
+ * node:child_process (and dgram with it) loads only here: a command that finds its engine running never needs it.
+ */
+async function spawnDaemon(
+  paths: HomePaths,
+  env: Record<string, string | undefined>,
+  onExit: (code: number | null, signal: NodeJS.Signals | null) => void,
+): Promise<void> {
+  const { spawn } = await import('node:child_process');
   const entry = daemonEntry();
   const logFd = openSync(paths.logFile, 'a', 0o600);
   try {

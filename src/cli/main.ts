@@ -1,6 +1,6 @@
 /**
  * Wires commander and nothing else: every action lazy-imports its command module, so
- * `mcpctl --version` and `--help` load commander alone (no undici, ora, inquirer, yaml, zod).
+ * `mcpctl --version` and `--help` load commander alone (no HTTP client, ora, inquirer, yaml, zod).
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import type { CommandContext, GlobalOptions, IO } from './context.js';

@@ -1,7 +1,9 @@
 /**
- * `mcpctl --version` and `--help` must load commander and nothing heavy. A resolve hook, registered
- * with `node --import`, records every module URL the real binary resolves; a chunk of the bundle
- * stands for the modules it holds (test/support/bundle.ts).
+ * `mcpctl --version` and `--help` must load commander and nothing heavy, and the commands that only
+ * read answers (`deploy <mcp_id>`, `status`) neither undici nor the definition's schema. A resolve
+ * hook, registered with `node --import`, records every module URL the real binary resolves, and the
+ * files `require` loaded at exit; a chunk of the bundle stands for the modules it holds
+ * (test/support/bundle.ts).
  */
 import { execFile } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
@@ -12,6 +14,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLE_ENTRY, loadedModules } from '../support/bundle.js';
+import { createSandbox, runBin, type Sandbox } from '../support/cli.js';
 
 const run = promisify(execFile);
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -50,12 +53,12 @@ async function ensureBuilt(): Promise<void> {
   await run(process.execPath, [join(root, 'node_modules', 'rolldown', 'bin', 'cli.mjs'), '-c', 'rolldown.config.js'], { cwd: root });
 }
 
-async function loadedBy(args: string[]): Promise<{ urls: string[]; stdout: string }> {
+async function loadedBy(args: string[], env: Record<string, string> = { HOME: dir }): Promise<{ urls: string[]; stdout: string }> {
   const log = join(dir, `loads-${args.join('-')}.txt`);
   await writeFile(log, '');
   const { stdout } = await run(process.execPath, ['--import', pathToFileURL(join(dir, 'register.mjs')).href, join(root, 'bin', 'mcpctl.js'), ...args], {
     cwd: dir,
-    env: { PATH: process.env.PATH ?? '', HOME: dir, LOAD_LOG: log, NO_COLOR: '1' },
+    env: { PATH: process.env.PATH ?? '', ...env, LOAD_LOG: log, NO_COLOR: '1' },
   });
   const urls = await loadedModules((await readFile(log, 'utf8')).split('\n').filter((line) => line !== ''));
   return { urls, stdout };
@@ -65,7 +68,16 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'mcpctl-startup-'));
   await writeFile(
     join(dir, 'register.mjs'),
-    `import { register } from 'node:module';\nregister('./hooks.mjs', import.meta.url, { data: { file: process.env.LOAD_LOG } });\n`,
+    [
+      `import { appendFileSync } from 'node:fs';`,
+      `import { createRequire, register } from 'node:module';`,
+      `import { pathToFileURL } from 'node:url';`,
+      `register('./hooks.mjs', import.meta.url, { data: { file: process.env.LOAD_LOG } });`,
+      // what require() loaded (createRequire included), which the resolve hook does not see
+      `const cache = createRequire(import.meta.url).cache;`,
+      `process.on('exit', () => appendFileSync(process.env.LOAD_LOG, Object.keys(cache).map((f) => pathToFileURL(f).href + '\\n').join('')));`,
+      '',
+    ].join('\n'),
   );
   await writeFile(
     join(dir, 'hooks.mjs'),
@@ -119,5 +131,60 @@ describe('start-up', () => {
     for (const model of ['mcpctl-local', 'claude-sonnet-4-5', 'gpt-4.1-mini']) expect(stdout).toContain(model);
     expect(stdout).toContain('ANTHROPIC_API_KEY');
     expect(urls.filter((url) => HEAVY.some((heavy) => url.includes(heavy)))).toEqual([]);
+  });
+});
+
+/** What a command that only reads answers must not load: the HTTP client is node:http, and answers need no definition schema. */
+const NOT_FOR_ANSWERS = [
+  '/node_modules/undici/',
+  'node:https',
+  '/dist/definition/schema.js',
+  '/dist/api/build-schema.js',
+  '/node_modules/yaml/',
+  '/node_modules/ajv/',
+  '/node_modules/ora/',
+  '/node_modules/@inquirer/',
+  '/node_modules/@modelcontextprotocol/',
+  '/dist/runtime/',
+];
+
+describe('commands that read answers, against the local engine', { timeout: 120_000 }, () => {
+  let box: Sandbox;
+  let mcpId: string;
+
+  beforeAll(async () => {
+    box = await createSandbox();
+    const file = join(box.dir, 'one.yaml');
+    const tool = {
+      name: 'echo',
+      description: 'Echo the text back',
+      inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+      handler: { type: 'static', content: [{ type: 'text', text: '{{args.text}}' }] },
+    };
+    await writeFile(file, `name: startup\ntemplate: basic\ntools:\n  - ${JSON.stringify(tool)}\n`);
+    // the first command starts the local engine in the background
+    const built = await runBin(join(root, 'bin', 'mcpctl.js'), ['--json', 'build', file], { env: box.env, cwd: box.dir });
+    expect(built.code, built.stderr).toBe(0);
+    mcpId = (JSON.parse(built.stdout) as { mcp_id: string }).mcp_id;
+  }, 120_000);
+
+  afterAll(async () => {
+    if (box === undefined) return;
+    await runBin(join(root, 'bin', 'mcpctl.js'), ['engine', 'stop'], { env: box.env, cwd: box.dir });
+    await box.cleanup();
+  });
+
+  it('deploy <mcp_id> and status load neither undici nor the definition schema', async () => {
+    const deploy = await loadedBy(['--json', 'deploy', mcpId, '--env', 'development'], box.env);
+    const deployment = JSON.parse(deploy.stdout) as { deployment_id: string; status: string };
+    expect(deployment.status).toBe('deployed');
+    // the control: the hook sees the client and the contract's answers
+    expect(deploy.urls.some((url) => url.endsWith('/dist/api/client.js'))).toBe(true);
+    expect(deploy.urls.some((url) => url.endsWith('/dist/api/operations.js'))).toBe(true);
+    expect(deploy.urls.filter((url) => NOT_FOR_ANSWERS.some((heavy) => url.includes(heavy)))).toEqual([]);
+
+    const status = await loadedBy(['--json', 'status', deployment.deployment_id], box.env);
+    expect(JSON.parse(status.stdout)).toMatchObject({ deployment_id: deployment.deployment_id, status: 'deployed' });
+    expect(status.urls.filter((url) => NOT_FOR_ANSWERS.some((heavy) => url.includes(heavy)))).toEqual([]);
   });
 });

@@ -6,6 +6,7 @@
  * certificate or key stops the start with a message that names the file.
  */
 import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { Agent as HttpsAgent } from 'node:https';
 import { connect as tlsConnect, type PeerCertificate, type TLSSocket } from 'node:tls';
 import type { LookupFunction } from 'node:net';
 import { join } from 'node:path';
@@ -124,11 +125,13 @@ describe('HTTPS in the gateway', { timeout: 120_000 }, () => {
     expect(await greetOverHttps(`https://alpha.example.test:${port}/mcp`, 'Ada')).toBe('alpha says hello to Ada');
     expect(await greetOverHttps(`https://mcp.beta.example.test:${port}/mcp`, 'Bob')).toBe('beta says hello to Bob');
     // the /v1 API answers over HTTPS too
-    const overHttps = new ApiClient({ baseUrl: `https://localhost:${port}`, apiKey: API_KEY, dispatcher });
+    const agent = new HttpsAgent({ ca: ca.ca, lookup: toLoopback });
+    const overHttps = new ApiClient({ baseUrl: `https://localhost:${port}`, apiKey: API_KEY, agent });
     try {
       expect((await overHttps.status(alpha.deployment_id)).deployment?.status).toBe('deployed');
     } finally {
       await overHttps.close();
+      agent.destroy();
     }
   });
 

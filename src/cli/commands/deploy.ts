@@ -3,7 +3,7 @@
  * config (the file's `deploy:` section with `${VAR}` resolved now, then flags), POST /v1/deploy
  * asking for an asynchronous answer, and follow the deployment until it settles.
  */
-import { MCP_ID_PATTERN } from '../../api/contract.js';
+import { MCP_ID_PATTERN } from '../../api/operations.js';
 import { withApi } from '../api-errors.js';
 import type { CommandContext } from '../context.js';
 import { publishToGithub } from '../github.js';

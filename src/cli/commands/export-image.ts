@@ -10,7 +10,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MCP_ID_PATTERN } from '../../api/contract.js';
+import { MCP_ID_PATTERN } from '../../api/operations.js';
 import type { CommandContext } from '../context.js';
 import { EXIT, UserError } from '../../shared/errors.js';
 import { loadDefinitionFile } from '../steps/definition-file.js';

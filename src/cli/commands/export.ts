@@ -11,7 +11,7 @@
  * is referenced by the pods and named in the output with how to supply it; no value is ever made up.
  */
 import { resolve, relative, isAbsolute } from 'node:path';
-import { MCP_ID_PATTERN, type DeployConfig, type Environment } from '../../api/contract.js';
+import { MCP_ID_PATTERN, type DeployConfig, type Environment } from '../../api/operations.js';
 import { withApi } from '../api-errors.js';
 import type { CommandContext } from '../context.js';
 import { EXIT, UserError, type Problem } from '../../shared/errors.js';

@@ -4,7 +4,7 @@
  * Ctrl-C, which ends it normally. With --json: one document `{ lines }`, or with --follow one
  * JSON line per log line (NDJSON), the only way a stream can be machine-readable.
  */
-import type { LogLine } from '../../api/contract.js';
+import type { LogLine } from '../../api/operations.js';
 import { withApi } from '../api-errors.js';
 import type { CommandContext } from '../context.js';
 import { UserError } from '../../shared/errors.js';

@@ -4,7 +4,7 @@
  * an mcp_… id); --servers or --deployments shows only one of the two, and --env or --status, which
  * filter deployments only, show the deployments alone.
  */
-import { DEPLOYMENT_STATES, MCP_ID_PATTERN, type Deployment, type Environment, type McpServer } from '../../api/contract.js';
+import { DEPLOYMENT_STATES, MCP_ID_PATTERN, type Deployment, type Environment, type McpServer } from '../../api/operations.js';
 import type { DeploymentFilter } from '../../api/client.js';
 import { withApi } from '../api-errors.js';
 import type { CommandContext } from '../context.js';

@@ -3,7 +3,7 @@
  * tool-call error rate and calls per tool over the window, with small charts of latency and
  * throughput from the series. `--json` prints the metrics document.
  */
-import type { Metrics } from '../../api/contract.js';
+import type { Metrics } from '../../api/operations.js';
 import { withApi } from '../api-errors.js';
 import type { CommandContext } from '../context.js';
 import type { Printer } from '../output.js';

@@ -2,7 +2,7 @@
  * `mcpctl status <deployment_id> [--watch]`: the status of a deployment, or, with `--watch`,
  * followed until it settles (steps/deployment-wait.ts).
  */
-import { DEPLOYMENT_ID_PATTERN, type Deployment } from '../../api/contract.js';
+import { DEPLOYMENT_ID_PATTERN, type Deployment } from '../../api/operations.js';
 import { withApi } from '../api-errors.js';
 import type { CommandContext } from '../context.js';
 import { UserError } from '../../shared/errors.js';

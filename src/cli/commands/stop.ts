@@ -6,7 +6,7 @@
  * answers those with 409; the current state decides.
  */
 import { ApiError } from '../../api/errors.js';
-import type { Deployment } from '../../api/contract.js';
+import type { Deployment } from '../../api/operations.js';
 import { withApi } from '../api-errors.js';
 import type { CommandContext } from '../context.js';
 import { renderDeploymentFields } from '../render/deployment.js';

@@ -3,7 +3,7 @@
  * or every case of the file's `tests:`, and judge each against its threshold and expectations.
  * Models are checked before anything is built (steps/run-tests.ts).
  */
-import { MCP_ID_PATTERN } from '../../api/contract.js';
+import { MCP_ID_PATTERN } from '../../api/operations.js';
 import { withApi } from '../api-errors.js';
 import type { CommandContext } from '../context.js';
 import { publishToGithub } from '../github.js';

@@ -5,7 +5,7 @@
  * build). The exit code is the first failing step's; `--json` prints one document with each step.
  */
 import type { ApiClient } from '../../api/client.js';
-import type { Deployment, McpServer } from '../../api/contract.js';
+import type { Deployment, McpServer } from '../../api/operations.js';
 import { explainApiError } from '../api-errors.js';
 import { connect, type Connection } from '../config.js';
 import type { CommandContext } from '../context.js';

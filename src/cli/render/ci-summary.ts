@@ -2,7 +2,7 @@
  * Markdown for a CI job summary ($GITHUB_STEP_SUMMARY): test cases with their rates and causes,
  * a deployment with its URL, and the steps of `mcpctl up`. Pure.
  */
-import type { Deployment, McpServer } from '../../api/contract.js';
+import type { Deployment, McpServer } from '../../api/operations.js';
 import { mcpEndpoint, shownStableUrls } from './deployment.js';
 import { formatRate, formatSeconds } from './format.js';
 import type { TestReport } from './test-result.js';

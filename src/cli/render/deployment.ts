@@ -1,5 +1,5 @@
 /** How a deployment reads for people: progress text while it deploys, and the settled result. */
-import type { Deployment } from '../../api/contract.js';
+import type { Deployment } from '../../api/operations.js';
 import type { Printer } from '../output.js';
 import { formatSeconds } from './format.js';
 

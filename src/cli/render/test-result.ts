@@ -2,7 +2,7 @@
  * How a test run reads for people: the agent's reply, what it used, the success rate and its
  * band, and each cause of the guidance with where the tools it names are defined.
  */
-import type { TestResult } from '../../api/contract.js';
+import type { TestResult } from '../../api/operations.js';
 import type { Printer } from '../output.js';
 import { formatList, formatRate, formatSeconds } from './format.js';
 

@@ -3,7 +3,7 @@
  * request field paths mapped back to `file:line:column`; and its build with progress.
  */
 import type { ApiClient } from '../../api/client.js';
-import type { McpServer } from '../../api/contract.js';
+import type { McpServer } from '../../api/operations.js';
 import type { LoadedDefinition } from '../../definition/load.js';
 import type { CommandContext } from '../context.js';
 import type { Problem } from '../../shared/errors.js';

@@ -6,9 +6,9 @@
  */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import type { DeployConfig, Environment } from '../../api/contract.js';
+import type { DeployConfig, Environment } from '../../api/operations.js';
 import type { DeployDefaults } from '../../definition/schema.js';
-import { ENV_NAME_PATTERN } from '../../definition/schema.js';
+import { ENV_NAME_PATTERN } from '../../definition/names.js';
 import { passVariablesHint } from '../api-errors.js';
 import { scalingProblem } from '../../definition/scaling.js';
 import { EXIT, UserError, type Problem } from '../../shared/errors.js';

@@ -4,7 +4,7 @@
  * answer, and the deployment followed with progress until it settles.
  */
 import type { ApiClient } from '../../api/client.js';
-import type { DeployConfig, Deployment, Environment } from '../../api/contract.js';
+import type { DeployConfig, Deployment, Environment } from '../../api/operations.js';
 import type { CommandContext } from '../context.js';
 import { formatSeconds } from '../render/format.js';
 import type { DefinitionFile } from './definition-file.js';

@@ -1,5 +1,5 @@
 /** The check every command that takes a deployment id makes first. */
-import { DEPLOYMENT_ID_PATTERN } from '../../api/contract.js';
+import { DEPLOYMENT_ID_PATTERN } from '../../api/operations.js';
 import { UserError } from '../../shared/errors.js';
 
 /** Throws a UserError (exit 2) naming what the value looks like instead. */

@@ -5,7 +5,7 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import type { ApiClient } from '../../api/client.js';
-import type { Deployment } from '../../api/contract.js';
+import type { Deployment } from '../../api/operations.js';
 import { ApiError } from '../../api/errors.js';
 import type { CommandContext } from '../context.js';
 import type { Progress } from '../output.js';

@@ -6,7 +6,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { ApiClient, TestRequestInput } from '../../api/client.js';
-import type { TestResult } from '../../api/contract.js';
+import type { TestResult } from '../../api/operations.js';
 import { ApiError } from '../../api/errors.js';
 import { classifySuccessRate, computeGuidance, SUCCESS_BANDS } from '../../api/guidance.js';
 import type { TestsConfig } from '../../definition/schema.js';
