@@ -125,7 +125,7 @@ export function createRoutes(deps: RouteDeps): Router<Route> {
       const remaining = deadline - clock();
       if (remaining <= 0) break;
       const before = clock();
-      current = (await service.waitForChange(current.deployment_id, remaining, ctx.signal)) ?? current;
+      current = (await service.waitForChange(current.deployment_id, remaining, ctx.signal, (d) => d.status === 'deploying')) ?? current;
       // A service that answers at once without a change must not make this loop spin.
       if (current.status === 'deploying' && clock() - before < 5) await sleep(50);
     }
@@ -211,7 +211,8 @@ export function createRoutes(deps: RouteDeps): Router<Route> {
           const remaining = deadline - clock();
           if (remaining <= 0) break;
           const before = clock();
-          current = (await deps.deployments.waitForChange(record.deployment.deployment_id, remaining, ctx.signal)) ?? current;
+          current =
+            (await deps.deployments.waitForChange(record.deployment.deployment_id, remaining, ctx.signal, (d) => baseline.includes(etagOf(d)))) ?? current;
           if (!baseline.includes(etagOf(current))) break;
           if (clock() - before < 5) await sleep(50);
         }

@@ -99,8 +99,17 @@ export interface DeploymentService {
   deploy(server: ServerRecord, request: DeployRequest, options: { wait: boolean }): Promise<Deployment>;
   /** the live view of a deployment (instances, stage) */
   status(deploymentId: string): Promise<Deployment | undefined>;
-  /** long-poll: resolves with the deployment when it next changes, or as it is after `timeoutMs` */
-  waitForChange(deploymentId: string, timeoutMs: number, signal?: AbortSignal): Promise<Deployment | undefined>;
+  /**
+   * long-poll: resolves with the deployment when it next changes, or as it is after `timeoutMs`;
+   * with `unchanged`, when the deployment no longer looks unchanged to it (a change it cannot
+   * tell from what the caller has does not end the wait)
+   */
+  waitForChange(
+    deploymentId: string,
+    timeoutMs: number,
+    signal?: AbortSignal,
+    unchanged?: (deployment: Deployment) => boolean,
+  ): Promise<Deployment | undefined>;
   stop(deploymentId: string): Promise<Deployment>;
   /** like deploy: with `wait` resolves when the new deployment is deployed or failed, otherwise at once */
   rollback(deploymentId: string, options?: { wait: boolean }): Promise<Deployment>;

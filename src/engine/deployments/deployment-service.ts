@@ -209,8 +209,14 @@ class Deployments implements LocalDeploymentService {
     return record === undefined ? undefined : storedView(record.deployment);
   }
 
-  async waitForChange(deploymentId: string, timeoutMs: number, signal?: AbortSignal): Promise<Deployment | undefined> {
+  async waitForChange(
+    deploymentId: string,
+    timeoutMs: number,
+    signal?: AbortSignal,
+    unchanged?: (deployment: Deployment) => boolean,
+  ): Promise<Deployment | undefined> {
     const live = this.registry.get(deploymentId);
+    if (live !== undefined && unchanged !== undefined) return live.waitUntil((view) => !unchanged(view), timeoutMs, signal);
     if (live !== undefined) {
       await live.waitForChange(timeoutMs, signal);
       return this.status(deploymentId);

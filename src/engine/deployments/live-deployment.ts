@@ -175,6 +175,28 @@ export class LiveDeployment {
    */
   waitForChange(timeoutMs: number, signal?: AbortSignal): Promise<void> {
     if (this.ctx.clock() - this.lastChangeAt <= RECENT_CHANGE_MS) return Promise.resolve();
+    return this.nextChange(timeoutMs, signal);
+  }
+
+  /**
+   * The view once `done` holds for it, or as it is when `timeoutMs` runs out or `signal` aborts.
+   * Each view is taken in the same turn as the wait for the next change is set up, so no change
+   * falls between them; a wake-up lets the rest of its turn run first, so that changes made
+   * together (the last instance healthy, then deployed) are seen as one.
+   */
+  async waitUntil(done: (view: Deployment) => boolean, timeoutMs: number, signal?: AbortSignal): Promise<Deployment> {
+    const deadline = this.ctx.clock() + timeoutMs;
+    for (;;) {
+      const view = this.toDeployment();
+      const remaining = deadline - this.ctx.clock();
+      if (done(view) || remaining <= 0 || signal?.aborted === true) return view;
+      await this.nextChange(remaining, signal);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  /** Resolves at the next change (none before the call counts), after `timeoutMs`, or when `signal` aborts. */
+  private nextChange(timeoutMs: number, signal?: AbortSignal): Promise<void> {
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);

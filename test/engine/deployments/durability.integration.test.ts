@@ -91,6 +91,31 @@ describe('durable acknowledgements', () => {
   });
 });
 
+describe('a long-poll that says what the caller already has', () => {
+  it('ends only when the deployment no longer looks unchanged to it, with the view that ended it', async () => {
+    const server = await h.addServer('weather');
+    const first = await h.service.deploy(server, { mcp_id: server.server.mcp_id, environment: 'development' }, { wait: false });
+    expect(first.status).toBe('deploying');
+    // every stage of the start is a change, but not one this caller waits for
+    const settled = await h.service.waitForChange(first.deployment_id, 20_000, undefined, (d) => d.status === 'deploying');
+    expect(settled?.status).toBe('deployed');
+  });
+
+  it('does not miss a change made before it was asked: a view that already differs ends it at once', async () => {
+    const server = await h.addServer('weather');
+    const d = await h.deploy(server, 'development');
+    expect(d.status).toBe('deployed');
+    const asked = new AbortController();
+    // were the deployed change missed, this would wait the full minute (and the test time out)
+    const seen = await h.service.waitForChange(d.deployment_id, 60_000, asked.signal, (view) => view.status === 'deploying');
+    expect(seen?.status).toBe('deployed');
+    const stopping = h.service.stop(d.deployment_id);
+    const after = await h.service.waitForChange(d.deployment_id, 60_000, asked.signal, (view) => view.status === 'deployed');
+    expect(after?.status).toBe('stopped');
+    await stopping;
+  });
+});
+
 describe('a record that cannot be written', () => {
   it('is no deployment: deploy fails with 503 and nothing starts or is listed', async () => {
     const server = await h.addServer('weather');
