@@ -18,16 +18,7 @@ import {
   TOOL_NAME_PATTERN,
 } from './names.js';
 
-export {
-  ENV_NAME_PATTERN,
-  ENVIRONMENTS,
-  IDENTIFIER_PATTERN,
-  LIMITS,
-  RESOURCE_URI_PATTERN,
-  SERVER_NAME_PATTERN,
-  TEMPLATES,
-  TOOL_NAME_PATTERN,
-} from './names.js';
+export * from './names.js';
 
 const description = z.string().min(1, 'must not be empty').max(LIMITS.descriptionLength);
 const timeoutMs = z.number().int().positive().max(LIMITS.timeoutMs).describe('time-out in milliseconds');
