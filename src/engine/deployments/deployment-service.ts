@@ -351,6 +351,7 @@ class Deployments implements LocalDeploymentService {
     // Instances stop; records keep `deployed`, so the next start restores them.
     await Promise.all(lives.map((live) => live.stopInstances()));
     await Promise.all(lives.map(async (live) => Promise.all([settled(live), live.ctx.logs.settle()])));
+    await LogBook.settleAll();
     this.closed = true;
     this.gateway.close();
   }

@@ -18,6 +18,8 @@ const ROTATE_BYTES = 4 * 1024 * 1024;
 const FLUSH_DELAY_MS = 20;
 /** how long an unused log file stays open */
 const IDLE_CLOSE_MS = 2_000;
+/** every log book with lines not yet written: the engine's close waits for them all (settleAll) */
+const unwritten = new Set<LogBook>();
 
 export class LogBook {
   private readonly lines: LogLine[] = [];
@@ -45,13 +47,24 @@ export class LogBook {
     if (this.lines.length >= this.capacity + Math.ceil(this.capacity / 8)) this.lines.splice(0, this.lines.length - this.capacity);
     for (const listener of this.listeners) listener(line);
     this.pending.push(`${JSON.stringify(line)}\n`);
-    this.scheduled ??= new Promise((resolve) =>
+    if (this.scheduled !== undefined) return;
+    unwritten.add(this);
+    this.scheduled = new Promise((resolve) =>
       setTimeout(() => {
         this.scheduled = undefined;
+        unwritten.delete(this);
         this.flush();
         resolve();
       }, FLUSH_DELAY_MS),
     );
+  }
+
+  /**
+   * Waits until the lines of every log book (those of deployments that ended before too) are
+   * written: a closing engine leaves none to be written after it is gone.
+   */
+  static async settleAll(): Promise<void> {
+    await Promise.all([...unwritten].map((book) => book.settle()));
   }
 
   /** Lines at or after `since`, the newest `limit` of them, oldest first. */
@@ -85,7 +98,7 @@ export class LogBook {
       // The file stays open while lines keep coming: opening and closing it at each append cost
       // more than the rest of a request.
       if (this.fd === undefined) {
-        mkdirSync(dirname(this.file), { recursive: true });
+        makeFolder(dirname(this.file));
         this.fd = openSync(this.file, 'a', 0o600);
         this.size = fstatSync(this.fd).size;
       }
@@ -144,5 +157,14 @@ export class LogBook {
     }
     this.lines.unshift(...history.slice(-this.capacity));
     if (this.lines.length > this.capacity) this.lines.splice(0, this.lines.length - this.capacity);
+  }
+}
+
+/** Makes the log folder if it is missing; not its parents: a home that was removed (the engine's state gone) is not made again. */
+function makeFolder(dir: string): void {
+  try {
+    mkdirSync(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
 }
