@@ -4,7 +4,8 @@
  * JSON-RPC over node:http on one kept-alive connection, so the engine does not need the client SDK
  * at run time (node:http costs less than fetch here: no web streams, no undici to load).
  */
-import { Agent, request, type IncomingHttpHeaders } from 'node:http';
+import { Agent } from 'node:http';
+import { postText, type TextAnswer as Answer } from '../shared/http.js';
 
 export interface ProbeOptions {
   mcpUrl: string;
@@ -58,7 +59,7 @@ export async function probeMcp(options: ProbeOptions): Promise<ProbeResult> {
     const send = async (body: unknown): Promise<Answer> => {
       let response: Answer;
       try {
-        response = await post(options.mcpUrl, headers, JSON.stringify(body), agent, signal);
+        response = await postText(options.mcpUrl, { headers, body: JSON.stringify(body), agent, signal });
       } catch (error) {
         if (signal.aborted) throw new ProbeError(`the server did not answer within ${options.timeoutMs / 1000} s`);
         throw new ProbeError(`could not reach the server's MCP endpoint: ${(error as Error).message}`);
@@ -130,27 +131,6 @@ export async function probeMcp(options: ProbeOptions): Promise<ProbeResult> {
     if (message === undefined) throw new ProbeError('the MCP endpoint answered without a JSON-RPC response');
     return message as Record<string, unknown>;
   }
-}
-
-/** An answer, read whole. */
-interface Answer {
-  status: number;
-  headers: IncomingHttpHeaders;
-  text: string;
-}
-
-/** One POST, its answer read whole; rejects on a connection error or when `signal` aborts. */
-function post(url: string, headers: Record<string, string>, body: string, agent: Agent, signal: AbortSignal): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, agent, signal }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
 }
 
 function parse(text: string): unknown {

@@ -10,9 +10,10 @@
  * It costs a warm process about a third more CPU to get ready (≈170 ms here), in the background;
  * resources and prompts are left out, as their share of the first requests is small.
  */
-import { createServer, request, type IncomingHttpHeaders } from 'node:http';
+import { createServer } from 'node:http';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { postText, type TextAnswer } from '../shared/http.js';
 import { MCP_PATH } from './constants.js';
 import { createJsonLogger } from './logger.js';
 import { createRuntime, type RuntimeDefinition } from './server.js';
@@ -30,28 +31,12 @@ const DEFINITION: RuntimeDefinition = {
   ],
 };
 
-/** One POST of a JSON-RPC body; the body as text. */
-function post(port: number, body: unknown, headers: Record<string, string>): Promise<{ status: number; headers: IncomingHttpHeaders; text: string }> {
-  const text = JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port,
-        path: MCP_PATH,
-        method: 'POST',
-        agent: false,
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'content-length': Buffer.byteLength(text), ...headers },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(text);
+/** One POST of a JSON-RPC body to the throwaway server, on a connection of its own. */
+function post(port: number, body: unknown, headers: Record<string, string>): Promise<TextAnswer> {
+  return postText(`http://127.0.0.1:${port}${MCP_PATH}`, {
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body: JSON.stringify(body),
+    agent: false,
   });
 }
 

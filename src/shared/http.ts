@@ -1,8 +1,9 @@
 /**
  * Reading a request body and answering with JSON, for every HTTP server of mcpctl (the engine's
- * API and its gateway). Imports only node: modules.
+ * API and its gateway), and one POST read whole for the plain MCP exchanges (a build's probe, a
+ * warm process's warm-up). Imports only node: modules.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { request, type Agent, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 
 /**
  * The whole body; 'too large' as soon as it passes `limit` bytes (or its declared length does),
@@ -47,4 +48,30 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, opt
   res.setHeader('Content-Length', Buffer.byteLength(text));
   res.setHeader('Cache-Control', 'no-store');
   res.end(options.headOnly === true ? undefined : text);
+}
+
+/** An answer, its body read whole as UTF-8. */
+export interface TextAnswer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  text: string;
+}
+
+/** One POST of `body`, its answer read whole; rejects on a connection error or when `signal` aborts. */
+export function postText(
+  url: string,
+  options: { headers: Record<string, string>; body: string; agent?: Agent | false; signal?: AbortSignal },
+): Promise<TextAnswer> {
+  const { body, agent, signal } = options;
+  return new Promise((resolve, reject) => {
+    const headers = { ...options.headers, 'content-length': String(Buffer.byteLength(body)) };
+    const req = request(url, { method: 'POST', headers, ...(agent === undefined ? {} : { agent }), ...(signal === undefined ? {} : { signal }) }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
 }
