@@ -44,7 +44,6 @@ export interface TestRunRecord {
   createdAt: string;
 }
 
-/** Persistence. Every write is atomic: a crash never leaves a half-written record. */
 /** Which deployment records a query returns: each field given must match. */
 export interface DeploymentFilter {
   mcpId?: string;
@@ -58,6 +57,7 @@ export interface DeploymentFilter {
   limit?: number;
 }
 
+/** Persistence. Every write is atomic: a crash never leaves a half-written record. */
 export interface Store {
   putServer(record: ServerRecord): Promise<void>;
   getServer(mcpId: string): Promise<ServerRecord | undefined>;

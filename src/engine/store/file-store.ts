@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DeploymentFilter, DeploymentRecord, Logger, ServerRecord, Store, TestRunRecord } from '../types.js';
+import { wasDeployed as everDeployed } from '../deployments/states.js';
 import { ensureDir, removeStaleTemps, syncDir, writeFileAtomic } from './atomic.js';
 
 /** Bumped when the layout of the files changes; an engine refuses a store newer than it knows. */
@@ -106,7 +107,7 @@ export class FileStore implements Store {
       if (environment !== undefined && r.deployment.environment !== environment) continue;
       if (status !== undefined && r.deployment.status !== status) continue;
       if (serverName !== undefined && this.servers.get(r.mcpId)?.server.name !== serverName) continue;
-      if (wasDeployed !== undefined && (r.deployment.transitions ?? []).some((t) => t.status === 'deployed') !== wasDeployed) continue;
+      if (wasDeployed !== undefined && everDeployed(r.deployment) !== wasDeployed) continue;
       matching.push(r);
     }
     const sorted = newestFirst(matching, (r) => r.deployment.created_at);
