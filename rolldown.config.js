@@ -1,5 +1,7 @@
-// The CLI as a few files (`npm run build`, after tsc): dist/bundle/mcpctl.js and its chunks, which
-// bin/mcpctl.js runs. One file per command and per lazily loaded part (every `import()` stays a
+// The CLI as a few files (`npm run build`, after tsc): dist/bundle/mcpctl.cjs and its chunks, which
+// bin/mcpctl.js runs. CommonJS, so that on Node 20 V8's compiled code of each file can be kept between
+// runs (src/cli/compile-cache.ts; Node 20 has no code cache for ES modules): `.cjs` names, as the
+// package is "type": "module". One file per command and per lazily loaded part (every `import()` stays a
 // chunk, loaded only when it runs); zod, yaml, commander and the rest of what a command needs at
 // start-up are inside, so Node resolves and reads a few files instead of a few hundred. The engine
 // daemon, the runtime (serve-bundle) and the library stay tsc's output in dist/.
@@ -51,6 +53,8 @@ export default defineConfig({
   // instead of process.emitWarning: stderr either way.
   resolve: { alias: { yaml: new URL('./node_modules/yaml/browser/index.js', import.meta.url).pathname } },
   external: [
+    // an ES module of its own, for the one `import()` of a URL (src/shared/import-module.ts)
+    /[\\/]shared[\\/]import-module\.js$/,
     'typescript',
     '@kubernetes/client-node',
     /^@kubernetes\/client-node\//,
@@ -63,9 +67,12 @@ export default defineConfig({
   ],
   output: {
     dir: 'dist/bundle',
-    format: 'esm',
-    entryFileNames: '[name].js',
-    chunkFileNames: '[name]-[hash].js',
+    format: 'cjs',
+    // `import()` of what stays outside the bundle (node:, typescript, the LLM SDKs, the Kubernetes client) as
+    // `require()`: a script compiled from a code cache on Node 20 has lost its dynamic import callback
+    dynamicImportInCjs: false,
+    entryFileNames: '[name].cjs',
+    chunkFileNames: '[name]-[hash].cjs',
     cleanDir: true,
     // non-ASCII characters escaped: a file of ASCII alone is read and compiled as one-byte text, faster than UTF-16
     charset: 'ascii',

@@ -1,17 +1,22 @@
 /** The process entry point: the only place that sets the exit code. */
-import * as nodeModule from 'node:module';
+import { startCompileCache } from './compile-cache.js';
 
-// Node 22.1 and later keep V8's compiled code of the modules in a cache on disk (in the temp folder;
-// NODE_DISABLE_COMPILE_CACHE=1 turns it off), as npm and tsc do; Node 20 has no such cache.
-(nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache?.();
+// V8's compiled code of the CLI, kept between runs (src/cli/compile-cache.ts): Node's own compile
+// cache where there is one (22.1 and later), the bundle's own on Node 20.
+startCompileCache();
 
 const argv = process.argv.slice(2);
-// `mcpctl --version` alone, what scripts and CI steps call to check the tool, answers before
-// commander and the command table load; `--version --json` and the rest go through main.
-if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
-  const { VERSION } = await import('../shared/version.js');
-  process.stdout.write(`${VERSION}\n`);
-} else {
+// No top-level await: the bundle of the CLI is CommonJS (rolldown.config.js), which has none.
+void start();
+
+async function start(): Promise<void> {
+  // `mcpctl --version` alone, what scripts and CI steps call to check the tool, answers before
+  // commander and the command table load; `--version --json` and the rest go through main.
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
+    const { VERSION } = await import('../shared/version.js');
+    process.stdout.write(`${VERSION}\n`);
+    return;
+  }
   const command = argv.find((arg) => !arg.startsWith('-'));
   // `export image` talks to Docker through undici (src/engine/docker/engine-api.ts)
   if (command === 'export' && argv.includes('image')) await baselineWasm();

@@ -5,6 +5,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { compiledModulePath } from '../definition/module-path.js';
+import { importModule } from '../shared/import-module.js';
 import { messageOf } from './content.js';
 import { resolveRealInside } from './safe-path.js';
 
@@ -20,7 +21,7 @@ export async function loadModuleFunction<Args extends unknown[]>(
   const file = compiledModulePath(module);
   try {
     const real = await resolveRealInside(realDir, file);
-    const loaded = (await import(pathToFileURL(real).href)) as Record<string, unknown>;
+    const loaded = await importModule(pathToFileURL(real).href);
     const fallback = loaded.default as Record<string, unknown> | undefined;
     const found = loaded[exportName] ?? (fallback !== null && typeof fallback === 'object' ? fallback[exportName] : undefined);
     if (typeof found === 'function') return { fn: found as ModuleFunction<Args> };

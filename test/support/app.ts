@@ -24,7 +24,7 @@ export const BIN = join(ROOT, 'bin', 'mcpctl.js');
 
 /** End-to-end tests spawn the built CLI and daemon: `npm test` builds first. */
 export function requireBuilt(): void {
-  for (const file of ['dist/bundle/mcpctl.js', 'dist/engine/daemon.js', 'dist/runtime/serve-bundle.js']) {
+  for (const file of ['dist/bundle/mcpctl.cjs', 'dist/engine/daemon.js', 'dist/runtime/serve-bundle.js']) {
     if (!existsSync(join(ROOT, file))) throw new Error(`${file} is missing: run \`npm run build\` first`);
   }
 }

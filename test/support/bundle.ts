@@ -10,7 +10,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 /** The bundle's entry, which bin/mcpctl.js imports. */
-export const BUNDLE_ENTRY = join(ROOT, 'dist', 'bundle', 'mcpctl.js');
+export const BUNDLE_ENTRY = join(ROOT, 'dist', 'bundle', 'mcpctl.cjs');
 const BUNDLE_DIR = `${pathToFileURL(join(ROOT, 'dist', 'bundle')).href}/`;
 
 /** The modules behind the loaded URLs; fails unless the bundle's entry is among them and names its module. */

@@ -90,6 +90,7 @@ export async function createSandbox(extra: Record<string, string> = {}): Promise
     XDG_CONFIG_HOME: join(dir, 'config'),
     XDG_STATE_HOME: join(dir, 'state'),
     XDG_DATA_HOME: join(dir, 'data'),
+    XDG_CACHE_HOME: join(dir, 'cache'),
     MCPCTL_HOME: join(dir, 'home'),
     MCPCTL_CONFIG: join(dir, 'config', 'mcpctl', 'config.json'),
     PATH: process.env.PATH ?? '',
