@@ -1,5 +1,5 @@
 // The CLI as a few files (`npm run build`, after tsc): dist/bundle/mcpctl.cjs and its chunks, which
-// bin/mcpctl.js runs. CommonJS, so that on Node 20 V8's compiled code of each file can be kept between
+// bin/mcpctl.cjs runs. CommonJS, so that on Node 20 V8's compiled code of each file can be kept between
 // runs (src/cli/compile-cache.ts; Node 20 has no code cache for ES modules): `.cjs` names, as the
 // package is "type": "module". One file per command and per lazily loaded part (every `import()` stays a
 // chunk, loaded only when it runs); zod, yaml, commander and the rest of what a command needs at

@@ -30,7 +30,7 @@ import { fileURLToPath } from 'node:url';
 import { alternate, benchArgs, coldStart, cpuMs, loadMcp, median, report, rssMb } from './load.js';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
-const bin = join(root, 'bin', 'mcpctl.js');
+const bin = join(root, 'bin', 'mcpctl.cjs');
 const { seconds, json } = benchArgs(5);
 const gatewayOnly = process.argv.includes('--gateway-only');
 const scaleOnly = process.argv.includes('--scale-only');

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { median, meets } from './load.js';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
-const bin = join(root, 'bin', 'mcpctl.js');
+const bin = join(root, 'bin', 'mcpctl.cjs');
 const args = process.argv.slice(2);
 const only = args.includes('--only') ? args[args.indexOf('--only') + 1]?.split(',') : undefined;
 const asJson = args.includes('--json');

@@ -23,7 +23,7 @@ import { fileURLToPath } from 'node:url';
 /* global fetch, AbortSignal */
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
-const bin = join(root, 'bin', 'mcpctl.js');
+const bin = join(root, 'bin', 'mcpctl.cjs');
 const args = process.argv.slice(2);
 const option = (name, fallback) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : fallback);
 const only = option('only')?.split(',');

@@ -48,7 +48,7 @@ async function install() {
 
 /** Starts `mcpctl dev` on the definition; resolves with its MCP URL and a way to stop it. */
 async function startDev(home) {
-  const child = spawn(process.execPath, [join(root, 'bin/mcpctl.js'), 'dev', definition, '--port', '0'], {
+  const child = spawn(process.execPath, [join(root, 'bin/mcpctl.cjs'), 'dev', definition, '--port', '0'], {
     env: { ...process.env, MCPCTL_HOME: home, NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

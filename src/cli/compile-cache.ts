@@ -45,7 +45,7 @@ interface Pending {
 }
 
 interface ModuleWithCompile {
-  prototype: { _compile(this: CjsModule, content: string, filename: string): unknown };
+  prototype: { _compile: (this: CjsModule, content: string, filename: string) => unknown };
   wrap(content: string): string;
   _resolveFilename(request: string, parent: CjsModule, isMain: boolean, options?: unknown): string;
   _cache: unknown;

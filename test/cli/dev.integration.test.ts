@@ -106,7 +106,7 @@ describe('mcpctl dev', () => {
   });
 
   it('serves over stdio with nothing else on stdout', async () => {
-    const bin = join(import.meta.dirname, '..', '..', 'bin', 'mcpctl.js');
+    const bin = join(import.meta.dirname, '..', '..', 'bin', 'mcpctl.cjs');
     expect(existsSync(join(import.meta.dirname, '..', '..', 'dist', 'cli', 'commands', 'dev.js'))).toBe(true);
     await using temp = await makeTempDir();
     const file = await copyFixture(temp.path);

@@ -56,7 +56,7 @@ async function ensureBuilt(): Promise<void> {
 async function loadedBy(args: string[], env: Record<string, string> = { HOME: dir }): Promise<{ urls: string[]; stdout: string }> {
   const log = join(dir, `loads-${args.join('-')}.txt`);
   await writeFile(log, '');
-  const { stdout } = await run(process.execPath, ['--import', pathToFileURL(join(dir, 'register.mjs')).href, join(root, 'bin', 'mcpctl.js'), ...args], {
+  const { stdout } = await run(process.execPath, ['--import', pathToFileURL(join(dir, 'register.mjs')).href, join(root, 'bin', 'mcpctl.cjs'), ...args], {
     cwd: dir,
     env: { PATH: process.env.PATH ?? '', ...env, LOAD_LOG: log, NO_COLOR: '1' },
   });
@@ -163,14 +163,14 @@ describe('commands that read answers, against the local engine', { timeout: 120_
     };
     await writeFile(file, `name: startup\ntemplate: basic\ntools:\n  - ${JSON.stringify(tool)}\n`);
     // the first command starts the local engine in the background
-    const built = await runBin(join(root, 'bin', 'mcpctl.js'), ['--json', 'build', file], { env: box.env, cwd: box.dir });
+    const built = await runBin(join(root, 'bin', 'mcpctl.cjs'), ['--json', 'build', file], { env: box.env, cwd: box.dir });
     expect(built.code, built.stderr).toBe(0);
     mcpId = (JSON.parse(built.stdout) as { mcp_id: string }).mcp_id;
   }, 120_000);
 
   afterAll(async () => {
     if (box === undefined) return;
-    await runBin(join(root, 'bin', 'mcpctl.js'), ['engine', 'stop'], { env: box.env, cwd: box.dir });
+    await runBin(join(root, 'bin', 'mcpctl.cjs'), ['engine', 'stop'], { env: box.env, cwd: box.dir });
     await box.cleanup();
   });
 

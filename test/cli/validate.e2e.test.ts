@@ -12,7 +12,7 @@ import { loadedModules } from '../support/bundle.js';
 import { createSandbox, type Sandbox } from '../support/cli.js';
 
 const root = join(import.meta.dirname, '..', '..');
-const bin = join(root, 'bin', 'mcpctl.js');
+const bin = join(root, 'bin', 'mcpctl.cjs');
 const run = promisify(execFile);
 
 let sandbox: Sandbox;
@@ -53,7 +53,15 @@ export async function resolve(specifier, context, next) {
   appendFileSync(${JSON.stringify(record)}, result.url + '\\n');
   return result;
 }`;
-    const register = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)});`;
+    // and what require() loaded (the bundle is CommonJS), which the resolve hook does not see
+    const register = [
+      `import { appendFileSync } from 'node:fs';`,
+      `import { createRequire, register } from 'node:module';`,
+      `import { pathToFileURL } from 'node:url';`,
+      `register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)});`,
+      `const cache = createRequire(${JSON.stringify(bin)}).cache;`,
+      `process.on('exit', () => appendFileSync(${JSON.stringify(record)}, Object.keys(cache).map((f) => pathToFileURL(f).href + '\\n').join('')));`,
+    ].join('\n');
     await run(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(register)}`, bin, 'validate', 'server.yaml'], {
       cwd: sandbox.dir,
       env: sandbox.env,

@@ -1,5 +1,5 @@
 /**
- * End to end: the built `bin/mcpctl.js` manages a real background engine in a temp MCPCTL_HOME
+ * End to end: the built `bin/mcpctl.cjs` manages a real background engine in a temp MCPCTL_HOME
  * (`engine start|status|logs|stop`, the start on demand of any command) and runs one in the
  * foreground (`serve`). Every test stops the engines it started; the state file's pid is killed
  * as a last resort. Needs `npm run build` first.

@@ -20,7 +20,7 @@ import { tempDir, type TempDir } from './temp.js';
 export { waitFor } from './wait.js';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
-export const BIN = join(ROOT, 'bin', 'mcpctl.js');
+export const BIN = join(ROOT, 'bin', 'mcpctl.cjs');
 
 /** End-to-end tests spawn the built CLI and daemon: `npm test` builds first. */
 export function requireBuilt(): void {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-/** The bundle's entry, which bin/mcpctl.js imports. */
+/** The bundle's entry, which bin/mcpctl.cjs requires. */
 export const BUNDLE_ENTRY = join(ROOT, 'dist', 'bundle', 'mcpctl.cjs');
 const BUNDLE_DIR = `${pathToFileURL(join(ROOT, 'dist', 'bundle')).href}/`;
 

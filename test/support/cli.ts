@@ -61,7 +61,7 @@ export interface BinResult {
 }
 
 /**
- * Runs the built binary (`bin/mcpctl.js`) as its own process and collects what it wrote. Resolves
+ * Runs the built binary (`bin/mcpctl.cjs`) as its own process and collects what it wrote. Resolves
  * on 'close', not 'exit': the CLI must not leave its streams to a daemon it started.
  */
 export function runBin(bin: string, args: string[], options: { env: Record<string, string | undefined>; cwd: string }): Promise<BinResult> {

@@ -1,6 +1,6 @@
 /**
  * POST /v1/test on the real engine: through the /v1 client (the engine's own environment
- * reaches the providers; every run is stored), and through the built `bin/mcpctl.js` with a
+ * reaches the providers; every run is stored), and through the built `bin/mcpctl.cjs` with a
  * background engine in a temp MCPCTL_HOME: one message, then the examples' and scaffolds' own
  * `tests:` cases with the default model. Needs `npm run build` first.
  */

@@ -32,7 +32,7 @@ interface ContainerSummary {
 
 /** The CLI of this checkout, run to its end. */
 function runCli(args: string[], env: Record<string, string>): Promise<BinResult> {
-  return runBin(join(ROOT, 'bin', 'mcpctl.js'), args, { env, cwd: ROOT });
+  return runBin(join(ROOT, 'bin', 'mcpctl.cjs'), args, { env, cwd: ROOT });
 }
 
 /** One tools/call (to an instance or through the gateway); the answer's text, whether it came as JSON or as an event stream. */

@@ -41,7 +41,7 @@ const title = (text: string) => (skipReason === undefined ? text : `${text} (ski
 
 /** The CLI of this checkout, run to its end. */
 function runCli(args: string[], cliEnv: Record<string, string>): Promise<BinResult> {
-  return runBin(join(ROOT, 'bin', 'mcpctl.js'), args, { env: cliEnv, cwd: ROOT });
+  return runBin(join(ROOT, 'bin', 'mcpctl.cjs'), args, { env: cliEnv, cwd: ROOT });
 }
 
 /** One tools/call through the gateway; the answer's text, as JSON or as an event stream. */

@@ -60,7 +60,7 @@ interface DeploymentView {
 
 /** The CLI of this checkout, run to its end. */
 function runCli(args: string[], env: Record<string, string>): Promise<BinResult> {
-  return runBin(join(ROOT, 'bin', 'mcpctl.js'), args, { env, cwd: ROOT });
+  return runBin(join(ROOT, 'bin', 'mcpctl.cjs'), args, { env, cwd: ROOT });
 }
 
 /** One tools/call of `version`: the text of the answer, or why it failed. */
