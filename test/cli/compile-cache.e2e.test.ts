@@ -117,7 +117,7 @@ describe.skipIf(hasNodeCache)("the bundle's code cache on Node 20", { timeout: 6
   });
 
   it('is off with MCPCTL_COMPILE_CACHE=0 or NODE_DISABLE_COMPILE_CACHE=1', async () => {
-    for (const env of [{ MCPCTL_COMPILE_CACHE: '0' }, { NODE_DISABLE_COMPILE_CACHE: '1' }]) {
+    for (const env of [{ MCPCTL_COMPILE_CACHE: '0' }, { NODE_DISABLE_COMPILE_CACHE: '1' }] as Record<string, string>[]) {
       const result = await mcpctl(['validate', file], env);
       expect(result.stdout).toContain('is valid');
       expect(result.lines).toEqual([]);
