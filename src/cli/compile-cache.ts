@@ -98,11 +98,12 @@ export function startCompileCache(env: Env = process.env): void {
 
   process.once('exit', () => {
     if (pending.length === 0) return;
+    const start = performance.now();
     try {
       mkdirSync(dir, { recursive: true });
       for (const { script, file, header } of pending) writeAtomically(file, Buffer.concat([Buffer.from(`${header}\n`), script.createCachedData()]));
       pruneStale(dir, prefix, bundleDir);
-      debug?.(`wrote ${pending.map(({ file }) => basename(file)).join(', ')}`);
+      debug?.(`wrote ${pending.map(({ file }) => basename(file)).join(', ')} in ${Math.round(performance.now() - start)} ms`);
     } catch (error) {
       // a read-only home, a full disk: the command has done its work, the next run compiles again
       debug?.(`not written: ${(error as Error).message}`);
