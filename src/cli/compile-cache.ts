@@ -27,8 +27,15 @@ export function compileCacheDir(env: Env = process.env, platform: NodeJS.Platfor
   if (setting === '0' || setting === 'false' || setting === 'off' || env.NODE_DISABLE_COMPILE_CACHE === '1') return undefined;
   if (setting !== undefined && setting !== '') return setting;
   if (platform === 'win32') return env.LOCALAPPDATA ? join(env.LOCALAPPDATA, 'mcpctl', 'Cache') : undefined;
-  if (platform === 'darwin') return join(home(), 'Library', 'Caches', 'mcpctl');
-  return env.XDG_CACHE_HOME ? join(env.XDG_CACHE_HOME, 'mcpctl') : join(home(), '.cache', 'mcpctl');
+  if (env.XDG_CACHE_HOME && platform !== 'darwin') return join(env.XDG_CACHE_HOME, 'mcpctl');
+  let dir: string;
+  try {
+    dir = home();
+  } catch {
+    // no HOME and no user entry to take one from: no cache, the command runs as it would without
+    return undefined;
+  }
+  return platform === 'darwin' ? join(dir, 'Library', 'Caches', 'mcpctl') : join(dir, '.cache', 'mcpctl');
 }
 
 /** FNV-1a, 32 bits, as 8 hex digits: a short stable name for a path, no crypto to load. */
@@ -66,7 +73,11 @@ export function startCompileCache(env: Env = process.env): void {
   const enableCompileCache = (nodeModule as { enableCompileCache?: (dir?: string) => unknown }).enableCompileCache;
   if (enableCompileCache !== undefined) {
     // Node's own: NODE_COMPILE_CACHE, when set, is the user's choice of folder
-    if (setting !== undefined) enableCompileCache(env.NODE_COMPILE_CACHE ? undefined : join(setting, 'node'));
+    try {
+      if (setting !== undefined) enableCompileCache(env.NODE_COMPILE_CACHE ? undefined : join(setting, 'node'));
+    } catch {
+      // a folder it cannot use: compiled as without a cache
+    }
     return;
   }
   const bundleDir = dirname(fileURLToPath(import.meta.url));

@@ -21,4 +21,12 @@ describe('compileCacheDir', () => {
   ] as const)('on %s with %j: %s', (platform, env, expected) => {
     expect(compileCacheDir(env, platform, home)).toBe(expected);
   });
+
+  it('is off when there is no home folder to put it in', () => {
+    const noHome = () => {
+      throw new Error('no home');
+    };
+    expect(compileCacheDir({}, 'linux', noHome)).toBeUndefined();
+    expect(compileCacheDir({ XDG_CACHE_HOME: '/xdg' }, 'linux', noHome)).toBe(join('/xdg', 'mcpctl'));
+  });
 });
