@@ -163,8 +163,11 @@ function forward(attempt: Attempt, args: ForwardArgs): Promise<'retry' | 'lost' 
       if (outcome === 'done' && status !== undefined) record(status, toolError, peek);
       resolve(outcome);
     };
-    const stopUpstream = () => {
+    /** The client went away: recorded as such, and the instance's request is stopped too. */
+    const clientLeft = () => {
       clientGone = true;
+      settle('done', 499, undefined);
+      // after settle: undici may report the abort to the handler at once
       controller?.abort(CLIENT_WENT_AWAY);
     };
     const handler: Dispatcher.DispatchHandler = {
@@ -230,17 +233,8 @@ function forward(attempt: Attempt, args: ForwardArgs): Promise<'retry' | 'lost' 
     };
     res.on('close', () => {
       if (settled) return;
-      if (!answering) {
-        // The client went away before the instance answered: stop the upstream request too.
-        stopUpstream();
-        return settle('done', 499, undefined);
-      }
       if (broke) return settle('done', 502, true);
-      if (!res.writableFinished) {
-        // The client went away: stop the upstream request too.
-        stopUpstream();
-        return settle('done', 499, undefined);
-      }
+      if (!answering || !res.writableFinished) return clientLeft();
       const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
       const failed =
         info.method === 'tools/call' ? status >= 400 || (mayReportFailure(text) && findCallFailure(contentType, text, info.id) === true) : status >= 400;
