@@ -73,7 +73,8 @@ export function createGateway(routes: GatewayRoutes, options: GatewayOptions): G
     await proxyMcp(upstream, req, res, { search, connections, ...options });
     return true;
   };
-  return Object.assign(handle, { close: () => void connections.destroy() });
+  // Open connections are cut: the instances are being stopped, and nothing waits for their answers.
+  return Object.assign(handle, { close: () => void connections.destroy().catch(() => {}) });
 }
 
 /**

@@ -62,3 +62,8 @@ export const BROKEN_CONNECTION = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET
 
 /** undici's codes of a request it refused to send (a header it does not allow): nothing reached an instance. */
 export const NOT_SENDABLE = new Set(['UND_ERR_INVALID_ARG', 'UND_ERR_NOT_SUPPORTED']);
+
+/** The origin undici keys its pools by; an IPv6 address (a Swarm node's) in brackets. */
+export function originOf(host: string, port: number): string {
+  return host.includes(':') && !host.startsWith('[') ? `http://[${host}]:${port}` : `http://${host}:${port}`;
+}

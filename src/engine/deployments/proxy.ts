@@ -10,7 +10,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { readBody, sendJson } from '../../shared/http.js';
-import { BROKEN_CONNECTION, NOT_SENDABLE, reusedConnection } from './instance-connections.js';
+import { BROKEN_CONNECTION, NOT_SENDABLE, originOf, reusedConnection } from './instance-connections.js';
 import type { DeploymentLimits } from './limits.js';
 import { findCallFailure, inspectRequest, redactForLog, type McpRequestInfo } from './mcp-messages.js';
 import type { Attempt, Upstream } from './upstream.js';
@@ -242,7 +242,7 @@ function forward(attempt: Attempt, args: ForwardArgs): Promise<'retry' | 'lost' 
     });
     options.connections.dispatch(
       {
-        origin: `http://${attempt.host}:${attempt.port}`,
+        origin: originOf(attempt.host, attempt.port),
         method: req.method ?? 'GET',
         path: `/mcp${options.search}`,
         headers: upstreamHeaders(req, attempt.port, requestId),
