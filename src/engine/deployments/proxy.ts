@@ -256,7 +256,6 @@ function forward(attempt: Attempt, args: ForwardArgs): Promise<'retry' | 'lost' 
 /** The reason an upstream request is aborted with when its client left (never shown to anyone). */
 const CLIENT_WENT_AWAY = new Error('the client went away');
 
-
 /**
  * Whether an answer can hold a failure at all: a JSON-RPC error or `isError` names its key, unless
  * the key is written with escapes. Most answers do not, and are not parsed.

@@ -4,7 +4,7 @@
  * slowly or hold an answer open: which failures are tried on another instance, back-pressure,
  * a client that leaves, and the headers passed each way.
  */
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../../src/engine/deployments/gateway.js';
