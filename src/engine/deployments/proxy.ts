@@ -171,11 +171,11 @@ function forward(attempt: Attempt, args: ForwardArgs): Promise<'retry' | 'lost' 
       controller?.abort(CLIENT_WENT_AWAY);
     };
     const handler: Dispatcher.DispatchHandler = {
-      onRequestStart(started_) {
-        controller = started_;
+      onRequestStart(request) {
+        controller = request;
         started = true;
         // The client left while the request waited for a connection.
-        if (clientGone) started_.abort(CLIENT_WENT_AWAY);
+        if (clientGone) request.abort(CLIENT_WENT_AWAY);
       },
       onResponseStart(_controller, statusCode, headers) {
         // 1xx: an interim answer (103 Early Hints); the final one follows.
@@ -196,14 +196,14 @@ function forward(attempt: Attempt, args: ForwardArgs): Promise<'retry' | 'lost' 
         }
         res.on('drain', () => controller?.resume());
       },
-      onResponseData(paused, chunk) {
+      onResponseData(request, chunk) {
         wrote = true;
         if (keep && kept + chunk.length <= PEEK_BYTES) {
           chunks.push(chunk);
           kept += chunk.length;
         }
         // Back-pressure: the instance's answer waits while the client's socket is full.
-        if (!res.destroyed && !res.write(chunk)) paused.pause();
+        if (!res.destroyed && !res.write(chunk)) request.pause();
       },
       onResponseEnd() {
         if (!res.destroyed) res.end();
