@@ -5,9 +5,10 @@
 // rounds (A B, B A, …) by the bench's load client (20 connections, in its own process). This process's
 // CPU during a round divided by the requests answered is the figure: the instance and the client are
 // elsewhere, so a shared, noisy machine moves it less than it moves throughput.
-// Usage: node bench/gateway-ab.js ROOT_A ROOT_B [--seconds 3] [--rounds 6] [--traced]
+// Usage: node bench/gateway-ab.js ROOT_A ROOT_B [--seconds 3] [--rounds 6] [--traced] [--sse]
 //   ROOT_*: a checkout with `npm run build` done (e.g. this tree, and `git worktree add /tmp/base HEAD~1`
-//   built). --traced: a development deployment's trace is on (its log lines go nowhere).
+//   built). --traced: a development deployment's trace is on (its log lines go nowhere). --sse: the stub
+//   answers as the SDK's handler does, an event stream whose headers go out before the event.
 // Every process started here is stopped here; requests go to 127.0.0.1 only.
 import { Buffer } from 'node:buffer';
 import { spawn } from 'node:child_process';
@@ -20,9 +21,15 @@ const self = fileURLToPath(import.meta.url);
 const ANSWER = JSON.stringify({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'hi' }] } });
 
 if (process.argv[2] === '--stub') {
+  const sse = process.argv[3] === '--sse';
   const server = createServer((req, res) => {
     req.resume();
-    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(ANSWER) }).end(ANSWER));
+    req.on('end', () => {
+      if (!sse) return res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(ANSWER) }).end(ANSWER);
+      // as the SDK's handler answers a POST that accepts both: an event stream, its headers first
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' }).flushHeaders();
+      setImmediate(() => res.end(`event: message\ndata: ${ANSWER}\n\n`));
+    });
   });
   server.keepAliveTimeout = 5000; // serve-bundle's
   server.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ event: 'listening', port: server.address().port })));
@@ -34,7 +41,7 @@ if (process.argv[2] === '--stub') {
   const { seconds } = benchArgs(3);
   const rounds = process.argv.includes('--rounds') ? Number(process.argv[process.argv.indexOf('--rounds') + 1]) : 6;
   const traced = process.argv.includes('--traced');
-  const stub = await startProcess([self, '--stub']);
+  const stub = await startProcess([self, '--stub', ...(process.argv.includes('--sse') ? ['--sse'] : [])]);
   const logger = { info() {}, warn() {}, error() {}, debug() {}, child: () => logger };
   const side = async (root) => {
     const { createApp } = await import(`${root}/dist/engine/app.js`);
