@@ -14,6 +14,7 @@ import { Buffer } from 'node:buffer';
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import { resolve } from 'node:path';
+import { setImmediate } from 'node:timers';
 import { fileURLToPath } from 'node:url';
 import { benchArgs, loadMcp, median, startProcess } from './load.js';
 
