@@ -3,9 +3,10 @@
  * `/health` for a request whose Host is a deployment's domain. It finds the deployment (its
  * Upstream) and answers health itself; MCP requests are passed on by proxy.ts.
  */
-import { Agent, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendJson } from '../../shared/http.js';
 import { GATEWAY_PREFIX } from '../types.js';
+import { createInstanceConnections } from './instance-connections.js';
 import type { DeploymentLimits } from './limits.js';
 import { proxyMcp, sendRpcError } from './proxy.js';
 import type { Upstream } from './upstream.js';
@@ -25,13 +26,8 @@ export interface GatewayOptions {
 
 export type Gateway = ((req: IncomingMessage, res: ServerResponse) => Promise<boolean>) & { close(): void };
 
-/** Below serve-bundle's keep-alive time-out (5 s). */
-const UPSTREAM_IDLE_MS = 4_000;
-
 export function createGateway(routes: GatewayRoutes, options: GatewayOptions): Gateway {
-  // An idle connection is dropped before the instance drops it (its keep-alive time-out is 5 s):
-  // reusing one the instance is closing at that moment fails the request sent on it.
-  const agent = new Agent({ keepAlive: true, maxSockets: 256, timeout: UPSTREAM_IDLE_MS });
+  const connections = createInstanceConnections();
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
     const { pathname, search } = splitTarget(req.url ?? '/');
@@ -74,10 +70,11 @@ export function createGateway(routes: GatewayRoutes, options: GatewayOptions): G
       sendJson(res, report.healthy ? 200 : 503, report.body, { headOnly: req.method === 'HEAD' });
       return true;
     }
-    await proxyMcp(upstream, req, res, { search, agent, ...options });
+    await proxyMcp(upstream, req, res, { search, connections, ...options });
     return true;
   };
-  return Object.assign(handle, { close: () => agent.destroy() });
+  // Open connections are cut: the instances are being stopped, and nothing waits for their answers.
+  return Object.assign(handle, { close: () => void connections.destroy().catch(() => {}) });
 }
 
 /**

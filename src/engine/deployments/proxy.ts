@@ -7,15 +7,18 @@
  * Responses are piped through as they arrive (SSE included) while a bounded copy is kept to see
  * whether a tool call failed.
  */
-import { request as httpRequest, type Agent, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { Dispatcher } from 'undici';
 import { readBody, sendJson } from '../../shared/http.js';
+import { BROKEN_CONNECTION, NOT_SENDABLE, originOf, reusedConnection } from './instance-connections.js';
 import type { DeploymentLimits } from './limits.js';
 import { findCallFailure, inspectRequest, redactForLog, type McpRequestInfo } from './mcp-messages.js';
 import type { Attempt, Upstream } from './upstream.js';
 
 export interface ProxyOptions {
   search: string;
-  agent: Agent;
+  /** the engine's connections to instances (instance-connections.ts) */
+  connections: Dispatcher;
   limits: DeploymentLimits;
   clock: () => number;
   newRequestId: () => string;
@@ -139,8 +142,20 @@ interface ForwardArgs {
 function forward(attempt: Attempt, args: ForwardArgs): Promise<'retry' | 'lost' | 'done'> {
   const { upstream, req, res, body, requestId, info, record, options } = args;
   return new Promise((resolve) => {
-    let connected = false;
+    /** the request was written on a connection (undici calls onRequestStart once connected) */
+    let started = false;
     let settled = false;
+    let controller: Dispatcher.DispatchController | undefined;
+    let clientGone = false;
+    let status = 0;
+    let contentType: string | undefined;
+    let answering = false;
+    let broke = false;
+    let wrote = false;
+    // A copy of the answer only when something reads it: a tool call's outcome, or the trace.
+    const keep = info.method === 'tools/call' || upstream.traced;
+    const chunks: Buffer[] = [];
+    let kept = 0;
     const settle = (outcome: 'retry' | 'lost' | 'done', status?: number, toolError?: boolean, peek?: Peek) => {
       if (settled) return;
       settled = true;
@@ -148,92 +163,98 @@ function forward(attempt: Attempt, args: ForwardArgs): Promise<'retry' | 'lost' 
       if (outcome === 'done' && status !== undefined) record(status, toolError, peek);
       resolve(outcome);
     };
-    const sent = httpRequest({
-      host: attempt.host,
-      port: attempt.port,
-      method: req.method,
-      path: `/mcp${options.search}`,
-      headers: upstreamHeaders(req, attempt.port, body.length, requestId),
-      agent: options.agent,
-    });
-    sent.on('socket', (socket) => {
-      if (!socket.connecting) connected = true;
-      else socket.once('connect', () => (connected = true));
-    });
-    sent.on('error', (error: NodeJS.ErrnoException) => {
-      if (settled) return;
-      if (!connected && !res.headersSent) return settle('retry');
-      // A pooled connection the instance had closed (it died, or it is stopping): the request
-      // went nowhere useful. Repeat it elsewhere only if repeating cannot do harm.
-      if (!res.headersSent && (attempt.sticky || attempt.proxied === true)) return settle('lost');
-      if (!res.headersSent && sent.reusedSocket && RESET_CODES.has(error.code ?? '') && upstream.safeToRepeat(info)) return settle('retry');
-      if (!res.headersSent) sendRpcError(res, 502, `instance ${attempt.instance} closed the connection before answering`, {}, info.id);
-      else res.destroy();
-      settle('done', 502, true);
-    });
-    sent.on('response', (answer) => {
-      const status = answer.statusCode ?? 502;
-      const contentType = firstHeader(answer.headers['content-type']);
-      attempt.answered(status, firstHeader(answer.headers[SESSION_HEADER]));
-      const headers = responseHeaders(answer.headers);
-      headers['x-request-id'] ??= requestId;
-      res.writeHead(status, headers);
-      // The headers go out with the first piece of the body, in one write; an event stream whose
-      // first event is not already here sends them on their own, so the client sees the stream open.
-      let wrote = false;
-      if (contentType?.includes('text/event-stream') === true) {
-        setImmediate(() => {
-          if (!wrote && !res.destroyed) res.flushHeaders();
-        });
-      }
-      // A copy of the answer only when something reads it: a tool call's outcome, or the trace.
-      const keep = info.method === 'tools/call' || upstream.traced;
-      const chunks: Buffer[] = [];
-      let kept = 0;
-      let broke = false;
-      // Passed on by hand rather than by pipe(): one listener per event instead of pipe's set,
-      // made and removed at every request; the back-pressure is the same.
-      answer.on('data', (chunk: Buffer) => {
+    /** The client went away: recorded as such, and the instance's request is stopped too. */
+    const clientLeft = () => {
+      clientGone = true;
+      settle('done', 499, undefined);
+      // after settle: undici may report the abort to the handler at once
+      controller?.abort(CLIENT_WENT_AWAY);
+    };
+    const handler: Dispatcher.DispatchHandler = {
+      onRequestStart(request) {
+        controller = request;
+        started = true;
+        // The client left while the request waited for a connection.
+        if (clientGone) request.abort(CLIENT_WENT_AWAY);
+      },
+      onResponseStart(_controller, statusCode, headers) {
+        // 1xx: an interim answer (103 Early Hints); the final one follows.
+        if (statusCode < 200 || settled) return;
+        answering = true;
+        status = statusCode;
+        contentType = firstHeader(headers['content-type']);
+        attempt.answered(status, firstHeader(headers[SESSION_HEADER]));
+        const out = responseHeaders(headers);
+        out['x-request-id'] ??= requestId;
+        res.writeHead(status, out);
+        // The headers go out with the first piece of the body, in one write; an event stream whose
+        // first event is not already here sends them on their own, so the client sees the stream open.
+        if (contentType?.includes('text/event-stream') === true) {
+          setImmediate(() => {
+            if (!wrote && !res.destroyed) res.flushHeaders();
+          });
+        }
+        res.on('drain', () => controller?.resume());
+      },
+      onResponseData(request, chunk) {
         wrote = true;
         if (keep && kept + chunk.length <= PEEK_BYTES) {
           chunks.push(chunk);
           kept += chunk.length;
         }
-        if (!res.destroyed && !res.write(chunk)) answer.pause();
-      });
-      res.on('drain', () => answer.resume());
-      answer.on('end', () => {
+        // Back-pressure: the instance's answer waits while the client's socket is full.
+        if (!res.destroyed && !res.write(chunk)) request.pause();
+      },
+      onResponseEnd() {
         if (!res.destroyed) res.end();
-      });
-      answer.on('close', () => {
-        if (answer.complete) return;
-        broke = true;
-        res.destroy();
-      });
-      res.on('close', () => {
-        if (broke) return settle('done', 502, true);
-        if (!res.writableFinished) {
-          // The client went away: stop the upstream request too.
-          sent.destroy();
-          return settle('done', 499, undefined);
+      },
+      onResponseError(_controller, error: Error & { code?: string }) {
+        if (settled) return;
+        if (answering) {
+          // The answer broke off: the client's answer does too (res 'close' records it).
+          broke = true;
+          res.destroy();
+          return;
         }
-        const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
-        const failed =
-          info.method === 'tools/call' ? status >= 400 || (mayReportFailure(text) && findCallFailure(contentType, text, info.id) === true) : status >= 400;
-        settle('done', status, failed, contentType === undefined ? { text } : { contentType, text });
-      });
-    });
+        // undici refused the request itself: nothing was sent, and another instance would refuse it too.
+        if (!started && NOT_SENDABLE.has(error.code ?? '')) {
+          sendRpcError(res, 502, `the request could not be passed on: ${error.message}`, {}, info.id);
+          return settle('done', 502, true);
+        }
+        // The connection failed before anything was sent.
+        if (!started) return settle('retry');
+        // A pooled connection the instance had closed (it died, or it is stopping): the request
+        // went nowhere useful. Repeat it elsewhere only if repeating cannot do harm.
+        if (attempt.sticky || attempt.proxied === true) return settle('lost');
+        if (BROKEN_CONNECTION.has(error.code ?? '') && reusedConnection(error) && upstream.safeToRepeat(info)) return settle('retry');
+        sendRpcError(res, 502, `instance ${attempt.instance} closed the connection before answering`, {}, info.id);
+        settle('done', 502, true);
+      },
+    };
     res.on('close', () => {
-      if (!res.headersSent && !settled) {
-        sent.destroy();
-        settle('done', 499, undefined);
-      }
+      if (settled) return;
+      if (broke) return settle('done', 502, true);
+      if (!answering || !res.writableFinished) return clientLeft();
+      const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+      const failed =
+        info.method === 'tools/call' ? status >= 400 || (mayReportFailure(text) && findCallFailure(contentType, text, info.id) === true) : status >= 400;
+      settle('done', status, failed, contentType === undefined ? { text } : { contentType, text });
     });
-    sent.end(body);
+    options.connections.dispatch(
+      {
+        origin: originOf(attempt.host, attempt.port),
+        method: req.method ?? 'GET',
+        path: `/mcp${options.search}`,
+        headers: upstreamHeaders(req, attempt.port, requestId),
+        body: body.length > 0 || req.method === 'POST' ? body : null,
+      },
+      handler,
+    );
   });
 }
 
-const RESET_CODES = new Set(['ECONNRESET', 'EPIPE']);
+/** The reason an upstream request is aborted with when its client left (never shown to anyone). */
+const CLIENT_WENT_AWAY = new Error('the client went away');
 
 /**
  * Whether an answer can hold a failure at all: a JSON-RPC error or `isError` names its key, unless
@@ -243,14 +264,17 @@ function mayReportFailure(text: string): boolean {
   return text.includes('"error"') || text.includes('"isError"') || text.includes('\\u');
 }
 
-/** What the gateway sets itself: never passed on from the client. */
-const REPLACED = new Set(['host', 'content-length', 'x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-for', 'x-request-id']);
+/**
+ * What the gateway sets itself, never passed on from the client; and Expect, whose body the gateway
+ * has already read (undici does not send it either).
+ */
+const REPLACED = new Set(['host', 'content-length', 'x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-for', 'x-request-id', 'expect']);
 
 /**
  * The headers sent to the instance, as a flat [name, value, …] list made from the client's raw
- * headers: Node writes such a list as it is, where an object costs a checked setHeader per field.
+ * headers, in their order and as often as they were sent. undici writes the Content-Length of the body.
  */
-function upstreamHeaders(req: IncomingMessage, port: number, length: number, requestId: string): string[] {
+function upstreamHeaders(req: IncomingMessage, port: number, requestId: string): string[] {
   const raw = req.rawHeaders;
   // The runtime checks Host against its own address (DNS-rebinding protection).
   const headers = ['host', `127.0.0.1:${port}`];
@@ -269,7 +293,6 @@ function upstreamHeaders(req: IncomingMessage, port: number, length: number, req
     'x-request-id',
     requestId,
   );
-  if (length > 0 || req.method === 'POST') headers.push('content-length', String(length));
   return headers;
 }
 

@@ -1,0 +1,69 @@
+/**
+ * The gateway's connections to instances: one undici Agent per engine, a pool of kept-alive
+ * connections per instance address, one request at a time on each. undici's dispatch costs the
+ * engine less CPU per proxied request than node:http's client (no ClientRequest and
+ * IncomingMessage streams per request, see docs/engine.md for the figures).
+ */
+import type { Socket } from 'node:net';
+import { Agent, buildConnector } from 'undici';
+
+/**
+ * An idle connection is dropped before the instance drops it (serve-bundle's keep-alive time-out
+ * is 5 s): reusing one the instance is closing at that moment fails the request sent on it.
+ */
+const IDLE_MS = 4_000;
+const CONNECT_TIMEOUT_MS = 10_000;
+/** per instance, as node:http's Agent had */
+const CONNECTIONS = 256;
+
+/** Errors of connections that had already carried an answer (see reusedConnection). */
+const REUSED = new WeakSet<object>();
+
+export function createInstanceConnections(): Agent {
+  const connect = buildConnector({ timeout: CONNECT_TIMEOUT_MS });
+  return new Agent({
+    connections: CONNECTIONS,
+    pipelining: 1,
+    keepAliveTimeout: IDLE_MS,
+    // the instance's own Keep-Alive hint (timeout=5) may shorten it, never lengthen it
+    keepAliveMaxTimeout: IDLE_MS,
+    keepAliveTimeoutThreshold: 1_000,
+    // no time limit on an answer: a tool may take long, an event stream may stay quiet for long
+    headersTimeout: 0,
+    bodyTimeout: 0,
+    connect: (options, callback) =>
+      connect(options, (error, socket) => {
+        // Marked before undici sees the error: a connection that has read anything before its
+        // request failed had carried an earlier answer, i.e. it was a kept-alive one reused.
+        if (error !== null && error !== undefined) return callback(error, null);
+        socket.prependListener('error', (failure: Error) => markIfReused(socket, failure));
+        callback(null, socket);
+      }),
+  });
+}
+
+function markIfReused(socket: Socket, error: Error): void {
+  if (socket.bytesRead > 0) REUSED.add(error);
+}
+
+/**
+ * Whether the connection a request failed on (before any answer to it) had been used before: the
+ * instance may have closed it as idle just as the request was sent, so the request went nowhere.
+ */
+export function reusedConnection(error: Error): boolean {
+  if (REUSED.has(error)) return true;
+  // undici's own socket errors ('other side closed') carry the socket's counters
+  const read = (error as { socket?: { bytesRead?: number } }).socket?.bytesRead;
+  return read !== undefined && read > 0;
+}
+
+/** undici's codes of a connection that broke: reset, closed by the other side, or written after it closed. */
+export const BROKEN_CONNECTION = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
+
+/** undici's codes of a request it refused to send (a header it does not allow): nothing reached an instance. */
+export const NOT_SENDABLE = new Set(['UND_ERR_INVALID_ARG', 'UND_ERR_NOT_SUPPORTED']);
+
+/** The origin undici keys its pools by; an IPv6 address (a Swarm node's) in brackets. */
+export function originOf(host: string, port: number): string {
+  return host.includes(':') && !host.startsWith('[') ? `http://[${host}]:${port}` : `http://${host}:${port}`;
+}
