@@ -78,7 +78,7 @@ export function createBuilder(options: BuilderOptions): BuildService & { close()
       ...record,
       server: { ...record.server, build_time: Math.round(clock() - started) / 1000, reused: true },
     });
-    const existing = (await options.store.listServers()).find((r) => r.digest === bundle.digest);
+    const [existing] = await options.store.listServers({ digest: bundle.digest });
     if (existing !== undefined) return reused(existing);
     // Two identical builds at once become one server.
     const running = inFlight.get(bundle.digest);

@@ -171,7 +171,7 @@ export function createRoutes(deps: RouteDeps): Router<Route> {
   router.add('GET', '/v1/servers', {
     handle: async (ctx) => {
       const name = ctx.query.get('name');
-      const servers = (await store.listServers()).filter((r) => name === null || r.server.name === name).map(serverView);
+      const servers = (await store.listServers(name === null ? {} : { name })).map(serverView);
       return { status: 200, data: { servers } };
     },
   });

@@ -44,6 +44,13 @@ export interface TestRunRecord {
   createdAt: string;
 }
 
+/** Which server records a query returns: each field given must match. */
+export interface ServerFilter {
+  name?: string;
+  /** the build of this bundle (its content digest): at most one */
+  digest?: string;
+}
+
 /** Which deployment records a query returns: each field given must match. */
 export interface DeploymentFilter {
   mcpId?: string;
@@ -61,7 +68,8 @@ export interface DeploymentFilter {
 export interface Store {
   putServer(record: ServerRecord): Promise<void>;
   getServer(mcpId: string): Promise<ServerRecord | undefined>;
-  listServers(): Promise<ServerRecord[]>;
+  /** the records that match every field of `filter`, newest first; only those are copied */
+  listServers(filter?: ServerFilter): Promise<ServerRecord[]>;
   putDeployment(record: DeploymentRecord): Promise<void>;
   getDeployment(deploymentId: string): Promise<DeploymentRecord | undefined>;
   /** the records that match every field of `filter`, newest first; only those are copied */

@@ -72,6 +72,9 @@ describe('FileStore', () => {
     const store = await open(dir);
     expect((await store.listServers()).map((r) => r.server.mcp_id)).toEqual(['mcp_b', 'mcp_a']);
     expect((await store.getServer('mcp_a'))?.definition.name).toBe('alpha');
+    expect((await store.listServers({ digest: 'digest-mcp_b' })).map((r) => r.server.mcp_id)).toEqual(['mcp_b']);
+    expect((await store.listServers({ name: 'alpha' })).map((r) => r.server.mcp_id)).toEqual(['mcp_a']);
+    expect(await store.listServers({ name: 'alpha', digest: 'digest-mcp_b' })).toEqual([]);
     expect((await store.listDeployments()).map((r) => r.deployment.deployment_id)).toEqual(['deploy_3', 'deploy_2', 'deploy_1']);
     expect((await store.listDeployments({ mcpId: 'mcp_a' })).map((r) => r.deployment.deployment_id)).toEqual(['deploy_2', 'deploy_1']);
     expect((await store.listDeployments({ environment: 'development', status: 'deployed' })).map((r) => r.deployment.deployment_id)).toEqual(['deploy_3']);

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { DeploymentFilter, DeploymentRecord, Logger, ServerRecord, Store, TestRunRecord } from '../types.js';
+import type { DeploymentFilter, DeploymentRecord, Logger, ServerFilter, ServerRecord, Store, TestRunRecord } from '../types.js';
 import { wasDeployed as everDeployed } from '../deployments/states.js';
 import { ensureDir, removeStaleTemps, syncDir, writeFileAtomic } from './atomic.js';
 
@@ -84,8 +84,16 @@ export class FileStore implements Store {
   async getServer(mcpId: string): Promise<ServerRecord | undefined> {
     return copy(this.servers.get(mcpId));
   }
-  async listServers(): Promise<ServerRecord[]> {
-    return newestFirst([...this.servers.values()], (r) => r.server.created_at).map((r) => structuredClone(r));
+  /** Filtered before anything is copied: a build looks for its digest among every server built. */
+  async listServers(filter: ServerFilter = {}): Promise<ServerRecord[]> {
+    const { name, digest } = filter;
+    const matching: ServerRecord[] = [];
+    for (const r of this.servers.values()) {
+      if (name !== undefined && r.server.name !== name) continue;
+      if (digest !== undefined && r.digest !== digest) continue;
+      matching.push(r);
+    }
+    return newestFirst(matching, (r) => r.server.created_at).map((r) => structuredClone(r));
   }
 
   async putDeployment(record: DeploymentRecord): Promise<void> {
