@@ -7,7 +7,8 @@
 //   directly, with 1 and with 100 deployments running, and with 1,000 registered (1 running, 999
 //   stopped ones that it replaced, written through the engine's own store while it is stopped);
 //   in alternated rounds once the engine's warm pool is full, as medians (see gateway());
-// - scale: deploy latency with 1, 20 and 100 existing deployments; the engine's memory with 1 and 100.
+// - scale: deploy latency with 1, 20 and 100 existing deployments (each measured once those have gone
+//   quiet: see quiet()); the engine's memory with 1 and 100.
 // The deployments that fill the engine are development ones (one instance each), built and deployed
 // through the API two at a time. Whether an instance comes from a warm process or a cold one is the
 // engine's business: the figures are what a user waits for either way. Each measured build, test
@@ -23,7 +24,7 @@ import { Buffer } from 'node:buffer';
 import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -298,12 +299,39 @@ async function gateway(deployment, enginePid) {
 
 const row = (name, value, unit, reference, referenceName, target, ratio) => report({ name, value, unit, reference, referenceName, target, ratio }, json);
 
-/** Deploy latency as the engine fills up, then the gateway and the engine's memory with all of them. */
+/** The share of the machine's CPU below which the engine and its instances count as idle. */
+const QUIET_SHARE = 0.05;
+
+/**
+ * Waits (bounded, 90 s) until the engine and every instance started here have used less than
+ * QUIET_SHARE of the machine's CPU for 3 seconds in a row. A runtime process that has just started
+ * is not idle yet: about 25 s after its start V8 shrinks its heap (three "reduce" mark-compacts,
+ * ≈150 ms of CPU, once). Deployments filled a few a second would otherwise be measured while the
+ * last few dozen of them do that, which is the rate of the filling, not the number there are.
+ */
+async function quiet(engine) {
+  const pids = [engine.pid, ...instancePids];
+  const budget = QUIET_SHARE * availableParallelism() * 1000;
+  let calm = 0;
+  for (let i = 0; i < 90 && calm < 3; i++) {
+    const before = pids.map(cpuMs);
+    await sleep(1000);
+    const used = pids.reduce((sum, pid, k) => sum + (cpuMs(pid) - before[k] || 0), 0);
+    calm = used <= budget ? calm + 1 : 0;
+  }
+  if (calm < 3) process.stderr.write('bench: the engine and its instances did not go quiet within 90 s; measuring anyway\n');
+}
+
+/**
+ * Deploy latency as the engine fills up, each measured once the deployments there are have
+ * settled (see quiet), then the gateway and the engine's memory with all of them.
+ */
 async function scaleRows(engine, deployed, cold, one) {
   const engineRss1 = rssMb(engine.pid);
   const latency = new Map();
   for (const existing of SCALE) {
     await fillTo(engine, deployed, existing);
+    await quiet(engine);
     latency.set(existing, await deployLatency(engine, 3, deployed));
   }
   const base = latency.get(1);

@@ -112,6 +112,9 @@ export function createHttpFront(options: HttpFrontOptions): HttpFront {
     inFlight += 1;
     res.once('close', () => {
       done();
+      // A health check that passed is not news: an orchestrator asks every few seconds, and the
+      // line would cost this process and whatever reads its log more than the check itself.
+      if (res.statusCode < 400 && !logger.debug && isHealthCheck(req)) return;
       tracer.logRequest(req, res, record, startedAt);
     });
     handle(req, res, record).catch((error: unknown) => {
@@ -155,6 +158,10 @@ export function rejectDraining(res: ServerResponse, record: RequestRecord | unde
 
 function sha256(text: string): Buffer {
   return createHash('sha256').update(text).digest();
+}
+
+function isHealthCheck(req: IncomingMessage): boolean {
+  return (req.method === 'GET' || req.method === 'HEAD') && (req.url ?? '/').split('?')[0] === HEALTH_PATH;
 }
 
 function rejectRequest(res: ServerResponse, record: RequestRecord, status: number, message: string): void {

@@ -166,7 +166,9 @@ async function stopChild(child: ChildProcess, exited: Promise<Exit>, graceMs: nu
 
 export async function startRuntimeProcess(options: StartRuntimeOptions): Promise<RuntimeProcess> {
   const entry = existingEntry();
-  return watchStart(spawnRuntime([entry, ...serveArgs(options)], runtimeEnvironment(options.env), 'ignore'), options, []);
+  // Its standard input is a pipe this process holds and never writes: its end (this process gone,
+  // even by SIGKILL) stops the server, without the server polling for it.
+  return watchStart(spawnRuntime([entry, ...serveArgs(options), '--lifeline'], runtimeEnvironment(options.env), 'pipe'), options, []);
 }
 
 /**

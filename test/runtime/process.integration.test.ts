@@ -55,6 +55,8 @@ describe('serve-bundle', () => {
     await waitFor(() => lines.some((line) => line.includes('"rpc":"tools/call"')), 'the request log line');
     const entry = JSON.parse(lines.find((line) => line.includes('"rpc":"tools/call"'))!) as Record<string, unknown>;
     expect(entry).toMatchObject({ level: 'info', event: 'request', status: 200, target: 'wait', time: expect.any(String) });
+    // the health check that passed, before the call, left no line
+    expect(lines.filter((line) => line.includes('"path":"/health"'))).toEqual([]);
   });
 
   it('finishes in-flight requests on SIGTERM, refuses new ones, and exits 0', async () => {
@@ -112,6 +114,38 @@ describe('serve-bundle', () => {
       await waitFor(() => !alive() || isZombie(pid), 'the orphaned server to exit');
     } finally {
       if (alive() && !isZombie(pid)) process.kill(pid, 'SIGKILL');
+    }
+  });
+
+  it('with --lifeline, drains and exits when the end of its standard input closes; without, it keeps serving', async () => {
+    const entry = join(import.meta.dirname, '../../dist/serve/serve-bundle.js');
+    const start = (lifeline: boolean) => {
+      const args = [entry, '--bundle', bundleDir, ...(lifeline ? ['--lifeline'] : [])];
+      const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'inherit'], env: { PATH: process.env.PATH ?? '', SLOW_API_KEY: 'key-12345' } });
+      const events: { event?: string; signal?: string; port?: number }[] = [];
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      const port = new Promise<number>((resolve) =>
+        createInterface({ input: child.stdout }).on('line', (line) => {
+          const event = JSON.parse(line) as { event?: string; signal?: string; port?: number };
+          events.push(event);
+          if (event.event === 'listening') resolve(event.port!);
+        }),
+      );
+      return { child, events, exited, port };
+    };
+    const held = start(true);
+    const plain = start(false);
+    try {
+      const [, plainPort] = await Promise.all([held.port, plain.port]);
+      held.child.stdin.end();
+      plain.child.stdin.end();
+      expect(await held.exited).toBe(0);
+      expect(held.events).toContainEqual(expect.objectContaining({ event: 'draining', signal: 'stdin-closed' }));
+      // the one started without it still answers once its standard input has ended
+      expect((await fetch(`http://127.0.0.1:${plainPort}/health`)).status).toBe(200);
+      expect(plain.child.exitCode).toBeNull();
+    } finally {
+      for (const { child } of [held, plain]) if (child.exitCode === null) child.kill('SIGKILL');
     }
   });
 
