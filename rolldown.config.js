@@ -6,9 +6,9 @@
 // start-up are inside, so Node resolves and reads a few files instead of a few hundred. The engine
 // daemon, the runtime (serve-bundle) and the library stay tsc's output in dist/.
 // Left out, loaded from node_modules when used: the TypeScript compiler and the LLM providers' SDKs
-// (large, for a few commands only), the Kubernetes client (only the kubernetes runner loads it), undici (only the Docker
-// Engine API client, src/engine/docker/engine-api.ts, uses it; the /v1 client is on node:http), and what is loaded with
-// createRequire (ajv).
+// (large, for a few commands only), the Kubernetes client (only the kubernetes runner loads it), undici (the engine's
+// gateway and the Docker Engine API client use it, of the CLI only `export image`; the /v1 client is on node:http), and
+// what is loaded with createRequire (ajv).
 import { defineConfig } from 'rolldown';
 
 /**
