@@ -6,7 +6,9 @@
 // - the gateway: tools/call throughput and the p50 latency it adds, against the instance called
 //   directly, with 1 and with 100 deployments running, and with 1,000 registered (1 running, 999
 //   stopped ones that it replaced, written through the engine's own store while it is stopped);
-//   in alternated rounds once the engine's warm pool is full, as medians (see gateway());
+//   in alternated rounds once the engine's warm pool is full, as medians (see gateway()); the
+//   deployment is a development one, whose gateway also logs every call and its result (the
+//   trace), and the same server deployed to staging is measured beside it without the trace;
 // - scale: deploy latency with 1, 20 and 100 existing deployments (each measured once those have gone
 //   quiet: see quiet()); the engine's memory with 1 and 100.
 // The deployments that fill the engine are development ones (one instance each), built and deployed
@@ -392,6 +394,14 @@ try {
     row('gateway tools/call throughput, 20 connections', one.via, 'req/s', one.direct, 'the instance called directly', '≥ 0.95×', one.ratio);
     row('gateway p50 latency added', one.p50Added, 'ms', one.p50Direct, 'direct p50', '≤ 1 ms');
     row('gateway: engine CPU per request', one.engineUsPerRequest, 'µs', one.instanceUsPerRequest, 'instance CPU per request');
+    // The same server deployed to staging: the gateway without the development trace (a log line of
+    // every call's arguments and of its result). Shown beside the rows above, not instead of them.
+    const staging = remember(mcpctl('deploy', built.mcp_id, '--env', 'staging').data);
+    await settled(engine);
+    const untraced = await gateway(staging, engine.pid);
+    row('gateway throughput, staging (no request trace)', untraced.via, 'req/s', untraced.direct, 'the instance called directly', undefined, untraced.ratio);
+    row('gateway p50 latency added, staging', untraced.p50Added, 'ms', untraced.p50Direct, 'direct p50');
+    mcpctl('stop', staging.deployment_id);
     // the same deployment among 1,000 registered: the scale rows below run with these in the store
     const registered = await registerMany(deployed[0]);
     deployed[0] = registered.deployment;

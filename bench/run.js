@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Benchmarks: each figure is printed with its reference, measured in the same run, and as a ratio.
-// Usage: npm run bench [-- --only startup,validate,runtime,engine] [-- --json] [-- --update-readme]
+// Usage: npm run bench [-- --only startup,validate,runtime,engine,floor] [-- --json] [-- --update-readme]
 // Loopback only; every loop is bounded; every process started here is stopped here.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -92,6 +92,9 @@ const benches = {
   },
   engine() {
     subBench('engine.js');
+  },
+  floor() {
+    subBench('proxy-floor.js');
   },
 };
 
