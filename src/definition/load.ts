@@ -11,7 +11,8 @@ import type * as Yaml from 'yaml';
 import { EXIT, UserError, type Problem } from '../shared/errors.js';
 import { displayPath, formatPath, type FieldPath } from '../shared/paths.js';
 import { checkDefinition } from './check.js';
-import { ServerDefinition } from './schema.js';
+import type { ServerDefinition } from './schema.js';
+import { serverDefinitionFor } from './schema-builders.js';
 import { describeZodIssues } from './zod-issues.js';
 
 export interface Position {
@@ -111,7 +112,7 @@ export async function parseDefinition(source: string, options: ParseOptions): Pr
     if (doc.errors.length === 0) errors.push({ at: position(0), message: 'the file is empty: a definition needs at least name and template' });
   } else {
     input = withoutExtensionKeys(input);
-    const parsed = ServerDefinition.safeParse(input);
+    const parsed = serverDefinitionFor(input).safeParse(input);
     const issues = parsed.success ? [] : describeZodIssues(parsed.error.issues, input);
     if (parsed.success) definition = parsed.data;
     const schemaPaths = new Set(issues.map((issue) => formatPath(issue.path)));
