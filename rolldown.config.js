@@ -96,10 +96,11 @@ export default defineConfig({
         { name: 'zod', test: /node_modules[\\/]zod[\\/]/ },
         // the light parts of the definition that validate and the service commands both use
         { name: 'names', test: /dist[\\/](definition[\\/](names|scaling|descriptions|words)|shared[\\/]paths)\.js$/ },
-        // a definition file loaded and checked: validate, build, deploy <file>, test, up, dev, export
+        // a definition file loaded and checked: validate, build, deploy <file>, test, up, dev, export. Not schema.js,
+        // which builds every schema at once (the /v1/build request's): loading checks with schema-builders.js, section by section
         {
           name: 'definition',
-          test: /dist[\\/](definition[\\/](?!(names|scaling|descriptions|words)\.js$)[^\\/]+|shared[\\/]secret-name|api[\\/]build-request)\.js$/,
+          test: /dist[\\/](definition[\\/](?!(names|scaling|descriptions|words|schema)\.js$)[^\\/]+|shared[\\/]secret-name|api[\\/]build-request)\.js$/,
         },
         // what every command that talks to a service loads
         {

@@ -41,8 +41,11 @@ export function stemSimilarity(left: ReadonlySet<string>, right: ReadonlySet<str
 }
 
 export function compareDescriptions(a: string, b: string): DescriptionSimilarity {
-  const left = descriptionStems(a);
-  const right = descriptionStems(b);
+  return compareStems(a, descriptionStems(a), descriptionStems(b));
+}
+
+/** compareDescriptions with the stems of both already read (descriptionStems): the first description's text names the shared words. */
+export function compareStems(a: string, left: ReadonlySet<string>, right: ReadonlySet<string>): DescriptionSimilarity {
   const common = new Set([...left].filter((s) => right.has(s)));
   const shared: string[] = [];
   const seen = new Set<string>();

@@ -3,7 +3,7 @@
  * and `$${` for a literal `${`. References resolve when they are needed (deploy time in the CLI,
  * start time in the runtime), never when a definition is loaded. Pure: the environment is passed in.
  */
-import { ENV_NAME_PATTERN } from './schema.js';
+import { ENV_NAME_PATTERN } from './names.js';
 import { formatPath, type FieldPath } from '../shared/paths.js';
 import { EnvSyntaxError, MissingEnvVarError } from './errors.js';
 

@@ -4,7 +4,7 @@
  * `similar_descriptions`, src/api/descriptions.ts), a description too short to choose a tool
  * by, and a required parameter with no description. Warnings only: `validate` shows them. Pure.
  */
-import { compareDescriptions, descriptionStems, descriptionWords, MIN_DESCRIPTION_WORDS, NEAR_IDENTICAL, quoteWords, stemSimilarity } from './descriptions.js';
+import { compareStems, MIN_DESCRIPTION_WORDS, NEAR_IDENTICAL, quoteWords, stemSimilarity } from './descriptions.js';
 import { wordStems } from './words.js';
 import type { DefinitionIssue } from './errors.js';
 import type { ServerDefinition } from './schema.js';
@@ -21,8 +21,10 @@ export function lintDefinition(definition: ServerDefinition): LintIssue[] {
   const issues: LintIssue[] = [];
   const warn = (rule: LintRule, path: Array<string | number>, message: string) => issues.push({ rule, path, message, severity: 'warning' });
 
+  // Each description is read into stems once: the pairs below compare them, tools² times.
+  const stems = tools.map((tool) => new Set(wordStems(tool.description)));
   tools.forEach((tool, i) => {
-    const words = descriptionWords(tool.description);
+    const words = stems[i]!.size;
     if (words < MIN_DESCRIPTION_WORDS) {
       warn(
         'short_description',
@@ -45,7 +47,7 @@ export function lintDefinition(definition: ServerDefinition): LintIssue[] {
   });
 
   // Each tool is warned about once, at its description, naming the earlier tool it is most like.
-  const stems = tools.map((tool) => descriptionStems(tool.description));
+  const wordStemsOf = memoized(wordStems);
   for (let j = 1; j < tools.length; j += 1) {
     let best = -1;
     let bestScore = 0;
@@ -58,26 +60,30 @@ export function lintDefinition(definition: ServerDefinition): LintIssue[] {
     }
     if (best === -1) continue;
     const [a, b] = [tools[best]!, tools[j]!];
-    const similarity = compareDescriptions(a.description, b.description);
+    const similarity = compareStems(a.description, stems[best]!, stems[j]!);
     const more = others > 1 ? ` (and ${others - 1} more earlier ${others === 2 ? 'tool' : 'tools'})` : '';
     warn(
       'similar_descriptions',
       ['tools', j, 'description'],
       `near-identical to the description of ${a.name} (tools[${best}])${more}: they share ${quoteWords(similarity.shared)} ` +
         `(similarity ${similarity.score}; warned from ${NEAR_IDENTICAL}), so an agent may pick either for the same request: ` +
-        suggestDifference(a, b),
+        suggestDifference(a, b, stems[best]!, stems[j]!, wordStemsOf),
     );
   }
   return issues;
 }
 
 /** What to do about a near-identical pair: lead each description with what only it has. */
-function suggestDifference(a: { name: string; description: string }, b: { name: string; description: string }): string {
-  const left = new Set(wordStems(a.description));
-  const right = new Set(wordStems(b.description));
-  const only = (text: string, other: Set<string>) =>
+function suggestDifference(
+  a: { name: string; description: string },
+  b: { name: string; description: string },
+  left: ReadonlySet<string>,
+  right: ReadonlySet<string>,
+  wordStemsOf: (word: string) => string[],
+): string {
+  const only = (text: string, other: ReadonlySet<string>) =>
     text.split(/\s+/).filter((word) => {
-      const stems = wordStems(word);
+      const stems = wordStemsOf(word);
       return stems.length > 0 && stems.every((s) => !other.has(s));
     });
   const onlyA = only(a.description, right)
@@ -88,6 +94,16 @@ function suggestDifference(a: { name: string; description: string }, b: { name: 
     .filter((w) => w !== '');
   if (onlyA.length === 0 || onlyB.length === 0) return `say what sets ${a.name} and ${b.name} apart, or merge them into one tool`;
   return `lead each with what sets it apart (${a.name}: ${quoteWords(onlyA.slice(0, 3))}; ${b.name}: ${quoteWords(onlyB.slice(0, 3))}) and say when to use which`;
+}
+
+/** `fn` with its answers kept: the words of many descriptions repeat. */
+function memoized<T>(fn: (text: string) => T): (text: string) => T {
+  const answers = new Map<string, T>();
+  return (text) => {
+    let answer = answers.get(text);
+    if (answer === undefined) answers.set(text, (answer = fn(text)));
+    return answer;
+  };
 }
 
 function clean(word: string): string {

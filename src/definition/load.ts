@@ -11,7 +11,8 @@ import type * as Yaml from 'yaml';
 import { EXIT, UserError, type Problem } from '../shared/errors.js';
 import { displayPath, formatPath, type FieldPath } from '../shared/paths.js';
 import { checkDefinition } from './check.js';
-import { ServerDefinition } from './schema.js';
+import type { ServerDefinition } from './schema.js';
+import { serverDefinitionFor } from './schema-builders.js';
 import { describeZodIssues } from './zod-issues.js';
 
 export interface Position {
@@ -92,15 +93,11 @@ export async function parseDefinition(source: string, options: ParseOptions): Pr
   // A list or map used as a key (often a `- name:` line indented too little) cannot be a field
   // name: say so where it is, unless the parser already did, and leave the pair out so that it
   // does not come back as a garbled "unknown field".
-  yaml.visit(doc, {
-    Pair(_, pair) {
-      if (!yaml.isCollection(pair.key)) return undefined;
-      const [start, end] = pair.key.range ?? [0, 0];
-      if (!doc.errors.some((error) => error.pos[0] >= start && error.pos[0] <= end)) {
-        errors.push({ at: position(start), message: 'a list or map cannot be a key: check the indentation of this line' });
-      }
-      return yaml.visit.REMOVE;
-    },
+  dropCollectionKeys(yaml, doc.contents, (key) => {
+    const [start, end] = key.range ?? [0, 0];
+    if (!doc.errors.some((error) => error.pos[0] >= start && error.pos[0] <= end)) {
+      errors.push({ at: position(start), message: 'a list or map cannot be a key: check the indentation of this line' });
+    }
   });
 
   let input: unknown;
@@ -115,7 +112,7 @@ export async function parseDefinition(source: string, options: ParseOptions): Pr
     if (doc.errors.length === 0) errors.push({ at: position(0), message: 'the file is empty: a definition needs at least name and template' });
   } else {
     input = withoutExtensionKeys(input);
-    const parsed = ServerDefinition.safeParse(input);
+    const parsed = serverDefinitionFor(input).safeParse(input);
     const issues = parsed.success ? [] : describeZodIssues(parsed.error.issues, input);
     if (parsed.success) definition = parsed.data;
     const schemaPaths = new Set(issues.map((issue) => formatPath(issue.path)));
@@ -155,6 +152,28 @@ export async function parseDefinition(source: string, options: ParseOptions): Pr
     warnings: toProblems(warnings),
     locate: (path) => locate(path),
   };
+}
+
+/**
+ * Removes every pair whose key is a list or map, depth first in source order, after `found` is
+ * called with the key. A plain walk: `yaml.visit` builds a frozen ancestry array at every node,
+ * which on a file of a few hundred tools costs more than the walk itself.
+ */
+function dropCollectionKeys(yaml: YamlModule, node: unknown, found: (key: Yaml.YAMLMap | Yaml.YAMLSeq) => void): void {
+  if (!yaml.isCollection(node)) return;
+  const items: unknown[] = node.items;
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i];
+    if (!yaml.isPair(item)) {
+      dropCollectionKeys(yaml, item, found);
+    } else if (yaml.isCollection(item.key)) {
+      found(item.key);
+      items.splice(i, 1);
+      i -= 1;
+    } else {
+      dropCollectionKeys(yaml, item.value, found);
+    }
+  }
 }
 
 /** Top-level `x-` keys are the author's own (a place for YAML anchors): not part of the definition. */

@@ -7,7 +7,7 @@
  */
 import type { z } from 'zod';
 import type { DefinitionIssue } from './errors.js';
-import { toEditorJsonSchema } from './schema.js';
+import { toEditorJsonSchema } from './schema-builders.js';
 
 type ZodIssue = z.core.$ZodIssue;
 

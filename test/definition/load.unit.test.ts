@@ -220,6 +220,17 @@ tools:
 
       const explicit = await problemsOf('name: a\ntemplate: basic\n? [a, b]\n: 1\ntools: []\n');
       expect(explicit?.problems).toEqual([{ where: 'server.yaml:3:3', message: 'a list or map cannot be a key: check the indentation of this line' }]);
+      // deeper down too, in a map of a list and in a flow list, two in a row: each said once, and its pair left out
+      const nested = await problemsOf(
+        'name: a\ntemplate: basic\ntools:\n  - name: t\n    ? { x: 1 }\n    : 1\n    ? [y]\n    : 2\n    description: d\n    inputSchema: { type: object, required: [{ [z]: 1 }] }\n',
+      );
+      expect(nested?.problems.map((p) => `${p.where} ${p.path ?? ''} ${p.message}`)).toEqual([
+        'server.yaml:5:7  a list or map cannot be a key: check the indentation of this line',
+        'server.yaml:7:7  a list or map cannot be a key: check the indentation of this line',
+        'server.yaml:10:44 tools[0].inputSchema.required["0"] invalid JSON Schema (2020-12): must be string',
+        'server.yaml:10:45 tools[0].inputSchema.required[0] expected string, got object',
+        'server.yaml:10:47  a list or map cannot be a key: check the indentation of this line',
+      ]);
       await new Promise((resolve) => setImmediate(resolve));
       expect(warnings).toEqual([]);
     } finally {

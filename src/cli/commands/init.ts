@@ -33,7 +33,7 @@ export interface InitResult {
   name: string;
 }
 
-// Kept in step with the YAML patterns of src/definition/schema.ts, which this command does not load.
+// Kept in step with the YAML patterns of src/definition/schema-builders.ts, which this command does not load.
 const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
