@@ -9,8 +9,8 @@
 //   in alternated rounds once the engine's warm pool is full, as medians (see gateway()); the
 //   deployment is a development one, whose gateway also logs every call and its result (the
 //   trace), and the same server deployed to staging is measured beside it without the trace;
-// - scale: deploy latency with 1, 20 and 100 existing deployments (each measured once those have gone
-//   quiet: see quiet()); the engine's memory with 1 and 100.
+// - scale: deploy latency with 1, 20 and 100 existing deployments, each the median of SCALE_RUNS (5)
+//   deploys measured once those have gone quiet (see quiet()); the engine's memory with 1 and 100.
 // The deployments that fill the engine are development ones (one instance each), built and deployed
 // through the API two at a time. Whether an instance comes from a warm process or a cold one is the
 // engine's business: the figures are what a user waits for either way. Each measured build, test
@@ -46,6 +46,8 @@ delete env.MCPCTL_API_KEY;
 const SCALE = [1, 20, 100];
 const REGISTERED = 1000;
 const RUNS = 5;
+/** Deploys measured per scale row: the row is their median. */
+const SCALE_RUNS = 5;
 /**
  * The gateway rows with many deployments against the one with 1: the ratio is of the gateway's
  * share of direct throughput in each (measured minutes apart, the rates alone move with the
@@ -325,8 +327,9 @@ async function quiet(engine) {
 }
 
 /**
- * Deploy latency as the engine fills up, each measured once the deployments there are have
- * settled (see quiet), then the gateway and the engine's memory with all of them.
+ * Deploy latency as the engine fills up, each row the median of SCALE_RUNS deploys measured once
+ * the deployments there are have settled (see quiet), then the gateway and the engine's memory with
+ * all of them.
  */
 async function scaleRows(engine, deployed, cold, one) {
   const engineRss1 = rssMb(engine.pid);
@@ -334,7 +337,7 @@ async function scaleRows(engine, deployed, cold, one) {
   for (const existing of SCALE) {
     await fillTo(engine, deployed, existing);
     await quiet(engine);
-    latency.set(existing, await deployLatency(engine, 3, deployed));
+    latency.set(existing, await deployLatency(engine, SCALE_RUNS, deployed));
   }
   const base = latency.get(1);
   row('mcpctl deploy <mcp_id> --env development', base, 'ms', cold, 'minimal SDK server cold start', '≤ 0.75×');
