@@ -39,8 +39,7 @@ if (process.argv[2] === '--stub') {
   console.log(JSON.stringify(await loadMcp({ port, path: '/d/x/mcp', name: 'echo', args: { text: 'hi' }, seconds })));
 } else {
   const [rootA, rootB] = process.argv.slice(2, 4).map((root) => resolve(root));
-  const { seconds } = benchArgs(3);
-  const rounds = process.argv.includes('--rounds') ? Number(process.argv[process.argv.indexOf('--rounds') + 1]) : 6;
+  const { seconds, rounds } = benchArgs(3, 6);
   const traced = process.argv.includes('--traced');
   const stub = await startProcess([self, '--stub', ...(process.argv.includes('--sse') ? ['--sse'] : [])]);
   const logger = { info() {}, warn() {}, error() {}, debug() {}, child: () => logger };

@@ -3,6 +3,7 @@
 import { Buffer } from 'node:buffer';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Agent, request } from 'node:http';
 import { createInterface } from 'node:readline';
 import { setTimeout, clearTimeout } from 'node:timers';
@@ -170,13 +171,33 @@ export function meets(result) {
   return m[1] === '≤' ? figure <= Number(m[2]) : figure >= Number(m[2]);
 }
 
-/** Parses `--seconds N` and `--json` the same way in every bench script. */
-export function benchArgs(defaultSeconds) {
+/** Parses `--seconds N`, `--rounds N` and `--json` the same way in every bench script. */
+export function benchArgs(defaultSeconds, defaultRounds) {
   const args = process.argv.slice(2);
+  const number = (flag, fallback) => (args.includes(flag) ? Number(args[args.indexOf(flag) + 1]) : fallback);
   return {
-    seconds: args.includes('--seconds') ? Number(args[args.indexOf('--seconds') + 1]) : defaultSeconds,
+    seconds: number('--seconds', defaultSeconds),
+    rounds: number('--rounds', defaultRounds),
     json: args.includes('--json'),
   };
+}
+
+/**
+ * Writes a one-tool server (`echo`, a static handler) as a bundle under `temp` and starts it as a
+ * deployment's instance runs it (serve-bundle of `root`'s build); resolves as startProcess does.
+ */
+export async function startEchoInstance(root, temp) {
+  const { writeBundle } = await import(join(root, 'dist', 'runtime', 'bundle.js'));
+  const inputSchema = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] };
+  const { dir } = await writeBundle(
+    {
+      name: 'bench',
+      template: 'basic',
+      tools: [{ name: 'echo', description: 'echo', inputSchema, handler: { type: 'static', content: [{ type: 'text', text: '{{args.text}}' }] } }],
+    },
+    temp,
+  );
+  return startProcess([join(root, 'dist', 'runtime', 'serve-bundle.js'), '--bundle', dir, '--port', '0'], { cwd: root });
 }
 
 /** Prints one result: a JSON line with --json, else a sentence. */

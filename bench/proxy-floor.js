@@ -14,7 +14,7 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { alternate, benchArgs, cpuMs, loadMcp, median, report, startProcess } from './load.js';
+import { alternate, benchArgs, cpuMs, loadMcp, median, report, startEchoInstance, startProcess } from './load.js';
 
 const self = fileURLToPath(import.meta.url);
 const root = dirname(dirname(self));
@@ -62,22 +62,11 @@ if (process.argv[2] === '--proxy') {
   server.listen(0, '127.0.0.1', () => process.stdout.write(`${JSON.stringify({ event: 'listening', port: server.address().port })}\n`));
   process.once('SIGTERM', () => (server.closeAllConnections(), server.close(), pool.destroy()));
 } else {
-  const { seconds, json } = benchArgs(4);
-  const rounds = process.argv.includes('--rounds') ? Number(process.argv[process.argv.indexOf('--rounds') + 1]) : 5;
+  const { seconds, rounds, json } = benchArgs(4, 5);
   const temp = mkdtempSync(join(tmpdir(), 'mcpctl-bench-floor-'));
   const stops = [];
   try {
-    const { writeBundle } = await import(join(root, 'dist', 'runtime', 'bundle.js'));
-    const inputSchema = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] };
-    const { dir } = await writeBundle(
-      {
-        name: 'floor',
-        template: 'basic',
-        tools: [{ name: 'echo', description: 'echo', inputSchema, handler: { type: 'static', content: [{ type: 'text', text: '{{args.text}}' }] } }],
-      },
-      temp,
-    );
-    const instance = await startProcess([join(root, 'dist', 'runtime', 'serve-bundle.js'), '--bundle', dir, '--port', '0'], { cwd: root });
+    const instance = await startEchoInstance(root, temp);
     stops.push(instance.stop);
     const proxy = await startProcess([self, '--proxy', String(instance.port)], { cwd: root });
     stops.push(proxy.stop);

@@ -11,30 +11,19 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { alternate, benchArgs, loadMcp, median, report, rssMb, startProcess } from './load.js';
+import { alternate, benchArgs, loadMcp, median, report, rssMb, startEchoInstance, startProcess } from './load.js';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const { seconds, json: asJson } = benchArgs(4);
 /** alternated rounds of each side: the row swung ±15% run to run with two */
 const ROUNDS = 5;
 
-const inputSchema = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] };
-
 const temp = mkdtempSync(join(tmpdir(), 'mcpctl-bench-runtime-'));
 const stops = [];
 try {
-  const { writeBundle } = await import(join(root, 'dist', 'runtime', 'bundle.js'));
-  const { dir } = await writeBundle(
-    {
-      name: 'bench',
-      template: 'basic',
-      tools: [{ name: 'echo', description: 'echo', inputSchema, handler: { type: 'static', content: [{ type: 'text', text: '{{args.text}}' }] } }],
-    },
-    temp,
-  );
   const minimal = await startProcess([join(root, 'bench', 'minimal-sdk-server.js')], { cwd: root });
   stops.push(minimal.stop);
-  const built = await startProcess([join(root, 'dist', 'runtime', 'serve-bundle.js'), '--bundle', dir, '--port', '0'], { cwd: root });
+  const built = await startEchoInstance(root, temp);
   stops.push(built.stop);
 
   await sleep(500); // let both settle after start

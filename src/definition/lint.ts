@@ -4,7 +4,7 @@
  * `similar_descriptions`, src/api/descriptions.ts), a description too short to choose a tool
  * by, and a required parameter with no description. Warnings only: `validate` shows them. Pure.
  */
-import { compareStems, MIN_DESCRIPTION_WORDS, NEAR_IDENTICAL, quoteWords, stemSimilarity } from './descriptions.js';
+import { compareStems, descriptionStems, MIN_DESCRIPTION_WORDS, NEAR_IDENTICAL, quoteWords, stemSimilarity } from './descriptions.js';
 import { wordStems } from './words.js';
 import type { DefinitionIssue } from './errors.js';
 import type { ServerDefinition } from './schema.js';
@@ -22,7 +22,7 @@ export function lintDefinition(definition: ServerDefinition): LintIssue[] {
   const warn = (rule: LintRule, path: Array<string | number>, message: string) => issues.push({ rule, path, message, severity: 'warning' });
 
   // Each description is read into stems once: the pairs below compare them, tools² times.
-  const stems = tools.map((tool) => new Set(wordStems(tool.description)));
+  const stems = tools.map((tool) => descriptionStems(tool.description));
   tools.forEach((tool, i) => {
     const words = stems[i]!.size;
     if (words < MIN_DESCRIPTION_WORDS) {
