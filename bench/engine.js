@@ -254,7 +254,14 @@ async function deployLatency(engine, runs, deployed) {
 }
 
 /** alternated rounds of the gateway against direct calls, after a warm-up of each */
-const GATEWAY_ROUNDS = 3;
+const GATEWAY_ROUNDS = 5;
+/**
+ * Seconds of warm-up load on each side before the rounds. The engine's optimizing compiler is still
+ * busy with the request path for several seconds of a first load (`perf record` of an engine put
+ * about 15 % of its CPU in V8's compiler threads between 2 and 10 s of load, and under 2 % after),
+ * so a short warm-up measured the compiler in the first gateway round.
+ */
+const GATEWAY_WARM_UP_SECONDS = 4;
 
 /**
  * Gateway against direct on one deployment, in alternated rounds after a warm-up of each (see
@@ -273,7 +280,7 @@ async function gateway(deployment, enginePid) {
   const run = async (side, warm) => {
     const e0 = cpuMs(enginePid);
     const i0 = cpuMs(instancePid);
-    const time = warm ? 1 : seconds;
+    const time = warm ? GATEWAY_WARM_UP_SECONDS : seconds;
     const r =
       side === 'a'
         ? await loadMcp({ port, name: 'echo', args: { text: 'hi' }, seconds: time })

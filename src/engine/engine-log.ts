@@ -69,8 +69,12 @@ export function parseLogLevel(value: string | undefined): LogLevel | undefined {
   return value === 'debug' || value === 'info' || value === 'warn' || value === 'error' ? value : undefined;
 }
 
-function serializeFields(fields: Record<string, unknown> | undefined): Record<string, unknown> {
-  if (fields === undefined) return {};
+function serializeFields(fields: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (fields === undefined) return undefined;
+  // Most lines (a request's) hold no error: they are taken as they are, not copied.
+  let errors = false;
+  for (const key in fields) if (fields[key] instanceof Error) errors = true;
+  if (!errors) return fields;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(fields)) {
     out[key] = value instanceof Error ? { name: value.name, message: value.message, stack: value.stack } : value;

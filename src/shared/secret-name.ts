@@ -12,3 +12,11 @@ const SECRET_NAME =
 export function isSecretName(name: string): boolean {
   return SECRET_NAME.test(name);
 }
+
+/**
+ * True when a secret's name may occur anywhere in `text` (a JSON text, say): false means no key in it
+ * names a secret, as every key is a part of the text.
+ */
+export function mayNameSecret(text: string): boolean {
+  return SECRET_NAME.test(text);
+}

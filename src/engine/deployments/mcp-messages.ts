@@ -2,7 +2,7 @@
  * What the gateway needs to know about an MCP exchange, read from the small JSON request body
  * and from a copy of the response (plain JSON or an SSE stream). Pure.
  */
-import { isSecretName } from '../../shared/secret-name.js';
+import { isSecretName, mayNameSecret } from '../../shared/secret-name.js';
 
 export interface McpRequestInfo {
   /** JSON-RPC method of a single request; 'batch' for an array; undefined when not JSON-RPC */
@@ -77,15 +77,30 @@ export function parseSseMessages(body: string): unknown[] {
 }
 
 const MAX_LOGGED_STRING = 500;
+const MAX_LOGGED_ITEMS = 50;
 
 /** A copy for debug logs: values under secret-looking keys hidden, long strings cut. */
 export function redactForLog(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') return value.length > MAX_LOGGED_STRING ? `${value.slice(0, MAX_LOGGED_STRING)}…` : value;
   if (depth > 6 || value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.slice(0, 50).map((item) => redactForLog(item, depth + 1));
+  if (Array.isArray(value)) return value.slice(0, MAX_LOGGED_ITEMS).map((item) => redactForLog(item, depth + 1));
   const copy: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) copy[key] = isSecretName(key) ? '[redacted]' : redactForLog(item, depth + 1);
   return copy;
+}
+
+/**
+ * Whether a compact JSON text would come out of `redactForLog` (then JSON.stringify) unchanged, checked
+ * on the text alone: short enough that no string in it is cut, too few commas for an array to be cut, no escape that
+ * could spell a key, and nothing that could name a secret anywhere in it. False does not mean it
+ * would change, only that it has to be parsed to know.
+ */
+export function loggableAsIs(text: string): boolean {
+  if (text.length > MAX_LOGGED_STRING || text.includes('\\') || text.includes('\n') || mayNameSecret(text)) return false;
+  let commas = 0;
+  // an array of more than MAX_LOGGED_ITEMS items has at least that many commas
+  for (let at = text.indexOf(','); at !== -1; at = text.indexOf(',', at + 1)) if (++commas >= MAX_LOGGED_ITEMS) return false;
+  return true;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

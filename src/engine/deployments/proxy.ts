@@ -12,8 +12,8 @@ import type { Dispatcher } from 'undici';
 import { readBody, sendJson } from '../../shared/http.js';
 import { BROKEN_CONNECTION, NOT_SENDABLE, originOf, reusedConnection } from './instance-connections.js';
 import type { DeploymentLimits } from './limits.js';
-import { findCallFailure, inspectRequest, redactForLog, type McpRequestInfo } from './mcp-messages.js';
-import type { Attempt, Upstream } from './upstream.js';
+import { findCallFailure, inspectRequest, loggableAsIs, redactForLog, type McpRequestInfo } from './mcp-messages.js';
+import type { Attempt, CallOutcome, Upstream } from './upstream.js';
 
 export interface ProxyOptions {
   search: string;
@@ -61,23 +61,20 @@ export async function proxyMcp(upstream: Upstream, req: IncomingMessage, res: Se
     res.statusCode = 499;
     return;
   }
-  const info = inspectRequest(body.toString('utf8'));
+  const text = body.toString('utf8');
+  const info = inspectRequest(text);
   if (traced) {
-    const args = info.arguments === undefined ? '' : ` ${JSON.stringify(redactForLog(info.arguments))}`;
+    // A body with nothing to hide or cut (most are) is shown without copying its arguments first.
+    const args = info.arguments === undefined ? '' : ` ${JSON.stringify(loggableAsIs(text) ? info.arguments : redactForLog(info.arguments))}`;
     upstream.log('debug', `→ ${req.method} ${info.method ?? '(not JSON-RPC)'}${info.tool === undefined ? '' : ` ${info.tool}`}${args}`, {
       request_id: requestId,
     });
   }
   const record: Record = (status, toolError, peek) => {
     const latencyMs = performance.now() - startedAt;
-    upstream.report({
-      at: started,
-      latencyMs,
-      status,
-      ...(info.method === undefined ? {} : { method: info.method }),
-      ...(info.tool === undefined ? {} : { tool: info.tool }),
-      ...(info.method === 'tools/call' ? { toolError: toolError ?? status >= 400 } : {}),
-    });
+    const outcome: CallOutcome = { at: started, latencyMs, status, method: info.method, tool: info.tool };
+    if (info.method === 'tools/call') outcome.toolError = toolError ?? status >= 400;
+    upstream.report(outcome);
     if (traced) {
       const outcome = toolError === true ? 'failed' : 'ok';
       const result = peek === undefined ? '' : ` ${describeResult(peek.contentType, peek.text)}`;
@@ -188,13 +185,13 @@ function forward(attempt: Attempt, args: ForwardArgs): Promise<'retry' | 'lost' 
         out['x-request-id'] ??= requestId;
         res.writeHead(status, out);
         // The headers go out with the first piece of the body, in one write; an event stream whose
-        // first event is not already here sends them on their own, so the client sees the stream open.
+        // first event did not come in the same read sends them on their own, so the client sees the
+        // stream open. The read's body parts are handed over before its microtasks run.
         if (contentType?.includes('text/event-stream') === true) {
-          setImmediate(() => {
+          queueMicrotask(() => {
             if (!wrote && !res.destroyed) res.flushHeaders();
           });
         }
-        res.on('drain', () => controller?.resume());
       },
       onResponseData(request, chunk) {
         wrote = true;
@@ -203,7 +200,10 @@ function forward(attempt: Attempt, args: ForwardArgs): Promise<'retry' | 'lost' 
           kept += chunk.length;
         }
         // Back-pressure: the instance's answer waits while the client's socket is full.
-        if (!res.destroyed && !res.write(chunk)) request.pause();
+        if (!res.destroyed && !res.write(chunk)) {
+          request.pause();
+          res.once('drain', () => controller?.resume());
+        }
       },
       onResponseEnd() {
         if (!res.destroyed) res.end();
@@ -312,6 +312,7 @@ function describeResult(contentType: string | undefined, text: string): string {
         .map((l) => l.slice(5).trim())
         .join(' ')
     : text;
+  if (loggableAsIs(payload)) return payload;
   try {
     const shown = JSON.stringify(redactForLog(JSON.parse(payload)));
     return shown.length > 1000 ? `${shown.slice(0, 1000)}…` : shown;

@@ -5,7 +5,7 @@ import { safeToRepeat } from '../../../src/engine/deployments/upstream.js';
 import { splitTarget } from '../../../src/engine/deployments/gateway.js';
 import type { LiveDeployment } from '../../../src/engine/deployments/live-deployment.js';
 import { isHealthCheckLine, toLogLine } from '../../../src/engine/deployments/log-lines.js';
-import { findCallFailure, inspectRequest, parseSseMessages, redactForLog } from '../../../src/engine/deployments/mcp-messages.js';
+import { findCallFailure, inspectRequest, loggableAsIs, parseSseMessages, redactForLog } from '../../../src/engine/deployments/mcp-messages.js';
 import { applyTransition, canTransition, wasDeployed } from '../../../src/engine/deployments/states.js';
 import type { Deployment } from '../../../src/api/contract.js';
 
@@ -138,6 +138,37 @@ describe('MCP messages', () => {
     >;
     expect(shown).toMatchObject({ city: 'Oslo', apiKey: '[redacted]', nested: [{ password: '[redacted]', Authorization: '[redacted]' }] });
     expect((shown.long as string).length).toBe(501);
+  });
+
+  // loggableAsIs lets the trace skip the parse and copy: it must never say yes to a text that the copy changes.
+  const redacted = (text: string) => JSON.stringify(redactForLog(JSON.parse(text)));
+  it.each([
+    { content: [{ type: 'text', text: 'hi' }] },
+    { name: 'echo', arguments: { city: 'Oslo', days: [1, 2, 3] } },
+    { a: { b: { c: { d: { e: { f: { g: { h: 'deep' } } } } } } } },
+    Array.from({ length: 50 }, (_, i) => i),
+  ])('takes %j as it is, as the copy would', (value) => {
+    const text = JSON.stringify(value);
+    expect(loggableAsIs(text)).toBe(true);
+    expect(redacted(text)).toBe(text);
+  });
+
+  it.each([
+    ['a secret-looking key', { apiKey: 'k' }],
+    ['a key spelled with escapes', JSON.parse('{"\\u0074oken": "t"}') as unknown],
+    ['a session key', { sessionId: 's' }],
+    ['a whole-word PASS', { db_pass: 'p' }],
+    ['an array of 51 items', Array.from({ length: 51 }, () => 1)],
+    ['a string over 500 characters', { text: 'x'.repeat(501) }],
+    ['a long text', { a: 'x'.repeat(300), b: 'y'.repeat(300) }],
+  ])('parses a text with %s', (_what, value) => {
+    expect(loggableAsIs(JSON.stringify(value))).toBe(false);
+  });
+
+  it('says no to a text that the copy changes, whatever else it holds', () => {
+    for (const text of ['{"token":"t"}', '{"x":"' + 'y'.repeat(499) + '"}', `[${'1,'.repeat(50)}1]`]) {
+      expect(loggableAsIs(text) && redacted(text) !== text).toBe(false);
+    }
   });
 });
 
