@@ -7,10 +7,11 @@
  *
  * Given a folder for sockets (`<home>/run`, private as the home is), each instance also listens on
  * a Unix socket of its own there, and the gateway reaches it over that socket: cheaper than TCP
- * on loopback. Health checks, and everyone else, use its port.
+ * on loopback. Health checks, and everyone else, use its port. A socket is removed once its
+ * process has exited, and those an earlier engine's killed instances left are removed at the first start.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { get } from 'node:http';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -38,10 +39,7 @@ export function createProcessRunner(startRuntime: StartRuntimeProcess, options: 
     const path = join(dir, `${randomBytes(6).toString('hex')}.sock`);
     // a longer path cannot be bound: the instance is reached on its port
     if (Buffer.byteLength(path) > MAX_SOCKET_PATH) return undefined;
-    folder ??= mkdir(dir, { recursive: true, mode: 0o700 }).then(
-      () => true,
-      () => false,
-    );
+    folder ??= prepareSocketDir(dir);
     return (await folder) ? path : undefined;
   };
   return {
@@ -78,6 +76,24 @@ export function createProcessRunner(startRuntime: StartRuntimeProcess, options: 
     },
     find: findProcesses,
   };
+}
+
+/**
+ * Creates the sockets' folder (mode 0700), and removes the sockets left in it by instances that
+ * were killed with an earlier engine (before this runner started any): false when it cannot be made.
+ */
+async function prepareSocketDir(dir: string): Promise<boolean> {
+  try {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+  } catch {
+    return false;
+  }
+  const names = await readdir(dir).catch(() => []);
+  for (const name of names.filter((each) => each.endsWith('.sock'))) {
+    const path = join(dir, name);
+    if ((await lstat(path).catch(() => undefined))?.isSocket() === true) await rm(path, { force: true }).catch(() => {});
+  }
+  return true;
 }
 
 /** The processes whose labels name this engine, but for this engine process's own children. */

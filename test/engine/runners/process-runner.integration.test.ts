@@ -6,10 +6,12 @@
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { existsSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createProcessRunner } from '../../../src/engine/runners/process-runner.js';
 import type { StartInstanceSpec } from '../../../src/engine/runners/runner.js';
 import type { RuntimeProcessHandle, RuntimeProcessOptions, StartRuntimeProcess } from '../../../src/engine/types.js';
+import { staleSocket } from '../../support/http.js';
 
 const temps: string[] = [];
 afterEach(async () => {
@@ -61,6 +63,17 @@ describe('the process runner’s sockets', () => {
     expect(second.socketPath).not.toBe(first.socketPath);
     expect(asked.map((options) => options.socketPath)).toEqual([first.socketPath, second.socketPath]);
     expect((await stat(dir)).mode & 0o777).toBe(0o700);
+  });
+
+  it('removes the sockets an earlier engine’s killed instances left, before its first start, and nothing else', async () => {
+    const dir = await tempDir();
+    const left = join(dir, 'abcdef012345.sock');
+    await staleSocket(left);
+    writeFileSync(join(dir, 'notes.sock'), 'not a socket');
+    const runner = createProcessRunner(recordingStarter([]), { socketDir: dir });
+    await runner.start(SPEC);
+    expect(existsSync(left)).toBe(false);
+    expect(existsSync(join(dir, 'notes.sock'))).toBe(true);
   });
 
   it('gives none when the path would be too long, or without a folder: the instance is reached on its port', async () => {
