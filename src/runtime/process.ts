@@ -27,6 +27,8 @@ export interface StartRuntimeOptions {
   allowedHosts?: string[];
   /** how long to wait for the listening line; default 30 s */
   startTimeoutMs?: number;
+  /** a Unix socket to listen on as well (`--socket`); the start goes on without it when it cannot */
+  socketPath?: string;
 }
 
 export interface RuntimeProcess {
@@ -38,6 +40,8 @@ export interface RuntimeProcess {
   mcpUrl: string;
   /** url + '/health' */
   healthUrl: string;
+  /** the Unix socket it listens on as well, when it was given one and could listen there */
+  socketPath?: string;
   exited: Promise<{ code: number | null; signal: string | null }>;
   /** SIGTERM (the runtime drains in-flight requests), then SIGKILL after graceMs (default 10 s) */
   stop(graceMs?: number): Promise<void>;
@@ -115,6 +119,7 @@ function serveArgs(options: StartRuntimeOptions): string[] {
     options.logLevel ?? 'info',
   ];
   for (const name of options.allowedHosts ?? []) args.push('--allowed-host', name);
+  if (options.socketPath !== undefined) args.push('--socket', options.socketPath);
   // The process gets only PATH and these values (a deployment's env_vars): every one is a secret.
   args.push('--env-is-secret');
   return args;
@@ -254,9 +259,9 @@ async function watchStart(spawned: Spawned, options: StartRuntimeOptions, earlie
     if (recent.length > KEPT_LINES) recent.shift();
   };
 
-  let listening: { port: number; url: string } | undefined;
+  let listening: Listening | undefined;
   let failure: { error: string; problems: Problem[] } | undefined;
-  const ready = new Promise<{ port: number; url: string }>((resolve, reject) => {
+  const ready = new Promise<Listening>((resolve, reject) => {
     const timeoutMs = options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
     const timer = setTimeout(() => {
       reject(new RuntimeProcessError(`the runtime did not report listening within ${timeoutMs} ms`, recent, [], 'timeout'));
@@ -301,7 +306,7 @@ async function watchStart(spawned: Spawned, options: StartRuntimeOptions, earlie
 
   const stop = (graceMs = 10_000): Promise<void> => stopChild(child, exited, graceMs);
 
-  let event: { port: number; url: string };
+  let event: Listening;
   try {
     event = await ready;
   } catch (error) {
@@ -317,6 +322,7 @@ async function watchStart(spawned: Spawned, options: StartRuntimeOptions, earlie
     url: event.url,
     mcpUrl: `${event.url}${MCP_PATH}`,
     healthUrl: `${event.url}${HEALTH_PATH}`,
+    ...(event.socket === undefined ? {} : { socketPath: event.socket }),
     exited,
     stop,
     [Symbol.asyncDispose]: () => stop(),
@@ -347,10 +353,19 @@ function parseStartFailed(line: string): { error: string; problems: Problem[] } 
   }
 }
 
-function parseListening(line: string): { port: number; url: string } | undefined {
+/** What the listening line says: the port, its URL, and the Unix socket when it listens on one too. */
+interface Listening {
+  port: number;
+  url: string;
+  socket?: string;
+}
+
+function parseListening(line: string): Listening | undefined {
   try {
-    const value = JSON.parse(line) as { event?: unknown; port?: unknown; url?: unknown };
-    if (value.event === 'listening' && typeof value.port === 'number' && typeof value.url === 'string') return { port: value.port, url: value.url };
+    const value = JSON.parse(line) as { event?: unknown; port?: unknown; url?: unknown; socket?: unknown };
+    if (value.event === 'listening' && typeof value.port === 'number' && typeof value.url === 'string') {
+      return { port: value.port, url: value.url, ...(typeof value.socket === 'string' ? { socket: value.socket } : {}) };
+    }
   } catch {
     // not JSON
   }

@@ -3,9 +3,12 @@
  *
  *   node dist/runtime/serve-bundle.js --bundle DIR [--port 0] [--host 127.0.0.1]
  *        [--log-level info|debug] [--allowed-host NAME]… [--drain-timeout SECONDS] [--env-is-secret]
- *        [--lifeline]
+ *        [--lifeline] [--socket PATH]
  *
  * The first line on stdout is `{"event":"listening","port":N,"url":"http://127.0.0.1:N",…}`,
+ * with `"socket":PATH` when it also listens on the Unix socket PATH (`--socket`: the same server
+ * as on its port, for a supervisor on the same host; a stale socket file there is replaced, and
+ * the file is removed when the server stops; when it cannot listen there, it serves on its port only).
  * then one JSON log line per event. `${VAR}` references resolve from this process's environment
  * (the deployment's env_vars); with `--env-is-secret` every value of the environment but PATH is
  * hidden from the logs and from the error texts of tool calls, not only the referenced ones.
@@ -23,7 +26,8 @@
  * as if it had been started with those options and that environment. It serves that one bundle
  * only, and exits when its standard input ends (its engine went away) or on SIGTERM.
  */
-import { createServer } from 'node:http';
+import { lstatSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import { isIP } from 'node:net';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
@@ -92,6 +96,7 @@ async function main(args: string[]): Promise<number> {
         'drain-timeout': { type: 'string', default: '30' },
         'env-is-secret': { type: 'boolean', default: false },
         lifeline: { type: 'boolean', default: false },
+        socket: { type: 'string' },
       },
       strict: true,
     }));
@@ -146,7 +151,23 @@ async function main(args: string[]): Promise<number> {
   const address = server.address();
   const boundPort = typeof address === 'object' && address !== null ? address.port : port;
   const url = `http://${urlHost(host)}:${boundPort}`;
-  writeLine(JSON.stringify({ event: 'listening', port: boundPort, url, name: runtime.name, version: runtime.version, pid: process.pid, ...runtime.counts }));
+  const socketPath = values.socket === undefined || values.socket === '' ? undefined : values.socket;
+  const onSocket = socketPath === undefined ? undefined : await listenOnSocket(runtime, socketPath);
+  const socketServer = onSocket instanceof Error ? undefined : onSocket;
+  const servers = socketServer === undefined ? [server] : [server, socketServer];
+  writeLine(
+    JSON.stringify({
+      event: 'listening',
+      port: boundPort,
+      url,
+      ...(socketServer === undefined ? {} : { socket: socketPath }),
+      name: runtime.name,
+      version: runtime.version,
+      pid: process.pid,
+      ...runtime.counts,
+    }),
+  );
+  if (onSocket instanceof Error) logger.log({ level: 'warn', event: 'socket_failed', socket: socketPath, error: onSocket.message });
 
   let stopping = false;
   const stop = async (signal: string): Promise<void> => {
@@ -155,12 +176,17 @@ async function main(args: string[]): Promise<number> {
     logger.log({ level: 'info', event: 'draining', signal, in_flight: runtime.inFlight });
     // open sessions are still served while they drain, on new connections too
     if (!runtime.sessions) {
-      server.close();
-      server.closeIdleConnections();
+      for (const each of servers) {
+        each.close();
+        each.closeIdleConnections();
+      }
     }
     const drained = await runtime.drain(drainSeconds * 1000);
-    server.close();
-    server.closeAllConnections();
+    for (const each of servers) {
+      each.close();
+      each.closeAllConnections();
+    }
+    if (socketServer !== undefined) removeSocket(socketPath!);
     await runtime.close();
     logger.log({ level: drained ? 'info' : 'warn', event: 'stopped', drained });
     if (lifeline) process.stdin.destroy();
@@ -188,6 +214,36 @@ async function main(args: string[]): Promise<number> {
   }
   process.stdout.on('error', () => void stop('stdout-closed'));
   return 0;
+}
+
+/**
+ * The same server on a Unix socket too; the error when it cannot listen there (the port still serves). A socket file left at `path` (a process that was killed) is removed first.
+ */
+async function listenOnSocket(runtime: Runtime, path: string): Promise<Server | Error> {
+  const server = createServer(runtime.handler);
+  server.keepAliveTimeout = 5_000;
+  try {
+    removeSocket(path);
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(path, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    return server;
+  } catch (error) {
+    return error instanceof Error ? error : new Error(String(error));
+  }
+}
+
+/** Removes the socket file at `path`, if one is there (never a file of another kind). */
+function removeSocket(path: string): void {
+  try {
+    if (lstatSync(path).isSocket()) rmSync(path, { force: true });
+  } catch {
+    // not there
+  }
 }
 
 /** What a warm process is told to serve: the options of a cold start, and its whole environment. */

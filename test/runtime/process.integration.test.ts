@@ -5,10 +5,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, writeFileSync } from 'node:fs';
+import { get } from 'node:http';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { spawnWarmRuntimeProcess, startRuntimeProcess, RuntimeProcessError } from '../../src/runtime/process.js';
+import { staleSocket } from '../support/http.js';
 import { FIXTURES, bundleDefinition, connect, firstText, makeTempDir } from '../support/runtime.js';
 
 let temp: Awaited<ReturnType<typeof makeTempDir>>;
@@ -40,6 +42,19 @@ function isZombie(pid: number): boolean {
   }
 }
 
+/** A GET of `path` over a Unix socket, with the Host header of the port: its status and body. */
+function getOverSocket(socketPath: string, port: number, path: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const request = get({ socketPath, path, headers: { host: `127.0.0.1:${port}` }, agent: false }, (response) => {
+      let body = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (body += chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+    });
+    request.on('error', reject);
+  });
+}
+
 describe('serve-bundle', () => {
   it('reports its port, serves MCP and health, and logs JSON lines', async () => {
     const lines: string[] = [];
@@ -57,6 +72,39 @@ describe('serve-bundle', () => {
     expect(entry).toMatchObject({ level: 'info', event: 'request', status: 200, target: 'wait', time: expect.any(String) });
     // the health check that passed, before the call, left no line
     expect(lines.filter((line) => line.includes('"path":"/health"'))).toEqual([]);
+  });
+
+  it('with --socket, also serves on that Unix socket (a stale file there replaced), and removes it when it stops', async () => {
+    const socketPath = join(temp.path, 'cold.sock');
+    await staleSocket(socketPath);
+    expect(lstatSync(socketPath).isSocket()).toBe(true);
+    const runtime = await startRuntimeProcess({ bundleDir, env: { SLOW_API_KEY: 'key-12345' }, socketPath });
+    try {
+      expect(runtime.socketPath).toBe(socketPath);
+      const overSocket = await getOverSocket(socketPath, runtime.port, '/health');
+      expect(overSocket.status).toBe(200);
+      expect(JSON.parse(overSocket.body)).toMatchObject({ status: 'ok', name: 'slow' });
+      // the port serves as before
+      expect((await fetch(runtime.healthUrl)).status).toBe(200);
+    } finally {
+      await runtime.stop();
+    }
+    expect(await runtime.exited).toEqual({ code: 0, signal: null });
+    expect(existsSync(socketPath)).toBe(false);
+  });
+
+  it('serves on its port only, and says why, when it cannot listen on the socket it was given', async () => {
+    const lines: string[] = [];
+    const notASocket = join(temp.path, 'plain-file');
+    writeFileSync(notASocket, 'kept');
+    for (const socketPath of [join(temp.path, 'no-such-folder', 'x.sock'), notASocket]) {
+      await using runtime = await startRuntimeProcess({ bundleDir, env: { SLOW_API_KEY: 'key-12345' }, socketPath, onLog: (line) => lines.push(line) });
+      expect(runtime.socketPath).toBeUndefined();
+      expect((await fetch(runtime.healthUrl)).status).toBe(200);
+      await waitFor(() => lines.some((line) => line.includes('"event":"socket_failed"') && line.includes(JSON.stringify(socketPath))), 'the warning');
+    }
+    // a file that is not a socket is left as it was
+    expect(readFileSync(notASocket, 'utf8')).toBe('kept');
   });
 
   it('finishes in-flight requests on SIGTERM, refuses new ones, and exits 0', async () => {
@@ -185,9 +233,24 @@ describe('serve-bundle --warm', () => {
     expect(runtime.pid).toBe(warm.pid);
     const health = (await (await fetch(runtime.healthUrl)).json()) as Record<string, unknown>;
     expect(health).toMatchObject({ status: 'ok', name: 'slow', tools: 2 });
+    expect(runtime.socketPath).toBeUndefined();
     await expect(warm.serve({ bundleDir, env: { SLOW_API_KEY: 'key-12345' } })).rejects.toThrow(/one bundle only/);
     await runtime.stop();
     expect(await runtime.exited).toEqual({ code: 0, signal: null });
+  });
+
+  it('listens on the Unix socket it is given with its bundle, and removes it when it stops', async () => {
+    const warm = spawnWarmRuntimeProcess({});
+    await warm.ready;
+    const socketPath = join(temp.path, 'warm.sock');
+    const runtime = await warm.serve({ bundleDir, env: { SLOW_API_KEY: 'key-12345' }, socketPath });
+    try {
+      expect(runtime.socketPath).toBe(socketPath);
+      expect((await getOverSocket(socketPath, runtime.port, '/health')).status).toBe(200);
+    } finally {
+      await runtime.stop();
+    }
+    expect(existsSync(socketPath)).toBe(false);
   });
 
   it('fails with the reasons a cold start gives, from the environment it was given', async () => {

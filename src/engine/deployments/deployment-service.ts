@@ -82,7 +82,7 @@ class Deployments implements LocalDeploymentService {
     this.starts = deps.starts ?? createAdmission(undefined, deps.clock).starts;
     this.registry = new Registry(deps.store);
     this.history = new History(deps.store, this.registry);
-    this.runner = deps.runner ?? createProcessRunner(deps.startRuntime);
+    this.runner = deps.runner ?? createProcessRunner(deps.startRuntime, { socketDir: join(deps.home, 'run') });
     this.gateway = createGateway(
       {
         byName: (name) => (this.registry.byName(name) ?? this.registry.stable(name))?.upstream,

@@ -125,6 +125,9 @@ export class ManagedInstance {
   get host(): string | undefined {
     return this.handle?.host;
   }
+  get socketPath(): string | undefined {
+    return this.handle?.socketPath;
+  }
   /** true while a process runs that may hold sessions (serving, failing checks, or draining) */
   get reachable(): boolean {
     return this.handle !== undefined && (this.state === 'healthy' || this.state === 'unhealthy' || this.state === 'draining');

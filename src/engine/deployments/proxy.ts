@@ -10,7 +10,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { readBody, sendJson } from '../../shared/http.js';
-import { BROKEN_CONNECTION, NOT_SENDABLE, originOf, reusedConnection } from './instance-connections.js';
+import { BROKEN_CONNECTION, NOT_SENDABLE, originOf, reusedConnection, type InstanceConnections } from './instance-connections.js';
 import type { DeploymentLimits } from './limits.js';
 import { findCallFailure, inspectRequest, loggableAsIs, redactForLog, type McpRequestInfo } from './mcp-messages.js';
 import type { Attempt, CallOutcome, Upstream } from './upstream.js';
@@ -18,7 +18,7 @@ import type { Attempt, CallOutcome, Upstream } from './upstream.js';
 export interface ProxyOptions {
   search: string;
   /** the engine's connections to instances (instance-connections.ts) */
-  connections: Dispatcher;
+  connections: InstanceConnections;
   limits: DeploymentLimits;
   clock: () => number;
   newRequestId: () => string;
@@ -249,6 +249,7 @@ function forward(attempt: Attempt, args: ForwardArgs): Promise<'retry' | 'lost' 
         body: body.length > 0 || req.method === 'POST' ? body : null,
       },
       handler,
+      attempt.socketPath,
     );
   });
 }

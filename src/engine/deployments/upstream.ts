@@ -33,6 +33,8 @@ export interface Attempt {
   readonly instance: string;
   readonly host: string;
   readonly port: number;
+  /** the Unix socket it also listens on (a process runner's instance): the hop goes over it */
+  readonly socketPath?: string;
   /** the request named a session and goes to the instance that holds it */
   readonly sticky: boolean;
   /** a proxy accepts its connections (Docker's for a Swarm task): a reset before any answer is checked like a lost connection */
@@ -58,6 +60,8 @@ export interface Backend {
   readonly id: string;
   readonly host: string | undefined;
   readonly port: number | undefined;
+  /** the Unix socket it also listens on, if any */
+  readonly socketPath?: string | undefined;
   /** the gateway may send it requests */
   readonly serving: boolean;
   /** it runs and may hold sessions */
@@ -165,6 +169,7 @@ export class DeploymentUpstream implements Upstream {
       instance: instance.id,
       host: instance.host ?? '127.0.0.1',
       port: instance.port ?? 0,
+      ...(instance.socketPath === undefined ? {} : { socketPath: instance.socketPath }),
       sticky,
       ...(instance.proxied === true ? { proxied: true } : {}),
       refused: () => {

@@ -4,9 +4,16 @@
  * (MCPCTL_INSTANCE), so a restarted engine finds the processes it left (Linux: /proc). A child
  * process cannot be taken over by another engine process (its output pipes ended with the old
  * one), so what it finds is stopped, and the deployment starts new instances.
+ *
+ * Given a folder for sockets (`<home>/run`, private as the home is), each instance also listens on
+ * a Unix socket of its own there, and the gateway reaches it over that socket: cheaper than TCP
+ * on loopback. Health checks, and everyone else, use its port. A socket is removed once its
+ * process has exited, and those an earlier engine's killed instances left are removed at the first start.
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { lstat, mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { get } from 'node:http';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isProcessAlive } from '../state.js';
 import type { StartRuntimeProcess } from '../types.js';
@@ -15,10 +22,30 @@ import { RunnerStartError, type FoundInstance, type InstanceLabels, type Runner,
 /** The environment variable that carries an instance's labels (JSON). */
 export const LABELS_ENV = 'MCPCTL_INSTANCE';
 
-export function createProcessRunner(startRuntime: StartRuntimeProcess): Runner {
+/** The longest Unix socket path the system takes (sun_path, less its final NUL). */
+const MAX_SOCKET_PATH = process.platform === 'linux' ? 107 : 103;
+
+export interface ProcessRunnerOptions {
+  /** where instances' Unix sockets go (created, mode 0700, when missing); without it, TCP only */
+  socketDir?: string;
+}
+
+export function createProcessRunner(startRuntime: StartRuntimeProcess, options: ProcessRunnerOptions = {}): Runner {
+  let folder: Promise<boolean> | undefined;
+  /** A new socket path for an instance, when sockets can be used at all. */
+  const socketPath = async (): Promise<string | undefined> => {
+    const dir = options.socketDir;
+    if (dir === undefined || process.platform === 'win32') return undefined;
+    const path = join(dir, `${randomBytes(6).toString('hex')}.sock`);
+    // a longer path cannot be bound: the instance is reached on its port
+    if (Buffer.byteLength(path) > MAX_SOCKET_PATH) return undefined;
+    folder ??= prepareSocketDir(dir);
+    return (await folder) ? path : undefined;
+  };
   return {
     kind: 'process',
     async start(spec): Promise<RunnerInstance> {
+      const socket = await socketPath();
       const handle = await startRuntime({
         bundleDir: spec.bundleDir,
         host: '127.0.0.1',
@@ -26,17 +53,22 @@ export function createProcessRunner(startRuntime: StartRuntimeProcess): Runner {
         env: { ...spec.env, [LABELS_ENV]: JSON.stringify(spec.labels) },
         logLevel: spec.logLevel,
         startTimeoutMs: spec.limits.startTimeoutMs,
+        ...(socket === undefined ? {} : { socketPath: socket }),
         onLog: (line) => spec.onLog(line),
-      }).catch((error: unknown) => {
+      }).catch(async (error: unknown) => {
+        if (socket !== undefined) await rm(socket, { force: true }).catch(() => {});
         const kind = (error as { kind?: unknown } | null)?.kind;
         const transient = kind === 'timeout' || kind === 'spawn' || kind === 'killed';
         throw new RunnerStartError(error instanceof Error ? error.message : String(error), transient, { cause: error });
       });
+      // the instance removes its socket when it stops; a killed one cannot
+      if (socket !== undefined) void handle.exited.then(() => rm(socket, { force: true }).catch(() => {}));
       return {
         labels: spec.labels,
         pid: handle.pid,
         host: '127.0.0.1',
         port: handle.port,
+        ...(handle.socketPath === undefined ? {} : { socketPath: handle.socketPath }),
         exited: handle.exited.then(readExit),
         stop: (graceMs) => handle.stop(graceMs),
         health: (timeoutMs) => probeHealth(handle.healthUrl, timeoutMs),
@@ -44,6 +76,24 @@ export function createProcessRunner(startRuntime: StartRuntimeProcess): Runner {
     },
     find: findProcesses,
   };
+}
+
+/**
+ * Creates the sockets' folder (mode 0700), and removes the sockets left in it by instances that
+ * were killed with an earlier engine (before this runner started any): false when it cannot be made.
+ */
+async function prepareSocketDir(dir: string): Promise<boolean> {
+  try {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+  } catch {
+    return false;
+  }
+  const names = await readdir(dir).catch(() => []);
+  for (const name of names.filter((each) => each.endsWith('.sock'))) {
+    const path = join(dir, name);
+    if ((await lstat(path).catch(() => undefined))?.isSocket() === true) await rm(path, { force: true }).catch(() => {});
+  }
+  return true;
 }
 
 /** The processes whose labels name this engine, but for this engine process's own children. */

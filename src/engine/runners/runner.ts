@@ -57,6 +57,8 @@ export interface RunnerInstance {
   /** where the gateway reaches it */
   readonly host: string;
   readonly port: number;
+  /** a Unix socket it also listens on (the process runner's instances): the gateway reaches it there */
+  readonly socketPath?: string;
   /** settles when it ends, however it ends */
   readonly exited: Promise<ExitInfo>;
   /** asks it to stop (in-flight requests finish), then kills it after `graceMs`; resolves once it is gone */

@@ -2,16 +2,19 @@
  * The gateway's hop to an instance (proxy.ts over instance-connections.ts), against plain HTTP
  * servers on loopback that play instances which refuse, break kept-alive connections, answer
  * slowly or hold an answer open: which failures are tried on another instance, back-pressure,
- * a client that leaves, and the headers passed each way.
+ * a client that leaves, the headers passed each way, and the hop over an instance's Unix socket.
  */
-import { request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../../src/engine/deployments/gateway.js';
 import { DEFAULT_LIMITS } from '../../../src/engine/deployments/limits.js';
 import type { Attempt, CallOutcome, Upstream } from '../../../src/engine/deployments/upstream.js';
 import { newRequestId } from '../../../src/engine/ids.js';
-import { closeServer, listen } from '../../support/http.js';
+import { closeServer, listen, staleSocket } from '../../support/http.js';
 import { waitFor } from '../../support/wait.js';
 
 const started: Array<{ close(): Promise<void> | void }> = [];
@@ -22,6 +25,8 @@ afterEach(async () => {
 interface FakeInstance {
   id: string;
   port: number;
+  /** the Unix socket the gateway reaches it on, if any */
+  socketPath?: string;
   /** times the gateway reported it refused a connection */
   refused: number;
 }
@@ -42,6 +47,7 @@ function deploymentOf(instances: FakeInstance[], options: { repeatable: boolean 
         instance: instance.id,
         host: '127.0.0.1',
         port: instance.port,
+        ...(instance.socketPath === undefined ? {} : { socketPath: instance.socketPath }),
         sticky: false,
         refused: () => (instance.refused += 1),
         answers: async () => true,
@@ -75,6 +81,21 @@ async function instance(id: string, handler: (req: IncomingMessage, res: ServerR
   const { server } = await listen(handler);
   started.push({ close: () => closeServer(server) });
   return { id, port: (server.address() as AddressInfo).port, refused: 0, server };
+}
+
+/** A folder for sockets, removed after the test. */
+function socketFolder(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'mcpctl-hop-'));
+  started.push({ close: () => rmSync(dir, { recursive: true, force: true }) });
+  return dir;
+}
+
+/** A plain HTTP server on a Unix socket. */
+async function onSocket(path: string, handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<Server> {
+  const server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(path, resolve));
+  started.push({ close: () => closeServer(server) });
+  return server;
 }
 
 /** A port nothing listens on (taken, then let go). */
@@ -155,6 +176,63 @@ describe('the gateway tries another instance', () => {
     expect(answer.status).toBe(502);
     expect(otherCalls).toBe(0);
     expect(upstream.outcomes.map((o) => o.status)).toEqual([502]);
+  });
+});
+
+describe('the hop over an instance’s Unix socket', () => {
+  /** Where the requests arrived: on the socket (no remote address) or the port, with their Host header. */
+  function recording(seen: string[]): (req: IncomingMessage, res: ServerResponse) => void {
+    return (req, res) => {
+      seen.push(`${req.socket.remoteAddress === undefined ? 'socket' : 'port'} ${req.headers.host ?? ''}`);
+      answerCall(req, res);
+    };
+  }
+
+  it('goes over the socket when the instance has one, with the Host header of its port', async () => {
+    const seen: string[] = [];
+    const live = await instance('live', recording(seen));
+    const socketPath = join(socketFolder(), 'live.sock');
+    await onSocket(socketPath, recording(seen));
+    const url = await gatewayFor(deploymentOf([{ ...live, socketPath }], { repeatable: false }));
+    expect(await post(url)).toEqual({ status: 200, text: ANSWER });
+    expect(await post(url)).toEqual({ status: 200, text: ANSWER });
+    expect(seen).toEqual([`socket 127.0.0.1:${live.port}`, `socket 127.0.0.1:${live.port}`]);
+  });
+
+  it('tries another instance when the socket is missing or nothing listens on it (a killed instance)', async () => {
+    const dir = socketFolder();
+    const stale = join(dir, 'stale.sock');
+    await staleSocket(stale);
+    const missing: FakeInstance = { id: 'missing', port: await closedPort(), socketPath: join(dir, 'missing.sock'), refused: 0 };
+    const killed: FakeInstance = { id: 'killed', port: await closedPort(), socketPath: stale, refused: 0 };
+    const live = await instance('live', answerCall);
+    const upstream = deploymentOf([missing, killed, live], { repeatable: false });
+    expect(await post(await gatewayFor(upstream))).toEqual({ status: 200, text: ANSWER });
+    expect([missing.refused, killed.refused, live.refused]).toEqual([1, 1, 0]);
+    expect(upstream.outcomes.map((o) => o.status)).toEqual([200]);
+  });
+
+  it('never reaches an earlier socket when the address comes with another socket, or none', async () => {
+    const seen: string[] = [];
+    const live = await instance('live', (req, res) => {
+      seen.push('port');
+      answerCall(req, res);
+    });
+    const dir = socketFolder();
+    for (const name of ['first', 'second']) {
+      await onSocket(join(dir, `${name}.sock`), (req, res) => {
+        seen.push(name);
+        answerCall(req, res);
+      });
+    }
+    const fake: FakeInstance = { ...live, socketPath: join(dir, 'first.sock') };
+    const url = await gatewayFor(deploymentOf([fake], { repeatable: false }));
+    await post(url);
+    fake.socketPath = join(dir, 'second.sock');
+    await post(url);
+    delete fake.socketPath;
+    await post(url);
+    expect(seen).toEqual(['first', 'second', 'port']);
   });
 });
 

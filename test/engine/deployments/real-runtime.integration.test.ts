@@ -4,12 +4,15 @@
  * client talks to the deployment URL with the official SDK.
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../../src/api/client.js';
 import type { BuildRequestInput } from '../../../src/api/contract.js';
 import type { RunningEngine } from '../../../src/engine/engine.js';
 import { createSandbox, type Sandbox } from '../../support/cli.js';
 import { startRealEngine } from '../../support/engine.js';
+import { waitFor } from '../../support/wait.js';
 
 const API_KEY = 'real-runtime-test-key-0123456789';
 
@@ -61,6 +64,22 @@ async function waitGone(pid: number): Promise<void> {
 
 function text(result: { content?: unknown }): string | undefined {
   return (result.content as Array<{ text?: string }> | undefined)?.[0]?.text;
+}
+
+/** The socket files in the engine's `run` folder. */
+function socketFiles(home: string): string[] {
+  try {
+    return readdirSync(join(home, 'run')).filter((name) => name.endsWith('.sock'));
+  } catch {
+    return [];
+  }
+}
+
+/** How many connections are open on the Unix socket at `path` (Linux: an accepted connection carries its listener's path). */
+function connectionsOn(path: string): number {
+  return readFileSync('/proc/net/unix', 'utf8')
+    .split('\n')
+    .filter((line) => line.endsWith(` ${path}`) && line.trim().split(/\s+/)[5] === '03').length;
 }
 
 beforeEach(async () => {
@@ -122,5 +141,34 @@ describe('deployments of real bundles', () => {
     expect(text(await back.callTool({ name: 'greet', arguments: { name: 'again' } }))).toBe('Hello again');
     await back.close();
     await after.close();
+  });
+
+  it('reaches its process instances over their Unix sockets in the engine’s home, and the sockets go with the instances', async () => {
+    const home = sandbox.env.MCPCTL_HOME!;
+    const running = await start();
+    const api = new ApiClient({ baseUrl: running.url, apiKey: API_KEY });
+    const server = await api.build(DEFINITION);
+    const { deployment } = await api.deploy({ mcp_id: server.mcp_id, environment: 'production' });
+    expect(deployment.status).toBe('deployed');
+    const sockets = socketFiles(home).map((name) => join(home, 'run', name));
+    expect(sockets).toHaveLength(2);
+    expect(statSync(join(home, 'run')).mode & 0o777).toBe(0o700);
+
+    const mcp = await connect(`${deployment.url}/mcp`);
+    for (let i = 0; i < 4; i += 1) expect(text(await mcp.callTool({ name: 'greet', arguments: { name: `n${i}` } }))).toBe(`Hello n${i}`);
+    // the gateway's kept-alive connections to the instances are on their sockets
+    expect(sockets.map(connectionsOn).reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
+
+    // A killed instance: the gateway's requests go to the other one, and its socket file is removed.
+    const victim = deployment.instances![0]!;
+    process.kill(victim.pid!, 'SIGKILL');
+    await waitGone(victim.pid!);
+    for (let i = 0; i < 4; i += 1) expect(text(await mcp.callTool({ name: 'greet', arguments: { name: `k${i}` } }))).toBe(`Hello k${i}`);
+    await mcp.close();
+    await waitFor('the killed instance’s socket to be removed', () => (sockets.filter((path) => existsSync(path)).length === 1 ? true : undefined));
+
+    await api.stop(deployment.deployment_id);
+    await waitFor('every socket to be removed', () => (socketFiles(home).length === 0 ? true : undefined));
+    await api.close();
   });
 });
