@@ -26,7 +26,6 @@
  * as if it had been started with those options and that environment. It serves that one bundle
  * only, and exits when its standard input ends (its engine went away) or on SIGTERM.
  */
-import { lstatSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { isIP } from 'node:net';
 import { createInterface } from 'node:readline';
@@ -34,11 +33,14 @@ import { parseArgs } from 'node:util';
 import { readBundle } from './bundle.js';
 import { createJsonLogger } from './logger.js';
 import { problemText, type Problem } from '../shared/errors.js';
+import { removeSocketFile } from '../shared/socket-file.js';
 import { createRuntime, RuntimeStartError, type Runtime } from './server.js';
 import { prepareSchemaChecks } from './validate-args.js';
 import { warmUp } from './warm-up.js';
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
+/** How long an idle connection is kept, on the port and on the socket (the engine drops its own sooner). */
+const KEEP_ALIVE_MS = 5_000;
 
 function writeLine(line: string): void {
   flushLog();
@@ -135,7 +137,7 @@ async function main(args: string[]): Promise<number> {
   }
 
   const server = createServer(runtime.handler);
-  server.keepAliveTimeout = 5_000;
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -186,7 +188,7 @@ async function main(args: string[]): Promise<number> {
       each.close();
       each.closeAllConnections();
     }
-    if (socketServer !== undefined) removeSocket(socketPath!);
+    if (socketServer !== undefined) removeSocketFile(socketPath!);
     await runtime.close();
     logger.log({ level: drained ? 'info' : 'warn', event: 'stopped', drained });
     if (lifeline) process.stdin.destroy();
@@ -221,9 +223,9 @@ async function main(args: string[]): Promise<number> {
  */
 async function listenOnSocket(runtime: Runtime, path: string): Promise<Server | Error> {
   const server = createServer(runtime.handler);
-  server.keepAliveTimeout = 5_000;
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
   try {
-    removeSocket(path);
+    removeSocketFile(path);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(path, () => {
@@ -234,15 +236,6 @@ async function listenOnSocket(runtime: Runtime, path: string): Promise<Server | 
     return server;
   } catch (error) {
     return error instanceof Error ? error : new Error(String(error));
-  }
-}
-
-/** Removes the socket file at `path`, if one is there (never a file of another kind). */
-function removeSocket(path: string): void {
-  try {
-    if (lstatSync(path).isSocket()) rmSync(path, { force: true });
-  } catch {
-    // not there
   }
 }
 

@@ -72,9 +72,9 @@ export async function proxyMcp(upstream: Upstream, req: IncomingMessage, res: Se
   }
   const record: Record = (status, toolError, peek) => {
     const latencyMs = performance.now() - startedAt;
-    const outcome: CallOutcome = { at: started, latencyMs, status, method: info.method, tool: info.tool };
-    if (info.method === 'tools/call') outcome.toolError = toolError ?? status >= 400;
-    upstream.report(outcome);
+    const call: CallOutcome = { at: started, latencyMs, status, method: info.method, tool: info.tool };
+    if (info.method === 'tools/call') call.toolError = toolError ?? status >= 400;
+    upstream.report(call);
     if (traced) {
       const outcome = toolError === true ? 'failed' : 'ok';
       const result = peek === undefined ? '' : ` ${describeResult(peek.contentType, peek.text)}`;

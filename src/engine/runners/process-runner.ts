@@ -11,10 +11,11 @@
  * process has exited, and those an earlier engine's killed instances left are removed at the first start.
  */
 import { randomBytes } from 'node:crypto';
-import { lstat, mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { get } from 'node:http';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { removeSocketFile } from '../../shared/socket-file.js';
 import { isProcessAlive } from '../state.js';
 import type { StartRuntimeProcess } from '../types.js';
 import { RunnerStartError, type FoundInstance, type InstanceLabels, type Runner, type RunnerInstance } from './runner.js';
@@ -89,10 +90,7 @@ async function prepareSocketDir(dir: string): Promise<boolean> {
     return false;
   }
   const names = await readdir(dir).catch(() => []);
-  for (const name of names.filter((each) => each.endsWith('.sock'))) {
-    const path = join(dir, name);
-    if ((await lstat(path).catch(() => undefined))?.isSocket() === true) await rm(path, { force: true }).catch(() => {});
-  }
+  for (const name of names.filter((each) => each.endsWith('.sock'))) removeSocketFile(join(dir, name));
   return true;
 }
 

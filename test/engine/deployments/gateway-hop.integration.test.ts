@@ -282,6 +282,30 @@ describe('the hop to an instance', () => {
     expect(received).toBe(TOTAL);
   });
 
+  it('sends an event stream’s headers at once, before its first event', async () => {
+    // The instance holds its event back until the client has the headers: without them sent on
+    // their own, neither side would go on.
+    let headersSeen: () => void = () => {};
+    const seen = new Promise<void>((resolve) => (headersSeen = resolve));
+    const quiet = await instance('quiet', (req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/event-stream' }).flushHeaders();
+      void seen.then(() => res.end(`event: message\ndata: ${ANSWER}\n\n`));
+    });
+    const url = await gatewayFor(deploymentOf([quiet], { repeatable: true }));
+    const response = await new Promise<IncomingMessage>((resolve, reject) => {
+      const req = httpRequest(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' } }, resolve);
+      req.on('error', reject);
+      req.end(CALL);
+    });
+    expect(response.headers['content-type']).toBe('text/event-stream');
+    headersSeen();
+    let text = '';
+    response.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+    await new Promise((resolve) => response.on('end', resolve));
+    expect(text).toContain(ANSWER);
+  });
+
   it('stops the instance’s request when the client goes away, before or during the answer', async () => {
     for (const when of ['before', 'during'] as const) {
       let upstreamClosed = false;
