@@ -1,5 +1,6 @@
 /** The process entry point: the only place that sets the exit code. */
 import { startCompileCache } from './compile-cache.js';
+import { exitIfIdle } from './exit-if-idle.js';
 
 // V8's compiled code of the CLI, kept between runs (src/cli/compile-cache.ts): Node's own compile
 // cache where there is one (22.1 and later), the bundle's own on Node 20.
@@ -58,4 +59,7 @@ async function runMain(): Promise<void> {
 
   const code = await run(argv, { signal: controller.signal });
   process.exitCode = interrupted && code !== 0 ? 130 : code;
+  // without the heap's tear-down when nothing is left to wait for (src/cli/exit-if-idle.ts), once
+  // what is queued now (a listener, the callback of a last read) has run
+  setImmediate(() => exitIfIdle());
 }

@@ -344,7 +344,11 @@ export async function run(argv: string[], options: RunOptions = {}): Promise<num
   const io: IO = {
     stdout: options.stdout ?? process.stdout,
     stderr: options.stderr ?? process.stderr,
-    stdin: options.stdin ?? process.stdin,
+    // made when a command first reads it: Node builds process.stdin (a stream, with tty or net) only
+    // when asked, about 5 ms of CPU that most commands never need
+    get stdin() {
+      return options.stdin ?? process.stdin;
+    },
     env: options.env ?? process.env,
     cwd: options.cwd ?? process.cwd(),
   };
