@@ -90,7 +90,9 @@ export function createApp(options: AppOptions): App {
     // nor an abort signal: both are made only for the API's.
     let child: Logger | undefined;
     const log = () => (child ??= logger.child({ request_id: requestId }));
-    res.setHeader('X-Request-Id', requestId);
+    // The data plane sets it with the rest of its answer's headers (the gateway is given the id).
+    const api = path === undefined || isApiPath(path);
+    if (api) res.setHeader('X-Request-Id', requestId);
     const meta = () => ({ request_id: requestId, timestamp: new Date(clock()).toISOString() });
     let controller: AbortController | undefined;
     const send = (status: number, body: Omit<EnvelopeBody, 'meta'>, headers: Record<string, string> = {}) => {
@@ -107,8 +109,8 @@ export function createApp(options: AppOptions): App {
           `this engine does not answer to the host name ${JSON.stringify(host)}; use its address, or add the name to MCPCTL_ALLOWED_HOSTS where the engine runs`,
         );
       }
-      if (!isApiPath(path)) {
-        if (options.deployments !== undefined && (await options.deployments.handleGateway(req, res))) return;
+      if (!api) {
+        if (options.deployments !== undefined && (await options.deployments.handleGateway(req, res, requestId))) return;
         throw new ServiceError('not_found', `nothing is served at ${path}; the API is under /v1`);
       }
       const aborts = (controller = new AbortController());
@@ -182,6 +184,7 @@ export function createApp(options: AppOptions): App {
       if (res.headersSent) {
         res.destroy();
       } else {
+        if (!api) res.setHeader('X-Request-Id', requestId);
         sendJson(res, status, envelope, { headers: error instanceof HttpError ? error.headers : {} });
       }
       if (failure.code === 'payload_too_large') req.resume();

@@ -2,6 +2,7 @@
  * The engine's log: one JSON object per line (`time`, `level`, `msg`, then fields such as
  * `request_id`). Written to a file by the background engine and to stdout by `mcpctl serve`.
  */
+import { isoTime } from '../shared/iso-time.js';
 import type { Logger } from './types.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -19,7 +20,7 @@ export function createLogger(options: CreateLoggerOptions, base: Record<string, 
   const clock = options.clock ?? Date.now;
   const emit = (level: LogLevel, message: string, fields?: Record<string, unknown>): void => {
     if (RANK[level] < min) return;
-    const entry = { time: new Date(clock()).toISOString(), level, msg: message, ...base, ...serializeFields(fields) };
+    const entry = { time: isoTime(clock()), level, msg: message, ...base, ...serializeFields(fields) };
     let line: string;
     try {
       line = JSON.stringify(entry);

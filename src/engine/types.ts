@@ -125,8 +125,11 @@ export interface DeploymentService {
   /** follows new log lines until the signal aborts */
   followLogs(deploymentId: string, onLine: (line: LogLine) => void, signal: AbortSignal): Promise<void>;
   metrics(deploymentId: string, windowSeconds: number): Promise<Metrics>;
-  /** the data plane: requests under the gateway prefix or for a custom domain; false when not ours */
-  handleGateway(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
+  /**
+   * the data plane: requests under the gateway prefix or for a custom domain; false when not ours.
+   * `requestId` (the engine's id of the request) goes on every answer and to the instance.
+   */
+  handleGateway(req: IncomingMessage, res: ServerResponse, requestId?: string): Promise<boolean>;
   /** whether `host` (lower case, no port) is the domain of one of its deployments: a Host the engine answers */
   servesDomain?(host: string): boolean;
   /** on engine start, before any request is answered: settle what the last stop interrupted */

@@ -125,6 +125,16 @@ describe('the Host header', () => {
       expect(statusLine(answer)).toMatch(/^HTTP\/1\.1 200 /);
       expect(rawBody(answer)).toMatchObject({ status: 'healthy', deployment_id: d.deployment_id });
       expectEnvelope(await rawExchange(test.engine.url, 'GET /health HTTP/1.1\r\nHost: other.example.test\r\nConnection: close\r\n\r\n'), 403, 'forbidden');
+      // every answer of the data plane carries the request's id once: the gateway's own, a call passed on, and nothing served
+      expect(answer.match(/\r\nX-Request-Id: req_\w+\r\n/gi)).toHaveLength(1);
+      const call = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
+      const passed = await rawExchange(
+        test.engine.url,
+        `POST /mcp HTTP/1.1\r\nHost: weather.example.test\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${call.length}\r\nConnection: close\r\n\r\n${call}`,
+      );
+      expect(statusLine(passed)).toMatch(/^HTTP\/1\.1 200 /);
+      expect(passed.match(/\r\nX-Request-Id: req_\w+\r\n/gi)).toHaveLength(1);
+      expectEnvelope(await rawExchange(test.engine.url, 'GET /nothing HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'), 404, 'not_found');
     } finally {
       await test.close();
     }
@@ -143,6 +153,13 @@ describe('the Host header', () => {
     expect(createHostPolicy({ bindHost: '127.0.0.1', extra: ['*'] }).allows('anything.example')).toBe(true);
     expect(hostNameOf('[::1]:80')).toBe('[::1]');
     expect(hostNameOf('::1')).toBe('[::1]');
+  });
+
+  it('answers the same for a Host it has just let in, and never lets in one it refused', () => {
+    const policy = createHostPolicy({ bindHost: '127.0.0.1' });
+    for (const host of ['localhost:7070', 'evil.example', 'localhost:7070', 'evil.example', 'localhost:7071', 'evil.example:7070', 'localhost:7071']) {
+      expect(policy.allows(host), host).toBe(!host.startsWith('evil'));
+    }
   });
 });
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { isoTime } from '../../src/shared/iso-time.js';
 import { displayPath, formatPath } from '../../src/shared/paths.js';
 import { isSecretName } from '../../src/shared/secret-name.js';
 import { VERSION } from '../../src/shared/version.js';
@@ -60,5 +61,26 @@ describe('displayPath', () => {
 describe('VERSION', () => {
   it('is the package version', () => {
     expect(VERSION).toMatch(/^\d+\.\d+\.\d+/);
+  });
+});
+
+describe('isoTime', () => {
+  it('is what Date writes, for times spread over years, within a minute, and across minutes in either order', () => {
+    const times = [0, 1, 999, 59_999, 60_000, 1_764_000_000_000, 1_764_000_059_999, 1_764_000_060_000, 1_764_000_000_000, 253_402_300_799_999];
+    for (let ms = 1_764_000_000_000; ms < 1_764_000_200_000; ms += 997) times.push(ms);
+    for (let i = 0; i < 200; i++) times.push(Math.floor(Math.random() * 4_102_444_800_000));
+    for (const ms of times) expect(isoTime(ms), String(ms)).toBe(new Date(ms).toISOString());
+  });
+
+  it('writes years outside 0000–9999, and fractions of a millisecond, as Date does', () => {
+    for (const ms of [-1, -62_198_755_200_001, 253_402_300_800_000, 1_764_000_000_000.5, 1_764_000_000_000]) {
+      expect(isoTime(ms)).toBe(new Date(ms).toISOString());
+    }
+  });
+
+  it('refuses an invalid time as Date does', () => {
+    isoTime(1_764_000_000_000);
+    expect(() => isoTime(Number.NaN)).toThrow(RangeError);
+    expect(() => isoTime(8.64e15 + 1)).toThrow(RangeError);
   });
 });

@@ -290,8 +290,8 @@ class Deployments implements LocalDeploymentService {
 
   // --- data plane ---------------------------------------------------------------------------
 
-  handleGateway(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
-    return this.gateway(req, res);
+  handleGateway(req: IncomingMessage, res: ServerResponse, requestId?: string): Promise<boolean> {
+    return this.gateway(req, res, requestId);
   }
 
   servesDomain(host: string): boolean {

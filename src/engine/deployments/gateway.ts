@@ -8,7 +8,7 @@ import { sendJson } from '../../shared/http.js';
 import { GATEWAY_PREFIX } from '../types.js';
 import { createInstanceConnections } from './instance-connections.js';
 import type { DeploymentLimits } from './limits.js';
-import { proxyMcp, sendRpcError } from './proxy.js';
+import { firstHeader, proxyMcp, sendRpcError } from './proxy.js';
 import type { Upstream } from './upstream.js';
 
 export interface GatewayRoutes {
@@ -24,12 +24,17 @@ export interface GatewayOptions {
   newRequestId: () => string;
 }
 
-export type Gateway = ((req: IncomingMessage, res: ServerResponse) => Promise<boolean>) & { close(): void };
+/**
+ * Answers a request of the data plane; false when it is not one (the engine's own routes answer it).
+ * `requestId` is the id the engine's HTTP layer gave the request; without one, the client's
+ * X-Request-Id or a new one. Every answer carries it.
+ */
+export type Gateway = ((req: IncomingMessage, res: ServerResponse, requestId?: string) => Promise<boolean>) & { close(): void };
 
 export function createGateway(routes: GatewayRoutes, options: GatewayOptions): Gateway {
   const connections = createInstanceConnections();
 
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
+  const handle = async (req: IncomingMessage, res: ServerResponse, given?: string): Promise<boolean> => {
     const { pathname, search } = splitTarget(req.url ?? '/');
     let target: { upstream: Upstream | undefined; name: string; rest: string };
     if (pathname.startsWith(`${GATEWAY_PREFIX}/`)) {
@@ -44,13 +49,21 @@ export function createGateway(routes: GatewayRoutes, options: GatewayOptions): G
       target = { upstream, name: upstream.id, rest: pathname };
     }
     const { upstream, name, rest } = target;
+    const requestId = given ?? firstHeader(req.headers['x-request-id']) ?? options.newRequestId();
+    // A draining deployment still serves the sessions its instances hold.
+    const draining = upstream !== undefined && rest === '/mcp' && req.headers['mcp-session-id'] !== undefined;
+    const serving = upstream !== undefined && ((upstream.status !== 'stopped' && upstream.status !== 'failed') || draining);
+    // A passed-on answer gets the id with the instance's headers, in one go; the gateway's own here.
+    if (serving && rest === '/mcp') {
+      await proxyMcp(upstream, req, res, { search, connections, requestId, ...options });
+      return true;
+    }
+    res.setHeader('X-Request-Id', requestId);
     if (rest !== '/mcp' && rest !== '/health') {
       sendJson(res, 404, { error: `no such endpoint; use ${GATEWAY_PREFIX}/${name}/mcp or ${GATEWAY_PREFIX}/${name}/health` });
       return true;
     }
-    // A stopped deployment still serves the sessions its draining instances hold.
-    const draining = upstream !== undefined && rest === '/mcp' && req.headers['mcp-session-id'] !== undefined;
-    if (upstream === undefined || ((upstream.status === 'stopped' || upstream.status === 'failed') && !draining)) {
+    if (!serving) {
       const known = upstream === undefined ? await routes.inactive(name) : { deployment_id: upstream.id, status: upstream.status };
       if (known === undefined) {
         const body = { error: `no deployment named ${name}` };
@@ -65,12 +78,8 @@ export function createGateway(routes: GatewayRoutes, options: GatewayOptions): G
       }
       return true;
     }
-    if (rest === '/health') {
-      const report = upstream.healthReport();
-      sendJson(res, report.healthy ? 200 : 503, report.body, { headOnly: req.method === 'HEAD' });
-      return true;
-    }
-    await proxyMcp(upstream, req, res, { search, connections, ...options });
+    const report = upstream.healthReport();
+    sendJson(res, report.healthy ? 200 : 503, report.body, { headOnly: req.method === 'HEAD' });
     return true;
   };
   // Open connections are cut: the instances are being stopped, and nothing waits for their answers.

@@ -5,6 +5,7 @@
  */
 import type { Deployment, DeploymentState, LogLine } from '../../api/contract.js';
 import { redact, Secrets } from '../../runtime/logger.js';
+import { isoTime } from '../../shared/iso-time.js';
 import { START_PRIORITY } from '../admission.js';
 import type { LiveContext } from './live-context.js';
 import { ServiceError, type DeploymentRecord } from '../types.js';
@@ -96,7 +97,7 @@ export class LiveDeployment {
   log(level: 'debug' | 'info' | 'warn' | 'error', text: string, extra: Partial<LogLine> = {}): void {
     // Every line at every level: a request's arguments or a process's stderr may quote a secret.
     const message = this.secrets.redactText(text);
-    this.ctx.logs.append({ time: new Date(this.ctx.clock()).toISOString(), level, message, ...extra });
+    this.ctx.logs.append({ time: isoTime(this.ctx.clock()), level, message, ...extra });
     if (extra.instance === undefined) this.ctx.logger[level](message, { deployment_id: this.id });
   }
 

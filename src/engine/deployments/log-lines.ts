@@ -3,6 +3,7 @@
  * own health-check lines left out, and the start queue as a stage says it. Pure.
  */
 import type { LogLine } from '../../api/contract.js';
+import { isoTime } from '../../shared/iso-time.js';
 
 /**
  * The queue ahead, as a stage says it: exact when short, in tens when long (each change of a
@@ -21,15 +22,18 @@ const OWN_FIELDS = new Set(['time', 'level', 'msg', 'message', 'event', 'request
 /** A runtime log object as a deployment log line: its message (or event), then its other fields as key=value. */
 export function toLogLine(line: Record<string, unknown>, instance: string, now: number): LogLine {
   const level = typeof line.level === 'string' && LEVELS.has(line.level) ? line.level : 'info';
-  const head = [line.msg, line.message, line.event].find((value): value is string => typeof value === 'string');
-  const text = head ?? '';
-  const fields = Object.entries(line)
-    .filter(([key]) => !OWN_FIELDS.has(key))
-    .map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`);
+  // one of these comes with every line of a running instance: no arrays made on the way
+  let message = typeof line.msg === 'string' ? line.msg : typeof line.message === 'string' ? line.message : typeof line.event === 'string' ? line.event : '';
+  for (const key of Object.keys(line)) {
+    if (OWN_FIELDS.has(key)) continue;
+    const value = line[key];
+    const field = `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`;
+    message = message === '' ? field : `${message} ${field}`;
+  }
   return {
-    time: typeof line.time === 'string' ? line.time : new Date(now).toISOString(),
+    time: typeof line.time === 'string' ? line.time : isoTime(now),
     level,
-    message: [text, ...fields].filter((part) => part !== '').join(' '),
+    message,
     instance,
     ...(typeof line.request_id === 'string' ? { request_id: line.request_id } : {}),
   };

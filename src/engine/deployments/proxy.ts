@@ -17,11 +17,12 @@ import type { Attempt, CallOutcome, Upstream } from './upstream.js';
 
 export interface ProxyOptions {
   search: string;
+  /** the request's id: sent to the instance, and on every answer */
+  requestId: string;
   /** the engine's connections to instances (instance-connections.ts) */
   connections: InstanceConnections;
   limits: DeploymentLimits;
   clock: () => number;
-  newRequestId: () => string;
 }
 
 /** How much of a response is kept to look for a tool error. */
@@ -45,14 +46,12 @@ type Record = (status: number, toolError: boolean | undefined, peek?: Peek) => v
 export async function proxyMcp(upstream: Upstream, req: IncomingMessage, res: ServerResponse, options: ProxyOptions): Promise<void> {
   const started = options.clock();
   const startedAt = performance.now();
-  // The engine's HTTP layer has already given this request an id; keep it end to end.
-  const given = res.getHeader('x-request-id');
-  const requestId = typeof given === 'string' ? given : (firstHeader(req.headers['x-request-id']) ?? options.newRequestId());
+  const requestId = options.requestId;
   const traced = upstream.traced;
   const session = firstHeader(req.headers[SESSION_HEADER]);
   const body = await readBody(req, options.limits.maxBodyBytes);
   if (body === 'too large') {
-    sendRpcError(res, 413, `the request body is over ${options.limits.maxBodyBytes} bytes`);
+    sendRpcError(res, 413, `the request body is over ${options.limits.maxBodyBytes} bytes`, { 'X-Request-Id': requestId });
     return;
   }
   // The client went away before its request arrived: nothing to send, nothing to count
@@ -81,22 +80,25 @@ export async function proxyMcp(upstream: Upstream, req: IncomingMessage, res: Se
       upstream.log('debug', `← ${status} ${outcome} in ${latencyMs.toFixed(1)} ms${result}`, { request_id: requestId });
     }
   };
+  const request: { session?: string; method?: string } = {};
+  if (session !== undefined) request.session = session;
+  if (req.method !== undefined) request.method = req.method;
   const tried = new Set<string>();
   for (;;) {
-    const attempt = upstream.pick({ ...(session === undefined ? {} : { session }), ...(req.method === undefined ? {} : { method: req.method }) }, tried);
+    const attempt = upstream.pick(request, tried);
     if (attempt === 'session gone') {
       // Streamable HTTP: a 404 to a request with a session id tells the client to initialize again.
-      sendSessionGone(res, session, 'stopped', info.id);
+      sendSessionGone(res, requestId, session, 'stopped', info.id);
       record(404, true);
       return;
     }
     const active = upstream.status !== 'stopped' && upstream.status !== 'failed';
     if (attempt === undefined || (!active && !attempt.sticky)) {
       attempt?.release();
-      if (!active) sendRpcError(res, 503, `deployment ${upstream.id} is ${upstream.status}`);
+      if (!active) sendRpcError(res, 503, `deployment ${upstream.id} is ${upstream.status}`, { 'X-Request-Id': requestId });
       else {
         const why = upstream.status === 'deploying' ? 'is still starting' : 'has no healthy instance right now';
-        sendRpcError(res, 503, `deployment ${upstream.id} ${why}; retry shortly`, { 'retry-after': '1' }, info.id);
+        sendRpcError(res, 503, `deployment ${upstream.id} ${why}; retry shortly`, { 'retry-after': '1', 'X-Request-Id': requestId }, info.id);
       }
       record(503, true);
       return;
@@ -106,13 +108,13 @@ export async function proxyMcp(upstream: Upstream, req: IncomingMessage, res: Se
     if (outcome === 'done') return;
     if (outcome === 'lost' && (await attempt.answers())) {
       // It lives, so the session may too, and the request may have reached it: not repeated.
-      sendRpcError(res, 502, `instance ${attempt.instance} closed the connection before answering`, {}, info.id);
+      sendRpcError(res, 502, `instance ${attempt.instance} closed the connection before answering`, { 'X-Request-Id': requestId }, info.id);
       record(502, true);
       return;
     }
     attempt.refused();
     if (attempt.sticky) {
-      sendSessionGone(res, session, 'does not answer', info.id);
+      sendSessionGone(res, requestId, session, 'does not answer', info.id);
       record(404, true);
       return;
     }
@@ -182,7 +184,7 @@ function forward(attempt: Attempt, args: ForwardArgs): Promise<'retry' | 'lost' 
         contentType = firstHeader(headers['content-type']);
         attempt.answered(status, firstHeader(headers[SESSION_HEADER]));
         const out = responseHeaders(headers);
-        out['x-request-id'] ??= requestId;
+        if (out['x-request-id'] === undefined) out['X-Request-Id'] = requestId;
         res.writeHead(status, out);
         // The headers go out with the first piece of the body, in one write; an event stream whose
         // first event did not come in the same read sends them on their own, so the client sees the
@@ -218,7 +220,7 @@ function forward(attempt: Attempt, args: ForwardArgs): Promise<'retry' | 'lost' 
         }
         // undici refused the request itself: nothing was sent, and another instance would refuse it too.
         if (!started && NOT_SENDABLE.has(error.code ?? '')) {
-          sendRpcError(res, 502, `the request could not be passed on: ${error.message}`, {}, info.id);
+          sendRpcError(res, 502, `the request could not be passed on: ${error.message}`, { 'X-Request-Id': requestId }, info.id);
           return settle('done', 502, true);
         }
         // The connection failed before anything was sent.
@@ -227,7 +229,7 @@ function forward(attempt: Attempt, args: ForwardArgs): Promise<'retry' | 'lost' 
         // went nowhere useful. Repeat it elsewhere only if repeating cannot do harm.
         if (attempt.sticky || attempt.proxied === true) return settle('lost');
         if (BROKEN_CONNECTION.has(error.code ?? '') && reusedConnection(error) && upstream.safeToRepeat(info)) return settle('retry');
-        sendRpcError(res, 502, `instance ${attempt.instance} closed the connection before answering`, {}, info.id);
+        sendRpcError(res, 502, `instance ${attempt.instance} closed the connection before answering`, { 'X-Request-Id': requestId }, info.id);
         settle('done', 502, true);
       },
     };
@@ -266,10 +268,10 @@ function mayReportFailure(text: string): boolean {
 }
 
 /**
- * What the gateway sets itself, never passed on from the client; and Expect, whose body the gateway
- * has already read (undici does not send it either).
+ * The client's headers not passed on: hop-by-hop ones; what the gateway sets itself; and Expect,
+ * whose body the gateway has already read (undici does not send it either).
  */
-const REPLACED = new Set(['host', 'content-length', 'x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-for', 'x-request-id', 'expect']);
+const NOT_PASSED_ON = new Set([...HOP_BY_HOP, 'host', 'content-length', 'x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-for', 'x-request-id', 'expect']);
 
 /**
  * The headers sent to the instance, as a flat [name, value, …] list made from the client's raw
@@ -281,7 +283,7 @@ function upstreamHeaders(req: IncomingMessage, port: number, requestId: string):
   const headers = ['host', `127.0.0.1:${port}`];
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i]!.toLowerCase();
-    if (HOP_BY_HOP.has(name) || REPLACED.has(name)) continue;
+    if (NOT_PASSED_ON.has(name)) continue;
     headers.push(name, raw[i + 1]!);
   }
   headers.push(
@@ -299,20 +301,15 @@ function upstreamHeaders(req: IncomingMessage, port: number, requestId: string):
 
 function responseHeaders(headers: IncomingHttpHeaders): { [name: string]: string | string[] } {
   const out: { [name: string]: string | string[] } = {};
-  for (const [name, value] of Object.entries(headers)) {
+  for (const name in headers) {
+    const value = headers[name];
     if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
   }
   return out;
 }
 
 function describeResult(contentType: string | undefined, text: string): string {
-  const payload = (contentType ?? '').includes('text/event-stream')
-    ? text
-        .split('\n')
-        .filter((l) => l.startsWith('data:'))
-        .map((l) => l.slice(5).trim())
-        .join(' ')
-    : text;
+  const payload = (contentType ?? '').includes('text/event-stream') ? eventData(text) : text;
   if (loggableAsIs(payload)) return payload;
   try {
     const shown = JSON.stringify(redactForLog(JSON.parse(payload)));
@@ -322,7 +319,19 @@ function describeResult(contentType: string | undefined, text: string): string {
   }
 }
 
-function firstHeader(value: string | string[] | undefined): string | undefined {
+/** The data lines of an event stream, each trimmed, joined by spaces. */
+function eventData(text: string): string {
+  const parts: string[] = [];
+  for (let at = 0; at < text.length;) {
+    const newline = text.indexOf('\n', at);
+    const end = newline === -1 ? text.length : newline;
+    if (text.startsWith('data:', at)) parts.push(text.slice(at + 5, end).trim());
+    at = end + 1;
+  }
+  return parts.join(' ');
+}
+
+export function firstHeader(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
@@ -334,12 +343,17 @@ function firstHeader(value: string | string[] | undefined): string | undefined {
  * A session whose instance is gone: 404 with the code and words of the SDK's own answer ("Session not
  * found"), so a client recognises it and initialises again, as the Streamable HTTP transport says.
  */
-function sendSessionGone(res: ServerResponse, session: string | undefined, why: string, id: McpRequestInfo['id']): void {
-  sendJson(res, 404, {
-    jsonrpc: '2.0',
-    error: { code: -32001, message: `Session not found: session ${session ?? ''} is gone, the instance that held it ${why}; initialize a new session` },
-    id: id ?? null,
-  });
+function sendSessionGone(res: ServerResponse, requestId: string, session: string | undefined, why: string, id: McpRequestInfo['id']): void {
+  sendJson(
+    res,
+    404,
+    {
+      jsonrpc: '2.0',
+      error: { code: -32001, message: `Session not found: session ${session ?? ''} is gone, the instance that held it ${why}; initialize a new session` },
+      id: id ?? null,
+    },
+    { headers: { 'X-Request-Id': requestId } },
+  );
 }
 
 export function sendRpcError(

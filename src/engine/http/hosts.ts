@@ -56,12 +56,16 @@ export function createHostPolicy(options: HostPolicyOptions): HostPolicy {
       // not a URL: the engine says so elsewhere
     }
   }
+  // The same Host comes with request after request: the last one let in is not looked at again.
+  let lastAllowed: string | undefined;
   return {
     allows(header) {
       // HTTP/1.0 without Host: no browser sends such a request
-      if (header === undefined || header === '') return true;
+      if (header === undefined || header === '' || header === lastAllowed) return true;
       const name = hostNameOf(header);
-      return isLoopbackName(name) || names.has(name);
+      const allowed = isLoopbackName(name) || names.has(name);
+      if (allowed) lastAllowed = header;
+      return allowed;
     },
   };
 }

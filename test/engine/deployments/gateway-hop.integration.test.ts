@@ -61,14 +61,17 @@ function deploymentOf(instances: FakeInstance[], options: { repeatable: boolean 
   };
 }
 
-/** The gateway in front of `upstream` as deployment `app`, on a loopback port: its MCP URL. */
-async function gatewayFor(upstream: Upstream): Promise<string> {
+/**
+ * The gateway in front of `upstream` as deployment `app`, on a loopback port: its MCP URL. With
+ * `requestId`, the gateway is given that id for every request, as the engine's HTTP layer gives it.
+ */
+async function gatewayFor(upstream: Upstream, options: { requestId?: string; limits?: typeof DEFAULT_LIMITS } = {}): Promise<string> {
   const gateway: Gateway = createGateway(
     { byName: (name) => (name === 'app' ? upstream : undefined), byDomain: () => undefined, inactive: async () => undefined },
-    { limits: DEFAULT_LIMITS, clock: Date.now, newRequestId },
+    { limits: options.limits ?? DEFAULT_LIMITS, clock: Date.now, newRequestId },
   );
   const { server, url } = await listen((req, res) => {
-    void gateway(req, res).then((handled) => {
+    void gateway(req, res, options.requestId).then((handled) => {
       if (!handled) res.writeHead(404).end();
     });
   });
@@ -384,5 +387,36 @@ describe('the hop to an instance', () => {
     expect(answer.headers['x-several']).toBe('one, two');
     expect(answer.headers['proxy-authenticate']).toBeUndefined();
     expect(answer.headers['x-request-id']).toBe('req_fromtheclient0');
+  });
+});
+
+describe('the request id', () => {
+  it('is on every answer, passed on or the gateway’s own, and is the one the instance is sent', async () => {
+    const sent: Array<string | string[] | undefined> = [];
+    const live = await instance('live', (req, res) => {
+      sent.push(req.headers['x-request-id']);
+      answerCall(req, res);
+    });
+    const given = 'req_giventhegatewy';
+    const url = await gatewayFor(deploymentOf([live], { repeatable: false }), { requestId: given, limits: { ...DEFAULT_LIMITS, maxBodyBytes: 64 } });
+    const ask = async (target: string, body: string): Promise<{ status: number; id: string | null }> => {
+      const res = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json', 'x-request-id': 'req_fromtheclient0' }, body });
+      await res.text();
+      return { status: res.status, id: res.headers.get('x-request-id') };
+    };
+    const small = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
+    expect(await ask(url, small)).toEqual({ status: 200, id: given });
+    expect(sent).toEqual([given]);
+    // the gateway's own answers: a body too large, no such endpoint, no such deployment, its health
+    expect(await ask(url, CALL)).toEqual({ status: 413, id: given });
+    expect(await ask(url.replace(/\/mcp$/, '/other'), small)).toEqual({ status: 404, id: given });
+    expect(await ask(url.replace('/d/app/', '/d/none/'), small)).toEqual({ status: 404, id: given });
+    const health = await fetch(url.replace(/\/mcp$/, '/health'));
+    expect(health.headers.get('x-request-id')).toBe(given);
+    // an instance that cannot be reached
+    const dead: FakeInstance = { id: 'dead', port: await closedPort(), refused: 0 };
+    const nowhere = await gatewayFor(deploymentOf([dead], { repeatable: false }), { requestId: given });
+    expect(await ask(nowhere, small)).toEqual({ status: 503, id: given });
+    expect(sent).toHaveLength(1);
   });
 });
