@@ -23,7 +23,7 @@ import { RateLimiter } from './http/rate-limit.js';
 import type { ErrorCode } from '../api/contract.js';
 import { errorBody, HttpError, statusOf, type EnvelopeBody, type Reply } from './http/respond.js';
 import { validateBody } from './http/zod-details.js';
-import { sendJson } from '../shared/http.js';
+import { firstHeader, sendJson } from '../shared/http.js';
 import { createRoutes, type Route, type RouteContext } from './routes.js';
 import type { BuildService, DeploymentService, Logger, Store, TestService } from './types.js';
 import { ServiceError } from './types.js';
@@ -327,8 +327,7 @@ function digest(value: string): Buffer {
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value[0] : value;
+  return firstHeader(req.headers[name]);
 }
 
 /** The path as sent (no dot-segment resolution, no host parsing of `//x`), or undefined when it is not origin-form. */

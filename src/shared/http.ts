@@ -5,6 +5,11 @@
  */
 import { request, type Agent, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 
+/** The first value of a header Node may give as a list. */
+export function firstHeader(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
 /**
  * The whole body; 'too large' as soon as it passes `limit` bytes (or its declared length does),
  * the rest then read and dropped; 'gone' when the client went away before it arrived whole.

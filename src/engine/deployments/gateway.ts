@@ -4,11 +4,11 @@
  * Upstream) and answers health itself; MCP requests are passed on by proxy.ts.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { sendJson } from '../../shared/http.js';
+import { firstHeader, sendJson } from '../../shared/http.js';
 import { GATEWAY_PREFIX } from '../types.js';
 import { createInstanceConnections } from './instance-connections.js';
 import type { DeploymentLimits } from './limits.js';
-import { firstHeader, proxyMcp, sendRpcError } from './proxy.js';
+import { proxyMcp, sendRpcError } from './proxy.js';
 import type { Upstream } from './upstream.js';
 
 export interface GatewayRoutes {

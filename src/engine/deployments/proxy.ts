@@ -9,7 +9,7 @@
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
-import { readBody, sendJson } from '../../shared/http.js';
+import { firstHeader, readBody, sendJson } from '../../shared/http.js';
 import { BROKEN_CONNECTION, NOT_SENDABLE, originOf, reusedConnection, type InstanceConnections } from './instance-connections.js';
 import type { DeploymentLimits } from './limits.js';
 import { findCallFailure, inspectRequest, loggableAsIs, redactForLog, type McpRequestInfo } from './mcp-messages.js';
@@ -51,7 +51,7 @@ export async function proxyMcp(upstream: Upstream, req: IncomingMessage, res: Se
   const session = firstHeader(req.headers[SESSION_HEADER]);
   const body = await readBody(req, options.limits.maxBodyBytes);
   if (body === 'too large') {
-    sendRpcError(res, 413, `the request body is over ${options.limits.maxBodyBytes} bytes`, { 'X-Request-Id': requestId });
+    refuse(res, requestId, 413, `the request body is over ${options.limits.maxBodyBytes} bytes`);
     return;
   }
   // The client went away before its request arrived: nothing to send, nothing to count
@@ -95,10 +95,10 @@ export async function proxyMcp(upstream: Upstream, req: IncomingMessage, res: Se
     const active = upstream.status !== 'stopped' && upstream.status !== 'failed';
     if (attempt === undefined || (!active && !attempt.sticky)) {
       attempt?.release();
-      if (!active) sendRpcError(res, 503, `deployment ${upstream.id} is ${upstream.status}`, { 'X-Request-Id': requestId });
+      if (!active) refuse(res, requestId, 503, `deployment ${upstream.id} is ${upstream.status}`);
       else {
         const why = upstream.status === 'deploying' ? 'is still starting' : 'has no healthy instance right now';
-        sendRpcError(res, 503, `deployment ${upstream.id} ${why}; retry shortly`, { 'retry-after': '1', 'X-Request-Id': requestId }, info.id);
+        refuse(res, requestId, 503, `deployment ${upstream.id} ${why}; retry shortly`, info.id, { 'retry-after': '1' });
       }
       record(503, true);
       return;
@@ -108,7 +108,7 @@ export async function proxyMcp(upstream: Upstream, req: IncomingMessage, res: Se
     if (outcome === 'done') return;
     if (outcome === 'lost' && (await attempt.answers())) {
       // It lives, so the session may too, and the request may have reached it: not repeated.
-      sendRpcError(res, 502, `instance ${attempt.instance} closed the connection before answering`, { 'X-Request-Id': requestId }, info.id);
+      refuse(res, requestId, 502, `instance ${attempt.instance} closed the connection before answering`, info.id);
       record(502, true);
       return;
     }
@@ -220,7 +220,7 @@ function forward(attempt: Attempt, args: ForwardArgs): Promise<'retry' | 'lost' 
         }
         // undici refused the request itself: nothing was sent, and another instance would refuse it too.
         if (!started && NOT_SENDABLE.has(error.code ?? '')) {
-          sendRpcError(res, 502, `the request could not be passed on: ${error.message}`, { 'X-Request-Id': requestId }, info.id);
+          refuse(res, requestId, 502, `the request could not be passed on: ${error.message}`, info.id);
           return settle('done', 502, true);
         }
         // The connection failed before anything was sent.
@@ -229,7 +229,7 @@ function forward(attempt: Attempt, args: ForwardArgs): Promise<'retry' | 'lost' 
         // went nowhere useful. Repeat it elsewhere only if repeating cannot do harm.
         if (attempt.sticky || attempt.proxied === true) return settle('lost');
         if (BROKEN_CONNECTION.has(error.code ?? '') && reusedConnection(error) && upstream.safeToRepeat(info)) return settle('retry');
-        sendRpcError(res, 502, `instance ${attempt.instance} closed the connection before answering`, { 'X-Request-Id': requestId }, info.id);
+        refuse(res, requestId, 502, `instance ${attempt.instance} closed the connection before answering`, info.id);
         settle('done', 502, true);
       },
     };
@@ -331,14 +331,18 @@ function eventData(text: string): string {
   return parts.join(' ');
 }
 
-export function firstHeader(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
+/** The gateway's own answer to a request it did not pass on (an error), with the request's id as every answer has. */
+function refuse(
+  res: ServerResponse,
+  requestId: string,
+  status: number,
+  message: string,
+  id: McpRequestInfo['id'] = null,
+  headers: { [name: string]: string } = {},
+): void {
+  sendRpcError(res, status, message, { ...headers, 'X-Request-Id': requestId }, id);
 }
 
-/**
- * An MCP client understands a JSON-RPC error better than a bare HTTP one; with the id of its
- * request (when it was read), so the client can match the answer to the call.
- */
 /**
  * A session whose instance is gone: 404 with the code and words of the SDK's own answer ("Session not
  * found"), so a client recognises it and initialises again, as the Streamable HTTP transport says.
@@ -356,6 +360,10 @@ function sendSessionGone(res: ServerResponse, requestId: string, session: string
   );
 }
 
+/**
+ * An MCP client understands a JSON-RPC error better than a bare HTTP one; with the id of its
+ * request (when it was read), so the client can match the answer to the call.
+ */
 export function sendRpcError(
   res: ServerResponse,
   status: number,
