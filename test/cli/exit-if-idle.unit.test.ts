@@ -9,7 +9,8 @@ function host(overrides: Partial<ExitHost> = {}): ExitHost & { exits: number; fl
     flushes: 0,
     stdout,
     stderr,
-    activeHandles: () => [stdout, stderr],
+    // the streams the host has (an override's too), so each case fails on its own condition only
+    activeHandles: (): unknown[] => [state.stdout, state.stderr],
     activeResources: () => ['PipeWrap', 'TTYWrap'],
     compileCache: {},
     exit: () => {
