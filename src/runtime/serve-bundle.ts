@@ -39,8 +39,13 @@ import { prepareSchemaChecks } from './validate-args.js';
 import { warmUp } from './warm-up.js';
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
-/** How long an idle connection is kept, on the port and on the socket (the engine drops its own sooner). */
-const KEEP_ALIVE_MS = 5_000;
+/**
+ * How long an idle connection is kept, on the port and on the socket. Far longer than the engine
+ * keeps its own (4 s): a request the engine sends on a connection this process is closing at that
+ * moment is lost, and the engine's idle timers run late on a busy machine (undici counts them in
+ * ticks of its own clock), so a margin of a second was not enough.
+ */
+const KEEP_ALIVE_MS = 65_000;
 
 function writeLine(line: string): void {
   flushLog();

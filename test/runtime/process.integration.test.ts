@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { existsSync, lstatSync, readFileSync, writeFileSync } from 'node:fs';
-import { get } from 'node:http';
+import { Agent, get } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { spawnWarmRuntimeProcess, startRuntimeProcess, RuntimeProcessError } from '../../src/runtime/process.js';
@@ -105,6 +106,31 @@ describe('serve-bundle', () => {
     }
     // a file that is not a socket is left as it was
     expect(readFileSync(notASocket, 'utf8')).toBe('kept');
+  });
+
+  it('keeps an idle connection open far longer than the engine keeps its own (4 s)', async () => {
+    // The engine's idle timers run late on a busy machine: a connection the instance closed at
+    // 5 s could take a request at that very moment, and a tool call sent on it was lost (502).
+    await using runtime = await startRuntimeProcess({ bundleDir, env: { SLOW_API_KEY: 'key-12345' } });
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const health = (): Promise<{ status: number; reused: boolean; keepAlive: string }> =>
+        new Promise((resolve, reject) => {
+          const request = get(runtime.healthUrl, { agent }, (response) => {
+            response.resume();
+            response.on('end', () =>
+              resolve({ status: response.statusCode ?? 0, reused: request.reusedSocket, keepAlive: String(response.headers['keep-alive']) }),
+            );
+          });
+          request.on('error', reject);
+        });
+      expect(await health()).toEqual({ status: 200, reused: false, keepAlive: 'timeout=65' });
+      // past the 5 s it used to keep one, with time to spare
+      await sleep(6_500);
+      expect(await health()).toMatchObject({ status: 200, reused: true });
+    } finally {
+      agent.destroy();
+    }
   });
 
   it('finishes in-flight requests on SIGTERM, refuses new ones, and exits 0', async () => {

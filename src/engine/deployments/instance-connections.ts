@@ -9,8 +9,10 @@ import type { Socket } from 'node:net';
 import { buildConnector, Pool, type Dispatcher } from 'undici';
 
 /**
- * An idle connection is dropped before the instance drops it (serve-bundle's keep-alive time-out
- * is 5 s): reusing one the instance is closing at that moment fails the request sent on it.
+ * An idle connection is dropped long before the instance drops it (serve-bundle's keep-alive
+ * time-out is 65 s): reusing one the instance is closing at that moment fails the request sent on
+ * it. undici's idle timers count ticks of its own clock, which fall behind real time while the
+ * engine is busy, so 4 s here can be well over 5 s of real time.
  */
 const IDLE_MS = 4_000;
 const CONNECT_TIMEOUT_MS = 10_000;
@@ -63,7 +65,7 @@ export class InstanceConnections {
       connections: CONNECTIONS,
       pipelining: 1,
       keepAliveTimeout: IDLE_MS,
-      // the instance's own Keep-Alive hint (timeout=5) may shorten it, never lengthen it
+      // the instance's own Keep-Alive hint (timeout=65) may shorten it, never lengthen it
       keepAliveMaxTimeout: IDLE_MS,
       keepAliveTimeoutThreshold: 1_000,
       // no time limit on an answer: a tool may take long, an event stream may stay quiet for long

@@ -136,6 +136,10 @@ export class ManagedInstance {
   get serving(): boolean {
     return this.state === 'healthy' && this.handle !== undefined;
   }
+  /** its process runs but failed its last health check: it takes requests while no instance serves */
+  get standby(): boolean {
+    return this.state === 'unhealthy' && this.handle !== undefined;
+  }
 
   /**
    * Starts the process and resolves once it answers its health check. With `retry`, a failed
@@ -385,7 +389,10 @@ export class ManagedInstance {
     const { limits, clock } = this.deps;
     const interval = limits.healthIntervalMs;
     const since = clock() - Math.max(this.checkDelay, interval);
-    if (this.state === 'healthy' && this.handle !== undefined && this.answeredAt > since) {
+    // An instance that failed a check and still took requests (no other was serving) counts only
+    // the answers it gave after that check.
+    const answeredSince = this.state === 'unhealthy' ? Math.max(since, this.lastCheck ?? 0) : since;
+    if ((this.state === 'healthy' || this.state === 'unhealthy') && this.handle !== undefined && this.answeredAt > answeredSince) {
       this.passed(this.answeredAt);
       this.checkDelay = interval;
     } else {
@@ -404,7 +411,7 @@ export class ManagedInstance {
     if (this.consecutive > 0 && at - this.startedAt >= limits.stableAfterMs) this.consecutive = 0;
     if (this.state === 'unhealthy') {
       this.state = 'healthy';
-      hooks.log('info', `instance ${this.id} answers its health check again`, this.id);
+      hooks.log('info', `instance ${this.id} answers again`, this.id);
       hooks.changed();
     }
   }

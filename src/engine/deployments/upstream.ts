@@ -64,6 +64,11 @@ export interface Backend {
   readonly socketPath?: string | undefined;
   /** the gateway may send it requests */
   readonly serving: boolean;
+  /**
+   * it runs but failed its last health check (and is not yet replaced): the gateway sends it
+   * requests only while no instance is serving, rather than refuse them all
+   */
+  readonly standby?: boolean;
   /** it runs and may hold sessions */
   readonly reachable: boolean;
   /** bumped at every start: a session held by an earlier process is gone */
@@ -92,7 +97,8 @@ export interface Upstream {
    * The instance for a try of a request. With `session` (the request's Mcp-Session-Id) that the
    * deployment knows: the instance that holds it, or 'session gone' when that instance stopped or
    * restarted. Otherwise the healthy instance with the fewest requests in flight, never one of
-   * `tried`; undefined when there is none.
+   * `tried` (while none is healthy, one that runs but failed its last check); undefined when there
+   * is none.
    */
   pick(request: { session?: string; method?: string }, tried: ReadonlySet<string>): Attempt | 'session gone' | undefined;
   /** whether sending the request twice is harmless (see safeToRepeat) */
@@ -145,9 +151,17 @@ export class DeploymentUpstream implements Upstream {
     return instance === undefined ? undefined : this.attempt(instance, false, request, now);
   }
 
-  /** The healthy instance with the fewest requests in flight. */
+  /**
+   * The healthy instance with the fewest requests in flight. While none is healthy, the ones that
+   * run but failed their last health check take the requests: a check that timed out on a busy
+   * machine (every instance at once, when the machine stalls) must not turn into a 503 for every
+   * client while the instances still answer; an instance that really stopped answering is replaced
+   * after `unhealthyThreshold` checks as before.
+   */
   private leastLoaded(tried: ReadonlySet<string>): Backend | undefined {
-    const candidates = this.live.backends().filter((instance) => instance.serving && !tried.has(instance.id));
+    const backends = this.live.backends();
+    let candidates = backends.filter((instance) => instance.serving && !tried.has(instance.id));
+    if (candidates.length === 0) candidates = backends.filter((instance) => instance.standby === true && !tried.has(instance.id));
     if (candidates.length === 0) return undefined;
     // Start the scan at a rotating offset so ties are shared out round-robin.
     const offset = this.rotation++ % candidates.length;

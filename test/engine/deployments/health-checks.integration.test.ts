@@ -45,4 +45,20 @@ describe('health checks', () => {
     );
     expect(healed.instances![0]!.pid).not.toBe(pid);
   });
+  it('sends requests to an instance that failed a check when no instance is healthy, rather than answer 503', async () => {
+    // A check that times out on a loaded machine (every instance's at once, when the machine
+    // stalls) must not refuse every client while the instances still answer. A high threshold
+    // keeps the instance from being replaced while the test looks.
+    h = await createHarness({ limits: { healthIntervalMs: 100, healthTimeoutMs: 200, unhealthyThreshold: 1_000 } });
+    const d = await h.deploy(await h.addServer('stalled'), 'development');
+    const pid = d.instances![0]!.pid;
+    expect((await callTool(`${d.url}/mcp`, 'hang_health')).status).toBe(200);
+    await h.waitUntil(d.deployment_id, (x) => x.instances![0]!.state === 'unhealthy', 'the instance to fail a check');
+    const answer = await callTool(`${d.url}/mcp`, 'echo', { text: 'still here' });
+    expect(answer).toMatchObject({ status: 200, text: 'still here' });
+    // the same process answered; the answer counts as a passed check, as for a healthy instance
+    expect((await callTool(`${d.url}/mcp`, 'pid')).text).toBe(String(pid));
+    const lines = (await h.service.logs(d.deployment_id, { limit: 1000 })).map((l) => l.message);
+    expect(lines.some((m) => /instance i1 failed a health check/.test(m))).toBe(true);
+  });
 });

@@ -18,12 +18,13 @@ describe('autoscaling', () => {
     // 16 clients calling a slow tool keep about 16 requests in flight: far over 2 per instance.
     let loaded = true;
     let calls = 0;
-    let failures = 0;
+    // what each failed call was answered, to say why when there is one
+    const failures: string[] = [];
     const client = async () => {
       while (loaded && calls < 5000) {
         calls += 1;
         const answer = await callTool(`${d.url}/mcp`, 'slow', { ms: 50 });
-        if (answer.status !== 200) failures += 1;
+        if (answer.status !== 200) failures.push(`${answer.status} ${JSON.stringify(answer.message?.error ?? answer.message)}`);
       }
     };
     const clients = Array.from({ length: 16 }, client);
@@ -32,7 +33,7 @@ describe('autoscaling', () => {
       .finally(() => (loaded = false));
     await Promise.all(clients);
     expect(up.instances!.length).toBe(4);
-    expect(failures).toBe(0);
+    expect(failures).toEqual([]);
 
     const down = await h.waitUntil(
       d.deployment_id,
