@@ -8,6 +8,7 @@ import { batchedWrite, createLogger, parseLogLevel } from './engine-log.js';
 import { homePaths, resolveHome } from './home.js';
 import { HomeLockedError, runEngineHost } from './host.js';
 import { limitsFromEnv } from './engine-limits.js';
+import { engineNiceFromEnv, yieldToInstances } from './cpu-priority.js';
 import { ensureDir } from './store/atomic.js';
 import { EXIT_ALREADY_RUNNING, loadSettings, saveSettings } from './state.js';
 import { VERSION as version } from '../shared/version.js';
@@ -18,6 +19,10 @@ async function runDaemon(env: NodeJS.ProcessEnv): Promise<void> {
   const logger = createLogger({ write: batchedWrite((text) => process.stdout.write(text)), level: parseLogLevel(env.MCPCTL_LOG_LEVEL) ?? 'info' });
   await ensureDir(home);
   process.on('SIGHUP', () => logger.info('SIGHUP: the engine stays up (with HTTPS, it reads its certificates again)'));
+  const priority = engineNiceFromEnv(env);
+  if (priority.problem !== undefined) logger.warn(priority.problem);
+  const outcome = yieldToInstances(priority.nice);
+  if (outcome === 'lowered') logger.info('on busy cores the engine gives way to its instances', { autogroup_nice: priority.nice });
 
   let code: number;
   try {

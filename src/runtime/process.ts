@@ -142,7 +142,11 @@ interface Spawned {
 }
 
 function spawnRuntime(args: string[], env: Record<string, string>, stdin: 'ignore' | 'pipe'): Spawned {
-  const child = spawn(process.execPath, args, { stdio: [stdin, 'pipe', 'pipe'], env });
+  // In a session of its own: on Linux, its own scheduling group, which the background engine's
+  // lower priority does not reach (src/engine/cpu-priority.ts). It still ends with its supervisor
+  // (its standard input or output closes), and a terminal's Ctrl-C reaches the supervisor, which
+  // stops it.
+  const child = spawn(process.execPath, args, { stdio: [stdin, 'pipe', 'pipe'], env, detached: true });
   const exited = new Promise<Exit>((resolve) => {
     child.once('exit', (code, signal) => resolve({ code, signal }));
   });

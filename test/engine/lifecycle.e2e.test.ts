@@ -5,7 +5,7 @@
  * as a last resort. Needs `npm run build` first.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { networkInterfaces } from 'node:os';
@@ -67,6 +67,13 @@ describe('mcpctl engine', () => {
     expect(again).toMatchObject({ started: false, pid: first.pid, url: first.url });
 
     const state = await stateOf(box);
+    // it leads its own session, so it gives way to its instances on busy cores (Linux autogroups)
+    if (existsSync('/proc/self/autogroup')) {
+      expect(readFileSync(`/proc/${first.pid}/autogroup`, 'utf8')).toMatch(/ nice 5\n?$/);
+      await waitFor('the priority line', async () =>
+        (await readFile(join(home, 'engine.log'), 'utf8')).includes('on busy cores the engine gives way to its instances') ? true : undefined,
+      );
+    }
     expect((await stat(join(home, 'engine.json'))).mode & 0o777).toBe(0o600);
     expect((await stat(join(home, 'engine-settings.json'))).mode & 0o777).toBe(0o600);
     expect(state.host).toBe('127.0.0.1');
@@ -242,6 +249,8 @@ describe('mcpctl serve', () => {
     const key = await waitFor('the key', () => /API key[^:]*: (\S+)/.exec(out.stderr)?.[1]);
     const url = await serve.listening();
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    // in the terminal's session: its scheduling group is the terminal's, and is left alone
+    if (existsSync('/proc/self/autogroup')) expect(readFileSync(`/proc/${child.pid}/autogroup`, 'utf8')).toBe(readFileSync('/proc/self/autogroup', 'utf8'));
     expect((await call(url, 'GET', '/v1/health', { key: null })).status).toBe(401);
     const built = await call(url, 'POST', '/v1/build', { json: weatherDefinition(), key });
     expect(built.status).toBe(200);

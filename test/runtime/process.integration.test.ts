@@ -11,6 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { spawnWarmRuntimeProcess, startRuntimeProcess, RuntimeProcessError } from '../../src/runtime/process.js';
+import { sessionOf } from '../../src/engine/cpu-priority.js';
 import { staleSocket } from '../support/http.js';
 import { FIXTURES, bundleDefinition, connect, firstText, makeTempDir } from '../support/runtime.js';
 
@@ -64,6 +65,8 @@ describe('serve-bundle', () => {
     expect(runtime.healthUrl).toBe(`http://127.0.0.1:${runtime.port}/health`);
     const health = (await (await fetch(runtime.healthUrl)).json()) as Record<string, unknown>;
     expect(health).toMatchObject({ status: 'ok', name: 'slow', version: '0.1.0', tools: 2, resources: 0, prompts: 0 });
+    // in a session of its own (on Linux its own scheduling group, which the engine's lower priority does not reach)
+    if (existsSync('/proc/self/stat')) expect(sessionOf(readFileSync(`/proc/${runtime.pid}/stat`, 'utf8'))).toBe(runtime.pid);
 
     await using client = await connect(runtime.mcpUrl);
     const started = join(temp.path, 'quick.started');
