@@ -56,7 +56,7 @@ describe('health checks', () => {
     await h.waitUntil(d.deployment_id, (x) => x.instances![0]!.state === 'unhealthy', 'the instance to fail a check');
     const answer = await callTool(`${d.url}/mcp`, 'echo', { text: 'still here' });
     expect(answer).toMatchObject({ status: 200, text: 'still here' });
-    // the same process answered; the answer counts as a passed check, as for a healthy instance
+    // the same process answered: it was not replaced
     expect((await callTool(`${d.url}/mcp`, 'pid')).text).toBe(String(pid));
     const lines = (await h.service.logs(d.deployment_id, { limit: 1000 })).map((l) => l.message);
     expect(lines.some((m) => /instance i1 failed a health check/.test(m))).toBe(true);
