@@ -182,6 +182,13 @@ export const Deployment = z.looseObject({
     .optional()
     .describe('MCP endpoints that always reach the current deployment of this server in this environment, most useful first (docs/api.md)'),
   notices: z.array(z.string()).optional().describe('what the service could not honour, said plainly'),
+  auth: z
+    .looseObject({
+      type: z.enum(['bearer', 'oauth', 'none']),
+      resource_metadata: z.string().optional().describe('oauth: the RFC 9728 document of the first stable URL, which OAuth clients discover'),
+    })
+    .optional()
+    .describe('who may call the server: a bearer token, an OAuth access token, or anyone (none, chosen in the definition)'),
   runner: z.string().optional().describe('what runs its instances: process, docker, swarm or kubernetes'),
   created_at: z.string().optional(),
   updated_at: z.string().optional(),

@@ -142,7 +142,10 @@ export function createProgram(state: RunState): Command {
     .option('--port <n>', 'port to listen on (0: any free port)', parseInteger('--port', 0), 0)
     .option('--host <address>', 'address to listen on', '127.0.0.1')
     .option('--stdio', 'serve over stdin/stdout, for clients that start the server themselves')
-    .option('--user-id <id>', 'the caller of requests that name none (for per-user resources)')
+    .option(
+      '--user-id <id>',
+      'the caller of requests that name none (for per-user resources); with auth, of --stdio only: over HTTP user.id comes from an OAuth token alone',
+    )
     .action(action(async () => (await import('./commands/dev.js')).devCommand));
 
   // --- the /v1 service -----------------------------------------------------------------------

@@ -1,13 +1,14 @@
 /**
  * Semantic checks: what the zod schema cannot say on its own (unique names, `required` entries
  * that exist, real JSON Schema, paths that stay inside the definition folder, template references
- * that resolve, literal secrets). They read the raw parsed YAML defensively, so they run even when
- * the schema found problems and every problem is reported at once. Each kind of check lives in its
- * own module; this one runs them in order and holds the small ones.
+ * that resolve, what relies on auth, literal secrets). They read the raw parsed YAML defensively,
+ * so they run even when the schema found problems and every problem is reported at once. Each
+ * kind of check lives in its own module; this one runs them in order and holds the small ones.
  *
  * Pure: the one question about the file system (does this path exist?) is passed in.
  */
 import { MODELS } from '../shared/models.js';
+import { checkAuth } from './auth.js';
 import { checkCompletions, MODULE_EXTENSIONS } from './completion-refs.js';
 import { checkEnvRefs } from './env-refs.js';
 import type { DefinitionIssue } from './errors.js';
@@ -54,6 +55,7 @@ const CHECKS: Array<(ctx: CheckContext) => void> = [
   checkPaths,
   checkUriTemplates,
   checkTemplateRefs,
+  checkAuth,
   checkEnvRefs,
   checkScaling,
   checkTests,

@@ -3,6 +3,7 @@
  * the variables a server needs to start, and references that cannot be parsed. Pure.
  */
 import { formatPath } from '../shared/paths.js';
+import { AUTH_ENV_FIELDS } from './auth.js';
 import { findEnvSyntaxError, listEnvRefs } from './interpolate.js';
 import { asRecord, items, strings, type CheckContext, type Path, type Rec } from './walk.js';
 
@@ -10,7 +11,8 @@ import { asRecord, items, strings, type CheckContext, type Path, type Rec } from
 export function listEnvFields(def: Rec): Array<[Path, string]> {
   const fields: Array<[Path, string]> = [];
   const push = (value: unknown, path: Path) => fields.push(...strings(value, path));
-  push(asRecord(def.auth)?.token, ['auth', 'token']);
+  const auth = asRecord(def.auth);
+  for (const key of AUTH_ENV_FIELDS) push(auth?.[key], ['auth', key]);
   for (const [i, tool] of items(def.tools)) {
     const handler = asRecord(tool.handler);
     const base: Path = ['tools', i, 'handler'];

@@ -30,6 +30,8 @@ export const PromptDefinition = built.promptDefinition();
 export type PromptDefinition = z.infer<typeof PromptDefinition>;
 
 export const AuthConfig = built.authConfig();
+/** Who may call the server: `bearer` (shared tokens), `oauth` (an authorization server's tokens) or `none`. */
+export type AuthConfig = z.infer<typeof AuthConfig>;
 
 export const ScalingConfig = built.scalingConfig();
 export const ResourcesConfig = built.resourcesConfig();

@@ -4,7 +4,7 @@
  */
 import { isSecretName } from '../shared/secret-name.js';
 import { hasEnvRefs } from './interpolate.js';
-import { asRecord, asString, items, type CheckContext, type Path } from './walk.js';
+import { asArray, asRecord, items, type CheckContext, type Path } from './walk.js';
 
 const SECRET_VALUE = /^(sk|pk|rk)[-_][A-Za-z0-9]|^gh[pousr]_|^xox[abprs]-|^AKIA[0-9A-Z]{16}$|^eyJ[\w-]+\.[\w-]+\.|^Bearer\s+\S{8,}/;
 
@@ -15,9 +15,15 @@ export function looksLikeSecret(name: string, value: string): boolean {
 }
 
 export function checkSecrets({ def, warn }: CheckContext): void {
-  const token = asString(asRecord(def.auth)?.token);
-  if (token !== undefined && !hasEnvRefs(token)) {
-    warn(['auth', 'token'], 'a literal token: anyone who can read this file can call the server; use ${MCP_AUTH_TOKEN} and set it at deploy time');
+  const auth = asRecord(def.auth);
+  const tokens: Array<[Path, unknown]> = [
+    [['auth', 'token'], auth?.token],
+    ...asArray(auth?.tokens).map((t, i): [Path, unknown] => [['auth', 'tokens', i], t]),
+  ];
+  for (const [path, token] of tokens) {
+    if (typeof token === 'string' && token !== '' && !hasEnvRefs(token)) {
+      warn(path, 'a literal token: anyone who can read this file can call the server; use ${MCP_AUTH_TOKEN} and set it at deploy time');
+    }
   }
   const map = (value: unknown, path: Path) => {
     for (const [key, item] of Object.entries(asRecord(value) ?? {})) {

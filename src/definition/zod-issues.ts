@@ -96,8 +96,9 @@ export function describeZodIssues(
         out.push({
           path: fieldPath,
           severity: 'error',
-          message:
-            value === undefined && path.length > 0
+          message: !issue.message.startsWith('Invalid input')
+            ? issue.message // the schema's own words (what a missing field is for)
+            : value === undefined && path.length > 0
               ? `missing required field "${field}"`
               : issue.message.replace(/^Invalid input: /, '').replace(/, received /, ', got '),
         });

@@ -3,15 +3,15 @@
  * it once and talk MCP to it (initialize and the lists), stop it, and keep the server record.
  * A definition identical to an earlier one is the earlier server.
  */
-import { randomBytes } from 'node:crypto';
 import { BuildRequest } from '../api/contract.js';
 import { isValidated, markValidated } from '../runtime/bundle.js';
 import { requiredEnvVars } from '../definition/check.js';
 import { createAdmission, type WorkQueue } from './admission.js';
-import { parseEnvRefs, resolveEnvRefs } from '../definition/interpolate.js';
+import { parseEnvRefs } from '../definition/interpolate.js';
 import { issuesToDetails } from './http/zod-details.js';
 import { newId } from './ids.js';
 import { checkBuildLimits } from './engine-limits.js';
+import { createLocalCredentials, type LocalCredentials } from './local-credentials.js';
 import { probeMcp, ProbeError } from './mcp-probe.js';
 import type { Problem } from '../shared/errors.js';
 import type { SpawnWarmRuntime } from './runners/warm-pool.js';
@@ -41,6 +41,8 @@ export interface BuilderOptions {
   smokeTimeoutMs?: number;
   /** the engine's build queue: checks run at most so many at once, the others wait their turn */
   queue?: WorkQueue;
+  /** how the check calls a server with `auth` (the engine's own key); default: a key of the builder's own */
+  localCredentials?: LocalCredentials;
 }
 
 /** Placeholder for `${VAR}` references during the smoke start: the real values come with a deployment's env_vars. */
@@ -56,6 +58,7 @@ export function createBuilder(options: BuilderOptions): BuildService & { close()
   /** checks under way, their process's stop included */
   const checks = new Set<Promise<void>>();
   const log = options.logger;
+  const localCredentials = options.localCredentials ?? createLocalCredentials(clock);
 
   const build = async (input: BuildRequest): Promise<ServerRecord> => {
     const request = validateBuildRequest(input);
@@ -138,8 +141,8 @@ export function createBuilder(options: BuilderOptions): BuildService & { close()
    * `passed` is called as soon as the check passed, before the process is stopped.
    */
   const smokeCheck = async (runtime: RuntimeModules, request: BuildRequest, bundleDir: string, passed: () => void): Promise<void> => {
-    const env = placeholderEnv(request);
-    const token = request.auth === undefined ? undefined : resolveEnvRefs(request.auth.token, env, 'auth.token');
+    const access = await localCredentials.prepare(request, placeholderEnv(request));
+    const env = access.env;
     const recent: string[] = [];
     const onLog = (line: string) => {
       recent.push(line.slice(0, 300));
@@ -154,6 +157,7 @@ export function createBuilder(options: BuilderOptions): BuildService & { close()
       throw new ServiceError('build_failed', problems === undefined ? `the server did not start: ${messageOf(error)}` : 'the server did not start', problems);
     }
     try {
+      const token = await access.token(child.mcpUrl);
       const found = await probeMcp({
         mcpUrl: child.mcpUrl,
         ...(token === undefined ? {} : { token }),
@@ -224,7 +228,8 @@ export async function loadRuntimeModules(): Promise<RuntimeModules> {
 
 /**
  * A value for every variable the definition references without a default, so the server can
- * start for the check; the auth token's variables get a random value the check then sends.
+ * start for the check. A bearer token's variables are left to local-credentials.ts, which gives
+ * them a random value it then sends.
  */
 export function placeholderEnv(request: BuildRequest): Record<string, string> {
   const env: Record<string, string> = {};
@@ -242,13 +247,7 @@ export function placeholderEnv(request: BuildRequest): Record<string, string> {
     else if (value !== null && typeof value === 'object') Object.values(value).forEach((item) => visit(item, depth + 1));
   };
   visit(rest, 0);
-  if (auth !== undefined) {
-    try {
-      for (const part of parseEnvRefs(auth.token)) if (part.kind === 'ref') env[part.name] = randomBytes(16).toString('hex');
-    } catch {
-      // reported by the start
-    }
-  }
+  if (auth?.type === 'oauth') visit(auth, 0);
   return env;
 }
 

@@ -8,8 +8,9 @@ import { closeAdmission, createAdmission, type Admission, type WorkQueue } from 
 import { apiKeyProblem } from './api-key.js';
 import { createApp, createEngineServer, engineServerOptions, wireEngineServer, type App } from './app.js';
 import { createBuilder, loadRuntimeModules, type RuntimeModules } from './builder.js';
+import { createLocalCredentials } from './local-credentials.js';
 import { homePaths } from './home.js';
-import { allowedHostsFromEnv, createHostPolicy } from './http/hosts.js';
+import { allowedHostsFromEnv, createHostPolicy, isLoopbackAddress } from './http/hosts.js';
 import { DEFAULT_LIMITS, type EngineLimits } from './engine-limits.js';
 import { BUNDLE_TEMP_PREFIX } from '../runtime/bundle.js';
 import { ensureDir, removeStaleTempDirs, removeStaleTemps } from './store/atomic.js';
@@ -157,7 +158,10 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
       logger: logger.child({ component: 'warm-pool' }),
     });
     const runtime = withWarmPool(loadRuntime, warmPool);
+    // one key of the engine's own for the checks and tests of servers with OAuth
+    const localCredentials = createLocalCredentials(clock);
     const builds = createBuilder({
+      localCredentials,
       store,
       bundlesDir: paths.bundlesDir,
       baseUrl: url,
@@ -183,6 +187,7 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
         startRuntime: lazyStartRuntime(runtime),
         ...(runner === undefined ? {} : { runner }),
         ...(tls === undefined ? {} : { https: { url: tls.url, port: tls.port, covers: (host: string) => tls.listener.covers(host) } }),
+        exposed: !isLoopbackAddress(options.host),
         starts: admission.starts,
         clock,
       });
@@ -196,6 +201,7 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
             logger: logger.child({ component: 'tests' }),
             startRuntime: lazyStartRuntime(runtime),
             version: options.version,
+            localCredentials,
             clock,
           }));
     const tests = agent === undefined ? undefined : queuedTests(agent, admission.tests);

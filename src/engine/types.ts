@@ -182,6 +182,8 @@ export interface DeploymentServiceDeps {
   runner?: Runner;
   /** the engine's HTTPS listener, when it has certificates (src/engine/http/tls.ts) */
   https?: HttpsEndpoint;
+  /** the engine listens on an address beyond loopback: every deployment must say who may call it (exposure.ts) */
+  exposed?: boolean;
   /** the engine's start queue (src/engine/admission.ts); default: one sized to the machine */
   starts?: WorkQueue;
   /** milliseconds since the epoch; tests pass their own */

@@ -1,12 +1,13 @@
 /**
  * The HTTP front of a runtime: everything a request passes before it reaches MCP. Host and
- * Origin checks (DNS rebinding), CORS, `/health`, the bearer token, the body (size limit, JSON),
- * and draining (503 once a stop has begun, and a count of requests in flight to wait for).
+ * Origin checks (DNS rebinding), CORS, `/health`, the credential (auth.ts) and the protected
+ * resource metadata, the body (size limit, JSON), a tool's own scopes, and draining (503 once a
+ * stop has begun, and a count of requests in flight to wait for).
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ProtocolErrorCode, validateHostHeader, validateOriginHeader } from '@modelcontextprotocol/server';
 import { readBody, sendJson } from '../shared/http.js';
+import { endpointOfMetadataPath, requestOrigin, type Admitted, type Guard, type Refused } from './auth.js';
 import { HEALTH_PATH, MCP_PATH, USER_ID_HEADER } from './constants.js';
 import type { RuntimeLogger } from './logger.js';
 import { describeMessage, type RequestRecord, type Tracer } from './tracing.js';
@@ -29,7 +30,8 @@ export type McpServe = (req: IncomingMessage, res: ServerResponse, body: unknown
 export interface HttpFrontOptions {
   allowedHosts: string[] | undefined;
   allowedOrigins: string[] | undefined;
-  token: string | undefined;
+  /** who may call: absent when anyone may */
+  guard: Guard | undefined;
   maxBodyBytes: number;
   logger: RuntimeLogger;
   tracer: Tracer;
@@ -47,7 +49,7 @@ export interface HttpFront {
 
 export function createHttpFront(options: HttpFrontOptions): HttpFront {
   const { allowedHosts, allowedOrigins, maxBodyBytes, logger, tracer } = options;
-  const tokenDigest = options.token === undefined ? undefined : sha256(options.token);
+  const guard = options.guard;
   let inFlight = 0;
   let draining = false;
   const idleWaiters = new Set<() => void>();
@@ -75,18 +77,20 @@ export function createHttpFront(options: HttpFrontOptions): HttpFront {
       sendJson(res, draining ? 503 : 200, options.health(draining));
       return;
     }
+    const metadataOf = endpointOfMetadataPath(path ?? '/');
+    if (metadataOf !== undefined && (metadataOf === '' || metadataOf === MCP_PATH) && (req.method === 'GET' || req.method === 'HEAD')) {
+      const document = guard?.metadata(`${requestOrigin(req)}${MCP_PATH}`);
+      if (document === undefined) return sendJson(res, 404, { error: 'this server does not use OAuth: it has no protected resource metadata' });
+      return sendJson(res, 200, document, { headOnly: req.method === 'HEAD' });
+    }
     if (path !== MCP_PATH) return sendJson(res, 404, { error: `not found: ${path}; the MCP endpoint is ${MCP_PATH}, health is ${HEALTH_PATH}` });
-    if (tokenDigest !== undefined) {
-      const given = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1]?.trim();
-      if (given === undefined || !timingSafeEqual(sha256(given), tokenDigest)) {
-        res.setHeader('www-authenticate', 'Bearer realm="mcp"');
-        return rejectRequest(
-          res,
-          record,
-          401,
-          given === undefined ? 'Unauthorized: send Authorization: Bearer <token>' : 'Unauthorized: the bearer token is not valid',
-        );
-      }
+    let admitted: Admitted | undefined;
+    if (guard !== undefined) {
+      const decision = await guard.check({ authorization: req.headers.authorization, resource: `${requestOrigin(req)}${MCP_PATH}` });
+      if (!decision.ok) return refuse(res, record, decision);
+      admitted = decision;
+      // the identity is the token's, never one the client names
+      if (decision.userId !== undefined) record.userId = decision.userId;
     }
     let body: unknown;
     if (req.method === 'POST') {
@@ -100,6 +104,10 @@ export function createHttpFront(options: HttpFrontOptions): HttpFront {
         return sendJson(res, 400, { jsonrpc: '2.0', error: { code: ProtocolErrorCode.ParseError, message: 'Parse error: the body is not JSON' }, id: null });
       }
       describeMessage(body, record, logger.debug);
+      for (const tool of admitted === undefined ? [] : toolsOf(body)) {
+        const refused = guard!.checkTool(admitted!, tool, `${requestOrigin(req)}${MCP_PATH}`);
+        if (refused !== undefined) return refuse(res, record, refused);
+      }
     }
     await tracer.requests.run(record, () => options.serve(req, res, body, draining));
   };
@@ -107,7 +115,8 @@ export function createHttpFront(options: HttpFrontOptions): HttpFront {
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
     const startedAt = process.hrtime.bigint();
     const record: RequestRecord = {};
-    const headerUser = req.headers[USER_ID_HEADER];
+    record.authenticated = guard !== undefined;
+    const headerUser = guard === undefined ? req.headers[USER_ID_HEADER] : undefined;
     if (typeof headerUser === 'string' && headerUser !== '') record.userId = headerUser;
     inFlight += 1;
     res.once('close', () => {
@@ -156,8 +165,21 @@ export function rejectDraining(res: ServerResponse, record: RequestRecord | unde
   sendJson(res, 503, { jsonrpc: '2.0', error: { code: -32000, message }, id: null });
 }
 
-function sha256(text: string): Buffer {
-  return createHash('sha256').update(text).digest();
+/** A refusal of the credential: its status, its `WWW-Authenticate`, a JSON-RPC error body. */
+function refuse(res: ServerResponse, record: RequestRecord, refused: Refused): void {
+  for (const [name, value] of Object.entries(refused.headers)) res.setHeader(name, value);
+  rejectRequest(res, record, refused.status, refused.message);
+}
+
+/** The tools the `tools/call` messages of a body name (a batch may hold several). */
+function toolsOf(body: unknown): string[] {
+  const tools: string[] = [];
+  for (const message of Array.isArray(body) ? body : [body]) {
+    if (message === null || typeof message !== 'object') continue;
+    const { method, params } = message as { method?: unknown; params?: { name?: unknown } | null };
+    if (method === 'tools/call' && typeof params?.name === 'string') tools.push(params.name);
+  }
+  return tools;
 }
 
 function isHealthCheck(req: IncomingMessage): boolean {

@@ -25,6 +25,7 @@ import type { IService } from 'kubernetes-models/v1/Service';
 import type { Environment } from '../api/contract.js';
 import { resolveScalingRange } from '../definition/scaling.js';
 import { UserError, type Problem } from '../shared/errors.js';
+import { AUDIENCES_ENV } from './auth.js';
 import { BUNDLE_DIGEST_ANNOTATION, BUNDLE_LABEL_LENGTH, DIGEST_PATTERN, imageContract, LABELS, type ImageContract } from './image.js';
 
 export type KubernetesObject = ISecret | IService | IDeployment | IPodDisruptionBudget | IHorizontalPodAutoscaler | IIngress;
@@ -61,6 +62,13 @@ export interface KubernetesExportOptions {
   extraLabels?: Record<string, string>;
   /** how long a rollout may make no progress before the Deployment reports ProgressDeadlineExceeded (Kubernetes' default: 600) */
   progressDeadlineSeconds?: number;
+  /**
+   * Who may call the server: the definition's `auth.type`, or `missing` when it has no `auth`. An
+   * Ingress for a server without one is refused; `none` exposes it on purpose (said in the notices);
+   * with `oauth` the container accepts tokens for the Ingress's MCP URL. Left out, nothing is checked
+   * or added (the engine's runner, whose deploy has checked exposure and set the audiences itself).
+   */
+  auth?: 'bearer' | 'oauth' | 'none' | 'missing';
 }
 
 export interface KubernetesExport {
@@ -167,6 +175,24 @@ export function checkKubernetesOptions(server: KubernetesServer, options: Kubern
   return problems;
 }
 
+/** The MCP endpoint the Ingress of `domain` serves. */
+export function ingressMcpUrl(domain: string): string {
+  return `https://${domain.toLowerCase()}/mcp`;
+}
+
+/**
+ * The refusal of an Ingress (a domain) for a server that does not say who may call it: reachable by
+ * anyone who finds the domain. `auth: { type: none }` says so on purpose. Undefined when allowed.
+ */
+export function exposureError(server: KubernetesServer, options: Pick<KubernetesExportOptions, 'domain' | 'auth'>): UserError | undefined {
+  if (options.domain === undefined || options.auth !== 'missing') return undefined;
+  return new UserError(`${server.name} has no auth, and its Ingress would let anyone who reaches ${options.domain.toLowerCase()} call it`, {
+    code: 'validation_failed',
+    problems: [{ path: 'auth', message: 'a server reachable at a domain must say who may call it' }],
+    hint: 'add auth: { type: oauth, issuer, scopes } to the definition (docs/auth.md), or auth: { type: none } to expose it on purpose',
+  });
+}
+
 /**
  * `<server>-<environment>` as a DNS label short enough for every derived name: lower case, other
  * characters as `-`; a name cut to fit gets a short hash of the whole, so two long names stay apart.
@@ -199,6 +225,8 @@ export function kubernetesManifests(server: KubernetesServer, options: Kubernete
   if (problems.length > 0) {
     throw new UserError('the Kubernetes manifests cannot be made from these settings', { problems, hint: 'fix the fields above and export again' });
   }
+  const refused = exposureError(server, options);
+  if (refused !== undefined) throw refused;
   const { environment } = options;
   const scaling = resolveKubernetesScaling(environment, options.scaling);
   if (!scaling.ok) throw new Error('unreachable: scaling was checked');
@@ -249,8 +277,12 @@ export function kubernetesManifests(server: KubernetesServer, options: Kubernete
     };
     objects.push(secret);
   }
+  // behind the Ingress a request reaches the pod as plain HTTP to the Service: the public MCP URL is
+  // the one tokens are issued for, so the instance is told it
+  const audiences = options.auth === 'oauth' && options.domain !== undefined && !envNames.includes(AUDIENCES_ENV) ? [ingressMcpUrl(options.domain)] : [];
   const env: IIoK8sApiCoreV1EnvVar[] = [
     ...Object.entries(image.env).map(([key, value]) => ({ name: key, value })),
+    ...(audiences.length === 0 ? [] : [{ name: AUDIENCES_ENV, value: audiences.join(' ') }]),
     // not optional: a pod without one of its values does not start, rather than start without it
     ...envNames.map((key) => ({ name: key, valueFrom: { secretKeyRef: { name: secretName, key } } })),
   ];
@@ -396,6 +428,7 @@ export function kubernetesManifests(server: KubernetesServer, options: Kubernete
     );
   } else {
     const domain = options.domain.toLowerCase();
+    if (options.auth === 'none') notices.push(`public: anyone who reaches ${domain} can call it (auth: none)`);
     const ingress: IIngress = {
       apiVersion: 'networking.k8s.io/v1',
       kind: 'Ingress',

@@ -30,6 +30,7 @@ import { createServer, type Server } from 'node:http';
 import { isIP } from 'node:net';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
+import { AUDIENCES_ENV, LOCAL_JWKS_ENV } from './auth.js';
 import { readBundle } from './bundle.js';
 import { createJsonLogger } from './logger.js';
 import { problemText, type Problem } from '../shared/errors.js';
@@ -80,8 +81,8 @@ function urlHost(host: string): string {
   return isIP(host) === 6 ? `[${host}]` : host;
 }
 
-/** Variables a process is given besides the deployment's own: not secrets. */
-const SYSTEM_VARIABLES = new Set(['PATH', 'SystemRoot']);
+/** Variables a process is given besides the deployment's own: not secrets (auth's are URLs and public keys). */
+const SYSTEM_VARIABLES = new Set(['PATH', 'SystemRoot', AUDIENCES_ENV, LOCAL_JWKS_ENV]);
 
 function environmentValues(env: NodeJS.ProcessEnv): string[] {
   return Object.entries(env)

@@ -26,6 +26,7 @@ import type { BuildRequest } from '../api/contract.js';
 import { EnvSyntaxError, MissingEnvVarError } from '../definition/errors.js';
 import { listEnvRefs, resolveEnvRefs, type Env } from '../definition/interpolate.js';
 import { problemText, type Problem } from '../shared/errors.js';
+import { createGuard, guardOptionsFromEnv, resolveAuth, type ResolvedAuth } from './auth.js';
 import { compileCompletions } from './completions.js';
 import { HEALTH_PATH, MCP_PATH, USER_ID_HEADER, USER_ID_META_KEY } from './constants.js';
 import type { CallContext, CompileContext } from './content.js';
@@ -156,9 +157,10 @@ export async function createRuntime(definition: RuntimeDefinition, options: Runt
     }
   };
 
-  let token = options.token;
-  if (token === undefined && definition.auth !== undefined) token = resolveEnv(definition.auth.token, 'auth.token');
-  if (token !== undefined) secrets.add(token);
+  const auth: ResolvedAuth | undefined =
+    options.token !== undefined ? { type: 'bearer', tokens: [options.token] } : resolveAuth(definition.auth, definition.tools ?? [], resolveEnv);
+  if (auth?.type === 'bearer') for (const token of auth.tokens) secrets.add(token);
+  const guard = auth === undefined ? undefined : createGuard(auth, { ...guardOptionsFromEnv(env), resourceName: definition.name });
   const logger = redactingLogger(options.logger ?? silentLogger, secrets);
 
   let realDir: string;
@@ -210,8 +212,10 @@ export async function createRuntime(definition: RuntimeDefinition, options: Runt
   });
 
   const callContext = (ctx: ServerContext, peer?: { server: Server; tool: string; interactive: boolean }): CallContext => {
-    const userId = userIdOf(ctx) ?? options.defaultUserId;
     const record = tracer.requests.getStore();
+    // Over HTTP to a server with auth, the identity is the validated token's and nothing else;
+    // stdio (a local connection) and a server without auth take the one the request names.
+    const userId = guard !== undefined && (record !== undefined || ctx.http?.req !== undefined) ? record?.userId : (userIdOf(ctx) ?? options.defaultUserId);
     if (record !== undefined && userId !== undefined) record.userId = userId;
     return {
       userId,
@@ -283,7 +287,7 @@ export async function createRuntime(definition: RuntimeDefinition, options: Runt
   const front = createHttpFront({
     allowedHosts: options.allowedHosts === false ? undefined : (options.allowedHosts ?? localhostAllowedHostnames()),
     allowedOrigins: options.allowedOrigins === false ? undefined : (options.allowedOrigins ?? localhostAllowedOrigins()),
-    token,
+    guard,
     maxBodyBytes,
     logger,
     tracer,

@@ -14,6 +14,8 @@ export interface RequestRecord {
   rpc?: string;
   target?: string;
   userId?: string;
+  /** the server checks credentials: `userId` is the validated identity, never one the client named */
+  authenticated?: boolean;
   isError?: boolean;
   error?: string;
   params?: unknown;
@@ -109,7 +111,8 @@ export function describeMessage(body: unknown, record: RequestRecord, debug: boo
   const target = message.params?.name ?? message.params?.uri;
   if (typeof target === 'string') record.target = target;
   const metaUser = message.params?._meta?.[USER_ID_META_KEY];
-  if (typeof metaUser === 'string' && metaUser !== '') record.userId = metaUser;
+  // a server with auth knows its caller from the credential alone
+  if (record.authenticated !== true && typeof metaUser === 'string' && metaUser !== '') record.userId = metaUser;
   if (debug && message.params !== undefined) record.params = message.params;
 }
 

@@ -1,6 +1,6 @@
 /**
  * The tour `init` suggests for the advanced template, with the real binary and a real local
- * engine: build, then deploy the built id to staging with MCP_AUTH_TOKEN exported. A deploy by
+ * engine: build, then deploy the built id to staging with OAUTH_ISSUER exported. A deploy by
  * id knows nothing of the file's deploy.env_vars: it must be refused before anything starts,
  * naming the variable and the flag that passes it, and succeed with that flag.
  */
@@ -19,8 +19,8 @@ afterEach(async () => {
 });
 
 describe('the advanced template tour', () => {
-  it('deploying the built id without --env-var MCP_AUTH_TOKEN is refused before anything starts, and works with it', async () => {
-    box = await createSandbox({ MCP_AUTH_TOKEN: 'tour-token-0123456789' });
+  it('deploying the built id without --env-var OAUTH_ISSUER is refused before anything starts, and works with it', async () => {
+    box = await createSandbox({ OAUTH_ISSUER: 'https://auth.example.com/' });
     const sandbox = box;
     const mcpctl = (...args: string[]) => runBin(BIN, args, { env: sandbox.env, cwd: sandbox.dir });
 
@@ -29,19 +29,19 @@ describe('the advanced template tour', () => {
     expect(build.code, build.stderr).toBe(0);
     const mcpId = /mcp_[A-Za-z0-9]+/.exec(build.stdout)![0];
     // the next step it suggests passes what the server needs
-    expect(build.stdout).toContain(`→ mcpctl deploy ${mcpId} --env development --env-var MCP_AUTH_TOKEN`);
+    expect(build.stdout).toContain(`→ mcpctl deploy ${mcpId} --env development --env-var OAUTH_ISSUER`);
 
     const refused = await mcpctl('deploy', mcpId, '--env', 'staging', '--json');
     expect(refused.code, refused.stderr).toBe(2);
     const { error } = JSON.parse(refused.stdout);
     expect(error.code).toBe('validation_failed');
-    expect(error.message).toContain('needs MCP_AUTH_TOKEN when it starts');
-    expect(error.problems).toEqual([{ path: 'config.env_vars.MCP_AUTH_TOKEN', message: 'required by auth.token (no default); pass its value' }]);
-    expect(error.hint).toBe('pass it with --env-var MCP_AUTH_TOKEN (its value comes from your environment)');
+    expect(error.message).toContain('needs OAUTH_ISSUER when it starts');
+    expect(error.problems).toEqual([{ path: 'config.env_vars.OAUTH_ISSUER', message: 'required by auth.issuer (no default); pass its value' }]);
+    expect(error.hint).toBe('pass it with --env-var OAUTH_ISSUER (its value comes from your environment)');
     const listed = await mcpctl('ls', '--deployments', '--json');
     expect(JSON.parse(listed.stdout).deployments).toEqual([]);
 
-    const deployed = await mcpctl('deploy', mcpId, '--env', 'staging', '--env-var', 'MCP_AUTH_TOKEN', '--json');
+    const deployed = await mcpctl('deploy', mcpId, '--env', 'staging', '--env-var', 'OAUTH_ISSUER', '--json');
     expect(deployed.code, deployed.stderr).toBe(0);
     expect(JSON.parse(deployed.stdout)).toMatchObject({ status: 'deployed', environment: 'staging', mcp_id: mcpId });
 

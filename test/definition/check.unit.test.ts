@@ -16,7 +16,7 @@ function base(): Def {
   return {
     name: 'demo',
     template: 'advanced',
-    auth: { type: 'bearer', token: '${MCP_AUTH_TOKEN}' },
+    auth: { type: 'oauth', issuer: 'https://auth.example.com/', scopes: ['demo:read'] },
     include: ['data'],
     tools: [
       {
@@ -437,7 +437,13 @@ describe('checkDefinition', () => {
       /"notes:\/\/a\/b" is not a declared resource/,
     ],
     ['an unknown test model', (d) => (d.tests.model = 'gpt-17'), 'warning', 'tests.model', /unknown model "gpt-17"/],
-    ['a literal auth token', (d) => (d.auth.token = 'hunter2hunter2'), 'warning', 'auth.token', /a literal token/],
+    [
+      'a literal auth token (on a server that needs no user)',
+      (d) => ((d.auth = { type: 'bearer', token: 'hunter2hunter2' }), d.resources.pop(), (d.tools[0].handler.content[0].text = 'Hello')),
+      'warning',
+      'auth.token',
+      /a literal token/,
+    ],
     ['a literal secret env var', (d) => (d.deploy.env_vars.API_KEY = 'abc123'), 'warning', 'deploy.env_vars.API_KEY', /literal secret/],
     ['a secret-looking value', (d) => (d.deploy.env_vars.UPSTREAM = 'sk-live-1234567890abcdef'), 'warning', 'deploy.env_vars.UPSTREAM', /literal secret/],
     [

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { toEditorJsonSchema } from '../../src/definition/schema.js';
+import { ServerDefinition, toEditorJsonSchema } from '../../src/definition/schema.js';
 
 const root = join(import.meta.dirname, '..', '..');
 
@@ -33,6 +33,30 @@ describe('schema/mcpctl.schema.json', () => {
 
   it('allows top-level x- keys, as the loader does', () => {
     expect(validate({ name: 'a', template: 'basic', 'x-anchors': { any: 'thing' } })).toBe(true);
+  });
+
+  const OAUTH = { type: 'oauth', issuer: 'https://a.example.com/', scopes: [] };
+  it.each<[string, unknown, boolean]>([
+    ['bearer with token', { type: 'bearer', token: '${T}' }, true],
+    ['bearer with tokens', { type: 'bearer', tokens: ['${T}', '${U}'] }, true],
+    ['bearer with token and tokens', { type: 'bearer', token: '${T}', tokens: ['${U}'] }, false],
+    ['bearer with neither', { type: 'bearer' }, false],
+    ['oauth', OAUTH, true],
+    ['oauth without issuer', { type: 'oauth', scopes: [] }, false],
+    ['an http issuer', { ...OAUTH, issuer: 'http://a.example.com/' }, false],
+    ['an http issuer on localhost', { ...OAUTH, issuer: 'http://localhost:8080/realms/a' }, true],
+    ['an http issuer on 127.0.0.2', { ...OAUTH, issuer: 'http://127.0.0.2' }, true],
+    ['an http issuer on [::1]', { ...OAUTH, issuer: 'http://[::1]:9000/' }, true],
+    ['an http audience on a .localhost name', { ...OAUTH, audience: 'http://notes.production.localhost:47321/mcp' }, true],
+    ['an http issuer on a name that ends in localhost', { ...OAUTH, issuer: 'http://evil-localhost.example.com/' }, false],
+    ['an issuer from the environment', { ...OAUTH, issuer: 'http://${AUTH_HOST}/' }, true],
+    ['a jwks_uri without scheme', { ...OAUTH, jwks_uri: 'a.example.com/jwks' }, false],
+    ['a scope with a space', { ...OAUTH, scopes: ['a b'] }, false],
+    ['none', { type: 'none' }, true],
+  ])('judges auth %s as the loader does', (_, auth, valid) => {
+    const input = { name: 'a', template: 'basic', auth };
+    expect(validate(input)).toBe(valid);
+    expect(ServerDefinition.safeParse(input).success).toBe(valid);
   });
 
   it.each([

@@ -18,6 +18,10 @@ const inputs: unknown[] = [
     deploy: {},
     tests: { cases: [{ name: 'c', message: 'm' }] },
   },
+  { name: 'x', template: 'basic', tools: [{ ...tool, scopes: ['a:write'] }], auth: { type: 'oauth', issuer: 'https://a.example.com/', scopes: [] } },
+  { name: 'x', template: 'basic', tools: [tool], auth: { type: 'oauth', issuer: 'http://a.example.com/', scopes: ['a b'] } },
+  { name: 'x', template: 'basic', tools: [tool], auth: { type: 'bearer', token: '${A}', tokens: ['${B}'] } },
+  { name: 'x', template: 'basic', tools: [tool], auth: { type: 'none' } },
   ['a'],
   'name: x',
 ];

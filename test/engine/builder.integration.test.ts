@@ -195,7 +195,7 @@ describe('builds with the real runtime', () => {
     };
     const record = await builder.build(definition);
     expect(record.server.status).toBe('ready');
-    expect(record.definition.auth?.token).toBe('${MCP_TOKEN}');
+    expect(record.definition.auth).toEqual({ type: 'bearer', token: '${MCP_TOKEN}' });
   });
 
   it('fails with build_failed and details when the server cannot start', async () => {

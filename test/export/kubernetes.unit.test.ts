@@ -252,6 +252,61 @@ describe('kubernetesManifests', () => {
     expect(none.notices.join('\n')).toContain('no domain: no Ingress');
   });
 
+  describe('auth', () => {
+    const containerEnv = (result: ReturnType<typeof manifests>) => byKind(result.objects, 'Deployment')!.spec!.template.spec!.containers[0]!.env!;
+    const refusal = (fn: () => unknown): UserError => {
+      try {
+        fn();
+      } catch (error) {
+        expect(error).toBeInstanceOf(UserError);
+        return error as UserError;
+      }
+      throw new Error('expected a UserError');
+    };
+
+    it('an Ingress for a server without auth is refused (exit 2), saying how to add it', () => {
+      const error = refusal(() => manifests({ environment: 'production', domain: 'mcp.example.com', auth: 'missing' }));
+      expect(error.exitCode).toBe(2);
+      expect(error.code).toBe('validation_failed');
+      expect(error.message).toBe('weather has no auth, and its Ingress would let anyone who reaches mcp.example.com call it');
+      expect(error.problems).toEqual([{ path: 'auth', message: 'a server reachable at a domain must say who may call it' }]);
+      expect(error.hint).toContain('auth: { type: oauth, issuer, scopes }');
+      expect(error.hint).toContain('docs/auth.md');
+      expect(error.hint).toContain('auth: { type: none } to expose it on purpose');
+      // without a domain nothing is exposed: no refusal, and nothing public to say
+      const inside = manifests({ environment: 'production', auth: 'missing' });
+      expect(byKind(inside.objects, 'Ingress')).toBeUndefined();
+      expect(inside.notices.join('\n')).not.toContain('public');
+    });
+
+    it('auth: none exports the Ingress, and says it is public', () => {
+      const result = manifests({ environment: 'production', domain: 'MCP.example.com', auth: 'none' });
+      expect(byKind(result.objects, 'Ingress')).toBeDefined();
+      expect(result.notices).toContain('public: anyone who reaches mcp.example.com can call it (auth: none)');
+      expect(containerEnv(result).map((e) => e.name)).not.toContain('MCPCTL_AUTH_AUDIENCES');
+    });
+
+    it('oauth with a domain: the container accepts tokens for the MCP URL the Ingress serves', () => {
+      const result = manifests({ environment: 'production', domain: 'Notes.example.com', auth: 'oauth', envValues: { K: 'v' } });
+      for (const object of result.objects) validate(object);
+      expect(containerEnv(result)).toContainEqual({ name: 'MCPCTL_AUTH_AUDIENCES', value: 'https://notes.example.com/mcp' });
+      expect(result.notices.join('\n')).not.toContain('public');
+      // a URL, not a secret: never in the Secret
+      expect(Object.keys(byKind(result.objects, 'Secret')!.data!)).toEqual(['K']);
+      // no domain: the instance is reached inside the cluster only, at whatever URL the request names
+      expect(containerEnv(manifests({ environment: 'production', auth: 'oauth' })).map((e) => e.name)).not.toContain('MCPCTL_AUTH_AUDIENCES');
+    });
+
+    it('bearer exports as it is; left out (the engine runner, which checks exposure itself), nothing is checked or added', () => {
+      const bearer = manifests({ environment: 'production', domain: 'mcp.example.com', auth: 'bearer' });
+      expect(byKind(bearer.objects, 'Ingress')).toBeDefined();
+      expect(containerEnv(bearer).map((e) => e.name)).toEqual(['NODE_ENV']);
+      const unchecked = manifests({ environment: 'production', domain: 'mcp.example.com' });
+      expect(byKind(unchecked.objects, 'Ingress')).toBeDefined();
+      expect(unchecked.notices.join('\n')).not.toContain('public');
+    });
+  });
+
   it('secret: only the values passed, every variable referenced by the pod, none made up', () => {
     const result = manifests({ environment: 'production', envValues: { B_TOKEN: 'b', A_URL: 'https://x' }, envWithoutValue: ['C_KEY', 'B_TOKEN'] });
     const secret = byKind(result.objects, 'Secret')!;

@@ -12,8 +12,11 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { formatProblem } from '../render/format.js';
+import { metadataUrlOf } from '../../runtime/auth.js';
 import { UserError } from '../../shared/errors.js';
 import type { CommandContext } from '../context.js';
+import type { AuthConfig } from '../../definition/schema.js';
+import type * as InterpolateModule from '../../definition/interpolate.js';
 import type { LogEntry, RuntimeLogger } from '../../runtime/logger.js';
 import type { Runtime } from '../../runtime/server.js';
 import { displayPath } from '../../shared/paths.js';
@@ -34,9 +37,28 @@ interface Build {
   files: string[];
   /** variables the served definition needs (no default): whoever starts it must set them */
   needsEnv: string[];
-  /** where the bearer token comes from, when clients must send one */
-  auth?: { from: string };
+  /** what clients must send; absent when anyone may call (no auth, or `type: none`) */
+  auth?: DevAuth;
 }
+
+type Interpolate = Pick<typeof InterpolateModule, 'listEnvRefs' | 'resolveEnvRefs'>;
+
+/** Who may call the served definition, as far as a person connecting a client needs to know. */
+type DevAuth =
+  | {
+      type: 'bearer';
+      /** the variables (or fields) the tokens come from */
+      from: string[];
+    }
+  | {
+      type: 'oauth';
+      issuer: string;
+      scopes: string[];
+      /** the scopes a tool needs besides `scopes` */
+      toolScopes: Array<[string, string[]]>;
+      audience?: string;
+      userClaim: string;
+    };
 
 const DEBOUNCE_MS = 150;
 const MAX_WATCHED_FOLDERS = 256;
@@ -50,7 +72,7 @@ export async function devCommand(ctx: CommandContext, file: string, options: Dev
   const bundlesRoot = await mkdtemp(join(tmpdir(), 'mcpctl-dev-'));
   const logger = createDevLogger(ctx, stdio);
 
-  const [{ loadDefinition }, { toBuildRequest }, { readBundle, writeBundle, BundleError }, { createRuntime, RuntimeStartError }, { listEnvRefs }] =
+  const [{ loadDefinition }, { toBuildRequest }, { readBundle, writeBundle, BundleError }, { createRuntime, RuntimeStartError }, interpolate] =
     await Promise.all([
       import('../../definition/load.js'),
       import('../../api/build-request.js'),
@@ -88,15 +110,14 @@ export async function devCommand(ctx: CommandContext, file: string, options: Dev
       });
       const files = [definitionFile, ...Object.keys(request.files ?? {}).map((path) => join(loaded.dir, ...path.split('/')))];
       const { deploy: _deploy, tests: _tests, ...served } = loaded.definition;
-      const { auth } = loaded.definition;
-      const tokenVars = auth === undefined ? [] : listEnvRefs(auth.token);
+      const auth = describeAuth(loaded.definition.auth, loaded.definition.tools ?? [], interpolate, ctx.io.env);
       return {
         runtime,
         digest: written.digest,
         bundleDir: written.dir,
         files,
-        needsEnv: listEnvRefs(served, { withoutDefault: true }),
-        ...(auth === undefined ? {} : { auth: { from: tokenVars.length === 0 ? 'auth.token' : tokenVars.join(', ') } }),
+        needsEnv: interpolate.listEnvRefs(served, { withoutDefault: true }),
+        ...(auth === undefined ? {} : { auth }),
       };
     } catch (error) {
       await rm(written.dir, { recursive: true, force: true });
@@ -129,7 +150,11 @@ export async function devCommand(ctx: CommandContext, file: string, options: Dev
         onerror: (error) => ctx.out.warn(`stdio: ${error.message}`),
       });
       stops.push(() => handle.close());
-      ctx.out.notice(`${current.runtime.name} ${current.runtime.version} is serving over stdio (${describeCounts(current.runtime)}); watching ${shown}`);
+      // the client started this process: no token to check; the caller is --user-id or the request's own
+      const unchecked = current.auth === undefined ? '' : `; ${current.auth.type} auth applies over HTTP only, not to stdio`;
+      ctx.out.notice(
+        `${current.runtime.name} ${current.runtime.version} is serving over stdio (${describeCounts(current.runtime)})${unchecked}; watching ${shown}`,
+      );
     } else {
       const server = createServer((req, res) => current.runtime.handler(req, res));
       await listen(server, options.port ?? 0, host);
@@ -142,7 +167,7 @@ export async function devCommand(ctx: CommandContext, file: string, options: Dev
       );
       const { port } = server.address() as AddressInfo;
       const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-      renderReady(ctx, current, { url, definitionFile, shown });
+      renderReady(ctx, current, { url, definitionFile, shown, userId: options.userId });
     }
 
     // after a failed reload, the last word on screen is an error: say when it no longer holds
@@ -179,6 +204,35 @@ export async function devCommand(ctx: CommandContext, file: string, options: Dev
     await current.runtime.close();
     await rm(bundlesRoot, { recursive: true, force: true });
   }
+}
+
+/**
+ * What a client of the definition must send. The runtime checks it (the same check as a deployed
+ * instance's); this only says it. The URLs are resolved as the runtime resolved them: it started.
+ */
+function describeAuth(
+  auth: AuthConfig | undefined,
+  tools: ReadonlyArray<{ name: string; scopes?: string[] | undefined }>,
+  interpolate: Interpolate,
+  env: CommandContext['io']['env'],
+): DevAuth | undefined {
+  if (auth === undefined || auth.type === 'none') return undefined;
+  if (auth.type === 'bearer') {
+    const written = auth.tokens ?? (auth.token === undefined ? [] : [auth.token]);
+    const from = written.flatMap((token, i) => {
+      const vars = interpolate.listEnvRefs(token);
+      return vars.length > 0 ? vars : [auth.tokens === undefined ? 'auth.token' : `auth.tokens[${i}]`];
+    });
+    return { type: 'bearer', from: [...new Set(from)] };
+  }
+  return {
+    type: 'oauth',
+    issuer: interpolate.resolveEnvRefs(auth.issuer, env, 'auth.issuer'),
+    scopes: auth.scopes,
+    toolScopes: tools.filter((t) => t.scopes !== undefined && t.scopes.length > 0).map((t) => [t.name, t.scopes!]),
+    ...(auth.audience === undefined ? {} : { audience: interpolate.resolveEnvRefs(auth.audience, env, 'auth.audience') }),
+    userClaim: auth.user_claim ?? 'sub',
+  };
 }
 
 /** Lets a replaced runtime finish its requests, then removes its bundle. */
@@ -260,9 +314,10 @@ function listen(server: HttpServer, port: number, host: string): Promise<void> {
   });
 }
 
-function renderReady(ctx: CommandContext, build: Build, where: { url: string; definitionFile: string; shown: string }): void {
-  const { runtime } = build;
+function renderReady(ctx: CommandContext, build: Build, where: { url: string; definitionFile: string; shown: string; userId: string | undefined }): void {
+  const { runtime, auth } = build;
   const mcpUrl = `${where.url}/mcp`;
+  const metadataUrl = auth?.type === 'oauth' ? metadataUrlOf(mcpUrl) : undefined;
   const launched = { mcpServers: { [runtime.name]: { command: 'npx', args: ['mcpctl', 'dev', '--stdio', where.definitionFile] } } };
   const byUrl = { mcpServers: { [runtime.name]: { type: 'http', url: mcpUrl } } };
   ctx.out.result(
@@ -275,14 +330,15 @@ function renderReady(ctx: CommandContext, build: Build, where: { url: string; de
       ...runtime.counts,
       client_config: { stdio: launched, http: byUrl },
       needs_env: build.needsEnv,
-      auth: build.auth === undefined ? null : 'bearer',
+      auth: auth?.type ?? null,
+      ...(metadataUrl === undefined ? {} : { resource_metadata: metadataUrl }),
     },
     (p) => {
       p.success(`${runtime.name} ${runtime.version} is serving ${describeCounts(runtime)}`);
-      p.fields([
-        ['MCP URL', p.style.bold(mcpUrl)],
-        ['health', `${where.url}/health`],
-      ]);
+      p.fields([['MCP URL', p.style.bold(mcpUrl)], ['health', `${where.url}/health`], ...authFields(auth, metadataUrl)]);
+      if (auth?.type === 'oauth' && auth.audience !== undefined && auth.audience.replace(/\/+$/, '') !== mcpUrl) {
+        p.warn(`auth.audience is ${auth.audience}: tokens must be for it, and the 401s of ${mcpUrl} point clients at ${metadataUrlOf(auth.audience)}`);
+      }
       p.line();
       p.line('A client that starts servers itself (a desktop app) can run it with this configuration:');
       p.line(JSON.stringify(launched, null, 2));
@@ -291,8 +347,19 @@ function renderReady(ctx: CommandContext, build: Build, where: { url: string; de
       p.line();
       // the configurations above carry no secrets: say what a client has to add
       if (build.needsEnv.length > 0) p.next(`a client that starts it must set ${build.needsEnv.join(', ')} in its "env"`);
-      if (build.auth !== undefined) {
-        p.next(`clients must send the bearer token (${build.auth.from}): add "headers": { "Authorization": "Bearer <token>" } to the URL configuration`);
+      if (auth?.type === 'bearer') {
+        const which = auth.from.length === 1 ? `the bearer token (${auth.from[0]})` : `one of the bearer tokens (${auth.from.join(', ')})`;
+        p.next(`clients must send ${which}: add "headers": { "Authorization": "Bearer <token>" } to the URL configuration`);
+      }
+      if (auth?.type === 'oauth') {
+        p.next(
+          'clients must send an access token from the issuer: those that support MCP authorization (Claude, the MCP Inspector) ' +
+            'discover the authorization server from the 401 the MCP URL answers without one, and sign in there',
+        );
+      }
+      if (auth !== undefined && where.userId !== undefined) {
+        const whose = auth.type === 'oauth' ? `the token's ${auth.userClaim}` : 'unset (a bearer token names no user)';
+        p.next(`over HTTP, user.id is ${whose}; --user-id ${where.userId} applies to --stdio only`);
       }
       p.next(
         `watching ${where.shown} and ${build.files.length - 1} referenced ${build.files.length === 2 ? 'file' : 'files'}; requests are logged below; Ctrl-C stops`,
@@ -300,6 +367,19 @@ function renderReady(ctx: CommandContext, build: Build, where: { url: string; de
     },
     { always: true },
   );
+}
+
+/** The rows that say who may call. */
+function authFields(auth: DevAuth | undefined, metadataUrl: string | undefined): Array<[string, string | undefined]> {
+  if (auth === undefined) return [];
+  if (auth.type === 'bearer') return [['auth', `bearer token from ${auth.from.join(', ')}`]];
+  const toolScopes = auth.toolScopes.map(([tool, scopes]) => `${tool} also needs ${scopes.join(' ')}`);
+  return [
+    ['auth', 'oauth'],
+    ['issuer', auth.issuer],
+    ['scopes', [auth.scopes.length === 0 ? 'none required' : auth.scopes.join(' '), ...toolScopes].join('; ')],
+    ['metadata', metadataUrl],
+  ];
 }
 
 /** Request log lines: readable on a terminal, JSON on stderr with --json, stderr only with --stdio. */

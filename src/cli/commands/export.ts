@@ -9,6 +9,10 @@
  * The Secret holds only values the user passed: `--env-var` (from this environment), `--env-file`,
  * and `deploy.env_vars` whose `${VAR}` references this environment resolves. A variable without one
  * is referenced by the pods and named in the output with how to supply it; no value is ever made up.
+ *
+ * An Ingress (a domain) makes the server reachable from anywhere, so it needs the definition to say
+ * who may call it (`auth`, docs/auth.md). The service's answer about a build does not hold that: an
+ * export from an mcp_id with a domain is refused, and the file is the way.
  */
 import { resolve, relative, isAbsolute } from 'node:path';
 import { MCP_ID_PATTERN, type DeployConfig, type Environment } from '../../api/operations.js';
@@ -16,6 +20,7 @@ import { withApi } from '../api-errors.js';
 import type { CommandContext } from '../context.js';
 import { EXIT, UserError, type Problem } from '../../shared/errors.js';
 import { loadDefinitionFile, type DefinitionFile } from '../steps/definition-file.js';
+import type { KubernetesExportOptions } from '../../export/kubernetes.js';
 import { applyDeployFlags, configFromDefinition, locateDeployField, type DeployFlags } from '../steps/deploy-config.js';
 
 export interface ExportKubernetesOptions extends Pick<DeployFlags, 'domain' | 'minInstances' | 'maxInstances' | 'envVar' | 'envFile'> {
@@ -34,10 +39,14 @@ interface ExportSource {
   config: DeployConfig;
   /** variables with no value: needed by the server, or listed in deploy.env_vars with an unset reference */
   withoutValue: string[];
+  /** who may call the server (the definition's `auth.type`), `missing` when it has none; unknown for a build the service holds */
+  auth?: AuthKind;
   file?: DefinitionFile;
   /** how the source is named in the files' header */
   shown: string;
 }
+
+type AuthKind = NonNullable<KubernetesExportOptions['auth']>;
 
 export async function exportKubernetesCommand(ctx: CommandContext, target: string, options: ExportKubernetesOptions): Promise<void> {
   const { checkRegistry } = await import('../../runtime/image.js');
@@ -57,9 +66,17 @@ export async function exportKubernetesCommand(ctx: CommandContext, target: strin
     ...(options.registry === undefined ? {} : { registry: options.registry }),
     ...(options.issuer === undefined ? {} : { issuer: options.issuer }),
     ...(options.ingressClass === undefined ? {} : { ingressClass: options.ingressClass }),
+    ...(source.auth === undefined ? {} : { auth: source.auth }),
   };
   const problems = checkKubernetesOptions(source.server, exportOptions);
   if (problems.length > 0) throw settingsError(problems, source.file, options);
+  if (source.auth === undefined && exportOptions.domain !== undefined) {
+    // the service's answer about a build does not hold its definition's auth
+    throw new UserError(`the service does not say who may call ${target} (its auth), so an Ingress for ${exportOptions.domain} cannot be made safely`, {
+      code: 'validation_failed',
+      hint: `export from the definition file instead: mcpctl export kubernetes <file> --env ${options.env}`,
+    });
+  }
   const result = kubernetesManifests(source.server, exportOptions);
 
   const header = [`mcpctl export kubernetes ${source.shown} --env ${options.env}`, `image ${result.image.image}`];
@@ -153,6 +170,7 @@ async function fromFile(ctx: CommandContext, target: string, options: ExportKube
     server: { name: definition.name, ...(definition.version === undefined ? {} : { version: definition.version }), digest },
     config,
     withoutValue: [...withoutValue, ...required].filter((name) => config.env_vars?.[name] === undefined),
+    auth: definition.auth?.type ?? 'missing',
     file,
     shown: file.shown,
   };

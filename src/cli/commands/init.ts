@@ -47,7 +47,7 @@ interface TemplateInfo {
 const TEMPLATES: Record<TemplateName, TemplateInfo> = {
   basic: { description: 'tools with fixed or templated answers, a file resource, a prompt', defaultTool: 'greet', taken: ['echo'] },
   advanced: {
-    description: 'programs and HTTP APIs as tools, URI templates, per-user resources, auth, deploy defaults',
+    description: 'programs and HTTP APIs as tools, URI templates, per-user resources, OAuth, deploy defaults',
     defaultTool: 'text_stats',
     taken: ['current_weather', 'whoami'],
   },
@@ -118,7 +118,9 @@ export async function initCommand(ctx: CommandContext, dir: string | undefined, 
     for (const file of result.files) p.line(`  ${p.style.dim(displayPath(join(result.dir, file), ctx.io.cwd))}`);
     p.line();
     p.line('Next steps:');
-    if (result.template === 'advanced') p.next(`export MCP_AUTH_TOKEN=…   ${p.style.dim('the bearer token clients must send (auth.token)')}`);
+    if (result.template === 'advanced') {
+      p.next(`export OAUTH_ISSUER=https://…   ${p.style.dim('your authorization server, whose tokens clients send (auth.issuer; docs/auth.md)')}`);
+    }
     const file = shellQuote(definition);
     const steps: Array<[string, string]> = [
       [`mcpctl validate ${file}`, 'check the definition'],

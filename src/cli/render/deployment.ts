@@ -40,6 +40,21 @@ export function shownStableUrls(deployment: Deployment): string | undefined {
   return shown.length === 0 ? undefined : shown.join('  ');
 }
 
+/** Who may call a deployment, when the service says: `oauth · metadata <url>`, `bearer token`, `none (public)`. */
+export function describeAuth(deployment: Deployment): string | undefined {
+  const auth = deployment.auth;
+  switch (auth?.type) {
+    case undefined:
+      return undefined;
+    case 'oauth':
+      return auth.resource_metadata === undefined ? 'oauth' : `oauth · metadata ${auth.resource_metadata}`;
+    case 'bearer':
+      return 'bearer token';
+    case 'none':
+      return 'none (public)';
+  }
+}
+
 /** The fields of a deployment, aligned. */
 export function renderDeploymentFields(p: Printer, deployment: Deployment): void {
   const live = deployment.status === 'deployed' || deployment.status === 'deploying';
@@ -53,6 +68,7 @@ export function renderDeploymentFields(p: Printer, deployment: Deployment): void
     ['stable URL', shownStableUrls(deployment)],
     ['health', live ? deployment.health_check : undefined],
     ['domain', deployment.domain ?? undefined],
+    ['auth', describeAuth(deployment)],
     ['stage', deployment.status === 'deploying' ? deployment.stage : undefined],
     ['instances', formatInstances(deployment)],
     ['deploy time', formatSeconds(deployment.deploy_time)],

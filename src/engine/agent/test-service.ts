@@ -5,9 +5,9 @@
  */
 import { DEFAULT_AI_MODEL, type ModelStatus, type TestRequest, type TestResult } from '../../api/contract.js';
 import { computeGuidance } from '../../api/guidance.js';
-import { resolveEnvRefs } from '../../definition/interpolate.js';
 import { findModel, MODELS, type ModelInfo } from '../../shared/models.js';
 import { placeholderEnv } from '../builder.js';
+import { createLocalCredentials, type LocalCredentials } from '../local-credentials.js';
 import { ServiceError, type Logger, type ServerRecord, type StartRuntimeProcess, type TestService } from '../types.js';
 import { DEFAULT_AGENT_LIMITS, type Agent, type AgentLimits } from './agent-types.js';
 import type * as SessionModule from './session.js';
@@ -23,6 +23,8 @@ export interface TestServiceDeps {
   limits?: Partial<AgentLimits>;
   /** retries of a provider request that failed with 429, 5xx or no connection; default 2 */
   providerRetries?: number;
+  /** how a test calls a server with `auth` (the engine's own key); default: a key of the service's own */
+  localCredentials?: LocalCredentials;
   /** when to load the MCP client and the offline agent in the background; default 1.5 s after creation */
   preloadAfterMs?: number;
 }
@@ -31,6 +33,7 @@ export function createTestService(deps: TestServiceDeps): TestService {
   const clock = deps.clock ?? Date.now;
   const limits: AgentLimits = { ...DEFAULT_AGENT_LIMITS, ...deps.limits };
   const log = deps.logger;
+  const localCredentials = deps.localCredentials ?? createLocalCredentials(clock);
   /** the instances of finished runs, being stopped */
   const stopping = new Set<Promise<void>>();
   let closed = false;
@@ -47,8 +50,9 @@ export function createTestService(deps: TestServiceDeps): TestService {
     const started = clock();
     const signal = AbortSignal.timeout(limits.timeoutMs);
     const definition = server.definition;
-    const env = placeholderEnv(definition);
-    const token = definition.auth === undefined ? undefined : resolveEnvRefs(definition.auth.token, env, 'auth.token');
+    const userId = request.context?.user_id;
+    const access = await localCredentials.prepare(definition, placeholderEnv(definition), userId);
+    const env = access.env;
     const name = server.server.name;
 
     const at = performance.now();
@@ -72,8 +76,8 @@ export function createTestService(deps: TestServiceDeps): TestService {
       try {
         session = await openSession({
           mcpUrl: child.mcpUrl,
-          userId: request.context?.user_id,
-          token,
+          userId,
+          token: await access.token(child.mcpUrl),
           clientVersion: deps.version,
           callTimeoutMs: limits.callTimeoutMs,
           signal,

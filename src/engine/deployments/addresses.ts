@@ -7,7 +7,7 @@
  * `*.localhost` resolves to loopback on its machine only), and the path form `/d/<server>.<env>/mcp`
  * on the engine's own address, which works wherever the engine is reached.
  */
-import type { Environment } from '../../api/contract.js';
+import type { Deployment, Environment } from '../../api/contract.js';
 import type { HttpsEndpoint } from '../types.js';
 import { deploymentUrl } from './registry.js';
 
@@ -35,6 +35,28 @@ export function stableUrls(engine: EngineAddresses, server: string, environment:
   }
   urls.push(`${deploymentUrl(engine.baseUrl, name)}/mcp`);
   return urls;
+}
+
+/**
+ * The MCP URLs that name a deployment, for the `aud` of an OAuth access token: its own URL and
+ * its stable ones, each also with the other loopback names of the engine's address (a client may
+ * reach 127.0.0.1 as localhost). Its instances are given the same list, so a token the gateway
+ * lets through, the instance lets through too.
+ */
+export function deploymentAudiences(d: Pick<Deployment, 'url' | 'stable_urls'>): string[] {
+  const urls = [`${d.url}/mcp`, ...(d.stable_urls ?? [])];
+  const all = new Set<string>();
+  for (const url of urls) {
+    all.add(url);
+    const parsed = new URL(url);
+    const bare = parsed.hostname.replace(/^\[|\]$/g, '');
+    if (bare !== 'localhost' && bare !== '::1' && !/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare)) continue;
+    for (const alias of ['127.0.0.1', 'localhost', '[::1]']) {
+      parsed.hostname = alias;
+      all.add(parsed.href);
+    }
+  }
+  return [...all];
 }
 
 /**

@@ -25,6 +25,7 @@ import { newRequestId } from '../ids.js';
 import { checkDomain, DEFAULT_LIMITS, devIdleFromEnv, resolveScaling, type DeploymentLimits, type FieldProblem } from './limits.js';
 import { LiveDeployment } from './live-deployment.js';
 import { LogBook } from './log-book.js';
+import { checkExposure } from './exposure.js';
 import { newDeploymentRecord } from './new-record.js';
 import { followLogs, readLogs, readMetrics, storedView, type Observed } from './observe.js';
 import { History } from './history.js';
@@ -108,6 +109,7 @@ class Deployments implements LocalDeploymentService {
     if (!scaling.ok || problems.length > 0) {
       throw new ServiceError('validation_failed', `the deployment config is not valid: ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}`, problems);
     }
+    checkExposure(server, { domain, engineExposed: this.deps.exposed === true, runner: runnerKindFor(this.runner, environment) });
     this.starts.admit('instance starts');
     const name = server.server.name;
     if (domain !== undefined) {

@@ -1,9 +1,14 @@
 /**
  * The data plane: `/d/<name>/mcp` and `/d/<name>/health` on the engine's port, and `/mcp` and
  * `/health` for a request whose Host is a deployment's domain. It finds the deployment (its
- * Upstream) and answers health itself; MCP requests are passed on by proxy.ts.
+ * Upstream) and answers health itself; MCP requests are passed on by proxy.ts. A deployment whose
+ * definition has `auth` is checked here as its instances check it (src/runtime/auth.ts): a request
+ * without a valid credential is refused before any instance sees it, and the gateway serves the
+ * protected resource metadata of each of its URLs (`/.well-known/oauth-protected-resource/d/<name>/mcp`,
+ * and `/.well-known/oauth-protected-resource[/mcp]` on a domain).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { endpointOfMetadataPath, requestOrigin, type Admitted } from '../../runtime/auth.js';
 import { firstHeader, sendJson } from '../../shared/http.js';
 import { GATEWAY_PREFIX } from '../types.js';
 import { createInstanceConnections } from './instance-connections.js';
@@ -36,6 +41,8 @@ export function createGateway(routes: GatewayRoutes, options: GatewayOptions): G
 
   const handle = async (req: IncomingMessage, res: ServerResponse, given?: string): Promise<boolean> => {
     const { pathname, search } = splitTarget(req.url ?? '/');
+    const metadataOf = endpointOfMetadataPath(pathname);
+    if (metadataOf !== undefined) return serveMetadata(req, res, metadataOf, given);
     let target: { upstream: Upstream | undefined; name: string; rest: string };
     if (pathname.startsWith(`${GATEWAY_PREFIX}/`)) {
       const [name = '', ...rest] = pathname.slice(GATEWAY_PREFIX.length + 1).split('/');
@@ -55,7 +62,18 @@ export function createGateway(routes: GatewayRoutes, options: GatewayOptions): G
     const serving = upstream !== undefined && ((upstream.status !== 'stopped' && upstream.status !== 'failed') || draining);
     // A passed-on answer gets the id with the instance's headers, in one go; the gateway's own here.
     if (serving && rest === '/mcp') {
-      await proxyMcp(upstream, req, res, { search, connections, requestId, ...options });
+      const guard = upstream.guard;
+      let auth: { guard: NonNullable<typeof guard>; admitted: Admitted; resource: string } | undefined;
+      if (guard !== undefined) {
+        const resource = `${requestOrigin(req)}${pathname}`;
+        const decision = await guard.check({ authorization: req.headers.authorization, resource });
+        if (!decision.ok) {
+          sendRpcError(res, decision.status, decision.message, { ...decision.headers, 'X-Request-Id': requestId });
+          return true;
+        }
+        auth = { guard, admitted: decision, resource };
+      }
+      await proxyMcp(upstream, req, res, { search, connections, requestId, auth, ...options });
       return true;
     }
     res.setHeader('X-Request-Id', requestId);
@@ -80,6 +98,27 @@ export function createGateway(routes: GatewayRoutes, options: GatewayOptions): G
     }
     const report = upstream.healthReport();
     sendJson(res, report.healthy ? 200 : 503, report.body, { headOnly: req.method === 'HEAD' });
+    return true;
+  };
+  /** The RFC 9728 document of a deployment's MCP URL `endpoint` (`/d/<name>/mcp`, or `/mcp` and `` on a domain). */
+  const serveMetadata = (req: IncomingMessage, res: ServerResponse, endpoint: string, given: string | undefined): boolean => {
+    let upstream: Upstream | undefined;
+    let path = endpoint;
+    if (endpoint.startsWith(`${GATEWAY_PREFIX}/`)) {
+      const [name = '', ...rest] = endpoint.slice(GATEWAY_PREFIX.length + 1).split('/');
+      if (rest.join('/') === 'mcp') upstream = routes.byName(name);
+    } else if (endpoint === '' || endpoint === '/mcp') {
+      const host = (req.headers.host ?? '').replace(/:\d+$/, '').toLowerCase();
+      upstream = host === '' ? undefined : routes.byDomain(host);
+      // Not one of ours: the engine's own routes answer it.
+      if (upstream === undefined) return false;
+      path = '/mcp';
+    } else return false;
+    res.setHeader('X-Request-Id', given ?? firstHeader(req.headers['x-request-id']) ?? options.newRequestId());
+    const document = upstream?.guard?.metadata(`${requestOrigin(req)}${path}`);
+    if (document === undefined) {
+      sendJson(res, 404, { error: upstream === undefined ? 'no such deployment' : 'this server does not use OAuth: it has no protected resource metadata' });
+    } else sendJson(res, 200, document, { headOnly: req.method === 'HEAD' });
     return true;
   };
   // Open connections are cut: the instances are being stopped, and nothing waits for their answers.

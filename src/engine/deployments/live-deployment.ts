@@ -4,7 +4,9 @@
  * asks it for an instance per request.
  */
 import type { Deployment, DeploymentState, LogLine } from '../../api/contract.js';
+import { AUDIENCES_ENV } from '../../runtime/auth.js';
 import { redact, Secrets } from '../../runtime/logger.js';
+import { deploymentAudiences } from './addresses.js';
 import { isoTime } from '../../shared/iso-time.js';
 import { START_PRIORITY } from '../admission.js';
 import type { LiveContext } from './live-context.js';
@@ -230,13 +232,23 @@ export class LiveDeployment {
     };
   }
 
+  /**
+   * The environment of each instance: the deployment's env_vars, and for a server with OAuth the
+   * URLs it is reached at, which its tokens name as their audience.
+   */
+  instanceEnv(): Record<string, string> {
+    const env = { ...this.record.config.env_vars };
+    if (this.ctx.server.definition.auth?.type === 'oauth') env[AUDIENCES_ENV] = deploymentAudiences(this.record.deployment).join(' ');
+    return env;
+  }
+
   private createInstance(): ManagedInstance {
     const instance = new ManagedInstance(
       `i${this.nextInstance++}`,
       {
         owner: { engine: this.ctx.engine, deployment: this.id },
         bundleDir: this.ctx.server.bundleDir,
-        env: { ...this.record.config.env_vars },
+        env: this.instanceEnv(),
         logLevel: this.environment === 'development' ? 'debug' : 'info',
         ...resourcesOf(this.record.config.resources),
       },

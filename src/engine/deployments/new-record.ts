@@ -2,11 +2,16 @@
  * A new deployment as it is first written: `deploying`, with its URL (a staging deployment is
  * routed by a generated name, any other by its id) and what the local engine says it does not do.
  */
-import type { DeployRequest, Environment } from '../../api/contract.js';
+import type { Deployment, DeployRequest, Environment } from '../../api/contract.js';
 import { newDeploymentId, newStagingName } from '../ids.js';
 import type { DeploymentRecord, HttpsEndpoint, ServerRecord } from '../types.js';
 import { httpsNotices, stableUrls, type EngineAddresses } from './addresses.js';
+import { authView, publicNotice } from './exposure.js';
 import { deploymentUrl } from './registry.js';
+
+function withAuth(auth: Deployment['auth']): Pick<Deployment, 'auth'> {
+  return auth === undefined ? {} : { auth };
+}
 
 export interface NewDeployment {
   server: ServerRecord;
@@ -30,6 +35,7 @@ export function newDeploymentRecord(input: NewDeployment): DeploymentRecord {
   const id = newDeploymentId();
   const routeName = environment === 'staging' ? newStagingName() : id;
   const url = deploymentUrl(input.baseUrl, routeName);
+  const stable = stableUrls(input, server.server.name, environment, domain);
   return {
     deployment: {
       deployment_id: id,
@@ -43,8 +49,9 @@ export function newDeploymentRecord(input: NewDeployment): DeploymentRecord {
       desired_instances: input.desired,
       instances: [],
       domain: domain ?? null,
-      stable_urls: stableUrls(input, server.server.name, environment, domain),
-      notices: deploymentNotices({ environment, domain, config: input.config, runner: input.runner }, input),
+      stable_urls: stable,
+      notices: [...publicNotice(server), ...deploymentNotices({ environment, domain, config: input.config, runner: input.runner }, input)],
+      ...withAuth(authView(server, stable)),
       ...(input.runner === undefined ? {} : { runner: input.runner }),
       created_at: at,
       updated_at: at,

@@ -50,7 +50,7 @@ export function ownerOf(live: LiveDeployment): OrchestratedOwner {
     },
     spec: () => ({
       bundleDir: ctx.server.bundleDir,
-      env: { ...live.record.config.env_vars },
+      env: live.instanceEnv(),
       logLevel: live.environment === 'development' ? 'debug' : 'info',
       ...resourcesOf(live.record.config.resources),
       ...(live.domain === undefined ? {} : { domain: live.domain }),

@@ -9,6 +9,8 @@
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
+import type { Admitted, Guard } from '../../runtime/auth.js';
+import { USER_ID_HEADER, USER_ID_META_KEY } from '../../runtime/constants.js';
 import { firstHeader, readBody, sendJson } from '../../shared/http.js';
 import { BROKEN_CONNECTION, NOT_SENDABLE, originOf, reusedConnection, type InstanceConnections } from './instance-connections.js';
 import type { DeploymentLimits } from './limits.js';
@@ -23,6 +25,8 @@ export interface ProxyOptions {
   connections: InstanceConnections;
   limits: DeploymentLimits;
   clock: () => number;
+  /** the deployment checks credentials: the gateway admitted this request (gateway.ts) */
+  auth?: { guard: Guard; admitted: Admitted; resource: string } | undefined;
 }
 
 /** How much of a response is kept to look for a tool error. */
@@ -60,8 +64,21 @@ export async function proxyMcp(upstream: Upstream, req: IncomingMessage, res: Se
     res.statusCode = 499;
     return;
   }
-  const text = body.toString('utf8');
+  let text = body.toString('utf8');
   const info = inspectRequest(text);
+  let sent = body;
+  if (options.auth !== undefined) {
+    const refused = info.tool === undefined ? undefined : options.auth.guard.checkTool(options.auth.admitted, info.tool, options.auth.resource);
+    if (refused !== undefined) {
+      refuse(res, requestId, refused.status, refused.message, info.id, refused.headers);
+      return;
+    }
+    // An identity the client names is not passed on: the instance takes it from the token alone.
+    if (text.includes(USER_ID_META_KEY)) {
+      text = withoutMetaIdentity(text);
+      sent = Buffer.from(text, 'utf8');
+    }
+  }
   if (traced) {
     // A body with nothing to hide or cut (most are) is shown without copying its arguments first.
     const args = info.arguments === undefined ? '' : ` ${JSON.stringify(loggableAsIs(text) ? info.arguments : redactForLog(info.arguments))}`;
@@ -104,7 +121,7 @@ export async function proxyMcp(upstream: Upstream, req: IncomingMessage, res: Se
       return;
     }
     tried.add(attempt.instance);
-    const outcome = await forward(attempt, { upstream, req, res, body, requestId, info, record, options });
+    const outcome = await forward(attempt, { upstream, req, res, body: sent, requestId, info, record, options });
     if (outcome === 'done') return;
     if (outcome === 'lost' && (await attempt.answers())) {
       // It lives, so the session may too, and the request may have reached it: not repeated.
@@ -247,13 +264,31 @@ function forward(attempt: Attempt, args: ForwardArgs): Promise<'retry' | 'lost' 
         origin: originOf(attempt.host, attempt.port),
         method: req.method ?? 'GET',
         path: `/mcp${options.search}`,
-        headers: upstreamHeaders(req, attempt.port, requestId),
+        headers: upstreamHeaders(req, attempt.port, requestId, options.auth !== undefined),
         body: body.length > 0 || req.method === 'POST' ? body : null,
       },
       handler,
       attempt.socketPath,
     );
   });
+}
+
+/**
+ * The body without the identity of `_meta["mcpctl/user_id"]` in its params (of each message of a
+ * batch); a body that is not JSON goes on as it is, for the instance to refuse.
+ */
+export function withoutMetaIdentity(text: string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return text;
+  }
+  for (const message of Array.isArray(parsed) ? parsed : [parsed]) {
+    const meta = (message as { params?: { _meta?: { [key: string]: unknown } } } | null)?.params?._meta;
+    if (meta !== null && typeof meta === 'object') delete meta[USER_ID_META_KEY];
+  }
+  return JSON.stringify(parsed);
 }
 
 /** The reason an upstream request is aborted with when its client left (never shown to anyone). */
@@ -277,13 +312,13 @@ const NOT_PASSED_ON = new Set([...HOP_BY_HOP, 'host', 'content-length', 'x-forwa
  * The headers sent to the instance, as a flat [name, value, …] list made from the client's raw
  * headers, in their order and as often as they were sent. undici writes the Content-Length of the body.
  */
-function upstreamHeaders(req: IncomingMessage, port: number, requestId: string): string[] {
+function upstreamHeaders(req: IncomingMessage, port: number, requestId: string, withoutIdentity: boolean): string[] {
   const raw = req.rawHeaders;
   // The runtime checks Host against its own address (DNS-rebinding protection).
   const headers = ['host', `127.0.0.1:${port}`];
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i]!.toLowerCase();
-    if (NOT_PASSED_ON.has(name)) continue;
+    if (NOT_PASSED_ON.has(name) || (withoutIdentity && name === USER_ID_HEADER)) continue;
     headers.push(name, raw[i + 1]!);
   }
   headers.push(

@@ -3,6 +3,7 @@
  * deploying is failed), stop the instances an engine that did not stop cleanly left running, and
  * bring back every deployment that was deployed, at the same URL.
  */
+import { authView, publicNotice } from './exposure.js';
 import { runnerKindFor, type Runner } from '../runners/runner.js';
 import type { DeploymentRecord, HttpsEndpoint, Logger, ServerRecord, Store } from '../types.js';
 import { stableUrls } from './addresses.js';
@@ -106,12 +107,15 @@ export async function restoreOne(ctx: RestoreContext, record: DeploymentRecord):
   const domain = d.domain ?? undefined;
   const runner = runnerKindFor(ctx.runner, environment);
   const stable = stableUrls(ctx, server.server.name, environment, domain);
-  const notices = deploymentNotices({ environment, domain, config: record.config, runner }, ctx);
-  const changed = JSON.stringify([stable, notices]) !== JSON.stringify([d.stable_urls, d.notices]);
+  const notices = [...publicNotice(server), ...deploymentNotices({ environment, domain, config: record.config, runner }, ctx)];
+  const auth = authView(server, stable);
+  const changed = JSON.stringify([stable, notices, auth]) !== JSON.stringify([d.stable_urls, d.notices, d.auth]);
   if (changed || moved !== undefined || d.desired_instances !== min || record.routeName === undefined || d.runner !== runner) {
     // What the API will show is written first.
     d.stable_urls = stable;
     d.notices = notices;
+    if (auth === undefined) delete d.auth;
+    else d.auth = auth;
     d.runner = runner;
     d.url = url;
     d.health_check = `${url}/health`;

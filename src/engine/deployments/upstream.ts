@@ -5,6 +5,9 @@
  * and which sessions live on which instance.
  */
 import type { DeploymentState, LogLine } from '../../api/contract.js';
+import { resolveEnvRefs } from '../../definition/interpolate.js';
+import { createGuard, resolveAuth, type Guard } from '../../runtime/auth.js';
+import { deploymentAudiences } from './addresses.js';
 import type { LiveDeployment } from './live-deployment.js';
 import type { McpRequestInfo } from './mcp-messages.js';
 import type { RequestSample } from './samples.js';
@@ -92,6 +95,8 @@ export interface Upstream {
   readonly status: DeploymentState;
   /** development: the gateway logs every request and its answer */
   readonly traced: boolean;
+  /** who may call it (its definition's `auth`); undefined when anyone may */
+  readonly guard: Guard | undefined;
   healthReport(): HealthReport;
   /**
    * The instance for a try of a request. With `session` (the request's Mcp-Session-Id) that the
@@ -110,8 +115,30 @@ export interface Upstream {
 export class DeploymentUpstream implements Upstream {
   readonly sessions = new Sessions();
   private rotation = 0;
+  private guarded: { guard: Guard | undefined } | undefined;
 
   constructor(private readonly live: LiveDeployment) {}
+
+  /**
+   * The same check its instances make, built once: the definition's `auth` with the deployment's
+   * own values, and its URLs as the audiences a token may name. A value that does not resolve
+   * lets nobody in (its instances cannot start either).
+   */
+  get guard(): Guard | undefined {
+    if (this.guarded !== undefined) return this.guarded.guard;
+    const live = this.live;
+    const { definition } = live.ctx.server;
+    const env = live.record.config.env_vars ?? {};
+    let guard: Guard | undefined;
+    try {
+      const auth = resolveAuth(definition.auth, definition.tools ?? [], (value, path) => resolveEnvRefs(value, env, path));
+      guard = auth === undefined ? undefined : createGuard(auth, { audiences: deploymentAudiences(live.record.deployment), resourceName: live.serverName });
+    } catch {
+      guard = createGuard({ type: 'bearer', tokens: [] });
+    }
+    this.guarded = { guard };
+    return guard;
+  }
 
   get id(): string {
     return this.live.id;

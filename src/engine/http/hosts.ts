@@ -42,6 +42,12 @@ function isLoopbackName(name: string): boolean {
   return LOOPBACK_NAMES.includes(name) || name.endsWith('.localhost') || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(name);
 }
 
+/** Whether an address the engine binds (`127.0.0.1`, `::1`, `localhost`) is reached from this machine only. */
+export function isLoopbackAddress(bindHost: string): boolean {
+  const bare = bindHost.replace(/^\[|\]$/g, '').toLowerCase();
+  return bare === 'localhost' || bare === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare);
+}
+
 export function createHostPolicy(options: HostPolicyOptions): HostPolicy {
   const extra = (options.extra ?? []).map((name) => name.trim()).filter((name) => name !== '');
   // Bound to every address and told no names: the names it is reached by cannot be known.

@@ -14,6 +14,7 @@ import { createGateway, type Gateway } from '../../../src/engine/deployments/gat
 import { DEFAULT_LIMITS } from '../../../src/engine/deployments/limits.js';
 import type { Attempt, CallOutcome, Upstream } from '../../../src/engine/deployments/upstream.js';
 import { newRequestId } from '../../../src/engine/ids.js';
+import { createGuard, type Guard } from '../../../src/runtime/auth.js';
 import { closeServer, listen, staleSocket } from '../../support/http.js';
 import { waitFor } from '../../support/wait.js';
 
@@ -32,12 +33,13 @@ interface FakeInstance {
 }
 
 /** A deployment of `instances`, picked in order (never one already tried). */
-function deploymentOf(instances: FakeInstance[], options: { repeatable: boolean }): Upstream & { outcomes: CallOutcome[] } {
+function deploymentOf(instances: FakeInstance[], options: { repeatable: boolean; guard?: Guard }): Upstream & { outcomes: CallOutcome[] } {
   const outcomes: CallOutcome[] = [];
   return {
     id: 'deploy_test',
     status: 'deployed',
     traced: false,
+    guard: options.guard,
     outcomes,
     healthReport: () => ({ healthy: true, body: {} }),
     pick(_request, tried): Attempt | undefined {
@@ -418,5 +420,64 @@ describe('the request id', () => {
     const nowhere = await gatewayFor(deploymentOf([dead], { repeatable: false }), { requestId: given });
     expect(await ask(nowhere, small)).toEqual({ status: 503, id: given });
     expect(sent).toHaveLength(1);
+  });
+});
+
+describe('the gateway checks credentials before any instance sees a request', () => {
+  /** An instance that answers everything and keeps what it was sent: only the gateway can refuse. */
+  async function trusting(): Promise<FakeInstance & { seen: Array<{ headers: IncomingMessage['headers']; body: string }> }> {
+    const seen: Array<{ headers: IncomingMessage['headers']; body: string }> = [];
+    const fake = await instance('trusting', (req, res) => {
+      let body = '';
+      req.setEncoding('utf8');
+      req.on('data', (chunk: string) => (body += chunk));
+      req.on('end', () => {
+        seen.push({ headers: req.headers, body });
+        res.writeHead(200, { 'content-type': 'application/json' }).end(ANSWER);
+      });
+    });
+    return Object.assign(fake, { seen });
+  }
+
+  it('refuses a missing or wrong bearer token 401 without passing it on, and accepts each rotated token', async () => {
+    const fake = await trusting();
+    const guard = createGuard({ type: 'bearer', tokens: ['token-new-0123', 'token-old-4567'] });
+    const url = await gatewayFor(deploymentOf([fake], { repeatable: false, guard }));
+    expect((await post(url)).status).toBe(401);
+    expect((await post(url, { authorization: 'Bearer token-wrong-89' })).status).toBe(401);
+    expect(fake.seen).toHaveLength(0);
+    expect((await post(url, { authorization: 'Bearer token-new-0123' })).status).toBe(200);
+    expect((await post(url, { authorization: 'Bearer token-old-4567' })).status).toBe(200);
+    expect(fake.seen).toHaveLength(2);
+  });
+
+  it('strips an identity the client names (X-MCP-User-Id, _meta) from what it passes on', async () => {
+    const fake = await trusting();
+    const guard = createGuard({ type: 'bearer', tokens: ['token-new-0123'] });
+    const url = await gatewayFor(deploymentOf([fake], { repeatable: false, guard }));
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: { name: 'echo', arguments: {}, _meta: { 'mcpctl/user_id': 'admin', other: 1 } },
+    });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json', authorization: 'Bearer token-new-0123', 'x-mcp-user-id': 'admin' },
+      body,
+    });
+    expect(res.status).toBe(200);
+    await res.text();
+    expect(fake.seen).toHaveLength(1);
+    expect(fake.seen[0]!.headers['x-mcp-user-id']).toBeUndefined();
+    expect(JSON.parse(fake.seen[0]!.body)).toMatchObject({ params: { name: 'echo', _meta: { other: 1 } } });
+    expect(fake.seen[0]!.body).not.toContain('admin');
+  });
+
+  it('passes the identity header on for a server without auth (its instance decides, as before)', async () => {
+    const fake = await trusting();
+    const url = await gatewayFor(deploymentOf([fake], { repeatable: false }));
+    expect((await post(url, { 'x-mcp-user-id': 'alice' })).status).toBe(200);
+    expect(fake.seen[0]!.headers['x-mcp-user-id']).toBe('alice');
   });
 });
