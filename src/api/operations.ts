@@ -111,6 +111,10 @@ export const McpServer = z.looseObject({
     .array(z.string())
     .optional()
     .describe('variables the server needs when it starts (${VAR} without a default): a deployment must pass each in config.env_vars'),
+  auth: z
+    .enum(['bearer', 'oauth', 'none', 'missing'])
+    .optional()
+    .describe('who may call the server, as its definition says: bearer, oauth, none (public on purpose), or missing (no auth)'),
   bundle_digest: z
     .string()
     .min(1)

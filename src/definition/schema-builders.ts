@@ -326,10 +326,10 @@ function oauthAuth() {
       }).describe('the authorization server whose tokens are accepted, as its tokens name it in iss, such as https://tenant.eu.auth0.com/; may use ${VAR}'),
       audience: z
         .string()
-        .refine((value) => value.includes('${') || URL.canParse(value), 'must be an absolute URI such as https://notes.example.com/mcp or api://notes')
+        .min(1, 'must be the aud your tokens carry, such as https://notes.example.com/mcp, api://notes or an application id')
         .optional()
         .describe(
-          "the aud a token must carry, an absolute URI (Entra's api://… too); default: the URL the server is reached at (the deployment's own and stable URLs)",
+          "the aud a token must carry, as your authorization server sets it (a URL, Okta's api://default, Entra's application id); default: the URL the server is reached at (the deployment's own and stable URLs)",
         ),
       scopes: z
         .array(scopeToken, {

@@ -358,5 +358,5 @@ function round(value: number, digits: number): number {
 
 /** A built server as the API shows it: with the digest of its bundle, the tag of its image (docs/api.md). */
 function serverView(record: ServerRecord): McpServer {
-  return { ...record.server, bundle_digest: record.digest };
+  return { ...record.server, auth: record.definition.auth?.type ?? 'missing', bundle_digest: record.digest };
 }

@@ -203,6 +203,15 @@ function oauthGuard(auth: Extract<ResolvedAuth, { type: 'oauth' }>, options: Gua
   const allScopes = [...new Set([...required, ...[...auth.toolScopes.values()].flat()])];
   const issuers = issuerForms(auth.issuer);
   const extraAudiences = (options.audiences ?? []).map(withoutTrailingSlash);
+  /**
+   * The endpoint as clients know it: behind a proxy that ends TLS (an Ingress) a request arrives
+   * as http://, while its URL given by the engine is https:// with the same host and path.
+   */
+  const canonical = (resource: string): string => {
+    const at = resource.indexOf('://');
+    const rest = resource.slice(at);
+    return extraAudiences.find((audience) => audience.endsWith(rest) && audience.indexOf('://') === audience.length - rest.length) ?? resource;
+  };
   let remote: JWTVerifyGetKey | undefined;
   let local: JWTVerifyGetKey | undefined;
   let discovery: Promise<JWTVerifyGetKey> | undefined;
@@ -225,7 +234,7 @@ function oauthGuard(auth: Extract<ResolvedAuth, { type: 'oauth' }>, options: Gua
   };
 
   const challenge = (resource: string, extra: Record<string, string> = {}, scopes: readonly string[] = required): string => {
-    const params: Record<string, string> = { ...extra, resource_metadata: metadataUrlOf(resource) };
+    const params: Record<string, string> = { ...extra, resource_metadata: metadataUrlOf(canonical(resource)) };
     if (scopes.length > 0) params.scope = scopes.join(' ');
     return `Bearer ${Object.entries(params)
       .map(([key, value]) => `${key}="${value.replace(/["\\]/g, '')}"`)
@@ -272,7 +281,7 @@ function oauthGuard(auth: Extract<ResolvedAuth, { type: 'oauth' }>, options: Gua
           message: `Service Unavailable: the issuer's keys could not be fetched (${messageOf(error)}); retry shortly`,
         };
       }
-      const audience = auth.audience !== undefined ? [withoutTrailingSlash(auth.audience)] : [withoutTrailingSlash(resource), ...extraAudiences];
+      const audience = auth.audience !== undefined ? [withoutTrailingSlash(auth.audience)] : [withoutTrailingSlash(canonical(resource)), ...extraAudiences];
       let payload: JWTPayload;
       try {
         ({ payload } = await jose.jwtVerify(token, keys, {
@@ -299,8 +308,10 @@ function oauthGuard(auth: Extract<ResolvedAuth, { type: 'oauth' }>, options: Gua
       return missing.length === 0 ? undefined : insufficient(resource, [...new Set([...required, ...needed])], missing);
     },
     metadata(resource) {
+      // The resource is the URL the client reached (RFC 9728 §3.3: clients check it); `audience`
+      // only says which `aud` tokens must carry (Entra and Okta name an API, not a URL).
       return {
-        resource: auth.audience ?? resource,
+        resource: canonical(resource),
         authorization_servers: [auth.issuer],
         scopes_supported: allScopes,
         bearer_methods_supported: ['header'],

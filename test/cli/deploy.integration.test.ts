@@ -98,14 +98,16 @@ describe('mcpctl deploy', () => {
   });
 
   it('merges environments.<env> over the top level, then flags over the file', async () => {
+    // a domain exposes it: the definition says who may call it (auth: none, public on purpose)
+    await writeFile(join(sandbox.dir, 'weather.yaml'), `${WEATHER_YAML}auth: { type: none }\n`);
     await writeFile(join(sandbox.dir, 'extra.env'), '# extra\nexport MODE="fast lane"\nLEVEL=3 # comment\n');
     const result = await deploy(
       ['weather.yaml', '--env', 'production', '--max-instances', '6', '--domain', 'weather.example.com', '--env-file', 'extra.env', '--env-var', 'SHELL_ONLY'],
       { env: { SHELL_ONLY: 'from-shell' } },
     );
-    expect(result.code).toBe(0);
+    expect(result.code, result.stderr).toBe(0);
     expect(deployBody()).toEqual({
-      mcp_id: mcpId,
+      mcp_id: expect.stringMatching(/^mcp_/),
       environment: 'production',
       config: {
         domain: 'weather.example.com',

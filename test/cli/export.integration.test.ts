@@ -38,6 +38,7 @@ tools:
       headers:
         Authorization: Bearer \${FORECAST_KEY}
 include: [notes.txt]
+auth: { type: none }
 deploy:
   domain: forecast.example.com
   resources: { memory_mb: 384 }

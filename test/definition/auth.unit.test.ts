@@ -61,7 +61,7 @@ describe('auth schema', () => {
     ['an http issuer', { ...OAUTH, issuer: 'http://auth.example.com/' }, 'auth.issuer: http:// is accepted only for a loopback host'],
     ['an http jwks_uri', { ...OAUTH, jwks_uri: 'http://auth.example.com/jwks' }, 'auth.jwks_uri: http:// is accepted only for a loopback host'],
     ['an issuer that is no URL', { ...OAUTH, issuer: 'tenant.eu.auth0.com' }, 'auth.issuer: must be an absolute URL such as https://tenant.eu.auth0.com/'],
-    ['an audience that is no absolute URI', { ...OAUTH, audience: 'notes' }, 'auth.audience: must be an absolute URI'],
+    ['an empty audience', { ...OAUTH, audience: '' }, 'auth.audience: must be the aud your tokens carry'],
     ['an issuer with a query', { ...OAUTH, issuer: 'https://auth.example.com/?tenant=a' }, 'auth.issuer: an issuer has no query or fragment'],
     ['an issuer that is no string', { ...OAUTH, issuer: 42 }, 'auth.issuer: expected string, got number'],
     ['a scope with a space', { ...OAUTH, scopes: ['notes:read notes:write'] }, 'auth.scopes[0]: must be one scope'],

@@ -337,7 +337,7 @@ describe('the MCP check of a build', () => {
 });
 
 describe('placeholderEnv', () => {
-  it('gives every reference without a default a placeholder, and the auth token a random value', () => {
+  it('gives every reference without a default a placeholder, and leaves a bearer token to the engine’s local credentials', () => {
     const env = placeholderEnv({
       name: 'x',
       template: 'basic',
@@ -347,6 +347,8 @@ describe('placeholderEnv', () => {
     expect(env.NEEDED).toBe(PLACEHOLDER_VALUE);
     expect(env.DESC).toBeUndefined();
     expect(env.LITERAL).toBeUndefined();
-    expect(env.TOKEN).toMatch(/^[0-9a-f]{32}$/);
+    expect(env.TOKEN).toBeUndefined();
+    const oauth = placeholderEnv({ name: 'x', template: 'basic', auth: { type: 'oauth', issuer: '${ISSUER}', scopes: [] } });
+    expect(oauth.ISSUER).toBe(PLACEHOLDER_VALUE);
   });
 });

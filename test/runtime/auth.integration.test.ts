@@ -351,7 +351,7 @@ describe('identity comes from the token only', () => {
 });
 
 describe('audiences', () => {
-  it('with an explicit audience, accepts tokens for it only and names it in the metadata', async () => {
+  it('with an explicit audience, accepts tokens for it only; the metadata names the URL the client reached', async () => {
     await using instance = await serve(withAuth({ ...oauthOf(), audience: CONFIGURED_AUDIENCE }));
     const forUrl = await as.token({ clientId: 'alice', resource: instance.mcpUrl });
     const refused = await rpc(instance.mcpUrl, 'tools/list', {}, bearer(forUrl));
@@ -364,12 +364,16 @@ describe('audiences', () => {
     expect(toolText(accepted)).toBe('You are alice.');
 
     const document = (await (await fetch(instance.metadataUrl)).json()) as { resource: string };
-    expect(document.resource).toBe(CONFIGURED_AUDIENCE);
+    expect(document.resource).toBe(instance.mcpUrl);
   });
 
   it(`accepts a token for one of the URLs of ${AUDIENCES_ENV}`, async () => {
     const audiences = ['https://engine.example.com/d/notes/mcp', 'https://notes.example.com/mcp'];
     await using instance = await serve(definition, { [AUDIENCES_ENV]: audiences.join(' ') });
+    // an Entra application id is an audience too, and is no URL
+    await using entra = await serve(withAuth({ ...oauthOf(), audience: '00000000-1111-2222-3333-444444444444' }));
+    const guid = await as.forge.sign({ aud: '00000000-1111-2222-3333-444444444444', sub: 'alice', scope: 'notes:read' });
+    expect((await rpc(entra.mcpUrl, 'tools/list', {}, bearer(guid))).status).toBe(200);
     for (const audience of audiences) {
       const answer = await rpc(
         instance.mcpUrl,

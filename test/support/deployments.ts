@@ -137,7 +137,13 @@ export async function addFixtureServer(
     server: { mcp_id: mcpId, name, status: 'ready', url: `${baseUrl}/v1/servers/${mcpId}`, build_time: 0.01, created_at: new Date().toISOString() },
     bundleDir,
     digest: mcpId,
-    definition: { name, template: 'basic' },
+    // A fixture instance checks no credential: its definition says so (`auth: none`), so that a
+    // deployment with a domain is let through; `auth: null` in the settings leaves auth out.
+    definition: {
+      name,
+      template: 'basic',
+      ...(settings.auth === null ? {} : { auth: (settings.auth ?? { type: 'none' }) as NonNullable<ServerRecord['definition']['auth']> }),
+    },
   };
   await store.putServer(record);
   return record;

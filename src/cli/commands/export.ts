@@ -206,6 +206,7 @@ async function fromBuild(ctx: CommandContext, mcpId: string, options: ExportKube
     server: { name: server.name, ...(server.version === undefined ? {} : { version: server.version }), digest },
     config,
     withoutValue: (server.required_env ?? []).filter((name) => config.env_vars?.[name] === undefined),
+    ...(server.auth === undefined ? {} : { auth: server.auth }),
     shown: mcpId,
   };
 }

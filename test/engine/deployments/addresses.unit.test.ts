@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { httpsNotices, stableUrls, type EngineAddresses } from '../../../src/engine/deployments/addresses.js';
+import { deploymentAudiences, httpsNotices, stableUrls, type EngineAddresses } from '../../../src/engine/deployments/addresses.js';
 
 const plain: EngineAddresses = { baseUrl: 'http://127.0.0.1:7070' };
 /** an engine whose certificates cover mcp.example.com and *.production.localhost */
@@ -75,5 +75,25 @@ describe('HTTPS notices', () => {
     );
     // development and staging without a domain: nothing to say
     expect(httpsNotices(plain, 'staging', undefined)).toEqual([]);
+  });
+});
+
+describe('deploymentAudiences', () => {
+  it('names the deployment’s own and stable MCP URLs, each loopback one under every loopback name, and nothing of another server', () => {
+    const audiences = deploymentAudiences({
+      url: 'http://127.0.0.1:7070/d/deploy_abc',
+      stable_urls: ['http://notes.example.com:7070/mcp', 'http://127.0.0.1:7070/d/notes.production/mcp'],
+    });
+    expect(audiences).toEqual(
+      expect.arrayContaining([
+        'http://127.0.0.1:7070/d/deploy_abc/mcp',
+        'http://localhost:7070/d/deploy_abc/mcp',
+        'http://[::1]:7070/d/deploy_abc/mcp',
+        'http://notes.example.com:7070/mcp',
+        'http://localhost:7070/d/notes.production/mcp',
+      ]),
+    );
+    expect(audiences).not.toContain('http://localhost:7070/mcp');
+    expect(audiences.some((a) => a.includes('other'))).toBe(false);
   });
 });
