@@ -42,12 +42,21 @@ export interface LocalAccess {
   token(mcpUrl: string): Promise<string | undefined>;
 }
 
-export function createLocalCredentials(clock: () => number = Date.now): LocalCredentials {
+export interface LocalCredentialsOptions {
+  /** how long one key is used before a new one is made; default an hour */
+  keyLifetimeMs?: number;
+  /** how long a token lives; default 10 minutes */
+  tokenLifetimeSeconds?: number;
+}
+
+export function createLocalCredentials(clock: () => number = Date.now, options: LocalCredentialsOptions = {}): LocalCredentials {
+  const keyLifetimeMs = options.keyLifetimeMs ?? KEY_LIFETIME_MS;
+  const tokenLifetimeSeconds = options.tokenLifetimeSeconds ?? TOKEN_LIFETIME_SECONDS;
   let jose: Promise<Jose> | undefined;
   let key: Promise<SigningKey> | undefined;
   let keyMadeAt = 0;
   const signingKey = (): Promise<SigningKey> => {
-    if (key === undefined || clock() - keyMadeAt > KEY_LIFETIME_MS) {
+    if (key === undefined || clock() - keyMadeAt > keyLifetimeMs) {
       keyMadeAt = clock();
       key = (async () => {
         const { generateKeyPair, exportJWK } = await (jose ??= import('jose'));
@@ -92,7 +101,7 @@ export function createLocalCredentials(clock: () => number = Date.now): LocalCre
             .setAudience(mcpUrl)
             .setSubject(subject)
             .setIssuedAt()
-            .setExpirationTime(Math.floor(clock() / 1000) + TOKEN_LIFETIME_SECONDS)
+            .setExpirationTime(Math.floor(clock() / 1000) + tokenLifetimeSeconds)
             .sign(signing.privateKey);
         },
       };

@@ -50,7 +50,7 @@ describe('mcpctl dev with oauth', () => {
     expect(banner).toMatch(/scopes\s+notes:read; hello also needs notes:write\n/);
     expect(banner).toMatch(new RegExp(`metadata\\s+${metadataUrl}\\n`));
     expect(banner).toContain('(Claude, the MCP Inspector) discover the authorization server from the 401');
-    expect(banner).toContain("over HTTP, user.id is the token's sub; --user-id zoe applies to --stdio only");
+    expect(banner).toContain('send this development token of user zoe (this server accepts it for 12 h; no other does');
 
     const refused = await toolsCall(mcpUrl!);
     expect(refused.status).toBe(401);
@@ -88,7 +88,7 @@ describe('mcpctl dev with oauth', () => {
     expect(await dev.stop()).toBe(0);
   });
 
-  it('--json: auth is oauth, with the metadata URL', async () => {
+  it('--json: auth is oauth, with the metadata URL and a development token that this dev server alone accepts', async () => {
     await using temp = await makeTempDir();
     const file = await definitionWith(temp.path, OAUTH);
     await using dev = startDev([file, '--port', '0', '--json'], { env: { ISSUER: as.issuer } });
@@ -96,6 +96,19 @@ describe('mcpctl dev with oauth', () => {
     const result = JSON.parse(dev.stdout()) as Record<string, unknown>;
     expect(result.auth).toBe('oauth');
     expect(result.resource_metadata).toBe(`${new URL(result.mcp_url as string).origin}/.well-known/oauth-protected-resource/mcp`);
+    expect(result.dev_user).toBe('dev');
+    const token = result.dev_token as string;
+    expect((await toolsCall(result.mcp_url as string, { authorization: `Bearer ${token}` })).status).toBe(200);
+    await dev.waitFor(/"user_id":"dev"/, 'stderr');
+
+    // another dev server of the same file has a key of its own: the first one's token opens nothing there
+    await using other = startDev([file, '--port', '0', '--json'], { env: { ISSUER: as.issuer } });
+    await other.waitFor(/^\}$/m);
+    const second = JSON.parse(other.stdout()) as Record<string, unknown>;
+    const refused = await toolsCall(second.mcp_url as string, { authorization: `Bearer ${token}` });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    expect(await other.stop()).toBe(0);
     expect(await dev.stop()).toBe(0);
   });
 });

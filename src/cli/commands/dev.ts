@@ -17,6 +17,7 @@ import { UserError } from '../../shared/errors.js';
 import type { CommandContext } from '../context.js';
 import type { AuthConfig } from '../../definition/schema.js';
 import type * as InterpolateModule from '../../definition/interpolate.js';
+import type { LocalAccess, LocalCredentials } from '../../engine/local-credentials.js';
 import type { LogEntry, RuntimeLogger } from '../../runtime/logger.js';
 import type { Runtime } from '../../runtime/server.js';
 import { displayPath } from '../../shared/paths.js';
@@ -39,6 +40,8 @@ interface Build {
   needsEnv: string[];
   /** what clients must send; absent when anyone may call (no auth, or `type: none`) */
   auth?: DevAuth;
+  /** OAuth on loopback: the development token this server accepts besides the issuer's */
+  devAccess?: LocalAccess;
 }
 
 type Interpolate = Pick<typeof InterpolateModule, 'listEnvRefs' | 'resolveEnvRefs'>;
@@ -61,6 +64,9 @@ type DevAuth =
     };
 
 const DEBOUNCE_MS = 150;
+/** the user of a development token when --user-id names none, and how long the token lives */
+const DEV_USER = 'dev';
+const DEV_TOKEN_SECONDS = 12 * 3600;
 const MAX_WATCHED_FOLDERS = 256;
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 
@@ -71,6 +77,8 @@ export async function devCommand(ctx: CommandContext, file: string, options: Dev
   const shown = displayPath(definitionFile, ctx.io.cwd);
   const bundlesRoot = await mkdtemp(join(tmpdir(), 'mcpctl-dev-'));
   const logger = createDevLogger(ctx, stdio);
+  /** the key of this dev server's own development tokens (OAuth on loopback), made once */
+  let devKey: LocalCredentials | undefined;
 
   const [{ loadDefinition }, { toBuildRequest }, { readBundle, writeBundle, BundleError }, { createRuntime, RuntimeStartError }, interpolate] =
     await Promise.all([
@@ -96,10 +104,20 @@ export async function devCommand(ctx: CommandContext, file: string, options: Dev
     }
     if (previous !== undefined && written.digest === previous.digest) return 'unchanged';
     const bundle = await readBundle(written.dir);
+    // OAuth on loopback: this server also trusts a key of its own, whose token it prints, so it can
+    // be tried without an authorization server. No other server accepts that token.
+    let devAccess: LocalAccess | undefined;
+    if (loaded.definition.auth?.type === 'oauth' && !stdio && LOOPBACK.has(host)) {
+      devKey ??= (await import('../../engine/local-credentials.js')).createLocalCredentials(Date.now, {
+        keyLifetimeMs: Number.POSITIVE_INFINITY,
+        tokenLifetimeSeconds: DEV_TOKEN_SECONDS,
+      });
+      devAccess = await devKey.prepare(loaded.definition, {}, options.userId ?? DEV_USER);
+    }
     try {
       const runtime = await createRuntime(bundle.definition, {
         dir: bundle.filesDir,
-        env: ctx.io.env,
+        env: devAccess === undefined ? ctx.io.env : { ...ctx.io.env, ...devAccess.env },
         logger,
         // a reload replaces the runtime: open sessions (and the stdio connection) move to the new one and hear list_changed
         listChanged: true,
@@ -118,6 +136,7 @@ export async function devCommand(ctx: CommandContext, file: string, options: Dev
         files,
         needsEnv: interpolate.listEnvRefs(served, { withoutDefault: true }),
         ...(auth === undefined ? {} : { auth }),
+        ...(devAccess === undefined ? {} : { devAccess }),
       };
     } catch (error) {
       await rm(written.dir, { recursive: true, force: true });
@@ -167,7 +186,8 @@ export async function devCommand(ctx: CommandContext, file: string, options: Dev
       );
       const { port } = server.address() as AddressInfo;
       const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-      renderReady(ctx, current, { url, definitionFile, shown, userId: options.userId });
+      const devToken = await current.devAccess?.token(`${url}/mcp`);
+      renderReady(ctx, current, { url, definitionFile, shown, userId: options.userId, devToken });
     }
 
     // after a failed reload, the last word on screen is an error: say when it no longer holds
@@ -314,7 +334,11 @@ function listen(server: HttpServer, port: number, host: string): Promise<void> {
   });
 }
 
-function renderReady(ctx: CommandContext, build: Build, where: { url: string; definitionFile: string; shown: string; userId: string | undefined }): void {
+function renderReady(
+  ctx: CommandContext,
+  build: Build,
+  where: { url: string; definitionFile: string; shown: string; userId: string | undefined; devToken: string | undefined },
+): void {
   const { runtime, auth } = build;
   const mcpUrl = `${where.url}/mcp`;
   const metadataUrl = auth?.type === 'oauth' ? metadataUrlOf(mcpUrl) : undefined;
@@ -332,12 +356,13 @@ function renderReady(ctx: CommandContext, build: Build, where: { url: string; de
       needs_env: build.needsEnv,
       auth: auth?.type ?? null,
       ...(metadataUrl === undefined ? {} : { resource_metadata: metadataUrl }),
+      ...(where.devToken === undefined ? {} : { dev_token: where.devToken, dev_user: where.userId ?? DEV_USER }),
     },
     (p) => {
       p.success(`${runtime.name} ${runtime.version} is serving ${describeCounts(runtime)}`);
       p.fields([['MCP URL', p.style.bold(mcpUrl)], ['health', `${where.url}/health`], ...authFields(auth, metadataUrl)]);
       if (auth?.type === 'oauth' && auth.audience !== undefined && auth.audience.replace(/\/+$/, '') !== mcpUrl) {
-        p.warn(`auth.audience is ${auth.audience}: tokens must be for it, and the 401s of ${mcpUrl} point clients at ${metadataUrlOf(auth.audience)}`);
+        p.warn(`auth.audience is ${auth.audience}: tokens must carry it as their aud, not ${mcpUrl}`);
       }
       p.line();
       p.line('A client that starts servers itself (a desktop app) can run it with this configuration:');
@@ -357,7 +382,13 @@ function renderReady(ctx: CommandContext, build: Build, where: { url: string; de
             'discover the authorization server from the 401 the MCP URL answers without one, and sign in there',
         );
       }
-      if (auth !== undefined && where.userId !== undefined) {
+      if (where.devToken !== undefined) {
+        p.next(
+          `to try it without an authorization server, send this development token of user ${where.userId ?? DEV_USER} (this server accepts it for ${DEV_TOKEN_SECONDS / 3600} h; no other does; --user-id names another user):`,
+        );
+        p.line(`  Authorization: Bearer ${where.devToken}`);
+      }
+      if (auth !== undefined && where.userId !== undefined && where.devToken === undefined) {
         const whose = auth.type === 'oauth' ? `the token's ${auth.userClaim}` : 'unset (a bearer token names no user)';
         p.next(`over HTTP, user.id is ${whose}; --user-id ${where.userId} applies to --stdio only`);
       }
