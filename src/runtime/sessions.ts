@@ -32,6 +32,12 @@ export interface Session extends Connection {
   lastSeen: number;
   /** requests of this session being served now (an open GET stream is one) */
   open: number;
+  /**
+   * On a server with auth, the validated identity that opened it ('' for a credential that names
+   * nobody): a request of the session with another identity is answered as if it did not exist,
+   * so a session id that leaks lets nobody else in.
+   */
+  owner?: string;
 }
 
 export interface SessionStoreOptions {
@@ -69,7 +75,7 @@ export class SessionStore {
     const id = Array.isArray(header) ? header[0] : header;
     if (id !== undefined && id !== '') {
       const session = this.sessions.get(id);
-      if (session === undefined) {
+      if (session === undefined || (session.owner !== undefined && session.owner !== ownerOf(record))) {
         if (record !== undefined) record.error = 'unknown session';
         sendJson(res, 404, {
           jsonrpc: '2.0',
@@ -90,7 +96,7 @@ export class SessionStore {
         rejectDraining(res, record, 'Service Unavailable: too many open sessions; try again later');
         return true;
       }
-      await this.open(req, res, body);
+      await this.open(req, res, body, record);
       return true;
     }
     if (req.method === 'GET' || req.method === 'DELETE') {
@@ -122,8 +128,9 @@ export class SessionStore {
     await Promise.all(all.map((session) => this.end(session)));
   }
 
-  private async open(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+  private async open(req: IncomingMessage, res: ServerResponse, body: unknown, record: RequestRecord | undefined): Promise<void> {
     const session = { subscriptions: new Set<string>(), id: undefined, lastSeen: Date.now(), open: 0 } as Omit<Session, 'server' | 'transport'> as Session;
+    if (record?.authenticated === true) session.owner = ownerOf(record);
     session.transport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       eventStore: new MemoryEventStore(),
@@ -178,4 +185,9 @@ export class SessionStore {
 
 function isInitializeMessage(body: unknown): boolean {
   return Array.isArray(body) ? body.some((message) => isInitializeRequest(message)) : isInitializeRequest(body);
+}
+
+/** The identity a request of a server with auth was admitted as ('' when its credential names nobody). */
+function ownerOf(record: RequestRecord | undefined): string {
+  return record?.userId ?? '';
 }

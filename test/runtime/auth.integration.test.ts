@@ -492,3 +492,41 @@ describe("the MCP SDK client's OAuth", () => {
     }
   });
 });
+
+describe('sessions', () => {
+  /** initialize with `headers`: the session id, or the status when none came */
+  async function initialize(mcpUrl: string, headers: Record<string, string>): Promise<{ status: number; session: string | null }> {
+    const response = await fetch(mcpUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'auth-test', version: '1.0.0' } },
+      }),
+    });
+    await response.text();
+    return { status: response.status, session: response.headers.get('mcp-session-id') };
+  }
+
+  it('belong to the identity that opened them: another valid token with the same session id finds no session', async () => {
+    await using instance = await serve({ ...definition, sessions: true });
+    const alice = await tokenFor('alice', { resource: instance.mcpUrl });
+    const bob = await tokenFor('bob', { resource: instance.mcpUrl });
+    const opened = await initialize(instance.mcpUrl, bearer(alice));
+    expect(opened.status).toBe(200);
+    expect(opened.session).toBeTruthy();
+    const inSession = (token: string) =>
+      rpc(instance.mcpUrl, 'tools/call', { name: 'whoami', arguments: {} }, { ...bearer(token), 'mcp-session-id': opened.session! });
+
+    const asAlice = await inSession(alice);
+    expect(asAlice.status).toBe(200);
+    expect(toolText(asAlice)).toBe('You are alice.');
+    const asBob = await inSession(bob);
+    expect(asBob.status).toBe(404);
+    expect(asBob.text).not.toContain('alice');
+    // and without a token, the credential is refused before any session is looked up
+    expect((await rpc(instance.mcpUrl, 'tools/list', {}, { 'mcp-session-id': opened.session! })).status).toBe(401);
+  });
+});
