@@ -12,11 +12,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { formatProblem } from '../render/format.js';
+import { authFields, describeAuth, type DevAuth } from '../steps/dev-auth.js';
 import { metadataUrlOf } from '../../runtime/auth.js';
 import { UserError } from '../../shared/errors.js';
 import type { CommandContext } from '../context.js';
-import type { AuthConfig } from '../../definition/schema.js';
-import type * as InterpolateModule from '../../definition/interpolate.js';
 import type { LocalAccess, LocalCredentials } from '../../engine/local-credentials.js';
 import type { LogEntry, RuntimeLogger } from '../../runtime/logger.js';
 import type { Runtime } from '../../runtime/server.js';
@@ -43,25 +42,6 @@ interface Build {
   /** OAuth on loopback: the development token this server accepts besides the issuer's */
   devAccess?: LocalAccess;
 }
-
-type Interpolate = Pick<typeof InterpolateModule, 'listEnvRefs' | 'resolveEnvRefs'>;
-
-/** Who may call the served definition, as far as a person connecting a client needs to know. */
-type DevAuth =
-  | {
-      type: 'bearer';
-      /** the variables (or fields) the tokens come from */
-      from: string[];
-    }
-  | {
-      type: 'oauth';
-      issuer: string;
-      scopes: string[];
-      /** the scopes a tool needs besides `scopes` */
-      toolScopes: Array<[string, string[]]>;
-      audience?: string;
-      userClaim: string;
-    };
 
 const DEBOUNCE_MS = 150;
 /** the user of a development token when --user-id names none, and how long the token lives */
@@ -226,35 +206,6 @@ export async function devCommand(ctx: CommandContext, file: string, options: Dev
   }
 }
 
-/**
- * What a client of the definition must send. The runtime checks it (the same check as a deployed
- * instance's); this only says it. The URLs are resolved as the runtime resolved them: it started.
- */
-function describeAuth(
-  auth: AuthConfig | undefined,
-  tools: ReadonlyArray<{ name: string; scopes?: string[] | undefined }>,
-  interpolate: Interpolate,
-  env: CommandContext['io']['env'],
-): DevAuth | undefined {
-  if (auth === undefined || auth.type === 'none') return undefined;
-  if (auth.type === 'bearer') {
-    const written = auth.tokens ?? (auth.token === undefined ? [] : [auth.token]);
-    const from = written.flatMap((token, i) => {
-      const vars = interpolate.listEnvRefs(token);
-      return vars.length > 0 ? vars : [auth.tokens === undefined ? 'auth.token' : `auth.tokens[${i}]`];
-    });
-    return { type: 'bearer', from: [...new Set(from)] };
-  }
-  return {
-    type: 'oauth',
-    issuer: interpolate.resolveEnvRefs(auth.issuer, env, 'auth.issuer'),
-    scopes: auth.scopes,
-    toolScopes: tools.filter((t) => t.scopes !== undefined && t.scopes.length > 0).map((t) => [t.name, t.scopes!]),
-    ...(auth.audience === undefined ? {} : { audience: interpolate.resolveEnvRefs(auth.audience, env, 'auth.audience') }),
-    userClaim: auth.user_claim ?? 'sub',
-  };
-}
-
 /** Lets a replaced runtime finish its requests, then removes its bundle. */
 async function retire(build: Build): Promise<void> {
   await build.runtime.drain(10_000);
@@ -398,19 +349,6 @@ function renderReady(
     },
     { always: true },
   );
-}
-
-/** The rows that say who may call. */
-function authFields(auth: DevAuth | undefined, metadataUrl: string | undefined): Array<[string, string | undefined]> {
-  if (auth === undefined) return [];
-  if (auth.type === 'bearer') return [['auth', `bearer token from ${auth.from.join(', ')}`]];
-  const toolScopes = auth.toolScopes.map(([tool, scopes]) => `${tool} also needs ${scopes.join(' ')}`);
-  return [
-    ['auth', 'oauth'],
-    ['issuer', auth.issuer],
-    ['scopes', [auth.scopes.length === 0 ? 'none required' : auth.scopes.join(' '), ...toolScopes].join('; ')],
-    ['metadata', metadataUrl],
-  ];
 }
 
 /** Request log lines: readable on a terminal, JSON on stderr with --json, stderr only with --stdio. */

@@ -2,6 +2,7 @@
  * What the gateway needs to know about an MCP exchange, read from the small JSON request body
  * and from a copy of the response (plain JSON or an SSE stream). Pure.
  */
+import { USER_ID_META_KEY } from '../../runtime/constants.js';
 import { isSecretName, mayNameSecret } from '../../shared/secret-name.js';
 
 export interface McpRequestInfo {
@@ -105,4 +106,22 @@ export function loggableAsIs(text: string): boolean {
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The body without the identity of `_meta["mcpctl/user_id"]` in its params (of each message of a
+ * batch); a body that is not JSON goes on as it is, for the instance to refuse.
+ */
+export function withoutMetaIdentity(text: string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return text;
+  }
+  for (const message of Array.isArray(parsed) ? parsed : [parsed]) {
+    const meta = (message as { params?: { _meta?: { [key: string]: unknown } } } | null)?.params?._meta;
+    if (meta !== null && typeof meta === 'object') delete meta[USER_ID_META_KEY];
+  }
+  return JSON.stringify(parsed);
 }

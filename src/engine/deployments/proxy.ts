@@ -14,7 +14,7 @@ import { USER_ID_HEADER, USER_ID_META_KEY } from '../../runtime/constants.js';
 import { firstHeader, readBody, sendJson } from '../../shared/http.js';
 import { BROKEN_CONNECTION, NOT_SENDABLE, originOf, reusedConnection, type InstanceConnections } from './instance-connections.js';
 import type { DeploymentLimits } from './limits.js';
-import { findCallFailure, inspectRequest, loggableAsIs, redactForLog, type McpRequestInfo } from './mcp-messages.js';
+import { findCallFailure, inspectRequest, loggableAsIs, redactForLog, withoutMetaIdentity, type McpRequestInfo } from './mcp-messages.js';
 import type { Attempt, CallOutcome, Upstream } from './upstream.js';
 
 export interface ProxyOptions {
@@ -271,24 +271,6 @@ function forward(attempt: Attempt, args: ForwardArgs): Promise<'retry' | 'lost' 
       attempt.socketPath,
     );
   });
-}
-
-/**
- * The body without the identity of `_meta["mcpctl/user_id"]` in its params (of each message of a
- * batch); a body that is not JSON goes on as it is, for the instance to refuse.
- */
-export function withoutMetaIdentity(text: string): string {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return text;
-  }
-  for (const message of Array.isArray(parsed) ? parsed : [parsed]) {
-    const meta = (message as { params?: { _meta?: { [key: string]: unknown } } } | null)?.params?._meta;
-    if (meta !== null && typeof meta === 'object') delete meta[USER_ID_META_KEY];
-  }
-  return JSON.stringify(parsed);
 }
 
 /** The reason an upstream request is aborted with when its client left (never shown to anyone). */
