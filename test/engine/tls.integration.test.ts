@@ -26,6 +26,8 @@ const API_KEY = 'tls-test-key-0123456789abcdefghij';
 const definition = (name: string): BuildRequestInput => ({
   name,
   template: 'basic',
+  // routed by a domain: public on purpose
+  auth: { type: 'none' },
   tools: [
     {
       name: 'greet',

@@ -24,6 +24,8 @@ const SERVER = `name: swarmver
 version: 1.0.0
 template: custom
 description: Says which version of it runs.
+# a Swarm service publishes its port on every address of its nodes: public on purpose here
+auth: { type: none }
 tools:
   - name: version
     description: Returns the version this deployment runs.
