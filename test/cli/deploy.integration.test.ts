@@ -133,6 +133,15 @@ describe('mcpctl deploy', () => {
     expect(server.requests).toHaveLength(0);
   });
 
+  it('a domain for a definition without auth is exit 2 naming auth, and nothing runs', async () => {
+    const result = await deploy(['weather.yaml', '--env', 'production', '--domain', 'weather.example.com']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('would be reachable beyond this machine');
+    expect(result.stderr).toMatch(/auth\s+add auth to the definition/);
+    expect(result.stderr).not.toMatch(/at .*\.js:\d+/);
+    expect(await deployments()).toEqual([]);
+  });
+
   it('a variable the server needs that the file does not pass is refused before anything is built', async () => {
     await writeFile(
       join(sandbox.dir, 'secured.yaml'),

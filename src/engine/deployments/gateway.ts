@@ -68,7 +68,7 @@ export function createGateway(routes: GatewayRoutes, options: GatewayOptions): G
         const resource = `${requestOrigin(req)}${pathname}`;
         const decision = await guard.check({ authorization: req.headers.authorization, resource });
         if (!decision.ok) {
-          sendRpcError(res, decision.status, decision.message, { ...decision.headers, 'X-Request-Id': requestId });
+          sendRpcError(res, decision.status, decision.message, { ...decision.headers, ...readableByPages(req), 'X-Request-Id': requestId });
           return true;
         }
         auth = { guard, admitted: decision, resource };
@@ -118,11 +118,20 @@ export function createGateway(routes: GatewayRoutes, options: GatewayOptions): G
     const document = upstream?.guard?.metadata(`${requestOrigin(req)}${path}`);
     if (document === undefined) {
       sendJson(res, 404, { error: upstream === undefined ? 'no such deployment' : 'this server does not use OAuth: it has no protected resource metadata' });
-    } else sendJson(res, 200, document, { headOnly: req.method === 'HEAD' });
+    } else sendJson(res, 200, document, { headOnly: req.method === 'HEAD', headers: readableByPages(req) });
     return true;
   };
   // Open connections are cut: the instances are being stopped, and nothing waits for their answers.
   return Object.assign(handle, { close: () => void connections.destroy().catch(() => {}) });
+}
+
+/**
+ * A refusal of a credential and the protected resource metadata hold nothing secret, and a
+ * browser-based client (the MCP Inspector) must read both to find the authorization server.
+ */
+function readableByPages(req: IncomingMessage): Record<string, string> {
+  if (req.headers.origin === undefined) return {};
+  return { 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': 'WWW-Authenticate' };
 }
 
 /**

@@ -159,6 +159,17 @@ describe('a production deployment with OAuth', () => {
     expect(deployment.auth).toEqual({ type: 'oauth', resource_metadata: `http://${DOMAIN}:${port}/.well-known/oauth-protected-resource/mcp` });
   });
 
+  it('lets a page (a browser-based client) read the refusal and the metadata', async () => {
+    const origin = { origin: 'http://localhost:6274' };
+    const refused = await send(paths[1]!.url, { body: call('whoami'), headers: origin });
+    expect(refused.status).toBe(401);
+    expect(refused.headers['access-control-allow-origin']).toBe('*');
+    expect(String(refused.headers['access-control-expose-headers'])).toContain('WWW-Authenticate');
+    const document = await send(`${engine.url}/.well-known/oauth-protected-resource/d/notes.production/mcp`, { headers: origin });
+    expect(document.status).toBe(200);
+    expect(document.headers['access-control-allow-origin']).toBe('*');
+  });
+
   it('answers a good token through the deployment URL, the stable URL and the domain, with the identity from the token', async () => {
     const token = await aliceToken();
     for (const path of paths) {
