@@ -25,7 +25,6 @@ interface SigningKey {
   privateKey: JoseModule.CryptoKey;
   jwks: string;
   kid: string;
-  madeAt: number;
 }
 
 export interface LocalCredentials {
@@ -63,7 +62,7 @@ export function createLocalCredentials(clock: () => number = Date.now, options: 
         const pair = await generateKeyPair('ES256');
         const kid = randomBytes(8).toString('hex');
         const publicJwk = { ...(await exportJWK(pair.publicKey)), kid, alg: 'ES256', use: 'sig' };
-        return { privateKey: pair.privateKey, jwks: JSON.stringify({ keys: [publicJwk] }), kid, madeAt: keyMadeAt };
+        return { privateKey: pair.privateKey, jwks: JSON.stringify({ keys: [publicJwk] }), kid };
       })();
     }
     return key;

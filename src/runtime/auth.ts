@@ -29,7 +29,7 @@ export const AUDIENCES_ENV = 'MCPCTL_AUTH_AUDIENCES';
 /** Environment an engine gives a build check's or a test's instance: the public JWKS of its own key. */
 export const LOCAL_JWKS_ENV = 'MCPCTL_AUTH_LOCAL_JWKS';
 /** Asymmetric algorithms only: never `none`, never an HMAC keyed with something public. */
-export const ALLOWED_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+const ALLOWED_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
 const CLOCK_LEEWAY_SECONDS = 30;
 const DISCOVERY_RETRY_MS = 5_000;
 const FETCH_TIMEOUT_MS = 5_000;

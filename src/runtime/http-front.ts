@@ -84,11 +84,12 @@ export function createHttpFront(options: HttpFrontOptions): HttpFront {
       return sendJson(res, 200, document, { headOnly: req.method === 'HEAD' });
     }
     if (path !== MCP_PATH) return sendJson(res, 404, { error: `not found: ${path}; the MCP endpoint is ${MCP_PATH}, health is ${HEALTH_PATH}` });
-    let admitted: Admitted | undefined;
+    let admitted: { guard: Guard; decision: Admitted; resource: string } | undefined;
     if (guard !== undefined) {
-      const decision = await guard.check({ authorization: req.headers.authorization, resource: `${requestOrigin(req)}${MCP_PATH}` });
+      const resource = `${requestOrigin(req)}${MCP_PATH}`;
+      const decision = await guard.check({ authorization: req.headers.authorization, resource });
       if (!decision.ok) return refuse(res, record, decision);
-      admitted = decision;
+      admitted = { guard, decision, resource };
       // the identity is the token's, never one the client names
       if (decision.userId !== undefined) record.userId = decision.userId;
     }
@@ -105,7 +106,7 @@ export function createHttpFront(options: HttpFrontOptions): HttpFront {
       }
       describeMessage(body, record, logger.debug);
       for (const tool of admitted === undefined ? [] : toolsOf(body)) {
-        const refused = guard!.checkTool(admitted!, tool, `${requestOrigin(req)}${MCP_PATH}`);
+        const refused = admitted!.guard.checkTool(admitted!.decision, tool, admitted!.resource);
         if (refused !== undefined) return refuse(res, record, refused);
       }
     }

@@ -39,18 +39,23 @@ export type Gateway = ((req: IncomingMessage, res: ServerResponse, requestId?: s
 export function createGateway(routes: GatewayRoutes, options: GatewayOptions): Gateway {
   const connections = createInstanceConnections();
 
+  /** The deployment whose domain the request's Host names. */
+  const byHost = (req: IncomingMessage): Upstream | undefined => {
+    const host = (req.headers.host ?? '').replace(/:\d+$/, '').toLowerCase();
+    return host === '' ? undefined : routes.byDomain(host);
+  };
+
   const handle = async (req: IncomingMessage, res: ServerResponse, given?: string): Promise<boolean> => {
     const { pathname, search } = splitTarget(req.url ?? '/');
     const metadataOf = endpointOfMetadataPath(pathname);
     if (metadataOf !== undefined) return serveMetadata(req, res, metadataOf, given);
     let target: { upstream: Upstream | undefined; name: string; rest: string };
     if (pathname.startsWith(`${GATEWAY_PREFIX}/`)) {
-      const [name = '', ...rest] = pathname.slice(GATEWAY_PREFIX.length + 1).split('/');
-      target = { upstream: routes.byName(name), name, rest: `/${rest.join('/')}` };
+      const { name, rest } = namedPath(pathname);
+      target = { upstream: routes.byName(name), name, rest };
     } else {
       if (pathname !== '/mcp' && pathname !== '/health') return false;
-      const host = (req.headers.host ?? '').replace(/:\d+$/, '').toLowerCase();
-      const upstream = host === '' ? undefined : routes.byDomain(host);
+      const upstream = byHost(req);
       // Not one of ours: the engine's own routes answer it.
       if (upstream === undefined) return false;
       target = { upstream, name: upstream.id, rest: pathname };
@@ -105,11 +110,10 @@ export function createGateway(routes: GatewayRoutes, options: GatewayOptions): G
     let upstream: Upstream | undefined;
     let path = endpoint;
     if (endpoint.startsWith(`${GATEWAY_PREFIX}/`)) {
-      const [name = '', ...rest] = endpoint.slice(GATEWAY_PREFIX.length + 1).split('/');
-      if (rest.join('/') === 'mcp') upstream = routes.byName(name);
+      const { name, rest } = namedPath(endpoint);
+      if (rest === '/mcp') upstream = routes.byName(name);
     } else if (endpoint === '' || endpoint === '/mcp') {
-      const host = (req.headers.host ?? '').replace(/:\d+$/, '').toLowerCase();
-      upstream = host === '' ? undefined : routes.byDomain(host);
+      upstream = byHost(req);
       // Not one of ours: the engine's own routes answer it.
       if (upstream === undefined) return false;
       path = '/mcp';
@@ -123,6 +127,12 @@ export function createGateway(routes: GatewayRoutes, options: GatewayOptions): G
   };
   // Open connections are cut: the instances are being stopped, and nothing waits for their answers.
   return Object.assign(handle, { close: () => void connections.destroy().catch(() => {}) });
+}
+
+/** `/d/<name>/rest…` → the name and the rest (`/mcp`, `/health`, …). */
+function namedPath(pathname: string): { name: string; rest: string } {
+  const [name = '', ...rest] = pathname.slice(GATEWAY_PREFIX.length + 1).split('/');
+  return { name, rest: `/${rest.join('/')}` };
 }
 
 /**
