@@ -3,27 +3,42 @@
 // through the real `bin/mcpctl` and the real background engine, each scenario in its own
 // temporary MCPCTL_HOME. Prints a table of figures.
 //
-//   npm run chaos [-- --only builds,deploys,ack,instance,restart,secrets,junk]
+//   npm run chaos [-- --only builds,deploys,ack,instance,restart,secrets,junk,adversary]
 //                 [-- --builds 100] [-- --deploys 50] [-- --trials 20] [-- --json] [-- --update-readme]
+//
+// `adversary` runs isolation, ssrf, identity, injection, guessing and flooding
+// (scripts/chaos-adversary.js); each may also be named alone.
 //
 // Loopback only; every loop is bounded by a count or a deadline; every process started here (CLIs,
 // engines, their servers, CPU burners) is stopped here, by pid, also on Ctrl-C.
 import { Buffer } from 'node:buffer';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { connect } from 'node:net';
-import { availableParallelism, tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { availableParallelism } from 'node:os';
+import { join, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { clearTimeout, setTimeout } from 'node:timers';
-import { fileURLToPath } from 'node:url';
+import { adversaryScenarios } from './chaos-adversary.js';
+import {
+  alive,
+  api,
+  callTool,
+  children,
+  cleanAll,
+  cleanHome,
+  engineState,
+  expectOk,
+  log,
+  mcpctl,
+  newHome,
+  rawExchange,
+  root,
+  sleep,
+  waitFor,
+  writeDefinition,
+} from './chaos-support.js';
 
-/* global fetch, AbortSignal */
-
-const root = dirname(dirname(fileURLToPath(import.meta.url)));
-const bin = join(root, 'bin', 'mcpctl.cjs');
 const args = process.argv.slice(2);
 const option = (name, fallback) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : fallback);
 const only = option('only')?.split(',');
@@ -32,169 +47,8 @@ const N_DEPLOYS = Number(option('deploys', process.env.CHAOS_DEPLOYS ?? 50));
 const TRIALS = Number(option('trials', process.env.CHAOS_TRIALS ?? 20));
 const asJson = args.includes('--json');
 const updateReadme = args.includes('--update-readme');
-const CLI_DEADLINE_MS = 15 * 60_000;
 
 const rows = [];
-const homes = new Set();
-const children = new Set();
-
-// --- processes and homes -------------------------------------------------------------------------
-
-function log(text) {
-  if (!asJson) process.stderr.write(`[chaos] ${text}\n`);
-}
-
-function newHome(prefix) {
-  const home = mkdtempSync(join(tmpdir(), `mcpctl-chaos-${prefix}-`));
-  homes.add(home);
-  return home;
-}
-
-function cliEnv(home, extra = {}) {
-  const env = { PATH: process.env.PATH, HOME: home, MCPCTL_HOME: home, XDG_CONFIG_HOME: join(home, 'config'), CI: 'true', ...extra };
-  return env;
-}
-
-/** Runs `mcpctl args…`; resolves with its exit code and output (killed past the deadline). */
-function mcpctl(home, argv, extraEnv = {}) {
-  return new Promise((resolve) => {
-    const started = performance.now();
-    const child = spawn(process.execPath, [bin, ...argv], { env: cliEnv(home, extraEnv), stdio: ['ignore', 'pipe', 'pipe'] });
-    children.add(child);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), CLI_DEADLINE_MS);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      children.delete(child);
-      resolve({ code: code ?? (signal === null ? -1 : 128), stdout, stderr, ms: performance.now() - started });
-    });
-  });
-}
-
-function engineState(home) {
-  try {
-    return JSON.parse(readFileSync(join(home, 'engine.json'), 'utf8'));
-  } catch {
-    return undefined;
-  }
-}
-
-function alive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function waitFor(what, check, timeoutMs = 60_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    await sleep(100);
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
-function sleep(ms) {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/** Stops the engine of a home (and, if it will not stop, kills its process group); removes the home. */
-async function cleanHome(home) {
-  const state = engineState(home);
-  if (state !== undefined && alive(state.pid)) {
-    await mcpctl(home, ['engine', 'stop']);
-    if (alive(state.pid)) {
-      try {
-        process.kill(-state.pid, 'SIGKILL');
-      } catch {
-        // gone meanwhile
-      }
-    }
-  }
-  rmSync(home, { recursive: true, force: true });
-  homes.delete(home);
-}
-
-async function cleanAll() {
-  for (const child of children) child.kill('SIGKILL');
-  for (const home of [...homes]) await cleanHome(home);
-}
-
-process.on('SIGINT', () => {
-  void cleanAll().finally(() => process.exit(130));
-});
-
-/** One HTTP request to the engine with its key; resolves with status and parsed body. */
-async function api(state, method, path, body) {
-  const response = await fetch(`${state.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${state.apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    signal: AbortSignal.timeout(150_000),
-  });
-  const text = await response.text();
-  let parsed;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
-  return { status: response.status, body: parsed };
-}
-
-/** One tools/call through a deployment's MCP URL: its HTTP status, or 0 when no answer came. */
-function callTool(mcpUrl, name, args = {}, id = 1) {
-  return new Promise((resolve) => {
-    const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
-    const request = httpRequest(
-      mcpUrl,
-      {
-        method: 'POST',
-        agent: false,
-        timeout: 30_000,
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'content-length': Buffer.byteLength(body) },
-      },
-      (response) => {
-        let text = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk) => (text += chunk));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
-        response.on('error', () => resolve({ status: 0, text }));
-      },
-    );
-    request.on('timeout', () => request.destroy(new Error('timeout')));
-    request.on('error', () => resolve({ status: 0, text: '' }));
-    request.end(body);
-  });
-}
-
-/** A definition file in `dir`: a static tool, a slow one, and an exec tool that fails printing its environment. */
-function writeDefinition(dir, name, extra = []) {
-  mkdirSync(dir, { recursive: true });
-  const file = join(dir, 'server.yaml');
-  writeFileSync(
-    file,
-    [
-      `name: ${name}`,
-      'template: basic',
-      'description: A server of the reliability suite',
-      'tools:',
-      '  - name: greet',
-      '    description: Greets someone by name',
-      '    inputSchema: { type: object, properties: { name: { type: string } }, required: [name] }',
-      '    handler: { type: static, content: [{ type: text, text: "Hello {{args.name}}" }] }',
-      ...extra,
-    ].join('\n') + '\n',
-  );
-  return file;
-}
 
 function reasons(results) {
   const counts = new Map();
@@ -611,36 +465,29 @@ function postKillingAtHead(state, path, body) {
   });
 }
 
-/** Sends raw bytes on a new connection; resolves with what came back until the close (at most 10 s, or `hangUpAfterMs`). */
-function rawExchange(port, text, hangUpAfterMs) {
-  return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port: Number(port) });
-    let received = '';
-    const timer = setTimeout(() => socket.destroy(), hangUpAfterMs ?? 10_000);
-    socket.setEncoding('latin1');
-    socket.on('data', (chunk) => (received += chunk));
-    socket.on('error', () => {});
-    socket.on('close', () => {
-      clearTimeout(timer);
-      resolve(received);
-    });
-    socket.write(Buffer.from(text, 'latin1'));
-  });
-}
-
-function expectOk(result, what) {
-  if (result.code !== 0) throw new Error(`${what} failed (exit ${result.code}): ${result.stderr.slice(-600)}`);
-}
-
 // --- run -----------------------------------------------------------------------------------------------
 
 if (!existsSync(join(root, 'dist', 'engine', 'daemon.js'))) {
   console.error('build first: npm run build');
   process.exit(1);
 }
+// the adversary's scenarios return their row; `--only adversary` runs them all
+for (const [name, scenario] of Object.entries(adversaryScenarios)) {
+  scenarios[name] = async () => {
+    const row = await scenario();
+    record(row.scenario, row.result, row.target, row.met, row.notes ?? []);
+  };
+}
+const adversaryNames = new Set(Object.keys(adversaryScenarios));
+const selected = (name) => only === undefined || only.includes(name) || (only.includes('adversary') && adversaryNames.has(name));
+const unknown = (only ?? []).filter((name) => name !== 'adversary' && !(name in scenarios));
+if (unknown.length > 0) {
+  console.error(`unknown scenario ${unknown.join(', ')}: use ${[...Object.keys(scenarios), 'adversary'].join(', ')}`);
+  process.exit(2);
+}
 const started = Date.now();
 for (const [name, scenario] of Object.entries(scenarios)) {
-  if (only !== undefined && !only.includes(name)) continue;
+  if (!selected(name)) continue;
   log(`${name}…`);
   try {
     await scenario();

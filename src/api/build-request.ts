@@ -1,11 +1,14 @@
 /**
  * Turns a loaded definition into the body of `POST /v1/build`: the spec's fields and the runtime
  * extensions (not `deploy`, `tests`, `$schema` or `include`), plus `files`: every file the
- * definition refers to, keyed by POSIX path relative to the definition.
+ * definition refers to, keyed by POSIX path relative to the definition. Folders named in `include`
+ * ship without their dot-files and without what `.mcpctlignore` names; shipped files that look like
+ * credentials become warnings of the definition.
  */
 import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { join, posix, relative, sep } from 'node:path';
 import { listPathRefs } from '../definition/file-paths.js';
+import { IGNORE_FILE, isDotName, looksLikeCredential, parseIgnoreRules, type IgnoreRules } from '../definition/shipped-files.js';
 import type { LoadedDefinition } from '../definition/load.js';
 import { listCompletionModules } from '../definition/completion-refs.js';
 import { compiledNameClash, exportedNames, sourcesToCheck, transpileSource } from '../definition/modules.js';
@@ -31,6 +34,7 @@ export async function toBuildRequest(loaded: LoadedDefinition): Promise<BuildReq
   if (d.instructions !== undefined) request.instructions = d.instructions;
   if (d.auth !== undefined) request.auth = d.auth;
   if (d.sessions !== undefined) request.sessions = d.sessions;
+  if (d.egress !== undefined) request.egress = d.egress;
   if (d.tools !== undefined) request.tools = d.tools;
   if (d.resources !== undefined) request.resources = d.resources;
   if (d.prompts !== undefined) request.prompts = d.prompts;
@@ -73,6 +77,7 @@ interface FileProblem {
 export async function collectFiles(loaded: LoadedDefinition): Promise<Record<string, FileEntry>> {
   const root = await realpath(loaded.dir);
   const problems: FileProblem[] = [];
+  const rules = await parseIgnoreRules(await readFile(join(root, IGNORE_FILE), 'utf8').catch(() => undefined));
   /** each shipped path, with the field that brought it (the first one) */
   const paths = new Map<string, FieldPath>();
   const moduleFiles = new Set<string>();
@@ -84,13 +89,13 @@ export async function collectFiles(loaded: LoadedDefinition): Promise<Record<str
     if (ref.value.includes('{{')) {
       // A templated file source: ship the folder before the first template, if it has one.
       const folder = posix.dirname(ref.value.slice(0, ref.value.indexOf('{{')) + 'x');
-      if (folder !== '.') await addFolder(root, posix.normalize(folder), ref.path, paths, problems);
+      if (folder !== '.') await addFolder({ root, rules, paths, problems }, posix.normalize(folder), ref.path);
       continue;
     }
     const path = posix.normalize(ref.value);
     if (kind === 'include') {
       const info = await inside(path);
-      if (info?.isDirectory() === true) await addFolder(root, path, ref.path, paths, problems);
+      if (info?.isDirectory() === true) await addFolder({ root, rules, paths, problems }, path, ref.path);
       else if (info !== undefined) add(paths, path, ref.path);
     } else {
       add(paths, path, ref.path);
@@ -128,7 +133,23 @@ export async function collectFiles(loaded: LoadedDefinition): Promise<Record<str
   }
   if (problems.length === 0) await checkCode(loaded, paths, moduleFiles, texts, problems);
   if (problems.length > 0) throw filesError(loaded, problems);
+  warnCredentials(loaded, paths);
   return files;
+}
+
+/** A warning of the definition for each shipped file that looks like a key, token or password. */
+function warnCredentials(loaded: LoadedDefinition, paths: ReadonlyMap<string, FieldPath>): void {
+  for (const [path, field] of paths) {
+    if (!looksLikeCredential(path)) continue;
+    const at = loaded.locate(field);
+    const message = `ships ${path}, which looks like a credential; leave it out of include, or list it in ${IGNORE_FILE} beside the definition`;
+    if (loaded.warnings.some((warning) => warning.message === message)) continue;
+    loaded.warnings.push({
+      ...(at === undefined ? {} : { where: `${loaded.shown}:${at.line}:${at.column}` }),
+      path: formatPath(field),
+      message,
+    });
+  }
 }
 
 const MODULE_FILE = /\.(m?[jt]s|c[jt]s)$/;
@@ -242,7 +263,20 @@ async function statInside(root: string, path: string, field: FieldPath, problems
   return stat(real);
 }
 
-async function addFolder(root: string, folder: string, field: FieldPath, paths: Map<string, FieldPath>, problems: FileProblem[]): Promise<void> {
+interface FolderWalk {
+  root: string;
+  rules: IgnoreRules;
+  paths: Map<string, FieldPath>;
+  problems: FileProblem[];
+}
+
+/**
+ * The files of a folder named in the definition, recursively. Dot-files and dot-folders (`.env`,
+ * `.npmrc`, `.git`) stay behind unless named themselves, and so does what `.mcpctlignore` names:
+ * they are where secrets live, and `include: ["."]` must not ship them by accident.
+ */
+async function addFolder(walk: FolderWalk, folder: string, field: FieldPath): Promise<void> {
+  const { root, rules, paths, problems } = walk;
   const info = await statInside(root, folder, field, problems);
   if (info === undefined) return;
   if (!info.isDirectory()) {
@@ -251,9 +285,12 @@ async function addFolder(root: string, folder: string, field: FieldPath, paths: 
   }
   const entries = await readdir(join(root, folder), { withFileTypes: true });
   for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+    if (isDotName(entry.name)) continue;
     const path = folder === '.' ? entry.name : `${folder}/${entry.name}`;
     if (entry.isDirectory()) {
-      if (!SKIPPED_FOLDERS.has(entry.name)) await addFolder(root, path, field, paths, problems);
+      if (!SKIPPED_FOLDERS.has(entry.name) && !rules.ignores(`${path}/`)) await addFolder(walk, path, field);
+    } else if (rules.ignores(path)) {
+      continue;
     } else if (entry.isFile()) {
       add(paths, path, field);
     } else if (entry.isSymbolicLink()) {

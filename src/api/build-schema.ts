@@ -7,7 +7,7 @@
  * Pure: no IO.
  */
 import { z } from 'zod';
-import { AuthConfig, PromptDefinition, ResourceDefinition, SERVER_NAME_PATTERN, TEMPLATES, ToolDefinition } from '../definition/schema.js';
+import { AuthConfig, EgressConfig, PromptDefinition, ResourceDefinition, SERVER_NAME_PATTERN, TEMPLATES, ToolDefinition } from '../definition/schema.js';
 
 export const FileEntry = z.strictObject({
   encoding: z.enum(['utf8', 'base64']),
@@ -26,6 +26,7 @@ export const BuildRequest = z.strictObject({
   instructions: z.string().optional(),
   auth: AuthConfig.optional(),
   sessions: z.boolean().optional(),
+  egress: EgressConfig.optional(),
   files: z.record(z.string().min(1), FileEntry).optional().describe('files the definition references, by path relative to the definition'),
 });
 export type BuildRequest = z.infer<typeof BuildRequest>;

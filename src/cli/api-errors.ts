@@ -1,7 +1,7 @@
 /**
  * Turns the client's `ApiError` into a `UserError` with the documented exit code, a message that
  * says which service (and where its URL and key came from, never the key), the request id, and
- * the next step.
+ * the next step. What the service said is shown with its control characters as text.
  */
 import { OPERATION_OBJECTS, type ApiClient } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
@@ -9,6 +9,7 @@ import { connect, displayUrl, type Connection } from './config.js';
 import type { CommandContext } from './context.js';
 import { EXIT, UserError, type ExitCode, type Problem } from '../shared/errors.js';
 import { shellQuote } from './render/format.js';
+import { serviceText } from './render/service-text.js';
 
 export interface ExplainOptions {
   /** maps a request field path (tools[0].name) to where it is written (file:line:column) */
@@ -45,7 +46,7 @@ function resumeHint(error: ApiError): string | undefined {
 /** The user-facing form of any error that came from the client; other errors pass through. */
 export function explainApiError(error: unknown, connection?: Connection, options: ExplainOptions = {}): unknown {
   if (!(error instanceof ApiError)) return error;
-  const requestId = error.requestId;
+  const requestId = error.requestId === undefined ? undefined : serviceText(error.requestId);
   const base = { cause: error, code: error.code, ...(requestId === undefined ? {} : { requestId }) };
   const fail = (message: string, exitCode: ExitCode, extra: { hint?: string | undefined; problems?: Problem[]; code?: string } = {}) =>
     new UserError(message, {
@@ -55,9 +56,12 @@ export function explainApiError(error: unknown, connection?: Connection, options
       ...(extra.problems === undefined ? {} : { problems: extra.problems }),
       ...(extra.code === undefined ? {} : { code: extra.code }),
     });
+  // the service's own words: a message or field name carrying escape sequences must not reach the terminal as such
+  const said = serviceText(error.message);
+  const saidCode = serviceText(error.code);
   const problems: Problem[] = error.details.map((d) => {
     const where = options.locate?.(d.path);
-    return { ...(where === undefined ? {} : { where }), path: d.path, message: d.message };
+    return { ...(where === undefined ? {} : { where }), path: serviceText(d.path), message: serviceText(d.message) };
   });
   const attempts = error.attempts > 1 ? ` (after ${error.attempts} attempts)` : '';
   const object = OPERATION_OBJECTS[error.operation ?? ''];
@@ -74,13 +78,13 @@ export function explainApiError(error: unknown, connection?: Connection, options
       }
       if (error.code === 'timeout') {
         const resume = resumeHint(error);
-        return fail(`${service(connection)} did not answer in time: ${error.message}${attempts}`, EXIT.transient, {
+        return fail(`${service(connection)} did not answer in time: ${said}${attempts}`, EXIT.transient, {
           hint:
             'it is safe to retry; if the service is only slow, wait longer with --request-timeout <seconds> (or MCPCTL_REQUEST_TIMEOUT)' +
             (resume === undefined ? '' : `; the ${object ?? 'request'} may still go on there: ${resume}`),
         });
       }
-      return fail(`cannot reach ${service(connection)}: ${error.message}${attempts}`, EXIT.transient, {
+      return fail(`cannot reach ${service(connection)}: ${said}${attempts}`, EXIT.transient, {
         hint:
           connection?.local === true
             ? 'it is safe to retry; `mcpctl engine status` shows the local engine'
@@ -90,7 +94,7 @@ export function explainApiError(error: unknown, connection?: Connection, options
     case 'contract':
       // Retrying cannot help: the URL points at something that is not a compatible /v1 service.
       return fail(
-        `${service(connection)} answered outside the /v1 contract: ${error.message.replace(/^the answer does not follow the \/v1 contract: /, '')}`,
+        `${service(connection)} answered outside the /v1 contract: ${said.replace(/^the answer does not follow the \/v1 contract: /, '')}`,
         EXIT.config,
         {
           hint: 'check that the URL points at a /v1 service of a compatible version',
@@ -108,13 +112,13 @@ export function explainApiError(error: unknown, connection?: Connection, options
         hint: resumeHint(error) ?? 'it is safe to wait and run the command again',
       });
     }
-    return fail(`the ${what} is still running on ${service(connection)}: ${error.message}`, EXIT.timeout, {
+    return fail(`the ${what} is still running on ${service(connection)}: ${said}`, EXIT.timeout, {
       code: 'still_running',
       hint: resumeHint(error) ?? 'it is safe to wait and run the command again',
     });
   }
 
-  const message = error.message;
+  const message = said;
   switch (error.code) {
     case 'build_failed':
       return fail(`the build failed: ${message}`, EXIT.build_failed, {
@@ -155,7 +159,7 @@ export function explainApiError(error: unknown, connection?: Connection, options
     return fail(`${service(connection)} does not offer this: ${message}`, EXIT.config, { problems, hint: 'use a service that does (--api-url, or a profile)' });
   }
   if (error.status >= 500) {
-    return fail(`${service(connection)} failed (HTTP ${error.status} ${error.code}): ${message}${attempts}`, EXIT.transient, {
+    return fail(`${service(connection)} failed (HTTP ${error.status} ${saidCode}): ${message}${attempts}`, EXIT.transient, {
       hint:
         error.retryAfter === undefined
           ? 'it is safe to retry; if it keeps failing, report it with the request id'
@@ -177,7 +181,7 @@ export function explainApiError(error: unknown, connection?: Connection, options
   if (error.status === 413) {
     return fail(message, EXIT.usage, { problems, hint: 'make the definition and its files smaller' });
   }
-  return fail(`${service(connection)} rejected the request (HTTP ${error.status} ${error.code}): ${message}`, EXIT.usage, { problems });
+  return fail(`${service(connection)} rejected the request (HTTP ${error.status} ${saidCode}): ${message}`, EXIT.usage, { problems });
 }
 
 /**

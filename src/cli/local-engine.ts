@@ -313,6 +313,8 @@ export interface EngineStatus {
   uptime_seconds?: number;
   /** runtime processes loaded and waiting for a bundle */
   warm_pool?: { size: number; ready: number; warming: number };
+  /** what its runtime processes run under: the sandbox, how resources are enforced, why either is missing */
+  isolation?: { sandbox: string; limits: string; reasons: string[] };
 }
 
 /** What `mcpctl engine status` shows: never the key. A running engine is given `patienceMs` to answer. */
@@ -339,6 +341,7 @@ export async function localEngineStatus(paths: HomePaths, options: PatienceOptio
     started_at: state.startedAt,
     uptime_seconds: health.uptimeSeconds,
     ...(health.warmPool === undefined ? {} : { warm_pool: health.warmPool }),
+    ...(health.isolation === undefined ? {} : { isolation: health.isolation }),
   };
 }
 

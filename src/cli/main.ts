@@ -140,7 +140,8 @@ export function createProgram(state: RunState): Command {
     .description('serve a definition as a live MCP server on this machine; reloads when it changes')
     .argument('<file>', 'the definition (YAML)')
     .option('--port <n>', 'port to listen on (0: any free port)', parseInteger('--port', 0), 0)
-    .option('--host <address>', 'address to listen on', '127.0.0.1')
+    .option('--host <address>', 'address to listen on (loopback unless --allow-remote)', '127.0.0.1')
+    .option('--allow-remote', 'allow a --host other machines reach: they could call every tool, which runs with your environment')
     .option('--stdio', 'serve over stdin/stdout, for clients that start the server themselves')
     .option(
       '--user-id <id>',
@@ -314,7 +315,7 @@ export function createProgram(state: RunState): Command {
   program
     .command('serve')
     .description('run the engine in the foreground (containers, shared hosts); logs JSON lines to stdout')
-    .option('--host <address>', 'address to listen on; other than loopback needs MCPCTL_API_KEY', '127.0.0.1')
+    .option('--host <address>', 'address to listen on (default: 127.0.0.1); other than loopback needs MCPCTL_API_KEY')
     .option('--port <n>', 'port to listen on (default: MCPCTL_PORT, else 7070; 0 for any free port)', parseInteger('--port', 0))
     .addOption(
       new Option('--runner <kind>', 'what runs deployments: process, docker or kubernetes (default: MCPCTL_RUNNER, the settings file, else process)').choices([
@@ -330,6 +331,10 @@ export function createProgram(state: RunState): Command {
     .option('--tls-key <file>', 'the PEM private key of --tls-cert (default: MCPCTL_TLS_KEY)')
     .option('--tls-port <n>', 'the HTTPS port (default: MCPCTL_TLS_PORT, else any free port); HTTP stays on --port', parseInteger('--tls-port', 0))
     .option('--tls-certs-dir <dir>', 'a folder of certificate and key pairs, chosen by SNI (default: MCPCTL_TLS_CERTS_DIR, else <home>/certs)')
+    .option(
+      '--tls-host <address>',
+      'address HTTPS listens on, such as 0.0.0.0 while HTTP stays on --host (default: MCPCTL_TLS_HOST, "tls": { "host" }, else --host); other than loopback needs MCPCTL_API_KEY',
+    )
     .action(action(async () => (await import('./commands/serve.js')).serveCommand));
 
   return program;

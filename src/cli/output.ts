@@ -5,7 +5,9 @@
  * - results: one JSON document on stdout with `--json`, otherwise the command's human rendering;
  * - progress: an ora spinner on an interactive terminal, plain timestamped lines on stderr
  *   elsewhere (CI, pipes), nothing with `--quiet`;
- * - notices, warnings and errors: stderr, so stdout stays clean for pipes.
+ * - notices, warnings and errors: stderr, so stdout stays clean for pipes;
+ * - control characters: everything written passes terminalSafe (render/service-text.ts), so only
+ *   the CLI's own colours reach the terminal as escape sequences; JSON escapes them all.
  *
  * See docs/output.md for how success, warnings, errors and next steps look.
  */
@@ -13,6 +15,7 @@ import { Chalk, type ChalkInstance } from 'chalk';
 import type { Writable } from 'node:stream';
 import type { Problem } from '../shared/errors.js';
 import { parseWhere, workflowCommand, workspacePath } from './github.js';
+import { jsonText, terminalSafe } from './render/service-text.js';
 
 export interface OutputStreams {
   stdout: Writable & { isTTY?: boolean; columns?: number };
@@ -70,23 +73,27 @@ export class Output {
   readonly style: ChalkInstance;
   /** colour and style for stderr */
   readonly errStyle: ChalkInstance;
-  private readonly streams: OutputStreams;
+  /** where text goes: stdout and stderr, each written only through terminalSafe */
+  private readonly streams: { stdout: Sink; stderr: Sink };
   private readonly github: OutputOptions['github'];
+  /** the streams as given: for the spinner, which draws with cursor sequences of its own */
+  private readonly rawStreams: OutputStreams;
   private resultWritten = false;
 
   constructor(options: OutputOptions) {
     this.json = options.json;
     this.quiet = options.quiet;
     this.ci = options.ci;
-    this.streams = { stdout: options.stdout, stderr: options.stderr };
     this.github = options.github;
     this.style = new Chalk({ level: options.color && options.stdout.isTTY === true ? 1 : 0 });
     this.errStyle = new Chalk({ level: options.color && options.stderr.isTTY === true ? 1 : 0 });
+    this.rawStreams = { stdout: options.stdout, stderr: options.stderr };
+    this.streams = { stdout: safeSink(options.stdout, this.style.level > 0), stderr: safeSink(options.stderr, this.errStyle.level > 0) };
   }
 
   /** True when a person is at the terminal: prompts and spinners are allowed. */
   get interactive(): boolean {
-    return !this.ci && this.streams.stderr.isTTY === true && this.streams.stdout.isTTY === true;
+    return !this.ci && this.rawStreams.stderr.isTTY === true && this.rawStreams.stdout.isTTY === true;
   }
 
   /**
@@ -95,7 +102,7 @@ export class Output {
    * spinner would count every line as infinitely many and erase them forever.
    */
   get canAnimate(): boolean {
-    const columns = this.streams.stderr.columns;
+    const columns = this.rawStreams.stderr.columns;
     return this.interactive && (columns === undefined || (Number.isFinite(columns) && columns > 0));
   }
 
@@ -122,10 +129,15 @@ export class Output {
   writeJson(data: unknown): void {
     if (this.resultWritten) return;
     this.resultWritten = true;
-    this.streams.stdout.write(`${JSON.stringify(data, null, 2)}\n`);
+    this.streams.stdout.write(`${jsonText(data, 2)}\n`);
   }
 
-  /** Raw text on stdout (for example a streamed log line). */
+  /** One JSON line on stdout (a streamed log line with --json): NDJSON, every control character escaped. */
+  jsonLine(data: unknown): void {
+    this.streams.stdout.write(`${jsonText(data)}\n`);
+  }
+
+  /** Raw text on stdout (for example a streamed log line); control characters but the CLI's colours shown as text. */
   raw(text: string): void {
     this.streams.stdout.write(text);
   }
@@ -186,21 +198,23 @@ export class Output {
       const { default: ora } = await import('ora');
       // discardStdin would put the terminal in raw mode without reading it: Ctrl-C would then be
       // a byte nobody reads instead of SIGINT, and a deploy wait could not be interrupted.
-      const spinner = ora({ text, stream: this.streams.stderr, color: 'cyan', discardStdin: false }).start();
+      const styled = this.errStyle.level > 0;
+      const safe = (t: string | undefined) => (t === undefined ? undefined : terminalSafe(t, styled));
+      const spinner = ora({ text: safe(text), stream: this.rawStreams.stderr, color: 'cyan', discardStdin: false }).start();
       return {
         update: (t) => {
-          spinner.text = t;
+          spinner.text = safe(t) ?? '';
         },
-        succeed: (t) => void spinner.succeed(t),
-        fail: (t) => void spinner.fail(t),
-        warn: (t) => void spinner.warn(t),
+        succeed: (t) => void spinner.succeed(safe(t)),
+        fail: (t) => void spinner.fail(safe(t)),
+        warn: (t) => void spinner.warn(safe(t)),
         stop: () => void spinner.stop(),
       };
     }
     return new LineProgress(this.streams.stderr, text);
   }
 
-  private printer(stream: Writable, style: ChalkInstance): Printer {
+  private printer(stream: Sink, style: ChalkInstance): Printer {
     const write = (text: string) => stream.write(`${text}\n`);
     return {
       style,
@@ -228,13 +242,23 @@ export class Output {
   }
 }
 
+/** Where the output writes text. */
+interface Sink {
+  write(text: string): void;
+}
+
+/** A stream whose every write passes terminalSafe; `styled`: colour sequences are the CLI's own. */
+function safeSink(stream: Writable, styled: boolean): Sink {
+  return { write: (text) => void stream.write(terminalSafe(text, styled)) };
+}
+
 const silentProgress: Progress = { update() {}, succeed() {}, fail() {}, warn() {}, stop() {} };
 
 /** Progress for logs and CI: a timestamped line per change, no frames, no repeats. */
 class LineProgress implements Progress {
   private last = '';
   constructor(
-    private readonly stream: Writable,
+    private readonly stream: Sink,
     text: string,
   ) {
     this.emit(text);

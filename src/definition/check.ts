@@ -10,6 +10,7 @@
 import { MODELS } from '../shared/models.js';
 import { checkAuth } from './auth.js';
 import { checkCompletions, MODULE_EXTENSIONS } from './completion-refs.js';
+import { checkEgress } from './egress-check.js';
 import { checkEnvRefs } from './env-refs.js';
 import type { DefinitionIssue } from './errors.js';
 import { checkPaths } from './file-paths.js';
@@ -57,6 +58,7 @@ const CHECKS: Array<(ctx: CheckContext) => void> = [
   checkTemplateRefs,
   checkAuth,
   checkEnvRefs,
+  checkEgress,
   checkScaling,
   checkTests,
   checkSecrets,

@@ -7,6 +7,7 @@ import type { Ajv, ErrorObject, Options } from 'ajv';
 import type { Ajv2019 } from 'ajv/dist/2019.js';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { createRequire } from 'node:module';
+import { linearPatternProblem } from '../shared/linear-regexp.js';
 import { isPlainSchema } from './plain-schema.js';
 import { asArray, asRecord, items, type CheckContext, type Path, type Rec } from './walk.js';
 
@@ -63,7 +64,8 @@ function needsCompile(value: unknown): boolean {
 
 /**
  * Regular expressions of `pattern` and `patternProperties`, checked as the validator will build
- * them (with the u flag). Cheaper than compiling the whole schema for each tool.
+ * them: valid with the u flag, and within what the linear-time engine runs (shared/linear-regexp.ts).
+ * Cheaper than compiling the whole schema for each tool.
  */
 function findBadPatterns(value: unknown, path: Path, out: Array<{ path: Path; message: string }>): void {
   if (Array.isArray(value)) return value.forEach((item, i) => findBadPatterns(item, [...path, i], out));
@@ -74,7 +76,10 @@ function findBadPatterns(value: unknown, path: Path, out: Array<{ path: Path; me
       new RegExp(pattern, 'u');
     } catch (error) {
       out.push({ path: at, message: `invalid JSON Schema: ${error instanceof Error ? error.message : String(error)}` });
+      return;
     }
+    const linear = linearPatternProblem(pattern);
+    if (linear !== undefined) out.push({ path: at, message: linear });
   };
   for (const [key, item] of Object.entries(record)) {
     if (key === 'pattern' && typeof item === 'string') test(item, [...path, key]);

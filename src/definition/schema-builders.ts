@@ -16,6 +16,7 @@ import {
   TOOL_NAME_PATTERN,
 } from './names.js';
 import { authConfigSchema, scopeToken } from './auth-schema.js';
+import { egressConfigSchema } from './egress-schema.js';
 
 /** A schema built on its first use, then kept. */
 function once<T>(build: () => T): () => T {
@@ -239,6 +240,7 @@ export const promptDefinition = once(() =>
 // Runtime options (extension): who may call the server (auth-schema.ts).
 
 export const authConfig = once(authConfigSchema);
+export const egressConfig = once(egressConfigSchema);
 
 // ---------------------------------------------------------------------------------------------
 // CLI-side sections: deploy defaults and test cases. Not sent to /v1/build.
@@ -312,6 +314,7 @@ export const testsConfig = once(() =>
 /** The sections a definition may leave out: built when first used. */
 const sections = {
   auth: once(() => authConfig().optional()),
+  egress: once(() => egressConfig().optional()),
   resources: once(() => z.array(resourceDefinition()).max(LIMITS.resources).optional()),
   prompts: once(() => z.array(promptDefinition()).max(LIMITS.prompts).optional()),
   deploy: once(() => deployDefaults().optional()),
@@ -334,6 +337,7 @@ function serverDefinitionWith(section: Sections) {
       .boolean()
       .optional()
       .describe('keep a session per client (Mcp-Session-Id): needed for sampling, elicitation, subscriptions and logging levels; default false (stateless)'),
+    egress: section.egress,
     include: z.array(z.string().min(1)).optional().describe('more files or folders to ship with the build, relative to the definition (scripts, data)'),
     tools: z.array(ToolDefinition).max(LIMITS.tools).optional(),
     resources: section.resources,

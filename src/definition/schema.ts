@@ -33,6 +33,10 @@ export const AuthConfig = built.authConfig();
 /** Who may call the server: `bearer` (shared tokens), `oauth` (an authorization server's tokens) or `none`. */
 export type AuthConfig = z.infer<typeof AuthConfig>;
 
+export const EgressConfig = built.egressConfig();
+/** Which private and loopback addresses a deployed server may reach (link-local and metadata: never). */
+export type EgressConfig = z.infer<typeof EgressConfig>;
+
 export const ScalingConfig = built.scalingConfig();
 export const ResourcesConfig = built.resourcesConfig();
 export const DeployDefaults = built.deployDefaults();

@@ -82,29 +82,37 @@ export interface Template {
   /** the placeholder paths, such as `user.id` */
   readonly refs: string[];
   render(scope: TemplateScope, encode?: Encoder): string;
+  /** the rendered text in pieces: literal text, and each inserted value with the placeholder it fills */
+  renderPieces(scope: TemplateScope, encode?: Encoder): TemplatePiece[];
+}
+
+export interface TemplatePiece {
+  text: string;
+  /** the placeholder this piece fills (`args.id`); absent for literal text */
+  ref?: string;
 }
 
 export function compileTemplate(source: string): Template {
   const parts = scanTemplate(source).parts.map((part) => (typeof part === 'string' ? part : (placeholderPath(part) ?? part.raw)));
   const refs = parts.filter((p): p is string[] => typeof p !== 'string').map((path) => path.join('.'));
   if (refs.length === 0) {
-    return { source, dynamic: false, refs, render: () => source };
+    return { source, dynamic: false, refs, render: () => source, renderPieces: () => [{ text: source }] };
   }
+  const renderPieces = (scope: TemplateScope, encode?: Encoder): TemplatePiece[] =>
+    parts.map((part) => {
+      if (typeof part === 'string') return { text: part };
+      const text = stringify(lookup(scope, part));
+      return { text: encode === undefined ? text : encode(text), ref: part.join('.') };
+    });
   return {
     source,
     dynamic: true,
     refs,
-    render(scope, encode) {
-      let out = '';
-      for (const part of parts) {
-        if (typeof part === 'string') out += part;
-        else {
-          const text = stringify(lookup(scope, part));
-          out += encode === undefined ? text : encode(text);
-        }
-      }
-      return out;
-    },
+    render: (scope, encode) =>
+      renderPieces(scope, encode)
+        .map((piece) => piece.text)
+        .join(''),
+    renderPieces,
   };
 }
 

@@ -13,12 +13,15 @@ import type { Server as HttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import { z } from 'zod';
 import type { Admission } from './admission.js';
+import type { IsolationReport } from './isolation.js';
 import type { WarmPoolStats } from './runners/warm-pool.js';
 import { DEFAULT_LIMITS, type EngineLimits } from './engine-limits.js';
 import { newId } from './ids.js';
+import { apiOriginProblem } from './http/cors.js';
 import { ClientGoneError, hasBody, isJsonMediaType, parseJsonBody, readBody } from './http/body.js';
 import { createHostPolicy, hostNameOf, type HostPolicy } from './http/hosts.js';
 import { Idempotency, type IdempotencyClaim } from './http/idempotency.js';
+import { FailureLimiter } from './http/failure-limit.js';
 import { RateLimiter } from './http/rate-limit.js';
 import type { ErrorCode } from '../api/contract.js';
 import { errorBody, HttpError, statusOf, type EnvelopeBody, type Reply } from './http/respond.js';
@@ -39,8 +42,12 @@ export interface AppOptions {
   admission?: Admission | undefined;
   /** the warm runtime processes, shown by /v1/health */
   warmPool?: { stats(): WarmPoolStats } | undefined;
+  /** what runtime processes run under, shown by /v1/health */
+  isolation?: IsolationReport | undefined;
   /** the Host names answered (DNS-rebinding protection); default: the loopback names */
   hosts?: HostPolicy;
+  /** the engine's public URL: pages of its origin may call the API */
+  publicUrl?: string | undefined;
   apiKey: string;
   version: string;
   logger: Logger;
@@ -63,6 +70,7 @@ export function createApp(options: AppOptions): App {
   const logger = options.logger;
   const keyDigest = digest(options.apiKey);
   const limiter = new RateLimiter(limits.rateCapacity, limits.ratePerSecond, clock);
+  const failures = new FailureLimiter({ maxFailures: limits.authFailures }, clock);
   const idempotency = new Idempotency(options.store);
   const hosts = options.hosts ?? createHostPolicy({ bindHost: '127.0.0.1' });
   const startedAt = clock();
@@ -74,6 +82,7 @@ export function createApp(options: AppOptions): App {
     tests: options.tests,
     admission: options.admission,
     warmPool: options.warmPool,
+    isolation: options.isolation,
     version: options.version,
     limits,
     clock,
@@ -113,12 +122,15 @@ export function createApp(options: AppOptions): App {
         if (options.deployments !== undefined && (await options.deployments.handleGateway(req, res, requestId))) return;
         throw new ServiceError('not_found', `nothing is served at ${path}; the API is under /v1`);
       }
+      // a page of another origin is refused even with the right key (cors.ts)
+      const foreignPage = apiOriginProblem(req, options.publicUrl);
+      if (foreignPage !== undefined) throw new HttpError('forbidden', foreignPage);
       const aborts = (controller = new AbortController());
       res.once('close', () => {
         if (!res.writableFinished) aborts.abort(new Error('the client went away'));
       });
       if (draining) throw new HttpError('unavailable', 'the engine is stopping; retry in a moment', { 'Retry-After': '1' });
-      const key = authenticate(req, keyDigest);
+      const key = authenticateLimited(req, keyDigest, failures);
       const decision = limiter.take(key);
       if (!decision.allowed) {
         throw new HttpError('rate_limited', `too many requests; retry in ${decision.retryAfter} s`, { 'Retry-After': String(decision.retryAfter) });
@@ -320,6 +332,28 @@ function authenticate(req: IncomingMessage, expected: Buffer): string {
   const given = digest(match[1]!);
   if (!timingSafeEqual(given, expected)) throw unauthorized('the API key is not valid for this service');
   return given.toString('hex');
+}
+
+/**
+ * `authenticate`, refused with 429 for an address that sent too many wrong keys: while it is
+ * blocked even the right key is refused, so guessing learns nothing until the block ends.
+ */
+function authenticateLimited(req: IncomingMessage, expected: Buffer, failures: FailureLimiter): string {
+  const address = req.socket.remoteAddress;
+  const blocked = (seconds: number) =>
+    new HttpError('rate_limited', `too many requests with a wrong API key from this address; retry in ${seconds} s`, { 'Retry-After': String(seconds) });
+  const waiting = failures.blockedFor(address);
+  if (waiting > 0) throw blocked(waiting);
+  try {
+    return authenticate(req, expected);
+  } catch (error) {
+    // only a key that was sent and is wrong counts: a request without one is a client not yet configured
+    if (error instanceof HttpError && header(req, 'authorization') !== undefined) {
+      const seconds = failures.fail(address);
+      if (seconds > 0) throw blocked(seconds);
+    }
+    throw error;
+  }
 }
 
 function digest(value: string): Buffer {

@@ -33,6 +33,8 @@ export interface EngineLimits {
   /** token bucket per API key: burst size and refill per second; a rate of 0 turns limiting off */
   rateCapacity: number;
   ratePerSecond: number;
+  /** refused API keys from one address within a minute that block it for a minute (429); 0 turns this off */
+  authFailures: number;
   /** longest long-poll (`?wait=`) */
   maxWaitSeconds: number;
   /** how long a synchronous deploy or rollback waits before answering `202` with `deploying` */
@@ -58,6 +60,7 @@ export const DEFAULT_LIMITS: EngineLimits = {
   bodyBytes: 10 * 1024 * 1024,
   rateCapacity: 120,
   ratePerSecond: 40,
+  authFailures: 10,
   maxWaitSeconds: 60,
   syncDeploySeconds: 120,
   keepAliveMs: 15_000,
@@ -78,7 +81,8 @@ const ADMISSION_ENV: Record<keyof AdmissionLimits, string> = {
  * The limits the engine's environment sets: `MCPCTL_RATE_LIMIT=<per second>` sets the refill
  * rate (the burst is three seconds' worth, at least 1); `MCPCTL_START_CONCURRENCY`,
  * `MCPCTL_BUILD_CONCURRENCY`, `MCPCTL_TEST_CONCURRENCY` and `MCPCTL_QUEUE_MAX` size the queues;
- * `MCPCTL_WARM_POOL` sizes the pool of warm runtime processes (0 turns it off).
+ * `MCPCTL_WARM_POOL` sizes the pool of warm runtime processes (0 turns it off);
+ * `MCPCTL_AUTH_FAILURE_LIMIT` is the number of refused API keys per minute that blocks an address.
  * A bad value is an error naming the variable.
  */
 export function limitsFromEnv(env: Record<string, string | undefined>): EngineLimits {
@@ -98,6 +102,16 @@ export function limitsFromEnv(env: Record<string, string | undefined>): EngineLi
     const count = Number(value);
     if (!Number.isInteger(count) || count < 1) throw new Error(`${ADMISSION_ENV[key]} must be a whole number ≥ 1, not ${JSON.stringify(value)}`);
     limits.admission[key] = count;
+  }
+  const failures = env.MCPCTL_AUTH_FAILURE_LIMIT;
+  if (failures !== undefined && failures.trim() !== '') {
+    const count = Number(failures);
+    if (!Number.isInteger(count) || count < 0) {
+      throw new Error(
+        `MCPCTL_AUTH_FAILURE_LIMIT must be a whole number ≥ 0 of refused API keys per minute from one address (0 turns the limit off), not ${JSON.stringify(failures)}`,
+      );
+    }
+    limits.authFailures = count;
   }
   const pool = env.MCPCTL_WARM_POOL;
   if (pool !== undefined && pool.trim() !== '') {

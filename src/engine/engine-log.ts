@@ -1,7 +1,9 @@
 /**
  * The engine's log: one JSON object per line (`time`, `level`, `msg`, then fields such as
  * `request_id`). Written to a file by the background engine and to stdout by `mcpctl serve`.
+ * The engine wraps it with `redactingEngineLogger`, so no line carries a value it hides.
  */
+import type { Redactor } from '../runtime/logger.js';
 import { isoTime } from '../shared/iso-time.js';
 import type { Logger } from './types.js';
 
@@ -55,6 +57,39 @@ export function batchedWrite(write: (text: string) => void, delayMs = 20): (line
   return (line) => {
     if (pending.push(line) === 1) setTimeout(flush, delayMs).unref();
   };
+}
+
+/**
+ * `inner` with every value of `secrets` replaced by [redacted], in the message and in every string
+ * of the fields at any depth (errors included): whichever deployment's value a line quotes.
+ */
+export function redactingEngineLogger(inner: Logger, secrets: Redactor): Logger {
+  const emit =
+    (level: LogLevel) =>
+    (message: string, fields?: Record<string, unknown>): void => {
+      if (secrets.size === 0) return inner[level](message, fields);
+      inner[level](secrets.redactText(message), fields === undefined ? undefined : (redactFields(fields, secrets) as Record<string, unknown>));
+    };
+  return {
+    debug: emit('debug'),
+    info: emit('info'),
+    warn: emit('warn'),
+    error: emit('error'),
+    child: (fields) => redactingEngineLogger(inner.child(fields), secrets),
+  };
+}
+
+/** Strings replaced at any depth; an error becomes its name, message and stack, each redacted. */
+function redactFields(value: unknown, secrets: Redactor, depth = 0): unknown {
+  if (typeof value === 'string') return secrets.redactText(value);
+  if (depth > 8 || value === null || typeof value !== 'object') return value;
+  if (value instanceof Error) return redactFields({ name: value.name, message: value.message, stack: value.stack }, secrets, depth + 1);
+  if (Array.isArray(value)) return value.map((item) => redactFields(item, secrets, depth + 1));
+  // a Date and the like: written as its toJSON says
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) out[key] = redactFields(item, secrets, depth + 1);
+  return out;
 }
 
 /** A logger that drops everything (tests, library use). */

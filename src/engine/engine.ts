@@ -10,8 +10,11 @@ import { createApp, createEngineServer, engineServerOptions, wireEngineServer, t
 import { createBuilder, loadRuntimeModules, type RuntimeModules } from './builder.js';
 import { createLocalCredentials } from './local-credentials.js';
 import { homePaths } from './home.js';
-import { allowedHostsFromEnv, createHostPolicy, isLoopbackAddress } from './http/hosts.js';
+import { engineHostPolicy, listensBeyondLoopback, urlHost, withHsts } from './http/exposure.js';
+export { urlHost };
 import { DEFAULT_LIMITS, type EngineLimits } from './engine-limits.js';
+import { redactingEngineLogger } from './engine-log.js';
+import { ENGINE_OWNER, engineSecretValues, SecretRegistry } from './secret-registry.js';
 import { BUNDLE_TEMP_PREFIX } from '../runtime/bundle.js';
 import { ensureDir, removeStaleTempDirs, removeStaleTemps } from './store/atomic.js';
 import { FileStore } from './store/file-store.js';
@@ -20,6 +23,9 @@ import type { Runner } from './runners/runner.js';
 import { chooseRunner, createRunner, RunnerConfigError, runnerFromSettings } from './runners/select.js';
 import type { TestServiceDeps } from './agent/index.js';
 import type { TlsListener } from './http/tls.js';
+import { isolatedRuntime } from './isolation.js';
+import { EngineConfigError } from './engine-errors.js';
+import { secureHome } from './file-modes.js';
 import type { TlsOptions } from './http/tls-settings.js';
 import type { DeploymentService, DeploymentServiceDeps, Logger, StartRuntimeProcess, TestService } from './types.js';
 
@@ -77,7 +83,7 @@ export interface RunningEngine {
   /** the runtime processes that wait for a bundle */
   warmPool: WarmPool;
   /** the HTTPS listener, when the engine has certificates */
-  tls?: { url: string; port: number; listener: TlsListener };
+  tls?: { url: string; host: string; port: number; listener: TlsListener };
   /** settles when restoring the deployments that were running has finished */
   restored: Promise<void>;
   /** drains and stops: deployments' instances stop (their records stay), the store closes */
@@ -95,18 +101,20 @@ export class ListenError extends Error {
   }
 }
 
-/** The engine cannot start as configured (an unusable API key); the message says what to change. */
-export class EngineConfigError extends Error {
-  override readonly name = 'EngineConfigError';
-}
+export { EngineConfigError };
 
 export async function startEngine(options: StartEngineOptions): Promise<RunningEngine> {
   const keyProblem = apiKeyProblem(options.apiKey);
   if (keyProblem !== undefined) throw new EngineConfigError(`the API key cannot be used: ${keyProblem}`);
   const clock = options.clock ?? Date.now;
-  const logger = options.logger;
+  // one set of values hidden from every line the engine logs: its keys, then every deployment's values
+  const secrets = new SecretRegistry();
+  secrets.add(ENGINE_OWNER, engineSecretValues(options.apiKey, options.env));
+  const logger = redactingEngineLogger(options.logger, secrets);
   const paths = homePaths(options.home);
   await ensureDir(paths.home);
+  // a home other users can write is refused; one they can read is made private, with a warning
+  for (const warning of secureHome(paths)) logger.warn(warning);
   await ensureDir(paths.bundlesDir);
   const limits: EngineLimits = { ...DEFAULT_LIMITS, ...options.limits };
   // What a crash left half-written: temporary files of the state files, unfinished bundles.
@@ -131,13 +139,15 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
       throw error;
     });
     if (tlsConfig !== undefined) {
-      const listener = tlsConfig.create({ serverOptions: engineServerOptions(limits), handler: (req, res) => void handler(req, res), logger });
+      const listener = tlsConfig.create({ serverOptions: engineServerOptions(limits), handler: withHsts((req, res) => void handler(req, res)), logger });
       wireEngineServer(listener.server);
-      const tlsPort = await listen(listener.server, tlsConfig.settings.port, options.host).catch((error: unknown) => {
+      // HTTPS may face the network on its own address while plain HTTP stays on loopback
+      const tlsHost = tlsConfig.settings.host ?? options.host;
+      const tlsPort = await listen(listener.server, tlsConfig.settings.port, tlsHost).catch((error: unknown) => {
         listener.close();
         throw error;
       });
-      tls = { url: `https://${urlHost(options.host)}:${tlsPort}`, port: tlsPort, listener };
+      tls = { url: `https://${urlHost(tlsHost)}:${tlsPort}`, host: tlsHost, port: tlsPort, listener };
     }
   } catch (error) {
     server.close();
@@ -147,7 +157,7 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
   const url = (options.publicUrl ?? `http://${urlHost(options.host)}:${port}`).replace(/\/+$/, '');
 
   try {
-    const loadRuntime = options.runtime ?? loadRuntimeModules;
+    const { load: loadRuntime, report: isolation } = isolatedRuntime(options.runtime ?? loadRuntimeModules, options.env, paths.home);
     const admission = createAdmission(limits.admission, clock);
     // Every start (build checks, test instances, deployments' instances) takes a warm process when it can.
     const warmPool = new WarmPool({
@@ -155,6 +165,7 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
       engine: paths.home,
       load: async () => (await loadRuntime())?.spawnWarmRuntimeProcess,
       busy: () => busyStarting(admission),
+      limitsEnforced: isolation.limits !== 'node heap',
       logger: logger.child({ component: 'warm-pool' }),
     });
     const runtime = withWarmPool(loadRuntime, warmPool);
@@ -187,9 +198,11 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
         startRuntime: lazyStartRuntime(runtime),
         ...(runner === undefined ? {} : { runner }),
         ...(tls === undefined ? {} : { https: { url: tls.url, port: tls.port, covers: (host: string) => tls.listener.covers(host) } }),
-        exposed: !isLoopbackAddress(options.host),
+        exposed: listensBeyondLoopback(options.host, tls?.host),
+        isolation,
         starts: admission.starts,
         clock,
+        secrets,
       });
     }
     const agent =
@@ -212,7 +225,9 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
       tests,
       admission,
       warmPool,
-      hosts: createHostPolicy({ bindHost: options.host, publicUrl: options.publicUrl, extra: allowedHostsFromEnv(options.env) }),
+      isolation,
+      hosts: engineHostPolicy({ host: options.host, tlsHost: tls?.host, publicUrl: options.publicUrl, env: options.env }),
+      publicUrl: options.publicUrl,
       apiKey: options.apiKey,
       version: options.version,
       logger: logger.child({ component: 'api' }),
@@ -226,7 +241,7 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
       url,
       host: options.host,
       port,
-      ...(tls === undefined ? {} : { https: tls.url, certificates: [...tls.listener.certificates().byName.keys()] }),
+      ...(tls === undefined ? {} : { https: tls.url, tls_host: tls.host, certificates: [...tls.listener.certificates().byName.keys()] }),
       home: paths.home,
       version: options.version,
       deployments: deployments !== undefined,
@@ -339,13 +354,6 @@ async function loadTls(options: StartEngineOptions, paths: { home: string; setti
   } catch (error) {
     throw error instanceof TlsConfigError ? new EngineConfigError(`HTTPS cannot start: ${error.message}`) : error;
   }
-}
-
-/** The host part of a URL for a bound address: a wildcard becomes loopback, IPv6 gets brackets. */
-export function urlHost(host: string): string {
-  if (host === '0.0.0.0' || host === '') return '127.0.0.1';
-  if (host === '::') return '[::1]';
-  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
 }
 
 /** The runner of the options, the environment or the settings file (engine.ts's option says the order). */

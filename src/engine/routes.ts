@@ -21,6 +21,7 @@ import {
 import { requiredEnvVars } from '../definition/check.js';
 import { markValidated } from '../runtime/bundle.js';
 import type { Admission } from './admission.js';
+import type { IsolationReport } from './isolation.js';
 import type { WarmPoolStats } from './runners/warm-pool.js';
 import { newId } from './ids.js';
 import { resolveScaling } from './deployments/limits.js';
@@ -69,6 +70,8 @@ export interface RouteDeps {
   admission?: Admission | undefined;
   /** the warm runtime processes, for /v1/health */
   warmPool?: { stats(): WarmPoolStats } | undefined;
+  /** what runtime processes run under, for /v1/health */
+  isolation?: IsolationReport | undefined;
 }
 
 export function createRoutes(deps: RouteDeps): Router<Route> {
@@ -151,6 +154,8 @@ export function createRoutes(deps: RouteDeps): Router<Route> {
             : { queues: { starts: admission.starts.stats(), builds: admission.builds.stats(), tests: admission.tests.stats() } }),
           // runtime processes loaded and waiting for a bundle (docs/engine.md, warm pool)
           ...(deps.warmPool === undefined ? {} : { warm_pool: deps.warmPool.stats() }),
+          // the process sandbox and how resources are enforced (docs/security.md)
+          ...(deps.isolation === undefined ? {} : { isolation: deps.isolation }),
         },
       };
     },

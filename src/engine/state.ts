@@ -1,12 +1,15 @@
 /**
  * The files that tie a home to its one running engine: the lock, the state file (address, pid,
  * key; mode 0600) and the settings kept across restarts (key, port). Plus the checks that tell a
- * live engine from a stale record: is the process there, is it ours, does it answer.
+ * live engine from a stale record: is the process there, is it ours, does it answer. The state
+ * file is trusted only when it is the current user's alone (file-modes.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { open, readFile, rm, stat } from 'node:fs/promises';
 import type { HomePaths } from './home.js';
+import { checkPrivatePath, privatePathHint } from './file-modes.js';
+import { EXIT, UserError } from '../shared/errors.js';
 import { syncDir, writeFileAtomic } from './store/atomic.js';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -42,6 +45,15 @@ export interface EngineSettings {
 // --- state file ------------------------------------------------------------------------------------
 
 export async function readEngineState(paths: HomePaths): Promise<EngineState | undefined> {
+  // another user who can write it could point the CLI, and its key, at an engine of theirs
+  const check = checkPrivatePath(paths.stateFile, 'file');
+  if (check.refuse !== undefined) {
+    throw new UserError(`the engine's state file cannot be trusted: ${check.refuse}`, {
+      exitCode: EXIT.config,
+      code: 'unsafe_home',
+      hint: privatePathHint(paths.stateFile, 'file'),
+    });
+  }
   let parsed: Partial<EngineState>;
   try {
     parsed = JSON.parse(await readFile(paths.stateFile, 'utf8')) as Partial<EngineState>;
@@ -278,20 +290,30 @@ export interface WarmPoolHealth {
   warming: number;
 }
 
-export type HealthResult = { ok: true; version: string; uptimeSeconds: number; warmPool?: WarmPoolHealth } | { ok: false; reason: string };
+/** What an engine's runtime processes run under (docs/security.md). */
+export interface IsolationHealth {
+  sandbox: string;
+  limits: string;
+  reasons: string[];
+}
+
+export type HealthResult =
+  { ok: true; version: string; uptimeSeconds: number; warmPool?: WarmPoolHealth; isolation?: IsolationHealth } | { ok: false; reason: string };
 
 /** Asks the engine's /v1/health with its key. */
 export async function checkHealth(url: string, apiKey: string, timeoutMs = 2_000): Promise<HealthResult> {
   try {
     const response = await getJson(`${url}/v1/health`, { authorization: `Bearer ${apiKey}` }, AbortSignal.timeout(timeoutMs));
-    const body = response.body as { data?: { version?: unknown; uptime_seconds?: unknown; warm_pool?: unknown } } | undefined;
+    const body = response.body as { data?: { version?: unknown; uptime_seconds?: unknown; warm_pool?: unknown; isolation?: unknown } } | undefined;
     if (response.status < 200 || response.status > 299) return { ok: false, reason: `HTTP ${response.status}` };
     const warmPool = readWarmPool(body?.data?.warm_pool);
+    const isolation = readIsolation(body?.data?.isolation);
     return {
       ok: true,
       version: typeof body?.data?.version === 'string' ? body.data.version : 'unknown',
       uptimeSeconds: typeof body?.data?.uptime_seconds === 'number' ? body.data.uptime_seconds : 0,
       ...(warmPool === undefined ? {} : { warmPool }),
+      ...(isolation === undefined ? {} : { isolation }),
     };
   } catch (error) {
     return { ok: false, reason: error instanceof Error ? error.message : String(error) };
@@ -339,4 +361,10 @@ function readWarmPool(value: unknown): WarmPoolHealth | undefined {
   const { size, ready, warming } = pool;
   if (typeof size !== 'number' || typeof ready !== 'number' || typeof warming !== 'number') return undefined;
   return { size, ready, warming };
+}
+
+function readIsolation(value: unknown): IsolationHealth | undefined {
+  const { sandbox, limits, reasons } = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
+  if (typeof sandbox !== 'string' || typeof limits !== 'string') return undefined;
+  return { sandbox, limits, reasons: Array.isArray(reasons) ? reasons.filter((reason): reason is string => typeof reason === 'string') : [] };
 }

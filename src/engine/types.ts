@@ -3,9 +3,11 @@
  * `createApp({ store, builds, deployments, tests, ... })` depends on these interfaces only, so each
  * service can be built, replaced and tested on its own.
  */
+import type { IsolationReport } from './isolation.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { WorkQueue } from './admission.js';
 import type { Runner } from './runners/runner.js';
+import type { SecretRegistry } from './secret-registry.js';
 import type { RuntimeProcess, StartRuntimeOptions, startRuntimeProcess } from '../runtime/process.js';
 import type { BuildRequest, Deployment, DeployRequest, ErrorCode, LogLine, McpServer, Metrics, ModelStatus, TestRequest, TestResult } from '../api/contract.js';
 
@@ -184,10 +186,14 @@ export interface DeploymentServiceDeps {
   https?: HttpsEndpoint;
   /** the engine listens on an address beyond loopback: every deployment must say who may call it (exposure.ts) */
   exposed?: boolean;
+  /** what the process runner's instances run under (isolation.ts): weaker than asked is a notice */
+  isolation?: IsolationReport;
   /** the engine's start queue (src/engine/admission.ts); default: one sized to the machine */
   starts?: WorkQueue;
   /** milliseconds since the epoch; tests pass their own */
   clock: () => number;
+  /** the engine's one set of values hidden from every log line and answer; default: a set of the service's own */
+  secrets?: SecretRegistry;
 }
 
 /** The engine's HTTPS listener, as deployments see it: its address and which names its certificates cover. */

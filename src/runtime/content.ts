@@ -9,6 +9,7 @@ import type { ContentBlock, ReadResourceResult } from '@modelcontextprotocol/ser
 import type { ContentItem } from '../definition/schema.js';
 import type { Problem } from '../shared/errors.js';
 import { LIMITS } from '../definition/schema.js';
+import type { Egress } from './egress.js';
 import type { Peer } from './peer.js';
 import { resolveRealInside } from './safe-path.js';
 import { compileDeep, compileTemplate, type TemplateScope } from '../definition/template.js';
@@ -32,6 +33,8 @@ export interface CompileContext {
   problems: Problem[];
   /** reads a defined resource; bound once resources are compiled */
   readResource(uri: string, call: CallContext): Promise<ResourceContents[]>;
+  /** what `http` handlers and `url` resources may reach, and the dispatcher that enforces it */
+  egress: Egress;
 }
 
 export interface RenderedContent {

@@ -5,8 +5,9 @@
  * stop has begun, and a count of requests in flight to wait for).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ProtocolErrorCode, validateHostHeader, validateOriginHeader } from '@modelcontextprotocol/server';
+import { ProtocolErrorCode, validateHostHeader } from '@modelcontextprotocol/server';
 import { readBody, sendJson } from '../shared/http.js';
+import { ALLOWED_ORIGINS_ENV, allowedOrigin } from '../shared/origins.js';
 import { endpointOfMetadataPath, requestOrigin, type Admitted, type Guard, type Refused } from './auth.js';
 import { HEALTH_PATH, MCP_PATH, USER_ID_HEADER } from './constants.js';
 import type { RuntimeLogger } from './logger.js';
@@ -27,8 +28,23 @@ export interface HealthBody {
 /** Serves one MCP request whose body (for a POST) is already read and parsed. */
 export type McpServe = (req: IncomingMessage, res: ServerResponse, body: unknown, draining: boolean) => Promise<void>;
 
+/**
+ * The time-outs of a runtime's HTTP server (serve-bundle, dev): a request's headers must arrive
+ * within 10 s and the whole request within 30 s, checked every second, so a client that sends a
+ * byte now and then (slowloris) cannot hold sockets; idle keep-alive connections close after 65 s
+ * (longer than the gateway keeps its own idle connections, so it never reuses one being closed).
+ * An answer that streams (an SSE stream) is not limited: only receiving the request is.
+ */
+export const RUNTIME_SERVER_OPTIONS = {
+  requestTimeout: 30_000,
+  headersTimeout: 10_000,
+  keepAliveTimeout: 65_000,
+  connectionsCheckingInterval: 1_000,
+} as const;
+
 export interface HttpFrontOptions {
   allowedHosts: string[] | undefined;
+  /** the exact origins (`http://localhost:6274`) whose pages may call across origins; undefined: any */
   allowedOrigins: string[] | undefined;
   /** who may call: absent when anyone may */
   guard: Guard | undefined;
@@ -64,11 +80,15 @@ export function createHttpFront(options: HttpFrontOptions): HttpFront {
       const host = validateHostHeader(req.headers.host, allowedHosts);
       if (!host.ok) return rejectRequest(res, record, 403, `Forbidden: ${host.message}`);
     }
-    if (allowedOrigins !== undefined) {
-      const origin = validateOriginHeader(req.headers.origin, allowedOrigins);
-      if (!origin.ok) return rejectRequest(res, record, 403, `Forbidden: ${origin.message}`);
-      if (origin.origin !== undefined) setCorsHeaders(res, origin.origin);
-    } else if (typeof req.headers.origin === 'string') setCorsHeaders(res, req.headers.origin);
+    const sentOrigin = req.headers.origin;
+    if (typeof sentOrigin === 'string' && sentOrigin !== '') {
+      // a page of another origin (scheme, host and port) calls only when its origin is listed
+      const origin = allowedOrigins === undefined ? sentOrigin : allowedOrigin(sentOrigin, allowedOrigins);
+      if (origin === undefined) {
+        return rejectRequest(res, record, 403, `Forbidden: pages on ${sentOrigin} may not call this server; list the origin in ${ALLOWED_ORIGINS_ENV}`);
+      }
+      setCorsHeaders(res, origin);
+    }
     if (req.method === 'OPTIONS') {
       res.writeHead(204).end();
       return;

@@ -8,6 +8,12 @@
  *     /srv/mcpctl/bundle/    the bundle of the build (src/runtime/bundle.ts), read-only
  *     user 10001:10001, no shell needed; listens on 0.0.0.0:8080, /mcp and /health
  *
+ * The runtime starts with `--env-is-secret`: every value of its environment is hidden from its logs
+ * and from the error texts of tool calls, but for the variables a container has whatever it runs
+ * (PATH, HOME, HOSTNAME, NODE_ENV, the base image's NODE_VERSION...: see serve-bundle.ts). A runner
+ * that does not hand the deployment's values over as environment (Docker, Swarm: `inspect` would
+ * show them) passes `envFile`, a JSON file of them the runtime reads at start (`--values-file`).
+ *
  * The tag is the bundle's digest, computed exactly as the engine computes it for a build, so the same
  * definition always names the same image and a changed one never reuses an old tag.
  *
@@ -33,6 +39,14 @@ export const CONTAINER_USER = { uid: 10001, gid: 10001 } as const;
 export const DRAIN_SECONDS = 20;
 /** Writable scratch space: the root filesystem is read-only, programs a tool runs may still want a /tmp. */
 export const SCRATCH_DIR = '/tmp';
+/**
+ * The Docker runner's file of the deployment's values: copied into a volume of the container
+ * before it starts, in a folder only the container's user can read; the runtime deletes it once read.
+ */
+export const DOCKER_ENV_DIR = '/run/mcpctl';
+export const DOCKER_ENV_FILE = `${DOCKER_ENV_DIR}/env/values.json`;
+/** Swarm's: a Docker secret, mounted read-only (tmpfs) where Swarm mounts secrets. */
+export const SWARM_ENV_FILE = '/run/secrets/mcpctl-env';
 
 /** Label keys that identify what a workload runs, on every object a target creates. */
 export const LABELS = {
@@ -73,6 +87,8 @@ export interface ImageOptions {
   registry?: string;
   /** development logs every MCP request and result (secrets redacted) */
   logLevel?: 'info' | 'debug';
+  /** a JSON file of the deployment's values the runtime loads at start (DOCKER_ENV_FILE, SWARM_ENV_FILE) */
+  envFile?: string;
 }
 
 /** Why a registry cannot prefix an image reference, or undefined when it can. */
@@ -111,6 +127,9 @@ export function imageContract(digest: string, options: ImageOptions = {}): Image
       options.logLevel ?? 'info',
       '--drain-timeout',
       String(DRAIN_SECONDS),
+      // a module error quoting a value shows [redacted], as on the process runner
+      '--env-is-secret',
+      ...(options.envFile === undefined ? [] : ['--values-file', options.envFile]),
     ],
     port: CONTAINER_PORT,
     healthPath: HEALTH_PATH,

@@ -1,6 +1,7 @@
 /**
  * A built server and an environment as Kubernetes objects: Deployment, Service, Secret,
- * PodDisruptionBudget, HorizontalPodAutoscaler and Ingress. A pure function from the server and the
+ * PodDisruptionBudget, HorizontalPodAutoscaler, Ingress and a default-deny NetworkPolicy
+ * (kubernetes-network-policy.ts). A pure function from the server and the
  * deployment's settings to typed objects, so `mcpctl export kubernetes` (src/export) writes them as
  * YAML and the engine's kubernetes runner (src/engine/kubernetes) applies the very same objects with
  * server-side apply. It lives here, beside the image contract, because both of those layers use it.
@@ -19,6 +20,7 @@ import type {
 import type { IDeployment } from 'kubernetes-models/apps/v1/Deployment';
 import type { IHorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler';
 import type { IIngress } from 'kubernetes-models/networking.k8s.io/v1/Ingress';
+import type { INetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
 import type { IPodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
 import type { ISecret } from 'kubernetes-models/v1/Secret';
 import type { IService } from 'kubernetes-models/v1/Service';
@@ -26,9 +28,10 @@ import type { Environment } from '../api/contract.js';
 import { resolveScalingRange } from '../definition/scaling.js';
 import { UserError, type Problem } from '../shared/errors.js';
 import { AUDIENCES_ENV } from './auth.js';
+import { networkPolicy, type EgressSettings } from './kubernetes-network-policy.js';
 import { BUNDLE_DIGEST_ANNOTATION, BUNDLE_LABEL_LENGTH, DIGEST_PATTERN, imageContract, LABELS, type ImageContract } from './image.js';
 
-export type KubernetesObject = ISecret | IService | IDeployment | IPodDisruptionBudget | IHorizontalPodAutoscaler | IIngress;
+export type KubernetesObject = ISecret | IService | IDeployment | IPodDisruptionBudget | IHorizontalPodAutoscaler | IIngress | INetworkPolicy;
 
 /** The built server the objects run. */
 export interface KubernetesServer {
@@ -69,6 +72,15 @@ export interface KubernetesExportOptions {
    * or added (the engine's runner, whose deploy has checked exposure and set the audiences itself).
    */
   auth?: 'bearer' | 'oauth' | 'none' | 'missing';
+  /**
+   * A NetworkPolicy that denies all traffic of the pods but what they need (default true). The
+   * engine's runner leaves it out: it reaches the pods at their own address from outside the cluster.
+   */
+  networkPolicy?: boolean;
+  /** the definition's `egress`: what the NetworkPolicy lets out besides public addresses */
+  egress?: EgressSettings;
+  /** the namespace of the Ingress controller the NetworkPolicy lets in (default ingress-nginx) */
+  ingressNamespace?: string;
 }
 
 export interface KubernetesExport {
@@ -449,6 +461,18 @@ export function kubernetesManifests(server: KubernetesServer, options: Kubernete
       },
     };
     objects.push(ingress);
+  }
+  if (options.networkPolicy !== false) {
+    const made = networkPolicy({
+      metadata: metadata(name),
+      selector,
+      port: image.port,
+      ingress: options.domain !== undefined,
+      ...(options.ingressNamespace === undefined ? {} : { ingressNamespace: options.ingressNamespace }),
+      ...(options.egress === undefined ? {} : { egress: options.egress }),
+    });
+    objects.push(made.policy);
+    notices.push(...made.notices);
   }
   if (withoutValue.length > 0) {
     notices.push(

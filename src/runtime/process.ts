@@ -5,12 +5,16 @@
  * waiting for its bundle (the engine's warm pool).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface, type Interface } from 'node:readline';
 import { problemText, type Problem } from '../shared/errors.js';
 import { packageRoot } from '../shared/package-root.js';
+import type { ResourceLimits } from './cgroup-limits.js';
 import { HEALTH_PATH, MCP_PATH } from './constants.js';
+import { parseListening, parseStartFailed, parseWarm, type Listening } from './process-lines.js';
+import { heapLimitArgs, isolate, readReportedPid, signalOf, signalPid, type Isolated, type Isolation } from './isolation.js';
 
 export interface StartRuntimeOptions {
   bundleDir: string;
@@ -29,6 +33,10 @@ export interface StartRuntimeOptions {
   startTimeoutMs?: number;
   /** a Unix socket to listen on as well (`--socket`); the start goes on without it when it cannot */
   socketPath?: string;
+  /** the sandbox and the limits it runs under (the engine's process runner); none by default */
+  isolation?: Isolation;
+  /** memory and CPU limits (the deployment's `resources`), enforced as `isolation` allows */
+  resources?: ResourceLimits;
 }
 
 export interface RuntimeProcess {
@@ -136,29 +144,38 @@ type Exit = { code: number | null; signal: string | null };
 /** A spawned runtime process and its output as lines. */
 interface Spawned {
   child: ChildProcess;
+  /** the runtime's own process id (inside a sandbox, not bwrap's): known once it runs */
+  pid: Promise<number | undefined>;
   exited: Promise<Exit>;
   stdout: Interface;
   stderr: Interface;
+  isolated: Isolated;
 }
 
-function spawnRuntime(args: string[], env: Record<string, string>, stdin: 'ignore' | 'pipe'): Spawned {
+function spawnRuntime(nodeArgs: string[], env: Record<string, string>, stdin: 'ignore' | 'pipe', isolated: Isolated): Spawned {
+  const { program, args } = isolated.command(nodeArgs);
   // In a session of its own: on Linux, its own scheduling group, which the background engine's
   // lower priority does not reach (src/engine/cpu-priority.ts). It still ends with its supervisor
   // (its standard input or output closes), and a terminal's Ctrl-C reaches the supervisor, which
   // stops it.
-  const child = spawn(process.execPath, args, { stdio: [stdin, 'pipe', 'pipe'], env, detached: true });
+  const child = spawn(program, args, { stdio: [stdin, 'pipe', 'pipe', ...(isolated.reportsPid ? ['pipe' as const] : [])], env, detached: true });
   const exited = new Promise<Exit>((resolve) => {
-    child.once('exit', (code, signal) => resolve({ code, signal }));
+    child.once('exit', (code, signal) => resolve(isolated.reportsPid ? signalOf(code, signal) : { code, signal }));
   });
+  void exited.then(() => isolated.end()).catch(() => {});
+  const pid = isolated.reportsPid ? readReportedPid(child.stdio[3] as Readable | null) : Promise.resolve(child.pid);
   // a write to a process that just died must not take this one down
   child.stdin?.on('error', () => {});
-  return { child, exited, stdout: createInterface({ input: child.stdout! }), stderr: createInterface({ input: child.stderr! }) };
+  return { child, pid, exited, isolated, stdout: createInterface({ input: child.stdout! }), stderr: createInterface({ input: child.stderr! }) };
 }
 
-/** SIGTERM, then SIGKILL after `graceMs`; resolves once it is gone. */
-async function stopChild(child: ChildProcess, exited: Promise<Exit>, graceMs: number): Promise<void> {
+/** SIGTERM (to the runtime itself: bwrap would not pass it on), then SIGKILL after `graceMs`; resolves once it is gone. */
+async function stopChild(spawned: Spawned, graceMs: number): Promise<void> {
+  const { child, exited } = spawned;
   if (child.exitCode !== null || child.signalCode !== null) return;
-  child.kill('SIGTERM');
+  const inner = spawned.isolated.reportsPid ? await spawned.pid : undefined;
+  if (inner === undefined) child.kill('SIGTERM');
+  else signalPid(inner, 'SIGTERM');
   let timer: NodeJS.Timeout | undefined;
   const timedOut = await Promise.race([
     exited.then(() => false),
@@ -168,6 +185,7 @@ async function stopChild(child: ChildProcess, exited: Promise<Exit>, graceMs: nu
   ]);
   clearTimeout(timer);
   if (timedOut) {
+    // bwrap takes its sandbox down with it
     child.kill('SIGKILL');
     await exited;
   }
@@ -175,9 +193,23 @@ async function stopChild(child: ChildProcess, exited: Promise<Exit>, graceMs: nu
 
 export async function startRuntimeProcess(options: StartRuntimeOptions): Promise<RuntimeProcess> {
   const entry = existingEntry();
+  const isolated = isolate(options.isolation, options.bundleDir);
+  const socketPath = isolated.socketPath(options.socketPath);
+  const args = [
+    ...heapLimitArgs(options.isolation, options.resources),
+    entry,
+    ...serveArgs({ ...options, ...(socketPath === undefined ? {} : { socketPath }) }),
+  ];
   // Its standard input is a pipe this process holds and never writes: its end (this process gone,
   // even by SIGKILL) stops the server, without the server polling for it.
-  return watchStart(spawnRuntime([entry, ...serveArgs(options), '--lifeline'], runtimeEnvironment(options.env), 'pipe'), options, []);
+  let spawned: Spawned;
+  try {
+    spawned = spawnRuntime([...args, '--lifeline'], runtimeEnvironment(options.env), 'pipe', isolated);
+  } catch (error) {
+    await isolated.end();
+    throw error;
+  }
+  return watchStart(spawned, options, []);
 }
 
 /**
@@ -201,10 +233,12 @@ export interface WarmRuntimeOptions {
   env?: Record<string, string>;
   /** how long loading may take; default the start time-out */
   readyTimeoutMs?: number;
+  /** the sandbox it waits in (its bundle is linked into its slot when it is given one) */
+  isolation?: Isolation;
 }
 
 export function spawnWarmRuntimeProcess(options: WarmRuntimeOptions = {}): WarmRuntimeProcess {
-  const spawned = spawnRuntime([existingEntry(), '--warm'], runtimeEnvironment(options.env), 'pipe');
+  const spawned = spawnRuntime([existingEntry(), '--warm'], runtimeEnvironment(options.env), 'pipe', isolate(options.isolation));
   const { child, exited, stdout, stderr } = spawned;
   const recent: string[] = [];
   const keep = (line: string): void => {
@@ -235,8 +269,15 @@ export function spawnWarmRuntimeProcess(options: WarmRuntimeOptions = {}): WarmR
   stdout.on('line', (line) => onLine(line));
   stderr.on('line', keep);
   let served = false;
+  // in a sandbox, the runtime's own id (bwrap reports it at once), as a started process has
+  let pid = child.pid ?? 0;
+  void spawned.pid.then((inner) => {
+    if (inner !== undefined) pid = inner;
+  });
   return {
-    pid: child.pid ?? 0,
+    get pid() {
+      return pid;
+    },
     ready,
     exited,
     async serve(serveOptions) {
@@ -247,10 +288,13 @@ export function spawnWarmRuntimeProcess(options: WarmRuntimeOptions = {}): WarmR
       onLine = () => {};
       stdout.removeAllListeners('line');
       stderr.removeAllListeners('line');
-      child.stdin!.write(`${JSON.stringify({ args: serveArgs(serveOptions), env: runtimeEnvironment(serveOptions.env) })}\n`);
+      const { isolated } = spawned;
+      const socketPath = isolated.socketPath(serveOptions.socketPath);
+      const inside = { ...serveOptions, bundleDir: isolated.bundle(serveOptions.bundleDir), ...(socketPath === undefined ? {} : { socketPath }) };
+      child.stdin!.write(`${JSON.stringify({ args: serveArgs(inside), env: runtimeEnvironment(serveOptions.env) })}\n`);
       return watchStart(spawned, serveOptions, recent);
     },
-    stop: (graceMs = 2_000) => stopChild(child, exited, graceMs),
+    stop: (graceMs = 2_000) => stopChild(spawned, graceMs),
   };
 }
 
@@ -308,7 +352,18 @@ async function watchStart(spawned: Spawned, options: StartRuntimeOptions, earlie
     });
   });
 
-  const stop = (graceMs = 10_000): Promise<void> => stopChild(child, exited, graceMs);
+  const stop = (graceMs = 10_000): Promise<void> => stopChild(spawned, graceMs);
+  // its limits hold from now on, for it and whatever it starts
+  const pid = (await spawned.pid) ?? child.pid ?? 0;
+  if (pid > 0 && child.exitCode === null && child.signalCode === null) {
+    try {
+      spawned.isolated.limit(pid, options.resources);
+    } catch (error) {
+      options.onLog?.(
+        JSON.stringify({ level: 'warn', msg: `its resource limits could not be applied: ${error instanceof Error ? error.message : String(error)}` }),
+      );
+    }
+  }
 
   let event: Listening;
   try {
@@ -321,7 +376,7 @@ async function watchStart(spawned: Spawned, options: StartRuntimeOptions, earlie
     throw error;
   }
   return {
-    pid: child.pid!,
+    pid,
     port: event.port,
     url: event.url,
     mcpUrl: `${event.url}${MCP_PATH}`,
@@ -331,47 +386,4 @@ async function watchStart(spawned: Spawned, options: StartRuntimeOptions, earlie
     stop,
     [Symbol.asyncDispose]: () => stop(),
   };
-}
-
-function parseWarm(line: string): boolean {
-  try {
-    return (JSON.parse(line) as { event?: unknown }).event === 'warm';
-  } catch {
-    return false;
-  }
-}
-
-/** A `start_failed` line: its message and its problems, `{ path, message }` each. */
-function parseStartFailed(line: string): { error: string; problems: Problem[] } | undefined {
-  try {
-    const value = JSON.parse(line) as { event?: unknown; error?: unknown; problems?: unknown };
-    if (value.event !== 'start_failed' || typeof value.error !== 'string') return undefined;
-    const problems: Problem[] = [];
-    for (const item of Array.isArray(value.problems) ? (value.problems as unknown[]) : []) {
-      const { path, message } = (item ?? {}) as { path?: unknown; message?: unknown };
-      if (typeof message === 'string') problems.push(typeof path === 'string' && path !== '' ? { path, message } : { message });
-    }
-    return { error: value.error, problems };
-  } catch {
-    return undefined;
-  }
-}
-
-/** What the listening line says: the port, its URL, and the Unix socket when it listens on one too. */
-interface Listening {
-  port: number;
-  url: string;
-  socket?: string;
-}
-
-function parseListening(line: string): Listening | undefined {
-  try {
-    const value = JSON.parse(line) as { event?: unknown; port?: unknown; url?: unknown; socket?: unknown };
-    if (value.event === 'listening' && typeof value.port === 'number' && typeof value.url === 'string') {
-      return { port: value.port, url: value.url, ...(typeof value.socket === 'string' ? { socket: value.socket } : {}) };
-    }
-  } catch {
-    // not JSON
-  }
-  return undefined;
 }

@@ -7,9 +7,10 @@ import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, UriTemplate } 
 import type { Resource, ResourceTemplateType } from '@modelcontextprotocol/server';
 import type { ResourceDefinition } from '../definition/schema.js';
 import { guessMimeType, messageOf, readDefinitionFile, toResourceContents, type CallContext, type CompileContext, type ResourceContents } from './content.js';
+import { renderUrl, UrlValueError } from './egress-url.js';
 import { callHttp, describeUrl, HttpCallError } from './http-call.js';
 import { checkPathSegment, PathEscapeError } from './safe-path.js';
-import { compileTemplate, encodeUrlValue, type TemplateScope } from '../definition/template.js';
+import { compileTemplate, type TemplateScope } from '../definition/template.js';
 
 export interface ResourceCompileContext extends CompileContext {
   resolveEnv(value: string, path: string): string;
@@ -146,7 +147,13 @@ function compileSource(definition: ResourceDefinition, where: string, ctx: Resou
       return {
         refs,
         read: async (uri, scope, call) => {
-          const target = url.render(scope, encodeUrlValue);
+          let target: string;
+          try {
+            target = renderUrl(url, scope);
+          } catch (error) {
+            if (error instanceof UrlValueError) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Cannot read ${uri}: refused: ${error.message}`);
+            throw error;
+          }
           let response;
           try {
             response = await callHttp({
@@ -156,6 +163,7 @@ function compileSource(definition: ResourceDefinition, where: string, ctx: Resou
               timeoutMs: source.timeout_ms,
               maxBytes: source.max_bytes,
               signal: call.signal,
+              egress: ctx.egress,
             });
           } catch (error) {
             if (error instanceof HttpCallError) throw new ProtocolError(ProtocolErrorCode.InternalError, `Cannot read ${uri}: ${error.message}`);

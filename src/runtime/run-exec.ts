@@ -1,9 +1,24 @@
 /**
  * Runs an `exec` handler's program: an argv array with no shell, the arguments as JSON on stdin,
  * a time-out and an output limit that kill the whole process group, and only the environment it
- * is given.
+ * is given. At most a few programs run at once per instance (4 per core by default, or
+ * `MCPCTL_EXEC_CONCURRENCY`): a call beyond that fails at once with a "busy" error rather than
+ * waiting, so a flood of calls cannot pile up processes that each may run for minutes.
  */
 import { spawn } from 'node:child_process';
+import { availableParallelism } from 'node:os';
+
+/** The variable of the instance's environment that sets how many exec programs may run at once. */
+export const EXEC_CONCURRENCY_ENV = 'MCPCTL_EXEC_CONCURRENCY';
+
+/** Programs running now in this process. */
+let running = 0;
+
+/** The cap: `MCPCTL_EXEC_CONCURRENCY` when it is a whole number ≥ 1, else 4 per core. Read at each call (a warm process gets its environment late). */
+export function execConcurrency(env: Record<string, string | undefined> = process.env): number {
+  const given = Number(env[EXEC_CONCURRENCY_ENV]);
+  return Number.isInteger(given) && given >= 1 ? given : 4 * Math.max(1, availableParallelism());
+}
 
 export interface ExecOptions {
   command: readonly string[];
@@ -37,8 +52,21 @@ export class ExecError extends Error {
 const STDERR_KEEP = 8 * 1024;
 
 export function runExec(options: ExecOptions): Promise<ExecResult> {
-  const [file, ...args] = options.command;
-  if (file === undefined) return Promise.reject(new ExecError('the command is empty'));
+  if (options.command[0] === undefined) return Promise.reject(new ExecError('the command is empty'));
+  const limit = execConcurrency();
+  if (running >= limit) {
+    return Promise.reject(
+      new ExecError(`busy: ${running} exec calls are running, the most this server runs at once (${EXEC_CONCURRENCY_ENV}=${limit}); try again in a moment`),
+    );
+  }
+  running += 1;
+  return spawnExec(options).finally(() => {
+    running -= 1;
+  });
+}
+
+function spawnExec(options: ExecOptions): Promise<ExecResult> {
+  const [file = '', ...args] = options.command;
   const posix = process.platform !== 'win32';
   return new Promise<ExecResult>((resolve, reject) => {
     const child = spawn(file, args, {

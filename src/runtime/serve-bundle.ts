@@ -3,7 +3,7 @@
  *
  *   node dist/runtime/serve-bundle.js --bundle DIR [--port 0] [--host 127.0.0.1]
  *        [--log-level info|debug] [--allowed-host NAME]… [--drain-timeout SECONDS] [--env-is-secret]
- *        [--lifeline] [--socket PATH]
+ *        [--values-file PATH] [--lifeline] [--socket PATH]
  *
  * The first line on stdout is `{"event":"listening","port":N,"url":"http://127.0.0.1:N",…}`,
  * with `"socket":PATH` when it also listens on the Unix socket PATH (`--socket`: the same server
@@ -11,7 +11,10 @@
  * the file is removed when the server stops; when it cannot listen there, it serves on its port only).
  * then one JSON log line per event. `${VAR}` references resolve from this process's environment
  * (the deployment's env_vars); with `--env-is-secret` every value of the environment but PATH is
- * hidden from the logs and from the error texts of tool calls, not only the referenced ones.
+ * hidden from the logs and from the error texts of tool calls, not only the referenced ones (the
+ * variables any container has, such as HOME or NODE_VERSION, are not values of the deployment: they
+ * stay visible). `--values-file PATH` loads the deployment's values from a JSON file into the
+ * environment first (env-file.ts), each a secret, and deletes the file.
  * SIGTERM (or SIGINT) stops accepting, drains in-flight requests (and open sessions, served until
  * they end), then exits 0. The process lives until it is signalled, or until its parent (the
  * supervisor) goes away: with `--lifeline` its supervisor holds its standard input, whose end says
@@ -32,7 +35,9 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { AUDIENCES_ENV, LOCAL_JWKS_ENV } from './auth.js';
 import { readBundle } from './bundle.js';
+import { loadEnvFile } from './env-file.js';
 import { createJsonLogger } from './logger.js';
+import { RUNTIME_SERVER_OPTIONS } from './http-front.js';
 import { problemText, type Problem } from '../shared/errors.js';
 import { removeSocketFile } from '../shared/socket-file.js';
 import { createRuntime, RuntimeStartError, type Runtime } from './server.js';
@@ -81,12 +86,31 @@ function urlHost(host: string): string {
   return isIP(host) === 6 ? `[${host}]` : host;
 }
 
-/** Variables a process is given besides the deployment's own: not secrets (auth's are URLs and public keys). */
-const SYSTEM_VARIABLES = new Set(['PATH', 'SystemRoot', AUDIENCES_ENV, LOCAL_JWKS_ENV]);
+/**
+ * Variables a process is given besides the deployment's own: not secrets (auth's are URLs and public
+ * keys; the rest are what a container, its base image or Kubernetes set, whatever the deployment).
+ */
+const SYSTEM_VARIABLES = new Set([
+  'PATH',
+  'SystemRoot',
+  AUDIENCES_ENV,
+  LOCAL_JWKS_ENV,
+  'HOME',
+  'HOSTNAME',
+  'NODE_ENV',
+  'NODE_VERSION',
+  'YARN_VERSION',
+  'TERM',
+  'LANG',
+  'PWD',
+  'SHLVL',
+]);
+/** Kubernetes' own (KUBERNETES_SERVICE_HOST, KUBERNETES_PORT_443_TCP...): addresses of the cluster's API. */
+const SYSTEM_PREFIX = 'KUBERNETES_';
 
 function environmentValues(env: NodeJS.ProcessEnv): string[] {
   return Object.entries(env)
-    .filter(([name, value]) => !SYSTEM_VARIABLES.has(name) && value !== undefined && value !== '')
+    .filter(([name, value]) => !SYSTEM_VARIABLES.has(name) && !name.startsWith(SYSTEM_PREFIX) && value !== undefined && value !== '')
     .map(([, value]) => value!);
 }
 
@@ -103,6 +127,8 @@ async function main(args: string[]): Promise<number> {
         'allowed-host': { type: 'string', multiple: true },
         'drain-timeout': { type: 'string', default: '30' },
         'env-is-secret': { type: 'boolean', default: false },
+        // not --env-file: Node 20 takes that flag as its own even after the script name, and reads the file as dotenv
+        'values-file': { type: 'string' },
         lifeline: { type: 'boolean', default: false },
         socket: { type: 'string' },
       },
@@ -123,14 +149,15 @@ async function main(args: string[]): Promise<number> {
   // Loopback: only local host names (DNS rebinding). Elsewhere a proxy sets Host: check only what is listed.
   const extra = values['allowed-host'] ?? [];
   const allowedHosts = extra.includes('*') ? false : LOOPBACK.has(host) || extra.length > 0 ? ['localhost', '127.0.0.1', '[::1]', ...extra] : false;
-  // a browser on a listed domain sends it as Origin too
-  const allowedOrigins = extra.includes('*') ? false : ['localhost', '127.0.0.1', '[::1]', ...extra];
+  // pages of other origins: only those MCPCTL_ALLOWED_ORIGINS lists (createRuntime reads it)
+  const allowedOrigins = extra.includes('*') ? (false as const) : undefined;
 
   const logger = createJsonLogger(logLine, { debug: values['log-level'] === 'debug' });
   let runtime: Runtime;
   try {
+    const fromFile = values['values-file'] === undefined ? [] : loadEnvFile(values['values-file'], process.env);
     const bundle = await readBundle(values.bundle);
-    const secrets = values['env-is-secret'] === true ? environmentValues(process.env) : [];
+    const secrets = [...fromFile, ...(values['env-is-secret'] === true ? environmentValues(process.env) : [])];
     runtime = await createRuntime(bundle.definition, { dir: bundle.filesDir, env: process.env, logger, allowedHosts, allowedOrigins, secrets });
   } catch (error) {
     if (error instanceof RuntimeStartError) return fail(error.message, error.details);
@@ -142,7 +169,7 @@ async function main(args: string[]): Promise<number> {
     );
   }
 
-  const server = createServer(runtime.handler);
+  const server = createServer(RUNTIME_SERVER_OPTIONS, runtime.handler);
   server.keepAliveTimeout = KEEP_ALIVE_MS;
   try {
     await new Promise<void>((resolve, reject) => {
@@ -228,7 +255,7 @@ async function main(args: string[]): Promise<number> {
  * The same server on a Unix socket too; the error when it cannot listen there (the port still serves). A socket file left at `path` (a process that was killed) is removed first.
  */
 async function listenOnSocket(runtime: Runtime, path: string): Promise<Server | Error> {
-  const server = createServer(runtime.handler);
+  const server = createServer(RUNTIME_SERVER_OPTIONS, runtime.handler);
   server.keepAliveTimeout = KEEP_ALIVE_MS;
   try {
     removeSocketFile(path);

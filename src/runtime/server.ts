@@ -14,7 +14,6 @@ import { toNodeHandler } from '@modelcontextprotocol/node';
 import {
   createMcpHandler,
   localhostAllowedHostnames,
-  localhostAllowedOrigins,
   ProtocolError,
   ProtocolErrorCode,
   type CallToolResult,
@@ -26,10 +25,12 @@ import type { BuildRequest } from '../api/contract.js';
 import { EnvSyntaxError, MissingEnvVarError } from '../definition/errors.js';
 import { listEnvRefs, resolveEnvRefs, type Env } from '../definition/interpolate.js';
 import { problemText, type Problem } from '../shared/errors.js';
+import { originsFromEnv } from '../shared/origins.js';
 import { createGuard, guardOptionsFromEnv, resolveAuth, type ResolvedAuth } from './auth.js';
 import { compileCompletions } from './completions.js';
 import { HEALTH_PATH, MCP_PATH, USER_ID_HEADER, USER_ID_META_KEY } from './constants.js';
 import type { CallContext, CompileContext } from './content.js';
+import { createEgress } from './egress.js';
 import { createHttpFront, rejectDraining, type HealthBody, type McpServe } from './http-front.js';
 import { redactingLogger, Secrets, silentLogger, type RuntimeLogger } from './logger.js';
 import { buildServer, type Operations, type ServerShape } from './mcp-server.js';
@@ -71,7 +72,7 @@ export interface RuntimeOptions {
    * behind a proxy that sets Host).
    */
   allowedHosts?: string[] | false;
-  /** Origin host names accepted from browsers; default: the localhost names; `false`: any */
+  /** exact origins (`http://localhost:6274`) whose pages may call; default: MCPCTL_ALLOWED_ORIGINS of `env`, else none; `false`: any */
   allowedOrigins?: string[] | false;
   /** the user id when a request names none (for `mcpctl dev --user-id`) */
   defaultUserId?: string;
@@ -82,6 +83,12 @@ export interface RuntimeOptions {
   sessionIdleMs?: number;
   /** the runtime this one replaces (a reload): its sessions and connections move to this one */
   adopt?: Runtime;
+  /**
+   * `http` handlers and `url` resources may reach private and loopback addresses without the
+   * definition's `egress` (`mcpctl dev`, on the developer's machine). Default false: every other
+   * way a runtime starts (serve-bundle in every runner) applies the definition's policy.
+   */
+  allowPrivateEgress?: boolean;
 }
 
 export interface Runtime {
@@ -171,10 +178,17 @@ export async function createRuntime(definition: RuntimeDefinition, options: Runt
   }
   // embedded resources in tool results read defined resources: bound once those are compiled
   const bound: { resources?: Operations['resources'] } = {};
+  const egress = createEgress(definition.egress, {
+    allowPrivate: options.allowPrivateEgress === true,
+    report: (report) => {
+      if (report.refused !== undefined) logger.log({ level: 'warn', event: 'egress_refused', ...report });
+    },
+  });
   const base: CompileContext = {
     realDir,
     server: serverInfo,
     problems,
+    egress,
     readResource: (uri, call) => {
       if (bound.resources === undefined) throw new Error('resources are not compiled yet');
       return bound.resources.read(uri, call);
@@ -286,7 +300,7 @@ export async function createRuntime(definition: RuntimeDefinition, options: Runt
   });
   const front = createHttpFront({
     allowedHosts: options.allowedHosts === false ? undefined : (options.allowedHosts ?? localhostAllowedHostnames()),
-    allowedOrigins: options.allowedOrigins === false ? undefined : (options.allowedOrigins ?? localhostAllowedOrigins()),
+    allowedOrigins: options.allowedOrigins === false ? undefined : (options.allowedOrigins ?? originsFromEnv(options.env ?? {})),
     guard,
     maxBodyBytes,
     logger,
@@ -329,6 +343,7 @@ export async function createRuntime(definition: RuntimeDefinition, options: Runt
       await store?.close();
       subscribers.close();
       await mcp.close();
+      await egress.close();
     },
   };
   internalsOf.set(self, { ops, store, succeed: (next) => (successor = next) });

@@ -2,8 +2,11 @@
  * Sessions of the Streamable HTTP transport (protocol revision 2025-11-25), for a definition that
  * keeps them: `initialize` creates one and answers with `Mcp-Session-Id`; later requests carry
  * it; `GET` opens the session's own stream; `DELETE` ends it; each session's event store lets a
- * client resume a lost stream with `Last-Event-ID`. A session idle for too long is closed. An
- * unknown id is answered 404, so the client initialises again (the spec's rule, and what a
+ * client resume a lost stream with `Last-Event-ID`. A session idle for too long is closed, and
+ * one that never did anything after its `initialize` much sooner (30 s): opening sessions costs an
+ * anonymous client one request each. When the table is full, a new `initialize` evicts the oldest
+ * such unused session rather than being refused, so a flood of them cannot lock real clients out.
+ * An unknown id is answered 404, so the client initialises again (the spec's rule, and what a
  * gateway relies on when the instance that held a session is gone).
  *
  * The SDK's own transport serves each session; this file only finds the session of a request.
@@ -22,6 +25,8 @@ import type { RequestRecord } from './tracing.js';
 export const SESSION_HEADER = 'mcp-session-id';
 export const DEFAULT_SESSION_IDLE_MS = 10 * 60_000;
 export const DEFAULT_MAX_SESSIONS = 1000;
+/** a session that served nothing but its `initialize` (and the `initialized` notification) is closed after this */
+export const DEFAULT_UNUSED_SESSION_IDLE_MS = 30_000;
 /** what a client is told to wait before it reconnects a stream the server closed */
 const RETRY_INTERVAL_MS = 500;
 
@@ -32,6 +37,8 @@ export interface Session extends Connection {
   lastSeen: number;
   /** requests of this session being served now (an open GET stream is one) */
   open: number;
+  /** it served a request besides its `initialize` and the `initialized` notification */
+  used: boolean;
   /**
    * On a server with auth, the validated identity that opened it ('' for a credential that names
    * nobody): a request of the session with another identity is answered as if it did not exist,
@@ -48,6 +55,8 @@ export interface SessionStoreOptions {
   onClose(session: Session): void;
   logger: RuntimeLogger;
   idleMs?: number;
+  /** the idle time of a session that was never used (default 30 s) */
+  unusedIdleMs?: number;
   maxSessions?: number;
 }
 
@@ -55,10 +64,12 @@ export class SessionStore {
   private readonly sessions = new Map<string, Session>();
   private readonly sweeper: NodeJS.Timeout;
   private readonly idleMs: number;
+  private readonly unusedIdleMs: number;
 
   constructor(private readonly options: SessionStoreOptions) {
     this.idleMs = options.idleMs ?? DEFAULT_SESSION_IDLE_MS;
-    this.sweeper = setInterval(() => this.sweep(), Math.max(1000, Math.min(this.idleMs / 2, 30_000)));
+    this.unusedIdleMs = Math.min(this.idleMs, options.unusedIdleMs ?? DEFAULT_UNUSED_SESSION_IDLE_MS);
+    this.sweeper = setInterval(() => this.sweep(), Math.max(1000, Math.min(this.unusedIdleMs / 2, 30_000)));
     this.sweeper.unref();
   }
 
@@ -84,6 +95,7 @@ export class SessionStore {
         });
         return true;
       }
+      if (!session.used && usesSession(req.method, body)) session.used = true;
       await this.serveIn(session, req, res, body);
       return true;
     }
@@ -92,7 +104,7 @@ export class SessionStore {
         rejectDraining(res, record);
         return true;
       }
-      if (this.sessions.size >= (this.options.maxSessions ?? DEFAULT_MAX_SESSIONS)) {
+      if (this.sessions.size >= (this.options.maxSessions ?? DEFAULT_MAX_SESSIONS) && !this.evictUnused()) {
         rejectDraining(res, record, 'Service Unavailable: too many open sessions; try again later');
         return true;
       }
@@ -129,7 +141,10 @@ export class SessionStore {
   }
 
   private async open(req: IncomingMessage, res: ServerResponse, body: unknown, record: RequestRecord | undefined): Promise<void> {
-    const session = { subscriptions: new Set<string>(), id: undefined, lastSeen: Date.now(), open: 0 } as Omit<Session, 'server' | 'transport'> as Session;
+    const session = { subscriptions: new Set<string>(), id: undefined, lastSeen: Date.now(), open: 0, used: false } as Omit<
+      Session,
+      'server' | 'transport'
+    > as Session;
     if (record?.authenticated === true) session.owner = ownerOf(record);
     session.transport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
@@ -173,14 +188,34 @@ export class SessionStore {
     await session.server.close().catch(() => {});
   }
 
+  /** Closes the unused session seen least recently (none serving a request); false when there is none. */
+  private evictUnused(): boolean {
+    let oldest: Session | undefined;
+    for (const session of this.sessions.values()) {
+      if (session.used || session.open > 0) continue;
+      if (oldest === undefined || session.lastSeen < oldest.lastSeen) oldest = session;
+    }
+    if (oldest === undefined) return false;
+    this.forget(oldest, 'evicted');
+    void this.end(oldest);
+    return true;
+  }
+
   private sweep(): void {
     const now = Date.now();
     for (const session of this.sessions.values()) {
-      if (session.open > 0 || now - session.lastSeen < this.idleMs) continue;
+      if (session.open > 0 || now - session.lastSeen < (session.used ? this.idleMs : this.unusedIdleMs)) continue;
       this.forget(session, 'idle');
       void this.end(session);
     }
   }
+}
+
+/** Whether a request of a session does something: anything but the `initialized` notification. */
+function usesSession(method: string | undefined, body: unknown): boolean {
+  if (method !== 'POST') return true;
+  const messages: unknown[] = Array.isArray(body) ? body : [body];
+  return messages.some((message) => (message as { method?: unknown } | null)?.method !== 'notifications/initialized');
 }
 
 function isInitializeMessage(body: unknown): boolean {

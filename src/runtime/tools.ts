@@ -8,12 +8,13 @@ import { isCallToolResult } from '@modelcontextprotocol/server';
 import { FAILURE_META, type CallFailure } from '../api/guidance.js';
 import type { ToolDefinition, ToolHandler } from '../definition/schema.js';
 import { compileContent, messageOf, type CallContext, type CompileContext, type ContentRenderer } from './content.js';
+import { renderUrl, UrlValueError } from './egress-url.js';
 import { callHttp, describeUrl, HttpCallError } from './http-call.js';
 import { loadModuleFunction, runWithDeadline } from './module-function.js';
 import { PeerUnavailableError, type Peer } from './peer.js';
 import { ExecError, runExec } from './run-exec.js';
 import { resolveRealInside } from './safe-path.js';
-import { compileDeep, compileTemplate, encodeUrlValue, type TemplateScope } from '../definition/template.js';
+import { compileDeep, compileTemplate, type TemplateScope } from '../definition/template.js';
 import type { Validator } from './validate-args.js';
 
 export interface CompiledTool {
@@ -189,7 +190,13 @@ function compileHttp(handler: Extract<ToolHandler, { type: 'http' }>, where: str
   const body = handler.body === undefined ? (scope: TemplateScope) => scope.args : compileDeep(handler.body);
   const sendsBody = handler.method !== 'GET' && handler.method !== 'DELETE';
   return async (scope, call) => {
-    const target = url.render(scope, encodeUrlValue);
+    let target: string;
+    try {
+      target = renderUrl(url, scope);
+    } catch (error) {
+      if (error instanceof UrlValueError) throw new ToolFailure(`refused: ${error.message}`, { kind: 'arguments' });
+      throw error;
+    }
     const sent: Record<string, string> = { accept: handler.result === 'json' ? 'application/json' : '*/*' };
     if (sendsBody) sent['content-type'] = 'application/json';
     for (const [name, value] of headers) sent[name.toLowerCase()] = value.render(scope).replace(/[\r\n]/g, ' ');
@@ -201,6 +208,7 @@ function compileHttp(handler: Extract<ToolHandler, { type: 'http' }>, where: str
       timeoutMs: handler.timeout_ms,
       maxBytes: handler.max_bytes,
       signal: call.signal,
+      egress: ctx.egress,
     });
     const text = response.body.toString('utf8');
     if (response.status >= 400) {

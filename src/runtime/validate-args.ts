@@ -1,9 +1,11 @@
 /**
  * JSON Schema validation of tool arguments and structured output. Each schema is compiled once,
- * when a definition is loaded, and the compiled function is reused by every request.
+ * when a definition is loaded, and the compiled function is reused by every request. `pattern`
+ * and `patternProperties` run on a linear-time engine (shared/linear-regexp.ts).
  */
 import type { ErrorObject, Options } from 'ajv';
 import { ajvFor, schemaDialect, type AnyAjv, type Dialect } from '../definition/json-schema.js';
+import { linearRegExpEngine } from '../shared/linear-regexp.js';
 
 export type ValidationResult = { ok: true; value: Record<string, unknown> } | { ok: false; problems: string[] };
 export type Validator = (value: unknown) => ValidationResult;
@@ -30,7 +32,15 @@ export function prepareSchemaChecks(): void {
 /** One compiler per definition: ajv caches by schema, so equal schemas compile once. */
 export function createSchemaCompiler(): (schema: Record<string, unknown>) => Validator {
   // defaults fill in missing arguments; formats are annotations here, as in most MCP servers
-  const options: Options = { allErrors: true, strict: false, useDefaults: true, validateFormats: false, validateSchema: false };
+  // patterns run on RE2 (linear time), never on the backtracking RegExp
+  const options: Options = {
+    allErrors: true,
+    strict: false,
+    useDefaults: true,
+    validateFormats: false,
+    validateSchema: false,
+    code: { regExp: linearRegExpEngine },
+  };
   const compilers = new Map<Dialect, AnyAjv>();
   return (schema) => {
     // no $schema means 2020-12, as MCP specifies; `mcpctl validate` rejects unknown dialects

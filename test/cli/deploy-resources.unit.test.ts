@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { configFromDefinition } from '../../src/cli/steps/deploy-config.js';
 import { newDeploymentRecord } from '../../src/engine/deployments/new-record.js';
+import type { IsolationReport } from '../../src/engine/isolation.js';
 import type { ServerRecord } from '../../src/engine/types.js';
 
 describe('deploy.resources', () => {
@@ -10,7 +11,7 @@ describe('deploy.resources', () => {
     expect(await configFromDefinition(defaults, 'staging', {})).toEqual({ resources: { memory_mb: 512, cpus: 1 } });
   });
 
-  it('are said not to be enforced when the engine runs instances as processes', () => {
+  it('are said to be held by Node’s heap only where the engine cannot make control groups, and a missing sandbox is said too', () => {
     const server = { server: { mcp_id: 'mcp_abc123', name: 'calc' } } as unknown as ServerRecord;
     const input = {
       server,
@@ -22,10 +23,16 @@ describe('deploy.resources', () => {
       baseUrl: 'http://127.0.0.1:1',
       now: 0,
     };
-    const notEnforced = /not enforced by this engine’s process runner/;
-    expect(newDeploymentRecord({ ...input, runner: 'process' }).deployment.notices!.some((n) => notEnforced.test(n))).toBe(true);
-    const docker = newDeploymentRecord({ ...input, runner: 'docker' }).deployment;
+    const weak: IsolationReport = { sandbox: 'none', limits: 'node heap', reasons: ['bubblewrap (bwrap) is not installed'] };
+    const strong: IsolationReport = { sandbox: 'bubblewrap', limits: 'cgroup v1', reasons: [] };
+    const heapOnly = /memory is limited by Node’s heap size only, and CPU not at all/;
+    const unsandboxed = /without a sandbox here \(bubblewrap \(bwrap\) is not installed\).*--runner docker/;
+    const notices = (runner: string, isolation: IsolationReport) => newDeploymentRecord({ ...input, runner, isolation }).deployment.notices!;
+    expect(notices('process', weak).some((n) => heapOnly.test(n))).toBe(true);
+    expect(notices('process', weak).some((n) => unsandboxed.test(n))).toBe(true);
+    expect(notices('process', strong).some((n) => heapOnly.test(n) || unsandboxed.test(n))).toBe(false);
+    const docker = newDeploymentRecord({ ...input, runner: 'docker', isolation: weak }).deployment;
     expect(docker.runner).toBe('docker');
-    expect(docker.notices!.some((n) => notEnforced.test(n))).toBe(false);
+    expect(docker.notices!.some((n) => heapOnly.test(n) || unsandboxed.test(n))).toBe(false);
   });
 });

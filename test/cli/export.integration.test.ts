@@ -91,7 +91,7 @@ describe('mcpctl export kubernetes <file>', () => {
     });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('✔ Wrote 6 Kubernetes manifests for forecast (production) to k8s/forecast-production');
+    expect(result.stdout).toContain('✔ Wrote 7 Kubernetes manifests for forecast (production) to k8s/forecast-production');
     expect(result.stdout).toContain('→ kubectl apply -f k8s/forecast-production');
     const dir = join(sandbox.dir, 'k8s', 'forecast-production');
     const files = await readManifests(dir);
@@ -99,10 +99,12 @@ describe('mcpctl export kubernetes <file>', () => {
       'deployment.yaml',
       'horizontalpodautoscaler.yaml',
       'ingress.yaml',
+      'networkpolicy.yaml',
       'poddisruptionbudget.yaml',
       'secret.yaml',
       'service.yaml',
     ]);
+    expect(files['networkpolicy.yaml'].spec.policyTypes).toEqual(['Ingress', 'Egress']);
     expect((await stat(join(dir, 'secret.yaml'))).mode & 0o777).toBe(0o600);
 
     // the engine builds the same file to the same digest
@@ -152,7 +154,14 @@ describe('mcpctl export kubernetes <file>', () => {
     expect(second.code).toBe(0);
     const doc = second.json();
     expect(doc.removed.map((f: string) => f.split('/').at(-1)).sort()).toEqual(['horizontalpodautoscaler.yaml', 'poddisruptionbudget.yaml']);
-    expect((await readdir(join(sandbox.dir, 'again'))).sort()).toEqual(['deployment.yaml', 'ingress.yaml', 'mine.txt', 'secret.yaml', 'service.yaml']);
+    expect((await readdir(join(sandbox.dir, 'again'))).sort()).toEqual([
+      'deployment.yaml',
+      'ingress.yaml',
+      'mine.txt',
+      'networkpolicy.yaml',
+      'secret.yaml',
+      'service.yaml',
+    ]);
     expect(doc.replicas).toEqual({ min: 1, max: 1 });
   });
 
@@ -160,12 +169,12 @@ describe('mcpctl export kubernetes <file>', () => {
     const yaml = await exportK8s(['forecast.yaml', '--env', 'production', '--out', '-', '--namespace', 'mcp'], { WEATHER_TOKEN: 't', FORECAST_KEY: 'k' });
     expect(yaml.code).toBe(0);
     const docs = parseAllDocuments(yaml.stdout).map((d) => d.toJS() as { kind: string; metadata: { namespace: string } });
-    expect(docs.map((d) => d.kind)).toEqual(['Secret', 'Service', 'Deployment', 'PodDisruptionBudget', 'HorizontalPodAutoscaler', 'Ingress']);
+    expect(docs.map((d) => d.kind)).toEqual(['Secret', 'Service', 'Deployment', 'PodDisruptionBudget', 'HorizontalPodAutoscaler', 'Ingress', 'NetworkPolicy']);
     expect(docs.every((d) => d.metadata.namespace === 'mcp')).toBe(true);
     const json = await exportK8s(['forecast.yaml', '--env', 'production', '--out', '-', '--json'], { WEATHER_TOKEN: 't', FORECAST_KEY: 'k' });
     expect(json.code).toBe(0);
     expect(json.json()).toMatchObject({ apiVersion: 'v1', kind: 'List' });
-    expect(json.json().items).toHaveLength(6);
+    expect(json.json().items).toHaveLength(7);
   });
 
   it('the digest is the engine’s: the bundle the engine writes for the request has it', async () => {
@@ -183,7 +192,7 @@ describe('mcpctl export kubernetes <mcp_id>', () => {
     const result = await exportK8s([server.mcp_id, '--env', 'production', '--domain', 'f.example.com', '--max-instances', '3', '--out', '-', '--json']);
     expect(result.code).toBe(0);
     const items = result.json().items as Array<{ kind: string; spec: Loose }>;
-    expect(items.map((i) => i.kind)).toEqual(['Service', 'Deployment', 'PodDisruptionBudget', 'HorizontalPodAutoscaler', 'Ingress']);
+    expect(items.map((i) => i.kind)).toEqual(['Service', 'Deployment', 'PodDisruptionBudget', 'HorizontalPodAutoscaler', 'Ingress', 'NetworkPolicy']);
     expect(items[1]!.spec.template.spec.containers[0].image).toBe(`mcpctl-server:${server.bundle_digest}`);
     // the variable the server needs is referenced even though no value was given
     expect(items[1]!.spec.template.spec.containers[0].env.map((e: { name: string }) => e.name)).toEqual(['NODE_ENV', 'FORECAST_KEY']);

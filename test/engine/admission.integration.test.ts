@@ -144,7 +144,7 @@ describe('test runs on the engine', () => {
       home: home.dir,
       host: '127.0.0.1',
       port: 0,
-      apiKey: 'test-key-0123456789abcdef',
+      apiKey: 'test-key-0123456789abcdef0123456789',
       version: '0.0.0-test',
       logger: silentLogger,
       env: {},
@@ -156,7 +156,7 @@ describe('test runs on the engine', () => {
           running += 1;
           most = Math.max(most, running);
           // while this one runs, the others wait: the engine says so
-          health ??= (await call(engine.url, 'GET', '/v1/health', { key: 'test-key-0123456789abcdef' })).body.data.queues.tests;
+          health ??= (await call(engine.url, 'GET', '/v1/health', { key: 'test-key-0123456789abcdef0123456789' })).body.data.queues.tests;
           await new Promise((resolve) => setTimeout(resolve, 50));
           running -= 1;
           return { ai_response: 'ok', tools_used: [], resources_accessed: [], execution_time: 0.05, success_rate: 1 };
@@ -171,7 +171,7 @@ describe('test runs on the engine', () => {
         definition: { name: 'queued', template: 'basic' },
       });
       const answers = await Promise.all(
-        [1, 2, 3].map(() => call(engine.url, 'POST', '/v1/test', { json: { mcp_id: 'mcp_queued', message: 'hi' }, key: 'test-key-0123456789abcdef' })),
+        [1, 2, 3].map(() => call(engine.url, 'POST', '/v1/test', { json: { mcp_id: 'mcp_queued', message: 'hi' }, key: 'test-key-0123456789abcdef0123456789' })),
       );
       expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
       expect(most).toBe(1);

@@ -252,7 +252,7 @@ describe('what a crash leaves half-written', () => {
       home,
       host: '127.0.0.1',
       port: 0,
-      apiKey: 'test-key-0123456789abcdef',
+      apiKey: 'test-key-0123456789abcdef0123456789',
       version: '0.0.0-test',
       logger: silentLogger,
       env: {},

@@ -211,7 +211,7 @@ beforeAll(async () => {
     deployments: fakeDeployments(store, { settleMs: 5 }),
     tests,
     // no rate limit, short long-polls: the fuzz is about inputs, not time
-    limits: { ratePerSecond: 0, maxWaitSeconds: 0.2, keepAliveMs: 60_000 },
+    limits: { ratePerSecond: 0, authFailures: 0, maxWaitSeconds: 0.2, keepAliveMs: 60_000 },
   }));
   const built = await call(app.url, 'POST', '/v1/build', { json: weatherDefinition() });
   const deployed = await call(app.url, 'POST', '/v1/deploy', { json: { mcp_id: built.body.data.mcp_id, environment: 'development' } });

@@ -140,7 +140,7 @@ describe('the Host header', () => {
     }
   });
 
-  it('policy: loopback names, the bound address, the public URL and MCPCTL_ALLOWED_HOSTS; anything on a wildcard address without a list', () => {
+  it('policy: loopback names, the bound address, the public URL and MCPCTL_ALLOWED_HOSTS; on a wildcard address, the machine’s addresses', () => {
     const loopback = createHostPolicy({ bindHost: '127.0.0.1', publicUrl: 'https://mcp.example.com', extra: ['ci.internal'] });
     for (const ok of ['localhost:7070', '127.0.0.1', '127.0.0.2:80', '[::1]:7070', 'app.localhost', 'MCP.example.com', 'ci.internal:1', undefined]) {
       expect(loopback.allows(ok), String(ok)).toBe(true);
@@ -148,7 +148,9 @@ describe('the Host header', () => {
     for (const refused of ['evil.example', 'example.com', '10.0.0.5', 'localhost.evil.example']) expect(loopback.allows(refused), refused).toBe(false);
     expect(createHostPolicy({ bindHost: '10.0.0.5' }).allows('10.0.0.5:7070')).toBe(true);
     expect(createHostPolicy({ bindHost: '::1' }).allows('[::1]:7070')).toBe(true);
-    expect(createHostPolicy({ bindHost: '0.0.0.0' }).allows('anything.example')).toBe(true);
+    expect(createHostPolicy({ bindHost: '0.0.0.0' }).allows('anything.example')).toBe(false);
+    expect(createHostPolicy({ bindHost: '0.0.0.0', machineAddresses: ['10.0.0.7', 'fe80::1'] }).allows('10.0.0.7:7070')).toBe(true);
+    expect(createHostPolicy({ bindHost: '::', machineAddresses: ['10.0.0.7', 'fe80::1'] }).allows('[fe80::1]:7070')).toBe(true);
     expect(createHostPolicy({ bindHost: '0.0.0.0', extra: ['api.example.com'] }).allows('anything.example')).toBe(false);
     expect(createHostPolicy({ bindHost: '127.0.0.1', extra: ['*'] }).allows('anything.example')).toBe(true);
     expect(hostNameOf('[::1]:80')).toBe('[::1]');

@@ -6,6 +6,7 @@ import { parse } from 'yaml';
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler';
 import { Ingress } from 'kubernetes-models/networking.k8s.io/v1/Ingress';
+import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
 import { Secret } from 'kubernetes-models/v1/Secret';
 import { Service } from 'kubernetes-models/v1/Service';
@@ -25,7 +26,7 @@ import { toYamlStream } from '../../src/export/write.js';
 const DIGEST = 'a'.repeat(20) + '0123456789abcdef'.repeat(2) + 'b'.repeat(12);
 const SERVER = { name: 'weather', version: '1.2.0', digest: DIGEST };
 
-const MODELS = { Secret, Service, Deployment, PodDisruptionBudget, HorizontalPodAutoscaler, Ingress } as const;
+const MODELS = { Secret, Service, Deployment, PodDisruptionBudget, HorizontalPodAutoscaler, Ingress, NetworkPolicy } as const;
 
 /** Validates an object against the schema of its kind; throws with the failing field otherwise. */
 function validate(object: KubernetesObject): void {
@@ -62,7 +63,15 @@ describe('kubernetesManifests', () => {
       issuer: 'letsencrypt-staging',
       namespace: 'mcp',
     });
-    expect(result.objects.map((o) => o.kind)).toEqual(['Secret', 'Service', 'Deployment', 'PodDisruptionBudget', 'HorizontalPodAutoscaler', 'Ingress']);
+    expect(result.objects.map((o) => o.kind)).toEqual([
+      'Secret',
+      'Service',
+      'Deployment',
+      'PodDisruptionBudget',
+      'HorizontalPodAutoscaler',
+      'Ingress',
+      'NetworkPolicy',
+    ]);
     for (const object of result.objects) validate(object);
     for (const object of result.objects) {
       expect(object.metadata?.namespace).toBe('mcp');
@@ -211,12 +220,12 @@ describe('kubernetesManifests', () => {
     expect(manifests({ environment: 'production', scaling: { min_instances: 6 } }).replicas).toEqual({ min: 6, max: 6 });
     const dev = manifests({ environment: 'development' });
     expect(dev.replicas).toEqual({ min: 1, max: 1 });
-    expect(dev.objects.map((o) => o.kind)).toEqual(['Service', 'Deployment']);
+    expect(dev.objects.map((o) => o.kind)).toEqual(['Service', 'Deployment', 'NetworkPolicy']);
     expect(byKind(dev.objects, 'Deployment')!.spec!.replicas).toBe(1);
     // development logs every request, as on the engine
     expect(byKind(dev.objects, 'Deployment')!.spec!.template.spec!.containers[0]!.command).toContain('debug');
     const staging = manifests({ environment: 'staging', scaling: { max_instances: 2 } });
-    expect(staging.objects.map((o) => o.kind)).toEqual(['Service', 'Deployment', 'HorizontalPodAutoscaler']);
+    expect(staging.objects.map((o) => o.kind)).toEqual(['Service', 'Deployment', 'HorizontalPodAutoscaler', 'NetworkPolicy']);
     for (const object of [...dev.objects, ...staging.objects, ...fixed.objects]) validate(object);
   });
 
@@ -375,6 +384,61 @@ describe('kubernetesManifests', () => {
   });
 });
 
+describe('the NetworkPolicy', () => {
+  const policyOf = (options: Partial<KubernetesExportOptions>) => byKind(manifests({ environment: 'production', ...options }).objects, 'NetworkPolicy')!;
+
+  it("denies by default: the pods' own selector, both directions, valid against the schema (ATTACK: pods reach anything)", () => {
+    const result = manifests({ environment: 'production', domain: 'mcp.example.com', auth: 'bearer', namespace: 'mcp' });
+    const policy = byKind(result.objects, 'NetworkPolicy')!;
+    validate(policy);
+    const deployment = byKind(result.objects, 'Deployment')!;
+    expect(policy.metadata).toMatchObject({ name: result.name, namespace: 'mcp' });
+    expect(policy.spec!.podSelector).toEqual(deployment.spec!.selector);
+    expect(policy.spec!.policyTypes).toEqual(['Ingress', 'Egress']);
+    // in: the server's port only, from the Ingress controller's namespace when an Ingress routes to it
+    expect(policy.spec!.ingress).toEqual([
+      { from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } }], ports: [{ protocol: 'TCP', port: 8080 }] },
+    ]);
+    expect(result.notices.join(' ')).toContain('ingress-nginx');
+    // without an Ingress: the pods of its own namespace
+    expect(policyOf({}).spec!.ingress![0]!.from).toEqual([{ podSelector: {} }]);
+    expect(policyOf({ domain: 'mcp.example.com', auth: 'bearer', ingressNamespace: 'traefik' }).spec!.ingress![0]!.from).toEqual([
+      { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'traefik' } } },
+    ]);
+  });
+
+  it('lets out DNS and public addresses, never link-local (metadata), private ranges only as egress allows', () => {
+    const [dns, addresses, ...rest] = policyOf({}).spec!.egress!;
+    expect(dns).toEqual({
+      ports: [
+        { protocol: 'UDP', port: 53 },
+        { protocol: 'TCP', port: 53 },
+      ],
+    });
+    const [v4, v6] = addresses!.to!.map((peer) => peer.ipBlock!);
+    expect(v4).toEqual({ cidr: '0.0.0.0/0', except: ['169.254.0.0/16', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', '127.0.0.0/8'] });
+    expect(v6).toEqual({ cidr: '::/0', except: ['fe80::/10', 'fc00::/7', '::1/128'] });
+    expect(rest).toEqual([]);
+
+    const open = policyOf({ egress: { allow_private: true } });
+    validate(open);
+    expect(open.spec!.egress![1]!.to!.map((peer) => peer.ipBlock!.except)).toEqual([['169.254.0.0/16'], ['fe80::/10']]);
+
+    const listed = manifests({ environment: 'production', egress: { allow: ['10.0.0.5:5432', '[fd00::1]', 'api.internal:443', '169.254.169.254'] } });
+    const policy = byKind(listed.objects, 'NetworkPolicy')!;
+    validate(policy);
+    expect(policy.spec!.egress!.slice(2)).toEqual([
+      { to: [{ ipBlock: { cidr: '10.0.0.5/32' } }], ports: [{ protocol: 'TCP', port: 5432 }] },
+      { to: [{ ipBlock: { cidr: 'fd00::1/128' } }] },
+    ]);
+    expect(listed.notices.join(' ')).toContain('egress.allow names api.internal:443');
+  });
+
+  it('is left out when asked (the engine reaches the pods from outside the cluster)', () => {
+    expect(manifests({ environment: 'production', networkPolicy: false }).objects.map((o) => o.kind)).not.toContain('NetworkPolicy');
+  });
+});
+
 describe('the image contract', () => {
   it('names the image by the bundle digest, with the registry in front when given', () => {
     expect(imageName(DIGEST)).toBe(`mcpctl-server:${DIGEST}`);
@@ -384,6 +448,10 @@ describe('the image contract', () => {
     expect(contract).toMatchObject({ port: 8080, healthPath: '/health', mcpPath: '/mcp', user: { uid: 10001, gid: 10001 } });
     expect(contract.command.slice(0, 4)).toEqual(['node', '/opt/mcpctl/dist/runtime/serve-bundle.js', '--bundle', '/srv/mcpctl/bundle']);
     expect(contract.user.uid).toBeGreaterThan(0);
+    // the runtime hides the environment's values (a module error quoting one), as on the process runner
+    expect(contract.command).toContain('--env-is-secret');
+    expect(contract.command).not.toContain('--values-file');
+    expect(imageContract(DIGEST, { envFile: '/run/x.json' }).command.slice(-2)).toEqual(['--values-file', '/run/x.json']);
   });
 
   it('checks a registry', () => {

@@ -142,6 +142,7 @@ describe('http handlers', () => {
         {
           name: 'down',
           template: 'basic',
+          egress: { allow_private: true },
           tools: [
             {
               name: 'call',

@@ -28,6 +28,8 @@ export interface Harness {
 export interface HarnessOptions extends Partial<Omit<TestServiceDeps, 'startRuntime' | 'logger'>> {
   /** variables added to the runtime's environment (stand-in API addresses) */
   runtimeEnv?: Record<string, string>;
+  /** the `egress` every recorded definition gets (stand-in APIs on loopback need allow_private) */
+  egress?: BuildRequest['egress'];
 }
 
 export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -36,7 +38,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   const started: RuntimeProcessHandle[] = [];
   const exited = new Set<number>();
   const logs: string[] = [];
-  const { runtimeEnv, ...deps } = options;
+  const { runtimeEnv, egress, ...deps } = options;
   const service = createTestService({
     env: {},
     version: '0.0.0-test',
@@ -58,6 +60,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     logs,
     async record(file) {
       const request = (await toBuildRequest(await loadDefinition(file))) as BuildRequest;
+      if (egress !== undefined) request.egress = egress;
       const bundle = await writeBundle(request, join(dir, 'bundles'));
       const { files: _files, ...definition } = request;
       count += 1;

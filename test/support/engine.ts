@@ -6,6 +6,7 @@
  * with short supervision intervals, so a test can make one fail or start slowly. In front of it,
  * test/support/proxy.ts records what the CLI sent and injects transport faults.
  */
+import { afterEach } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import type { Deployment, DeployRequest } from '../../src/api/contract.js';
 import { createDeploymentService } from '../../src/engine/deployments/index.js';
@@ -36,7 +37,7 @@ export interface TestEngine {
  */
 export async function startRealEngine(
   home: string,
-  options: { apiKey: string; port?: number; logger?: Logger; fast?: boolean; warmPool?: number; tls?: StartEngineOptions['tls'] },
+  options: { apiKey: string; port?: number; logger?: Logger; fast?: boolean; warmPool?: number; tls?: StartEngineOptions['tls']; env?: Record<string, string> },
 ): Promise<RunningEngine> {
   const engine = await startEngine({
     home,
@@ -45,7 +46,7 @@ export async function startRealEngine(
     apiKey: options.apiKey,
     version: '0.0.0-test',
     logger: options.logger ?? silentLogger,
-    env: {},
+    env: options.env ?? {},
     limits: { ratePerSecond: 0, ...(options.warmPool === undefined ? {} : { warmPool: options.warmPool }) },
     ...(options.fast === false ? {} : { deployments: (deps) => createDeploymentService({ ...deps, limits: FAST_LIMITS }) }),
     ...(options.tls === undefined ? {} : { tls: options.tls }),
@@ -90,6 +91,29 @@ export async function startTestEngine(options: { logger?: Logger; env?: Record<s
       await engine.close(1000);
       await fixtures.killAll();
       await sandbox.cleanup();
+    },
+  };
+}
+
+/**
+ * A real engine per test, each in a temp home, stopped (and its home removed) after each test:
+ * `start` in the test gives the engine and its home.
+ */
+export function realEnginePerTest(apiKey: string): { start(env?: Record<string, string>): Promise<{ engine: RunningEngine; home: string }> } {
+  let sandbox: Sandbox | undefined;
+  let engine: RunningEngine | undefined;
+  afterEach(async () => {
+    await engine?.close(1000);
+    engine = undefined;
+    await sandbox?.cleanup();
+    sandbox = undefined;
+  });
+  return {
+    async start(env = {}) {
+      sandbox = await createSandbox();
+      const home = sandbox.env.MCPCTL_HOME!;
+      engine = await startRealEngine(home, { apiKey, env });
+      return { engine, home };
     },
   };
 }

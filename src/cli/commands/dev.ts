@@ -3,7 +3,8 @@
  * deploy. It serves exactly what a build would ship (the definition is bundled into a temporary
  * folder first), logs each request, and reloads when the file or a file it references changes; a
  * broken edit keeps the last good server running. `--stdio` serves over stdin/stdout for clients
- * that start servers themselves; then nothing else is written to stdout.
+ * that start servers themselves; then nothing else is written to stdout. It listens on loopback
+ * only, unless --allow-remote (steps/dev-host.ts).
  */
 import { watch, type FSWatcher } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -13,11 +14,13 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { formatProblem } from '../render/format.js';
 import { authFields, describeAuth, type DevAuth } from '../steps/dev-auth.js';
+import { checkDevHost } from '../steps/dev-host.js';
+import { createDevLogger } from '../steps/dev-log.js';
 import { metadataUrlOf } from '../../runtime/auth.js';
+import { RUNTIME_SERVER_OPTIONS } from '../../runtime/http-front.js';
 import { UserError } from '../../shared/errors.js';
 import type { CommandContext } from '../context.js';
 import type { LocalAccess, LocalCredentials } from '../../engine/local-credentials.js';
-import type { LogEntry, RuntimeLogger } from '../../runtime/logger.js';
 import type { Runtime } from '../../runtime/server.js';
 import { displayPath } from '../../shared/paths.js';
 
@@ -26,6 +29,8 @@ export interface DevCommandOptions {
   host?: string;
   stdio?: boolean;
   userId?: string;
+  /** listen on an address other machines reach */
+  allowRemote?: boolean;
 }
 
 /** One good build of the definition: the runtime serving it and the files it came from. */
@@ -55,6 +60,9 @@ export async function devCommand(ctx: CommandContext, file: string, options: Dev
   const host = options.host ?? '127.0.0.1';
   const definitionFile = resolve(ctx.io.cwd, file);
   const shown = displayPath(definitionFile, ctx.io.cwd);
+  // before anything is built or bound: the whole environment must not reach the network by accident
+  const remote = stdio ? undefined : checkDevHost(host, options.allowRemote === true, shown);
+  if (remote !== undefined) ctx.out.warn(remote);
   const bundlesRoot = await mkdtemp(join(tmpdir(), 'mcpctl-dev-'));
   const logger = createDevLogger(ctx, stdio);
   /** the key of this dev server's own development tokens (OAuth on loopback), made once */
@@ -72,8 +80,13 @@ export async function devCommand(ctx: CommandContext, file: string, options: Dev
   /** Loads, bundles and starts the definition; throws UserError with every problem. */
   const build = async (previous: Build | undefined): Promise<Build | 'unchanged'> => {
     const loaded = await loadDefinition(definitionFile, { cwd: ctx.io.cwd });
-    for (const warning of loaded.warnings) ctx.out.warn(formatProblem(warning));
-    const request = await toBuildRequest(loaded);
+    let request: Awaited<ReturnType<typeof toBuildRequest>>;
+    try {
+      request = await toBuildRequest(loaded);
+    } finally {
+      // after the files are collected: shipped files that look like credentials are warnings too
+      for (const warning of loaded.warnings) ctx.out.warn(formatProblem(warning));
+    }
     let written: { dir: string; digest: string };
     try {
       written = await writeBundle(request, bundlesRoot);
@@ -101,6 +114,8 @@ export async function devCommand(ctx: CommandContext, file: string, options: Dev
         logger,
         // a reload replaces the runtime: open sessions (and the stdio connection) move to the new one and hear list_changed
         listChanged: true,
+        // the developer's own machine: the APIs being developed against are often on loopback or the LAN
+        allowPrivateEgress: true,
         ...(previous === undefined ? {} : { adopt: previous.runtime }),
         ...(options.userId === undefined ? {} : { defaultUserId: options.userId }),
         // loopback: only local Host names; on another address the check would refuse the LAN's names
@@ -155,7 +170,7 @@ export async function devCommand(ctx: CommandContext, file: string, options: Dev
         `${current.runtime.name} ${current.runtime.version} is serving over stdio (${describeCounts(current.runtime)})${unchecked}; watching ${shown}`,
       );
     } else {
-      const server = createServer((req, res) => current.runtime.handler(req, res));
+      const server = createServer(RUNTIME_SERVER_OPTIONS, (req, res) => current.runtime.handler(req, res));
       await listen(server, options.port ?? 0, host);
       stops.push(
         () =>
@@ -349,47 +364,6 @@ function renderReady(
     },
     { always: true },
   );
-}
-
-/** Request log lines: readable on a terminal, JSON on stderr with --json, stderr only with --stdio. */
-function createDevLogger(ctx: CommandContext, stdio: boolean): RuntimeLogger {
-  return {
-    debug: ctx.globals.debug,
-    log(entry: LogEntry) {
-      if (entry.level === 'debug' && !ctx.globals.debug) return;
-      if (ctx.out.json) {
-        ctx.out.stderr(`${JSON.stringify({ time: new Date().toISOString(), ...entry })}\n`);
-        return;
-      }
-      if (ctx.out.quiet && entry.level === 'info') return;
-      const line = formatEntry(entry, stdio ? ctx.out.errStyle : ctx.out.style);
-      if (stdio) ctx.out.stderr(`${line}\n`);
-      else ctx.out.raw(`${line}\n`);
-    },
-  };
-}
-
-type Style = CommandContext['out']['style'];
-
-export function formatEntry(entry: LogEntry, style: Style): string {
-  const time = new Date().toTimeString().slice(0, 8);
-  if (entry.event !== 'request') {
-    const detail = typeof entry.error === 'string' ? `: ${entry.error}` : '';
-    return `${style.dim(time)}  ${entry.level === 'error' ? style.red(entry.event) : style.yellow(entry.event)}${detail}`;
-  }
-  const status = typeof entry.status === 'number' ? entry.status : 0;
-  const rpc = typeof entry.rpc === 'string' ? entry.rpc : `${String(entry.method)} ${String(entry.path)}`;
-  const what = typeof entry.target === 'string' ? `${rpc} ${entry.target}` : rpc;
-  const statusText = status >= 400 ? style.red(String(status)) : String(status);
-  const ms = typeof entry.duration_ms === 'number' ? entry.duration_ms : 0;
-  const parts = [style.dim(time), what, statusText, style.dim(`${ms < 10 ? ms.toFixed(1) : Math.round(ms)} ms`)];
-  if (typeof entry.user_id === 'string') parts.push(style.dim(`user=${entry.user_id}`));
-  if (typeof entry.error === 'string') parts.push(style.red(entry.error));
-  else if (entry.is_error === true) parts.push(style.red('error result'));
-  let line = parts.join('  ');
-  if (entry.params !== undefined) line += `\n    params ${JSON.stringify(entry.params)}`;
-  if (entry.result !== undefined) line += `\n    result ${JSON.stringify(entry.result)}`;
-  return line;
 }
 
 function describeCounts(runtime: Runtime): string {

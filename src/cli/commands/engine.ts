@@ -91,7 +91,17 @@ export function runningEngineFields(status: EngineStatus): [string, string | num
     ['state', status.home],
     ['log', status.log_file],
     ...(status.warm_pool === undefined ? [] : [['warm processes', warmPoolText(status.warm_pool)] as [string, string]]),
+    ...(status.isolation === undefined ? [] : [['isolation', isolationText(status.isolation)] as [string, string]]),
   ];
+}
+
+/** `bubblewrap sandbox, cgroup v1 limits`, or what is missing and what to do instead. */
+export function isolationText(isolation: NonNullable<EngineStatus['isolation']>): string {
+  const sandbox = isolation.sandbox === 'none' ? 'no sandbox' : `${isolation.sandbox} sandbox`;
+  const limits = isolation.limits === 'node heap' ? 'memory limited by Node’s heap only' : `${isolation.limits} limits`;
+  const missing = isolation.sandbox === 'none' ? ' — servers can read what the engine’s user can; use --runner docker for less trusted ones' : '';
+  const why = isolation.reasons.length === 0 ? '' : ` (${isolation.reasons.join('; ')})`;
+  return `${sandbox}, ${limits}${why}${missing}`;
 }
 
 export interface EngineLogsOptions {

@@ -67,6 +67,8 @@ export async function exportKubernetesCommand(ctx: CommandContext, target: strin
     ...(options.issuer === undefined ? {} : { issuer: options.issuer }),
     ...(options.ingressClass === undefined ? {} : { ingressClass: options.ingressClass }),
     ...(source.auth === undefined ? {} : { auth: source.auth }),
+    // what the NetworkPolicy lets out besides public addresses (a build the service holds: none)
+    ...(source.file?.loaded.definition.egress === undefined ? {} : { egress: source.file.loaded.definition.egress }),
   };
   const problems = checkKubernetesOptions(source.server, exportOptions);
   if (problems.length > 0) throw settingsError(problems, source.file, options);

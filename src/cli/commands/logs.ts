@@ -2,13 +2,15 @@
  * `mcpctl logs <deployment_id> [--follow]`: the deployment's log lines (engine events, instance
  * output, and in development every MCP request). With --follow it keeps printing new lines until
  * Ctrl-C, which ends it normally. With --json: one document `{ lines }`, or with --follow one
- * JSON line per log line (NDJSON), the only way a stream can be machine-readable.
+ * JSON line per log line (NDJSON), the only way a stream can be machine-readable. What an instance
+ * or a client put in a line (a tool name with escape sequences) is printed as visible text.
  */
 import type { LogLine } from '../../api/operations.js';
 import { withApi } from '../api-errors.js';
 import type { CommandContext } from '../context.js';
 import { UserError } from '../../shared/errors.js';
 import type { Output } from '../output.js';
+import { serviceText } from '../render/service-text.js';
 import { requireDeploymentId } from '../steps/deployment-id.js';
 
 export interface LogsCommandOptions {
@@ -37,18 +39,18 @@ export function parseSince(value: string, now: number = Date.now()): string {
 /** `12:03:04.120 INFO  i1  message  req_…` */
 export function formatLogLine(out: Output, line: LogLine): string {
   const s = out.style;
-  const time = line.time.length >= 23 ? line.time.slice(11, 23) : line.time;
-  const level = line.level.toUpperCase().padEnd(5);
+  const time = serviceText(line.time.length >= 23 ? line.time.slice(11, 23) : line.time);
+  const level = serviceText(line.level.toUpperCase().padEnd(5));
   const levelText = line.level === 'error' ? s.red(level) : line.level === 'warn' ? s.yellow(level) : line.level === 'debug' ? s.dim(level) : s.cyan(level);
-  const instance = line.instance === undefined ? '' : `${s.magenta(line.instance)}  `;
-  const request = line.request_id === undefined ? '' : `  ${s.dim(line.request_id)}`;
-  return `${s.dim(time)} ${levelText} ${instance}${line.message}${request}\n`;
+  const instance = line.instance === undefined ? '' : `${s.magenta(serviceText(line.instance))}  `;
+  const request = line.request_id === undefined ? '' : `  ${s.dim(serviceText(line.request_id))}`;
+  return `${s.dim(time)} ${levelText} ${instance}${serviceText(line.message)}${request}\n`;
 }
 
 export async function logsCommand(ctx: CommandContext, deploymentId: string, options: LogsCommandOptions = {}): Promise<void> {
   requireDeploymentId(deploymentId);
   const since = options.since === undefined ? undefined : parseSince(options.since);
-  const write = (line: LogLine) => ctx.out.raw(ctx.out.json ? `${JSON.stringify(line)}\n` : formatLogLine(ctx.out, line));
+  const write = (line: LogLine) => (ctx.out.json ? ctx.out.jsonLine(line) : ctx.out.raw(formatLogLine(ctx.out, line)));
   await withApi(ctx, async (client) => {
     if (options.follow === true) {
       // The stream starts with the recent lines, then new ones as they come.

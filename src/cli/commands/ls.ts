@@ -11,6 +11,7 @@ import type { CommandContext } from '../context.js';
 import { UserError } from '../../shared/errors.js';
 import type { Printer } from '../output.js';
 import { instanceCounts } from '../render/deployment.js';
+import { serviceData } from '../render/service-text.js';
 
 export interface LsCommandOptions {
   env?: Environment;
@@ -52,13 +53,14 @@ export async function lsCommand(ctx: CommandContext, options: LsCommandOptions =
     ...(showServers ? { servers: shownServers } : {}),
     ...(showDeployments ? { deployments } : {}),
   };
-  const names = new Map(servers.map((s) => [s.mcp_id, s.name]));
   ctx.out.result(
     result,
     (p) => {
-      if (showServers) renderServers(p, shownServers, options.server !== undefined);
+      // names, versions and URLs come from the service: control characters are shown as text
+      const names = new Map(serviceData(servers).map((s) => [s.mcp_id, s.name]));
+      if (showServers) renderServers(p, serviceData(shownServers), options.server !== undefined);
       if (showServers && showDeployments) p.line();
-      if (showDeployments) renderDeployments(p, deployments, names, Object.keys(deploymentFilter).length > 0);
+      if (showDeployments) renderDeployments(p, serviceData(deployments), names, Object.keys(deploymentFilter).length > 0);
     },
     // the ids of the rows shown, one per line: servers first, then deployments
     { quiet: () => [...(result.servers ?? []).map((s) => s.mcp_id), ...(result.deployments ?? []).map((d) => d.deployment_id)] },

@@ -8,6 +8,7 @@ import type { CommandContext } from '../context.js';
 import { UserError } from '../../shared/errors.js';
 import { describeProgress } from '../render/deployment.js';
 import { formatSeconds } from '../render/format.js';
+import { serviceText } from '../render/service-text.js';
 import { followDeployment, reportDeployment } from '../steps/deployment-wait.js';
 
 export interface StatusCommandOptions {
@@ -16,8 +17,9 @@ export interface StatusCommandOptions {
   timeout?: number;
 }
 
-function headingFor(d: Deployment): string {
-  const env = d.environment === undefined ? '' : ` (${d.environment})`;
+function headingFor(answer: Deployment): string {
+  const d = { ...answer, deployment_id: serviceText(answer.deployment_id) };
+  const env = d.environment === undefined ? '' : ` (${serviceText(d.environment)})`;
   switch (d.status) {
     case 'deployed':
       return `${d.deployment_id} is deployed${env}`;

@@ -1,7 +1,11 @@
-/** How a deployment reads for people: progress text while it deploys, and the settled result. */
+/**
+ * How a deployment reads for people: progress text while it deploys, and the settled result.
+ * Its strings come from the service: they are shown with their control characters as text.
+ */
 import type { Deployment } from '../../api/operations.js';
 import type { Printer } from '../output.js';
 import { formatSeconds } from './format.js';
+import { serviceData, serviceText } from './service-text.js';
 
 /** Healthy instances out of the wanted number, when the service says. */
 export function instanceCounts(deployment: Deployment): { healthy: number; desired: number } | undefined {
@@ -21,7 +25,7 @@ export function describeProgress(deployment: Deployment): string {
   const where = deployment.environment === undefined ? '' : ` to ${deployment.environment}`;
   const stage = deployment.stage === undefined || deployment.stage === '' ? '' : `: ${deployment.stage}`;
   const instances = formatInstances(deployment);
-  return `${deployment.status} ${deployment.deployment_id}${where}${stage}${instances === undefined ? '' : ` (${instances})`}`;
+  return serviceText(`${deployment.status} ${deployment.deployment_id}${where}${stage}${instances === undefined ? '' : ` (${instances})`}`);
 }
 
 /** The MCP endpoint of a deployment: its URL followed by /mcp. */
@@ -56,7 +60,8 @@ export function describeAuth(deployment: Deployment): string | undefined {
 }
 
 /** The fields of a deployment, aligned. */
-export function renderDeploymentFields(p: Printer, deployment: Deployment): void {
+export function renderDeploymentFields(p: Printer, answer: Deployment): void {
+  const deployment = serviceData(answer);
   const live = deployment.status === 'deployed' || deployment.status === 'deploying';
   p.fields([
     ['deployment', deployment.deployment_id],
@@ -91,7 +96,8 @@ function colourStatus(p: Printer, status: Deployment['status']): string {
 }
 
 /** A deployment in full: heading, fields, notices as warnings, next steps. */
-export function renderDeployment(p: Printer, deployment: Deployment, heading: string): void {
+export function renderDeployment(p: Printer, answer: Deployment, heading: string): void {
+  const deployment = serviceData(answer);
   const id = deployment.deployment_id;
   if (deployment.status === 'failed') p.line(`${p.style.red('✖')} ${heading}`);
   else if (deployment.status === 'deployed') p.success(heading);

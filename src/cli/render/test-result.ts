@@ -1,10 +1,12 @@
 /**
  * How a test run reads for people: the agent's reply, what it used, the success rate and its
- * band, and each cause of the guidance with where the tools it names are defined.
+ * band, and each cause of the guidance with where the tools it names are defined. The reply, tool
+ * names and causes come from the service: their control characters are shown as text.
  */
 import type { TestResult } from '../../api/operations.js';
 import type { Printer } from '../output.js';
 import { formatList, formatRate, formatSeconds } from './format.js';
+import { serviceData, serviceLines } from './service-text.js';
 
 type Guidance = NonNullable<TestResult['guidance']>;
 
@@ -44,16 +46,19 @@ function indent(text: string, prefix: string): string {
     .join('\n');
 }
 
-export function renderCase(p: Printer, report: CaseReport, locateTool: LocateTool = () => undefined): void {
+export function renderCase(p: Printer, answer: CaseReport, locateTool: LocateTool = () => undefined): void {
   const s = p.style;
+  const report = serviceData(answer);
   const r = report.result;
+  // the message and the reply keep their line breaks
+  const reply = serviceLines(answer.result.ai_response);
   p.line(`${report.passed ? s.green('✔') : s.red('✖')} ${s.bold(report.name)}`);
   const bandColour = report.band.level === 'ok' ? s.green : report.band.level === 'warn' ? s.yellow : s.red;
   p.fields([
-    ['message', indent(report.message, ' '.repeat(18))],
+    ['message', indent(serviceLines(answer.message), ' '.repeat(18))],
     ['model', r.ai_model ?? report.ai_model],
     ['user', report.user_id],
-    ['reply', indent(r.ai_response === '' ? s.dim('(empty)') : r.ai_response, ' '.repeat(18))],
+    ['reply', indent(reply === '' ? s.dim('(empty)') : reply, ' '.repeat(18))],
     ['tools used', formatList(r.tools_used)],
     ['resources', formatList(r.resources_accessed)],
     ['execution time', formatSeconds(r.execution_time)],
@@ -72,6 +77,7 @@ export function renderCase(p: Printer, report: CaseReport, locateTool: LocateToo
 
 export function renderReport(p: Printer, report: TestReport, quiet: boolean, locateTool?: LocateTool): void {
   const passed = report.cases.filter((c) => c.passed).length;
+  // the summary is the CLI's own words and numbers
   const summary = `${passed} of ${report.cases.length} ${report.cases.length === 1 ? 'case' : 'cases'} passed (threshold ${report.threshold})`;
   if (quiet) {
     p.line(summary);

@@ -75,7 +75,13 @@ export async function buildDefinition(
   options: { idempotencyKey?: string | undefined } = {},
 ): Promise<McpServer> {
   const { toBuildRequest } = await import('../../api/build-request.js');
+  const shown = file.loaded.warnings.length;
   const request = await toBuildRequest(file.loaded);
+  // collecting the files may add warnings (files that look like credentials)
+  for (const warning of file.loaded.warnings.slice(shown)) {
+    ctx.out.warn(formatProblem(warning));
+    annotateProblem(ctx, 'warning', warning);
+  }
   const progress = await ctx.out.progress(`building ${request.name} from ${file.shown}`);
   try {
     const server = await client.build(request, options.idempotencyKey === undefined ? {} : { idempotencyKey: options.idempotencyKey });

@@ -14,6 +14,7 @@ import type { Connection } from '../config.js';
 import type { CommandContext } from '../context.js';
 import { EXIT, UserError } from '../../shared/errors.js';
 import { formatRate } from '../render/format.js';
+import { serviceText } from '../render/service-text.js';
 import { toJUnitXml } from '../render/junit.js';
 import type { CaseReport, TestReport } from '../render/test-result.js';
 import { locateTool, type DefinitionFile } from './definition-file.js';
@@ -243,7 +244,7 @@ export function annotateReport(ctx: CommandContext, report: TestReport, file: De
       const causes = c.guidance.causes.map((cause) => cause.kind);
       ctx.out.annotate(
         'error',
-        `test case "${c.name}" failed: ${c.failures.join('; ')}${causes.length === 0 ? '' : ` (causes: ${causes.join(', ')})`}`,
+        serviceText(`test case "${c.name}" failed: ${c.failures.join('; ')}${causes.length === 0 ? '' : ` (causes: ${causes.join(', ')})`}`),
         where,
         'mcpctl test',
       );
@@ -253,7 +254,7 @@ export function annotateReport(ctx: CommandContext, report: TestReport, file: De
         const where = toolAt(tool);
         if (where === undefined || warned.has(`${cause.kind} ${tool}`)) continue;
         warned.add(`${cause.kind} ${tool}`);
-        ctx.out.annotate('warning', `${cause.kind}: ${cause.message}`, where, `mcpctl test: ${tool}`);
+        ctx.out.annotate('warning', serviceText(`${cause.kind}: ${cause.message}`), where, serviceText(`mcpctl test: ${tool}`));
       }
     }
   }

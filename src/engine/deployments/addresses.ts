@@ -7,6 +7,7 @@
  * `*.localhost` resolves to loopback on its machine only), and the path form `/d/<server>.<env>/mcp`
  * on the engine's own address, which works wherever the engine is reached.
  */
+import type { IsolationReport } from '../isolation.js';
 import type { Deployment, Environment } from '../../api/contract.js';
 import type { HttpsEndpoint } from '../types.js';
 import { deploymentUrl } from './registry.js';
@@ -16,6 +17,8 @@ export interface EngineAddresses {
   baseUrl: string;
   /** its HTTPS listener, when it has certificates */
   https?: HttpsEndpoint | undefined;
+  /** what the process runner's instances run under (a sandbox, limits) */
+  isolation?: IsolationReport | undefined;
 }
 
 /** The stable MCP endpoints of `server` in `environment`. */

@@ -22,6 +22,7 @@ import { createProcessRunner } from '../runners/process-runner.js';
 import { runnerKindFor, type Runner } from '../runners/runner.js';
 import { createGateway, type Gateway } from './gateway.js';
 import { newRequestId } from '../ids.js';
+import { originsFromEnv } from '../../shared/origins.js';
 import { checkDomain, DEFAULT_LIMITS, devIdleFromEnv, resolveScaling, type DeploymentLimits, type FieldProblem } from './limits.js';
 import { LiveDeployment } from './live-deployment.js';
 import { LogBook } from './log-book.js';
@@ -32,6 +33,7 @@ import { History } from './history.js';
 import { Registry } from './registry.js';
 import { failInterrupted, restoreOne, stopLeftInstances, type RestoreContext } from './restore.js';
 import { applyTransition, canTransition, isActive } from './states.js';
+import { SecretRegistry } from '../secret-registry.js';
 
 /**
  * What the engine passes (types.ts), plus the timing knobs tests shorten (health checks, restarts,
@@ -69,6 +71,7 @@ class Deployments implements LocalDeploymentService {
   private readonly history: History;
   private readonly gateway: Gateway;
   private readonly starts: WorkQueue;
+  private readonly secrets: SecretRegistry;
   private recovered: Promise<void> | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
   private closing = false;
@@ -79,6 +82,7 @@ class Deployments implements LocalDeploymentService {
     this.store = deps.store;
     this.clock = deps.clock;
     this.logger = deps.logger;
+    this.secrets = deps.secrets ?? new SecretRegistry();
     this.logDir = join(deps.home, 'deployment-logs');
     this.starts = deps.starts ?? createAdmission(undefined, deps.clock).starts;
     this.registry = new Registry(deps.store);
@@ -90,7 +94,7 @@ class Deployments implements LocalDeploymentService {
         byDomain: (host) => (this.registry.byDomain(host) ?? (host.endsWith('.localhost') ? this.registry.stable(host) : undefined))?.upstream,
         inactive: (name) => this.registry.inactive(name),
       },
-      { limits: this.limits, clock: this.clock, newRequestId },
+      { limits: this.limits, clock: this.clock, newRequestId, allowedOrigins: originsFromEnv(deps.env), publicUrl: deps.baseUrl },
     );
     this.idleTimer = setInterval(() => void this.stopIdle(), this.limits.idleCheckMs);
     this.idleTimer.unref();
@@ -133,6 +137,7 @@ class Deployments implements LocalDeploymentService {
       previousId,
       baseUrl: this.deps.baseUrl,
       https: this.deps.https,
+      isolation: this.deps.isolation,
       now: this.clock(),
       runner: runnerKindFor(this.runner, environment),
     });
@@ -329,6 +334,7 @@ class Deployments implements LocalDeploymentService {
       home: this.deps.home,
       baseUrl: this.deps.baseUrl,
       https: this.deps.https,
+      isolation: this.deps.isolation,
       logDir: this.logDir,
       limits: this.limits,
       logger: this.logger,
@@ -375,6 +381,7 @@ class Deployments implements LocalDeploymentService {
       clock: this.clock,
       logs,
       logger: this.logger,
+      secrets: this.secrets,
       writable: () => !this.closed,
     });
     this.registry.add(live);

@@ -5,12 +5,16 @@
  * definition has `auth` is checked here as its instances check it (src/runtime/auth.ts): a request
  * without a valid credential is refused before any instance sees it, and the gateway serves the
  * protected resource metadata of each of its URLs (`/.well-known/oauth-protected-resource/d/<name>/mcp`,
- * and `/.well-known/oauth-protected-resource[/mcp]` on a domain).
+ * and `/.well-known/oauth-protected-resource[/mcp]` on a domain). An address that sends too many
+ * wrong credentials is refused (429) for a while (src/engine/http/failure-limit.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { endpointOfMetadataPath, requestOrigin, type Admitted } from '../../runtime/auth.js';
 import { firstHeader, sendJson } from '../../shared/http.js';
+import { deploymentCrossOrigin } from '../http/cors.js';
+import { FailureLimiter } from '../http/failure-limit.js';
 import { GATEWAY_PREFIX } from '../types.js';
+import { BodyBudget } from './body-budget.js';
 import { createInstanceConnections } from './instance-connections.js';
 import type { DeploymentLimits } from './limits.js';
 import { proxyMcp, sendRpcError } from './proxy.js';
@@ -25,6 +29,10 @@ export interface GatewayRoutes {
 
 export interface GatewayOptions {
   limits: DeploymentLimits;
+  /** the origins whose pages may call deployments (MCPCTL_ALLOWED_ORIGINS); the engine's own always may */
+  allowedOrigins?: readonly string[];
+  /** the engine's own address (its public URL): its pages are same-origin */
+  publicUrl?: string;
   clock: () => number;
   newRequestId: () => string;
 }
@@ -38,6 +46,9 @@ export type Gateway = ((req: IncomingMessage, res: ServerResponse, requestId?: s
 
 export function createGateway(routes: GatewayRoutes, options: GatewayOptions): Gateway {
   const connections = createInstanceConnections();
+  // Wrong bearer tokens per source address, across deployments: a guesser is blocked for a while.
+  const failures = new FailureLimiter({}, options.clock);
+  const budget = new BodyBudget(options.limits.bodyBudgetBytes);
 
   /** The deployment whose domain the request's Host names. */
   const byHost = (req: IncomingMessage): Upstream | undefined => {
@@ -62,6 +73,20 @@ export function createGateway(routes: GatewayRoutes, options: GatewayOptions): G
     }
     const { upstream, name, rest } = target;
     const requestId = given ?? firstHeader(req.headers['x-request-id']) ?? options.newRequestId();
+    // Pages of other origins call only when allowed; the instance never sees the Origin (cors.ts decides).
+    const cross = deploymentCrossOrigin(req, options.allowedOrigins ?? [], options.publicUrl);
+    if (cross.kind === 'refused') {
+      sendRpcError(res, 403, cross.message, { 'X-Request-Id': requestId });
+      return true;
+    }
+    if (cross.kind === 'allowed') {
+      for (const [header, value] of Object.entries(cross.headers)) res.setHeader(header, value);
+      // a preflight is answered here: it carries no credential and needs no instance
+      if (req.method === 'OPTIONS') {
+        res.writeHead(204, { 'X-Request-Id': requestId }).end();
+        return true;
+      }
+    }
     // A draining deployment still serves the sessions its instances hold.
     const draining = upstream !== undefined && rest === '/mcp' && req.headers['mcp-session-id'] !== undefined;
     const serving = upstream !== undefined && ((upstream.status !== 'stopped' && upstream.status !== 'failed') || draining);
@@ -71,14 +96,26 @@ export function createGateway(routes: GatewayRoutes, options: GatewayOptions): G
       let auth: { guard: NonNullable<typeof guard>; admitted: Admitted; resource: string } | undefined;
       if (guard !== undefined) {
         const resource = `${requestOrigin(req)}${pathname}`;
+        const address = req.socket.remoteAddress;
+        // Shared secrets can be guessed; signed tokens cannot, and a refused one is usually just expired.
+        const counted = guard.kind === 'bearer';
+        const waiting = counted ? failures.blockedFor(address) : 0;
+        if (waiting > 0) {
+          sendRpcError(res, 429, `too many requests with a wrong credential from this address; retry in ${waiting} s`, {
+            'Retry-After': String(waiting),
+            'X-Request-Id': requestId,
+          });
+          return true;
+        }
         const decision = await guard.check({ authorization: req.headers.authorization, resource });
         if (!decision.ok) {
+          if (counted && decision.status === 401 && req.headers.authorization !== undefined) failures.fail(address);
           sendRpcError(res, decision.status, decision.message, { ...decision.headers, ...readableByPages(req), 'X-Request-Id': requestId });
           return true;
         }
         auth = { guard, admitted: decision, resource };
       }
-      await proxyMcp(upstream, req, res, { search, connections, requestId, auth, ...options });
+      await proxyMcp(upstream, req, res, { search, connections, requestId, auth, budget, ...options });
       return true;
     }
     res.setHeader('X-Request-Id', requestId);

@@ -62,13 +62,17 @@ export interface DeploymentLimits {
   drainTimeoutMs: number;
   /** a session the gateway has not seen a request of for this long is forgotten */
   sessionIdleMs: number;
+  /** live sessions one source address may hold per deployment (0: no cap; default in upstream.ts) */
+  sessionsPerClient?: number;
   /** idle development deployments are stopped after this */
   devIdleMs: number;
   idleCheckMs: number;
   /** a synchronous deploy answers `deploying` after this */
   syncDeployTimeoutMs: number;
-  /** request bodies through the gateway */
+  /** request bodies through the gateway: what an instance accepts (src/runtime/server.ts) */
   maxBodyBytes: number;
+  /** bytes of request bodies the gateway holds at once, all requests together (default in body-budget.ts) */
+  bodyBudgetBytes?: number;
   /** in-memory log lines kept per deployment */
   logLinesKept: number;
   /** request samples kept per deployment for metrics */
@@ -93,7 +97,7 @@ export const DEFAULT_LIMITS: DeploymentLimits = {
   devIdleMs: 60 * 60_000,
   idleCheckMs: 30_000,
   syncDeployTimeoutMs: 120_000,
-  maxBodyBytes: 10 * 1024 * 1024,
+  maxBodyBytes: 4 * 1024 * 1024,
   logLinesKept: 5000,
   samplesKept: 200_000,
 };

@@ -5,6 +5,7 @@ import type { Runner } from '../runners/runner.js';
 import type { Orchestrator } from '../runners/orchestrator.js';
 import type { DeploymentLimits } from './limits.js';
 import type { LogBook } from './log-book.js';
+import type { SecretRegistry } from '../secret-registry.js';
 
 export interface LiveContext {
   server: ServerRecord;
@@ -24,6 +25,8 @@ export interface LiveContext {
   clock: () => number;
   logs: LogBook;
   logger: Logger;
+  /** the engine's values to hide: the deployment adds its env_vars values while it is in memory */
+  secrets: SecretRegistry;
   /** the record may be written (false once the service is closed) */
   writable: () => boolean;
 }

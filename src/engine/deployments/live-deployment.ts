@@ -5,7 +5,8 @@
  */
 import type { Deployment, DeploymentState, LogLine } from '../../api/contract.js';
 import { AUDIENCES_ENV } from '../../runtime/auth.js';
-import { redact, Secrets } from '../../runtime/logger.js';
+import { redact, type Redactor } from '../../runtime/logger.js';
+import { deploymentRedactor } from '../secret-registry.js';
 import { deploymentAudiences } from './addresses.js';
 import { isoTime } from '../../shared/iso-time.js';
 import { START_PRIORITY } from '../admission.js';
@@ -25,8 +26,8 @@ const RECENT_CHANGE_MS = 250;
 export class LiveDeployment {
   readonly record: DeploymentRecord;
   readonly samples: SampleRing;
-  /** the values of its env_vars: hidden from its log lines, the engine's log and its reasons */
-  private readonly secrets: Secrets;
+  /** the engine's values and its own env_vars values: hidden from its log lines, the engine's log and its reasons */
+  private readonly secrets: Redactor & { release(): void };
   instances: ManagedInstance[] = [];
   /** what the gateway sees of it */
   readonly upstream: DeploymentUpstream;
@@ -60,13 +61,19 @@ export class LiveDeployment {
     readonly ctx: LiveContext,
   ) {
     this.record = record;
-    this.secrets = new Secrets(Object.values(record.config.env_vars ?? {}));
+    this.secrets = deploymentRedactor(ctx.secrets, record.deployment.deployment_id, Object.values(record.config.env_vars ?? {}));
+    ctx.logs.redactWith(this.secrets);
     this.published = structuredClone(record.deployment);
     this.samples = new SampleRing(ctx.limits.samplesKept);
     this.lastActivity = ctx.clock();
     this.scaler = new Scaler(this, ctx);
     this.upstream = new DeploymentUpstream(this);
     this.orchestrated = ctx.orchestrator?.handles(this.environment) === true ? new OrchestratedRun(ownerOf(this), ctx.orchestrator) : undefined;
+  }
+
+  /** Its values leave the engine's set (once no other deployment in memory holds them). */
+  releaseSecrets(): void {
+    this.secrets.release();
   }
 
   get id(): string {
@@ -221,7 +228,7 @@ export class LiveDeployment {
       log: (level, message, instance) => this.log(level, message, { instance }),
       output: (line, instance) => {
         if (isHealthCheckLine(line)) return;
-        const shown = this.secrets.size === 0 ? line : (redact(line, this.secrets.list()) as Record<string, unknown>);
+        const shown = this.secrets.size === 0 ? line : (redact(line, this.secrets) as Record<string, unknown>);
         this.ctx.logs.append(toLogLine(shown, instance, this.ctx.clock()));
       },
       changed: () => {

@@ -2,11 +2,14 @@
  * A deployment's log: engine events and the instances' output. The newest lines stay in memory
  * for `logs` and `followLogs`; every line is also appended to `<dir>/<deployment_id>.ndjson` so
  * the history outlives the engine. The file is rotated once (to `.1`) past a size limit.
+ * The deployment redacts each line before it is appended; what is read is passed through the
+ * engine's set again, so a line kept from before a value became secret does not show it either.
  */
 import { closeSync, fstatSync, mkdirSync, openSync, renameSync, writeSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { LogLine } from '../../api/contract.js';
+import type { Redactor } from '../../runtime/logger.js';
 
 const ROTATE_BYTES = 4 * 1024 * 1024;
 /**
@@ -32,6 +35,7 @@ export class LogBook {
   private fd: number | undefined;
   private size = 0;
   private idleTimer: NodeJS.Timeout | undefined;
+  private redactor: Redactor | undefined;
 
   constructor(
     dir: string,
@@ -39,6 +43,11 @@ export class LogBook {
     private readonly capacity: number,
   ) {
     this.file = join(dir, `${deploymentId}.ndjson`);
+  }
+
+  /** What lines read back pass through (the deployment's values and the engine's). */
+  redactWith(redactor: Redactor): void {
+    this.redactor = redactor;
   }
 
   append(line: LogLine): void {
@@ -72,7 +81,13 @@ export class LogBook {
     const since = options.since === undefined ? undefined : Date.parse(options.since);
     const kept = this.lines.length > this.capacity ? this.lines.slice(-this.capacity) : this.lines;
     const matching = since === undefined ? kept : kept.filter((line) => Date.parse(line.time) >= since);
-    return matching.slice(-(options.limit ?? 200));
+    const lines = matching.slice(-(options.limit ?? 200));
+    const redactor = this.redactor;
+    if (redactor === undefined || redactor.size === 0) return lines;
+    return lines.map((line) => {
+      const message = redactor.redactText(line.message);
+      return message === line.message ? line : { ...line, message };
+    });
   }
 
   subscribe(listener: (line: LogLine) => void): () => void {

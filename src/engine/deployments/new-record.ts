@@ -2,6 +2,7 @@
  * A new deployment as it is first written: `deploying`, with its URL (a staging deployment is
  * routed by a generated name, any other by its id) and what the local engine says it does not do.
  */
+import { isolationNotices, type IsolationReport } from '../isolation.js';
 import type { Deployment, DeployRequest, Environment } from '../../api/contract.js';
 import { newDeploymentId, newStagingName } from '../ids.js';
 import type { DeploymentRecord, HttpsEndpoint, ServerRecord } from '../types.js';
@@ -27,6 +28,7 @@ export interface NewDeployment {
   runner?: string;
   /** the engine's HTTPS listener, when it has one */
   https?: HttpsEndpoint | undefined;
+  isolation?: IsolationReport | undefined;
 }
 
 export function newDeploymentRecord(input: NewDeployment): DeploymentRecord {
@@ -70,12 +72,11 @@ export function deploymentNotices(
   d: { environment: Environment; domain: string | undefined; config: DeployRequest['config']; runner: string | undefined },
   engine: EngineAddresses,
 ): string[] {
-  const enforced = d.runner === 'docker' || d.runner === 'swarm' || d.runner === 'kubernetes';
+  const contained = d.runner === 'docker' || d.runner === 'swarm' || d.runner === 'kubernetes';
+  const resources = d.config?.resources;
   return [
     ...noticesFor(d.environment, d.domain, engine, d.runner),
-    ...(d.config?.resources !== undefined && !enforced
-      ? ['resources (memory, CPU) are not enforced by this engine’s process runner: its instances are processes of the engine']
-      : []),
+    ...(contained ? [] : isolationNotices(engine.isolation, resources === undefined ? undefined : { ...resources })),
   ];
 }
 

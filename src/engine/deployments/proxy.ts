@@ -7,15 +7,18 @@
  * Responses are piped through as they arrive (SSE included) while a bounded copy is kept to see
  * whether a tool call failed.
  */
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
 import type { Admitted, Guard } from '../../runtime/auth.js';
-import { USER_ID_HEADER, USER_ID_META_KEY } from '../../runtime/constants.js';
-import { firstHeader, readBody, sendJson } from '../../shared/http.js';
+import { USER_ID_META_KEY } from '../../runtime/constants.js';
+import { firstHeader, sendJson } from '../../shared/http.js';
+import type { BodyBudget } from './body-budget.js';
+import { responseHeaders, upstreamHeaders } from './proxy-headers.js';
+import { sourceKey } from '../http/failure-limit.js';
 import { BROKEN_CONNECTION, NOT_SENDABLE, originOf, reusedConnection, type InstanceConnections } from './instance-connections.js';
 import type { DeploymentLimits } from './limits.js';
 import { findCallFailure, inspectRequest, loggableAsIs, redactForLog, withoutMetaIdentity, type McpRequestInfo } from './mcp-messages.js';
-import type { Attempt, CallOutcome, Upstream } from './upstream.js';
+import type { Attempt, CallOutcome, PickRequest, Upstream } from './upstream.js';
 
 export interface ProxyOptions {
   search: string;
@@ -25,39 +28,47 @@ export interface ProxyOptions {
   connections: InstanceConnections;
   limits: DeploymentLimits;
   clock: () => number;
+  /** the bytes of request bodies the gateway may hold at once, shared by every request */
+  budget: BodyBudget;
   /** the deployment checks credentials: the gateway admitted this request (gateway.ts) */
   auth?: { guard: Guard; admitted: Admitted; resource: string } | undefined;
 }
 
 /** How much of a response is kept to look for a tool error. */
 const PEEK_BYTES = 1024 * 1024;
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'proxy-connection',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-]);
 const SESSION_HEADER = 'mcp-session-id';
 
 type Peek = { contentType?: string; text: string };
 type Record = (status: number, toolError: boolean | undefined, peek?: Peek) => void;
 
 export async function proxyMcp(upstream: Upstream, req: IncomingMessage, res: ServerResponse, options: ProxyOptions): Promise<void> {
+  const read = await options.budget.read(req, options.limits.maxBodyBytes, sourceKey(req.socket.remoteAddress));
+  if (read === 'too large') {
+    refuse(res, options.requestId, 413, `the request body is over ${options.limits.maxBodyBytes} bytes`);
+    return;
+  }
+  if (read === 'busy') {
+    // the engine holds as many request bodies as it may: a moment later there is room again
+    refuse(res, options.requestId, 503, 'the gateway is busy receiving other requests; retry in a moment', null, {
+      'retry-after': '1',
+      connection: 'close',
+    });
+    return;
+  }
+  try {
+    await proxyRead(upstream, req, res, options, read);
+  } finally {
+    if (typeof read !== 'string') read.release();
+  }
+}
+
+async function proxyRead(upstream: Upstream, req: IncomingMessage, res: ServerResponse, options: ProxyOptions, read: { body: Buffer } | 'gone'): Promise<void> {
   const started = options.clock();
   const startedAt = performance.now();
   const requestId = options.requestId;
   const traced = upstream.traced;
   const session = firstHeader(req.headers[SESSION_HEADER]);
-  const body = await readBody(req, options.limits.maxBodyBytes);
-  if (body === 'too large') {
-    refuse(res, requestId, 413, `the request body is over ${options.limits.maxBodyBytes} bytes`);
-    return;
-  }
+  const body = read === 'gone' ? read : read.body;
   // The client went away before its request arrived: nothing to send, nothing to count
   // (499 is what the engine's log line says).
   if (body === 'gone') {
@@ -97,12 +108,21 @@ export async function proxyMcp(upstream: Upstream, req: IncomingMessage, res: Se
       upstream.log('debug', `← ${status} ${outcome} in ${latencyMs.toFixed(1)} ms${result}`, { request_id: requestId });
     }
   };
-  const request: { session?: string; method?: string } = {};
+  const request: PickRequest = { client: sourceKey(req.socket.remoteAddress) };
   if (session !== undefined) request.session = session;
   if (req.method !== undefined) request.method = req.method;
+  if (session === undefined && info.method === 'initialize') request.opens = true;
+  if (session !== undefined && req.method === 'POST' && info.method === 'notifications/initialized') request.uses = false;
   const tried = new Set<string>();
   for (;;) {
     const attempt = upstream.pick(request, tried);
+    if (attempt === 'too many sessions') {
+      refuse(res, requestId, 429, 'too many open sessions from this address; end some (DELETE) or wait for idle ones to close', info.id, {
+        'retry-after': '30',
+      });
+      record(429, true);
+      return;
+    }
     if (attempt === 'session gone') {
       // Streamable HTTP: a 404 to a request with a session id tells the client to initialize again.
       sendSessionGone(res, requestId, session, 'stopped', info.id);
@@ -282,47 +302,6 @@ const CLIENT_WENT_AWAY = new Error('the client went away');
  */
 function mayReportFailure(text: string): boolean {
   return text.includes('"error"') || text.includes('"isError"') || text.includes('\\u');
-}
-
-/**
- * The client's headers not passed on: hop-by-hop ones; what the gateway sets itself; and Expect,
- * whose body the gateway has already read (undici does not send it either).
- */
-const NOT_PASSED_ON = new Set([...HOP_BY_HOP, 'host', 'content-length', 'x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-for', 'x-request-id', 'expect']);
-
-/**
- * The headers sent to the instance, as a flat [name, value, …] list made from the client's raw
- * headers, in their order and as often as they were sent. undici writes the Content-Length of the body.
- */
-function upstreamHeaders(req: IncomingMessage, port: number, requestId: string, withoutIdentity: boolean): string[] {
-  const raw = req.rawHeaders;
-  // The runtime checks Host against its own address (DNS-rebinding protection).
-  const headers = ['host', `127.0.0.1:${port}`];
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i]!.toLowerCase();
-    if (NOT_PASSED_ON.has(name) || (withoutIdentity && name === USER_ID_HEADER)) continue;
-    headers.push(name, raw[i + 1]!);
-  }
-  headers.push(
-    'x-forwarded-host',
-    req.headers.host ?? '',
-    'x-forwarded-proto',
-    'http',
-    'x-forwarded-for',
-    req.socket.remoteAddress ?? '',
-    'x-request-id',
-    requestId,
-  );
-  return headers;
-}
-
-function responseHeaders(headers: IncomingHttpHeaders): { [name: string]: string | string[] } {
-  const out: { [name: string]: string | string[] } = {};
-  for (const name in headers) {
-    const value = headers[name];
-    if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
-  }
-  return out;
 }
 
 function describeResult(contentType: string | undefined, text: string): string {

@@ -48,6 +48,8 @@ export class Registry {
   }
 
   remove(live: LiveDeployment): void {
+    // its values stay hidden only while a deployment in memory holds them
+    live.releaseSecrets();
     this.byId.delete(live.id);
     if (this.routes.get(live.routeName) === live.id) this.routes.delete(live.routeName);
   }

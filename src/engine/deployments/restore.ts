@@ -3,6 +3,7 @@
  * deploying is failed), stop the instances an engine that did not stop cleanly left running, and
  * bring back every deployment that was deployed, at the same URL.
  */
+import type { IsolationReport } from '../isolation.js';
 import { authView, publicNotice } from './exposure.js';
 import { runnerKindFor, type Runner } from '../runners/runner.js';
 import type { DeploymentRecord, HttpsEndpoint, Logger, ServerRecord, Store } from '../types.js';
@@ -23,6 +24,7 @@ export interface RestoreContext {
   home: string;
   baseUrl: string;
   https?: HttpsEndpoint | undefined;
+  isolation?: IsolationReport | undefined;
   logDir: string;
   limits: DeploymentLimits;
   logger: Logger;

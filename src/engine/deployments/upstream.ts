@@ -13,6 +13,23 @@ import type { McpRequestInfo } from './mcp-messages.js';
 import type { RequestSample } from './samples.js';
 import { Sessions } from './session-table.js';
 
+/** A request as the gateway picks an instance for it. */
+export interface PickRequest {
+  /** its Mcp-Session-Id */
+  session?: string;
+  /** the HTTP method */
+  method?: string;
+  /** the source address it came from (sourceKey), which the sessions it opens count for */
+  client?: string;
+  /** it is an `initialize` without a session: it opens one */
+  opens?: boolean;
+  /** a request of a session that does something (not only the `initialized` notification) */
+  uses?: boolean;
+}
+
+/** Live sessions one source address may hold on one deployment; an `initialize` beyond is refused (429). */
+export const DEFAULT_SESSIONS_PER_CLIENT = 100;
+
 /** The body of `{url}/health`, and whether it says healthy. */
 export interface HealthReport {
   healthy: boolean;
@@ -105,7 +122,7 @@ export interface Upstream {
    * `tried` (while none is healthy, one that runs but failed its last check); undefined when there
    * is none.
    */
-  pick(request: { session?: string; method?: string }, tried: ReadonlySet<string>): Attempt | 'session gone' | undefined;
+  pick(request: PickRequest, tried: ReadonlySet<string>): Attempt | 'session gone' | 'too many sessions' | undefined;
   /** whether sending the request twice is harmless (see safeToRepeat) */
   safeToRepeat(request: McpRequestInfo): boolean;
   report(outcome: CallOutcome): void;
@@ -166,13 +183,17 @@ export class DeploymentUpstream implements Upstream {
     };
   }
 
-  pick(request: { session?: string; method?: string }, tried: ReadonlySet<string>): Attempt | 'session gone' | undefined {
+  pick(request: PickRequest, tried: ReadonlySet<string>): Attempt | 'session gone' | 'too many sessions' | undefined {
     const now = this.live.ctx.clock();
     this.live.lastActivity = now;
     if (request.session !== undefined) {
-      const held = this.sessions.lookup(request.session, now);
+      const held = this.sessions.lookup(request.session, now, request.uses !== false);
       if (held === 'gone') return 'session gone';
       if (held !== undefined) return tried.has(held.id) ? 'session gone' : this.attempt(held, true, request, now);
+    } else if (request.opens === true && request.client !== undefined && tried.size === 0) {
+      const { limits } = this.live.ctx;
+      const quota = limits.sessionsPerClient ?? DEFAULT_SESSIONS_PER_CLIENT;
+      if (quota > 0 && this.sessions.heldByClient(request.client, now, limits.sessionIdleMs) >= quota) return 'too many sessions';
     }
     const instance = this.leastLoaded(tried);
     return instance === undefined ? undefined : this.attempt(instance, false, request, now);
@@ -200,7 +221,7 @@ export class DeploymentUpstream implements Upstream {
     return best;
   }
 
-  private attempt(instance: Backend, sticky: boolean, request: { session?: string; method?: string }, now: number): Attempt {
+  private attempt(instance: Backend, sticky: boolean, request: PickRequest, now: number): Attempt {
     const live = this.live;
     live.trackLoad(1);
     instance.outstanding += 1;
@@ -223,7 +244,7 @@ export class DeploymentUpstream implements Upstream {
         // An answer shows the process serves: as good as a passed health check.
         if (status < 500) instance.answered(now);
         if (session !== undefined && session !== request.session && status < 400) {
-          this.sessions.open(session, instance, now, live.ctx.limits.sessionIdleMs);
+          this.sessions.open(session, instance, now, live.ctx.limits.sessionIdleMs, request.client);
         }
         if (request.session === undefined) return;
         const ended = (request.method === 'DELETE' && status >= 200 && status < 300) || status === 404;

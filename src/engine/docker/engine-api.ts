@@ -2,20 +2,16 @@
  * A small client of the Docker Engine API over its socket (undici, no `docker` binary): the calls
  * the image builder and the Docker runner make, JSON in and out, streams where Docker streams
  * (build and push progress, container logs). DOCKER_HOST picks the daemon as the docker CLI does
- * (`unix:///…` or `tcp://host:port`; TLS is not supported); the default is /var/run/docker.sock.
+ * (docker-host.ts: `unix:///…`, or `tcp://host:port` with TLS); the default is /var/run/docker.sock.
  *
  * Why not dockerode: its current major pulls gRPC, protobuf and ssh2 (a native build at install time)
  * for what is here a handful of HTTP calls; undici is already a dependency.
  */
 import type { Readable } from 'node:stream';
 import { Pool } from 'undici';
+import { dockerTarget, DockerUnavailableError, readTlsFiles } from './docker-host.js';
 
-export const DEFAULT_DOCKER_SOCKET = '/var/run/docker.sock';
-
-/** The daemon cannot be reached at all (not running, wrong DOCKER_HOST, no permission). */
-export class DockerUnavailableError extends Error {
-  override readonly name = 'DockerUnavailableError';
-}
+export { DEFAULT_DOCKER_SOCKET, dockerTarget, DockerUnavailableError } from './docker-host.js';
 
 /** The daemon answered with an error status. */
 export class DockerApiError extends Error {
@@ -49,21 +45,14 @@ export interface DockerClient {
   close(): Promise<void>;
 }
 
-/** Where DOCKER_HOST points: a socket path or a TCP origin. */
-export function dockerTarget(env: Record<string, string | undefined>): { socketPath: string } | { origin: string } {
-  const host = env.DOCKER_HOST;
-  if (host === undefined || host === '') return { socketPath: DEFAULT_DOCKER_SOCKET };
-  if (host.startsWith('unix://')) return { socketPath: host.slice('unix://'.length) };
-  if (host.startsWith('tcp://')) return { origin: `http://${host.slice('tcp://'.length)}` };
-  throw new DockerUnavailableError(`DOCKER_HOST=${host} is not supported: use unix:///path/to/docker.sock or tcp://host:port (without TLS)`);
-}
-
 export function createDockerClient(env: Record<string, string | undefined> = process.env): DockerClient {
   const target = dockerTarget(env);
   const address = 'socketPath' in target ? `unix://${target.socketPath}` : target.origin;
   // a pool: waits and followed logs hold their connection for as long as the container runs
   const client =
-    'socketPath' in target ? new Pool('http://docker', { socketPath: target.socketPath, bodyTimeout: 0 }) : new Pool(target.origin, { bodyTimeout: 0 });
+    'socketPath' in target
+      ? new Pool('http://docker', { socketPath: target.socketPath, bodyTimeout: 0 })
+      : new Pool(target.origin, { bodyTimeout: 0, connect: { ...readTlsFiles(target.tls), rejectUnauthorized: true } });
 
   async function send(method: string, path: string, request: DockerRequest = {}) {
     const query = new URLSearchParams();
@@ -89,7 +78,7 @@ export function createDockerClient(env: Record<string, string | undefined> = pro
       });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT' || code === 'ECONNREFUSED' || code === 'EACCES' || code === 'ENOTFOUND' || code === 'UND_ERR_SOCKET') {
+      if (code === 'ENOENT' || code === 'ECONNREFUSED' || code === 'EACCES' || code === 'ENOTFOUND' || code === 'UND_ERR_SOCKET' || isTlsFailure(code)) {
         throw new DockerUnavailableError(`cannot reach the Docker daemon at ${address} (${code}): start Docker, or point DOCKER_HOST at it`);
       }
       throw error;
@@ -121,8 +110,13 @@ export function createDockerClient(env: Record<string, string | undefined> = pro
       return (await send(method, path, request)).body;
     },
     // what still streams (the logs and waits of containers already stopped) is cut, not awaited
-    close: () => client.destroy(),
+    close: () => (client.destroyed ? Promise.resolve() : client.destroy()),
   };
+}
+
+/** The daemon's certificate was refused (not signed by ca.pem, another name) or the handshake failed. */
+function isTlsFailure(code: string | undefined): boolean {
+  return code !== undefined && (code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL') || code.includes('CERT') || code === 'EPROTO');
 }
 
 /**

@@ -4,11 +4,12 @@
  *   mcpctl-runtime:<hash>       the base image + this mcpctl package (dist/ and its production
  *                               dependencies) at /opt/mcpctl; built once per base image and package
  *   mcpctl-server:<digest>      FROM the runtime image + the bundle at /srv/mcpctl/bundle, user
- *                               10001, port 8080, labels; built once per bundle digest
+ *                               10001, port 8080, labels; built once per bundle digest and runtime
  *
  * Both are classic `docker build`s of a generated Dockerfile with only COPY steps (no RUN), so they
  * need no network once the base image is on the host. The tag is the content, so an image that
- * exists is never built again.
+ * exists is not built again; a server image whose label `mcpctl/runtime-image` names another
+ * runtime image (another mcpctl, whose command line may differ) is built again on the current one.
  */
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -20,6 +21,9 @@ import { BUNDLE_DIGEST_ANNOTATION, BUNDLE_LABEL_LENGTH, DIGEST_PATTERN, LABELS, 
 import { VERSION } from '../../shared/version.js';
 import { DockerApiError, readProgress, type DockerClient } from './engine-api.js';
 import { tarStream } from './tar.js';
+
+/** On a server image: the runtime image it was built from, so one built by another mcpctl is built again. */
+const RUNTIME_IMAGE_LABEL = 'mcpctl/runtime-image';
 
 export const RUNTIME_IMAGE_REPOSITORY = 'mcpctl-runtime';
 
@@ -66,6 +70,18 @@ export function createImageBuilder(options: ImageBuilderOptions): ImageBuilder {
     }
     return pending;
   };
+
+  /** The labels of an image, undefined when there is no such image. */
+  async function labelsOf(image: string): Promise<Record<string, string> | undefined> {
+    try {
+      return (
+        (await docker.json<{ Config?: { Labels?: Record<string, string> | null } }>('GET', `/images/${encodeURIComponent(image)}/json`)).Config?.Labels ?? {}
+      );
+    } catch (error) {
+      if (error instanceof DockerApiError && error.status === 404) return undefined;
+      throw error;
+    }
+  }
 
   async function exists(image: string): Promise<string | undefined> {
     try {
@@ -134,9 +150,11 @@ export function createImageBuilder(options: ImageBuilderOptions): ImageBuilder {
       if (!DIGEST_PATTERN.test(manifest.digest)) throw new Error(`${bundleDir} is not a bundle: its digest is ${String(manifest.digest)}`);
       const contract = imageContract(manifest.digest);
       return once(contract.image, async () => {
-        if ((await exists(contract.image)) !== undefined) return { image: contract.image, digest: manifest.digest, contract, built: false };
         const from = await runtimeImage();
+        // an image of this bundle on an older runtime (another mcpctl) may not take this runtime's command: built again
+        if ((await labelsOf(contract.image))?.[RUNTIME_IMAGE_LABEL] === from) return { image: contract.image, digest: manifest.digest, contract, built: false };
         const labels = {
+          [RUNTIME_IMAGE_LABEL]: from,
           [LABELS.server]: manifest.name,
           [LABELS.bundle]: manifest.digest.slice(0, BUNDLE_LABEL_LENGTH),
           [BUNDLE_DIGEST_ANNOTATION]: manifest.digest,

@@ -5,10 +5,13 @@
  * HEALTHCHECK on /health so Swarm gates its rollouts on health, health-gated rolling updates
  * (start-first, one at a time, rolled back on failure after a monitor window), a restart policy,
  * placement spread over a node label (`node.labels.region`), and port 8080 published in host mode
- * on a port Swarm picks (the ingress routing mesh is not used).
+ * on a port Swarm picks (the ingress routing mesh is not used). The deployment's values are not in
+ * its `Env`: they come as a Docker secret (swarm-secrets.ts) the runtime reads as its `--values-file`.
  */
 import { createHash } from 'node:crypto';
-import { BUNDLE_LABEL_LENGTH, LABELS, type ImageContract } from '../../runtime/image.js';
+import { posix } from 'node:path';
+import { BUNDLE_LABEL_LENGTH, LABELS, SWARM_ENV_FILE, type ImageContract } from '../../runtime/image.js';
+import { secretReference, type EnvSecret } from './swarm-secrets.js';
 import type { WorkloadLabels, WorkloadSpec } from '../runners/orchestrator.js';
 
 /** Label keys of a service (and, for `deployment`, of its tasks' containers). */
@@ -100,6 +103,8 @@ export function serviceSpec(
   contract: ImageContract,
   limits: ServiceLimits,
   settings: SwarmSettings,
+  /** the secret with the deployment's values (contract made with envFile: SWARM_ENV_FILE) */
+  envSecret?: EnvSecret,
 ): Record<string, unknown> & { Name: string; Labels: Record<string, string> } {
   const memoryBytes = spec.resources?.memoryMb === undefined ? limits.memoryBytes : Math.round(spec.resources.memoryMb * 1024 * 1024);
   const cpus = spec.resources?.cpus ?? limits.cpus;
@@ -112,7 +117,9 @@ export function serviceSpec(
       ContainerSpec: {
         Image: contract.image,
         Command: contract.command,
-        Env: Object.entries({ ...contract.env, ...spec.env }).map(([key, value]) => `${key}=${value}`),
+        // the deployment's values are in the secret: a service's Env is kept by Swarm in clear
+        Env: Object.entries(contract.env).map(([key, value]) => `${key}=${value}`),
+        ...(envSecret === undefined ? {} : { Secrets: [secretReference(envSecret, posix.basename(SWARM_ENV_FILE), contract.user)] }),
         User: `${contract.user.uid}:${contract.user.gid}`,
         Dir: contract.bundleDir,
         // the deployment in the task's spec: every deployment's update changes the tasks, so Swarm rolls

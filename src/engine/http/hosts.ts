@@ -2,8 +2,9 @@
  * DNS-rebinding protection. A web page can make a browser send requests to 127.0.0.1 under a
  * name its own DNS points there (`evil.example` → 127.0.0.1); the browser then sends that name
  * as `Host`. An engine that answers only the names it is known by is out of such a page's
- * reach: the loopback names, the address it is bound to, its public URL's host, the names in
- * `MCPCTL_ALLOWED_HOSTS` and the domains of its deployments. Pure.
+ * reach: the loopback names, the addresses it is bound to (for a wildcard bind, the addresses of
+ * the machine's interfaces), its public URL's host, the names in `MCPCTL_ALLOWED_HOSTS` and the
+ * domains of its deployments. Pure.
  */
 
 export interface HostPolicy {
@@ -14,6 +15,10 @@ export interface HostPolicy {
 export interface HostPolicyOptions {
   /** the address the engine is bound to */
   bindHost: string;
+  /** more addresses it is bound to (the HTTPS listener's, when it has its own) */
+  moreBindHosts?: readonly string[] | undefined;
+  /** the IP addresses of the machine's interfaces: the names a wildcard bind is reached by */
+  machineAddresses?: readonly string[] | undefined;
   /** the address clients use, when it is not the bound one */
   publicUrl?: string | undefined;
   /** more names (`MCPCTL_ALLOWED_HOSTS`); `*` accepts any */
@@ -42,6 +47,11 @@ function isLoopbackName(name: string): boolean {
   return LOOPBACK_NAMES.includes(name) || name.endsWith('.localhost') || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(name);
 }
 
+/** An address as it appears in a Host header: an IPv6 one in brackets. */
+function addressName(address: string): string {
+  return hostNameOf(address.includes(':') && !address.startsWith('[') ? `[${address}]` : address);
+}
+
 /** Whether an address the engine binds (`127.0.0.1`, `::1`, `localhost`) is reached from this machine only. */
 export function isLoopbackAddress(bindHost: string): boolean {
   const bare = bindHost.replace(/^\[|\]$/g, '').toLowerCase();
@@ -50,11 +60,14 @@ export function isLoopbackAddress(bindHost: string): boolean {
 
 export function createHostPolicy(options: HostPolicyOptions): HostPolicy {
   const extra = (options.extra ?? []).map((name) => name.trim()).filter((name) => name !== '');
-  // Bound to every address and told no names: the names it is reached by cannot be known.
-  if (extra.includes('*') || (isWildcard(options.bindHost) && extra.length === 0)) return { allows: () => true };
+  if (extra.includes('*')) return { allows: () => true };
   const names = new Set<string>(extra.map(hostNameOf));
-  if (!isWildcard(options.bindHost))
-    names.add(hostNameOf(options.bindHost.includes(':') && !options.bindHost.startsWith('[') ? `[${options.bindHost}]` : options.bindHost));
+  const bound = [options.bindHost, ...(options.moreBindHosts ?? [])];
+  for (const host of bound) {
+    // a wildcard is reached by the machine's own addresses; a name the engine does not know needs MCPCTL_ALLOWED_HOSTS
+    if (isWildcard(host)) for (const address of options.machineAddresses ?? []) names.add(addressName(address));
+    else names.add(addressName(host));
+  }
   if (options.publicUrl !== undefined) {
     try {
       names.add(new URL(options.publicUrl).hostname.toLowerCase());

@@ -26,6 +26,8 @@ export interface TlsOptions {
   /** the HTTPS port; 0 for any free one */
   port?: number | undefined;
   certsDir?: string | undefined;
+  /** the address HTTPS listens on, when not the plain one (`--tls-host`, resolved by tlsHostSetting) */
+  host?: string | undefined;
 }
 
 export interface TlsSettings {
@@ -35,6 +37,8 @@ export interface TlsSettings {
   /** the folder is the home's own `certs/`, used when it exists */
   certsDirOptional: boolean;
   port: number;
+  /** the address HTTPS listens on; undefined: the plain HTTP one */
+  host?: string | undefined;
   /** how often the certificate files are checked for a change (MCPCTL_TLS_WATCH_SECONDS, default 2 s); 0: only on SIGHUP */
   watchIntervalMs: number;
 }
@@ -86,6 +90,7 @@ export async function tlsSettings(input: {
     certsDir: certsDir?.value ?? join(home, 'certs'),
     certsDirOptional: certsDir === undefined,
     port: tlsPort(options.port, env.MCPCTL_TLS_PORT, file.port, fileFrom('port')),
+    ...(options.host === undefined || options.host === '' ? {} : { host: options.host }),
     watchIntervalMs: watchInterval(env.MCPCTL_TLS_WATCH_SECONDS),
   };
 }
@@ -139,4 +144,23 @@ export async function mayServeHttps(settings: TlsSettings): Promise<boolean> {
     () => true,
     () => false,
   );
+}
+
+/**
+ * The HTTPS address of `mcpctl serve`: `--tls-host`, else MCPCTL_TLS_HOST, else `"tls": { "host" }`
+ * of the settings file; undefined: the plain HTTP address. Only `serve` reads it: the background
+ * engine stays on loopback whatever the settings say.
+ */
+export async function tlsHostSetting(input: {
+  given: string | undefined;
+  env: Record<string, string | undefined>;
+  settingsFile: string;
+}): Promise<{ value: string; from: string } | undefined> {
+  if (input.given !== undefined && input.given !== '') return { value: input.given, from: '--tls-host' };
+  const fromEnv = input.env.MCPCTL_TLS_HOST;
+  if (fromEnv !== undefined && fromEnv !== '') return { value: fromEnv, from: 'MCPCTL_TLS_HOST' };
+  const fromFile = (await tlsOfSettingsFile(input.settingsFile)).host;
+  if (fromFile === undefined || fromFile === '') return undefined;
+  if (typeof fromFile !== 'string') throw new TlsConfigError(`"tls.host" in ${input.settingsFile} must be an address such as "0.0.0.0"`);
+  return { value: fromFile, from: `"tls.host" in ${input.settingsFile}` };
 }

@@ -145,6 +145,8 @@ export function workloadManifests({ spec, digest, version, namespace, settings }
           }),
       extraLabels: { [ENGINE_LABELS.engine]: engineLabel(spec.labels.engine), [ENGINE_LABELS.deployment]: spec.labels.deployment },
       progressDeadlineSeconds: settings.progressDeadlineSeconds,
+      // the engine reaches the pods at their own address from outside the cluster: a policy would shut it out
+      networkPolicy: false,
     },
   );
   for (const object of result.objects) {

@@ -2,7 +2,11 @@
  * The Docker runner: each instance is a container of the bundle's image (`mcpctl-server:<digest>`,
  * built on the Docker host at its first start and kept: the tag is its content), hardened:
  * user 10001, read-only root filesystem with a tmpfs /tmp, no new privileges, every capability
- * dropped, memory, CPU and process limits, an init that reaps what tools spawn. Its port 8080 is
+ * dropped, memory, CPU and process limits, an init that reaps what tools spawn. Each deployment's
+ * containers are on a network of its own (docker/networks.ts), not on the default bridge. The
+ * deployment's values are not in the container's `Env` (`docker inspect` would show them): they are
+ * copied as a file into the container's own volume before it starts (docker/env-archive.ts), and
+ * the runtime loads and deletes it. Its port 8080 is
  * published on 127.0.0.1 at a port Docker picks; the gateway routes there. Logs are followed from
  * the container, its end is awaited with the wait endpoint, a stop is Docker's (SIGTERM, then
  * SIGKILL after the grace period), health is GET /health on the published port.
@@ -13,8 +17,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BUNDLE_LABEL_LENGTH, LABELS, imageContract } from '../../runtime/image.js';
+import { BUNDLE_LABEL_LENGTH, DOCKER_ENV_DIR, DOCKER_ENV_FILE, LABELS, imageContract, type ImageContract } from '../../runtime/image.js';
 import { DockerApiError, DockerUnavailableError, readLogLines, type DockerClient } from '../docker/engine-api.js';
+import { envArchive } from '../docker/env-archive.js';
+import { DeploymentNetworks } from '../docker/networks.js';
 import type { ImageBuilder } from '../docker/images.js';
 import { probeHealth } from './process-runner.js';
 import {
@@ -57,6 +63,7 @@ export interface DockerRunnerOptions {
 export function createDockerRunner(options: DockerRunnerOptions): Runner & { readonly docker: DockerClient } {
   const { docker, images } = options;
   const limits = { ...DEFAULT_CONTAINER_LIMITS, ...options.limits };
+  const networks = new DeploymentNetworks(docker);
   return {
     kind: 'docker',
     docker,
@@ -64,7 +71,7 @@ export function createDockerRunner(options: DockerRunnerOptions): Runner & { rea
     prepare: async (bundleDir) => {
       await buildImage(images, bundleDir);
     },
-    start: (spec) => startContainer(docker, images, limits, spec),
+    start: (spec) => startOnNetwork(docker, images, limits, spec, networks),
     find: async (engine) => {
       const containers = await docker.json<ContainerSummary[]>('GET', '/containers/json', {
         query: { all: 1, filters: JSON.stringify({ label: [`${CONTAINER_LABELS.engine}=${engine}`] }) },
@@ -76,7 +83,10 @@ export function createDockerRunner(options: DockerRunnerOptions): Runner & { rea
           pid: undefined,
           // re-attaching would need the deployment to take running instances over; it starts new ones
           adopt: () => Promise.resolve(undefined),
-          stop: (graceMs) => stopContainer(docker, container.Id, graceMs),
+          stop: async (graceMs) => {
+            await stopContainer(docker, container.Id, graceMs);
+            if (labels.deployment !== '') await networks.removeLeftover(engine, labels.deployment);
+          },
         };
       });
     },
@@ -97,7 +107,38 @@ function labelsOf(labels: Record<string, string>): InstanceLabels {
   };
 }
 
-async function startContainer(docker: DockerClient, images: ImageBuilder, defaults: ContainerLimits, spec: StartInstanceSpec): Promise<RunnerInstance> {
+/** Starts the container on its deployment's network, held while the container lives. */
+async function startOnNetwork(
+  docker: DockerClient,
+  images: ImageBuilder,
+  limits: ContainerLimits,
+  spec: StartInstanceSpec,
+  networks: DeploymentNetworks,
+): Promise<RunnerInstance> {
+  const { engine, deployment } = spec.labels;
+  let network: string;
+  try {
+    network = await networks.acquire(engine, deployment || spec.labels.instance);
+  } catch (error) {
+    throw new RunnerStartError(`could not make the deployment's network: ${(error as Error).message}`, true, { cause: error });
+  }
+  const release = () => networks.release(engine, deployment || spec.labels.instance).catch(() => undefined);
+  try {
+    const instance = await startContainer(docker, images, limits, spec, network);
+    return { ...instance, exited: instance.exited.then(async (exit) => (await release(), exit)) };
+  } catch (error) {
+    await release();
+    throw error;
+  }
+}
+
+async function startContainer(
+  docker: DockerClient,
+  images: ImageBuilder,
+  defaults: ContainerLimits,
+  spec: StartInstanceSpec,
+  network: string,
+): Promise<RunnerInstance> {
   const limits: ContainerLimits = {
     ...defaults,
     ...(spec.resources?.memoryMb === undefined ? {} : { memoryBytes: spec.resources.memoryMb * 1024 * 1024 }),
@@ -106,7 +147,7 @@ async function startContainer(docker: DockerClient, images: ImageBuilder, defaul
   // built by prepare() already, unless the image was removed since
   const image = await buildImage(images, spec.bundleDir);
   const deadline = Date.now() + spec.limits.startTimeoutMs;
-  const contract = imageContract(image.digest, { logLevel: spec.logLevel });
+  const contract = imageContract(image.digest, { logLevel: spec.logLevel, envFile: DOCKER_ENV_FILE });
   const labels: Record<string, string> = {
     [CONTAINER_LABELS.engine]: spec.labels.engine,
     [CONTAINER_LABELS.deployment]: spec.labels.deployment,
@@ -122,32 +163,22 @@ async function startContainer(docker: DockerClient, images: ImageBuilder, defaul
   try {
     ({ Id: id } = await docker.json<{ Id: string }>('POST', '/containers/create', {
       query: { name },
-      json: {
-        Image: contract.image,
-        Cmd: contract.command,
-        Env: Object.entries({ ...contract.env, ...spec.env }).map(([key, value]) => `${key}=${value}`),
-        User: `${contract.user.uid}:${contract.user.gid}`,
-        WorkingDir: contract.bundleDir,
-        Labels: labels,
-        ExposedPorts: { [port]: {} },
-        HostConfig: {
-          PortBindings: { [port]: [{ HostIp: '127.0.0.1', HostPort: '' }] },
-          ReadonlyRootfs: true,
-          Tmpfs: { [contract.scratchDir]: `rw,noexec,nosuid,nodev,size=${limits.tmpBytes}` },
-          SecurityOpt: ['no-new-privileges'],
-          CapDrop: ['ALL'],
-          Memory: limits.memoryBytes,
-          MemorySwap: limits.memoryBytes,
-          NanoCpus: Math.round(limits.cpus * 1e9),
-          PidsLimit: limits.pids,
-          Init: true,
-          RestartPolicy: { Name: 'no' },
-          LogConfig: { Type: 'json-file', Config: { 'max-size': '10m', 'max-file': '2' } },
-        },
-      },
+      json: containerConfig(contract, limits, labels, network),
     }));
   } catch (error) {
     throw new RunnerStartError(`could not create the container: ${(error as Error).message}`, error instanceof DockerUnavailableError, { cause: error });
+  }
+
+  try {
+    await docker.json('PUT', `/containers/${id}/archive`, {
+      query: { path: DOCKER_ENV_DIR },
+      stream: envArchive(DOCKER_ENV_DIR, DOCKER_ENV_FILE, spec.env, contract.user),
+    });
+  } catch (error) {
+    await removeContainer(docker, id);
+    throw new RunnerStartError(`could not give the container its values: ${(error as Error).message}`, error instanceof DockerUnavailableError, {
+      cause: error,
+    });
   }
 
   let listening: (port: number) => void = () => {};
@@ -205,6 +236,38 @@ async function startContainer(docker: DockerClient, images: ImageBuilder, defaul
     }),
     stop: (graceMs) => stopContainer(docker, id, graceMs),
     health: (timeoutMs) => probeHealth(healthUrl, timeoutMs),
+  };
+}
+
+/** The Engine API body of an instance's container: hardened, on its deployment's network, none of the deployment's values in it. */
+function containerConfig(contract: ImageContract, limits: ContainerLimits, labels: Record<string, string>, network: string): Record<string, unknown> {
+  const port = `${contract.port}/tcp`;
+  return {
+    Image: contract.image,
+    Cmd: contract.command,
+    // the deployment's values are copied in as a file once it exists: nothing of them here, where inspect shows it
+    Env: Object.entries(contract.env).map(([key, value]) => `${key}=${value}`),
+    User: `${contract.user.uid}:${contract.user.gid}`,
+    WorkingDir: contract.bundleDir,
+    Labels: labels,
+    ExposedPorts: { [port]: {} },
+    HostConfig: {
+      PortBindings: { [port]: [{ HostIp: '127.0.0.1', HostPort: '' }] },
+      NetworkMode: network,
+      // a volume of its own for the values file: the root filesystem is read-only
+      Mounts: [{ Type: 'volume', Target: DOCKER_ENV_DIR }],
+      ReadonlyRootfs: true,
+      Tmpfs: { [contract.scratchDir]: `rw,noexec,nosuid,nodev,size=${limits.tmpBytes}` },
+      SecurityOpt: ['no-new-privileges'],
+      CapDrop: ['ALL'],
+      Memory: limits.memoryBytes,
+      MemorySwap: limits.memoryBytes,
+      NanoCpus: Math.round(limits.cpus * 1e9),
+      PidsLimit: limits.pids,
+      Init: true,
+      RestartPolicy: { Name: 'no' },
+      LogConfig: { Type: 'json-file', Config: { 'max-size': '10m', 'max-file': '2' } },
+    },
   };
 }
 

@@ -54,6 +54,7 @@ export function createProcessRunner(startRuntime: StartRuntimeProcess, options: 
         env: { ...spec.env, [LABELS_ENV]: JSON.stringify(spec.labels) },
         logLevel: spec.logLevel,
         startTimeoutMs: spec.limits.startTimeoutMs,
+        ...(spec.resources === undefined ? {} : { resources: spec.resources }),
         ...(socket === undefined ? {} : { socketPath: socket }),
         onLog: (line) => spec.onLog(line),
       }).catch(async (error: unknown) => {
@@ -106,8 +107,9 @@ async function findProcesses(engine: string): Promise<FoundInstance[]> {
   for (const entry of entries) {
     const pid = Number(entry);
     if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) continue;
-    // this engine's own children are running instances, not leftovers
-    if ((await parentOf(pid)) === process.pid) continue;
+    // this engine's own children are running instances, not leftovers; a sandbox's bwrap carries
+    // its instance's labels too, and ends with it
+    if ((await parentOf(pid)) === process.pid || (await commandOf(pid)) === 'bwrap') continue;
     const labels = await readLabels(pid);
     if (labels === undefined || labels.engine !== engine) continue;
     found.push({
@@ -124,6 +126,14 @@ async function parentOf(pid: number): Promise<number | undefined> {
   try {
     const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
     return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+async function commandOf(pid: number): Promise<string | undefined> {
+  try {
+    return (await readFile(`/proc/${pid}/comm`, 'utf8')).trim();
   } catch {
     return undefined;
   }

@@ -5,9 +5,10 @@
  * itself when the new tasks fail; this maps Swarm's UpdateStatus to the rollout, reports the tasks
  * that run as endpoints (the node's address and the task's published port), and follows the tasks'
  * logs. Everything is read by polling the service and its tasks (every `pollMs`), which is a couple
- * of cheap calls to the manager.
+ * of cheap calls to the manager. The deployment's values go to the service as a Docker secret.
  */
-import { imageContract } from '../../runtime/image.js';
+import { imageContract, SWARM_ENV_FILE } from '../../runtime/image.js';
+import { createEnvSecret, referencedSecrets, removeEnvSecrets } from '../docker/swarm-secrets.js';
 import { DockerApiError, type DockerClient } from '../docker/engine-api.js';
 import type { ImageBuilder } from '../docker/images.js';
 import {
@@ -64,18 +65,27 @@ export function createSwarmOrchestrator(options: SwarmOptions): Orchestrator {
     },
     async apply(spec, hooks) {
       const image = await images.ensure(spec.bundleDir);
-      const contract = imageContract(image.digest, { logLevel: spec.logLevel });
-      const wanted = serviceSpec(spec, contract, options.limits, settings);
-      const existing = await inspect(docker, wanted.Name);
+      const contract = imageContract(image.digest, { logLevel: spec.logLevel, envFile: SWARM_ENV_FILE });
+      const name = serviceName(spec.labels);
+      const existing = await inspect(docker, name);
       if (existing !== undefined && existing.Spec.Labels?.[SERVICE_LABELS.engine] !== spec.labels.engine) {
-        throw new Error(`a Swarm service named ${wanted.Name} exists and belongs to another engine; remove it or use another MCPCTL_HOME`);
+        throw new Error(`a Swarm service named ${name} exists and belongs to another engine; remove it or use another MCPCTL_HOME`);
       }
+      const secret = await createEnvSecret(docker, { engine: spec.labels.engine, service: name, deployment: spec.labels.deployment }, spec.env);
+      const wanted = serviceSpec(spec, contract, options.limits, settings, secret);
+      // a service that was not made or updated leaves no secret behind
+      const forget = async (error: unknown): Promise<never> => {
+        await docker.json('DELETE', `/secrets/${secret.id}`).catch(() => undefined);
+        throw error;
+      };
       if (existing === undefined) {
-        const { ID } = await docker.json<{ ID: string }>('POST', '/services/create', { json: wanted });
+        const { ID } = await docker.json<{ ID: string }>('POST', '/services/create', { json: wanted }).catch(forget);
         return track(new SwarmWorkload(docker, ID, spec.labels, hooks, { mode: 'created', replicas: spec.replicas, ...timing }));
       }
       const before = existing.UpdateStatus?.StartedAt;
-      await docker.json('POST', `/services/${existing.ID}/update`, { query: { version: existing.Version.Index }, json: wanted });
+      await docker.json('POST', `/services/${existing.ID}/update`, { query: { version: existing.Version.Index }, json: wanted }).catch(forget);
+      // the spec now replaced stays for Swarm's own rollback; older secrets of the service go
+      await removeEnvSecrets(docker, name, [secret.id, ...referencedSecrets(existing.Spec)]).catch(() => undefined);
       return track(new SwarmWorkload(docker, existing.ID, spec.labels, hooks, { mode: 'updated', replicas: spec.replicas, before, ...timing }));
     },
     async adopt(labels: WorkloadLabels, hooks: WorkloadHooks) {

@@ -9,6 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DockerApiError, readLogLines, type DockerClient } from '../docker/engine-api.js';
 import { CONTAINER_PORT } from '../../runtime/image.js';
 import { SERVICE_LABELS } from '../docker/service-spec.js';
+import { removeEnvSecrets } from '../docker/swarm-secrets.js';
 import type { Endpoint, RolloutStatus, Workload, WorkloadHooks, WorkloadLabels } from './orchestrator.js';
 import { probeHealth } from './process-runner.js';
 
@@ -139,13 +140,21 @@ export class SwarmWorkload implements Workload {
     for (const listener of this.listeners) listener();
   }
 
-  /** Removes a service and resolves once its tasks' containers are gone (bounded). */
+  /** Removes a service and its secrets, and resolves once its tasks' containers are gone (bounded). */
   static async removeService(docker: DockerClient, id: string, graceMs: number): Promise<void> {
+    let name: string | undefined;
     try {
+      name = (await docker.json<ServiceInfo>('GET', `/services/${id}`)).Spec.Name;
       await docker.json('DELETE', `/services/${id}`);
     } catch (error) {
       if (!(error instanceof DockerApiError && error.status === 404)) throw error;
     }
+    // removable once no service refers to them (running tasks keep the files they mounted)
+    if (name !== undefined) await removeEnvSecrets(docker, name).catch(() => undefined);
+    await SwarmWorkload.awaitTasksGone(docker, id, graceMs);
+  }
+
+  private static async awaitTasksGone(docker: DockerClient, id: string, graceMs: number): Promise<void> {
     const deadline = Date.now() + graceMs + 30_000;
     const filters = JSON.stringify({ label: [`com.docker.swarm.service.id=${id}`] });
     while (Date.now() < deadline) {

@@ -52,6 +52,8 @@ export interface WarmPoolOptions {
   /** how many processes may load at once when none is ready; default the number of cores */
   parallel?: number;
   logger: Logger;
+  /** control groups enforce `resources` on a process already running (else a memory limit is a cold start's) */
+  limitsEnforced?: boolean;
   /** how long a warm process may take to load; default the runtime's start time-out */
   readyTimeoutMs?: number;
 }
@@ -125,7 +127,7 @@ export class WarmPool {
   }
 
   private async start(options: RuntimeProcessOptions, cold: StartRuntimeProcess): Promise<RuntimeProcessHandle> {
-    if (this.options.size <= 0 || this.unavailable || !poolable(options)) return cold(options);
+    if (this.options.size <= 0 || this.unavailable || !poolable(options, this.options.limitsEnforced)) return cold(options);
     this.serving += 1;
     this.failures = 0;
     try {
@@ -227,6 +229,8 @@ export class WarmPool {
 }
 
 /** Whether a warm process can serve this start exactly as a cold process would. */
-export function poolable(options: RuntimeProcessOptions): boolean {
+export function poolable(options: RuntimeProcessOptions, limitsEnforced = false): boolean {
+  // a memory limit that only Node's heap size can enforce is set when a process starts
+  if (options.resources?.memoryMb !== undefined && !limitsEnforced) return false;
   return !Object.keys(options.env ?? {}).some((name) => START_ONLY.test(name));
 }

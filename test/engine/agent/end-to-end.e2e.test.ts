@@ -22,7 +22,7 @@ const FIXTURES = join(import.meta.dirname, '..', '..', 'fixtures', 'guidance');
 beforeAll(() => requireBuilt());
 
 describe('POST /v1/test on the engine', () => {
-  const KEY = 'engine-key-0123456789abcdefghij';
+  const KEY = 'engine-key-0123456789abcdefghij0123456789';
   let engine: RunningEngine;
   let home: Awaited<ReturnType<typeof tempHome>>;
   let double: ProviderDouble;

@@ -29,7 +29,8 @@ beforeAll(async () => {
       res.end(JSON.stringify({ daily: { time: ['2025-06-01', '2025-06-02', '2025-06-03'], temperature_2m_max: [24.1, 22.5, 19.8] } }));
     } else res.writeHead(404).end('{}');
   });
-  harness = await createHarness({ runtimeEnv: { WEATHER_API_URL: api.url, GEOCODING_API_URL: api.url } });
+  // a deployed server reaches loopback only when its definition allows it
+  harness = await createHarness({ runtimeEnv: { WEATHER_API_URL: api.url, GEOCODING_API_URL: api.url }, egress: { allow_private: true } });
   templates = await scaffoldTemplates();
 });
 

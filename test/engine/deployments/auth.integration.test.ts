@@ -17,7 +17,7 @@ import { startAuthorizationServer, type AuthorizationServer } from '../../suppor
 import { startRealEngine } from '../../support/engine.js';
 import { tempDir, type TempDir } from '../../support/temp.js';
 
-const API_KEY = 'auth-test-key-0123456789abcdef';
+const API_KEY = 'auth-test-key-0123456789abcdef0123456789';
 const DOMAIN = 'notes.example.test';
 
 function definition(issuer: string, name = 'notes'): BuildRequestInput {
@@ -112,7 +112,8 @@ beforeAll(async () => {
   requireBuilt();
   as = await startAuthorizationServer();
   home = await tempDir('mcpctl-auth-');
-  engine = await startRealEngine(home.dir, { apiKey: API_KEY, fast: false });
+  // the MCP Inspector's page may call the deployments
+  engine = await startRealEngine(home.dir, { apiKey: API_KEY, fast: false, env: { MCPCTL_ALLOWED_ORIGINS: 'http://localhost:6274' } });
   client = new ApiClient({ baseUrl: engine.url, apiKey: API_KEY });
   const server = await client.build(definition(as.issuer));
   deployment = (await client.deploy({ mcp_id: server.mcp_id, environment: 'production', config: { domain: DOMAIN } })).deployment;

@@ -67,12 +67,24 @@ function text(result: { content?: unknown }): string | undefined {
 }
 
 /** The socket files in the engine's `run` folder. */
+/** The instances' sockets: in the engine's run folder, or each in its sandbox slot's own folder. */
 function socketFiles(home: string): string[] {
+  const inFolder = (dir: string) => {
+    try {
+      return readdirSync(dir)
+        .filter((name) => name.endsWith('.sock'))
+        .map((name) => join(dir, name));
+    } catch {
+      return [];
+    }
+  };
+  let slots: string[] = [];
   try {
-    return readdirSync(join(home, 'run')).filter((name) => name.endsWith('.sock'));
+    slots = readdirSync(join(home, 'sandboxes'));
   } catch {
-    return [];
+    // no sandbox here
   }
+  return [...inFolder(join(home, 'run')), ...slots.flatMap((slot) => inFolder(join(home, 'sandboxes', slot, 'sock')))];
 }
 
 /** How many connections are open on the Unix socket at `path` (Linux: an accepted connection carries its listener's path). */
@@ -150,7 +162,7 @@ describe('deployments of real bundles', () => {
     const server = await api.build(DEFINITION);
     const { deployment } = await api.deploy({ mcp_id: server.mcp_id, environment: 'production' });
     expect(deployment.status).toBe('deployed');
-    const sockets = socketFiles(home).map((name) => join(home, 'run', name));
+    const sockets = socketFiles(home);
     expect(sockets).toHaveLength(2);
     expect(statSync(join(home, 'run')).mode & 0o777).toBe(0o700);
 

@@ -61,6 +61,27 @@ const FAILS_AT_START: BuildRequestInput = {
   },
 };
 
+/** An exec tool that writes its text argument on stderr and fails: it prints whatever it is given. */
+const PRINTER: BuildRequestInput = {
+  name: 'printer',
+  template: 'basic',
+  tools: [
+    {
+      name: 'print',
+      description: 'Writes its text on stderr and fails',
+      inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
+      handler: {
+        type: 'exec',
+        command: [
+          process.execPath,
+          '-e',
+          "let t='';process.stdin.on('data',c=>t+=c).on('end',()=>{process.stderr.write('printed '+JSON.parse(t).text);process.exit(2)})",
+        ],
+      },
+    },
+  ],
+};
+
 let sandbox: Sandbox;
 let engine: RunningEngine | undefined;
 const engineLog: string[] = [];
@@ -150,6 +171,36 @@ describe('secrets of a deployment', () => {
     const lines = await engine!.deployments!.logs(answer.deployment.deployment_id, { limit: 5000 });
     expect(JSON.stringify(lines)).not.toContain(TOKEN);
     expect(engineLog.join('')).not.toContain(TOKEN);
+    await api.close();
+  });
+
+  it("of one deployment, and the engine's API key, are hidden from another deployment's log that prints them", async () => {
+    const api = new ApiClient({ baseUrl: engine!.url, apiKey: API_KEY });
+    const holder = await api.build(DEFINITION);
+    const a = await api.deploy({ mcp_id: holder.mcp_id, environment: 'staging', config: { env_vars: { SECRET_TOKEN: TOKEN, PLAIN_NOTE: NOTE } } });
+    expect(a.deployment.status).toBe('deployed');
+    const printer = await api.build(PRINTER);
+    const b = await api.deploy({ mcp_id: printer.mcp_id, environment: 'development' });
+    expect(b.deployment.status).toBe('deployed');
+
+    // B knows nothing of A's values or of the key: it is handed them, as a server that read them would print them
+    const client = new Client({ name: 'secrets-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${b.deployment.url}/mcp`)));
+    const failed = await client.callTool({ name: 'print', arguments: { text: `${TOKEN} ${NOTE} ${API_KEY}` } });
+    expect(failed.isError).toBe(true);
+    await client.close();
+
+    const id = b.deployment.deployment_id;
+    const lines = await waitFor('the printed line in the log', async () => {
+      const found = await engine!.deployments!.logs(id, { limit: 5000 });
+      return found.some((line) => line.message.includes('printed')) ? found : undefined;
+    });
+    const text = JSON.stringify(lines);
+    expect(text).toContain('printed [redacted] [redacted] [redacted]');
+    for (const value of [TOKEN, NOTE, API_KEY]) {
+      expect(text).not.toContain(value);
+      expect(engineLog.join('')).not.toContain(value);
+    }
     await api.close();
   });
 });

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { dockerTarget, DockerUnavailableError, readLogLines, readProgress } from '../../../src/engine/docker/engine-api.js';
+import { createDockerClient, dockerTarget, DockerUnavailableError, readLogLines, readProgress } from '../../../src/engine/docker/engine-api.js';
 
 function frame(stream: 1 | 2, text: string): Buffer {
   const body = Buffer.from(text);
@@ -14,8 +14,31 @@ describe('the Docker Engine API client', () => {
   it('reads DOCKER_HOST as the docker CLI does', () => {
     expect(dockerTarget({})).toEqual({ socketPath: '/var/run/docker.sock' });
     expect(dockerTarget({ DOCKER_HOST: 'unix:///tmp/d/docker.sock' })).toEqual({ socketPath: '/tmp/d/docker.sock' });
-    expect(dockerTarget({ DOCKER_HOST: 'tcp://10.0.0.5:2375' })).toEqual({ origin: 'http://10.0.0.5:2375' });
+    expect(dockerTarget({ DOCKER_HOST: 'tcp://10.0.0.5:2376', DOCKER_TLS_VERIFY: '1', DOCKER_CERT_PATH: '/certs' })).toEqual({
+      origin: 'https://10.0.0.5:2376',
+      tls: { ca: '/certs/ca.pem', cert: '/certs/cert.pem', key: '/certs/key.pem' },
+    });
+    expect(dockerTarget({ DOCKER_HOST: 'tcp://d:2376', DOCKER_TLS_VERIFY: '1', HOME: '/home/me' })).toMatchObject({ tls: { ca: '/home/me/.docker/ca.pem' } });
+  });
+
+  it('refuses tcp:// without TLS, naming the variables that turn it on (ATTACK: the daemon API in clear)', () => {
+    for (const env of [{ DOCKER_HOST: 'tcp://10.0.0.5:2375' }, { DOCKER_HOST: 'tcp://10.0.0.5:2375', DOCKER_TLS_VERIFY: '0' }]) {
+      expect(() => dockerTarget(env)).toThrow(DockerUnavailableError);
+      expect(() => dockerTarget(env)).toThrow(/DOCKER_TLS_VERIFY=1 and DOCKER_CERT_PATH/);
+    }
+  });
+
+  it('says ssh:// is not supported, and how to reach such a daemon instead', () => {
     expect(() => dockerTarget({ DOCKER_HOST: 'ssh://me@host' })).toThrow(DockerUnavailableError);
+    expect(() => dockerTarget({ DOCKER_HOST: 'ssh://me@host' })).toThrow(
+      /ssh:\/\/ is not supported.*ssh -NL \/tmp\/docker.sock:\/var\/run\/docker.sock me@host/,
+    );
+  });
+
+  it('names the TLS file it cannot read', () => {
+    expect(() => createDockerClient({ DOCKER_HOST: 'tcp://127.0.0.1:2376', DOCKER_TLS_VERIFY: '1', DOCKER_CERT_PATH: '/nonexistent-certs' })).toThrow(
+      /ca\.pem .* \/nonexistent-certs\/ca\.pem \(ENOENT\)/,
+    );
   });
 
   it('splits a multiplexed log stream into lines, frames cut anywhere', async () => {

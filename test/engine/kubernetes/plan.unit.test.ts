@@ -116,6 +116,8 @@ describe('the workload', () => {
         scaling: { min_instances: 2, max_instances: 2 },
         envValues: { API_TOKEN: 'tok' },
         registry: 'registry.example.com/team',
+        // the engine reaches the pods from outside the cluster: its workloads have no NetworkPolicy
+        networkPolicy: false,
       },
     );
     const strip = (objects: KubernetesObject[]) =>

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SWARM_SETTINGS, SERVICE_LABELS, serviceName, serviceSpec, workloadLabelsOf } from '../../../src/engine/docker/service-spec.js';
 import { rolloutOutcome } from '../../../src/engine/runners/orchestrator.js';
-import { imageContract } from '../../../src/runtime/image.js';
+import { imageContract, SWARM_ENV_FILE } from '../../../src/runtime/image.js';
 
 const DIGEST = 'a'.repeat(64);
 const labels = { engine: '/home/me/.mcpctl', server: 'Calculator_Pro', environment: 'production', deployment: 'deploy_abc' };
@@ -25,9 +25,10 @@ describe('the Swarm service of a deployment', () => {
   it('is hardened, health-gated, rolls start-first with automatic rollback, spreads over regions and publishes in host mode', () => {
     const spec = serviceSpec(
       { labels, bundleDir: '/b', env: { A: '1' }, logLevel: 'info', replicas: 3, resources: { memoryMb: 300, cpus: 0.25 } },
-      imageContract(DIGEST),
+      imageContract(DIGEST, { envFile: SWARM_ENV_FILE }),
       limits,
       { ...DEFAULT_SWARM_SETTINGS, monitorMs: 3000 },
+      { id: 'sec123', name: 'mcpctl-x-env-1' },
       // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the test reads the Engine API spec loosely
     ) as Record<string, any>;
     expect(spec.Mode).toEqual({ Replicated: { Replicas: 3 } });
@@ -35,7 +36,13 @@ describe('the Swarm service of a deployment', () => {
     expect(spec.RollbackConfig).toMatchObject({ Parallelism: 1, Order: 'start-first' });
     const container = spec.TaskTemplate.ContainerSpec;
     expect(container).toMatchObject({ User: '10001:10001', ReadOnly: true, Privileges: { NoNewPrivileges: true }, CapabilityDrop: ['ALL'], Init: true });
-    expect(container.Env).toContain('A=1');
+    // the values come as a secret the runtime reads, not as Env (ATTACK: `docker service inspect` and Swarm's log)
+    expect(container.Env).not.toContain('A=1');
+    expect(JSON.stringify(container.Env)).not.toContain('A=');
+    expect(container.Secrets).toEqual([
+      { SecretID: 'sec123', SecretName: 'mcpctl-x-env-1', File: { Name: 'mcpctl-env', UID: '10001', GID: '10001', Mode: 0o400 } },
+    ]);
+    expect(container.Command.slice(-3)).toEqual(['--env-is-secret', '--values-file', SWARM_ENV_FILE]);
     expect(container.Labels[SERVICE_LABELS.task]).toBe('deploy_abc');
     expect(container.Mounts).toEqual([expect.objectContaining({ Type: 'tmpfs', Target: '/tmp' })]);
     expect(container.Healthcheck.Test.slice(0, 3)).toEqual(['CMD', 'node', '-e']);

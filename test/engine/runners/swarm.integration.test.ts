@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DockerClient } from '../../../src/engine/docker/engine-api.js';
 import { SERVICE_LABELS } from '../../../src/engine/docker/service-spec.js';
+import { SECRET_LABELS } from '../../../src/engine/docker/swarm-secrets.js';
 import { isProcessAlive } from '../../../src/engine/state.js';
 import { call, killEngineOf, requireBuilt, ROOT, tempHome } from '../../support/app.js';
 import { spawnDaemon, waitForDaemon } from '../../support/daemon.js';
@@ -33,6 +34,7 @@ tools:
     inputSchema: { type: object, properties: {} }
     handler: { type: module, module: tools.mjs }
 `;
+const SWARM_SECRET = 'swarm-db-password-5e6f7a8b9c';
 const MODULE = `if (process.env.BREAK_AT_START === 'yes') throw new Error('boom at start');
 export function version() {
   return 'running ' + process.env.APP_VERSION;
@@ -177,11 +179,14 @@ describe.skipIf(dockerSkipReason !== undefined)(
       const engineState = () => waitForDaemon(home);
       const file = join(folder.dir, 'server.yaml');
       const deploy = (appVersion: string, breakAtStart = 'no') =>
-        runCli(['--json', 'deploy', file, '--env', 'production', '--env-var', 'APP_VERSION', '--env-var', 'BREAK_AT_START'], {
+        runCli(['--json', 'deploy', file, '--env', 'production', '--env-var', 'APP_VERSION', '--env-var', 'BREAK_AT_START', '--env-var', 'DB_PASSWORD'], {
           ...env,
           APP_VERSION: appVersion,
           BREAK_AT_START: breakAtStart,
+          DB_PASSWORD: SWARM_SECRET,
         });
+      const secretsOf = (service: string) =>
+        client.json<Array<{ ID: string }>>('GET', '/secrets', { query: { filters: JSON.stringify({ label: [`${SECRET_LABELS.service}=${service}`] }) } });
       startDaemon();
       let state = await engineState();
       const written = JSON.parse(await readFile(join(home, 'engine.json'), 'utf8')) as { runner?: string; swarm?: string };
@@ -221,6 +226,11 @@ describe.skipIf(dockerSkipReason !== undefined)(
       }>('GET', `/containers/${tasks[0]!.Status.ContainerStatus!.ContainerID}/json`);
       expect(inspected.Config.User).toBe('10001:10001');
       expect(inspected.HostConfig).toMatchObject({ ReadonlyRootfs: true, CapDrop: ['ALL'], Memory: 256 * 1024 * 1024, NanoCpus: 500_000_000 });
+      // ATTACK: the values are a Docker secret the runtime reads, nowhere in the service's or the task's inspect
+      expect(JSON.stringify(service)).not.toContain(SWARM_SECRET);
+      expect(JSON.stringify(inspected)).not.toContain(SWARM_SECRET);
+      expect(container.Secrets).toHaveLength(1);
+      expect((await secretsOf(spec.Name)).map((s) => s.ID)).toEqual([container.Secrets[0].SecretID]);
       expect((await statusOf(v1.deployment_id)).instances?.filter((i) => i.state === 'healthy')).toHaveLength(2);
       expect(await version(stable)).toEqual({ ok: true, text: 'v1' });
       expect(await version(`${v1.url}/mcp`)).toEqual({ ok: true, text: 'v1' });
@@ -315,6 +325,7 @@ describe.skipIf(dockerSkipReason !== undefined)(
       // --- engine stop removes the service and its tasks, and the staging container
       expect((await runCli(['engine', 'stop'], env)).code).toBe(0);
       expect(await servicesOf()).toEqual([]);
+      expect(await secretsOf(spec.Name)).toEqual([]);
       const filters = JSON.stringify({ label: [`com.docker.swarm.service.id=${service!.ID}`] });
       const engineLabel = JSON.stringify({ label: [`mcpctl/engine=${home}`] });
       await waitFor(

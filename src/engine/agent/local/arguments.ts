@@ -4,6 +4,7 @@
  * name, enum values mentioned, strings that match the parameter's pattern, dates, arithmetic,
  * and for a lone text parameter the most likely phrase. Pure.
  */
+import { compileLinear, type LinearRegExp } from '../../../shared/linear-regexp.js';
 import type { InputSchema, JsonSchema } from '../agent-types.js';
 import { findDates, findExpression, findNames, findNumbers, findQuoted, isStopWord, splitWords, stem, type NumberMention } from './text.js';
 
@@ -241,9 +242,10 @@ function lastWordBefore(text: string, index: number): string {
 }
 
 function matchPattern(text: string, pattern: string, free: (span: Span) => boolean): (Span & { value: string }) | undefined {
-  let regex: RegExp;
+  // the definition's pattern, on the linear-time engine: no message can make it backtrack for long
+  let regex: LinearRegExp;
   try {
-    regex = new RegExp(pattern, 'u');
+    regex = compileLinear(pattern, 'u');
   } catch {
     return undefined;
   }
