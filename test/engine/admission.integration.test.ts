@@ -171,7 +171,9 @@ describe('test runs on the engine', () => {
         definition: { name: 'queued', template: 'basic' },
       });
       const answers = await Promise.all(
-        [1, 2, 3].map(() => call(engine.url, 'POST', '/v1/test', { json: { mcp_id: 'mcp_queued', message: 'hi' }, key: 'test-key-0123456789abcdef0123456789' })),
+        [1, 2, 3].map(() =>
+          call(engine.url, 'POST', '/v1/test', { json: { mcp_id: 'mcp_queued', message: 'hi' }, key: 'test-key-0123456789abcdef0123456789' }),
+        ),
       );
       expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
       expect(most).toBe(1);
