@@ -126,8 +126,9 @@ function baseArgs(options: SandboxOptions): string[] {
       bound.push(path);
     }
   }
-  for (const path of readOnly) args.push('--ro-bind', path, path);
+  // the private /tmp first: what is bound below may live under /tmp (a package unpacked there)
   args.push('--proc', '/proc', '--dev', '/dev', '--size', String(TMP_SIZE_BYTES), '--tmpfs', '/tmp');
+  for (const path of readOnly) args.push('--ro-bind', path, path);
   // a home inside a folder bound above (a package checkout, say) is covered by an empty one
   const home = resolve(options.home);
   if (covered(home)) args.push('--tmpfs', home);

@@ -48,6 +48,9 @@ describe('the sandbox’s arguments', () => {
     expect(slot.socketPath.startsWith(join(slot.dir, 'sock'))).toBe(true);
     expect(slot.args).toEqual(expect.arrayContaining(['--unshare-all', '--share-net', '--die-with-parent', '--new-session', '--cap-drop', 'ALL']));
     expect(slot.args.at(-1)).toBe('--');
+    // the private /tmp comes before the binds: a package or bundle under /tmp stays visible
+    expect(slot.args.indexOf('/tmp')).toBeLessThan(slot.args.indexOf(packageRoot()));
+    expect(slot.args.indexOf('/tmp')).toBeLessThan(slot.args.indexOf(bundle));
     expect((statSync(slot.dir).mode & 0o777).toString(8)).toBe('700');
   });
 
