@@ -110,7 +110,8 @@ export function createDockerClient(env: Record<string, string | undefined> = pro
       return (await send(method, path, request)).body;
     },
     // what still streams (the logs and waits of containers already stopped) is cut, not awaited
-    close: () => (client.destroyed ? Promise.resolve() : client.destroy()),
+    // closing twice (or while it closes) is not an error of the engine's stop
+    close: () => (client.destroyed ? Promise.resolve() : client.destroy().catch(() => undefined)),
   };
 }
 
