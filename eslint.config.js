@@ -31,7 +31,10 @@ function layerRules() {
         rules: {
           'no-restricted-imports': ['error', { patterns: [{ regex, message }] }],
           // esquery ends a regex at the first slash: the same pattern with \x2F for '/'
-          'no-restricted-syntax': ['error', { selector: `ImportExpression[source.value=/${regex.replaceAll('/', '\\x2F')}/]`, message }],
+          'no-restricted-syntax': [
+            'error',
+            { selector: `ImportExpression[source.value=/${regex.replaceAll('/', '\\x2F')}/]`, message },
+          ],
         },
       };
     })
@@ -39,12 +42,25 @@ function layerRules() {
 }
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', 'schema/', 'templates/', 'examples/**/*.{js,mjs,cjs,ts,mts,cts}', 'test/fixtures/**/*.mjs'] },
+  {
+    ignores: [
+      'dist/',
+      'node_modules/',
+      'coverage/',
+      'schema/',
+      'templates/',
+      'examples/**/*.{js,mjs,cjs,ts,mts,cts}',
+      'test/fixtures/**/*.mjs',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
-      parserOptions: { projectService: { allowDefaultProject: ['*.js', 'bin/*.cjs', 'scripts/*.js', 'bench/*.js'] }, tsconfigRootDir: import.meta.dirname },
+      parserOptions: {
+        projectService: { allowDefaultProject: ['*.js', 'bin/*.cjs', 'scripts/*.js', 'bench/*.js'] },
+        tsconfigRootDir: import.meta.dirname,
+      },
     },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
@@ -78,7 +94,14 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ regex: '^\\./|/commands/', message: 'a command may not import another command: move what they share to src/cli/steps/' }] },
+        {
+          patterns: [
+            {
+              regex: '^\\./|/commands/',
+              message: 'a command may not import another command: move what they share to src/cli/steps/',
+            },
+          ],
+        },
       ],
     },
   },

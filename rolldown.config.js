@@ -20,7 +20,9 @@ const processGlobal = {
   name: 'process-global',
   // only ESM imports: a CommonJS require('process') returns the object itself already
   resolveId(id, _importer, extra) {
-    return (id === 'node:process' || id === 'process') && extra?.kind === 'import-statement' ? '\0process-global' : undefined;
+    return (id === 'node:process' || id === 'process') && extra?.kind === 'import-statement'
+      ? '\0process-global'
+      : undefined;
   },
   load(id) {
     return id === '\0process-global' ? 'export default globalThis.process;' : undefined;

@@ -11,5 +11,11 @@ export default defineConfig({
   input: { 'serve-bundle': 'dist/runtime/serve-bundle.js' },
   platform: 'node',
   external: ['typescript', /^typescript\//],
-  output: { dir: 'dist/serve', format: 'esm', entryFileNames: '[name].js', chunkFileNames: '[name]-[hash].js', cleanDir: true },
+  output: {
+    dir: 'dist/serve',
+    format: 'esm',
+    entryFileNames: '[name].js',
+    chunkFileNames: '[name]-[hash].js',
+    cleanDir: true,
+  },
 });

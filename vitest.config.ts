@@ -25,7 +25,10 @@ export default defineConfig({
     pool: 'forks',
     reporters: ['default'],
     projects: [
-      { extends: true, test: { name: 'unit', include: [TIERS.unit], setupFiles: ['test/support/unit-guard.ts'], isolate: false } },
+      {
+        extends: true,
+        test: { name: 'unit', include: [TIERS.unit], setupFiles: ['test/support/unit-guard.ts'], isolate: false },
+      },
       { extends: true, test: { name: 'integration', include: [TIERS.integration] } },
       { extends: true, test: { name: 'e2e', include: [TIERS.e2e] } },
     ],

@@ -38,9 +38,17 @@ const { seconds, json } = benchArgs(5);
 const gatewayOnly = process.argv.includes('--gateway-only');
 const scaleOnly = process.argv.includes('--scale-only');
 const cliOnly = process.argv.includes('--cli-only');
-const profileDir = process.argv.includes('--cpu-prof') ? process.argv[process.argv.indexOf('--cpu-prof') + 1] : undefined;
+const profileDir = process.argv.includes('--cpu-prof')
+  ? process.argv[process.argv.indexOf('--cpu-prof') + 1]
+  : undefined;
 const home = mkdtempSync(join(tmpdir(), 'mcpctl-bench-engine-'));
-const env = { ...process.env, MCPCTL_HOME: home, XDG_CONFIG_HOME: join(home, 'config'), MCPCTL_RATE_LIMIT: '0', CI: 'true' };
+const env = {
+  ...process.env,
+  MCPCTL_HOME: home,
+  XDG_CONFIG_HOME: join(home, 'config'),
+  MCPCTL_RATE_LIMIT: '0',
+  CI: 'true',
+};
 delete env.MCPCTL_API_URL;
 delete env.MCPCTL_API_KEY;
 const SCALE = [1, 20, 100];
@@ -94,7 +102,11 @@ function api() {
           {
             method,
             agent: false,
-            headers: { authorization: `Bearer ${state.apiKey}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) },
+            headers: {
+              authorization: `Bearer ${state.apiKey}`,
+              'content-type': 'application/json',
+              'content-length': Buffer.byteLength(text),
+            },
           },
           (res) => {
             const chunks = [];
@@ -122,7 +134,12 @@ function startEngine() {
   mkdirSync(profileDir, { recursive: true });
   const log = openSync(join(home, 'engine.log'), 'a', 0o600);
   const daemon = join(root, 'dist', 'engine', 'daemon.js');
-  const child = spawn(process.execPath, ['--cpu-prof', '--cpu-prof-dir', profileDir, daemon], { detached: true, stdio: ['ignore', log, log], cwd: home, env });
+  const child = spawn(process.execPath, ['--cpu-prof', '--cpu-prof-dir', profileDir, daemon], {
+    detached: true,
+    stdio: ['ignore', log, log],
+    cwd: home,
+    env,
+  });
   child.unref();
   closeSync(log);
   for (let i = 0; i < 100; i++) {
@@ -134,7 +151,8 @@ function startEngine() {
 
 const instancePids = new Set();
 function remember(deployment) {
-  if (deployment.status !== 'deployed') throw new Error(`deployment ${deployment.deployment_id} is ${deployment.status}`);
+  if (deployment.status !== 'deployed')
+    throw new Error(`deployment ${deployment.deployment_id} is ${deployment.status}`);
   for (const instance of deployment.instances ?? []) if (instance.pid !== undefined) instancePids.add(instance.pid);
   return deployment;
 }
@@ -156,8 +174,12 @@ async function fillTo(engine, deployed, total) {
     while (deployed.length < total) {
       deployed.push(undefined); // claim a slot
       const slot = deployed.length - 1;
-      const server = await twice(() => engine.post('/v1/build', { name: `fill-${servers++}`, template: 'basic', tools: [TOOL] }));
-      deployed[slot] = remember(await twice(() => engine.post('/v1/deploy', { mcp_id: server.mcp_id, environment: 'development' })));
+      const server = await twice(() =>
+        engine.post('/v1/build', { name: `fill-${servers++}`, template: 'basic', tools: [TOOL] }),
+      );
+      deployed[slot] = remember(
+        await twice(() => engine.post('/v1/deploy', { mcp_id: server.mcp_id, environment: 'development' })),
+      );
     }
   };
   await Promise.all([worker(), worker()]);
@@ -284,7 +306,13 @@ async function gateway(deployment, enginePid) {
     const r =
       side === 'a'
         ? await loadMcp({ port, name: 'echo', args: { text: 'hi' }, seconds: time })
-        : await loadMcp({ port: Number(url.port), path: `${url.pathname}/mcp`, name: 'echo', args: { text: 'hi' }, seconds: time });
+        : await loadMcp({
+            port: Number(url.port),
+            path: `${url.pathname}/mcp`,
+            name: 'echo',
+            args: { text: 'hi' },
+            seconds: time,
+          });
     if (warm) return r;
     if (side === 'a') {
       cpu.engineDirect += cpuMs(enginePid) - e0;
@@ -308,7 +336,8 @@ async function gateway(deployment, enginePid) {
   };
 }
 
-const row = (name, value, unit, reference, referenceName, target, ratio) => report({ name, value, unit, reference, referenceName, target, ratio }, json);
+const row = (name, value, unit, reference, referenceName, target, ratio) =>
+  report({ name, value, unit, reference, referenceName, target, ratio }, json);
 
 /** The share of the machine's CPU below which the engine and its instances count as idle. */
 const QUIET_SHARE = 0.05;
@@ -330,7 +359,8 @@ async function quiet(engine) {
     const used = pids.reduce((sum, pid, k) => sum + (cpuMs(pid) - before[k] || 0), 0);
     calm = used <= budget ? calm + 1 : 0;
   }
-  if (calm < 3) process.stderr.write('bench: the engine and its instances did not go quiet within 90 s; measuring anyway\n');
+  if (calm < 3)
+    process.stderr.write('bench: the engine and its instances did not go quiet within 90 s; measuring anyway\n');
 }
 
 /**
@@ -349,11 +379,33 @@ async function scaleRows(engine, deployed, cold, one) {
   const base = latency.get(1);
   row('mcpctl deploy <mcp_id> --env development', base, 'ms', cold, 'minimal SDK server cold start', '≤ 0.75×');
   for (const existing of SCALE.slice(1)) {
-    row(`deploy latency, ${existing} existing deployments`, latency.get(existing), 'ms', base, 'with 1', existing === 100 ? '≤ 1.2×' : undefined);
+    row(
+      `deploy latency, ${existing} existing deployments`,
+      latency.get(existing),
+      'ms',
+      base,
+      'with 1',
+      existing === 100 ? '≤ 1.2×' : undefined,
+    );
   }
   const many = await gateway(deployed[0], engine.pid);
-  row(`gateway throughput, ${deployed.length} deployments running`, many.via, 'req/s', one.via, WITH_ONE, undefined, many.ratio / one.ratio);
-  row(`memory (RSS): engine with ${deployed.length} deployments`, rssMb(engine.pid), 'MB', engineRss1, 'with 1', undefined);
+  row(
+    `gateway throughput, ${deployed.length} deployments running`,
+    many.via,
+    'req/s',
+    one.via,
+    WITH_ONE,
+    undefined,
+    many.ratio / one.ratio,
+  );
+  row(
+    `memory (RSS): engine with ${deployed.length} deployments`,
+    rssMb(engine.pid),
+    'MB',
+    engineRss1,
+    'with 1',
+    undefined,
+  );
 }
 
 try {
@@ -395,21 +447,50 @@ try {
 
   if (cliOnly) {
     deployed.push(remember(mcpctl('deploy', built.mcp_id, '--env', 'development').data));
-    row('mcpctl deploy <mcp_id> --env development', await deployLatency(engine, RUNS, deployed), 'ms', cold, COLD, '≤ 0.75×');
+    row(
+      'mcpctl deploy <mcp_id> --env development',
+      await deployLatency(engine, RUNS, deployed),
+      'ms',
+      cold,
+      COLD,
+      '≤ 0.75×',
+    );
   } else {
     // one deployment alone: the gateway against calling its instance directly
     deployed.push(remember(mcpctl('deploy', built.mcp_id, '--env', 'development').data));
     await settled(engine);
     const one = await gateway(deployed[0], engine.pid);
-    row('gateway tools/call throughput, 20 connections', one.via, 'req/s', one.direct, 'the instance called directly', '≥ 0.95×', one.ratio);
+    row(
+      'gateway tools/call throughput, 20 connections',
+      one.via,
+      'req/s',
+      one.direct,
+      'the instance called directly',
+      '≥ 0.95×',
+      one.ratio,
+    );
     row('gateway p50 latency added', one.p50Added, 'ms', one.p50Direct, 'direct p50', '≤ 1 ms');
-    row('gateway: engine CPU per request', one.engineUsPerRequest, 'µs', one.instanceUsPerRequest, 'instance CPU per request');
+    row(
+      'gateway: engine CPU per request',
+      one.engineUsPerRequest,
+      'µs',
+      one.instanceUsPerRequest,
+      'instance CPU per request',
+    );
     // The same server deployed to staging: the gateway without the development trace (a log line of
     // every call's arguments and of its result). Shown beside the rows above, not instead of them.
     const staging = remember(mcpctl('deploy', built.mcp_id, '--env', 'staging').data);
     await settled(engine);
     const untraced = await gateway(staging, engine.pid);
-    row('gateway throughput, staging (no request trace)', untraced.via, 'req/s', untraced.direct, 'the instance called directly', undefined, untraced.ratio);
+    row(
+      'gateway throughput, staging (no request trace)',
+      untraced.via,
+      'req/s',
+      untraced.direct,
+      'the instance called directly',
+      undefined,
+      untraced.ratio,
+    );
     row('gateway p50 latency added, staging', untraced.p50Added, 'ms', untraced.p50Direct, 'direct p50');
     mcpctl('stop', staging.deployment_id);
     // the same deployment among 1,000 registered: the scale rows below run with these in the store
@@ -425,7 +506,13 @@ try {
       undefined,
       many.ratio / one.ratio,
     );
-    row(`gateway: engine CPU per request, ${REGISTERED.toLocaleString('en')} registered`, many.engineUsPerRequest, 'µs', one.engineUsPerRequest, 'with 1');
+    row(
+      `gateway: engine CPU per request, ${REGISTERED.toLocaleString('en')} registered`,
+      many.engineUsPerRequest,
+      'µs',
+      one.engineUsPerRequest,
+      'with 1',
+    );
     if (!gatewayOnly) await scaleRows(registered.engine, deployed, cold, one);
   }
 } finally {

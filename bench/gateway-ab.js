@@ -26,7 +26,10 @@ if (process.argv[2] === '--stub') {
   const server = createServer((req, res) => {
     req.resume();
     req.on('end', () => {
-      if (!sse) return res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(ANSWER) }).end(ANSWER);
+      if (!sse)
+        return res
+          .writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(ANSWER) })
+          .end(ANSWER);
       // as the SDK's handler answers a POST that accepts both: an event stream, its headers first
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' }).flushHeaders();
       setImmediate(() => res.end(`event: message\ndata: ${ANSWER}\n\n`));
@@ -47,7 +50,16 @@ if (process.argv[2] === '--stub') {
     const { createApp } = await import(`${root}/dist/engine/app.js`);
     const { createGateway } = await import(`${root}/dist/engine/deployments/gateway.js`);
     const { newRequestId } = await import(`${root}/dist/engine/ids.js`);
-    const attempt = { instance: 'i1', host: '127.0.0.1', port: stub.port, sticky: false, refused() {}, answers: async () => true, answered() {}, release() {} };
+    const attempt = {
+      instance: 'i1',
+      host: '127.0.0.1',
+      port: stub.port,
+      sticky: false,
+      refused() {},
+      answers: async () => true,
+      answered() {},
+      release() {},
+    };
     const upstream = {
       id: 'deploy_x',
       status: 'deployed',
@@ -58,10 +70,22 @@ if (process.argv[2] === '--stub') {
       report() {},
       log() {},
     };
-    const routes = { byName: (name) => (name === 'x' ? upstream : undefined), byDomain: () => undefined, inactive: async () => undefined };
+    const routes = {
+      byName: (name) => (name === 'x' ? upstream : undefined),
+      byDomain: () => undefined,
+      inactive: async () => undefined,
+    };
     const gateway = createGateway(routes, { limits: { maxBodyBytes: 1 << 20 }, clock: Date.now, newRequestId });
     const deployments = { handleGateway: gateway, servesDomain: () => false };
-    const app = createApp({ store: {}, builds: {}, deployments, apiKey: 'k'.repeat(32), version: '0', logger, limits: { ratePerSecond: 0 } });
+    const app = createApp({
+      store: {},
+      builds: {},
+      deployments,
+      apiKey: 'k'.repeat(32),
+      version: '0',
+      logger,
+      limits: { ratePerSecond: 0 },
+    });
     const server = createServer((req, res) => void app(req, res));
     await new Promise((done) => server.listen(0, '127.0.0.1', done));
     return { root, server, gateway, port: server.address().port, us: [] };
@@ -69,10 +93,14 @@ if (process.argv[2] === '--stub') {
   const sides = [await side(rootA), await side(rootB)];
   const load = (s, time) =>
     new Promise((done, fail) => {
-      const child = spawn(process.execPath, [self, '--client', String(s.port), String(time)], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const child = spawn(process.execPath, [self, '--client', String(s.port), String(time)], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
       let out = '';
       child.stdout.on('data', (chunk) => (out += chunk));
-      child.on('exit', (code) => (code === 0 ? done(JSON.parse(out)) : fail(new Error(`the load client exited with ${code}`))));
+      child.on('exit', (code) =>
+        code === 0 ? done(JSON.parse(out)) : fail(new Error(`the load client exited with ${code}`)),
+      );
     });
   try {
     for (const s of sides) await load(s, 2); // warm-up
@@ -84,8 +112,13 @@ if (process.argv[2] === '--stub') {
         s.us.push((cpu.user + cpu.system) / r.requests);
       }
     }
-    for (const s of sides) console.log(`${s.root}: engine CPU per request median ${median(s.us).toFixed(1)} µs [${s.us.map((u) => u.toFixed(0)).join(' ')}]`);
-    console.log(`B/A, median of the paired ratios: ${median(sides[1].us.map((u, i) => u / sides[0].us[i])).toFixed(3)}${traced ? ' (traced)' : ''}`);
+    for (const s of sides)
+      console.log(
+        `${s.root}: engine CPU per request median ${median(s.us).toFixed(1)} µs [${s.us.map((u) => u.toFixed(0)).join(' ')}]`,
+      );
+    console.log(
+      `B/A, median of the paired ratios: ${median(sides[1].us.map((u, i) => u / sides[0].us[i])).toFixed(3)}${traced ? ' (traced)' : ''}`,
+    );
   } finally {
     for (const s of sides) {
       s.server.closeAllConnections();

@@ -23,7 +23,11 @@ export function startProcess(argv, options = {}) {
         if (event.event === 'listening') {
           port = event.port;
           clearTimeout(timer);
-          resolve({ port, pid: child.pid, stop: () => new Promise((done) => (child.once('exit', done), child.kill('SIGTERM'))) });
+          resolve({
+            port,
+            pid: child.pid,
+            stop: () => new Promise((done) => (child.once('exit', done), child.kill('SIGTERM'))),
+          });
         }
       } catch {
         // not the listening line
@@ -45,7 +49,15 @@ const ERROR_PAUSE_MS = 20;
  * while an instance restarts) are counted and reported; more than MAX_ERROR_SHARE of the requests
  * fails the run, saying what the first failure was.
  */
-export async function loadMcp({ port, path = '/mcp', name, args = {}, seconds, host = '127.0.0.1', headers: extra = {} }) {
+export async function loadMcp({
+  port,
+  path = '/mcp',
+  name,
+  args = {},
+  seconds,
+  host = '127.0.0.1',
+  headers: extra = {},
+}) {
   const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
   const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } });
   const headers = {
@@ -76,7 +88,8 @@ export async function loadMcp({ port, path = '/mcp', name, args = {}, seconds, h
   // warm up: bounded, and it must mostly work
   let warm = 0;
   for (let i = 0; i < 200; i++) if (await once()) warm += 1;
-  if (warm < 190) throw new Error(`the warm-up of ${path} on port ${port} failed ${200 - warm} of 200 requests: ${firstError}`);
+  if (warm < 190)
+    throw new Error(`the warm-up of ${path} on port ${port} failed ${200 - warm} of 200 requests: ${firstError}`);
   errors = 0;
   firstError = undefined;
   const latencies = [];
@@ -91,12 +104,22 @@ export async function loadMcp({ port, path = '/mcp', name, args = {}, seconds, h
   );
   agent.destroy();
   const total = latencies.length + errors;
-  if (errors > 0) process.stderr.write(`bench: ${errors} of ${total} requests to ${path} on port ${port} failed; the first: ${firstError}\n`);
+  if (errors > 0)
+    process.stderr.write(
+      `bench: ${errors} of ${total} requests to ${path} on port ${port} failed; the first: ${firstError}\n`,
+    );
   if (total === 0 || errors > MAX_ERROR_SHARE * total) {
-    throw new Error(`${errors} of ${total} requests to ${path} on port ${port} failed (more than ${MAX_ERROR_SHARE * 100}%); the first: ${firstError}`);
+    throw new Error(
+      `${errors} of ${total} requests to ${path} on port ${port} failed (more than ${MAX_ERROR_SHARE * 100}%); the first: ${firstError}`,
+    );
   }
   latencies.sort((a, b) => a - b);
-  return { rps: latencies.length / seconds, p50: latencies[Math.floor(latencies.length / 2)] ?? NaN, requests: latencies.length, errors };
+  return {
+    rps: latencies.length / seconds,
+    p50: latencies[Math.floor(latencies.length / 2)] ?? NaN,
+    requests: latencies.length,
+    errors,
+  };
 }
 
 /**
@@ -193,21 +216,38 @@ export async function startEchoInstance(root, temp) {
     {
       name: 'bench',
       template: 'basic',
-      tools: [{ name: 'echo', description: 'echo', inputSchema, handler: { type: 'static', content: [{ type: 'text', text: '{{args.text}}' }] } }],
+      tools: [
+        {
+          name: 'echo',
+          description: 'echo',
+          inputSchema,
+          handler: { type: 'static', content: [{ type: 'text', text: '{{args.text}}' }] },
+        },
+      ],
     },
     temp,
   );
-  return startProcess([join(root, 'dist', 'runtime', 'serve-bundle.js'), '--bundle', dir, '--port', '0'], { cwd: root });
+  return startProcess([join(root, 'dist', 'runtime', 'serve-bundle.js'), '--bundle', dir, '--port', '0'], {
+    cwd: root,
+  });
 }
 
 /** Prints one result: a JSON line with --json, else a sentence. */
 export function report(result, json) {
-  const full = { ...result, ratio: result.ratio ?? (result.reference === undefined ? undefined : result.value / result.reference) };
+  const full = {
+    ...result,
+    ratio: result.ratio ?? (result.reference === undefined ? undefined : result.value / result.reference),
+  };
   if (json) process.stdout.write(`${JSON.stringify(full)}\n`);
   else {
-    const ratio = full.reference === undefined ? '' : ` vs ${full.reference.toFixed(1)} ${full.unit} (${full.referenceName}) = ${full.ratio.toFixed(2)}×`;
+    const ratio =
+      full.reference === undefined
+        ? ''
+        : ` vs ${full.reference.toFixed(1)} ${full.unit} (${full.referenceName}) = ${full.ratio.toFixed(2)}×`;
     const met = meets(full);
     const verdict = met === undefined ? '' : met ? ', met' : ', NOT met';
-    process.stdout.write(`${full.name}: ${full.value.toFixed(1)} ${full.unit}${ratio} (target ${full.target ?? '-'}${verdict})\n`);
+    process.stdout.write(
+      `${full.name}: ${full.value.toFixed(1)} ${full.unit}${ratio} (target ${full.target ?? '-'}${verdict})\n`,
+    );
   }
 }

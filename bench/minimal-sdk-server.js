@@ -8,10 +8,14 @@ const schema = fromJsonSchema({ type: 'object', properties: { text: { type: 'str
 const handler = toNodeHandler(
   createMcpHandler(() => {
     const server = new McpServer({ name: 'minimal', version: '1.0.0' });
-    server.registerTool('echo', { description: 'echo', inputSchema: schema }, async ({ text }) => ({ content: [{ type: 'text', text }] }));
+    server.registerTool('echo', { description: 'echo', inputSchema: schema }, async ({ text }) => ({
+      content: [{ type: 'text', text }],
+    }));
     return server;
   }),
 );
 const http = createServer((req, res) => void handler(req, res));
-http.listen(0, '127.0.0.1', () => process.stdout.write(`${JSON.stringify({ event: 'listening', port: http.address().port })}\n`));
+http.listen(0, '127.0.0.1', () =>
+  process.stdout.write(`${JSON.stringify({ event: 'listening', port: http.address().port })}\n`),
+);
 process.once('SIGTERM', () => (http.closeAllConnections(), http.close()));

@@ -22,7 +22,13 @@ const root = dirname(dirname(self));
 if (process.argv[2] === '--proxy') {
   const { Pool } = await import('undici');
   const target = Number(process.argv[3]);
-  const pool = new Pool(`http://127.0.0.1:${target}`, { connections: 256, pipelining: 1, keepAliveTimeout: 4_000, headersTimeout: 0, bodyTimeout: 0 });
+  const pool = new Pool(`http://127.0.0.1:${target}`, {
+    connections: 256,
+    pipelining: 1,
+    keepAliveTimeout: 4_000,
+    headersTimeout: 0,
+    bodyTimeout: 0,
+  });
   const server = createServer((req, res) => {
     const chunks = [];
     req.on('data', (chunk) => chunks.push(chunk));
@@ -30,7 +36,8 @@ if (process.argv[2] === '--proxy') {
       const headers = [];
       for (let i = 0; i < req.rawHeaders.length; i += 2) {
         const name = req.rawHeaders[i].toLowerCase();
-        if (name !== 'host' && name !== 'connection' && name !== 'content-length') headers.push(name, req.rawHeaders[i + 1]);
+        if (name !== 'host' && name !== 'connection' && name !== 'content-length')
+          headers.push(name, req.rawHeaders[i + 1]);
       }
       headers.push('host', `127.0.0.1:${target}`);
       pool.dispatch(
@@ -59,7 +66,9 @@ if (process.argv[2] === '--proxy') {
     });
   });
   server.keepAliveTimeout = 5_000;
-  server.listen(0, '127.0.0.1', () => process.stdout.write(`${JSON.stringify({ event: 'listening', port: server.address().port })}\n`));
+  server.listen(0, '127.0.0.1', () =>
+    process.stdout.write(`${JSON.stringify({ event: 'listening', port: server.address().port })}\n`),
+  );
   process.once('SIGTERM', () => (server.closeAllConnections(), server.close(), pool.destroy()));
 } else {
   const { seconds, rounds, json } = benchArgs(4, 5);
@@ -77,14 +86,20 @@ if (process.argv[2] === '--proxy') {
       ratio,
     } = await alternate(rounds, async (side, warm) => {
       const before = cpuMs(proxy.pid);
-      const r = await loadMcp({ port: side === 'a' ? instance.port : proxy.port, name: 'echo', args: { text: 'hi' }, seconds: warm ? 1 : seconds });
+      const r = await loadMcp({
+        port: side === 'a' ? instance.port : proxy.port,
+        name: 'echo',
+        args: { text: 'hi' },
+        seconds: warm ? 1 : seconds,
+      });
       if (!warm && side === 'b') {
         cpu.proxy += cpuMs(proxy.pid) - before;
         cpu.via += r.requests;
       }
       return r;
     });
-    const row = (name, value, unit, reference, referenceName, extra = {}) => report({ name, value, unit, reference, referenceName, ...extra }, json);
+    const row = (name, value, unit, reference, referenceName, extra = {}) =>
+      report({ name, value, unit, reference, referenceName, ...extra }, json);
     row(
       'bare Node proxy tools/call throughput, 20 connections',
       median(via.map((r) => r.rps)),
@@ -95,7 +110,13 @@ if (process.argv[2] === '--proxy') {
         ratio,
       },
     );
-    row('bare Node proxy p50 latency added', median(via.map((r, i) => r.p50 - direct[i].p50)), 'ms', median(direct.map((r) => r.p50)), 'direct p50');
+    row(
+      'bare Node proxy p50 latency added',
+      median(via.map((r, i) => r.p50 - direct[i].p50)),
+      'ms',
+      median(direct.map((r) => r.p50)),
+      'direct p50',
+    );
     row('bare Node proxy: CPU per request', (1000 * cpu.proxy) / cpu.via, 'µs', undefined, undefined);
   } finally {
     for (const stop of stops.reverse()) await stop().catch(() => {});

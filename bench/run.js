@@ -82,7 +82,8 @@ const benches = {
       const version = timeCommand([bin, '--version'], runs);
       const ms = new Map([...files].map(([count, file]) => [count, timeCommand([bin, 'validate', file], runs)]));
       record('mcpctl validate of a 3-tool file', ms.get(3), 'ms', version, 'mcpctl --version', '≤ 2.0×');
-      for (const count of [64, 256]) record(`validate, ${count} tools`, ms.get(count), 'ms', ms.get(1), 'validate, 1 tool');
+      for (const count of [64, 256])
+        record(`validate, ${count} tools`, ms.get(count), 'ms', ms.get(1), 'validate, 1 tool');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -100,7 +101,10 @@ const benches = {
 
 /** Runs a bench script that prints one JSON result per line with --json. */
 function subBench(script) {
-  const r = spawnSync(process.execPath, [join(root, 'bench', script), '--json'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const r = spawnSync(process.execPath, [join(root, 'bench', script), '--json'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   if (r.status !== 0) throw new Error(`bench/${script} exited ${r.status}`);
   for (const line of r.stdout.split('\n')) if (line.trim() !== '') results.push(JSON.parse(line));
 }
@@ -112,7 +116,8 @@ for (const [name, fn] of Object.entries(benches)) {
 
 function formatRow(r) {
   const digits = r.unit === 'req/s' ? 0 : 1;
-  const ratio = r.ratio === undefined ? '' : `${r.ratio.toFixed(2)}× ${r.referenceName} (${r.reference.toFixed(digits)} ${r.unit})`;
+  const ratio =
+    r.ratio === undefined ? '' : `${r.ratio.toFixed(2)}× ${r.referenceName} (${r.reference.toFixed(digits)} ${r.unit})`;
   const met = meets(r);
   return {
     name: r.name,
@@ -132,7 +137,10 @@ if (updateReadme) {
     '|---|---|---|---|---|',
     ...results.map(formatRow).map((r) => `| ${r.name} | ${r.value} | ${r.ratio} | ${r.target} | ${r.met} |`),
   ].join('\n');
-  const text = readFileSync(readme, 'utf8').replace(/<!-- bench:start -->[\s\S]*<!-- bench:end -->/, `<!-- bench:start -->\n${table}\n<!-- bench:end -->`);
+  const text = readFileSync(readme, 'utf8').replace(
+    /<!-- bench:start -->[\s\S]*<!-- bench:end -->/,
+    `<!-- bench:start -->\n${table}\n<!-- bench:end -->`,
+  );
   writeFileSync(readme, text);
 }
 
@@ -141,5 +149,7 @@ if (asJson) {
 } else {
   console.log(`mcpctl benchmarks — node ${process.version}, ${new Date().toISOString()}`);
   for (const r of results.map(formatRow))
-    console.log(`${r.name.padEnd(52)} ${r.value.padStart(12)}  ${r.ratio.padEnd(58)} target ${r.target.padEnd(8)} ${r.met}`);
+    console.log(
+      `${r.name.padEnd(52)} ${r.value.padStart(12)}  ${r.ratio.padEnd(58)} target ${r.target.padEnd(8)} ${r.met}`,
+    );
 }

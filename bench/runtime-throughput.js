@@ -28,13 +28,25 @@ try {
 
   await sleep(500); // let both settle after start
   report(
-    { name: 'memory (RSS): an idle instance', value: rssMb(built.pid), unit: 'MB', reference: rssMb(minimal.pid), referenceName: 'minimal SDK server' },
+    {
+      name: 'memory (RSS): an idle instance',
+      value: rssMb(built.pid),
+      unit: 'MB',
+      reference: rssMb(minimal.pid),
+      referenceName: 'minimal SDK server',
+    },
     asJson,
   );
 
   // Alternated rounds after an equal warm-up of both; the ratio is the median of the rounds' ratios
   // (each pair measured back to back), the values the medians of each side.
-  const load = (server, warm) => loadMcp({ port: server.port, name: 'echo', args: { text: 'hello' }, seconds: warm ? Math.min(2, seconds) : seconds });
+  const load = (server, warm) =>
+    loadMcp({
+      port: server.port,
+      name: 'echo',
+      args: { text: 'hello' },
+      seconds: warm ? Math.min(2, seconds) : seconds,
+    });
   const rounds = alternate(ROUNDS, (side, warm) => load(side === 'a' ? minimal : built, warm));
   const { a: reference, b: measured, ratio } = await rounds;
   report(

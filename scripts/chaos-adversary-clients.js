@@ -7,7 +7,18 @@ import { setTimeout } from 'node:timers/promises';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { base64url, exportJWK, exportSPKI, generateKeyPair, SignJWT } from 'jose';
 import { Agent, fetch as undiciFetch } from 'undici';
-import { api, cleanHome, deploy, engineState, listen, newHome, post, startEngine, toolAnswer, writeServer } from './chaos-support.js';
+import {
+  api,
+  cleanHome,
+  deploy,
+  engineState,
+  listen,
+  newHome,
+  post,
+  startEngine,
+  toolAnswer,
+  writeServer,
+} from './chaos-support.js';
 
 /** An issuer on loopback that publishes one key, and the means to sign tokens right and wrong. */
 async function startIssuer() {
@@ -17,7 +28,8 @@ async function startIssuer() {
   const jwk = { ...(await exportJWK(publicKey)), kid, alg: 'RS256', use: 'sig' };
   const publicPem = await exportSPKI(publicKey);
   const server = await listen((req, res) => {
-    if (req.url === '/jwks') res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [jwk] }));
+    if (req.url === '/jwks')
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [jwk] }));
     else res.writeHead(404).end();
   });
   const issuer = server.url;
@@ -27,7 +39,8 @@ async function startIssuer() {
     const now = Math.floor(Date.now() / 1000);
     return { iss: issuer, aud: audience, sub, iat: now, exp: now + 600, ...extra };
   };
-  const sign = (payload, key = privateKey, header = { alg: 'RS256', kid, typ: 'at+jwt' }) => new SignJWT(payload).setProtectedHeader(header).sign(key);
+  const sign = (payload, key = privateKey, header = { alg: 'RS256', kid, typ: 'at+jwt' }) =>
+    new SignJWT(payload).setProtectedHeader(header).sign(key);
   const encode = (value) => base64url.encode(JSON.stringify(value));
   return {
     issuer,
@@ -37,7 +50,8 @@ async function startIssuer() {
     algNone: (sub) => `${encode({ alg: 'none', typ: 'at+jwt' })}.${encode(claims(sub))}.`,
     otherKey: (sub) => sign(claims(sub), other.privateKey),
     hmacWithPublicKey: (sub) => sign(claims(sub), new TextEncoder().encode(publicPem), { alg: 'HS256', kid }),
-    expired: (sub) => sign(claims(sub, { iat: Math.floor(Date.now() / 1000) - 7200, exp: Math.floor(Date.now() / 1000) - 3600 })),
+    expired: (sub) =>
+      sign(claims(sub, { iat: Math.floor(Date.now() / 1000) - 7200, exp: Math.floor(Date.now() / 1000) - 3600 })),
     otherAudience: (sub) => sign(claims(sub, { aud: 'another-server' })),
     otherIssuer: (sub) => sign(claims(sub, { iss: 'https://issuer.invalid' })),
   };
@@ -82,10 +96,20 @@ export async function spoofedIdentity() {
     // the gateway, and the instance itself (the resource server) around it
     const state = engineState(home);
     const status = await api(state, 'GET', `/v1/deploy/${deployment.deployment_id}/status`);
-    const ports = (status.body?.data?.instances ?? deployment.instances ?? []).map((i) => i.port).filter((p) => typeof p === 'number');
+    const ports = (status.body?.data?.instances ?? deployment.instances ?? [])
+      .map((i) => i.port)
+      .filter((p) => typeof p === 'number');
     const urls = [`${deployment.url}/mcp`, ...ports.slice(0, 1).map((port) => `http://127.0.0.1:${port}/mcp`)];
     const ask = async (url, headers, params = {}) =>
-      toolAnswer((await post(url, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {}, ...params } }, headers)).text);
+      toolAnswer(
+        (
+          await post(
+            url,
+            { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {}, ...params } },
+            headers,
+          )
+        ).text,
+      );
     const controls = [];
     const accepted = [];
     let calls = 0;
@@ -95,7 +119,8 @@ export async function spoofedIdentity() {
         calls += 1;
         const answer = await ask(url, headers, params);
         const asAlice = label.startsWith('alice') && answer.text === 'user=[alice]';
-        if (answer.answered && !asAlice) accepted.push(`${label} (${url === urls[0] ? 'gateway' : 'instance'}): ${answer.text.slice(0, 60)}`);
+        if (answer.answered && !asAlice)
+          accepted.push(`${label} (${url === urls[0] ? 'gateway' : 'instance'}): ${answer.text.slice(0, 60)}`);
       }
     }
     const controlOk = controls.every((text) => text === 'user=[alice]');
@@ -104,7 +129,10 @@ export async function spoofedIdentity() {
       result: `${accepted.length} of ${calls} calls answered as another identity or without a valid token; alice's own token: ${controlOk ? 'answered as alice' : JSON.stringify(controls)}`,
       target: '0',
       met: accepted.length === 0 && controlOk,
-      notes: [...(urls.length === 1 ? ["the instance's port is unknown: only the gateway tried"] : []), ...accepted.slice(0, 5)],
+      notes: [
+        ...(urls.length === 1 ? ["the instance's port is unknown: only the gateway tried"] : []),
+        ...accepted.slice(0, 5),
+      ],
     };
   } finally {
     await cleanHome(home);
@@ -118,7 +146,9 @@ async function withDeadline(ms, run) {
   try {
     return await Promise.race([
       run(),
-      setTimeout(ms, undefined, { signal: timer.signal }).then(() => Promise.reject(new Error(`no answer within ${ms / 1000} s`))),
+      setTimeout(ms, undefined, { signal: timer.signal }).then(() =>
+        Promise.reject(new Error(`no answer within ${ms / 1000} s`)),
+      ),
     ]);
   } finally {
     timer.abort();
@@ -157,7 +187,8 @@ export async function sessionFlooding() {
       while (sent < 1000) {
         sent += 1;
         const answer = await post(mcpUrl, INITIALIZE, {}, { localAddress: '127.0.0.1' });
-        const key = answer.status === 200 && answer.headers['mcp-session-id'] !== undefined ? 'session' : String(answer.status);
+        const key =
+          answer.status === 200 && answer.headers['mcp-session-id'] !== undefined ? 'session' : String(answer.status);
         statuses.set(key, (statuses.get(key) ?? 0) + 1);
       }
     };
@@ -172,7 +203,10 @@ export async function sessionFlooding() {
       outcome = await withDeadline(60_000, async () => {
         await client.connect(transport);
         const result = await client.callTool({ name: 'greet', arguments: { name: 'real client' } });
-        return { ok: result.content?.[0]?.text === 'Hello real client', detail: transport.sessionId === undefined ? 'no session id' : 'a session' };
+        return {
+          ok: result.content?.[0]?.text === 'Hello real client',
+          detail: transport.sessionId === undefined ? 'no session id' : 'a session',
+        };
       });
     } catch (error) {
       outcome = { ok: false, detail: error instanceof Error ? error.message.split('\n')[0] : String(error) };
@@ -184,7 +218,8 @@ export async function sessionFlooding() {
       .map(([status, n]) => `${n}×${status}`)
       .join(' ');
     return {
-      scenario: '1,000 anonymous `initialize` to a `sessions: true` deployment from 127.0.0.1, then a real MCP client from 127.0.0.2',
+      scenario:
+        '1,000 anonymous `initialize` to a `sessions: true` deployment from 127.0.0.1, then a real MCP client from 127.0.0.2',
       result: `flood: ${flood}; the real client: ${outcome.ok ? `started ${outcome.detail} and called a tool` : `failed (${outcome.detail})`}`,
       target: 'the real client succeeds',
       met: outcome.ok,

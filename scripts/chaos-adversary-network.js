@@ -61,15 +61,29 @@ export async function ssrf() {
     apiSeen.push(req.url ?? '');
     if (req.url === '/to-other') res.writeHead(302, { location: `${other.url}/landing` }).end();
     else if (req.url === '/to-metadata') res.writeHead(302, { location: METADATA_URL }).end();
-    else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ user: 'alice', path: req.url }));
+    else
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ user: 'alice', path: req.url }));
   });
   try {
     await startEngine(home);
     const env = { API_KEY: key };
     const flags = ['--env-var', 'API_KEY'];
-    const closed = await deploy(home, ssrfDefinition(join(home, 'closed'), 'api-closed', apiServer.url, false), 'staging', env, flags);
-    const open = await deploy(home, ssrfDefinition(join(home, 'open'), 'api-open', apiServer.url, true), 'staging', env, flags);
-    const call = async (deployment, tool, args) => toolAnswer((await callTool(`${deployment.url}/mcp`, tool, args)).text);
+    const closed = await deploy(
+      home,
+      ssrfDefinition(join(home, 'closed'), 'api-closed', apiServer.url, false),
+      'staging',
+      env,
+      flags,
+    );
+    const open = await deploy(
+      home,
+      ssrfDefinition(join(home, 'open'), 'api-open', apiServer.url, true),
+      'staging',
+      env,
+      flags,
+    );
+    const call = async (deployment, tool, args) =>
+      toolAnswer((await callTool(`${deployment.url}/mcp`, tool, args)).text);
     const succeeded = (answer) => answer.answered && !answer.isError;
 
     // without egress: a loopback API is out of reach
@@ -103,7 +117,8 @@ export async function ssrf() {
     }
     const leaks = reachedWithoutEgress + headerLeaks + metadataLeak + climbs.length;
     return {
-      scenario: 'SSRF: an http tool with a secret header; a loopback API without egress, 302 to another origin and to 169.254.169.254, `..` in `{{args.id}}`',
+      scenario:
+        'SSRF: an http tool with a secret header; a loopback API without egress, 302 to another origin and to 169.254.169.254, `..` in `{{args.id}}`',
       result: `${leaks} leaks (${reachedWithoutEgress} reached without egress, ${headerLeaks} secret headers across origins, metadata ${metadata}, ${climbs.length} climbed paths); ${refused}/${DOT_ARGUMENTS.length} dot arguments refused`,
       target: '0 leaks, metadata and dot arguments refused',
       met: leaks === 0 && checksEgress && metadata === 'refused' && refused === DOT_ARGUMENTS.length && controlOk,
@@ -128,7 +143,9 @@ function keyed(url, key, localAddress) {
       { agent: false, localAddress, timeout: 30_000, headers: { authorization: `Bearer ${key}` } },
       (response) => {
         response.resume();
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, retryAfter: response.headers['retry-after'] }));
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, retryAfter: response.headers['retry-after'] }),
+        );
       },
     );
     request.on('timeout', () => request.destroy(new Error('timeout')));
@@ -143,12 +160,15 @@ export async function apiKeyGuessing() {
   try {
     const state = await startEngine(home);
     const answers = [];
-    for (let i = 0; i < 200; i += 1) answers.push(await keyed(state.url, randomBytes(24).toString('base64url'), '127.0.0.1'));
+    for (let i = 0; i < 200; i += 1)
+      answers.push(await keyed(state.url, randomBytes(24).toString('base64url'), '127.0.0.1'));
     const unauthorized = answers.filter((a) => a.status === 401).length;
     const limited = answers.filter((a) => a.status === 429);
     const firstLimited = answers.findIndex((a) => a.status === 429);
     const afterLimit = firstLimited < 0 ? [] : answers.slice(firstLimited);
-    const withoutRetryAfter = limited.filter((a) => a.retryAfter === undefined || !/^\d+$/.test(String(a.retryAfter))).length;
+    const withoutRetryAfter = limited.filter(
+      (a) => a.retryAfter === undefined || !/^\d+$/.test(String(a.retryAfter)),
+    ).length;
     const elsewhere = await keyed(state.url, state.apiKey, '127.0.0.2');
     const sameAddress = await keyed(state.url, state.apiKey, '127.0.0.1');
     const other = answers.filter((a) => a.status !== 401 && a.status !== 429).length;

@@ -14,7 +14,19 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { apiKeyGuessing, ssrf } from './chaos-adversary-network.js';
 import { sessionFlooding, spoofedIdentity } from './chaos-adversary-clients.js';
-import { api, callTool, cleanHome, deploy, mcpctl, newHome, rawExchange, startEngine, toolAnswer, writeServer, yamlList } from './chaos-support.js';
+import {
+  api,
+  callTool,
+  cleanHome,
+  deploy,
+  mcpctl,
+  newHome,
+  rawExchange,
+  startEngine,
+  toolAnswer,
+  writeServer,
+  yamlList,
+} from './chaos-support.js';
 
 // A reader over a path argument: node's fs, a shell's cat, and a module's fs.readFile. Each
 // returns what it read and also prints it (so a leak would reach the log too).
@@ -125,8 +137,10 @@ export async function crossDeploymentReads() {
         const answer = toolAnswer((await callTool(`${b.url}/mcp`, name, { path })).text);
         reads += 1;
         if (answer.answered) answered += 1;
-        if (answer.answered && !answer.isError && !answer.text.startsWith('unreadable') && answer.text !== '') gotFile += 1;
-        if (secrets.some((s) => answer.text.includes(s))) leaked.push(`${name} ${path.startsWith(home) ? relative(home, path) : path}`);
+        if (answer.answered && !answer.isError && !answer.text.startsWith('unreadable') && answer.text !== '')
+          gotFile += 1;
+        if (secrets.some((s) => answer.text.includes(s)))
+          leaked.push(`${name} ${path.startsWith(home) ? relative(home, path) : path}`);
       }
     }
 
@@ -134,7 +148,11 @@ export async function crossDeploymentReads() {
     const ownReads = [];
     for (const name of ['read_node', 'read_shell', 'read_module']) {
       const answer = toolAnswer((await callTool(`${b.url}/mcp`, name, { path: 'tools.mjs' })).text);
-      ownReads.push(answer.text.includes('export async function readPath') ? `${name} yes` : `${name} no (${answer.text.slice(0, 60)})`);
+      ownReads.push(
+        answer.text.includes('export async function readPath')
+          ? `${name} yes`
+          : `${name} no (${answer.text.slice(0, 60)})`,
+      );
     }
     const ownOk = ownReads.filter((r) => r.endsWith(' yes')).length;
 
@@ -144,10 +162,12 @@ export async function crossDeploymentReads() {
       await mcpctl(home, ['--json', 'logs', b.deployment_id, '-n', '5000']),
       await mcpctl(home, ['engine', 'logs', '-n', '5000']),
     ].flatMap((r) => [r.stdout, r.stderr]);
-    for (const path of filesUnder(home)) if (path.endsWith('.log') || path.includes('/logs/')) logs.push(readFileSync(path, 'utf8'));
+    for (const path of filesUnder(home))
+      if (path.endsWith('.log') || path.includes('/logs/')) logs.push(readFileSync(path, 'utf8'));
     const logHits = logs.filter((text) => text.includes(secret) || text.includes(state.apiKey)).length;
     return {
-      scenario: "cross-deployment reads: B's exec (node, sh) and module tools read the engine key, the store, A's bundle, A's /proc/PID/environ",
+      scenario:
+        "cross-deployment reads: B's exec (node, sh) and module tools read the engine key, the store, A's bundle, A's /proc/PID/environ",
       result: `${leaked.length} of ${reads} reads returned a secret, ${logHits} log hits`,
       target: '0 reads, 0 log hits',
       met: leaked.length === 0 && logHits === 0 && answered === reads && ownOk === 3 && woke.text === 'set',
@@ -198,8 +218,17 @@ export async function logInjection() {
     await callTool(mcpUrl, 'echo', { [`${clear}${word}`]: `${ESC}[31m${word}` });
     // headers on a raw socket (an HTTP client refuses to send control bytes)
     const { host, port, pathname } = new URL(mcpUrl);
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: word } } });
-    for (const header of [`User-Agent: ${clear}${word}`, `X-MCP-User-Id: ${title}`, `Mcp-Session-Id: ${ESC}[31m${word}`]) {
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'echo', arguments: { text: word } },
+    });
+    for (const header of [
+      `User-Agent: ${clear}${word}`,
+      `X-MCP-User-Id: ${title}`,
+      `Mcp-Session-Id: ${ESC}[31m${word}`,
+    ]) {
       await rawExchange(
         port,
         `POST ${pathname} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n${header}\r\nContent-Type: application/json\r\n` +
@@ -214,7 +243,8 @@ export async function logInjection() {
     const raw = controlBytes(text);
     const shown = text.split(word).length - 1;
     return {
-      scenario: 'log injection: ESC sequences (clear screen, OSC title) in a tool name, arguments and headers, then `mcpctl logs`',
+      scenario:
+        'log injection: ESC sequences (clear screen, OSC title) in a tool name, arguments and headers, then `mcpctl logs`',
       result: `${raw} raw control bytes printed; the injected text shown ${shown} times`,
       target: '0 raw control bytes',
       met: raw === 0 && shown > 0,

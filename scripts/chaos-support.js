@@ -33,7 +33,14 @@ export function newHome(prefix) {
 }
 
 export function cliEnv(home, extra = {}) {
-  const env = { PATH: process.env.PATH, HOME: home, MCPCTL_HOME: home, XDG_CONFIG_HOME: join(home, 'config'), CI: 'true', ...extra };
+  const env = {
+    PATH: process.env.PATH,
+    HOME: home,
+    MCPCTL_HOME: home,
+    XDG_CONFIG_HOME: join(home, 'config'),
+    CI: 'true',
+    ...extra,
+  };
   return env;
 }
 
@@ -41,7 +48,10 @@ export function cliEnv(home, extra = {}) {
 export function mcpctl(home, argv, extraEnv = {}) {
   return new Promise((resolve) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [bin, ...argv], { env: cliEnv(home, extraEnv), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bin, ...argv], {
+      env: cliEnv(home, extraEnv),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     children.add(child);
     let stdout = '';
     let stderr = '';
@@ -117,7 +127,10 @@ process.on('SIGINT', () => {
 export async function api(state, method, path, body) {
   const response = await fetch(`${state.url}${path}`, {
     method,
-    headers: { authorization: `Bearer ${state.apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${state.apiKey}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     signal: AbortSignal.timeout(150_000),
   });

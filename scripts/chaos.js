@@ -80,7 +80,9 @@ const scenarios = {
   async builds() {
     const home = newHome('builds');
     try {
-      const files = Array.from({ length: N_BUILDS }, (_, i) => writeDefinition(join(home, 'defs', `s${i}`), `parallel-${i}`));
+      const files = Array.from({ length: N_BUILDS }, (_, i) =>
+        writeDefinition(join(home, 'defs', `s${i}`), `parallel-${i}`),
+      );
       expectOk(await mcpctl(home, ['engine', 'start']), 'engine start');
       const started = performance.now();
       const results = await Promise.all(files.map((file) => mcpctl(home, ['--json', 'build', file])));
@@ -108,11 +110,15 @@ const scenarios = {
       expectOk(built, 'build');
       const mcpId = JSON.parse(built.stdout).mcp_id;
       const started = performance.now();
-      const results = await Promise.all(Array.from({ length: N_DEPLOYS }, () => mcpctl(home, ['--json', 'deploy', mcpId, '--env', 'development'])));
+      const results = await Promise.all(
+        Array.from({ length: N_DEPLOYS }, () => mcpctl(home, ['--json', 'deploy', mcpId, '--env', 'development'])),
+      );
       const took = performance.now() - started;
       // Each newer development deployment of a server replaces the one before: reaching
       // `deployed` (and maybe being replaced since) is success.
-      const reached = results.filter((r) => r.code === 0 && (JSON.parse(r.stdout).transitions ?? []).some((t) => t.status === 'deployed'));
+      const reached = results.filter(
+        (r) => r.code === 0 && (JSON.parse(r.stdout).transitions ?? []).some((t) => t.status === 'deployed'),
+      );
       const ids = new Set(reached.map((r) => JSON.parse(r.stdout).deployment_id));
       record(
         `${N_DEPLOYS} concurrent \`mcpctl deploy --env development\``,
@@ -211,7 +217,16 @@ const scenarios = {
     const home = newHome('restart');
     const burners = [];
     try {
-      const environments = ['production', 'production', 'production', 'staging', 'staging', 'development', 'development', 'development'];
+      const environments = [
+        'production',
+        'production',
+        'production',
+        'staging',
+        'staging',
+        'development',
+        'development',
+        'development',
+      ];
       const deployments = [];
       for (const [i, environment] of environments.entries()) {
         const file = writeDefinition(join(home, 'defs', `d${i}`), `restart-${i}`);
@@ -222,7 +237,11 @@ const scenarios = {
       const instances = deployments.reduce((n, d) => n + d.instances.length, 0);
       // a loaded machine: one busy process per core, and callers on every deployment
       for (let i = 0; i < availableParallelism(); i += 1) {
-        const burner = spawn(process.execPath, ['-e', 'const end = Date.now() + 600_000; while (Date.now() < end) {}'], { stdio: 'ignore' });
+        const burner = spawn(
+          process.execPath,
+          ['-e', 'const end = Date.now() + 600_000; while (Date.now() < end) {}'],
+          { stdio: 'ignore' },
+        );
         children.add(burner);
         burners.push(burner);
       }
@@ -246,7 +265,12 @@ const scenarios = {
             for (const d of deployments) {
               const status = await api(state, 'GET', `/v1/deploy/${d.deployment_id}/status`);
               const data = status.body?.data;
-              if (data?.status === 'deployed' && data.url === d.url && (data.instances ?? []).some((i) => i.state === 'healthy')) back.push(d);
+              if (
+                data?.status === 'deployed' &&
+                data.url === d.url &&
+                (data.instances ?? []).some((i) => i.state === 'healthy')
+              )
+                back.push(d);
             }
             return back.length === deployments.length;
           },
@@ -259,7 +283,8 @@ const scenarios = {
       loading = false;
       await load;
       let answering = 0;
-      for (const d of back) if ((await callTool(`${d.url}/mcp`, 'greet', { name: 'back' })).text.includes('Hello back')) answering += 1;
+      for (const d of back)
+        if ((await callTool(`${d.url}/mcp`, 'greet', { name: 'back' })).text.includes('Hello back')) answering += 1;
       record(
         `engine restart with ${deployments.length} deployments (${instances} instances), under load`,
         `${back.length}/${deployments.length} back at the same URL and answering ${answering}/${deployments.length}, in ${seconds(took)}`,
@@ -319,7 +344,8 @@ const scenarios = {
         for (const entry of readdirSync(dir, { withFileTypes: true })) {
           const path = join(dir, entry.name);
           if (entry.isDirectory()) visit(path);
-          else if (entry.isFile() && readFileSync(path).includes(secret)) files.push({ path: relative(home, path), mode: statSync(path).mode & 0o777 });
+          else if (entry.isFile() && readFileSync(path).includes(secret))
+            files.push({ path: relative(home, path), mode: statSync(path).mode & 0o777 });
         }
       };
       visit(home);
@@ -391,7 +417,9 @@ const scenarios = {
       const random = () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32;
       for (let i = 0; i < 200; i += 1) {
         const verb = ['GET', 'POST', 'PUT', 'PATCH', 'HEAD', 'XYZ'][Math.floor(random() * 6)];
-        const path = ['/v1/build', '/v1/deploy', mcpPath, '/v1/servers/' + 'x'.repeat(Math.floor(random() * 300)), '/'][Math.floor(random() * 5)];
+        const path = ['/v1/build', '/v1/deploy', mcpPath, '/v1/servers/' + 'x'.repeat(Math.floor(random() * 300)), '/'][
+          Math.floor(random() * 5)
+        ];
         const bytes = Buffer.from(Array.from({ length: Math.floor(random() * 200) }, () => Math.floor(random() * 256)));
         cases.push(
           `${verb} ${path} HTTP/1.1\r\n${h()}Authorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${bytes.length}\r\n\r\n${bytes.toString('latin1')}`,
@@ -449,7 +477,11 @@ function postKillingAtHead(state, path, body) {
     const request = httpRequest(`${state.url}${path}`, {
       method: 'POST',
       agent: false,
-      headers: { authorization: `Bearer ${state.apiKey}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) },
+      headers: {
+        authorization: `Bearer ${state.apiKey}`,
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(text),
+      },
     });
     request.on('response', (response) => {
       try {
@@ -479,7 +511,8 @@ for (const [name, scenario] of Object.entries(adversaryScenarios)) {
   };
 }
 const adversaryNames = new Set(Object.keys(adversaryScenarios));
-const selected = (name) => only === undefined || only.includes(name) || (only.includes('adversary') && adversaryNames.has(name));
+const selected = (name) =>
+  only === undefined || only.includes(name) || (only.includes('adversary') && adversaryNames.has(name));
 const unknown = (only ?? []).filter((name) => name !== 'adversary' && !(name in scenarios));
 if (unknown.length > 0) {
   console.error(`unknown scenario ${unknown.join(', ')}: use ${[...Object.keys(scenarios), 'adversary'].join(', ')}`);

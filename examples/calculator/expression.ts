@@ -33,7 +33,8 @@ function tokenize(text: string): Token[] {
     if (/^\s*$/.test(text.slice(index))) break;
     pattern.lastIndex = index;
     const match = pattern.exec(text);
-    if (match === null) throw new Error(`unexpected character at position ${index + 1}: "${text.slice(index).trim()[0]}"`);
+    if (match === null)
+      throw new Error(`unexpected character at position ${index + 1}: "${text.slice(index).trim()[0]}"`);
     if (match[1] !== undefined) tokens.push({ kind: 'number', value: Number(match[1]) });
     else if (match[2] !== undefined) tokens.push({ kind: 'name', value: match[2] });
     else tokens.push({ kind: 'symbol', value: match[3]! });
@@ -49,7 +50,8 @@ export function parseExpression(text: string): number {
   const take = (symbol?: string): Token => {
     const token = tokens[position];
     if (token === undefined) throw new Error('the expression ends too early');
-    if (symbol !== undefined && (token.kind !== 'symbol' || token.value !== symbol)) throw new Error(`expected "${symbol}"`);
+    if (symbol !== undefined && (token.kind !== 'symbol' || token.value !== symbol))
+      throw new Error(`expected "${symbol}"`);
     position += 1;
     return token;
   };

@@ -25,7 +25,10 @@ export async function withProgress(_args, context) {
 }
 
 export async function sampling({ prompt }, context) {
-  const answer = await context.sample({ messages: [{ role: 'user', content: { type: 'text', text: prompt } }], maxTokens: 100 });
+  const answer = await context.sample({
+    messages: [{ role: 'user', content: { type: 'text', text: prompt } }],
+    maxTokens: 100,
+  });
   const text = answer.content.type === 'text' ? answer.content.text : JSON.stringify(answer.content);
   return `LLM response: ${text}`;
 }
@@ -49,7 +52,12 @@ export async function elicitationDefaults(_args, context) {
       name: { type: 'string', description: 'User name', default: 'John Doe' },
       age: { type: 'integer', description: 'User age', default: 30 },
       score: { type: 'number', description: 'User score', default: 95.5 },
-      status: { type: 'string', description: 'User status', enum: ['active', 'inactive', 'pending'], default: 'active' },
+      status: {
+        type: 'string',
+        description: 'User status',
+        enum: ['active', 'inactive', 'pending'],
+        default: 'active',
+      },
       verified: { type: 'boolean', description: 'Verification status', default: true },
     },
     required: [],
@@ -71,8 +79,17 @@ export async function elicitationEnums(_args, context) {
           { const: 'value3', title: 'Third Option' },
         ],
       },
-      legacyEnum: { type: 'string', description: 'Pick one', enum: ['opt1', 'opt2', 'opt3'], enumNames: ['Option One', 'Option Two', 'Option Three'] },
-      untitledMulti: { type: 'array', description: 'Pick some', items: { type: 'string', enum: ['option1', 'option2', 'option3'] } },
+      legacyEnum: {
+        type: 'string',
+        description: 'Pick one',
+        enum: ['opt1', 'opt2', 'opt3'],
+        enumNames: ['Option One', 'Option Two', 'Option Three'],
+      },
+      untitledMulti: {
+        type: 'array',
+        description: 'Pick some',
+        items: { type: 'string', enum: ['option1', 'option2', 'option3'] },
+      },
       titledMulti: {
         type: 'array',
         description: 'Pick some',

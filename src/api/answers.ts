@@ -79,10 +79,17 @@ export function header(headers: Record<string, string | string[] | undefined>, n
   return Array.isArray(value) ? value[0] : value;
 }
 
-export function parseAnswer<T>(call: Call<T>, url: string, status: number, headers: Record<string, string | string[] | undefined>, text: string): Answer<T> {
+export function parseAnswer<T>(
+  call: Call<T>,
+  url: string,
+  status: number,
+  headers: Record<string, string | string[] | undefined>,
+  text: string,
+): Answer<T> {
   const headerId = header(headers, 'x-request-id');
   const retryAfter = parseRetryAfter(header(headers, 'retry-after'));
-  if (status === 304 && call.allowNotModified === true) return { status, data: undefined, meta: undefined, error: undefined, headers };
+  if (status === 304 && call.allowNotModified === true)
+    return { status, data: undefined, meta: undefined, error: undefined, headers };
 
   let body: unknown;
   let json = true;
@@ -123,7 +130,13 @@ export function parseAnswer<T>(call: Call<T>, url: string, status: number, heade
       throw contractError(call.method, url, 'success', `is false in an HTTP ${status} answer`, requestId, status);
     }
     if (call.acceptError?.(status, env.error) === true && env.data !== null) {
-      return { status, data: checkData(call, url, env.data, requestId, status), meta: env.meta, error: env.error, headers };
+      return {
+        status,
+        data: checkData(call, url, env.data, requestId, status),
+        meta: env.meta,
+        error: env.error,
+        headers,
+      };
     }
     throw new ApiError({
       kind: 'http',
@@ -139,7 +152,14 @@ export function parseAnswer<T>(call: Call<T>, url: string, status: number, heade
     });
   }
   if (status < 200 || status >= 300) {
-    throw contractError(call.method, url, undefined, `unexpected HTTP ${status} for a successful answer`, requestId, status);
+    throw contractError(
+      call.method,
+      url,
+      undefined,
+      `unexpected HTTP ${status} for a successful answer`,
+      requestId,
+      status,
+    );
   }
   return { status, data: checkData(call, url, env.data, requestId, status), meta: env.meta, error: undefined, headers };
 }
@@ -161,7 +181,14 @@ function checkData<T>(call: Call<T>, url: string, data: unknown, requestId: stri
   });
 }
 
-export function contractError(method: string, url: string, path: string | undefined, message: string, requestId: string | undefined, status = 200): ApiError {
+export function contractError(
+  method: string,
+  url: string,
+  path: string | undefined,
+  message: string,
+  requestId: string | undefined,
+  status = 200,
+): ApiError {
   const where = path === undefined || path === '' ? '' : `${path}: `;
   return new ApiError({
     kind: 'contract',

@@ -8,7 +8,13 @@
 import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { join, posix, relative, sep } from 'node:path';
 import { listPathRefs } from '../definition/file-paths.js';
-import { IGNORE_FILE, isDotName, looksLikeCredential, parseIgnoreRules, type IgnoreRules } from '../definition/shipped-files.js';
+import {
+  IGNORE_FILE,
+  isDotName,
+  looksLikeCredential,
+  parseIgnoreRules,
+  type IgnoreRules,
+} from '../definition/shipped-files.js';
 import type { LoadedDefinition } from '../definition/load.js';
 import { listCompletionModules } from '../definition/completion-refs.js';
 import { compiledNameClash, exportedNames, sourcesToCheck, transpileSource } from '../definition/modules.js';
@@ -175,7 +181,11 @@ async function checkCode(
     if (clash !== undefined) problems.push({ field, message: clash });
     const { problems: syntax } = await transpileSource(path, texts.get(path) ?? '');
     for (const problem of syntax) {
-      problems.push({ field, message: problem.message, ...(problem.line === undefined ? {} : { at: `${path}:${problem.line}:${problem.column}` }) });
+      problems.push({
+        field,
+        message: problem.message,
+        ...(problem.line === undefined ? {} : { at: `${path}:${problem.line}:${problem.column}` }),
+      });
     }
   }
   if (problems.length > 0) return;
@@ -192,7 +202,8 @@ async function checkCode(
     });
   }
   for (const ref of listCompletionModules(loaded.definition)) {
-    if (ref.export !== undefined) wanted.push({ field: [...ref.path, 'export'], module: ref.module, name: ref.export, note: '' });
+    if (ref.export !== undefined)
+      wanted.push({ field: [...ref.path, 'export'], module: ref.module, name: ref.export, note: '' });
   }
   for (const { field, module, name, note } of wanted) {
     const path = posix.normalize(module);
@@ -257,7 +268,10 @@ async function statInside(root: string, path: string, field: FieldPath, problems
     return undefined;
   }
   if (real !== root && !real.startsWith(root + sep)) {
-    problems.push({ field, message: `${path} leads outside the definition folder through a symbolic link; copy the file into the folder instead` });
+    problems.push({
+      field,
+      message: `${path} leads outside the definition folder through a symbolic link; copy the file into the folder instead`,
+    });
     return undefined;
   }
   return stat(real);
@@ -309,7 +323,13 @@ export function findRelativeImports(source: string): string[] {
 }
 
 /** Follows a module's relative imports, TypeScript-style (`./x.js` may be `./x.ts`). */
-async function addImports(root: string, module: string, field: FieldPath, paths: Map<string, FieldPath>, moduleFiles: Set<string>): Promise<void> {
+async function addImports(
+  root: string,
+  module: string,
+  field: FieldPath,
+  paths: Map<string, FieldPath>,
+  moduleFiles: Set<string>,
+): Promise<void> {
   const source = await readFile(join(root, module), 'utf8').catch(() => '');
   for (const specifier of findRelativeImports(source)) {
     const target = posix.normalize(posix.join(posix.dirname(module), specifier));
@@ -329,7 +349,11 @@ async function resolveImport(root: string, target: string): Promise<string | und
     .replace(/\.js$/, '.ts')
     .replace(/\.mjs$/, '.mts')
     .replace(/\.cjs$/, '.cts');
-  const candidates = [target, swapped, ...['.ts', '.js', '.mts', '.mjs', '/index.ts', '/index.js'].map((ext) => target + ext)];
+  const candidates = [
+    target,
+    swapped,
+    ...['.ts', '.js', '.mts', '.mjs', '/index.ts', '/index.js'].map((ext) => target + ext),
+  ];
   for (const candidate of candidates) {
     const info = await lstat(join(root, candidate)).catch(() => undefined);
     if (info?.isFile() === true && !relative(root, join(root, candidate)).startsWith('..')) return candidate;

@@ -7,7 +7,15 @@
  * Pure: no IO.
  */
 import { z } from 'zod';
-import { AuthConfig, EgressConfig, PromptDefinition, ResourceDefinition, SERVER_NAME_PATTERN, TEMPLATES, ToolDefinition } from '../definition/schema.js';
+import {
+  AuthConfig,
+  EgressConfig,
+  PromptDefinition,
+  ResourceDefinition,
+  SERVER_NAME_PATTERN,
+  TEMPLATES,
+  ToolDefinition,
+} from '../definition/schema.js';
 
 export const FileEntry = z.strictObject({
   encoding: z.enum(['utf8', 'base64']),
@@ -15,7 +23,9 @@ export const FileEntry = z.strictObject({
 });
 
 export const BuildRequest = z.strictObject({
-  name: z.string().regex(SERVER_NAME_PATTERN, 'must start with a letter or digit; letters, digits, ., _ or -; at most 64'),
+  name: z
+    .string()
+    .regex(SERVER_NAME_PATTERN, 'must start with a letter or digit; letters, digits, ., _ or -; at most 64'),
   template: z.enum(TEMPLATES),
   tools: z.array(ToolDefinition).optional(),
   resources: z.array(ResourceDefinition).optional(),
@@ -27,7 +37,10 @@ export const BuildRequest = z.strictObject({
   auth: AuthConfig.optional(),
   sessions: z.boolean().optional(),
   egress: EgressConfig.optional(),
-  files: z.record(z.string().min(1), FileEntry).optional().describe('files the definition references, by path relative to the definition'),
+  files: z
+    .record(z.string().min(1), FileEntry)
+    .optional()
+    .describe('files the definition references, by path relative to the definition'),
 });
 export type BuildRequest = z.infer<typeof BuildRequest>;
 export type BuildRequestInput = z.input<typeof BuildRequest>;

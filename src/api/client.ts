@@ -108,7 +108,16 @@ export class ApiClient {
 
   /** POST /v1/build */
   async build(body: BuildRequestInput, options: PostOptions = {}): Promise<McpServer> {
-    return this.transport.data(await this.transport.send({ method: 'POST', operation: 'build', path: '/v1/build', body, schema: McpServer, ...idem(options) }));
+    return this.transport.data(
+      await this.transport.send({
+        method: 'POST',
+        operation: 'build',
+        path: '/v1/build',
+        body,
+        schema: McpServer,
+        ...idem(options),
+      }),
+    );
   }
 
   /**
@@ -121,7 +130,8 @@ export class ApiClient {
 
   /** GET /v1/deploy/{id}/status, optionally long-polling. */
   async status(deploymentId: string, options: StatusOptions = {}): Promise<StatusAnswer> {
-    const wait = options.waitSeconds === undefined ? undefined : Math.min(60, Math.max(0, Math.ceil(options.waitSeconds)));
+    const wait =
+      options.waitSeconds === undefined ? undefined : Math.min(60, Math.max(0, Math.ceil(options.waitSeconds)));
     const answer = await this.transport.send({
       method: 'GET',
       operation: 'status',
@@ -158,26 +168,46 @@ export class ApiClient {
 
   /** GET /v1/models: the test models and whether the service can run each now. */
   async models(): Promise<ModelStatus[]> {
-    return this.transport.data(await this.transport.send({ method: 'GET', operation: 'read', path: '/v1/models', schema: ModelList })).models;
+    return this.transport.data(
+      await this.transport.send({ method: 'GET', operation: 'read', path: '/v1/models', schema: ModelList }),
+    ).models;
   }
 
   /** GET /v1/servers */
   async listServers(filter: { name?: string } = {}): Promise<McpServer[]> {
-    return this.transport.data(await this.transport.send({ method: 'GET', operation: 'list', path: '/v1/servers', query: { ...filter }, schema: ServerList }))
-      .servers;
+    return this.transport.data(
+      await this.transport.send({
+        method: 'GET',
+        operation: 'list',
+        path: '/v1/servers',
+        query: { ...filter },
+        schema: ServerList,
+      }),
+    ).servers;
   }
 
   /** GET /v1/servers/{mcp_id} */
   async getServer(mcpId: string): Promise<McpServer> {
     return this.transport.data(
-      await this.transport.send({ method: 'GET', operation: 'read', path: `/v1/servers/${encodeURIComponent(mcpId)}`, schema: McpServer }),
+      await this.transport.send({
+        method: 'GET',
+        operation: 'read',
+        path: `/v1/servers/${encodeURIComponent(mcpId)}`,
+        schema: McpServer,
+      }),
     );
   }
 
   /** GET /v1/deployments */
   async listDeployments(filter: DeploymentFilter = {}): Promise<Deployment[]> {
     return this.transport.data(
-      await this.transport.send({ method: 'GET', operation: 'list', path: '/v1/deployments', query: { ...filter }, schema: DeploymentList }),
+      await this.transport.send({
+        method: 'GET',
+        operation: 'list',
+        path: '/v1/deployments',
+        query: { ...filter },
+        schema: DeploymentList,
+      }),
     ).deployments;
   }
 
@@ -225,7 +255,12 @@ export class ApiClient {
     );
   }
 
-  private async deployLike(operation: 'deploy' | 'rollback', path: string, body: unknown, options: DeployOptions): Promise<DeployAnswer> {
+  private async deployLike(
+    operation: 'deploy' | 'rollback',
+    path: string,
+    body: unknown,
+    options: DeployOptions,
+  ): Promise<DeployAnswer> {
     const answer = await this.transport.send({
       method: 'POST',
       operation,
@@ -263,5 +298,8 @@ export class ApiClient {
 }
 
 function idem(options: PostOptions): { idempotencyKey: string; finishOnAbort?: boolean } {
-  return { idempotencyKey: options.idempotencyKey ?? randomUUID(), ...(options.finishOnAbort === true ? { finishOnAbort: true } : {}) };
+  return {
+    idempotencyKey: options.idempotencyKey ?? randomUUID(),
+    ...(options.finishOnAbort === true ? { finishOnAbort: true } : {}),
+  };
 }

@@ -69,7 +69,9 @@ export interface GuidanceCall {
   ok: boolean;
   error?: string | undefined;
   /** how it failed, when the service knows; otherwise it is read from `error` */
-  failure?: { kind: string; status?: number | undefined; exit_code?: number | undefined; signal?: string | undefined } | undefined;
+  failure?:
+    | { kind: string; status?: number | undefined; exit_code?: number | undefined; signal?: string | undefined }
+    | undefined;
 }
 
 export interface GuidanceInput {
@@ -183,7 +185,12 @@ const LACKS_TOOL = [
 ];
 
 function missingToolCauses({ run, unmet }: GuidanceInput): Cause[] {
-  const needs = unmet ?? [...run.ai_response.matchAll(LOCAL_NEEDS)].map((m) => ({ tool: m[1]!, missing: m[2]!.split(/, | and /).filter((s) => s !== '') }));
+  const needs =
+    unmet ??
+    [...run.ai_response.matchAll(LOCAL_NEEDS)].map((m) => ({
+      tool: m[1]!,
+      missing: m[2]!.split(/, | and /).filter((s) => s !== ''),
+    }));
   const causes: Cause[] = needs.map(({ tool, missing }) => {
     const them = missing.length === 1 ? 'it' : 'them';
     // a resource template (notes://{day}) is read, not called
@@ -239,8 +246,16 @@ function failedCallCauses({ run }: GuidanceInput): Cause[] {
     const failure = failureOf(first);
     const all = calls.filter((c) => c.name === tool).length;
     const count = all === 1 ? 'its call failed' : `${indexes.length} of its ${all} calls failed`;
-    const error = first.error === undefined || first.error === '' ? '' : `: ${clip(first.error.replace(/\s+/g, ' ').trim(), ERROR_CHARS)}`;
-    return { kind: 'failed_calls' as const, message: `${tool}: ${count}; ${describeFailure(failure)}${error}`, tools: [tool], calls: indexes };
+    const error =
+      first.error === undefined || first.error === ''
+        ? ''
+        : `: ${clip(first.error.replace(/\s+/g, ' ').trim(), ERROR_CHARS)}`;
+    return {
+      kind: 'failed_calls' as const,
+      message: `${tool}: ${count}; ${describeFailure(failure)}${error}`,
+      tools: [tool],
+      calls: indexes,
+    };
   });
 }
 
@@ -274,7 +289,8 @@ export function failureOf(call: GuidanceCall): CallFailure {
  */
 export function classifyToolError(error: string): CallFailure {
   // an unknown tool is also -32602 (invalid params) in the SDKs: ask for it first
-  if (/\bunknown tool\b|\btool\b[^.]{0,40}\bnot found\b|no tool named|-32601/i.test(error)) return { kind: 'unknown_tool' };
+  if (/\bunknown tool\b|\btool\b[^.]{0,40}\bnot found\b|no tool named|-32601/i.test(error))
+    return { kind: 'unknown_tool' };
   if (
     /invalid arguments|input validation|invalid params|-32602|not valid JSON|arguments? (?:are|is) not JSON|does not match (?:its|the) input ?schema/i.test(
       error,
@@ -314,7 +330,10 @@ export function describeFailure(failure: CallFailure): string {
 // not_understood
 
 function notUnderstood({ run }: GuidanceInput): Cause {
-  const who = run.ai_model === LOCAL_MODEL ? 'no tool or resource on this server matched the request' : 'the agent used no tool and no resource';
+  const who =
+    run.ai_model === LOCAL_MODEL
+      ? 'no tool or resource on this server matched the request'
+      : 'the agent used no tool and no resource';
   return {
     kind: 'not_understood',
     message:

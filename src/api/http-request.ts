@@ -51,7 +51,10 @@ export function exchange(url: string, options: ExchangeOptions): Promise<Incomin
   return new Promise((resolve, reject) => {
     const req = request(url, {
       method: options.method,
-      headers: options.body === undefined ? options.headers : { ...options.headers, 'content-length': String(Buffer.byteLength(options.body)) },
+      headers:
+        options.body === undefined
+          ? options.headers
+          : { ...options.headers, 'content-length': String(Buffer.byteLength(options.body)) },
       agent: options.agent,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
@@ -66,7 +69,10 @@ export function exchange(url: string, options: ExchangeOptions): Promise<Incomin
     };
     req.once('socket', (socket: Socket & { encrypted?: boolean }) => {
       if (!socket.connecting) return; // a kept-alive connection
-      connectTimer = setTimeout(() => req.destroy(new HttpTimeout('CONNECT_TIMEOUT', 'could not connect in time')), options.connectTimeoutMs);
+      connectTimer = setTimeout(
+        () => req.destroy(new HttpTimeout('CONNECT_TIMEOUT', 'could not connect in time')),
+        options.connectTimeoutMs,
+      );
       socket.once(socket.encrypted === true ? 'secureConnect' : 'connect', () => clearTimeout(connectTimer));
     });
     req.once('response', (res) => {

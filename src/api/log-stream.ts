@@ -21,7 +21,11 @@ export async function followLogStream(
   signal?: AbortSignal,
   options: { since?: string; limit?: number } = {},
 ): Promise<void> {
-  const url = transport.url(`/v1/deploy/${encodeURIComponent(deploymentId)}/logs`, { follow: 1, since: options.since, limit: options.limit });
+  const url = transport.url(`/v1/deploy/${encodeURIComponent(deploymentId)}/logs`, {
+    follow: 1,
+    since: options.since,
+    limit: options.limit,
+  });
   const combined = transport.signalFor(signal);
   const headers = transport.headers({ accept: 'application/x-ndjson' }, false);
   const started = performance.now();
@@ -45,7 +49,13 @@ export async function followLogStream(
     transport.report('GET', url, 1, started, headers, status, header(res.headers, 'x-request-id'));
     // an error envelope, or a service that answers with one page instead of a stream
     const text = await readBodyQuietly(res, transport.bodyTimeoutMs);
-    const page = parseAnswer({ method: 'GET', operation: 'logs', path: url, schema: LogPage }, url, status, res.headers, text);
+    const page = parseAnswer(
+      { method: 'GET', operation: 'logs', path: url, schema: LogPage },
+      url,
+      status,
+      res.headers,
+      text,
+    );
     for (const line of page.data?.lines ?? []) onLine(line);
     return;
   }

@@ -11,7 +11,14 @@ import { ENV_NAME_PATTERN, ENVIRONMENTS, TEMPLATES } from '../definition/names.j
 import { MODELS, type ModelId } from '../shared/models.js';
 import { BAND_LABELS, CAUSE_KINDS } from './guidance.js';
 
-export { SUCCESS_BANDS, CAUSE_KINDS, classifySuccessRate, type Cause, type CauseKind, type Guidance } from './guidance.js';
+export {
+  SUCCESS_BANDS,
+  CAUSE_KINDS,
+  classifySuccessRate,
+  type Cause,
+  type CauseKind,
+  type Guidance,
+} from './guidance.js';
 
 export { ENVIRONMENTS, TEMPLATES };
 export type Environment = (typeof ENVIRONMENTS)[number];
@@ -99,7 +106,10 @@ export const McpServer = z.looseObject({
   url: z.string(),
   build_time: z.number().nonnegative().describe('seconds'),
   // Extensions
-  reused: z.boolean().optional().describe('an identical definition was built before: this is that server, and build_time is this request’s'),
+  reused: z
+    .boolean()
+    .optional()
+    .describe('an identical definition was built before: this is that server, and build_time is this request’s'),
   template: z.enum(TEMPLATES).optional(),
   version: z.string().optional(),
   created_at: z.string().optional(),
@@ -110,16 +120,22 @@ export const McpServer = z.looseObject({
   required_env: z
     .array(z.string())
     .optional()
-    .describe('variables the server needs when it starts (${VAR} without a default): a deployment must pass each in config.env_vars'),
+    .describe(
+      'variables the server needs when it starts (${VAR} without a default): a deployment must pass each in config.env_vars',
+    ),
   auth: z
     .enum(['bearer', 'oauth', 'none', 'missing'])
     .optional()
-    .describe('who may call the server, as its definition says: bearer, oauth, none (public on purpose), or missing (no auth)'),
+    .describe(
+      'who may call the server, as its definition says: bearer, oauth, none (public on purpose), or missing (no auth)',
+    ),
   bundle_digest: z
     .string()
     .min(1)
     .optional()
-    .describe('SHA-256 of the build’s bundle: the same definition gives the same digest; the tag of its image (docs/kubernetes.md)'),
+    .describe(
+      'SHA-256 of the build’s bundle: the same definition gives the same digest; the tag of its image (docs/kubernetes.md)',
+    ),
 });
 export type McpServer = z.infer<typeof McpServer>;
 
@@ -184,15 +200,22 @@ export const Deployment = z.looseObject({
   stable_urls: z
     .array(z.string())
     .optional()
-    .describe('MCP endpoints that always reach the current deployment of this server in this environment, most useful first (docs/api.md)'),
+    .describe(
+      'MCP endpoints that always reach the current deployment of this server in this environment, most useful first (docs/api.md)',
+    ),
   notices: z.array(z.string()).optional().describe('what the service could not honour, said plainly'),
   auth: z
     .looseObject({
       type: z.enum(['bearer', 'oauth', 'none']),
-      resource_metadata: z.string().optional().describe('oauth: the RFC 9728 document of the first stable URL, which OAuth clients discover'),
+      resource_metadata: z
+        .string()
+        .optional()
+        .describe('oauth: the RFC 9728 document of the first stable URL, which OAuth clients discover'),
     })
     .optional()
-    .describe('who may call the server: a bearer token, an OAuth access token, or anyone (none, chosen in the definition)'),
+    .describe(
+      'who may call the server: a bearer token, an OAuth access token, or anyone (none, chosen in the definition)',
+    ),
   runner: z.string().optional().describe('what runs its instances: process, docker, swarm or kubernetes'),
   created_at: z.string().optional(),
   updated_at: z.string().optional(),
@@ -209,7 +232,11 @@ export const TestRequest = z.strictObject({
   ai_model: z.enum(AI_MODELS).default(DEFAULT_AI_MODEL),
   context: z.strictObject({ user_id: z.string().min(1).optional() }).optional(),
   // Extension: what the test expects, so the guidance knows the right tools
-  expect: z.strictObject({ tools: z.array(z.string().min(1)).max(256).optional().describe('the tools the agent should call; [] for none') }).optional(),
+  expect: z
+    .strictObject({
+      tools: z.array(z.string().min(1)).max(256).optional().describe('the tools the agent should call; [] for none'),
+    })
+    .optional(),
 });
 export type TestRequest = z.infer<typeof TestRequest>;
 
@@ -292,6 +319,15 @@ export const Metrics = z.looseObject({
   tool_errors: z.number().int(),
   tool_error_rate: z.number().nullable(),
   per_tool: z.record(z.string(), z.looseObject({ calls: z.number().int(), errors: z.number().int() })),
-  series: z.array(z.looseObject({ t: z.string(), requests: z.number(), p50_ms: z.number().nullable(), p95_ms: z.number().nullable() })).optional(),
+  series: z
+    .array(
+      z.looseObject({
+        t: z.string(),
+        requests: z.number(),
+        p50_ms: z.number().nullable(),
+        p95_ms: z.number().nullable(),
+      }),
+    )
+    .optional(),
 });
 export type Metrics = z.infer<typeof Metrics>;

@@ -37,7 +37,8 @@ export class Transport {
 
   constructor(options: ApiClientOptions) {
     const url = new URL(options.baseUrl);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError(`not an http(s) URL: ${options.baseUrl}`);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new TypeError(`not an http(s) URL: ${options.baseUrl}`);
     this.baseUrl = url.href.replace(/\/+$/, '');
     this.apiKey = options.apiKey;
     this.options = options;
@@ -74,7 +75,8 @@ export class Transport {
 
   url(path: string, query: Record<string, string | number | undefined> = {}): string {
     const url = new URL(this.baseUrl + path);
-    for (const [key, value] of Object.entries(query)) if (value !== undefined && value !== '') url.searchParams.set(key, String(value));
+    for (const [key, value] of Object.entries(query))
+      if (value !== undefined && value !== '') url.searchParams.set(key, String(value));
     return url.href;
   }
 
@@ -115,7 +117,14 @@ export class Transport {
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;
         if (call.finishOnAbort === true && this.options.signal?.aborted === true && error.kind !== 'aborted') {
-          throw new ApiError({ kind: 'aborted', code: 'aborted', message: 'interrupted', method: call.method, operation: call.operation, cause: error });
+          throw new ApiError({
+            kind: 'aborted',
+            code: 'aborted',
+            message: 'interrupted',
+            method: call.method,
+            operation: call.operation,
+            cause: error,
+          });
         }
         error.attempts = attempt;
         error.operation = call.operation;
@@ -129,7 +138,10 @@ export class Transport {
           if (pending === undefined) this.options.onWaiting?.({ operation: call.operation, reason });
           pending = reason;
           error.waitedMs = this.now() - first;
-          wait = error.retryAfter === undefined ? this.retry.baseDelayMs : Math.min(error.retryAfter, this.retry.maxRetryAfterSeconds) * 1000;
+          wait =
+            error.retryAfter === undefined
+              ? this.retry.baseDelayMs
+              : Math.min(error.retryAfter, this.retry.maxRetryAfterSeconds) * 1000;
           if (this.now() + wait >= pendingDeadline) throw error;
         } else {
           failures += 1;
@@ -147,16 +159,31 @@ export class Transport {
         try {
           await this.sleep(wait, signal);
         } catch (cause) {
-          throw new ApiError({ kind: 'aborted', code: 'aborted', message: 'interrupted', method: call.method, operation: call.operation, cause });
+          throw new ApiError({
+            kind: 'aborted',
+            code: 'aborted',
+            message: 'interrupted',
+            method: call.method,
+            operation: call.operation,
+            cause,
+          });
         }
       }
     }
   }
 
-  private async once<T>(call: Call<T>, attempt: number, signal: AbortSignal | undefined, timeoutMs: number): Promise<Answer<T>> {
+  private async once<T>(
+    call: Call<T>,
+    attempt: number,
+    signal: AbortSignal | undefined,
+    timeoutMs: number,
+  ): Promise<Answer<T>> {
     const url = this.url(call.path, call.query);
     const withBody = call.body !== undefined || call.method === 'POST';
-    const headers = this.headers({ ...(call.idempotencyKey === undefined ? {} : { 'idempotency-key': call.idempotencyKey }), ...call.headers }, withBody);
+    const headers = this.headers(
+      { ...(call.idempotencyKey === undefined ? {} : { 'idempotency-key': call.idempotencyKey }), ...call.headers },
+      withBody,
+    );
     const started = performance.now();
     let status: number;
     let answerHeaders: Record<string, string | string[] | undefined>;

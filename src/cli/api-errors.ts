@@ -24,9 +24,12 @@ function service(connection: Pick<Connection, 'url' | 'urlSource'> | undefined):
 }
 
 function loginHint(connection: Pick<Connection, 'keySource' | 'profile' | 'local'> | undefined): string {
-  if (connection?.local === true) return 'the local engine rejected its own key: run `mcpctl engine stop` and try again';
-  if (connection?.keySource === 'from MCPCTL_API_KEY') return 'check MCPCTL_API_KEY, or unset it and run `mcpctl login`';
-  const profile = connection?.profile === undefined || connection.profile === 'default' ? '' : ` --profile ${connection.profile}`;
+  if (connection?.local === true)
+    return 'the local engine rejected its own key: run `mcpctl engine stop` and try again';
+  if (connection?.keySource === 'from MCPCTL_API_KEY')
+    return 'check MCPCTL_API_KEY, or unset it and run `mcpctl login`';
+  const profile =
+    connection?.profile === undefined || connection.profile === 'default' ? '' : ` --profile ${connection.profile}`;
   return `run \`mcpctl login${profile}\` to save a valid key, or set MCPCTL_API_KEY`;
 }
 
@@ -39,7 +42,8 @@ function minutes(ms: number): string {
 }
 
 function resumeHint(error: ApiError): string | undefined {
-  if (error.idempotencyKey === undefined || error.operation === undefined || !RESUMABLE.has(error.operation)) return undefined;
+  if (error.idempotencyKey === undefined || error.operation === undefined || !RESUMABLE.has(error.operation))
+    return undefined;
   return `run the same command again with --idempotency-key ${shellQuote(error.idempotencyKey)} to pick up its result instead of starting another`;
 }
 
@@ -48,7 +52,11 @@ export function explainApiError(error: unknown, connection?: Connection, options
   if (!(error instanceof ApiError)) return error;
   const requestId = error.requestId === undefined ? undefined : serviceText(error.requestId);
   const base = { cause: error, code: error.code, ...(requestId === undefined ? {} : { requestId }) };
-  const fail = (message: string, exitCode: ExitCode, extra: { hint?: string | undefined; problems?: Problem[]; code?: string } = {}) =>
+  const fail = (
+    message: string,
+    exitCode: ExitCode,
+    extra: { hint?: string | undefined; problems?: Problem[]; code?: string } = {},
+  ) =>
     new UserError(message, {
       ...base,
       exitCode,
@@ -72,9 +80,13 @@ export function explainApiError(error: unknown, connection?: Connection, options
     case 'network': {
       if (error.code === 'timeout' && error.waitedMs !== undefined) {
         // the local engine runs, but stayed too loaded to answer for the whole wait
-        return fail(`${service(connection)} runs but did not answer within ${minutes(error.waitedMs)}`, EXIT.transient, {
-          hint: `it is safe to retry once it is less busy; \`mcpctl engine logs\` shows what it does${resumeHint(error) === undefined ? '' : `; ${resumeHint(error)!}`}`,
-        });
+        return fail(
+          `${service(connection)} runs but did not answer within ${minutes(error.waitedMs)}`,
+          EXIT.transient,
+          {
+            hint: `it is safe to retry once it is less busy; \`mcpctl engine logs\` shows what it does${resumeHint(error) === undefined ? '' : `; ${resumeHint(error)!}`}`,
+          },
+        );
       }
       if (error.code === 'timeout') {
         const resume = resumeHint(error);
@@ -107,10 +119,14 @@ export function explainApiError(error: unknown, connection?: Connection, options
   if (error.stillRunning) {
     const what = object ?? 'request';
     if (error.waitedMs !== undefined) {
-      return fail(`the ${what} is still running on ${service(connection)} after ${minutes(error.waitedMs)} of waiting`, EXIT.timeout, {
-        code: 'still_running',
-        hint: resumeHint(error) ?? 'it is safe to wait and run the command again',
-      });
+      return fail(
+        `the ${what} is still running on ${service(connection)} after ${minutes(error.waitedMs)} of waiting`,
+        EXIT.timeout,
+        {
+          code: 'still_running',
+          hint: resumeHint(error) ?? 'it is safe to wait and run the command again',
+        },
+      );
     }
     return fail(`the ${what} is still running on ${service(connection)}: ${said}`, EXIT.timeout, {
       code: 'still_running',
@@ -126,11 +142,19 @@ export function explainApiError(error: unknown, connection?: Connection, options
         hint: 'fix the definition (`mcpctl validate <file>` checks it offline) and build again',
       });
     case 'deploy_failed':
-      return fail(`the deployment failed: ${message}`, EXIT.deploy_failed, { problems, hint: 'read its logs: `mcpctl logs <deployment_id>`' });
+      return fail(`the deployment failed: ${message}`, EXIT.deploy_failed, {
+        problems,
+        hint: 'read its logs: `mcpctl logs <deployment_id>`',
+      });
     case 'idempotency_mismatch':
-      return fail(message, EXIT.usage, { hint: 'this idempotency key was used with another request; pass a new --idempotency-key, or none' });
+      return fail(message, EXIT.usage, {
+        hint: 'this idempotency key was used with another request; pass a new --idempotency-key, or none',
+      });
     case 'validation_failed':
-      return fail(`the service rejected the request: ${message}`, EXIT.usage, { problems, hint: validationHint(error, problems, options.env) });
+      return fail(`the service rejected the request: ${message}`, EXIT.usage, {
+        problems,
+        hint: validationHint(error, problems, options.env),
+      });
     case 'model_not_configured':
       return fail(message, EXIT.config, {
         hint:
@@ -140,9 +164,13 @@ export function explainApiError(error: unknown, connection?: Connection, options
       });
   }
   if (error.status === 401) {
-    return fail(`${service(connection)} rejected the API key (${connection?.keySource ?? 'unknown source'}): ${message}`, EXIT.config, {
-      hint: loginHint(connection),
-    });
+    return fail(
+      `${service(connection)} rejected the API key (${connection?.keySource ?? 'unknown source'}): ${message}`,
+      EXIT.config,
+      {
+        hint: loginHint(connection),
+      },
+    );
   }
   if (error.status === 403) {
     return fail(`the API key (${connection?.keySource ?? 'unknown source'}) may not do this: ${message}`, EXIT.config, {
@@ -156,15 +184,22 @@ export function explainApiError(error: unknown, connection?: Connection, options
     });
   }
   if (error.status === 501) {
-    return fail(`${service(connection)} does not offer this: ${message}`, EXIT.config, { problems, hint: 'use a service that does (--api-url, or a profile)' });
+    return fail(`${service(connection)} does not offer this: ${message}`, EXIT.config, {
+      problems,
+      hint: 'use a service that does (--api-url, or a profile)',
+    });
   }
   if (error.status >= 500) {
-    return fail(`${service(connection)} failed (HTTP ${error.status} ${saidCode}): ${message}${attempts}`, EXIT.transient, {
-      hint:
-        error.retryAfter === undefined
-          ? 'it is safe to retry; if it keeps failing, report it with the request id'
-          : `it is safe to retry after ${error.retryAfter} s`,
-    });
+    return fail(
+      `${service(connection)} failed (HTTP ${error.status} ${saidCode}): ${message}${attempts}`,
+      EXIT.transient,
+      {
+        hint:
+          error.retryAfter === undefined
+            ? 'it is safe to retry; if it keeps failing, report it with the request id'
+            : `it is safe to retry after ${error.retryAfter} s`,
+      },
+    );
   }
   if (error.status === 404) {
     return fail(message, EXIT.usage, { problems, hint: 'check the id; `mcpctl ls` lists servers and deployments' });
@@ -181,7 +216,11 @@ export function explainApiError(error: unknown, connection?: Connection, options
   if (error.status === 413) {
     return fail(message, EXIT.usage, { problems, hint: 'make the definition and its files smaller' });
   }
-  return fail(`${service(connection)} rejected the request (HTTP ${error.status} ${saidCode}): ${message}`, EXIT.usage, { problems });
+  return fail(
+    `${service(connection)} rejected the request (HTTP ${error.status} ${saidCode}): ${message}`,
+    EXIT.usage,
+    { problems },
+  );
 }
 
 /**
@@ -203,7 +242,8 @@ export function passVariablesHint(names: readonly string[], env: Record<string, 
   const flags = names.map((name) => `--env-var ${name}`).join(' ');
   const unset = names.filter((name) => env[name] === undefined);
   const them = names.length === 1 ? 'it' : 'them';
-  if (unset.length === 0) return `pass ${them} with ${flags} (${them === 'it' ? 'its value comes' : 'their values come'} from your environment)`;
+  if (unset.length === 0)
+    return `pass ${them} with ${flags} (${them === 'it' ? 'its value comes' : 'their values come'} from your environment)`;
   return `export ${unset.map((name) => `${name}=…`).join(' ')}, then pass ${them} with ${flags}`;
 }
 
@@ -211,7 +251,11 @@ export function passVariablesHint(names: readonly string[], env: Record<string, 
  * Connects to the configured service, runs `fn` with a client, closes it, and turns any client
  * error into a user error. The usual shape of a command that talks to `/v1`.
  */
-export async function withApi<T>(ctx: CommandContext, fn: (client: ApiClient, connection: Connection) => Promise<T>, options: ExplainOptions = {}): Promise<T> {
+export async function withApi<T>(
+  ctx: CommandContext,
+  fn: (client: ApiClient, connection: Connection) => Promise<T>,
+  options: ExplainOptions = {},
+): Promise<T> {
   const { client, connection } = await connect(ctx);
   try {
     return await fn(client, connection);

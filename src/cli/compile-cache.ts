@@ -22,9 +22,14 @@ import { Script, constants as vmConstants } from 'node:vm';
 type Env = Record<string, string | undefined>;
 
 /** The cache's folder for this user, or undefined when it is turned off. */
-export function compileCacheDir(env: Env = process.env, platform: NodeJS.Platform = process.platform, home: () => string = homedir): string | undefined {
+export function compileCacheDir(
+  env: Env = process.env,
+  platform: NodeJS.Platform = process.platform,
+  home: () => string = homedir,
+): string | undefined {
   const setting = env.MCPCTL_COMPILE_CACHE;
-  if (setting === '0' || setting === 'false' || setting === 'off' || env.NODE_DISABLE_COMPILE_CACHE === '1') return undefined;
+  if (setting === '0' || setting === 'false' || setting === 'off' || env.NODE_DISABLE_COMPILE_CACHE === '1')
+    return undefined;
   if (setting !== undefined && setting !== '') return setting;
   if (platform === 'win32') return env.LOCALAPPDATA ? join(env.LOCALAPPDATA, 'mcpctl', 'Cache') : undefined;
   if (env.XDG_CACHE_HOME && platform !== 'darwin') return join(env.XDG_CACHE_HOME, 'mcpctl');
@@ -69,7 +74,10 @@ interface CjsModule {
  */
 export function startCompileCache(env: Env = process.env): void {
   const setting = compileCacheDir(env);
-  const debug = env.MCPCTL_DEBUG_COMPILE_CACHE === '1' ? (line: string) => process.stderr.write(`compile cache: ${line}\n`) : undefined;
+  const debug =
+    env.MCPCTL_DEBUG_COMPILE_CACHE === '1'
+      ? (line: string) => process.stderr.write(`compile cache: ${line}\n`)
+      : undefined;
   const enableCompileCache = (nodeModule as { enableCompileCache?: (dir?: string) => unknown }).enableCompileCache;
   if (enableCompileCache !== undefined) {
     // Node's own: NODE_COMPILE_CACHE, when set, is the user's choice of folder
@@ -83,14 +91,18 @@ export function startCompileCache(env: Env = process.env): void {
   const bundleDir = dirname(fileURLToPath(import.meta.url));
   if (setting === undefined || !import.meta.url.endsWith('.cjs')) return;
   // V8 refuses a cache made by another V8 or with other flags; the folder's name keeps them apart
-  const dir = join(setting, `v8-${process.version}-${process.arch}-${shortHash(process.execArgv.join(' ') + (env.NODE_OPTIONS ?? ''))}`);
+  const dir = join(
+    setting,
+    `v8-${process.version}-${process.arch}-${shortHash(process.execArgv.join(' ') + (env.NODE_OPTIONS ?? ''))}`,
+  );
   const prefix = `${shortHash(bundleDir)}-`;
   const pending: Pending[] = [];
 
   const Module = nodeModule.Module as unknown as ModuleWithCompile;
   const original = Module.prototype._compile;
   Module.prototype._compile = function compile(this: CjsModule, content: string, filename: string): unknown {
-    if (dirname(filename) !== bundleDir || !filename.endsWith('.cjs') || content.startsWith('#!')) return original.call(this, content, filename);
+    if (dirname(filename) !== bundleDir || !filename.endsWith('.cjs') || content.startsWith('#!'))
+      return original.call(this, content, filename);
     const file = join(dir, `${prefix}${basename(filename, '.cjs')}.cache`);
     const header = cacheHeader(filename);
     const cachedData = header === undefined ? undefined : readCache(file, header);
@@ -112,9 +124,12 @@ export function startCompileCache(env: Env = process.env): void {
     const start = performance.now();
     try {
       mkdirSync(dir, { recursive: true });
-      for (const { script, file, header } of pending) writeAtomically(file, Buffer.concat([Buffer.from(`${header}\n`), script.createCachedData()]));
+      for (const { script, file, header } of pending)
+        writeAtomically(file, Buffer.concat([Buffer.from(`${header}\n`), script.createCachedData()]));
       pruneStale(dir, prefix, bundleDir);
-      debug?.(`wrote ${pending.map(({ file }) => basename(file)).join(', ')} in ${Math.round(performance.now() - start)} ms`);
+      debug?.(
+        `wrote ${pending.map(({ file }) => basename(file)).join(', ')} in ${Math.round(performance.now() - start)} ms`,
+      );
     } catch (error) {
       // a read-only home, a full disk: the command has done its work, the next run compiles again
       debug?.(`not written: ${(error as Error).message}`);
@@ -164,14 +179,20 @@ function writeAtomically(file: string, bytes: Buffer): void {
 function pruneStale(dir: string, prefix: string, bundleDir: string): void {
   const present = new Set(readdirSync(bundleDir));
   for (const name of readdirSync(dir)) {
-    if (name.startsWith(prefix) && name.endsWith('.cache') && !present.has(`${name.slice(prefix.length, -'.cache'.length)}.cjs`)) unlinkSync(join(dir, name));
+    if (
+      name.startsWith(prefix) &&
+      name.endsWith('.cache') &&
+      !present.has(`${name.slice(prefix.length, -'.cache'.length)}.cjs`)
+    )
+      unlinkSync(join(dir, name));
   }
 }
 
 /** The `require` a CommonJS module is given, as Node makes it. */
 function requireFor(module: CjsModule, Module: ModuleWithCompile): NodeJS.Require {
   const require = ((id: string) => module.require(id)) as NodeJS.Require;
-  require.resolve = ((request: string, options?: unknown) => Module._resolveFilename(request, module, false, options)) as NodeJS.RequireResolve;
+  require.resolve = ((request: string, options?: unknown) =>
+    Module._resolveFilename(request, module, false, options)) as NodeJS.RequireResolve;
   require.main = process.mainModule;
   require.cache = Module._cache as NodeJS.Require['cache'];
   require.extensions = Module._extensions as NodeJS.Require['extensions'];

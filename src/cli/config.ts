@@ -58,7 +58,9 @@ type Env = Record<string, string | undefined>;
 /** The config file's path for this environment. */
 export function configPath(env: Env): string {
   if (nonEmpty(env.MCPCTL_CONFIG)) return env.MCPCTL_CONFIG;
-  const base = nonEmpty(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : join(nonEmpty(env.HOME) ? env.HOME : homedir(), '.config');
+  const base = nonEmpty(env.XDG_CONFIG_HOME)
+    ? env.XDG_CONFIG_HOME
+    : join(nonEmpty(env.HOME) ? env.HOME : homedir(), '.config');
   return join(base, 'mcpctl', 'config.json');
 }
 
@@ -130,7 +132,10 @@ export async function readConfig(path: string, warn?: (text: string) => void): P
     text = await readFile(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { path, exists: false, config: { profiles: {} } };
-    throw new UserError(`cannot read the config file ${path}: ${(error as Error).message}`, { exitCode: EXIT.config, code: 'bad_config' });
+    throw new UserError(`cannot read the config file ${path}: ${(error as Error).message}`, {
+      exitCode: EXIT.config,
+      code: 'bad_config',
+    });
   }
   if (warn !== undefined && process.platform !== 'win32') {
     const info = await stat(path);
@@ -183,12 +188,15 @@ export function parseConfig(raw: unknown, path: string): ConfigFile {
     }
   }
   if (problems.length > 0) {
-    throw new UserError(`the config file ${path} has ${problems.length === 1 ? 'a problem' : `${problems.length} problems`}`, {
-      exitCode: EXIT.config,
-      problems: problems.map((p) => ({ where: path, path: p.path, message: p.message })),
-      hint: 'fix the file, or remove it and run `mcpctl login` again',
-      code: 'bad_config',
-    });
+    throw new UserError(
+      `the config file ${path} has ${problems.length === 1 ? 'a problem' : `${problems.length} problems`}`,
+      {
+        exitCode: EXIT.config,
+        problems: problems.map((p) => ({ where: path, path: p.path, message: p.message })),
+        hint: 'fix the file, or remove it and run `mcpctl login` again',
+        code: 'bad_config',
+      },
+    );
   }
   return config;
 }
@@ -205,7 +213,10 @@ export async function writeConfig(path: string, config: ConfigFile): Promise<voi
     await rename(temp, path);
   } catch (error) {
     await unlink(temp).catch(() => undefined);
-    throw new UserError(`cannot write the config file ${path}: ${(error as Error).message}`, { exitCode: EXIT.config, code: 'bad_config' });
+    throw new UserError(`cannot write the config file ${path}: ${(error as Error).message}`, {
+      exitCode: EXIT.config,
+      code: 'bad_config',
+    });
   }
 }
 
@@ -222,8 +233,10 @@ export interface ProfileChoice {
 /** Which profile is in use: --profile, MCPCTL_PROFILE, the file's `current`, else `default` (the local engine). */
 export function chooseProfile(ctx: Pick<CommandContext, 'globals' | 'io'>, config: ConfigFile): ProfileChoice {
   if (ctx.globals.profile !== undefined) return { name: ctx.globals.profile, source: 'from --profile', explicit: true };
-  if (nonEmpty(ctx.io.env.MCPCTL_PROFILE)) return { name: ctx.io.env.MCPCTL_PROFILE, source: 'from MCPCTL_PROFILE', explicit: true };
-  if (config.current !== undefined) return { name: config.current, source: 'current in the config file', explicit: false };
+  if (nonEmpty(ctx.io.env.MCPCTL_PROFILE))
+    return { name: ctx.io.env.MCPCTL_PROFILE, source: 'from MCPCTL_PROFILE', explicit: true };
+  if (config.current !== undefined)
+    return { name: config.current, source: 'current in the config file', explicit: false };
   return { name: LOCAL_PROFILE, source: 'default', explicit: false };
 }
 
@@ -243,7 +256,8 @@ export function knownProfiles(config: ConfigFile): string {
   const services = Object.keys(config.profiles)
     .filter((name) => name !== LOCAL_PROFILE && serviceProfile(config, name) !== undefined)
     .sort();
-  const local = serviceProfile(config, LOCAL_PROFILE) === undefined ? `${LOCAL_PROFILE} (the local engine)` : LOCAL_PROFILE;
+  const local =
+    serviceProfile(config, LOCAL_PROFILE) === undefined ? `${LOCAL_PROFILE} (the local engine)` : LOCAL_PROFILE;
   return [local, ...services].join(', ');
 }
 
@@ -288,15 +302,31 @@ export function planConnection(ctx: Pick<CommandContext, 'globals' | 'io'>, load
   }
   if (url === undefined) return { local: true, choice };
 
-  const plan = { local: false as const, choice, url, urlSource, profile: profile === undefined ? undefined : choice.name };
-  if (nonEmpty(env.MCPCTL_API_KEY)) return { ...plan, key: { value: env.MCPCTL_API_KEY.trim(), source: 'from MCPCTL_API_KEY', profile: plan.profile } };
+  const plan = {
+    local: false as const,
+    choice,
+    url,
+    urlSource,
+    profile: profile === undefined ? undefined : choice.name,
+  };
+  if (nonEmpty(env.MCPCTL_API_KEY))
+    return { ...plan, key: { value: env.MCPCTL_API_KEY.trim(), source: 'from MCPCTL_API_KEY', profile: plan.profile } };
   // A profile's key goes only to its own service, never to a URL given elsewhere.
-  if (profile?.api_key !== undefined && profile.api_key !== '' && (profile.api_url === undefined || sameService(profile.api_url, url))) {
+  if (
+    profile?.api_key !== undefined &&
+    profile.api_key !== '' &&
+    (profile.api_url === undefined || sameService(profile.api_url, url))
+  ) {
     return { ...plan, key: { value: profile.api_key, source: profileLabel, profile: choice.name } };
   }
   if (!choice.explicit) {
     for (const [name, other] of Object.entries(loaded.config.profiles)) {
-      if (other.api_key !== undefined && other.api_key !== '' && other.api_url !== undefined && sameService(other.api_url, url)) {
+      if (
+        other.api_key !== undefined &&
+        other.api_key !== '' &&
+        other.api_url !== undefined &&
+        sameService(other.api_url, url)
+      ) {
         return { ...plan, key: { value: other.api_key, source: `from profile ${name}`, profile: name } };
       }
     }
@@ -307,7 +337,11 @@ export function planConnection(ctx: Pick<CommandContext, 'globals' | 'io'>, load
 /** Finds (and if needed starts) the local engine. Loaded only when no service is configured. */
 async function findLocalEngine(ctx: CommandContext) {
   const { ensureLocalEngine } = await import('./local-engine.js');
-  return ensureLocalEngine({ env: ctx.io.env, notice: (text) => ctx.out.notice(text), patienceMs: requestTimeoutMs(ctx) });
+  return ensureLocalEngine({
+    env: ctx.io.env,
+    notice: (text) => ctx.out.notice(text),
+    patienceMs: requestTimeoutMs(ctx),
+  });
 }
 
 /** Resolves the service URL and key, in the documented order; starts the local engine when it is the one. */
@@ -315,7 +349,12 @@ export async function resolveConnection(ctx: CommandContext): Promise<Connection
   const env = ctx.io.env;
   // URL and key from flags and environment alone (a CI job): the config file is not needed.
   const directUrl = ctx.globals.apiUrl ?? (nonEmpty(env.MCPCTL_API_URL) ? env.MCPCTL_API_URL : undefined);
-  if (directUrl !== undefined && nonEmpty(env.MCPCTL_API_KEY) && ctx.globals.profile === undefined && !nonEmpty(env.MCPCTL_PROFILE)) {
+  if (
+    directUrl !== undefined &&
+    nonEmpty(env.MCPCTL_API_KEY) &&
+    ctx.globals.profile === undefined &&
+    !nonEmpty(env.MCPCTL_PROFILE)
+  ) {
     const urlSource = ctx.globals.apiUrl !== undefined ? 'from --api-url' : 'from MCPCTL_API_URL';
     return {
       url: checkUrl(directUrl, urlSource),
@@ -342,7 +381,14 @@ export async function resolveConnection(ctx: CommandContext): Promise<Connection
     };
   }
   if (plan.key !== undefined) {
-    return { url: plan.url, apiKey: plan.key.value, urlSource: plan.urlSource, keySource: plan.key.source, profile: plan.key.profile, local: false };
+    return {
+      url: plan.url,
+      apiKey: plan.key.value,
+      urlSource: plan.urlSource,
+      keySource: plan.key.source,
+      profile: plan.key.profile,
+      local: false,
+    };
   }
   const name = plan.choice.name;
   const loginProfile = name === LOCAL_PROFILE ? '' : ` --profile ${name}`;
@@ -368,7 +414,10 @@ export function formatExchange(exchange: ApiExchange): string {
  * An API client for the resolved service, aborting on Ctrl-C, with --debug logging and the
  * request timeout. For the local engine, a slow answer is waited for while its process runs.
  */
-export function createClient(ctx: CommandContext, connection: Pick<Connection, 'url' | 'apiKey' | 'pid' | 'isAlive'>): ApiClient {
+export function createClient(
+  ctx: CommandContext,
+  connection: Pick<Connection, 'url' | 'apiKey' | 'pid' | 'isAlive'>,
+): ApiClient {
   return new ApiClient({
     baseUrl: connection.url,
     apiKey: connection.apiKey,

@@ -44,7 +44,8 @@ const STDIO_RESOURCES = new Set(['TTYWrap', 'PipeWrap']);
 export function exitIfIdle(host: ExitHost = processHost()): boolean {
   if (host.stdout.writableLength > 0 || host.stderr.writableLength > 0) return false;
   const handles = host.activeHandles?.();
-  if (handles === undefined || !handles.every((handle) => handle === host.stdout || handle === host.stderr)) return false;
+  if (handles === undefined || !handles.every((handle) => handle === host.stdout || handle === host.stderr))
+    return false;
   if (!host.activeResources().every((resource) => STDIO_RESOURCES.has(resource))) return false;
   if (host.compileCache.enableCompileCache !== undefined) {
     if (host.compileCache.flushCompileCache === undefined) return false;

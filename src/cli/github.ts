@@ -42,7 +42,11 @@ function escapeProperty(text: string): string {
 }
 
 /** One workflow command line: `::error file=a.yaml,line=3,col=5,title=…::message`. */
-export function workflowCommand(level: 'error' | 'warning' | 'notice', message: string, at?: Location & { title?: string }): string {
+export function workflowCommand(
+  level: 'error' | 'warning' | 'notice',
+  message: string,
+  at?: Location & { title?: string },
+): string {
   const properties: string[] = [];
   if (at !== undefined) {
     properties.push(`file=${escapeProperty(at.file)}`);

@@ -58,7 +58,9 @@ export async function ensureLocalEngine(options: EnsureLocalEngineOptions): Prom
   const running = await findRunningEngine(paths, patience);
   if (running !== undefined) {
     if (running.version !== cliVersion) {
-      options.notice(`the local engine runs mcpctl ${running.version}, this is ${cliVersion}; restart it with \`mcpctl engine stop\``);
+      options.notice(
+        `the local engine runs mcpctl ${running.version}, this is ${cliVersion}; restart it with \`mcpctl engine stop\``,
+      );
     }
     return local(running, false);
   }
@@ -84,7 +86,10 @@ export interface PatienceOptions {
  * loaded machine, many commands at once); one that runs but never answers is an error (never a
  * second engine).
  */
-export async function findRunningEngine(paths: HomePaths, options: PatienceOptions = {}): Promise<EngineState | undefined> {
+export async function findRunningEngine(
+  paths: HomePaths,
+  options: PatienceOptions = {},
+): Promise<EngineState | undefined> {
   const state = await readEngineState(paths);
   if (state === undefined) return undefined;
   if (!isEngineProcess(state.pid)) {
@@ -119,11 +124,14 @@ async function waitForHealth(state: EngineState, patienceMs: number, onSlow: () 
 }
 
 function unresponsive(state: EngineState, reason: string, patienceMs: number, paths: HomePaths): UserError {
-  return new UserError(`the local engine (pid ${state.pid}) runs but did not answer at ${state.url} within ${Math.round(patienceMs / 1000)} s: ${reason}`, {
-    exitCode: EXIT.transient,
-    code: 'engine_unresponsive',
-    hint: `if it is only busy, wait longer with --request-timeout <seconds>; if it hangs, restart it with \`mcpctl engine stop\`; its log is ${paths.logFile}`,
-  });
+  return new UserError(
+    `the local engine (pid ${state.pid}) runs but did not answer at ${state.url} within ${Math.round(patienceMs / 1000)} s: ${reason}`,
+    {
+      exitCode: EXIT.transient,
+      code: 'engine_unresponsive',
+      hint: `if it is only busy, wait longer with --request-timeout <seconds>; if it hangs, restart it with \`mcpctl engine stop\`; its log is ${paths.logFile}`,
+    },
+  );
 }
 
 export interface StartResult {
@@ -159,7 +167,11 @@ export async function prepareHome(home: string): Promise<void> {
  * Starts the background engine of this home (idempotent) and waits until it answers. When many
  * commands find no engine at once, one of them starts it and the others wait for that one.
  */
-export async function startBackgroundEngine(paths: HomePaths, env: Record<string, string | undefined>, options: PatienceOptions = {}): Promise<StartResult> {
+export async function startBackgroundEngine(
+  paths: HomePaths,
+  env: Record<string, string | undefined>,
+  options: PatienceOptions = {},
+): Promise<StartResult> {
   const running = await findRunningEngine(paths, options);
   if (running !== undefined) return { state: running, started: false };
   await prepareHome(paths.home);
@@ -172,12 +184,17 @@ export async function startBackgroundEngine(paths: HomePaths, env: Record<string
     while (Date.now() < deadline) {
       const state = await readEngineState(paths);
       if (state !== undefined && isEngineProcess(state.pid)) {
-        const health = await checkHealth(state.url, state.apiKey, Math.max(100, Math.min(5_000, deadline - Date.now())));
+        const health = await checkHealth(
+          state.url,
+          state.apiKey,
+          Math.max(100, Math.min(5_000, deadline - Date.now())),
+        );
         if (health.ok) return { state, started: spawned };
       }
       // Exit code 3: another start won the lock; keep waiting for that engine.
       if (exit !== undefined && exit.code !== EXIT_ALREADY_RUNNING) {
-        const why = exit.signal === null ? `it exited with code ${String(exit.code)}` : `it was killed by ${exit.signal}`;
+        const why =
+          exit.signal === null ? `it exited with code ${String(exit.code)}` : `it was killed by ${exit.signal}`;
         throw new UserError(`the local engine did not start: ${why}${await lastError(paths.logFile)}`, {
           exitCode: EXIT.transient,
           code: 'engine_start_failed',
@@ -223,10 +240,16 @@ async function claimStart(guard: string): Promise<boolean> {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
-    const [text, info] = await Promise.all([readFile(guard, 'utf8').catch(() => ''), stat(guard).catch(() => undefined)]);
+    const [text, info] = await Promise.all([
+      readFile(guard, 'utf8').catch(() => ''),
+      stat(guard).catch(() => undefined),
+    ]);
     const holder = Number(text);
     const age = info === undefined ? 0 : Date.now() - info.mtimeMs;
-    const fresh = text === '' ? age < 5_000 : Number.isInteger(holder) && holder > 0 && isProcessAlive(holder) && age < START_TIMEOUT_MS;
+    const fresh =
+      text === ''
+        ? age < 5_000
+        : Number.isInteger(holder) && holder > 0 && isProcessAlive(holder) && age < START_TIMEOUT_MS;
     if (fresh || info === undefined) return false;
     await rm(guard, { force: true });
   }
@@ -323,7 +346,9 @@ export async function localEngineStatus(paths: HomePaths, options: PatienceOptio
   const state = await readEngineState(paths);
   if (state === undefined || !isEngineProcess(state.pid)) return { running: false, ...base };
   const patienceMs = options.patienceMs ?? DEFAULT_PATIENCE_MS;
-  const health = await waitForHealth(state, patienceMs, () => options.notice?.(`the local engine (pid ${state.pid}) is slow to answer; waiting for it`));
+  const health = await waitForHealth(state, patienceMs, () =>
+    options.notice?.(`the local engine (pid ${state.pid}) is slow to answer; waiting for it`),
+  );
   if (!health.ok) {
     if (!isEngineProcess(state.pid)) return { running: false, ...base };
     throw unresponsive(state, health.reason, patienceMs, paths);
@@ -349,7 +374,9 @@ export async function localEngineStatus(paths: HomePaths, options: PatienceOptio
 export function daemonEntry(): string {
   const built = join(packageRoot(), 'dist', 'engine', 'daemon.js');
   if (existsSync(built)) return built;
-  throw new UserError('the engine is not built: dist/engine/daemon.js is missing', { hint: 'run `npm run build` first' });
+  throw new UserError('the engine is not built: dist/engine/daemon.js is missing', {
+    hint: 'run `npm run build` first',
+  });
 }
 
 /** An engine that died without stopping (kill -9): stop the servers it left, remove its state file. */

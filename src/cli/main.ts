@@ -61,11 +61,10 @@ async function makeOutput(io: IO, globals: Pick<GlobalOptions, 'json' | 'quiet' 
 function withDeployOptions(command: Command): Command {
   return command
     .addOption(
-      new Option('-e, --env <environment>', 'target environment (default: the file’s deploy.environment, else development)').choices([
-        'production',
-        'staging',
-        'development',
-      ]),
+      new Option(
+        '-e, --env <environment>',
+        'target environment (default: the file’s deploy.environment, else development)',
+      ).choices(['production', 'staging', 'development']),
     )
     .option('--domain <host>', 'custom host name')
     .option('--min-instances <n>', 'minimum instances', parseInteger('--min-instances', 0))
@@ -108,7 +107,11 @@ export function createProgram(state: RunState): Command {
     .option('--no-color', 'no colour (NO_COLOR is honoured too)')
     .option('--api-url <url>', 'the /v1 service to use (default: MCPCTL_API_URL, the profile, or the local engine)')
     .option('--profile <name>', 'the named profile of the config file to use ("default": the local engine)')
-    .option('--request-timeout <seconds>', 'how long to wait for the service to answer a request (default: MCPCTL_REQUEST_TIMEOUT, else 30)', parseSeconds)
+    .option(
+      '--request-timeout <seconds>',
+      'how long to wait for the service to answer a request (default: MCPCTL_REQUEST_TIMEOUT, else 30)',
+      parseSeconds,
+    )
     .option('--debug', 'show HTTP exchanges and stack traces')
     .showHelpAfterError('(run with --help for usage)')
     .configureOutput({
@@ -141,7 +144,10 @@ export function createProgram(state: RunState): Command {
     .argument('<file>', 'the definition (YAML)')
     .option('--port <n>', 'port to listen on (0: any free port)', parseInteger('--port', 0), 0)
     .option('--host <address>', 'address to listen on (loopback unless --allow-remote)', '127.0.0.1')
-    .option('--allow-remote', 'allow a --host other machines reach: they could call every tool, which runs with your environment')
+    .option(
+      '--allow-remote',
+      'allow a --host other machines reach: they could call every tool, which runs with your environment',
+    )
     .option('--stdio', 'serve over stdin/stdout, for clients that start the server themselves')
     .option(
       '--user-id <id>',
@@ -177,8 +183,21 @@ export function createProgram(state: RunState): Command {
   program
     .command('ls')
     .description('list servers and deployments (GET /v1/servers, GET /v1/deployments)')
-    .addOption(new Option('-e, --env <environment>', 'only deployments in this environment').choices(['production', 'staging', 'development']))
-    .addOption(new Option('--status <status>', 'only deployments in this state').choices(['deploying', 'deployed', 'failed', 'stopped']))
+    .addOption(
+      new Option('-e, --env <environment>', 'only deployments in this environment').choices([
+        'production',
+        'staging',
+        'development',
+      ]),
+    )
+    .addOption(
+      new Option('--status <status>', 'only deployments in this state').choices([
+        'deploying',
+        'deployed',
+        'failed',
+        'stopped',
+      ]),
+    )
     .option('--server <name|mcp_id>', 'only this server and its deployments')
     .option('--servers', 'only the servers')
     .option('--deployments', 'only the deployments')
@@ -237,32 +256,49 @@ export function createProgram(state: RunState): Command {
   )
     .option('--idempotency-key <key>', 'reuse a key so a repeated run does not build or deploy twice')
     .option('--model <id>', 'AI model for every case (see mcpctl test --help)')
-    .option('--threshold <rate>', 'a case fails below this success rate, 0 to 1 (default: the file’s, else 0.8)', parseRate)
+    .option(
+      '--threshold <rate>',
+      'a case fails below this success rate, 0 to 1 (default: the file’s, else 0.8)',
+      parseRate,
+    )
     .option('--junit <file>', 'also write a JUnit XML report of the cases to this file')
     .action(action(async () => (await import('./commands/up.js')).upCommand));
 
   const exporter = program.command('export').description('write what runs a server on another platform');
   exporter
     .command('kubernetes')
-    .description('write Kubernetes manifests for a definition or a built server: Deployment, Service, Secret, autoscaler, disruption budget, Ingress with TLS')
+    .description(
+      'write Kubernetes manifests for a definition or a built server: Deployment, Service, Secret, autoscaler, disruption budget, Ingress with TLS',
+    )
     .argument('<target>', 'a definition file, or an mcp_… id of a built server')
     .addOption(
-      new Option('-e, --env <environment>', 'the environment the manifests are for').choices(['production', 'staging', 'development']).makeOptionMandatory(),
+      new Option('-e, --env <environment>', 'the environment the manifests are for')
+        .choices(['production', 'staging', 'development'])
+        .makeOptionMandatory(),
     )
     .option('--registry <registry>', 'where the cluster pulls the image from, such as registry.example.com/team')
-    .option('-o, --out <dir>', 'folder to write one file per object in, or - for one YAML stream on stdout (default: k8s/<server>-<env>)')
+    .option(
+      '-o, --out <dir>',
+      'folder to write one file per object in, or - for one YAML stream on stdout (default: k8s/<server>-<env>)',
+    )
     .option('-n, --namespace <namespace>', 'namespace of the objects (default: the one kubectl uses)')
     .option('--issuer <name>', 'cert-manager ClusterIssuer of the Ingress certificate (default: letsencrypt-prod)')
     .option('--ingress-class <name>', 'IngressClass of the Ingress (default: the cluster’s default class)')
     .option('--domain <host>', 'host name of the Ingress (default: the file’s deploy.domain)')
     .option('--min-instances <n>', 'minimum instances', parseInteger('--min-instances', 0))
     .option('--max-instances <n>', 'maximum instances', parseInteger('--max-instances', 1))
-    .option('--env-var <NAME>', 'put this variable in the Secret, with its value from your environment (repeatable)', collect)
+    .option(
+      '--env-var <NAME>',
+      'put this variable in the Secret, with its value from your environment (repeatable)',
+      collect,
+    )
     .option('--env-file <file>', 'put the NAME=value lines of this file in the Secret')
     .action(action(async () => (await import('./commands/export.js')).exportKubernetesCommand));
   exporter
     .command('image')
-    .description('build the container image of a definition (mcpctl-server:<bundle digest>) on the Docker host of DOCKER_HOST; push it with --registry')
+    .description(
+      'build the container image of a definition (mcpctl-server:<bundle digest>) on the Docker host of DOCKER_HOST; push it with --registry',
+    )
     .argument('<file>', 'the definition (YAML)')
     .option('--base-image <image>', 'the image with node the server image starts from (default: node:20-slim)')
     .option('--registry <registry>', 'tag the image for this registry and push it, such as registry.example.com/team')
@@ -271,7 +307,9 @@ export function createProgram(state: RunState): Command {
   // --- credentials ---------------------------------------------------------------------------
   program
     .command('login')
-    .description('save an API key for a /v1 service in a profile (the key is never an argument); says when the current profile changes')
+    .description(
+      'save an API key for a /v1 service in a profile (the key is never an argument); says when the current profile changes',
+    )
     .option('--with-key', 'read the key from stdin instead of a hidden prompt')
     .action(action(async () => (await import('./commands/login.js')).loginCommand));
 
@@ -280,7 +318,9 @@ export function createProgram(state: RunState): Command {
     .description('remove the saved key of a profile; commands that named none go to the local engine again')
     .action(action(async () => (await import('./commands/login.js')).logoutCommand));
 
-  const config = program.command('config').description('where commands go: profiles of the config file ("default" is the local engine)');
+  const config = program
+    .command('config')
+    .description('where commands go: profiles of the config file ("default" is the local engine)');
   config
     .command('show')
     .description('show the profile, service and key source commands use, and every profile (never a key)')
@@ -292,7 +332,9 @@ export function createProgram(state: RunState): Command {
     .action(action(async () => (await import('./commands/profiles.js')).configUseCommand));
 
   // --- the local engine ----------------------------------------------------------------------
-  const engine = program.command('engine').description('the local engine: a /v1 service in the background, one per MCPCTL_HOME');
+  const engine = program
+    .command('engine')
+    .description('the local engine: a /v1 service in the background, one per MCPCTL_HOME');
   engine
     .command('start')
     .description('start the local engine in the background (nothing happens if it runs)')
@@ -316,21 +358,31 @@ export function createProgram(state: RunState): Command {
     .command('serve')
     .description('run the engine in the foreground (containers, shared hosts); logs JSON lines to stdout')
     .option('--host <address>', 'address to listen on (default: 127.0.0.1); other than loopback needs MCPCTL_API_KEY')
-    .option('--port <n>', 'port to listen on (default: MCPCTL_PORT, else 7070; 0 for any free port)', parseInteger('--port', 0))
+    .option(
+      '--port <n>',
+      'port to listen on (default: MCPCTL_PORT, else 7070; 0 for any free port)',
+      parseInteger('--port', 0),
+    )
     .addOption(
-      new Option('--runner <kind>', 'what runs deployments: process, docker or kubernetes (default: MCPCTL_RUNNER, the settings file, else process)').choices([
-        'process',
-        'docker',
-        'kubernetes',
-      ]),
+      new Option(
+        '--runner <kind>',
+        'what runs deployments: process, docker or kubernetes (default: MCPCTL_RUNNER, the settings file, else process)',
+      ).choices(['process', 'docker', 'kubernetes']),
     )
     .option(
       '--tls-cert <file>',
       'serve HTTPS too, with this PEM certificate (full chain) as the default one (default: MCPCTL_TLS_CERT, "tls" of engine-settings.json)',
     )
     .option('--tls-key <file>', 'the PEM private key of --tls-cert (default: MCPCTL_TLS_KEY)')
-    .option('--tls-port <n>', 'the HTTPS port (default: MCPCTL_TLS_PORT, else any free port); HTTP stays on --port', parseInteger('--tls-port', 0))
-    .option('--tls-certs-dir <dir>', 'a folder of certificate and key pairs, chosen by SNI (default: MCPCTL_TLS_CERTS_DIR, else <home>/certs)')
+    .option(
+      '--tls-port <n>',
+      'the HTTPS port (default: MCPCTL_TLS_PORT, else any free port); HTTP stays on --port',
+      parseInteger('--tls-port', 0),
+    )
+    .option(
+      '--tls-certs-dir <dir>',
+      'a folder of certificate and key pairs, chosen by SNI (default: MCPCTL_TLS_CERTS_DIR, else <home>/certs)',
+    )
     .option(
       '--tls-host <address>',
       'address HTTPS listens on, such as 0.0.0.0 while HTTP stays on --host (default: MCPCTL_TLS_HOST, "tls": { "host" }, else --host); other than loopback needs MCPCTL_API_KEY',
@@ -373,7 +425,8 @@ export async function run(argv: string[], options: RunOptions = {}): Promise<num
     return EXIT.ok;
   } catch (error) {
     if (error instanceof CommanderError && error.exitCode === 0) return EXIT.ok; // --help, --version
-    const out = state.out ?? (await makeOutput(io, { json: wantsJson, quiet: false, color: !argv.includes('--no-color') }));
+    const out =
+      state.out ?? (await makeOutput(io, { json: wantsJson, quiet: false, color: !argv.includes('--no-color') }));
     return report(error, out, argv.includes('--debug'));
   }
 }

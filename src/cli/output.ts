@@ -88,7 +88,10 @@ export class Output {
     this.style = new Chalk({ level: options.color && options.stdout.isTTY === true ? 1 : 0 });
     this.errStyle = new Chalk({ level: options.color && options.stderr.isTTY === true ? 1 : 0 });
     this.rawStreams = { stdout: options.stdout, stderr: options.stderr };
-    this.streams = { stdout: safeSink(options.stdout, this.style.level > 0), stderr: safeSink(options.stderr, this.errStyle.level > 0) };
+    this.streams = {
+      stdout: safeSink(options.stdout, this.style.level > 0),
+      stderr: safeSink(options.stderr, this.errStyle.level > 0),
+    };
   }
 
   /** True when a person is at the terminal: prompts and spinners are allowed. */
@@ -111,7 +114,11 @@ export class Output {
    * lines `quiet` gives (the one value the command answers, see docs/output.md), or nothing;
    * otherwise the human rendering. `always` shows the human rendering even with --quiet.
    */
-  result(data: unknown, human: (p: Printer) => void, options: { always?: boolean; quiet?: () => string | readonly string[] | undefined } = {}): void {
+  result(
+    data: unknown,
+    human: (p: Printer) => void,
+    options: { always?: boolean; quiet?: () => string | readonly string[] | undefined } = {},
+  ): void {
     if (this.json) {
       this.writeJson(data);
       return;
@@ -179,7 +186,13 @@ export class Output {
     if (this.github === undefined || this.json) return;
     const at = parseWhere(where);
     const located =
-      at === undefined ? undefined : { ...at, file: workspacePath(at.file, this.github.cwd, this.github.workspace), ...(title === undefined ? {} : { title }) };
+      at === undefined
+        ? undefined
+        : {
+            ...at,
+            file: workspacePath(at.file, this.github.cwd, this.github.workspace),
+            ...(title === undefined ? {} : { title }),
+          };
     this.streams.stdout.write(`${workflowCommand(level, message, located)}\n`);
   }
 
@@ -200,7 +213,12 @@ export class Output {
       // a byte nobody reads instead of SIGINT, and a deploy wait could not be interrupted.
       const styled = this.errStyle.level > 0;
       const safe = (t: string | undefined) => (t === undefined ? undefined : terminalSafe(t, styled));
-      const spinner = ora({ text: safe(text), stream: this.rawStreams.stderr, color: 'cyan', discardStdin: false }).start();
+      const spinner = ora({
+        text: safe(text),
+        stream: this.rawStreams.stderr,
+        color: 'cyan',
+        discardStdin: false,
+      }).start();
       return {
         update: (t) => {
           spinner.text = safe(t) ?? '';

@@ -59,7 +59,10 @@ async function guard<T>(ask: () => Promise<T>): Promise<T> {
   }
 }
 
-export async function askText(ctx: CommandContext, options: AskOptions<string> & { validate?: (value: string) => string | true }): Promise<string> {
+export async function askText(
+  ctx: CommandContext,
+  options: AskOptions<string> & { validate?: (value: string) => string | true },
+): Promise<string> {
   if (options.yes === true || !canPrompt(ctx)) return options.default ?? noAnswer(options.flag);
   const { input } = await import('@inquirer/prompts');
   return guard(() =>
@@ -96,7 +99,12 @@ export async function askConfirm(ctx: CommandContext, options: AskOptions<boolea
   if (options.yes === true) return true;
   if (!canPrompt(ctx)) return options.default ?? noAnswer(options.flag);
   const { confirm } = await import('@inquirer/prompts');
-  return guard(() => confirm({ message: options.message, ...(options.default === undefined ? {} : { default: options.default }) }, promptContext(ctx)));
+  return guard(() =>
+    confirm(
+      { message: options.message, ...(options.default === undefined ? {} : { default: options.default }) },
+      promptContext(ctx),
+    ),
+  );
 }
 
 /** A secret typed at a hidden prompt; never echoed. */

@@ -13,13 +13,17 @@ function annotateError(out: Output, error: UserError): void {
   const located = error.problems.filter((problem) => problem.where !== undefined);
   for (const problem of located) out.annotate('error', annotationText(problem), problem.where);
   // nothing to put on a line: the error itself, so the run's page shows it
-  if (located.length === 0) out.annotate('error', error.hint === undefined ? error.message : `${error.message} (${error.hint})`);
+  if (located.length === 0)
+    out.annotate('error', error.hint === undefined ? error.message : `${error.message} (${error.hint})`);
 }
 
 export function report(error: unknown, out: Output, debug: boolean): number {
   if (error instanceof CommanderError) {
     if (error.exitCode === 0) return EXIT.ok; // --help, --version
-    if (out.json) out.writeJson({ error: { code: 'usage', message: error.message.replace(/^error: /, ''), exit_code: EXIT.usage } });
+    if (out.json)
+      out.writeJson({
+        error: { code: 'usage', message: error.message.replace(/^error: /, ''), exit_code: EXIT.usage },
+      });
     return EXIT.usage;
   }
   if (error instanceof ExitError) return error.exitCode;

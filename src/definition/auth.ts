@@ -68,7 +68,8 @@ export function checkAuth({ def, error, warn }: CheckContext): void {
 const USE_OAUTH = 'use auth: { type: oauth } so user.id comes from a validated token';
 
 /** Without auth (or with none), user.id is what the client says. */
-const FROM_CLIENT = 'user.id comes from the client here (X-MCP-User-Id or _meta "mcpctl/user_id"), which any caller can set';
+const FROM_CLIENT =
+  'user.id comes from the client here (X-MCP-User-Id or _meta "mcpctl/user_id"), which any caller can set';
 const CLIENT_SAYS = {
   users: `the users list limits who may read this resource, but ${FROM_CLIENT}: this is not access control; ${USE_OAUTH}`,
   perUser: `the content depends on user.id, but ${FROM_CLIENT}: anyone can read anyone's; ${USE_OAUTH}`,
@@ -76,7 +77,8 @@ const CLIENT_SAYS = {
 };
 
 /** With bearer auth, a token names no user and what the client says is ignored: there is no user.id over HTTP. */
-const NO_USER = 'a bearer token names no user, and with auth the server ignores X-MCP-User-Id: over HTTP, user.id is empty';
+const NO_USER =
+  'a bearer token names no user, and with auth the server ignores X-MCP-User-Id: over HTTP, user.id is empty';
 const BEARER_SAYS = {
   users: `the users list limits who may read this resource, but ${NO_USER}, so no one can read it; ${USE_OAUTH}`,
   perUser: `the content depends on user.id, but ${NO_USER}, so reading it fails; ${USE_OAUTH}`,

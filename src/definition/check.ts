@@ -19,7 +19,16 @@ import { scalingProblem } from './scaling.js';
 import { checkSecrets } from './secrets.js';
 import { checkTemplateRefs } from './template-refs.js';
 import { checkUriTemplates, matchesUriTemplate, parseUriTemplate } from './uri-template.js';
-import { asArray, asRecord, asString, items, type CheckContext, type CheckOptions, type Path, type Rec } from './walk.js';
+import {
+  asArray,
+  asRecord,
+  asString,
+  items,
+  type CheckContext,
+  type CheckOptions,
+  type Path,
+  type Rec,
+} from './walk.js';
 
 export type { CheckOptions } from './walk.js';
 // the engine asks for these through this module
@@ -118,7 +127,10 @@ function checkModuleHandlers({ def, error }: CheckContext): void {
     const handler = asRecord(tool.handler);
     if (handler?.type !== 'module') continue;
     if (template !== undefined && template !== 'custom') {
-      error(['tools', i, 'handler', 'type'], `module handlers run your own code and need template: custom (this is ${template})`);
+      error(
+        ['tools', i, 'handler', 'type'],
+        `module handlers run your own code and need template: custom (this is ${template})`,
+      );
     }
     const module = asString(handler.module);
     if (module !== undefined && !MODULE_EXTENSIONS.test(module)) {
@@ -126,7 +138,10 @@ function checkModuleHandlers({ def, error }: CheckContext): void {
     }
     const name = asString(tool.name);
     if (handler.export === undefined && name !== undefined && !JS_IDENTIFIER.test(name)) {
-      error(['tools', i, 'handler'], `the tool name "${name}" is not a JavaScript identifier: set export to the function's name`);
+      error(
+        ['tools', i, 'handler'],
+        `the tool name "${name}" is not a JavaScript identifier: set export to the function's name`,
+      );
     }
   }
 }
@@ -142,7 +157,8 @@ function checkScaling({ def, error }: CheckContext): void {
     if (problem !== undefined) error([...path, 'scaling', 'min_instances'], problem);
   };
   check(deploy, ['deploy']);
-  for (const [env, target] of Object.entries(asRecord(deploy.environments) ?? {})) check(asRecord(target), ['deploy', 'environments', env]);
+  for (const [env, target] of Object.entries(asRecord(deploy.environments) ?? {}))
+    check(asRecord(target), ['deploy', 'environments', env]);
 }
 
 function checkTests({ def, error, warn }: CheckContext): void {
@@ -163,7 +179,8 @@ function checkTests({ def, error, warn }: CheckContext): void {
     const expect = asRecord(testCase.expect);
     for (const key of ['tools', 'not_tools']) {
       asArray(expect?.[key]).forEach((name, k) => {
-        if (typeof name === 'string' && !tools.has(name)) error([...base, 'expect', key, k], `"${name}" is not a declared tool`);
+        if (typeof name === 'string' && !tools.has(name))
+          error([...base, 'expect', key, k], `"${name}" is not a declared tool`);
       });
     }
     asArray(expect?.resources).forEach((uri, k) => {

@@ -24,10 +24,12 @@ export function listCompletionModules(def: Rec): CompletionModuleRef[] {
     if (module !== undefined) refs.push({ path, module, export: asString(ref?.export) });
   };
   for (const [i, prompt] of items(def.prompts)) {
-    for (const [j, argument] of items(prompt.arguments)) add(argument.complete, ['prompts', i, 'arguments', j, 'complete']);
+    for (const [j, argument] of items(prompt.arguments))
+      add(argument.complete, ['prompts', i, 'arguments', j, 'complete']);
   }
   for (const [i, resource] of items(def.resources)) {
-    for (const [variable, value] of Object.entries(asRecord(resource.complete) ?? {})) add(value, ['resources', i, 'complete', variable]);
+    for (const [variable, value] of Object.entries(asRecord(resource.complete) ?? {}))
+      add(value, ['resources', i, 'complete', variable]);
   }
   return refs;
 }
@@ -49,7 +51,10 @@ export function checkCompletions({ def, error }: CheckContext): void {
       if (allowed.length === 0) continue;
       asArray(argument.complete).forEach((value, k) => {
         if (typeof value === 'string' && !allowed.includes(value)) {
-          error(['prompts', i, 'arguments', j, 'complete', k], `"${value}" is not in the argument's enum, so the prompt would refuse it`);
+          error(
+            ['prompts', i, 'arguments', j, 'complete', k],
+            `"${value}" is not in the argument's enum, so the prompt would refuse it`,
+          );
         }
       });
     }
@@ -62,7 +67,8 @@ export function checkCompletions({ def, error }: CheckContext): void {
     if ('error' in parsed) continue; // reported at the uri
     for (const variable of Object.keys(complete)) {
       if (parsed.variables.includes(variable)) continue;
-      const known = parsed.variables.length === 0 ? `${uri} has no variables` : `its variables: ${parsed.variables.join(', ')}`;
+      const known =
+        parsed.variables.length === 0 ? `${uri} has no variables` : `its variables: ${parsed.variables.join(', ')}`;
       error(['resources', i, 'complete', variable], `"${variable}" is not a variable of the URI template (${known})`);
     }
   }

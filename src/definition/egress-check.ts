@@ -20,9 +20,15 @@ export function checkEgress({ def, warn }: CheckContext): void {
     const host = hostOf(entry);
     const kind = classifyAddress(host);
     if (isMetadataName(host) || (kind !== undefined && isForbidden(kind))) {
-      warn(['egress', 'allow', i], `${entry} is never reached: link-local, metadata, multicast and reserved addresses are refused whatever egress allows`);
+      warn(
+        ['egress', 'allow', i],
+        `${entry} is never reached: link-local, metadata, multicast and reserved addresses are refused whatever egress allows`,
+      );
     } else if (kind === 'public') {
-      warn(['egress', 'allow', i], `${entry} is a public address, reachable without being listed: allow is for private and loopback addresses`);
+      warn(
+        ['egress', 'allow', i],
+        `${entry} is a public address, reachable without being listed: allow is for private and loopback addresses`,
+      );
     } else if (egress.allow_private === true) {
       warn(['egress', 'allow', i], `allow_private: true already allows ${entry}`);
     }

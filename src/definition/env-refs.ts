@@ -21,7 +21,8 @@ export function listEnvFields(def: Rec): Array<[Path, string]> {
   }
   for (const [i, resource] of items(def.resources)) {
     const source = asRecord(resource.source);
-    if (source?.type === 'url') for (const key of ['url', 'headers']) push(source[key], ['resources', i, 'source', key]);
+    if (source?.type === 'url')
+      for (const key of ['url', 'headers']) push(source[key], ['resources', i, 'source', key]);
   }
   push(def.deploy, ['deploy']);
   return fields;
@@ -38,7 +39,8 @@ export function requiredEnvVars(def: unknown): Array<{ name: string; field: stri
   const found = new Map<string, string>();
   for (const [path, text] of listEnvFields(record)) {
     if (path[0] === 'deploy' || !text.includes('${')) continue;
-    for (const name of listEnvRefs(text, { withoutDefault: true })) if (!found.has(name)) found.set(name, formatPath(path));
+    for (const name of listEnvRefs(text, { withoutDefault: true }))
+      if (!found.has(name)) found.set(name, formatPath(path));
   }
   return [...found].map(([name, field]) => ({ name, field }));
 }

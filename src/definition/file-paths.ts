@@ -4,13 +4,23 @@
  */
 import { posix } from 'node:path';
 import { listCompletionModules } from './completion-refs.js';
-import { asArray, asRecord, asString, items, type CheckContext, type CheckOptions, type Path, type Rec } from './walk.js';
+import {
+  asArray,
+  asRecord,
+  asString,
+  items,
+  type CheckContext,
+  type CheckOptions,
+  type Path,
+  type Rec,
+} from './walk.js';
 
 /** Why a path cannot be used (absolute, outside the folder, backslashes), or undefined. */
 export function checkRelativePath(path: string): string | undefined {
   const literal = path.replace(/\{\{[^}]*\}\}/g, 'x');
   if (literal.includes('\\')) return 'use / as the path separator';
-  if (literal.startsWith('/') || /^[A-Za-z]:/.test(literal)) return 'must be relative to the definition folder, not absolute';
+  if (literal.startsWith('/') || /^[A-Za-z]:/.test(literal))
+    return 'must be relative to the definition folder, not absolute';
   const normalized = posix.normalize(literal);
   if (normalized === '..' || normalized.startsWith('../')) return 'must stay inside the definition folder (no ..)';
   return undefined;
@@ -28,7 +38,8 @@ export function listPathRefs(def: Rec): PathRef[] {
   const media = (content: unknown, path: Path) => {
     const item = asRecord(content);
     const value = asString(item?.path);
-    if (value !== undefined && (item?.type === 'image' || item?.type === 'audio')) refs.push({ path: [...path, 'path'], value, kind: 'file' });
+    if (value !== undefined && (item?.type === 'image' || item?.type === 'audio'))
+      refs.push({ path: [...path, 'path'], value, kind: 'file' });
   };
   for (const [i, tool] of items(def.tools)) {
     const handler = asRecord(tool.handler);
@@ -52,12 +63,14 @@ export function listPathRefs(def: Rec): PathRef[] {
   for (const [i, resource] of items(def.resources)) {
     const source = asRecord(resource.source);
     const value = asString(source?.path);
-    if (source?.type === 'file' && value !== undefined) refs.push({ path: ['resources', i, 'source', 'path'], value, kind: 'file' });
+    if (source?.type === 'file' && value !== undefined)
+      refs.push({ path: ['resources', i, 'source', 'path'], value, kind: 'file' });
   }
   for (const [i, prompt] of items(def.prompts)) {
     for (const [j, message] of items(prompt.messages)) media(message.content, ['prompts', i, 'messages', j, 'content']);
   }
-  for (const ref of listCompletionModules(def)) refs.push({ path: [...ref.path, 'module'], value: ref.module, kind: 'file' });
+  for (const ref of listCompletionModules(def))
+    refs.push({ path: [...ref.path, 'module'], value: ref.module, kind: 'file' });
   asArray(def.include).forEach((value, i) => {
     if (typeof value === 'string') refs.push({ path: ['include', i], value, kind: 'any' });
   });

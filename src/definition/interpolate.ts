@@ -119,7 +119,8 @@ export function listEnvRefs(value: unknown, options: { withoutDefault?: boolean 
       if (!item.includes('${')) return;
       try {
         for (const part of parseEnvRefs(item)) {
-          if (part.kind === 'ref' && (options.withoutDefault !== true || part.fallback === undefined)) names.add(part.name);
+          if (part.kind === 'ref' && (options.withoutDefault !== true || part.fallback === undefined))
+            names.add(part.name);
         }
       } catch {
         // a malformed reference is reported by the checks, not here

@@ -42,7 +42,8 @@ export function ajvFor(dialect: Dialect, options: Options, cache: Map<Dialect, A
   let ajv = cache.get(dialect);
   if (ajv === undefined) {
     if (dialect === '2020-12') ajv = new (require('ajv/dist/2020.js') as { Ajv2020: typeof Ajv2020 }).Ajv2020(options);
-    else if (dialect === '2019-09') ajv = new (require('ajv/dist/2019.js') as { Ajv2019: typeof Ajv2019 }).Ajv2019(options);
+    else if (dialect === '2019-09')
+      ajv = new (require('ajv/dist/2019.js') as { Ajv2019: typeof Ajv2019 }).Ajv2019(options);
     else ajv = new (require('ajv') as { Ajv: typeof Ajv }).Ajv(options);
     cache.set(dialect, ajv);
   }
@@ -88,7 +89,8 @@ function findBadPatterns(value: unknown, path: Path, out: Array<{ path: Path; me
         test(pattern, [...path, key, pattern]);
         findBadPatterns(sub, [...path, key, pattern], out);
       }
-    } else if (key !== 'enum' && key !== 'const' && key !== 'examples' && key !== 'default') findBadPatterns(item, [...path, key], out);
+    } else if (key !== 'enum' && key !== 'const' && key !== 'examples' && key !== 'default')
+      findBadPatterns(item, [...path, key], out);
   }
 }
 
@@ -96,7 +98,12 @@ function findBadPatterns(value: unknown, path: Path, out: Array<{ path: Path; me
 export function validateJsonSchema(schema: Rec): Array<{ path: Path; message: string }> {
   const dialect = schemaDialect(schema);
   if (dialect === undefined) {
-    return [{ path: ['$schema'], message: 'unsupported $schema: use draft-07, 2019-09 or 2020-12 (or leave it out for 2020-12)' }];
+    return [
+      {
+        path: ['$schema'],
+        message: 'unsupported $schema: use draft-07, 2019-09 or 2020-12 (or leave it out for 2020-12)',
+      },
+    ];
   }
   const { $schema: _declared, ...body } = schema;
   const problems: Array<{ path: Path; message: string }> = [];
@@ -122,7 +129,10 @@ function describeAjvErrors(errors: ErrorObject[], dialect: Dialect): Array<{ pat
   const out: Array<{ path: Path; message: string }> = [];
   for (const [pointer, group] of byPath) {
     // One message per place: an enum error says most, combinator errors say least.
-    const best = group.find((e) => e.keyword === 'enum') ?? group.find((e) => !['anyOf', 'oneOf', 'if'].includes(e.keyword)) ?? group[0]!;
+    const best =
+      group.find((e) => e.keyword === 'enum') ??
+      group.find((e) => !['anyOf', 'oneOf', 'if'].includes(e.keyword)) ??
+      group[0]!;
     const allowed = (best.params as { allowedValues?: unknown[] }).allowedValues;
     const suffix = Array.isArray(allowed) ? ` (${allowed.map(String).join(', ')})` : '';
     out.push({

@@ -4,7 +4,14 @@
  * `similar_descriptions`, src/api/descriptions.ts), a description too short to choose a tool
  * by, and a required parameter with no description. Warnings only: `validate` shows them. Pure.
  */
-import { compareStems, descriptionStems, MIN_DESCRIPTION_WORDS, NEAR_IDENTICAL, quoteWords, stemSimilarity } from './descriptions.js';
+import {
+  compareStems,
+  descriptionStems,
+  MIN_DESCRIPTION_WORDS,
+  NEAR_IDENTICAL,
+  quoteWords,
+  stemSimilarity,
+} from './descriptions.js';
 import { wordStems } from './words.js';
 import type { DefinitionIssue } from './errors.js';
 import type { ServerDefinition } from './schema.js';
@@ -19,7 +26,8 @@ export interface LintIssue extends DefinitionIssue {
 export function lintDefinition(definition: ServerDefinition): LintIssue[] {
   const tools = definition.tools ?? [];
   const issues: LintIssue[] = [];
-  const warn = (rule: LintRule, path: Array<string | number>, message: string) => issues.push({ rule, path, message, severity: 'warning' });
+  const warn = (rule: LintRule, path: Array<string | number>, message: string) =>
+    issues.push({ rule, path, message, severity: 'warning' });
 
   // Each description is read into stems once: the pairs below compare them, tools² times.
   const stems = tools.map((tool) => descriptionStems(tool.description));
@@ -92,7 +100,8 @@ function suggestDifference(
   const onlyB = only(b.description, left)
     .map(clean)
     .filter((w) => w !== '');
-  if (onlyA.length === 0 || onlyB.length === 0) return `say what sets ${a.name} and ${b.name} apart, or merge them into one tool`;
+  if (onlyA.length === 0 || onlyB.length === 0)
+    return `say what sets ${a.name} and ${b.name} apart, or merge them into one tool`;
   return `lead each with what sets it apart (${a.name}: ${quoteWords(onlyA.slice(0, 3))}; ${b.name}: ${quoteWords(onlyB.slice(0, 3))}) and say when to use which`;
 }
 

@@ -87,7 +87,8 @@ export async function parseDefinition(source: string, options: ParseOptions): Pr
 
   const errors: Located[] = [];
   const warnings: Located[] = [];
-  for (const error of doc.errors) errors.push({ at: position(error.pos[0]), message: describeYamlError(error.code, error.message) });
+  for (const error of doc.errors)
+    errors.push({ at: position(error.pos[0]), message: describeYamlError(error.code, error.message) });
   for (const warning of doc.warnings) warnings.push({ at: position(warning.pos[0]), message: warning.message });
 
   // A list or map used as a key (often a `- name:` line indented too little) cannot be a field
@@ -96,7 +97,10 @@ export async function parseDefinition(source: string, options: ParseOptions): Pr
   dropCollectionKeys(yaml, doc.contents, (key) => {
     const [start, end] = key.range ?? [0, 0];
     if (!doc.errors.some((error) => error.pos[0] >= start && error.pos[0] <= end)) {
-      errors.push({ at: position(start), message: 'a list or map cannot be a key: check the indentation of this line' });
+      errors.push({
+        at: position(start),
+        message: 'a list or map cannot be a key: check the indentation of this line',
+      });
     }
   });
 
@@ -109,7 +113,8 @@ export async function parseDefinition(source: string, options: ParseOptions): Pr
 
   let definition: ServerDefinition | undefined;
   if (input === undefined || input === null) {
-    if (doc.errors.length === 0) errors.push({ at: position(0), message: 'the file is empty: a definition needs at least name and template' });
+    if (doc.errors.length === 0)
+      errors.push({ at: position(0), message: 'the file is empty: a definition needs at least name and template' });
   } else {
     input = withoutExtensionKeys(input);
     const parsed = serverDefinitionFor(input).safeParse(input);
@@ -121,7 +126,11 @@ export async function parseDefinition(source: string, options: ParseOptions): Pr
       (issue) => !schemaPaths.has(formatPath(issue.path)),
     );
     for (const issue of [...issues, ...checked]) {
-      const located: Located = { at: locate(issue.path, issue.atKey === true), path: issue.path, message: issue.message };
+      const located: Located = {
+        at: locate(issue.path, issue.atKey === true),
+        path: issue.path,
+        message: issue.message,
+      };
       (issue.severity === 'error' ? errors : warnings).push(located);
     }
   }
@@ -215,7 +224,10 @@ async function readDefinitionFile(absolute: string, shown: string): Promise<stri
       });
     }
     if (code === 'EACCES' || code === 'EPERM') {
-      throw new UserError(`cannot read ${shown}: permission denied`, { code: 'file_unreadable', hint: 'check the file’s permissions' });
+      throw new UserError(`cannot read ${shown}: permission denied`, {
+        code: 'file_unreadable',
+        hint: 'check the file’s permissions',
+      });
     }
     throw new UserError(`cannot read ${shown}: ${error instanceof Error ? error.message : String(error)}`, {
       code: 'file_unreadable',

@@ -25,7 +25,10 @@ async function typescript(): Promise<typeof TypeScript> {
  * Strips the types of a TypeScript source as a bundle does (no type checking), or only parses a
  * JavaScript one: the JavaScript out and the syntax errors, each with its line and column.
  */
-export async function transpileSource(path: string, source: string): Promise<{ outputText: string; problems: SourceProblem[] }> {
+export async function transpileSource(
+  path: string,
+  source: string,
+): Promise<{ outputText: string; problems: SourceProblem[] }> {
   const ts = await typescript();
   const result = ts.transpileModule(source, {
     fileName: path,
@@ -83,7 +86,8 @@ export async function exportedNames(path: string, source: string): Promise<Set<s
     } else if (isExported(statement)) {
       esm = true;
       if (isDefault(statement)) continue;
-      if ((ts.isFunctionDeclaration(statement) || ts.isClassDeclaration(statement)) && statement.name !== undefined) names.add(statement.name.text);
+      if ((ts.isFunctionDeclaration(statement) || ts.isClassDeclaration(statement)) && statement.name !== undefined)
+        names.add(statement.name.text);
       else if (ts.isVariableStatement(statement)) {
         for (const declaration of statement.declarationList.declarations) {
           if (ts.isIdentifier(declaration.name)) names.add(declaration.name.text);

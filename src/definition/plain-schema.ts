@@ -26,7 +26,10 @@ const isUniqueStrings: Shape = (v) => Array.isArray(v) && v.every(isString) && n
 const isType: Shape = (v) =>
   typeof v === 'string'
     ? TYPES.has(v)
-    : Array.isArray(v) && v.length > 0 && v.every((t) => typeof t === 'string' && TYPES.has(t)) && new Set(v).size === v.length;
+    : Array.isArray(v) &&
+      v.length > 0 &&
+      v.every((t) => typeof t === 'string' && TYPES.has(t)) &&
+      new Set(v).size === v.length;
 
 /**
  * The keywords recognised, each with the shape the draft-07, 2019-09 and 2020-12 meta-schemas all

@@ -9,7 +9,8 @@
  */
 export function scalingProblem(
   scaling: { min_instances?: unknown; max_instances?: unknown } | undefined,
-  describe: (min: number, max: number) => string = (min, max) => `min_instances (${min}) is greater than max_instances (${max})`,
+  describe: (min: number, max: number) => string = (min, max) =>
+    `min_instances (${min}) is greater than max_instances (${max})`,
 ): string | undefined {
   const min = scaling?.min_instances;
   const max = scaling?.max_instances;
@@ -26,7 +27,8 @@ export interface InstanceBounds {
   defaultMax: number;
 }
 
-export type ScalingRange = { ok: true; min: number; max: number } | { ok: false; problems: Array<{ path: string; message: string }> };
+export type ScalingRange =
+  { ok: true; min: number; max: number } | { ok: false; problems: Array<{ path: string; message: string }> };
 
 /**
  * Applies an environment's defaults and checks its bounds, naming each bad field as a deploy
@@ -53,7 +55,11 @@ export function resolveScalingRange(
   if (problems.length > 0) return { ok: false, problems };
   const min = scaling?.min_instances ?? bounds.defaultMin;
   const max = scaling?.max_instances ?? Math.max(bounds.defaultMax, min);
-  const tooMany = scalingProblem({ min_instances: min, max_instances: max }, (min, max) => `must not exceed max_instances (${max}), got ${min}`);
-  if (tooMany !== undefined) return { ok: false, problems: [{ path: 'config.scaling.min_instances', message: tooMany }] };
+  const tooMany = scalingProblem(
+    { min_instances: min, max_instances: max },
+    (min, max) => `must not exceed max_instances (${max}), got ${min}`,
+  );
+  if (tooMany !== undefined)
+    return { ok: false, problems: [{ path: 'config.scaling.min_instances', message: tooMany }] };
   return { ok: true, min, max };
 }

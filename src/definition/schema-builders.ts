@@ -28,7 +28,9 @@ const description = z.string().min(1, 'must not be empty').max(LIMITS.descriptio
 const timeoutMs = z.number().int().positive().max(LIMITS.timeoutMs).describe('time-out in milliseconds');
 const maxBytes = z.number().int().positive().max(LIMITS.maxBytes).describe('largest accepted output, in bytes');
 // The base of a URL may come from the environment: `${API_BASE}/items`.
-const httpUrl = z.string().regex(/^(https?:\/\/|\$\{)/, 'must be an http:// or https:// URL (or start with a ${VAR} reference)');
+const httpUrl = z
+  .string()
+  .regex(/^(https?:\/\/|\$\{)/, 'must be an http:// or https:// URL (or start with a ${VAR} reference)');
 const envMap = z
   .record(z.string().regex(ENV_NAME_PATTERN, 'must be an environment variable name'), z.string())
   .describe('environment variables; values may use ${VAR} references');
@@ -60,7 +62,9 @@ export const InputSchema = z
 // Content: what tools return and prompts say. Text fields may use {{...}} templates.
 
 const TextContent = z.strictObject({ type: z.literal('text'), text: z.string() });
-const JsonContent = z.strictObject({ type: z.literal('json'), json: z.unknown() }).describe('structured content, also sent as its JSON text');
+const JsonContent = z
+  .strictObject({ type: z.literal('json'), json: z.unknown() })
+  .describe('structured content, also sent as its JSON text');
 const MediaContent = (kind: 'image' | 'audio') =>
   z
     .strictObject({
@@ -75,14 +79,25 @@ const MediaContent = (kind: 'image' | 'audio') =>
 const EmbeddedResourceContent = z
   .strictObject({
     type: z.literal('resource'),
-    uri: z.string().regex(new RegExp(`${RESOURCE_URI_PATTERN.source}|\\{\\{`), 'must be <scheme>://<name>, or a {{...}} template that renders one'),
+    uri: z
+      .string()
+      .regex(
+        new RegExp(`${RESOURCE_URI_PATTERN.source}|\\{\\{`),
+        'must be <scheme>://<name>, or a {{...}} template that renders one',
+      ),
     mimeType: z.string().optional(),
     text: z.string().optional(),
   })
   .describe('a resource embedded in the result; without text, the defined resource of that uri is read');
 
 // Discriminated on `type`, so a wrong item reports the fields of its own kind, not of every kind.
-export const ContentItem = z.discriminatedUnion('type', [TextContent, JsonContent, MediaContent('image'), MediaContent('audio'), EmbeddedResourceContent]);
+export const ContentItem = z.discriminatedUnion('type', [
+  TextContent,
+  JsonContent,
+  MediaContent('image'),
+  MediaContent('audio'),
+  EmbeddedResourceContent,
+]);
 
 // ---------------------------------------------------------------------------------------------
 // Tool handlers (extension): how a tool answers on the runtime.
@@ -93,7 +108,9 @@ const StaticHandler = z
     content: z.array(ContentItem).min(1),
   })
   .describe('fixed or templated content');
-const ErrorHandler = z.strictObject({ type: z.literal('error'), message: z.string().min(1) }).describe('always answers with an error result');
+const ErrorHandler = z
+  .strictObject({ type: z.literal('error'), message: z.string().min(1) })
+  .describe('always answers with an error result');
 /** How long a handler may run, how much it may answer, and how its output is read: fresh schemas for each handler. */
 const runLimits = () => ({
   timeout_ms: timeoutMs.default(10_000),
@@ -132,7 +149,13 @@ const ModuleHandler = z
   })
   .describe('calls a function of your own module (template custom)');
 
-export const ToolHandler = z.discriminatedUnion('type', [StaticHandler, ErrorHandler, HttpHandler, ExecHandler, ModuleHandler]);
+export const ToolHandler = z.discriminatedUnion('type', [
+  StaticHandler,
+  ErrorHandler,
+  HttpHandler,
+  ExecHandler,
+  ModuleHandler,
+]);
 
 export const ToolAnnotations = z.strictObject({
   title: z.string().optional(),
@@ -150,7 +173,10 @@ export const ToolDefinition = z.strictObject({
   outputSchema: InputSchema.optional(),
   annotations: ToolAnnotations.optional(),
   handler: ToolHandler.optional(),
-  scopes: z.array(scopeToken).optional().describe('OAuth scopes a caller needs for this tool, in addition to auth.scopes; needs auth type oauth'),
+  scopes: z
+    .array(scopeToken)
+    .optional()
+    .describe('OAuth scopes a caller needs for this tool, in addition to auth.scopes; needs auth type oauth'),
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -170,13 +196,18 @@ export const completionFunction = once(() =>
     .describe('a function of your own module answers completion/complete'),
 );
 const completion = once(() =>
-  z.union([z.array(z.string()).max(1000).describe('the values a client may complete to, matched by prefix'), completionFunction()]),
+  z.union([
+    z.array(z.string()).max(1000).describe('the values a client may complete to, matched by prefix'),
+    completionFunction(),
+  ]),
 );
 
 export const resourceSource = once(() =>
   z.discriminatedUnion('type', [
     z.strictObject({ type: z.literal('text'), text: z.string() }).describe('inline content; may use templates'),
-    z.strictObject({ type: z.literal('file'), path: z.string().min(1) }).describe('a file inside the definition folder; the path may use templates'),
+    z
+      .strictObject({ type: z.literal('file'), path: z.string().min(1) })
+      .describe('a file inside the definition folder; the path may use templates'),
     z
       .strictObject({
         type: z.literal('url'),
@@ -202,7 +233,10 @@ export const resourceDefinition = once(() =>
     source: resourceSource().optional(),
     per_user: z.boolean().optional().describe('content depends on the caller: templates may use {{user.id}}'),
     users: z.array(z.string().min(1)).optional().describe('only these user ids may read it'),
-    complete: z.record(z.string().min(1), completion()).optional().describe('what completion/complete offers for each variable of a URI template'),
+    complete: z
+      .record(z.string().min(1), completion())
+      .optional()
+      .describe('what completion/complete offers for each variable of a URI template'),
   }),
 );
 
@@ -214,7 +248,12 @@ export const promptArgument = once(() =>
     name: z.string().regex(IDENTIFIER_PATTERN, 'must be an identifier (letters, digits, _ or -)'),
     description: z.string().optional(),
     required: z.boolean().optional(),
-    enum: z.array(z.string()).min(1, 'list at least one value').max(1000).optional().describe('the only values accepted; completion/complete offers them'),
+    enum: z
+      .array(z.string())
+      .min(1, 'list at least one value')
+      .max(1000)
+      .optional()
+      .describe('the only values accepted; completion/complete offers them'),
     complete: completion().optional().describe('what completion/complete offers for this argument (default: its enum)'),
   }),
 );
@@ -258,7 +297,9 @@ export const resourcesConfig = once(() =>
       memory_mb: z.number().int().min(32).max(1_048_576).optional().describe('memory of each instance, in MiB'),
       cpus: z.number().positive().max(1024).optional().describe('CPUs of each instance, such as 0.5'),
     })
-    .describe('limits of each instance where the runner enforces them (docker, kubernetes and the Kubernetes export; default 256 MiB and 0.5 CPU)'),
+    .describe(
+      'limits of each instance where the runner enforces them (docker, kubernetes and the Kubernetes export; default 256 MiB and 0.5 CPU)',
+    ),
 );
 
 const deployTarget = once(() =>
@@ -276,7 +317,10 @@ const deployTarget = once(() =>
 export const deployDefaults = once(() =>
   deployTarget().extend({
     environment: z.enum(ENVIRONMENTS).optional().describe('environment used when --env is not given'),
-    environments: z.partialRecord(z.enum(ENVIRONMENTS), deployTarget()).optional().describe('per-environment overrides of domain, scaling and env_vars'),
+    environments: z
+      .partialRecord(z.enum(ENVIRONMENTS), deployTarget())
+      .optional()
+      .describe('per-environment overrides of domain, scaling and env_vars'),
   }),
 );
 
@@ -327,7 +371,9 @@ const SECTIONS = Object.keys(sections) as Section[];
 function serverDefinitionWith(section: Sections) {
   return z.strictObject({
     $schema: z.string().optional(),
-    name: z.string().regex(SERVER_NAME_PATTERN, 'must start with a letter or digit; letters, digits, ., _ or -; at most 64'),
+    name: z
+      .string()
+      .regex(SERVER_NAME_PATTERN, 'must start with a letter or digit; letters, digits, ., _ or -; at most 64'),
     version: z.string().min(1).optional().describe('server version reported to clients; default 0.1.0'),
     description: description.optional(),
     template: z.enum(TEMPLATES),
@@ -336,9 +382,14 @@ function serverDefinitionWith(section: Sections) {
     sessions: z
       .boolean()
       .optional()
-      .describe('keep a session per client (Mcp-Session-Id): needed for sampling, elicitation, subscriptions and logging levels; default false (stateless)'),
+      .describe(
+        'keep a session per client (Mcp-Session-Id): needed for sampling, elicitation, subscriptions and logging levels; default false (stateless)',
+      ),
     egress: section.egress,
-    include: z.array(z.string().min(1)).optional().describe('more files or folders to ship with the build, relative to the definition (scripts, data)'),
+    include: z
+      .array(z.string().min(1))
+      .optional()
+      .describe('more files or folders to ship with the build, relative to the definition (scripts, data)'),
     tools: z.array(ToolDefinition).max(LIMITS.tools).optional(),
     resources: section.resources,
     prompts: section.prompts,
@@ -354,7 +405,9 @@ export const serverDefinition = once(() => serverDefinitionWith(sectionsFor(SECT
 
 function sectionsFor(present: readonly Section[]): Sections {
   const absent = z.never().optional();
-  return Object.fromEntries(SECTIONS.map((name) => [name, present.includes(name) ? sections[name]() : absent])) as unknown as Sections;
+  return Object.fromEntries(
+    SECTIONS.map((name) => [name, present.includes(name) ? sections[name]() : absent]),
+  ) as unknown as Sections;
 }
 
 const withSections = new Map<string, ServerDefinitionSchema>();
@@ -386,7 +439,8 @@ export function toEditorJsonSchema(): Record<string, unknown> {
   return {
     $schema,
     title: 'mcpctl server definition',
-    description: 'A server definition for mcpctl: tools, resources and prompts, with handlers, deploy defaults and tests.',
+    description:
+      'A server definition for mcpctl: tools, resources and prompts, with handlers, deploy defaults and tests.',
     ...rest,
     // Top-level `x-` keys are ignored by the loader: a place for YAML anchors.
     patternProperties: { '^x-': {} },

@@ -11,7 +11,14 @@ import type { z } from 'zod';
 import * as built from './schema-builders.js';
 
 export * from './names.js';
-export { ContentItem, InputSchema, ToolAnnotations, ToolDefinition, ToolHandler, toEditorJsonSchema } from './schema-builders.js';
+export {
+  ContentItem,
+  InputSchema,
+  ToolAnnotations,
+  ToolDefinition,
+  ToolHandler,
+  toEditorJsonSchema,
+} from './schema-builders.js';
 
 export type ContentItem = z.infer<typeof built.ContentItem>;
 export type ToolHandler = z.infer<typeof built.ToolHandler>;

@@ -6,7 +6,8 @@ import { isSecretName } from '../shared/secret-name.js';
 import { hasEnvRefs } from './interpolate.js';
 import { asArray, asRecord, items, type CheckContext, type Path } from './walk.js';
 
-const SECRET_VALUE = /^(sk|pk|rk)[-_][A-Za-z0-9]|^gh[pousr]_|^xox[abprs]-|^AKIA[0-9A-Z]{16}$|^eyJ[\w-]+\.[\w-]+\.|^Bearer\s+\S{8,}/;
+const SECRET_VALUE =
+  /^(sk|pk|rk)[-_][A-Za-z0-9]|^gh[pousr]_|^xox[abprs]-|^AKIA[0-9A-Z]{16}$|^eyJ[\w-]+\.[\w-]+\.|^Bearer\s+\S{8,}/;
 
 /** True when a literal value under `name` looks like a secret that belongs in the environment. */
 export function looksLikeSecret(name: string, value: string): boolean {
@@ -22,7 +23,10 @@ export function checkSecrets({ def, warn }: CheckContext): void {
   ];
   for (const [path, token] of tokens) {
     if (typeof token === 'string' && token !== '' && !hasEnvRefs(token)) {
-      warn(path, 'a literal token: anyone who can read this file can call the server; use ${MCP_AUTH_TOKEN} and set it at deploy time');
+      warn(
+        path,
+        'a literal token: anyone who can read this file can call the server; use ${MCP_AUTH_TOKEN} and set it at deploy time',
+      );
     }
   }
   const map = (value: unknown, path: Path) => {

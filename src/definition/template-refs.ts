@@ -31,7 +31,8 @@ export function listTemplateFields(def: Rec): TemplateField[] {
   for (const [i, tool] of items(def.tools)) {
     const handler = asRecord(tool.handler);
     const base: Path = ['tools', i, 'handler'];
-    if (handler?.type === 'static') asArray(handler.content).forEach((c, j) => content('tool', tool, c, [...base, 'content', j]));
+    if (handler?.type === 'static')
+      asArray(handler.content).forEach((c, j) => content('tool', tool, c, [...base, 'content', j]));
     if (handler?.type === 'error') push('tool', tool, handler.message, [...base, 'message']);
     if (handler?.type === 'http') {
       push('tool', tool, handler.url, [...base, 'url']);
@@ -50,7 +51,8 @@ export function listTemplateFields(def: Rec): TemplateField[] {
     }
   }
   for (const [i, prompt] of items(def.prompts)) {
-    for (const [j, message] of items(prompt.messages)) content('prompt', prompt, message.content, ['prompts', i, 'messages', j, 'content']);
+    for (const [j, message] of items(prompt.messages))
+      content('prompt', prompt, message.content, ['prompts', i, 'messages', j, 'content']);
   }
   return fields;
 }
@@ -59,9 +61,15 @@ export function listTemplateFields(def: Rec): TemplateField[] {
 function declaredToolArgs(tool: Rec): Set<string> | undefined {
   const schema = asRecord(tool.inputSchema);
   if (schema === undefined) return new Set();
-  const open = ['additionalProperties', 'patternProperties', 'allOf', 'anyOf', 'oneOf', '$ref', 'unevaluatedProperties'].some(
-    (k) => schema[k] !== undefined && schema[k] !== false,
-  );
+  const open = [
+    'additionalProperties',
+    'patternProperties',
+    'allOf',
+    'anyOf',
+    'oneOf',
+    '$ref',
+    'unevaluatedProperties',
+  ].some((k) => schema[k] !== undefined && schema[k] !== false);
   return open ? undefined : new Set(Object.keys(asRecord(schema.properties) ?? {}));
 }
 
@@ -81,7 +89,8 @@ export function checkTemplateRefs({ def, error, warn }: CheckContext): void {
         }
       } else if (ref.root === 'args' && ref.name !== undefined && field.scope === 'prompt') {
         const declared = new Set(items(field.owner.arguments).map(([, a]) => asString(a.name)));
-        if (!declared.has(ref.name)) error(field.path, `{{args.${ref.name}}} is not a declared argument of this prompt`);
+        if (!declared.has(ref.name))
+          error(field.path, `{{args.${ref.name}}} is not a declared argument of this prompt`);
       } else if (ref.root === 'params') {
         if (field.scope !== 'resource') {
           error(field.path, `{{params.${ref.name}}} is only available in resource sources`);
@@ -106,7 +115,10 @@ export function checkTemplateRefs({ def, error, warn }: CheckContext): void {
   }
   for (const [i, resource] of items(def.resources)) {
     if (resource.per_user === true && resource.source !== undefined && !usesUser.has(resource)) {
-      warn(['resources', i, 'per_user'], 'per_user is set but the source never uses {{user.id}}: every user sees the same content');
+      warn(
+        ['resources', i, 'per_user'],
+        'per_user is set but the source never uses {{user.id}}: every user sees the same content',
+      );
     }
   }
 }

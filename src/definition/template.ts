@@ -31,7 +31,10 @@ export function scanTemplate(text: string): { parts: Array<string | Placeholder>
 }
 
 export type TemplateRef =
-  { root: 'args'; name?: string } | { root: 'params'; name: string } | { root: 'user'; name: 'id' } | { root: 'server'; name: 'name' | 'version' };
+  | { root: 'args'; name?: string }
+  | { root: 'params'; name: string }
+  | { root: 'user'; name: 'id' }
+  | { root: 'server'; name: 'name' | 'version' };
 
 /** The `{{...}}` references of a text, and the problems of malformed ones. */
 export function parseTemplateRefs(text: string): { refs: TemplateRef[]; errors: string[] } {
@@ -42,7 +45,9 @@ export function parseTemplateRefs(text: string): { refs: TemplateRef[]; errors: 
     if (typeof part === 'string') continue;
     const ref = parseTemplateExpression(part.expression);
     if (ref === undefined) {
-      errors.push(`{{${part.expression}}} is not a known value: use args.NAME, params.NAME, user.id, server.name or server.version`);
+      errors.push(
+        `{{${part.expression}}} is not a known value: use args.NAME, params.NAME, user.id, server.name or server.version`,
+      );
     } else refs.push(ref);
   }
   if (unclosed) errors.push('has a {{ without a closing }}');
@@ -56,7 +61,8 @@ function parseTemplateExpression(expression: string): TemplateRef | undefined {
   match = /^params\.([A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*)$/.exec(expression);
   if (match !== null) return { root: 'params', name: match[1]! };
   if (expression === 'user.id') return { root: 'user', name: 'id' };
-  if (expression === 'server.name' || expression === 'server.version') return { root: 'server', name: expression === 'server.name' ? 'name' : 'version' };
+  if (expression === 'server.name' || expression === 'server.version')
+    return { root: 'server', name: expression === 'server.name' ? 'name' : 'version' };
   return undefined;
 }
 
@@ -93,7 +99,9 @@ export interface TemplatePiece {
 }
 
 export function compileTemplate(source: string): Template {
-  const parts = scanTemplate(source).parts.map((part) => (typeof part === 'string' ? part : (placeholderPath(part) ?? part.raw)));
+  const parts = scanTemplate(source).parts.map((part) =>
+    typeof part === 'string' ? part : (placeholderPath(part) ?? part.raw),
+  );
   const refs = parts.filter((p): p is string[] => typeof p !== 'string').map((path) => path.join('.'));
   if (refs.length === 0) {
     return { source, dynamic: false, refs, render: () => source, renderPieces: () => [{ text: source }] };
@@ -160,7 +168,8 @@ export function compileDeep(value: unknown): (scope: TemplateScope) => unknown {
 export function collectRefs(value: unknown, into: Set<string> = new Set()): Set<string> {
   if (typeof value === 'string') for (const ref of compileTemplate(value).refs) into.add(ref);
   else if (Array.isArray(value)) for (const item of value) collectRefs(item, into);
-  else if (value !== null && typeof value === 'object') for (const item of Object.values(value)) collectRefs(item, into);
+  else if (value !== null && typeof value === 'object')
+    for (const item of Object.values(value)) collectRefs(item, into);
   return into;
 }
 

@@ -11,7 +11,9 @@ import { asString, items, type CheckContext } from './walk.js';
 
 let uriTemplateClass: typeof SdkUriTemplate | undefined;
 function UriTemplate(): typeof SdkUriTemplate {
-  uriTemplateClass ??= (createRequire(import.meta.url)('@modelcontextprotocol/server') as { UriTemplate: typeof SdkUriTemplate }).UriTemplate;
+  uriTemplateClass ??= (
+    createRequire(import.meta.url)('@modelcontextprotocol/server') as { UriTemplate: typeof SdkUriTemplate }
+  ).UriTemplate;
   return uriTemplateClass;
 }
 
@@ -28,7 +30,8 @@ export function parseUriTemplate(uri: string): { variables: string[] } | { error
   } catch {
     return { error: 'has a { without a matching }' };
   }
-  if (names.some((spec) => spec.includes('{'))) return { error: 'has a nested {: URI templates use single braces, such as notes://{id}' };
+  if (names.some((spec) => spec.includes('{')))
+    return { error: 'has a nested {: URI templates use single braces, such as notes://{id}' };
   if (uri.split('}').length !== uri.split('{').length) return { error: 'has a } without a matching {' };
   if (/\{[+#./?&]?\}/.test(uri)) return { error: 'has an empty expression {}' };
   const variables: string[] = [];

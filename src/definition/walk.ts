@@ -42,5 +42,6 @@ export function items(value: unknown): Array<[number, Rec]> {
 export function* strings(value: unknown, path: Path): Generator<[Path, string]> {
   if (typeof value === 'string') yield [path, value];
   else if (Array.isArray(value)) for (let i = 0; i < value.length; i++) yield* strings(value[i], [...path, i]);
-  else if (asRecord(value) !== undefined) for (const [k, v] of Object.entries(value as Rec)) yield* strings(v, [...path, k]);
+  else if (asRecord(value) !== undefined)
+    for (const [k, v] of Object.entries(value as Rec)) yield* strings(v, [...path, k]);
 }

@@ -18,7 +18,20 @@ const STOP_WORDS = new Set(
 );
 
 /** Generic verbs that describe any tool, so they do not tell tools apart. */
-const WEAK_WORDS = new Set(['return', 'returns', 'given', 'call', 'called', 'tool', 'tools', 'server', 'value', 'values', 'result', 'results']);
+const WEAK_WORDS = new Set([
+  'return',
+  'returns',
+  'given',
+  'call',
+  'called',
+  'tool',
+  'tools',
+  'server',
+  'value',
+  'values',
+  'result',
+  'results',
+]);
 
 export function isStopWord(word: string): boolean {
   return STOP_WORDS.has(word.toLowerCase());

@@ -33,9 +33,19 @@ export interface DescribeOptions {
 }
 
 /** zod's plain wording: what the HTTP API answers. */
-function describePlain(issue: ZodIssue, path: PropertyKey[], fieldPath: Array<string | number>, options: DescribeOptions): DefinitionIssue[] {
+function describePlain(
+  issue: ZodIssue,
+  path: PropertyKey[],
+  fieldPath: Array<string | number>,
+  options: DescribeOptions,
+): DefinitionIssue[] {
   if (issue.code === 'unrecognized_keys')
-    return issue.keys.map((key) => ({ path: [...fieldPath, key], atKey: true, severity: 'error', message: 'unknown field' }));
+    return issue.keys.map((key) => ({
+      path: [...fieldPath, key],
+      atKey: true,
+      severity: 'error',
+      message: 'unknown field',
+    }));
   if (issue.code === 'invalid_union' && issue.errors.length > 0) {
     // the alternative that came closest (fewest problems) rather than "invalid input"
     const best = [...issue.errors].sort((a, b) => a.length - b.length)[0]!;
@@ -80,16 +90,25 @@ export function describeZodIssues(
           out.push({
             path: fieldPath,
             severity: 'error',
-            message: value === undefined ? `missing required field "${field}" (one of ${list})` : `must be one of ${list}`,
+            message:
+              value === undefined ? `missing required field "${field}" (one of ${list})` : `must be one of ${list}`,
           });
           break;
         }
         // Keep the one branch whose shape fits the value, and report its own problems.
         const fitting = issue.errors.filter(
-          (branch) => !branch.some((sub) => sub.path.length === 0 && (sub.code === 'invalid_type' || sub.code === 'invalid_value')),
+          (branch) =>
+            !branch.some(
+              (sub) => sub.path.length === 0 && (sub.code === 'invalid_type' || sub.code === 'invalid_value'),
+            ),
         );
         if (fitting.length === 1) out.push(...describeZodIssues(fitting[0]!, input, path));
-        else out.push({ path: fieldPath, severity: 'error', message: 'does not match any of the allowed forms (see docs/definition.md)' });
+        else
+          out.push({
+            path: fieldPath,
+            severity: 'error',
+            message: 'does not match any of the allowed forms (see docs/definition.md)',
+          });
         break;
       }
       case 'invalid_type':

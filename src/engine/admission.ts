@@ -171,7 +171,11 @@ export function closeAdmission(admission: Admission): void {
 export function createAdmission(limits: AdmissionLimits = defaultAdmissionLimits(), clock?: () => number): Admission {
   const make = (name: string, concurrency: number) =>
     new WorkQueue(name, { concurrency, maxWaiting: limits.maxWaiting, ...(clock === undefined ? {} : { clock }) });
-  return { starts: make('starts', limits.starts), builds: make('builds', limits.builds), tests: make('tests', limits.tests) };
+  return {
+    starts: make('starts', limits.starts),
+    builds: make('builds', limits.builds),
+    tests: make('tests', limits.tests),
+  };
 }
 
 /** Priorities in the start queue: what already served comes back first. */

@@ -129,16 +129,23 @@ export function createApp(options: AppOptions): App {
       res.once('close', () => {
         if (!res.writableFinished) aborts.abort(new Error('the client went away'));
       });
-      if (draining) throw new HttpError('unavailable', 'the engine is stopping; retry in a moment', { 'Retry-After': '1' });
+      if (draining)
+        throw new HttpError('unavailable', 'the engine is stopping; retry in a moment', { 'Retry-After': '1' });
       const key = authenticateLimited(req, keyDigest, failures);
       const decision = limiter.take(key);
       if (!decision.allowed) {
-        throw new HttpError('rate_limited', `too many requests; retry in ${decision.retryAfter} s`, { 'Retry-After': String(decision.retryAfter) });
+        throw new HttpError('rate_limited', `too many requests; retry in ${decision.retryAfter} s`, {
+          'Retry-After': String(decision.retryAfter),
+        });
       }
       const found = router.lookup(method, path);
       if (found.kind === 'not_found') throw new ServiceError('not_found', `no such endpoint: ${method} ${path}`);
       if (found.kind === 'method_not_allowed') {
-        throw new HttpError('method_not_allowed', `${method} is not allowed on ${path}; use ${found.allow.join(' or ')}`, { Allow: found.allow.join(', ') });
+        throw new HttpError(
+          'method_not_allowed',
+          `${method} is not allowed on ${path}; use ${found.allow.join(' or ')}`,
+          { Allow: found.allow.join(', ') },
+        );
       }
       const { route, params } = found.match;
       const query = queryOf(req.url);
@@ -146,14 +153,21 @@ export function createApp(options: AppOptions): App {
       let body: unknown;
       if (method === 'POST') {
         if (hasBody(req) && !isJsonMediaType(req.headers['content-type'])) {
-          throw new HttpError('unsupported_media_type', 'a request body must be JSON, sent with Content-Type: application/json');
+          throw new HttpError(
+            'unsupported_media_type',
+            'a request body must be JSON, sent with Content-Type: application/json',
+          );
         }
         const raw = await readBody(req, limits.bodyBytes);
         const idempotencyKey = header(req, 'idempotency-key');
         if (route.idempotent === true && idempotencyKey !== undefined) {
           const outcome = await idempotency.begin(idempotencyKey, `${key}\n${method} ${path}`, raw, {
             signal: aborts.signal,
-            onWait: () => log().info('waiting for the earlier request with this Idempotency-Key, to replay its answer', { method, path }),
+            onWait: () =>
+              log().info('waiting for the earlier request with this Idempotency-Key, to replay its answer', {
+                method,
+                path,
+              }),
           });
           if ('replay' in outcome) {
             const stored = outcome.replay.body as Omit<EnvelopeBody, 'meta'>;
@@ -177,10 +191,16 @@ export function createApp(options: AppOptions): App {
     } catch (error) {
       // A client that went away (an upload cut short, a request body too slow) is not a failure
       // of the engine: no answer can reach it, and the log says what happened.
-      if (error instanceof ClientGoneError || (controller?.signal.aborted === true && !(error instanceof ServiceError))) {
+      if (
+        error instanceof ClientGoneError ||
+        (controller?.signal.aborted === true && !(error instanceof ServiceError))
+      ) {
         const timedOut = TIMED_OUT.has(req.socket);
         res.statusCode = timedOut ? statusOf('request_timeout') : CLIENT_GONE;
-        log().info(timedOut ? 'the request did not arrive in time' : 'the client went away before the request was read', { method, path: path ?? '(invalid)' });
+        log().info(
+          timedOut ? 'the request did not arrive in time' : 'the client went away before the request was read',
+          { method, path: path ?? '(invalid)' },
+        );
         res.destroy();
         return;
       }
@@ -188,10 +208,14 @@ export function createApp(options: AppOptions): App {
       if (known === undefined) {
         log().error('unexpected error', { method, path, error });
       }
-      const failure = known ?? new ServiceError('internal', `an unexpected error occurred; report it with the request id ${requestId}`);
+      const failure =
+        known ??
+        new ServiceError('internal', `an unexpected error occurred; report it with the request id ${requestId}`);
       const status = statusOf(failure.code);
       const envelope = errorBody(failure, meta());
-      await claim?.finish({ status, body: { success: envelope.success, data: envelope.data, error: envelope.error } }).catch(() => {});
+      await claim
+        ?.finish({ status, body: { success: envelope.success, data: envelope.data, error: envelope.error } })
+        .catch(() => {});
       claim = undefined;
       if (res.headersSent) {
         res.destroy();
@@ -236,14 +260,21 @@ export interface HttpServerLimits {
  * cut after `requestTimeoutMs`, not Node's 300 s), and an envelope for what Node would answer
  * bare or not at all: requests its parser refuses, CONNECT, an `Expect` other than 100-continue.
  */
-export function createEngineServer(handler: (req: IncomingMessage, res: ServerResponse) => unknown, limits: HttpServerLimits): Server {
+export function createEngineServer(
+  handler: (req: IncomingMessage, res: ServerResponse) => unknown,
+  limits: HttpServerLimits,
+): Server {
   const server = createServer(engineServerOptions(limits), (req, res) => void handler(req, res));
   wireEngineServer(server);
   return server;
 }
 
 /** The time-outs of the engine's servers (HTTP, and HTTPS: src/engine/http/tls.ts). */
-export function engineServerOptions(limits: HttpServerLimits): { requestTimeout: number; headersTimeout: number; connectionsCheckingInterval: number } {
+export function engineServerOptions(limits: HttpServerLimits): {
+  requestTimeout: number;
+  headersTimeout: number;
+  connectionsCheckingInterval: number;
+} {
   return {
     requestTimeout: limits.requestTimeoutMs,
     headersTimeout: Math.min(HEADERS_TIMEOUT_MS, limits.requestTimeoutMs),
@@ -256,7 +287,9 @@ export function engineServerOptions(limits: HttpServerLimits): { requestTimeout:
 export function wireEngineServer(server: Server | HttpsServer): void {
   server.on('clientError', answerClientError);
   server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
-    answerRaw(socket, 405, 'method_not_allowed', 'CONNECT is not supported: this service is not a proxy', { Allow: 'GET, HEAD, POST, DELETE' });
+    answerRaw(socket, 405, 'method_not_allowed', 'CONNECT is not supported: this service is not a proxy', {
+      Allow: 'GET, HEAD, POST, DELETE',
+    });
   });
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
     const requestId = newId('req');
@@ -266,7 +299,11 @@ export function wireEngineServer(server: Server | HttpsServer): void {
       'expectation_failed',
       `the expectation ${JSON.stringify(req.headers.expect ?? '')} is not supported; only 100-continue is`,
     );
-    sendJson(res, statusOf('expectation_failed'), errorBody(failure, { request_id: requestId, timestamp: new Date().toISOString() }));
+    sendJson(
+      res,
+      statusOf('expectation_failed'),
+      errorBody(failure, { request_id: requestId, timestamp: new Date().toISOString() }),
+    );
     req.resume();
   });
 }
@@ -284,14 +321,21 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex):
     answerRaw(socket, 408, 'request_timeout', 'the request did not arrive in time; send it again');
     return;
   }
-  const message = error.code === 'HPE_HEADER_OVERFLOW' ? 'the request headers are too large' : 'the request is not valid HTTP';
+  const message =
+    error.code === 'HPE_HEADER_OVERFLOW' ? 'the request headers are too large' : 'the request is not valid HTTP';
   answerRaw(socket, 400, 'bad_request', message);
 }
 
 const REASONS: Record<number, string> = { 400: 'Bad Request', 405: 'Method Not Allowed', 408: 'Request Timeout' };
 
 /** Writes an enveloped error straight to a socket no response object owns, and closes it. */
-function answerRaw(socket: Duplex, status: number, code: ErrorCode, message: string, headers: Record<string, string> = {}): void {
+function answerRaw(
+  socket: Duplex,
+  status: number,
+  code: ErrorCode,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
   if (!socket.writable) {
     socket.destroy();
     return;
@@ -319,7 +363,8 @@ function parseBody(route: Route, raw: Buffer): unknown {
   }
   const value = validateBody(route.body, parseJsonBody(raw));
   const problems = route.check?.(value as never) ?? [];
-  if (problems.length > 0) throw new HttpError('validation_failed', 'the request is over a limit of this service', {}, problems);
+  if (problems.length > 0)
+    throw new HttpError('validation_failed', 'the request is over a limit of this service', {}, problems);
   return value;
 }
 
@@ -327,7 +372,8 @@ function parseBody(route: Route, raw: Buffer): unknown {
 function authenticate(req: IncomingMessage, expected: Buffer): string {
   const value = header(req, 'authorization');
   const match = value === undefined ? null : /^Bearer[ ]+(\S+)\s*$/i.exec(value);
-  const unauthorized = (message: string) => new HttpError('unauthorized', message, { 'WWW-Authenticate': 'Bearer realm="mcpctl"' });
+  const unauthorized = (message: string) =>
+    new HttpError('unauthorized', message, { 'WWW-Authenticate': 'Bearer realm="mcpctl"' });
   if (match === null) throw unauthorized('this request needs an API key: send Authorization: Bearer <key>');
   const given = digest(match[1]!);
   if (!timingSafeEqual(given, expected)) throw unauthorized('the API key is not valid for this service');
@@ -341,7 +387,9 @@ function authenticate(req: IncomingMessage, expected: Buffer): string {
 function authenticateLimited(req: IncomingMessage, expected: Buffer, failures: FailureLimiter): string {
   const address = req.socket.remoteAddress;
   const blocked = (seconds: number) =>
-    new HttpError('rate_limited', `too many requests with a wrong API key from this address; retry in ${seconds} s`, { 'Retry-After': String(seconds) });
+    new HttpError('rate_limited', `too many requests with a wrong API key from this address; retry in ${seconds} s`, {
+      'Retry-After': String(seconds),
+    });
   const waiting = failures.blockedFor(address);
   if (waiting > 0) throw blocked(waiting);
   try {

@@ -15,7 +15,14 @@ import { createLocalCredentials, type LocalCredentials } from './local-credentia
 import { probeMcp, ProbeError } from './mcp-probe.js';
 import type { Problem } from '../shared/errors.js';
 import type { SpawnWarmRuntime } from './runners/warm-pool.js';
-import { ServiceError, type BuildService, type Logger, type ServerRecord, type StartRuntimeProcess, type Store } from './types.js';
+import {
+  ServiceError,
+  type BuildService,
+  type Logger,
+  type ServerRecord,
+  type StartRuntimeProcess,
+  type Store,
+} from './types.js';
 
 /** What a build needs from the runtime (src/runtime/bundle.ts and process.ts). */
 export interface RuntimeModules {
@@ -65,7 +72,10 @@ export function createBuilder(options: BuilderOptions): BuildService & { close()
     queue.admit('builds');
     const runtime = await loadRuntime();
     if (runtime === undefined) {
-      throw new ServiceError('not_implemented', 'building needs the server runtime, which this engine does not include yet');
+      throw new ServiceError(
+        'not_implemented',
+        'building needs the server runtime, which this engine does not include yet',
+      );
     }
     const started = clock();
     let bundle: { dir: string; digest: string };
@@ -125,7 +135,12 @@ export function createBuilder(options: BuilderOptions): BuildService & { close()
         definition,
       };
       await options.store.putServer(record);
-      log.info('built', { mcp_id: mcpId, name: request.name, digest: bundle.digest, build_time: record.server.build_time });
+      log.info('built', {
+        mcp_id: mcpId,
+        name: request.name,
+        digest: bundle.digest,
+        build_time: record.server.build_time,
+      });
       return record;
     })();
     inFlight.set(bundle.digest, work);
@@ -140,7 +155,12 @@ export function createBuilder(options: BuilderOptions): BuildService & { close()
    * Starts the bundle, checks that it answers MCP and offers what the definition declares, stops it.
    * `passed` is called as soon as the check passed, before the process is stopped.
    */
-  const smokeCheck = async (runtime: RuntimeModules, request: BuildRequest, bundleDir: string, passed: () => void): Promise<void> => {
+  const smokeCheck = async (
+    runtime: RuntimeModules,
+    request: BuildRequest,
+    bundleDir: string,
+    passed: () => void,
+  ): Promise<void> => {
     const access = await localCredentials.prepare(request, placeholderEnv(request));
     const env = access.env;
     const recent: string[] = [];
@@ -150,11 +170,22 @@ export function createBuilder(options: BuilderOptions): BuildService & { close()
     };
     let child;
     try {
-      child = await runtime.startRuntimeProcess({ bundleDir, port: 0, host: '127.0.0.1', env, logLevel: 'info', onLog });
+      child = await runtime.startRuntimeProcess({
+        bundleDir,
+        port: 0,
+        host: '127.0.0.1',
+        env,
+        logLevel: 'info',
+        onLog,
+      });
     } catch (error) {
       const problems = problemsOf(error);
       // the details say why, each at its field; the message need not say it again
-      throw new ServiceError('build_failed', problems === undefined ? `the server did not start: ${messageOf(error)}` : 'the server did not start', problems);
+      throw new ServiceError(
+        'build_failed',
+        problems === undefined ? `the server did not start: ${messageOf(error)}` : 'the server did not start',
+        problems,
+      );
     }
     try {
       const token = await access.token(child.mcpUrl);
@@ -183,7 +214,12 @@ export function createBuilder(options: BuilderOptions): BuildService & { close()
         ),
         ...missingItems(request.prompts ?? [], (p) => p.name, found.prompts, 'prompts', 'name', 'prompt'),
       ];
-      if (missing.length > 0) throw new ServiceError('build_failed', 'the server started but does not offer everything the definition declares', missing);
+      if (missing.length > 0)
+        throw new ServiceError(
+          'build_failed',
+          'the server started but does not offer everything the definition declares',
+          missing,
+        );
       passed();
     } catch (error) {
       if (error instanceof ServiceError) throw error;
@@ -193,7 +229,9 @@ export function createBuilder(options: BuilderOptions): BuildService & { close()
       }
       throw error;
     } finally {
-      await child.stop(2000).catch((error: unknown) => log.warn('could not stop a build check server', { pid: child.pid, error }));
+      await child
+        .stop(2000)
+        .catch((error: unknown) => log.warn('could not stop a build check server', { pid: child.pid, error }));
     }
   };
 
@@ -213,17 +251,26 @@ export function validateBuildRequest(input: BuildRequest): BuildRequest {
   if (isValidated(input)) return input;
   const parsed = BuildRequest.safeParse(input);
   if (!parsed.success) {
-    throw new ServiceError('validation_failed', 'the definition does not match the contract', issuesToDetails(parsed.error.issues));
+    throw new ServiceError(
+      'validation_failed',
+      'the definition does not match the contract',
+      issuesToDetails(parsed.error.issues),
+    );
   }
   const overLimit = checkBuildLimits(parsed.data);
-  if (overLimit.length > 0) throw new ServiceError('validation_failed', 'the definition is over a limit of this service', overLimit);
+  if (overLimit.length > 0)
+    throw new ServiceError('validation_failed', 'the definition is over a limit of this service', overLimit);
   return markValidated(parsed.data);
 }
 
 /** Loads the runtime modules when the first build needs them. */
 export async function loadRuntimeModules(): Promise<RuntimeModules> {
   const [bundle, proc] = await Promise.all([import('../runtime/bundle.js'), import('../runtime/process.js')]);
-  return { writeBundle: bundle.writeBundle, startRuntimeProcess: proc.startRuntimeProcess, spawnWarmRuntimeProcess: proc.spawnWarmRuntimeProcess };
+  return {
+    writeBundle: bundle.writeBundle,
+    startRuntimeProcess: proc.startRuntimeProcess,
+    spawnWarmRuntimeProcess: proc.spawnWarmRuntimeProcess,
+  };
 }
 
 /**
@@ -239,12 +286,14 @@ export function placeholderEnv(request: BuildRequest): Record<string, string> {
     if (typeof value === 'string') {
       if (!value.includes('${')) return;
       try {
-        for (const part of parseEnvRefs(value)) if (part.kind === 'ref' && part.fallback === undefined) env[part.name] = PLACEHOLDER_VALUE;
+        for (const part of parseEnvRefs(value))
+          if (part.kind === 'ref' && part.fallback === undefined) env[part.name] = PLACEHOLDER_VALUE;
       } catch {
         // a malformed reference fails the start with its own message
       }
     } else if (Array.isArray(value)) value.forEach((item) => visit(item, depth + 1));
-    else if (value !== null && typeof value === 'object') Object.values(value).forEach((item) => visit(item, depth + 1));
+    else if (value !== null && typeof value === 'object')
+      Object.values(value).forEach((item) => visit(item, depth + 1));
   };
   visit(rest, 0);
   if (auth?.type === 'oauth') visit(auth, 0);
@@ -264,7 +313,10 @@ function missingItems<T>(
   const missing: Array<{ path: string; message: string }> = [];
   declared.forEach((item, index) => {
     if (listed(item) && !have.has(keyOf(item)))
-      missing.push({ path: `${field}[${index}].${keyField}`, message: `the started server does not list this ${what}` });
+      missing.push({
+        path: `${field}[${index}].${keyField}`,
+        message: `the started server does not list this ${what}`,
+      });
   });
   return missing;
 }

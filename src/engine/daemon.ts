@@ -16,13 +16,17 @@ import { VERSION as version } from '../shared/version.js';
 async function runDaemon(env: NodeJS.ProcessEnv): Promise<void> {
   const home = resolveHome(env);
   const paths = homePaths(home);
-  const logger = createLogger({ write: batchedWrite((text) => process.stdout.write(text)), level: parseLogLevel(env.MCPCTL_LOG_LEVEL) ?? 'info' });
+  const logger = createLogger({
+    write: batchedWrite((text) => process.stdout.write(text)),
+    level: parseLogLevel(env.MCPCTL_LOG_LEVEL) ?? 'info',
+  });
   await ensureDir(home);
   process.on('SIGHUP', () => logger.info('SIGHUP: the engine stays up (with HTTPS, it reads its certificates again)'));
   const priority = engineNiceFromEnv(env);
   if (priority.problem !== undefined) logger.warn(priority.problem);
   const outcome = yieldToInstances(priority.nice);
-  if (outcome === 'lowered') logger.info('on busy cores the engine gives way to its instances', { autogroup_nice: priority.nice });
+  if (outcome === 'lowered')
+    logger.info('on busy cores the engine gives way to its instances', { autogroup_nice: priority.nice });
 
   let code: number;
   try {

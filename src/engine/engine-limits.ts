@@ -91,7 +91,9 @@ export function limitsFromEnv(env: Record<string, string | undefined>): EngineLi
   if (raw !== undefined && raw.trim() !== '') {
     const rate = Number(raw);
     if (!Number.isFinite(rate) || rate < 0) {
-      throw new Error(`MCPCTL_RATE_LIMIT must be a number of requests per second ≥ 0 (0 turns limiting off), not ${JSON.stringify(raw)}`);
+      throw new Error(
+        `MCPCTL_RATE_LIMIT must be a number of requests per second ≥ 0 (0 turns limiting off), not ${JSON.stringify(raw)}`,
+      );
     }
     limits.ratePerSecond = rate;
     limits.rateCapacity = Math.max(1, Math.ceil(rate * 3));
@@ -100,7 +102,8 @@ export function limitsFromEnv(env: Record<string, string | undefined>): EngineLi
     const value = env[ADMISSION_ENV[key]];
     if (value === undefined || value.trim() === '') continue;
     const count = Number(value);
-    if (!Number.isInteger(count) || count < 1) throw new Error(`${ADMISSION_ENV[key]} must be a whole number ≥ 1, not ${JSON.stringify(value)}`);
+    if (!Number.isInteger(count) || count < 1)
+      throw new Error(`${ADMISSION_ENV[key]} must be a whole number ≥ 1, not ${JSON.stringify(value)}`);
     limits.admission[key] = count;
   }
   const failures = env.MCPCTL_AUTH_FAILURE_LIMIT;
@@ -117,7 +120,9 @@ export function limitsFromEnv(env: Record<string, string | undefined>): EngineLi
   if (pool !== undefined && pool.trim() !== '') {
     const count = Number(pool);
     if (!Number.isInteger(count) || count < 0 || count > 64) {
-      throw new Error(`MCPCTL_WARM_POOL must be a whole number from 0 to 64 (0 turns the pool of warm processes off), not ${JSON.stringify(pool)}`);
+      throw new Error(
+        `MCPCTL_WARM_POOL must be a whole number from 0 to 64 (0 turns the pool of warm processes off), not ${JSON.stringify(pool)}`,
+      );
     }
     limits.warmPool = count;
   }
@@ -136,7 +141,8 @@ export function checkBuildLimits(request: BuildRequest): ErrorDetail[] {
   const problems: ErrorDetail[] = [];
   const count = (field: 'tools' | 'resources' | 'prompts', max: number) => {
     const length = request[field]?.length ?? 0;
-    if (length > max) problems.push({ path: field, message: `at most ${max} ${field} per server (this one has ${length})` });
+    if (length > max)
+      problems.push({ path: field, message: `at most ${max} ${field} per server (this one has ${length})` });
   };
   count('tools', LIMITS.tools);
   count('resources', LIMITS.resources);
@@ -147,7 +153,11 @@ export function checkBuildLimits(request: BuildRequest): ErrorDetail[] {
       const value = key(item as never);
       const first = seen.get(value);
       if (first === undefined) seen.set(value, index);
-      else problems.push({ path: `${field}[${index}]`, message: `${what} ${JSON.stringify(value)} is already used by ${field}[${first}]` });
+      else
+        problems.push({
+          path: `${field}[${index}]`,
+          message: `${what} ${JSON.stringify(value)} is already used by ${field}[${first}]`,
+        });
     });
   };
   duplicates('tools', (t: { name: string }) => t.name, 'the tool name');

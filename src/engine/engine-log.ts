@@ -68,7 +68,10 @@ export function redactingEngineLogger(inner: Logger, secrets: Redactor): Logger 
     (level: LogLevel) =>
     (message: string, fields?: Record<string, unknown>): void => {
       if (secrets.size === 0) return inner[level](message, fields);
-      inner[level](secrets.redactText(message), fields === undefined ? undefined : (redactFields(fields, secrets) as Record<string, unknown>));
+      inner[level](
+        secrets.redactText(message),
+        fields === undefined ? undefined : (redactFields(fields, secrets) as Record<string, unknown>),
+      );
     };
   return {
     debug: emit('debug'),
@@ -83,7 +86,8 @@ export function redactingEngineLogger(inner: Logger, secrets: Redactor): Logger 
 function redactFields(value: unknown, secrets: Redactor, depth = 0): unknown {
   if (typeof value === 'string') return secrets.redactText(value);
   if (depth > 8 || value === null || typeof value !== 'object') return value;
-  if (value instanceof Error) return redactFields({ name: value.name, message: value.message, stack: value.stack }, secrets, depth + 1);
+  if (value instanceof Error)
+    return redactFields({ name: value.name, message: value.message, stack: value.stack }, secrets, depth + 1);
   if (Array.isArray(value)) return value.map((item) => redactFields(item, secrets, depth + 1));
   // a Date and the like: written as its toJSON says
   if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return value;

@@ -119,7 +119,8 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
   const limits: EngineLimits = { ...DEFAULT_LIMITS, ...options.limits };
   // What a crash left half-written: temporary files of the state files, unfinished bundles.
   // The caller holds the home's lock, so nothing else writes there now.
-  const leftovers = (await removeStaleTemps(paths.home)) + (await removeStaleTempDirs(paths.bundlesDir, BUNDLE_TEMP_PREFIX));
+  const leftovers =
+    (await removeStaleTemps(paths.home)) + (await removeStaleTempDirs(paths.bundlesDir, BUNDLE_TEMP_PREFIX));
   if (leftovers > 0) logger.info('removed unfinished writes left by a crash', { files: leftovers });
   // Certificates are checked before anything listens: a bad one stops the start, naming its file.
   const tlsConfig = await loadTls(options, paths);
@@ -139,7 +140,11 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
       throw error;
     });
     if (tlsConfig !== undefined) {
-      const listener = tlsConfig.create({ serverOptions: engineServerOptions(limits), handler: withHsts((req, res) => void handler(req, res)), logger });
+      const listener = tlsConfig.create({
+        serverOptions: engineServerOptions(limits),
+        handler: withHsts((req, res) => void handler(req, res)),
+        logger,
+      });
       wireEngineServer(listener.server);
       // HTTPS may face the network on its own address while plain HTTP stays on loopback
       const tlsHost = tlsConfig.settings.host ?? options.host;
@@ -157,7 +162,11 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
   const url = (options.publicUrl ?? `http://${urlHost(options.host)}:${port}`).replace(/\/+$/, '');
 
   try {
-    const { load: loadRuntime, report: isolation } = isolatedRuntime(options.runtime ?? loadRuntimeModules, options.env, paths.home);
+    const { load: loadRuntime, report: isolation } = isolatedRuntime(
+      options.runtime ?? loadRuntimeModules,
+      options.env,
+      paths.home,
+    );
     const admission = createAdmission(limits.admission, clock);
     // Every start (build checks, test instances, deployments' instances) takes a warm process when it can.
     const warmPool = new WarmPool({
@@ -183,10 +192,14 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
       queue: admission.builds,
       ...(options.smokeTimeoutMs === undefined ? {} : { smokeTimeoutMs: options.smokeTimeoutMs }),
     });
-    const factory = options.deployments === false ? undefined : (options.deployments ?? (await loadDeploymentFactory()));
+    const factory =
+      options.deployments === false ? undefined : (options.deployments ?? (await loadDeploymentFactory()));
     let deployments: DeploymentService | undefined;
     // the process runner is the deployment service's default (made with its startRuntime); another is made here
-    const chosen = factory === undefined ? undefined : await chosenRunner(options, paths.settingsFile, lazyStartRuntime(runtime), logger);
+    const chosen =
+      factory === undefined
+        ? undefined
+        : await chosenRunner(options, paths.settingsFile, lazyStartRuntime(runtime), logger);
     const runner = chosen?.runner;
     if (factory !== undefined) {
       deployments = await factory({
@@ -197,7 +210,9 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
         env: options.env,
         startRuntime: lazyStartRuntime(runtime),
         ...(runner === undefined ? {} : { runner }),
-        ...(tls === undefined ? {} : { https: { url: tls.url, port: tls.port, covers: (host: string) => tls.listener.covers(host) } }),
+        ...(tls === undefined
+          ? {}
+          : { https: { url: tls.url, port: tls.port, covers: (host: string) => tls.listener.covers(host) } }),
         exposed: listensBeyondLoopback(options.host, tls?.host),
         isolation,
         starts: admission.starts,
@@ -226,7 +241,12 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
       admission,
       warmPool,
       isolation,
-      hosts: engineHostPolicy({ host: options.host, tlsHost: tls?.host, publicUrl: options.publicUrl, env: options.env }),
+      hosts: engineHostPolicy({
+        host: options.host,
+        tlsHost: tls?.host,
+        publicUrl: options.publicUrl,
+        env: options.env,
+      }),
       publicUrl: options.publicUrl,
       apiKey: options.apiKey,
       version: options.version,
@@ -241,7 +261,9 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
       url,
       host: options.host,
       port,
-      ...(tls === undefined ? {} : { https: tls.url, tls_host: tls.host, certificates: [...tls.listener.certificates().byName.keys()] }),
+      ...(tls === undefined
+        ? {}
+        : { https: tls.url, tls_host: tls.host, certificates: [...tls.listener.certificates().byName.keys()] }),
       home: paths.home,
       version: options.version,
       deployments: deployments !== undefined,
@@ -317,7 +339,11 @@ function answerStarting(_req: IncomingMessage, res: ServerResponse): void {
     meta: { request_id: 'req_starting', timestamp: new Date().toISOString() },
     error: { code: 'unavailable', message: 'the engine is starting; retry in a moment' },
   });
-  res.writeHead(503, { 'Content-Type': 'application/json; charset=utf-8', 'Retry-After': '1', 'Content-Length': Buffer.byteLength(body) });
+  res.writeHead(503, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Retry-After': '1',
+    'Content-Length': Buffer.byteLength(body),
+  });
   res.end(body);
 }
 
@@ -371,7 +397,15 @@ async function chosenRunner(
       { value: await runnerFromSettings(settingsFile), from: `"runner" in ${settingsFile}` },
     ]);
     if (kind === 'process') return { kind };
-    return { kind, runner: await createRunner(kind, { env: options.env, startRuntime, logger: logger.child({ component: 'runner' }), settingsFile }) };
+    return {
+      kind,
+      runner: await createRunner(kind, {
+        env: options.env,
+        startRuntime,
+        logger: logger.child({ component: 'runner' }),
+        settingsFile,
+      }),
+    };
   } catch (error) {
     if (error instanceof RunnerConfigError) throw new EngineConfigError(error.message);
     throw error;
@@ -388,10 +422,15 @@ function lazyStartRuntime(load: () => Promise<RuntimeModules | undefined>): Star
 }
 
 /** The runtime with its starter going through the warm pool. */
-function withWarmPool(load: () => Promise<RuntimeModules | undefined>, pool: WarmPool): () => Promise<RuntimeModules | undefined> {
+function withWarmPool(
+  load: () => Promise<RuntimeModules | undefined>,
+  pool: WarmPool,
+): () => Promise<RuntimeModules | undefined> {
   let pooled: Promise<RuntimeModules | undefined> | undefined;
   return () =>
-    (pooled ??= load().then((modules) => modules && { ...modules, startRuntimeProcess: pool.wrap(modules.startRuntimeProcess) })).catch((error: unknown) => {
+    (pooled ??= load().then(
+      (modules) => modules && { ...modules, startRuntimeProcess: pool.wrap(modules.startRuntimeProcess) },
+    )).catch((error: unknown) => {
       pooled = undefined;
       throw error;
     });

@@ -42,7 +42,9 @@ export function checkPrivatePath(path: string, kind: PrivateKind, options: { tig
   const mode = info.mode & 0o777;
   const octal = mode.toString(8).padStart(3, '0');
   if (info.uid !== uid) {
-    return { refuse: `${path} belongs to another user (uid ${info.uid}, not ${uid}): whoever owns it can read and change the engine's keys and state` };
+    return {
+      refuse: `${path} belongs to another user (uid ${info.uid}, not ${uid}): whoever owns it can read and change the engine's keys and state`,
+    };
   }
   if ((mode & 0o022) !== 0) {
     return {
@@ -51,7 +53,8 @@ export function checkPrivatePath(path: string, kind: PrivateKind, options: { tig
   }
   if ((mode & 0o077) === 0) return {};
   const wanted = PRIVATE_MODE[kind];
-  if (options.tighten === false) return { tightened: `${path} can be read by other users (mode ${octal}); it should be ${wanted.toString(8)}` };
+  if (options.tighten === false)
+    return { tightened: `${path} can be read by other users (mode ${octal}); it should be ${wanted.toString(8)}` };
   chmodSync(path, wanted);
   return { tightened: `${path} could be read by other users (mode ${octal}); its mode is now ${wanted.toString(8)}` };
 }
@@ -75,7 +78,8 @@ export function secureHome(paths: HomePaths): string[] {
   ];
   for (const [path, kind] of checks) {
     const check = checkPrivatePath(path, kind);
-    if (check.refuse !== undefined) throw new EngineConfigError(`the engine will not start: ${check.refuse}; ${privatePathHint(path, kind)}`);
+    if (check.refuse !== undefined)
+      throw new EngineConfigError(`the engine will not start: ${check.refuse}; ${privatePathHint(path, kind)}`);
     if (check.tightened !== undefined) warnings.push(check.tightened);
   }
   return warnings;

@@ -6,7 +6,14 @@
  */
 import { startEngine, urlHost, type RunningEngine, type StartEngineOptions } from './engine.js';
 import type { HomePaths } from './home.js';
-import { acquireLock, readEngineState, removeEngineState, stopOrphans, writeEngineState, type EngineState } from './state.js';
+import {
+  acquireLock,
+  readEngineState,
+  removeEngineState,
+  stopOrphans,
+  writeEngineState,
+  type EngineState,
+} from './state.js';
 import type { Logger } from './types.js';
 
 /** Another engine holds the home's lock. */
@@ -114,7 +121,9 @@ export async function runEngineHost(options: EngineHostOptions): Promise<HostEnd
     }
   } catch (error) {
     unlisten();
-    await engine?.close().catch((closeError: unknown) => logger.error('stopping the engine failed', { error: closeError }));
+    await engine
+      ?.close()
+      .catch((closeError: unknown) => logger.error('stopping the engine failed', { error: closeError }));
     await removeEngineState(paths, process.pid).catch(() => {});
     await lock.release().catch(() => {});
     throw error;
@@ -136,5 +145,9 @@ async function stopLeftovers(paths: HomePaths, logger: Logger): Promise<void> {
   const previous = await readEngineState(paths);
   if (previous === undefined || previous.mode !== 'background' || previous.pid === process.pid) return;
   const orphans = stopOrphans(previous.pid);
-  if (orphans.length > 0) logger.warn('stopped processes left by an engine that did not stop cleanly', { engine_pid: previous.pid, pids: orphans });
+  if (orphans.length > 0)
+    logger.warn('stopped processes left by an engine that did not stop cleanly', {
+      engine_pid: previous.pid,
+      pids: orphans,
+    });
 }

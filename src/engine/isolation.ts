@@ -58,7 +58,10 @@ export function chooseIsolation(env: NodeJS.ProcessEnv, home: string): ChosenIso
 }
 
 /** The lines a deployment on the process runner gets when its isolation is weaker than asked. */
-export function isolationNotices(report: IsolationReport | undefined, resources: { memoryMb?: number; cpus?: number } | undefined): string[] {
+export function isolationNotices(
+  report: IsolationReport | undefined,
+  resources: { memoryMb?: number; cpus?: number } | undefined,
+): string[] {
   if (report === undefined) return [];
   const notices: string[] = [];
   if (report.sandbox === 'none') {
@@ -67,7 +70,9 @@ export function isolationNotices(report: IsolationReport | undefined, resources:
     );
   }
   if (resources !== undefined && report.limits === 'node heap') {
-    notices.push('resources: memory is limited by Node’s heap size only, and CPU not at all, on this machine (control groups cannot be written by the engine)');
+    notices.push(
+      'resources: memory is limited by Node’s heap size only, and CPU not at all, on this machine (control groups cannot be written by the engine)',
+    );
   }
   return notices;
 }
@@ -86,7 +91,9 @@ export function isolatedRuntime(
     return {
       ...modules,
       startRuntimeProcess: (options) => startRuntimeProcess({ isolation, ...options }),
-      ...(spawnWarmRuntimeProcess === undefined ? {} : { spawnWarmRuntimeProcess: (options) => spawnWarmRuntimeProcess({ isolation, ...options }) }),
+      ...(spawnWarmRuntimeProcess === undefined
+        ? {}
+        : { spawnWarmRuntimeProcess: (options) => spawnWarmRuntimeProcess({ isolation, ...options }) }),
     };
   };
   return { load: wrapped, report };

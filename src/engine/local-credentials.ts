@@ -32,7 +32,11 @@ export interface LocalCredentials {
    * What a check or a test of `definition` needs: the variables its process starts with (on top of
    * `env`), and the Authorization header for its MCP URL once it listens.
    */
-  prepare(definition: Pick<BuildRequest, 'auth' | 'tools'>, env: Record<string, string>, userId?: string): Promise<LocalAccess>;
+  prepare(
+    definition: Pick<BuildRequest, 'auth' | 'tools'>,
+    env: Record<string, string>,
+    userId?: string,
+  ): Promise<LocalAccess>;
 }
 
 export interface LocalAccess {
@@ -48,7 +52,10 @@ export interface LocalCredentialsOptions {
   tokenLifetimeSeconds?: number;
 }
 
-export function createLocalCredentials(clock: () => number = Date.now, options: LocalCredentialsOptions = {}): LocalCredentials {
+export function createLocalCredentials(
+  clock: () => number = Date.now,
+  options: LocalCredentialsOptions = {},
+): LocalCredentials {
   const keyLifetimeMs = options.keyLifetimeMs ?? KEY_LIFETIME_MS;
   const tokenLifetimeSeconds = options.tokenLifetimeSeconds ?? TOKEN_LIFETIME_SECONDS;
   let jose: Promise<Jose> | undefined;
@@ -77,7 +84,8 @@ export function createLocalCredentials(clock: () => number = Date.now, options: 
         const first = auth.tokens?.[0] ?? auth.token ?? '';
         for (const value of auth.tokens ?? [auth.token ?? '']) {
           try {
-            for (const part of parseEnvRefs(value)) if (part.kind === 'ref') env[part.name] = randomBytes(16).toString('hex');
+            for (const part of parseEnvRefs(value))
+              if (part.kind === 'ref') env[part.name] = randomBytes(16).toString('hex');
           } catch {
             // a malformed reference fails the start with its own message
           }

@@ -52,7 +52,8 @@ export async function probeMcp(options: ProbeOptions): Promise<ProbeResult> {
         const text = typeof error.message === 'string' ? error.message : 'unknown error';
         throw new ProbeError(`${method} failed: ${text} (code ${JSON.stringify(error.code)})`);
       }
-      if (message.result === null || typeof message.result !== 'object') throw new ProbeError(`${method} answered without a result`);
+      if (message.result === null || typeof message.result !== 'object')
+        throw new ProbeError(`${method} answered without a result`);
       return message.result as Record<string, unknown>;
     };
 
@@ -66,7 +67,9 @@ export async function probeMcp(options: ProbeOptions): Promise<ProbeResult> {
       }
       if (response.status >= 400) {
         const text = response.text;
-        throw new ProbeError(`the MCP endpoint answered HTTP ${response.status}${text === '' ? '' : `: ${text.slice(0, 300)}`}`);
+        throw new ProbeError(
+          `the MCP endpoint answered HTTP ${response.status}${text === '' ? '' : `: ${text.slice(0, 300)}`}`,
+        );
       }
       return response;
     };
@@ -89,7 +92,8 @@ export async function probeMcp(options: ProbeOptions): Promise<ProbeResult> {
         const result = await call(method, cursor === undefined ? {} : { cursor });
         const items = result[field];
         if (!Array.isArray(items)) throw new ProbeError(`${method} answered without a ${field} list`);
-        for (const item of items) if (item !== null && typeof item === 'object') names.push(String((item as Record<string, unknown>)[key]));
+        for (const item of items)
+          if (item !== null && typeof item === 'object') names.push(String((item as Record<string, unknown>)[key]));
         cursor = typeof result.nextCursor === 'string' && result.nextCursor !== '' ? result.nextCursor : undefined;
         if (cursor === undefined) break;
       }

@@ -29,7 +29,15 @@ import { checkBuildLimits, type EngineLimits } from './engine-limits.js';
 import type { Reply } from './http/respond.js';
 import { prefersAsync, readBoolean, readEnum, readIfNoneMatch, readNumber, readTime } from './http/query.js';
 import { Router } from './http/router.js';
-import type { BuildService, DeploymentRecord, DeploymentService, Logger, ServerRecord, Store, TestService } from './types.js';
+import type {
+  BuildService,
+  DeploymentRecord,
+  DeploymentService,
+  Logger,
+  ServerRecord,
+  Store,
+  TestService,
+} from './types.js';
 import { ServiceError } from './types.js';
 
 export interface RouteContext {
@@ -80,7 +88,10 @@ export function createRoutes(deps: RouteDeps): Router<Route> {
 
   const requireDeployments = (): DeploymentService => {
     if (deps.deployments === undefined) {
-      throw new ServiceError('not_implemented', 'deployments are not available on this engine yet; this build of mcpctl can build servers but not deploy them');
+      throw new ServiceError(
+        'not_implemented',
+        'deployments are not available on this engine yet; this build of mcpctl can build servers but not deploy them',
+      );
     }
     return deps.deployments;
   };
@@ -99,13 +110,15 @@ export function createRoutes(deps: RouteDeps): Router<Route> {
 
   const findDeployment = async (deploymentId: string): Promise<DeploymentRecord> => {
     const record = DEPLOYMENT_ID_PATTERN.test(deploymentId) ? await store.getDeployment(deploymentId) : undefined;
-    if (record === undefined) throw new ServiceError('not_found', `no deployment ${deploymentId}; list them with \`mcpctl ls\``);
+    if (record === undefined)
+      throw new ServiceError('not_found', `no deployment ${deploymentId}; list them with \`mcpctl ls\``);
     return record;
   };
 
   /** The live view when the deployment service runs, else the stored one. */
   const viewDeployment = async (record: DeploymentRecord): Promise<Deployment> => {
-    const live = deps.deployments === undefined ? undefined : await deps.deployments.status(record.deployment.deployment_id);
+    const live =
+      deps.deployments === undefined ? undefined : await deps.deployments.status(record.deployment.deployment_id);
     return live ?? record.deployment;
   };
 
@@ -121,20 +134,28 @@ export function createRoutes(deps: RouteDeps): Router<Route> {
       headers: { Location: `/v1/deploy/${d.deployment_id}/status`, ...extra },
     });
     // the ETag lets a client's first long-poll start from this very version
-    if (first.status === 'deploying' && prefersAsync(ctx.req)) return accepted(first, { 'Preference-Applied': 'respond-async', ETag: etagOf(first) });
+    if (first.status === 'deploying' && prefersAsync(ctx.req))
+      return accepted(first, { 'Preference-Applied': 'respond-async', ETag: etagOf(first) });
     let current = first;
     const deadline = clock() + limits.syncDeploySeconds * 1000;
     while (current.status === 'deploying' && !ctx.signal.aborted) {
       const remaining = deadline - clock();
       if (remaining <= 0) break;
       const before = clock();
-      current = (await service.waitForChange(current.deployment_id, remaining, ctx.signal, (d) => d.status === 'deploying')) ?? current;
+      current =
+        (await service.waitForChange(current.deployment_id, remaining, ctx.signal, (d) => d.status === 'deploying')) ??
+        current;
       // A service that answers at once without a change must not make this loop spin.
       if (current.status === 'deploying' && clock() - before < 5) await sleep(50);
     }
     if (current.status === 'deploying') return accepted(current);
     if (current.status === 'failed') {
-      throw new ServiceError('deploy_failed', `the deployment failed: ${current.reason ?? 'no reason given'}`, undefined, current);
+      throw new ServiceError(
+        'deploy_failed',
+        `the deployment failed: ${current.reason ?? 'no reason given'}`,
+        undefined,
+        current,
+      );
     }
     return { status: 200, data: current };
   };
@@ -151,7 +172,13 @@ export function createRoutes(deps: RouteDeps): Router<Route> {
           // how much work waits for a slot, and how much runs (docs/engine.md, admission)
           ...(admission === undefined
             ? {}
-            : { queues: { starts: admission.starts.stats(), builds: admission.builds.stats(), tests: admission.tests.stats() } }),
+            : {
+                queues: {
+                  starts: admission.starts.stats(),
+                  builds: admission.builds.stats(),
+                  tests: admission.tests.stats(),
+                },
+              }),
           // runtime processes loaded and waiting for a bundle (docs/engine.md, warm pool)
           ...(deps.warmPool === undefined ? {} : { warm_pool: deps.warmPool.stats() }),
           // the process sandbox and how resources are enforced (docs/security.md)
@@ -217,7 +244,9 @@ export function createRoutes(deps: RouteDeps): Router<Route> {
           if (remaining <= 0) break;
           const before = clock();
           current =
-            (await deps.deployments.waitForChange(record.deployment.deployment_id, remaining, ctx.signal, (d) => baseline.includes(etagOf(d)))) ?? current;
+            (await deps.deployments.waitForChange(record.deployment.deployment_id, remaining, ctx.signal, (d) =>
+              baseline.includes(etagOf(d)),
+            )) ?? current;
           if (!baseline.includes(etagOf(current))) break;
           if (clock() - before < 5) await sleep(50);
         }
@@ -287,7 +316,10 @@ export function createRoutes(deps: RouteDeps): Router<Route> {
   router.add('GET', '/v1/models', {
     handle: async () => {
       if (tests === undefined) {
-        throw new ServiceError('not_implemented', 'the test agent is not available on this engine yet; use a /v1 service that offers POST /v1/test');
+        throw new ServiceError(
+          'not_implemented',
+          'the test agent is not available on this engine yet; use a /v1 service that offers POST /v1/test',
+        );
       }
       return { status: 200, data: { models: tests.models() } };
     },
@@ -300,10 +332,19 @@ export function createRoutes(deps: RouteDeps): Router<Route> {
       const request = ctx.body as TestRequest;
       const server = await findServer(request.mcp_id, 'mcp_id');
       if (tests === undefined) {
-        throw new ServiceError('not_implemented', 'the test agent is not available on this engine yet; use a /v1 service that offers POST /v1/test');
+        throw new ServiceError(
+          'not_implemented',
+          'the test agent is not available on this engine yet; use a /v1 service that offers POST /v1/test',
+        );
       }
       const result = await tests.test(server, request);
-      await store.putTestRun({ id: newId('test'), mcpId: server.server.mcp_id, request, result, createdAt: new Date(clock()).toISOString() });
+      await store.putTestRun({
+        id: newId('test'),
+        mcpId: server.server.mcp_id,
+        request,
+        result,
+        createdAt: new Date(clock()).toISOString(),
+      });
       return { status: 200, data: result };
     },
   });
@@ -312,7 +353,13 @@ export function createRoutes(deps: RouteDeps): Router<Route> {
 }
 
 /** NDJSON: the recent lines, then new ones as they come, and an empty line now and then to keep proxies from closing it. */
-async function streamLogs(ctx: RouteContext, service: DeploymentService, id: string, recent: LogLine[], keepAliveMs: number): Promise<void> {
+async function streamLogs(
+  ctx: RouteContext,
+  service: DeploymentService,
+  id: string,
+  recent: LogLine[],
+  keepAliveMs: number,
+): Promise<void> {
   const { res } = ctx;
   res.statusCode = 200;
   res.setHeader('Content-Type', 'application/x-ndjson; charset=utf-8');
@@ -340,7 +387,10 @@ function checkRequiredEnv(server: ServerRecord, request: DeployRequest): void {
   throw new ServiceError(
     'validation_failed',
     `${server.server.name} needs ${missing.map((v) => v.name).join(', ')} when it starts, and the deployment does not pass ${missing.length === 1 ? 'it' : 'them'} in config.env_vars`,
-    missing.map((v) => ({ path: `config.env_vars.${v.name}`, message: `required by ${v.field} (no default); pass its value` })),
+    missing.map((v) => ({
+      path: `config.env_vars.${v.name}`,
+      message: `required by ${v.field} (no default); pass its value`,
+    })),
   );
 }
 

@@ -63,7 +63,8 @@ export class SecretRegistry implements Redactor {
 /** What the engine hides from the start: its API key and the credentials of its own environment. */
 export function engineSecretValues(apiKey: string, env: Record<string, string | undefined>): string[] {
   const values = [apiKey];
-  for (const [name, value] of Object.entries(env)) if (value !== undefined && CREDENTIAL_NAME.test(name) && isSecretName(name)) values.push(value);
+  for (const [name, value] of Object.entries(env))
+    if (value !== undefined && CREDENTIAL_NAME.test(name) && isSecretName(name)) values.push(value);
   return values;
 }
 
@@ -71,7 +72,11 @@ export function engineSecretValues(apiKey: string, env: Record<string, string | 
  * What a deployment's lines and reasons pass through: every value of the engine's set, then the
  * deployment's own shorter ones. Its values join the engine's set until `release`.
  */
-export function deploymentRedactor(registry: SecretRegistry, owner: string, values: string[]): Redactor & { release(): void } {
+export function deploymentRedactor(
+  registry: SecretRegistry,
+  owner: string,
+  values: string[],
+): Redactor & { release(): void } {
   const own = new Secrets(values);
   registry.add(owner, values);
   return {

@@ -60,7 +60,12 @@ export async function readEngineState(paths: HomePaths): Promise<EngineState | u
   } catch {
     return undefined;
   }
-  if (typeof parsed.url !== 'string' || typeof parsed.pid !== 'number' || typeof parsed.apiKey !== 'string' || typeof parsed.port !== 'number') {
+  if (
+    typeof parsed.url !== 'string' ||
+    typeof parsed.pid !== 'number' ||
+    typeof parsed.apiKey !== 'string' ||
+    typeof parsed.port !== 'number'
+  ) {
     return undefined;
   }
   return {
@@ -98,7 +103,9 @@ export async function loadSettings(paths: HomePaths): Promise<EngineSettings> {
     if (typeof parsed.apiKey === 'string' && parsed.apiKey.length >= 32) {
       return {
         apiKey: parsed.apiKey,
-        ...(typeof parsed.port === 'number' && Number.isInteger(parsed.port) && parsed.port > 0 && parsed.port < 65536 ? { port: parsed.port } : {}),
+        ...(typeof parsed.port === 'number' && Number.isInteger(parsed.port) && parsed.port > 0 && parsed.port < 65536
+          ? { port: parsed.port }
+          : {}),
       };
     }
   } catch {
@@ -114,7 +121,8 @@ export async function saveSettings(paths: HomePaths, settings: EngineSettings): 
   let kept: Record<string, unknown> = {};
   try {
     const parsed: unknown = JSON.parse(await readFile(paths.settingsFile, 'utf8'));
-    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) kept = parsed as Record<string, unknown>;
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))
+      kept = parsed as Record<string, unknown>;
   } catch {
     // missing or not JSON: written anew
   }
@@ -298,13 +306,19 @@ export interface IsolationHealth {
 }
 
 export type HealthResult =
-  { ok: true; version: string; uptimeSeconds: number; warmPool?: WarmPoolHealth; isolation?: IsolationHealth } | { ok: false; reason: string };
+  | { ok: true; version: string; uptimeSeconds: number; warmPool?: WarmPoolHealth; isolation?: IsolationHealth }
+  | { ok: false; reason: string };
 
 /** Asks the engine's /v1/health with its key. */
 export async function checkHealth(url: string, apiKey: string, timeoutMs = 2_000): Promise<HealthResult> {
   try {
-    const response = await getJson(`${url}/v1/health`, { authorization: `Bearer ${apiKey}` }, AbortSignal.timeout(timeoutMs));
-    const body = response.body as { data?: { version?: unknown; uptime_seconds?: unknown; warm_pool?: unknown; isolation?: unknown } } | undefined;
+    const response = await getJson(
+      `${url}/v1/health`,
+      { authorization: `Bearer ${apiKey}` },
+      AbortSignal.timeout(timeoutMs),
+    );
+    const body = response.body as
+      { data?: { version?: unknown; uptime_seconds?: unknown; warm_pool?: unknown; isolation?: unknown } } | undefined;
     if (response.status < 200 || response.status > 299) return { ok: false, reason: `HTTP ${response.status}` };
     const warmPool = readWarmPool(body?.data?.warm_pool);
     const isolation = readIsolation(body?.data?.isolation);
@@ -326,7 +340,11 @@ export async function checkHealth(url: string, apiKey: string, timeoutMs = 2_000
  * (`fetch failed`, or the signal's reason), and costs a fraction: the first `fetch` of a process
  * loads Node's own copy of undici, about 40 ms of CPU for every command that looks for its engine.
  */
-async function getJson(url: string, headers: Record<string, string>, signal: AbortSignal): Promise<{ status: number; body: unknown }> {
+async function getJson(
+  url: string,
+  headers: Record<string, string>,
+  signal: AbortSignal,
+): Promise<{ status: number; body: unknown }> {
   const { get } = url.startsWith('https:') ? await import('node:https') : await import('node:http');
   return new Promise((resolve, reject) => {
     let status: number | undefined;
@@ -357,14 +375,23 @@ async function getJson(url: string, headers: Record<string, string>, signal: Abo
 }
 
 function readWarmPool(value: unknown): WarmPoolHealth | undefined {
-  const pool = (typeof value === 'object' && value !== null ? value : {}) as Partial<Record<keyof WarmPoolHealth, unknown>>;
+  const pool = (typeof value === 'object' && value !== null ? value : {}) as Partial<
+    Record<keyof WarmPoolHealth, unknown>
+  >;
   const { size, ready, warming } = pool;
   if (typeof size !== 'number' || typeof ready !== 'number' || typeof warming !== 'number') return undefined;
   return { size, ready, warming };
 }
 
 function readIsolation(value: unknown): IsolationHealth | undefined {
-  const { sandbox, limits, reasons } = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
+  const { sandbox, limits, reasons } = (typeof value === 'object' && value !== null ? value : {}) as Record<
+    string,
+    unknown
+  >;
   if (typeof sandbox !== 'string' || typeof limits !== 'string') return undefined;
-  return { sandbox, limits, reasons: Array.isArray(reasons) ? reasons.filter((reason): reason is string => typeof reason === 'string') : [] };
+  return {
+    sandbox,
+    limits,
+    reasons: Array.isArray(reasons) ? reasons.filter((reason): reason is string => typeof reason === 'string') : [],
+  };
 }

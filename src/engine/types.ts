@@ -9,7 +9,18 @@ import type { WorkQueue } from './admission.js';
 import type { Runner } from './runners/runner.js';
 import type { SecretRegistry } from './secret-registry.js';
 import type { RuntimeProcess, StartRuntimeOptions, startRuntimeProcess } from '../runtime/process.js';
-import type { BuildRequest, Deployment, DeployRequest, ErrorCode, LogLine, McpServer, Metrics, ModelStatus, TestRequest, TestResult } from '../api/contract.js';
+import type {
+  BuildRequest,
+  Deployment,
+  DeployRequest,
+  ErrorCode,
+  LogLine,
+  McpServer,
+  Metrics,
+  ModelStatus,
+  TestRequest,
+  TestResult,
+} from '../api/contract.js';
 
 /** A built server as the engine keeps it. `server` is what the API shows. */
 export interface ServerRecord {

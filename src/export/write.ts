@@ -25,7 +25,9 @@ export function manifestFileName(object: KubernetesObject): string {
 export async function toYamlDocuments(objects: KubernetesObject[], header: string[] = []): Promise<string[]> {
   const { stringify } = await import('yaml');
   const comment = header.map((line) => `# ${line}\n`).join('');
-  return objects.map((object) => `${comment}${stringify(object, { lineWidth: 0, aliasDuplicateObjects: false, version: '1.1' })}`);
+  return objects.map(
+    (object) => `${comment}${stringify(object, { lineWidth: 0, aliasDuplicateObjects: false, version: '1.1' })}`,
+  );
 }
 
 /** One YAML stream, documents separated by `---`, the header once at the top. */
@@ -38,7 +40,11 @@ export async function toYamlStream(objects: KubernetesObject[], header: string[]
  * Writes one file per object in `dir` (created if needed), each atomically; a Secret's file is
  * readable by its owner only. Returns the paths written and the stale manifests removed.
  */
-export async function writeManifestFolder(dir: string, objects: KubernetesObject[], header: string[] = []): Promise<{ written: string[]; removed: string[] }> {
+export async function writeManifestFolder(
+  dir: string,
+  objects: KubernetesObject[],
+  header: string[] = [],
+): Promise<{ written: string[]; removed: string[] }> {
   await mkdir(dir, { recursive: true });
   const documents = await toYamlDocuments(objects, header);
   const written: string[] = [];

@@ -51,7 +51,14 @@ export type ResolvedAuth =
 /** The definition's `auth` as written (a structural view of its schema). */
 export type AuthSection =
   | { type: 'bearer'; token?: string | undefined; tokens?: string[] | undefined }
-  | { type: 'oauth'; issuer: string; audience?: string | undefined; scopes: string[]; user_claim?: string | undefined; jwks_uri?: string | undefined }
+  | {
+      type: 'oauth';
+      issuer: string;
+      audience?: string | undefined;
+      scopes: string[];
+      user_claim?: string | undefined;
+      jwks_uri?: string | undefined;
+    }
   | { type: 'none' };
 
 /**
@@ -73,7 +80,8 @@ export function resolveAuth(
           : [resolve(auth.token, 'auth.token')];
     return { type: 'bearer', tokens: tokens.filter((t) => t !== '') };
   }
-  const optional = (value: string | undefined, path: string) => (value === undefined ? undefined : resolve(value, path));
+  const optional = (value: string | undefined, path: string) =>
+    value === undefined ? undefined : resolve(value, path);
   return {
     type: 'oauth',
     issuer: resolve(auth.issuer, 'auth.issuer'),
@@ -81,7 +89,9 @@ export function resolveAuth(
     scopes: auth.scopes,
     userClaim: auth.user_claim ?? 'sub',
     jwksUri: optional(auth.jwks_uri, 'auth.jwks_uri'),
-    toolScopes: new Map(tools.filter((t) => t.scopes !== undefined && t.scopes.length > 0).map((t) => [t.name, t.scopes!])),
+    toolScopes: new Map(
+      tools.filter((t) => t.scopes !== undefined && t.scopes.length > 0).map((t) => [t.name, t.scopes!]),
+    ),
   };
 }
 
@@ -137,7 +147,9 @@ export function metadataUrlOf(resource: string): string {
 /** The MCP endpoint a request to a well-known metadata path is about, or undefined if it is not one. */
 export function endpointOfMetadataPath(pathname: string): string | undefined {
   if (pathname === PROTECTED_RESOURCE_PATH) return '';
-  return pathname.startsWith(`${PROTECTED_RESOURCE_PATH}/`) ? pathname.slice(PROTECTED_RESOURCE_PATH.length) : undefined;
+  return pathname.startsWith(`${PROTECTED_RESOURCE_PATH}/`)
+    ? pathname.slice(PROTECTED_RESOURCE_PATH.length)
+    : undefined;
 }
 
 /** The origin a request reached: `https` over TLS, and its Host header. */
@@ -177,7 +189,12 @@ function sha256(text: string): Buffer {
 
 function bearerGuard(tokens: string[]): Guard {
   const digests = tokens.map(sha256);
-  const refuse = (message: string): Refused => ({ ok: false, status: 401, headers: { 'www-authenticate': 'Bearer realm="mcp"' }, message });
+  const refuse = (message: string): Refused => ({
+    ok: false,
+    status: 401,
+    headers: { 'www-authenticate': 'Bearer realm="mcp"' },
+    message,
+  });
   return {
     kind: 'bearer',
     async check({ authorization }) {
@@ -187,7 +204,9 @@ function bearerGuard(tokens: string[]): Guard {
       // every token is compared, whichever matches: the time taken says nothing about which
       let matched = false;
       for (const expected of digests) matched = timingSafeEqual(digest, expected) || matched;
-      return matched ? { ok: true, userId: undefined, scopes: new Set() } : refuse('Unauthorized: the bearer token is not valid');
+      return matched
+        ? { ok: true, userId: undefined, scopes: new Set() }
+        : refuse('Unauthorized: the bearer token is not valid');
     },
     checkTool: () => undefined,
     metadata: () => undefined,
@@ -210,7 +229,11 @@ function oauthGuard(auth: Extract<ResolvedAuth, { type: 'oauth' }>, options: Gua
   const canonical = (resource: string): string => {
     const at = resource.indexOf('://');
     const rest = resource.slice(at);
-    return extraAudiences.find((audience) => audience.endsWith(rest) && audience.indexOf('://') === audience.length - rest.length) ?? resource;
+    return (
+      extraAudiences.find(
+        (audience) => audience.endsWith(rest) && audience.indexOf('://') === audience.length - rest.length,
+      ) ?? resource
+    );
   };
   let remote: JWTVerifyGetKey | undefined;
   let local: JWTVerifyGetKey | undefined;
@@ -220,20 +243,29 @@ function oauthGuard(auth: Extract<ResolvedAuth, { type: 'oauth' }>, options: Gua
   const remoteKeys = (): Promise<JWTVerifyGetKey> => {
     if (remote !== undefined) return Promise.resolve(remote);
     // a failed discovery is tried again after a pause, not at every request
-    if (discovery !== undefined && (failedAt === undefined || Date.now() - failedAt < DISCOVERY_RETRY_MS)) return discovery;
+    if (discovery !== undefined && (failedAt === undefined || Date.now() - failedAt < DISCOVERY_RETRY_MS))
+      return discovery;
     failedAt = undefined;
     discovery = (async () => {
       const jose = await loadJose();
       const jwksUri = auth.jwksUri ?? (await discoverJwksUri(auth.issuer));
       // Unknown key ids are looked up again (a rotated key), at most once a second.
-      remote = jose.createRemoteJWKSet(new URL(jwksUri), { cooldownDuration: 1_000, cacheMaxAge: 10 * 60_000, timeoutDuration: FETCH_TIMEOUT_MS });
+      remote = jose.createRemoteJWKSet(new URL(jwksUri), {
+        cooldownDuration: 1_000,
+        cacheMaxAge: 10 * 60_000,
+        timeoutDuration: FETCH_TIMEOUT_MS,
+      });
       return remote;
     })();
     discovery.catch(() => (failedAt = Date.now()));
     return discovery;
   };
 
-  const challenge = (resource: string, extra: Record<string, string> = {}, scopes: readonly string[] = required): string => {
+  const challenge = (
+    resource: string,
+    extra: Record<string, string> = {},
+    scopes: readonly string[] = required,
+  ): string => {
     const params: Record<string, string> = { ...extra, resource_metadata: metadataUrlOf(canonical(resource)) };
     if (scopes.length > 0) params.scope = scopes.join(' ');
     return `Bearer ${Object.entries(params)
@@ -243,7 +275,9 @@ function oauthGuard(auth: Extract<ResolvedAuth, { type: 'oauth' }>, options: Gua
   const unauthorized = (resource: string, message: string, tokenSent: boolean): Refused => ({
     ok: false,
     status: 401,
-    headers: { 'www-authenticate': challenge(resource, tokenSent ? { error: 'invalid_token', error_description: message } : {}) },
+    headers: {
+      'www-authenticate': challenge(resource, tokenSent ? { error: 'invalid_token', error_description: message } : {}),
+    },
     message: `Unauthorized: ${message}`,
   });
   const insufficient = (resource: string, needed: readonly string[], missing: string[]): Refused => ({
@@ -257,7 +291,8 @@ function oauthGuard(auth: Extract<ResolvedAuth, { type: 'oauth' }>, options: Gua
     kind: 'oauth',
     async check({ authorization, resource }) {
       const token = bearerOf(authorization);
-      if (token === undefined) return unauthorized(resource, 'send Authorization: Bearer <access token> from the authorization server', false);
+      if (token === undefined)
+        return unauthorized(resource, 'send Authorization: Bearer <access token> from the authorization server', false);
       const jose = await loadJose();
       let claimedIssuer: unknown;
       try {
@@ -281,7 +316,10 @@ function oauthGuard(auth: Extract<ResolvedAuth, { type: 'oauth' }>, options: Gua
           message: `Service Unavailable: the issuer's keys could not be fetched (${messageOf(error)}); retry shortly`,
         };
       }
-      const audience = auth.audience !== undefined ? [withoutTrailingSlash(auth.audience)] : [withoutTrailingSlash(canonical(resource)), ...extraAudiences];
+      const audience =
+        auth.audience !== undefined
+          ? [withoutTrailingSlash(auth.audience)]
+          : [withoutTrailingSlash(canonical(resource)), ...extraAudiences];
       let payload: JWTPayload;
       try {
         ({ payload } = await jose.jwtVerify(token, keys, {
@@ -298,7 +336,8 @@ function oauthGuard(auth: Extract<ResolvedAuth, { type: 'oauth' }>, options: Gua
       const missing = required.filter((scope) => !scopes.has(scope));
       if (missing.length > 0) return insufficient(resource, required, missing);
       const claim = payload[auth.userClaim];
-      const userId = typeof claim === 'string' && claim !== '' ? claim : typeof claim === 'number' ? String(claim) : undefined;
+      const userId =
+        typeof claim === 'string' && claim !== '' ? claim : typeof claim === 'number' ? String(claim) : undefined;
       return { ok: true, userId, scopes };
     },
     checkTool(admitted, tool, resource) {
@@ -324,7 +363,14 @@ function oauthGuard(auth: Extract<ResolvedAuth, { type: 'oauth' }>, options: Gua
 /** `scope` (RFC 9068: space-separated) or `scp` (a list, as Okta and Entra send it). */
 function scopesOf(payload: JWTPayload): Set<string> {
   const { scope, scp } = payload as { scope?: unknown; scp?: unknown };
-  const list = typeof scope === 'string' ? scope.split(' ') : Array.isArray(scp) ? scp : typeof scp === 'string' ? scp.split(' ') : [];
+  const list =
+    typeof scope === 'string'
+      ? scope.split(' ')
+      : Array.isArray(scp)
+        ? scp
+        : typeof scp === 'string'
+          ? scp.split(' ')
+          : [];
   return new Set(list.filter((s): s is string => typeof s === 'string' && s !== ''));
 }
 
@@ -351,7 +397,10 @@ async function discoverJwksUri(issuer: string): Promise<string> {
   const failures: string[] = [];
   for (const candidate of candidates) {
     try {
-      const response = await fetch(candidate, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS), headers: { accept: 'application/json' } });
+      const response = await fetch(candidate, {
+        signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+        headers: { accept: 'application/json' },
+      });
       if (!response.ok) {
         failures.push(`${candidate}: HTTP ${response.status}`);
         continue;

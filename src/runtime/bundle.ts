@@ -81,7 +81,10 @@ export function isValidated(request: unknown): request is BuildRequest {
 }
 
 /** Writes (or finds) the bundle of a build request. A request not validated before is validated here. */
-export async function writeBundle(request: BuildRequest | BuildRequestInput, bundlesRoot: string): Promise<{ dir: string; digest: string }> {
+export async function writeBundle(
+  request: BuildRequest | BuildRequestInput,
+  bundlesRoot: string,
+): Promise<{ dir: string; digest: string }> {
   let checked: BuildRequest;
   if (isValidated(request)) checked = request;
   else {
@@ -115,7 +118,8 @@ export async function writeBundle(request: BuildRequest | BuildRequestInput, bun
     const contents = new Map<string, Buffer>();
     for (const path of paths) {
       const entry = files[path]!;
-      const bytes = entry.encoding === 'base64' ? Buffer.from(entry.content, 'base64') : Buffer.from(entry.content, 'utf8');
+      const bytes =
+        entry.encoding === 'base64' ? Buffer.from(entry.content, 'base64') : Buffer.from(entry.content, 'utf8');
       contents.set(path, bytes);
       const target = join(filesDir, ...path.split('/'));
       await mkdir(dirname(target), { recursive: true });
@@ -162,7 +166,9 @@ export async function readBundle(dir: string): Promise<Bundle> {
     throw new BundleError(`${dir} is not a bundle (no readable ${MANIFEST_FILE})`, [], { cause: error });
   }
   if (manifest.format !== BUNDLE_FORMAT) {
-    throw new BundleError(`${dir} has bundle format ${String(manifest.format)}; this version of mcpctl reads format ${BUNDLE_FORMAT}`);
+    throw new BundleError(
+      `${dir} has bundle format ${String(manifest.format)}; this version of mcpctl reads format ${BUNDLE_FORMAT}`,
+    );
   }
   const definitionFile = join(dir, DEFINITION_FILE);
   let definition: RuntimeDefinition;
@@ -170,13 +176,22 @@ export async function readBundle(dir: string): Promise<Bundle> {
   try {
     definition = JSON.parse(await readFile(definitionFile, 'utf8')) as RuntimeDefinition;
     for (const path of manifest.files) {
-      files[path] = { encoding: 'base64', content: (await readFile(join(dir, FILES_DIR, ...path.split('/')))).toString('base64') };
+      files[path] = {
+        encoding: 'base64',
+        content: (await readFile(join(dir, FILES_DIR, ...path.split('/')))).toString('base64'),
+      };
     }
   } catch (error) {
-    throw new BundleError(`${dir} is not a whole bundle: ${error instanceof Error ? error.message : String(error)}`, [], { cause: error });
+    throw new BundleError(
+      `${dir} is not a whole bundle: ${error instanceof Error ? error.message : String(error)}`,
+      [],
+      { cause: error },
+    );
   }
   if (typeof definition !== 'object' || definition === null || digestOf(definition, files) !== manifest.digest) {
-    throw new BundleError(`${dir} has changed since it was written: its definition or files do not match its digest ${String(manifest.digest)}`);
+    throw new BundleError(
+      `${dir} has changed since it was written: its definition or files do not match its digest ${String(manifest.digest)}`,
+    );
   }
   return { dir, digest: manifest.digest, filesDir: join(dir, FILES_DIR), manifest, definition };
 }
@@ -188,7 +203,8 @@ export function digestOf(definition: Omit<BuildRequest, 'files'>, files: NonNull
   hash.update(canonicalJson(definition));
   for (const path of Object.keys(files).sort()) {
     const entry = files[path]!;
-    const bytes = entry.encoding === 'base64' ? Buffer.from(entry.content, 'base64') : Buffer.from(entry.content, 'utf8');
+    const bytes =
+      entry.encoding === 'base64' ? Buffer.from(entry.content, 'base64') : Buffer.from(entry.content, 'utf8');
     hash.update(`\nfile ${JSON.stringify(path)} ${bytes.length}\n`);
     hash.update(bytes);
   }
@@ -243,7 +259,11 @@ async function compileTypeScript(contents: Map<string, Buffer>, filesDir: string
     }
     const result = await transpileSource(source, contents.get(source)!.toString('utf8'));
     for (const problem of result.problems) {
-      problems.push(problem.line === undefined ? `${source}: ${problem.message}` : `${source}:${problem.line}:${problem.column}: ${problem.message}`);
+      problems.push(
+        problem.line === undefined
+          ? `${source}: ${problem.message}`
+          : `${source}:${problem.line}:${problem.column}: ${problem.message}`,
+      );
     }
     await writeFile(join(filesDir, ...output.split('/')), result.outputText);
     compiled[source] = output;

@@ -51,10 +51,12 @@ export class CgroupLimiter {
       if (this.version === 2) {
         const dir = make(this.bases.memory);
         if (limits.memoryMb !== undefined) writeFileSync(join(dir, 'memory.max'), String(bytes(limits.memoryMb)));
-        if (limits.memoryMb !== undefined && existsSync(join(dir, 'memory.swap.max'))) writeFileSync(join(dir, 'memory.swap.max'), '0');
+        if (limits.memoryMb !== undefined && existsSync(join(dir, 'memory.swap.max')))
+          writeFileSync(join(dir, 'memory.swap.max'), '0');
         if (limits.cpus !== undefined) writeFileSync(join(dir, 'cpu.max'), `${quota(limits.cpus)} ${CPU_PERIOD_US}`);
       } else {
-        if (limits.memoryMb !== undefined) writeFileSync(join(make(this.bases.memory), 'memory.limit_in_bytes'), String(bytes(limits.memoryMb)));
+        if (limits.memoryMb !== undefined)
+          writeFileSync(join(make(this.bases.memory), 'memory.limit_in_bytes'), String(bytes(limits.memoryMb)));
         if (limits.cpus !== undefined) {
           const dir = make(this.bases.cpu);
           writeFileSync(join(dir, 'cpu.cfs_period_us'), String(CPU_PERIOD_US));
@@ -126,7 +128,9 @@ export function findCgroupLimiter(engineHome: string): { limiter?: CgroupLimiter
     return { limiter: proven(new CgroupLimiter(1, { memory, cpu })) };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    return { reason: `control groups cannot be written here (${code ?? String(error)}): memory is limited by Node's heap size only, CPU not at all` };
+    return {
+      reason: `control groups cannot be written here (${code ?? String(error)}): memory is limited by Node's heap size only, CPU not at all`,
+    };
   }
 }
 

@@ -6,7 +6,12 @@
  * 100 values go back, as the protocol allows, with the total. A function that throws, times out
  * or answers something else than strings is a JSON-RPC error, never a crash.
  */
-import { ProtocolError, ProtocolErrorCode, type CompleteRequest, type CompleteResult } from '@modelcontextprotocol/server';
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  type CompleteRequest,
+  type CompleteResult,
+} from '@modelcontextprotocol/server';
 import type { CompletionFunction, PromptDefinition, ResourceDefinition } from '../definition/schema.js';
 import { messageOf, type CallContext, type CompileContext } from './content.js';
 import { loadModuleFunction, runWithDeadline } from './module-function.js';
@@ -55,7 +60,15 @@ export async function compileCompletions(
   for (const [i, resource] of resources.entries()) {
     const sources = new Map<string, Complete>();
     for (const [variable, source] of Object.entries(resource.complete ?? {})) {
-      sources.set(variable, await compileSource(source, `variable "${variable}" of ${resource.uri}`, `resources[${i}].complete.${variable}`, ctx));
+      sources.set(
+        variable,
+        await compileSource(
+          source,
+          `variable "${variable}" of ${resource.uri}`,
+          `resources[${i}].complete.${variable}`,
+          ctx,
+        ),
+      );
     }
     byTemplate.set(resource.uri, sources);
   }
@@ -68,18 +81,27 @@ export async function compileCompletions(
       let sources: Map<string, Complete> | undefined;
       if (ref.type === 'ref/prompt') {
         sources = byPrompt.get(ref.name);
-        if (sources === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${ref.name}`);
+        if (sources === undefined)
+          throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${ref.name}`);
       } else {
         sources = byTemplate.get(ref.uri);
-        if (sources === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown resource template: ${ref.uri}`);
+        if (sources === undefined)
+          throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown resource template: ${ref.uri}`);
       }
       const values = (await sources.get(argument.name)?.(argument.value, params, call)) ?? [];
-      return { completion: { values: values.slice(0, MAX_VALUES), total: values.length, hasMore: values.length > MAX_VALUES } };
+      return {
+        completion: { values: values.slice(0, MAX_VALUES), total: values.length, hasMore: values.length > MAX_VALUES },
+      };
     },
   };
 }
 
-async function compileSource(source: readonly string[] | CompletionFunction, what: string, where: string, ctx: CompileContext): Promise<Complete> {
+async function compileSource(
+  source: readonly string[] | CompletionFunction,
+  what: string,
+  where: string,
+  ctx: CompileContext,
+): Promise<Complete> {
   if (Array.isArray(source)) {
     const listed = source as readonly string[];
     return async (value) => {
@@ -125,7 +147,8 @@ async function compileSource(source: readonly string[] | CompletionFunction, wha
 
 /** Strings (numbers are written as strings); anything else is the function's mistake. */
 function toValues(answer: unknown, name: string, fail: (message: string) => never): string[] {
-  if (!Array.isArray(answer)) return fail(`${name}() must return an array of strings, not ${answer === null ? 'null' : typeof answer}`);
+  if (!Array.isArray(answer))
+    return fail(`${name}() must return an array of strings, not ${answer === null ? 'null' : typeof answer}`);
   return answer.map((item, i) => {
     if (typeof item === 'string') return item;
     if (typeof item === 'number') return String(item);

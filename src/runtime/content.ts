@@ -84,7 +84,8 @@ export function guessMimeType(path: string): string | undefined {
   return MIME_BY_EXTENSION[extname(path).toLowerCase()];
 }
 
-const TEXT_MIME = /^(text\/|application\/(json|xml|yaml|x-yaml|toml|javascript|ecmascript|graphql|sql|x-ndjson|x-sh)\b|[\w.-]+\/[\w.-]+\+(json|xml|yaml)\b)/i;
+const TEXT_MIME =
+  /^(text\/|application\/(json|xml|yaml|x-yaml|toml|javascript|ecmascript|graphql|sql|x-ndjson|x-sh)\b|[\w.-]+\/[\w.-]+\+(json|xml|yaml)\b)/i;
 
 /** Whether content of this media type is served as text (otherwise as a base64 blob). */
 export function isTextMimeType(mimeType: string): boolean {
@@ -111,11 +112,17 @@ export function toResourceContents(uri: string, bytes: Buffer, mimeType: string 
       : { uri, mimeType: 'application/octet-stream', blob: bytes.toString('base64') };
   }
   const base = mimeType.split(';')[0]!.trim();
-  return isTextMimeType(base) ? { uri, mimeType: base, text: bytes.toString('utf8') } : { uri, mimeType: base, blob: bytes.toString('base64') };
+  return isTextMimeType(base)
+    ? { uri, mimeType: base, text: bytes.toString('utf8') }
+    : { uri, mimeType: base, blob: bytes.toString('base64') };
 }
 
 /** Reads a file of the definition folder, within the size limit. */
-export async function readDefinitionFile(realDir: string, path: string, maxBytes: number = LIMITS.maxBytes): Promise<Buffer> {
+export async function readDefinitionFile(
+  realDir: string,
+  path: string,
+  maxBytes: number = LIMITS.maxBytes,
+): Promise<Buffer> {
   const real = await resolveRealInside(realDir, path);
   const info = await stat(real);
   if (!info.isFile()) throw new Error(`"${path}" is not a file`);
@@ -124,7 +131,11 @@ export async function readDefinitionFile(realDir: string, path: string, maxBytes
 }
 
 /** Compiles one content item; `where` names it in start-up problems. */
-export async function compileContent(item: ContentItem | string, where: string, ctx: CompileContext): Promise<ContentRenderer> {
+export async function compileContent(
+  item: ContentItem | string,
+  where: string,
+  ctx: CompileContext,
+): Promise<ContentRenderer> {
   if (typeof item === 'string') item = { type: 'text', text: item };
   switch (item.type) {
     case 'text': {
@@ -157,7 +168,9 @@ export async function compileContent(item: ContentItem | string, where: string, 
       if (item.text !== undefined) {
         const text = compileTemplate(item.text);
         const mimeType = item.mimeType ?? 'text/plain';
-        return async (scope) => ({ block: { type: 'resource', resource: { uri: uri.render(scope), mimeType, text: text.render(scope) } } });
+        return async (scope) => ({
+          block: { type: 'resource', resource: { uri: uri.render(scope), mimeType, text: text.render(scope) } },
+        });
       }
       return async (scope, call) => {
         const [contents] = await ctx.readResource(uri.render(scope), call);

@@ -77,7 +77,8 @@ export class EgressPolicy {
   judge(host: string, port: number, address: string): string | undefined {
     const kind = classifyAddress(address);
     if (kind === undefined) return `${address} is not an IP address`;
-    const what = isIP(host) !== 0 ? `${address} is ${KIND_TEXT[kind]}` : `${host} resolves to ${address}, ${KIND_TEXT[kind]}`;
+    const what =
+      isIP(host) !== 0 ? `${address} is ${KIND_TEXT[kind]}` : `${host} resolves to ${address}, ${KIND_TEXT[kind]}`;
     if (isForbidden(kind)) return `${what}, which no server may reach (no setting allows it)`;
     if (!needsOptIn(kind) || this.allowPrivate || this.isListed(host, port)) return undefined;
     return (
@@ -88,7 +89,9 @@ export class EgressPolicy {
 
   /** Why the name itself is refused (a metadata service), or undefined. */
   judgeName(host: string): string | undefined {
-    return isMetadataName(host) ? `${host} is ${KIND_TEXT['metadata name']}, which no server may reach (no setting allows it)` : undefined;
+    return isMetadataName(host)
+      ? `${host} is ${KIND_TEXT['metadata name']}, which no server may reach (no setting allows it)`
+      : undefined;
   }
 
   kindOf(address: string): AddressKind | undefined {
@@ -119,7 +122,14 @@ export function createEgress(config: EgressConfig | undefined, options: EgressOp
         (address) => {
           report({ host, port, address, kind: policy.kindOf(address)! });
           // connect to the address judged, never to the name again; TLS still checks the certificate against the name
-          base({ ...connectOptions, hostname: address, ...(connectOptions.protocol === 'https:' && isIP(host) === 0 ? { servername: host } : {}) }, callback);
+          base(
+            {
+              ...connectOptions,
+              hostname: address,
+              ...(connectOptions.protocol === 'https:' && isIP(host) === 0 ? { servername: host } : {}),
+            },
+            callback,
+          );
         },
         (error: unknown) => callback(error instanceof Error ? error : new Error(String(error)), null),
       );

@@ -25,7 +25,8 @@ export function loadEnvFile(path: string, env: NodeJS.ProcessEnv): string[] {
       `the values file ${path} cannot be read (${code ?? (error as Error).message}): the runner that started this container should have placed it there`,
     );
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new EnvFileError(`the values file ${path} must hold a JSON object`);
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new EnvFileError(`the values file ${path} must hold a JSON object`);
   const values: string[] = [];
   for (const [name, value] of Object.entries(parsed)) {
     if (!NAME.test(name) || typeof value !== 'string')

@@ -31,7 +31,10 @@ export class MemoryEventStore implements EventStore {
     return this.events.find((event) => event.id === eventId)?.streamId ?? streamOf(eventId);
   }
 
-  async replayEventsAfter(lastEventId: EventId, { send }: { send: (eventId: EventId, message: JSONRPCMessage) => Promise<void> }): Promise<StreamId> {
+  async replayEventsAfter(
+    lastEventId: EventId,
+    { send }: { send: (eventId: EventId, message: JSONRPCMessage) => Promise<void> },
+  ): Promise<StreamId> {
     const streamId = await this.getStreamIdForEventId(lastEventId);
     if (streamId === undefined) throw new Error(`unknown event id ${lastEventId}`);
     const after = Number(lastEventId.split('_', 1)[0]);

@@ -64,19 +64,31 @@ export async function callHttp(options: HttpCallOptions): Promise<HttpCallResult
   let url = parseTarget(options.url, `${method} ${describeUrl(options.url)}`);
   for (let hop = 0; ; hop += 1) {
     const where = `${method} ${describeUrl(url.href)}`;
-    const response = await send(url, { method, headers, body, signal, egress: options.egress }, where, timeout, options.timeoutMs);
+    const response = await send(
+      url,
+      { method, headers, body, signal, egress: options.egress },
+      where,
+      timeout,
+      options.timeoutMs,
+    );
     const location = REDIRECTS.has(response.status) ? response.headers.get('location') : null;
     if (location === null) return readBody(response, where, options.maxBytes, timeout, options.timeoutMs);
     await response.body?.cancel().catch(() => {});
     if (hop === MAX_REDIRECTS) throw new HttpCallError(`${where}: more than ${MAX_REDIRECTS} redirects`);
     const next = parseTarget(location, where, url);
     // as browsers do: 303 (and 301/302 after a POST) becomes a GET without a body
-    if ((response.status === 303 && method !== 'HEAD') || ((response.status === 301 || response.status === 302) && method === 'POST')) {
+    if (
+      (response.status === 303 && method !== 'HEAD') ||
+      ((response.status === 301 || response.status === 302) && method === 'POST')
+    ) {
       method = 'GET';
       body = undefined;
       delete headers['content-type'];
     }
-    if (next.origin !== url.origin) headers = Object.fromEntries(Object.entries(headers).filter(([name]) => CROSS_ORIGIN_HEADERS.has(name.toLowerCase())));
+    if (next.origin !== url.origin)
+      headers = Object.fromEntries(
+        Object.entries(headers).filter(([name]) => CROSS_ORIGIN_HEADERS.has(name.toLowerCase())),
+      );
     url = next;
   }
 }
@@ -104,7 +116,13 @@ interface Request {
   egress: Egress;
 }
 
-async function send(url: URL, request: Request, where: string, timeout: AbortSignal, timeoutMs: number): Promise<Response> {
+async function send(
+  url: URL,
+  request: Request,
+  where: string,
+  timeout: AbortSignal,
+  timeoutMs: number,
+): Promise<Response> {
   try {
     request.egress.checkUrl(url);
     const dispatcher = await request.egress.dispatcher();
@@ -120,12 +138,22 @@ async function send(url: URL, request: Request, where: string, timeout: AbortSig
     });
   } catch (error) {
     const refused = error instanceof EgressRefusedError ? error : (error as { cause?: unknown } | null)?.cause;
-    if (refused instanceof EgressRefusedError) throw new HttpCallError(`${where}: refused: ${refused.message}`, { cause: refused, refused: true });
-    throw new HttpCallError(`${where}: ${reason(error, timeout, timeoutMs)}`, { cause: error, timedOut: timeout.aborted });
+    if (refused instanceof EgressRefusedError)
+      throw new HttpCallError(`${where}: refused: ${refused.message}`, { cause: refused, refused: true });
+    throw new HttpCallError(`${where}: ${reason(error, timeout, timeoutMs)}`, {
+      cause: error,
+      timedOut: timeout.aborted,
+    });
   }
 }
 
-async function readBody(response: Response, where: string, maxBytes: number, timeout: AbortSignal, timeoutMs: number): Promise<HttpCallResult> {
+async function readBody(
+  response: Response,
+  where: string,
+  maxBytes: number,
+  timeout: AbortSignal,
+  timeoutMs: number,
+): Promise<HttpCallResult> {
   const declared = Number(response.headers.get('content-length') ?? Number.NaN);
   if (Number.isFinite(declared) && declared > maxBytes) {
     await response.body?.cancel().catch(() => {});
@@ -149,7 +177,10 @@ async function readBody(response: Response, where: string, maxBytes: number, tim
     }
   } catch (error) {
     if (error instanceof HttpCallError) throw error;
-    throw new HttpCallError(`${where}: ${reason(error, timeout, timeoutMs)}`, { cause: error, timedOut: timeout.aborted });
+    throw new HttpCallError(`${where}: ${reason(error, timeout, timeoutMs)}`, {
+      cause: error,
+      timedOut: timeout.aborted,
+    });
   }
   return {
     status: response.status,

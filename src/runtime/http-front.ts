@@ -85,7 +85,12 @@ export function createHttpFront(options: HttpFrontOptions): HttpFront {
       // a page of another origin (scheme, host and port) calls only when its origin is listed
       const origin = allowedOrigins === undefined ? sentOrigin : allowedOrigin(sentOrigin, allowedOrigins);
       if (origin === undefined) {
-        return rejectRequest(res, record, 403, `Forbidden: pages on ${sentOrigin} may not call this server; list the origin in ${ALLOWED_ORIGINS_ENV}`);
+        return rejectRequest(
+          res,
+          record,
+          403,
+          `Forbidden: pages on ${sentOrigin} may not call this server; list the origin in ${ALLOWED_ORIGINS_ENV}`,
+        );
       }
       setCorsHeaders(res, origin);
     }
@@ -98,12 +103,20 @@ export function createHttpFront(options: HttpFrontOptions): HttpFront {
       return;
     }
     const metadataOf = endpointOfMetadataPath(path ?? '/');
-    if (metadataOf !== undefined && (metadataOf === '' || metadataOf === MCP_PATH) && (req.method === 'GET' || req.method === 'HEAD')) {
+    if (
+      metadataOf !== undefined &&
+      (metadataOf === '' || metadataOf === MCP_PATH) &&
+      (req.method === 'GET' || req.method === 'HEAD')
+    ) {
       const document = guard?.metadata(`${requestOrigin(req)}${MCP_PATH}`);
-      if (document === undefined) return sendJson(res, 404, { error: 'this server does not use OAuth: it has no protected resource metadata' });
+      if (document === undefined)
+        return sendJson(res, 404, { error: 'this server does not use OAuth: it has no protected resource metadata' });
       return sendJson(res, 200, document, { headOnly: req.method === 'HEAD' });
     }
-    if (path !== MCP_PATH) return sendJson(res, 404, { error: `not found: ${path}; the MCP endpoint is ${MCP_PATH}, health is ${HEALTH_PATH}` });
+    if (path !== MCP_PATH)
+      return sendJson(res, 404, {
+        error: `not found: ${path}; the MCP endpoint is ${MCP_PATH}, health is ${HEALTH_PATH}`,
+      });
     let admitted: { guard: Guard; decision: Admitted; resource: string } | undefined;
     if (guard !== undefined) {
       const resource = `${requestOrigin(req)}${MCP_PATH}`;
@@ -117,12 +130,17 @@ export function createHttpFront(options: HttpFrontOptions): HttpFront {
     if (req.method === 'POST') {
       const raw = await readBody(req, maxBodyBytes);
       if (raw === 'gone') return;
-      if (raw === 'too large') return rejectRequest(res, record, 413, `Payload Too Large: the limit is ${maxBodyBytes} bytes`);
+      if (raw === 'too large')
+        return rejectRequest(res, record, 413, `Payload Too Large: the limit is ${maxBodyBytes} bytes`);
       try {
         body = JSON.parse(raw.toString('utf8'));
       } catch {
         record.error = 'parse error';
-        return sendJson(res, 400, { jsonrpc: '2.0', error: { code: ProtocolErrorCode.ParseError, message: 'Parse error: the body is not JSON' }, id: null });
+        return sendJson(res, 400, {
+          jsonrpc: '2.0',
+          error: { code: ProtocolErrorCode.ParseError, message: 'Parse error: the body is not JSON' },
+          id: null,
+        });
       }
       describeMessage(body, record, logger.debug);
       for (const tool of admitted === undefined ? [] : toolsOf(body)) {
@@ -148,8 +166,17 @@ export function createHttpFront(options: HttpFrontOptions): HttpFront {
       tracer.logRequest(req, res, record, startedAt);
     });
     handle(req, res, record).catch((error: unknown) => {
-      logger.log({ level: 'error', event: 'internal_error', error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
-      if (!res.headersSent) sendJson(res, 500, { jsonrpc: '2.0', error: { code: ProtocolErrorCode.InternalError, message: 'Internal error' }, id: null });
+      logger.log({
+        level: 'error',
+        event: 'internal_error',
+        error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+      });
+      if (!res.headersSent)
+        sendJson(res, 500, {
+          jsonrpc: '2.0',
+          error: { code: ProtocolErrorCode.InternalError, message: 'Internal error' },
+          id: null,
+        });
       else res.destroy();
     });
   };
@@ -180,7 +207,11 @@ export function createHttpFront(options: HttpFrontOptions): HttpFront {
 }
 
 /** The answer to a request the runtime refuses while it stops. */
-export function rejectDraining(res: ServerResponse, record: RequestRecord | undefined, message = 'Service Unavailable: the server is shutting down'): void {
+export function rejectDraining(
+  res: ServerResponse,
+  record: RequestRecord | undefined,
+  message = 'Service Unavailable: the server is shutting down',
+): void {
   res.setHeader('connection', 'close');
   if (record !== undefined) record.error = message;
   sendJson(res, 503, { jsonrpc: '2.0', error: { code: -32000, message }, id: null });
@@ -216,6 +247,9 @@ function setCorsHeaders(res: ServerResponse, origin: string): void {
   res.setHeader('access-control-allow-origin', origin);
   res.setHeader('vary', 'Origin');
   res.setHeader('access-control-allow-methods', 'GET, POST, DELETE, OPTIONS');
-  res.setHeader('access-control-allow-headers', 'authorization, content-type, accept, mcp-protocol-version, mcp-session-id, last-event-id, x-mcp-user-id');
+  res.setHeader(
+    'access-control-allow-headers',
+    'authorization, content-type, accept, mcp-protocol-version, mcp-session-id, last-event-id, x-mcp-user-id',
+  );
   res.setHeader('access-control-expose-headers', 'mcp-protocol-version, mcp-session-id, www-authenticate');
 }

@@ -93,7 +93,8 @@ export interface ImageOptions {
 
 /** Why a registry cannot prefix an image reference, or undefined when it can. */
 export function checkRegistry(registry: string): string | undefined {
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(registry)) return 'give the registry without a scheme, such as registry.example.com/team';
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(registry))
+    return 'give the registry without a scheme, such as registry.example.com/team';
   const slash = registry.indexOf('/');
   if (registry.includes('@') || (slash !== -1 && registry.slice(slash).includes(':')))
     return 'give the registry without a tag or digest; the tag is the bundle digest';

@@ -39,7 +39,10 @@ export function isolate(isolation: Isolation | undefined, bundleDir?: string): I
     reportsPid: slot !== undefined,
     command(nodeArgs) {
       if (slot === undefined || isolation?.sandbox === undefined) return { program: process.execPath, args: nodeArgs };
-      return { program: isolation.sandbox.program, args: ['--info-fd', '3', ...slot.args, process.execPath, ...nodeArgs] };
+      return {
+        program: isolation.sandbox.program,
+        args: ['--info-fd', '3', ...slot.args, process.execPath, ...nodeArgs],
+      };
     },
     socketPath: (requested) => (requested === undefined || slot === undefined ? requested : slot.socketPath),
     bundle: (dir) => (slot === undefined || bundleDir !== undefined ? dir : slot.adopt(dir)),

@@ -29,9 +29,17 @@ import { resolveScalingRange } from '../definition/scaling.js';
 import { UserError, type Problem } from '../shared/errors.js';
 import { AUDIENCES_ENV } from './auth.js';
 import { networkPolicy, type EgressSettings } from './kubernetes-network-policy.js';
-import { BUNDLE_DIGEST_ANNOTATION, BUNDLE_LABEL_LENGTH, DIGEST_PATTERN, imageContract, LABELS, type ImageContract } from './image.js';
+import {
+  BUNDLE_DIGEST_ANNOTATION,
+  BUNDLE_LABEL_LENGTH,
+  DIGEST_PATTERN,
+  imageContract,
+  LABELS,
+  type ImageContract,
+} from './image.js';
 
-export type KubernetesObject = ISecret | IService | IDeployment | IPodDisruptionBudget | IHorizontalPodAutoscaler | IIngress | INetworkPolicy;
+export type KubernetesObject =
+  ISecret | IService | IDeployment | IPodDisruptionBudget | IHorizontalPodAutoscaler | IIngress | INetworkPolicy;
 
 /** The built server the objects run. */
 export interface KubernetesServer {
@@ -107,10 +115,15 @@ export const DEFAULT_RESOURCES = {
  * request and the limit (the scheduler reserves all of it, so the pod is placed only where it fits, and
  * memory use up to it never makes the pod the first one evicted); what is not given keeps the default.
  */
-export function kubernetesResources(resources: KubernetesExportOptions['resources']): IIoK8sApiCoreV1ResourceRequirements {
-  const result = structuredClone<{ requests: Record<string, string>; limits: Record<string, string> }>(DEFAULT_RESOURCES);
+export function kubernetesResources(
+  resources: KubernetesExportOptions['resources'],
+): IIoK8sApiCoreV1ResourceRequirements {
+  const result = structuredClone<{ requests: Record<string, string>; limits: Record<string, string> }>(
+    DEFAULT_RESOURCES,
+  );
   if (resources?.memory_mb !== undefined) result.requests.memory = result.limits.memory = `${resources.memory_mb}Mi`;
-  if (resources?.cpus !== undefined) result.requests.cpu = result.limits.cpu = `${Math.max(1, Math.round(resources.cpus * 1000))}m`;
+  if (resources?.cpus !== undefined)
+    result.requests.cpu = result.limits.cpu = `${Math.max(1, Math.round(resources.cpus * 1000))}m`;
   return result;
 }
 
@@ -132,7 +145,8 @@ const HOST_NAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]
 // DNS-1123 subdomain: a ClusterIssuer, an IngressClass, a namespace (stricter: a label)
 const DNS_SUBDOMAIN = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/;
 const DNS_LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
-const LABEL_KEY = /^([a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*\/)?[A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?$/;
+const LABEL_KEY =
+  /^([a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*\/)?[A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?$/;
 const LABEL_VALUE = /^([A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?)?$/;
 /** Room for the longest suffix (`-tls`) in a 63-character name. */
 const MAX_BASE_NAME = 52;
@@ -148,35 +162,57 @@ export function resolveKubernetesScaling(
 /** Every problem of the options, with a field path (`config.domain`) or the flag it came from. */
 export function checkKubernetesOptions(server: KubernetesServer, options: KubernetesExportOptions): Problem[] {
   const problems: Problem[] = [];
-  if (!DIGEST_PATTERN.test(server.digest)) problems.push({ path: 'digest', message: `"${server.digest}" is not a bundle digest (64 hexadecimal characters)` });
+  if (!DIGEST_PATTERN.test(server.digest))
+    problems.push({ path: 'digest', message: `"${server.digest}" is not a bundle digest (64 hexadecimal characters)` });
   const scaling = resolveKubernetesScaling(options.environment, options.scaling);
   if (!scaling.ok) problems.push(...scaling.problems);
   if (options.domain !== undefined && !HOST_NAME.test(options.domain)) {
-    problems.push({ path: 'config.domain', message: 'must be a host name such as mcp.example.com (no scheme, port or path)' });
+    problems.push({
+      path: 'config.domain',
+      message: 'must be a host name such as mcp.example.com (no scheme, port or path)',
+    });
   }
   if (options.domain === undefined) {
     if (options.issuer !== undefined)
-      problems.push({ path: '--issuer', message: 'a certificate issuer needs a domain: the Ingress and its certificate are for the domain' });
-    if (options.ingressClass !== undefined) problems.push({ path: '--ingress-class', message: 'an Ingress needs a domain to route' });
+      problems.push({
+        path: '--issuer',
+        message: 'a certificate issuer needs a domain: the Ingress and its certificate are for the domain',
+      });
+    if (options.ingressClass !== undefined)
+      problems.push({ path: '--ingress-class', message: 'an Ingress needs a domain to route' });
   }
   if (options.issuer !== undefined && !DNS_SUBDOMAIN.test(options.issuer))
-    problems.push({ path: '--issuer', message: 'must be the name of a cert-manager ClusterIssuer (lower case letters, digits, - and .)' });
+    problems.push({
+      path: '--issuer',
+      message: 'must be the name of a cert-manager ClusterIssuer (lower case letters, digits, - and .)',
+    });
   if (options.ingressClass !== undefined && !DNS_SUBDOMAIN.test(options.ingressClass))
-    problems.push({ path: '--ingress-class', message: 'must be the name of an IngressClass (lower case letters, digits, - and .)' });
+    problems.push({
+      path: '--ingress-class',
+      message: 'must be the name of an IngressClass (lower case letters, digits, - and .)',
+    });
   if (options.namespace !== undefined && !DNS_LABEL.test(options.namespace))
     problems.push({
       path: '--namespace',
-      message: 'must be a namespace name: at most 63 lower case letters, digits and -, starting and ending with a letter or digit',
+      message:
+        'must be a namespace name: at most 63 lower case letters, digits and -, starting and ending with a letter or digit',
     });
   const { memory_mb: memory, cpus } = options.resources ?? {};
   if (memory !== undefined && (!Number.isInteger(memory) || memory < 32))
     problems.push({ path: 'config.resources.memory_mb', message: 'must be a whole number of MiB, at least 32' });
   if (cpus !== undefined && (!Number.isFinite(cpus) || cpus <= 0))
     problems.push({ path: 'config.resources.cpus', message: 'must be a positive number of CPUs, such as 0.5' });
-  if (options.name !== undefined && (!DNS_LABEL.test(options.name) || options.name.length > MAX_BASE_NAME || !/^[a-z]/.test(options.name)))
-    problems.push({ path: 'name', message: `must be a DNS label of at most ${MAX_BASE_NAME} characters, starting with a letter` });
+  if (
+    options.name !== undefined &&
+    (!DNS_LABEL.test(options.name) || options.name.length > MAX_BASE_NAME || !/^[a-z]/.test(options.name))
+  )
+    problems.push({
+      path: 'name',
+      message: `must be a DNS label of at most ${MAX_BASE_NAME} characters, starting with a letter`,
+    });
   for (const [key, value] of Object.entries(options.extraLabels ?? {})) {
-    if (!LABEL_KEY.test(key) || !LABEL_VALUE.test(value)) problems.push({ path: `labels.${key}`, message: 'must be a Kubernetes label (key and value)' });
+    if (!LABEL_KEY.test(key) || !LABEL_VALUE.test(value))
+      problems.push({ path: `labels.${key}`, message: 'must be a Kubernetes label (key and value)' });
   }
   const deadline = options.progressDeadlineSeconds;
   if (deadline !== undefined && (!Number.isInteger(deadline) || deadline < 1))
@@ -196,13 +232,19 @@ export function ingressMcpUrl(domain: string): string {
  * The refusal of an Ingress (a domain) for a server that does not say who may call it: reachable by
  * anyone who finds the domain. `auth: { type: none }` says so on purpose. Undefined when allowed.
  */
-export function exposureError(server: KubernetesServer, options: Pick<KubernetesExportOptions, 'domain' | 'auth'>): UserError | undefined {
+export function exposureError(
+  server: KubernetesServer,
+  options: Pick<KubernetesExportOptions, 'domain' | 'auth'>,
+): UserError | undefined {
   if (options.domain === undefined || options.auth !== 'missing') return undefined;
-  return new UserError(`${server.name} has no auth, and its Ingress would let anyone who reaches ${options.domain.toLowerCase()} call it`, {
-    code: 'validation_failed',
-    problems: [{ path: 'auth', message: 'a server reachable at a domain must say who may call it' }],
-    hint: 'add auth: { type: oauth, issuer, scopes } to the definition (docs/auth.md), or auth: { type: none } to expose it on purpose',
-  });
+  return new UserError(
+    `${server.name} has no auth, and its Ingress would let anyone who reaches ${options.domain.toLowerCase()} call it`,
+    {
+      code: 'validation_failed',
+      problems: [{ path: 'auth', message: 'a server reachable at a domain must say who may call it' }],
+      hint: 'add auth: { type: oauth, issuer, scopes } to the definition (docs/auth.md), or auth: { type: none } to expose it on purpose',
+    },
+  );
 }
 
 /**
@@ -235,7 +277,10 @@ function labelValue(text: string): string {
 export function kubernetesManifests(server: KubernetesServer, options: KubernetesExportOptions): KubernetesExport {
   const problems = checkKubernetesOptions(server, options);
   if (problems.length > 0) {
-    throw new UserError('the Kubernetes manifests cannot be made from these settings', { problems, hint: 'fix the fields above and export again' });
+    throw new UserError('the Kubernetes manifests cannot be made from these settings', {
+      problems,
+      hint: 'fix the fields above and export again',
+    });
   }
   const refused = exposureError(server, options);
   if (refused !== undefined) throw refused;
@@ -250,12 +295,17 @@ export function kubernetesManifests(server: KubernetesServer, options: Kubernete
   });
   const notices: string[] = [];
 
-  const selector = { 'app.kubernetes.io/name': labelValue(server.name) || 'mcp-server', 'app.kubernetes.io/instance': name };
+  const selector = {
+    'app.kubernetes.io/name': labelValue(server.name) || 'mcp-server',
+    'app.kubernetes.io/instance': name,
+  };
   const labels: Record<string, string> = {
     ...selector,
     'app.kubernetes.io/component': 'mcp-server',
     'app.kubernetes.io/managed-by': 'mcpctl',
-    ...(server.version === undefined || labelValue(server.version) === '' ? {} : { 'app.kubernetes.io/version': labelValue(server.version) }),
+    ...(server.version === undefined || labelValue(server.version) === ''
+      ? {}
+      : { 'app.kubernetes.io/version': labelValue(server.version) }),
     [LABELS.server]: labelValue(server.name),
     [LABELS.environment]: environment,
     [LABELS.bundle]: server.digest.slice(0, BUNDLE_LABEL_LENGTH),
@@ -291,7 +341,10 @@ export function kubernetesManifests(server: KubernetesServer, options: Kubernete
   }
   // behind the Ingress a request reaches the pod as plain HTTP to the Service: the public MCP URL is
   // the one tokens are issued for, so the instance is told it
-  const audiences = options.auth === 'oauth' && options.domain !== undefined && !envNames.includes(AUDIENCES_ENV) ? [ingressMcpUrl(options.domain)] : [];
+  const audiences =
+    options.auth === 'oauth' && options.domain !== undefined && !envNames.includes(AUDIENCES_ENV)
+      ? [ingressMcpUrl(options.domain)]
+      : [];
   const env: IIoK8sApiCoreV1EnvVar[] = [
     ...Object.entries(image.env).map(([key, value]) => ({ name: key, value })),
     ...(audiences.length === 0 ? [] : [{ name: AUDIENCES_ENV, value: audiences.join(' ') }]),
@@ -374,7 +427,9 @@ export function kubernetesManifests(server: KubernetesServer, options: Kubernete
       // with an autoscaler the replica count is its to set; applying the manifest again must not reset it
       ...(autoscaled ? {} : { replicas: min }),
       revisionHistoryLimit: 10,
-      ...(options.progressDeadlineSeconds === undefined ? {} : { progressDeadlineSeconds: options.progressDeadlineSeconds }),
+      ...(options.progressDeadlineSeconds === undefined
+        ? {}
+        : { progressDeadlineSeconds: options.progressDeadlineSeconds }),
       selector: { matchLabels: selector },
       // a new version is up and ready before an old instance goes: never without a healthy instance
       strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } },
@@ -423,7 +478,13 @@ export function kubernetesManifests(server: KubernetesServer, options: Kubernete
         metrics: [
           {
             type: 'Resource',
-            resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: options.targetCpuUtilization ?? DEFAULT_TARGET_CPU_UTILIZATION } },
+            resource: {
+              name: 'cpu',
+              target: {
+                type: 'Utilization',
+                averageUtilization: options.targetCpuUtilization ?? DEFAULT_TARGET_CPU_UTILIZATION,
+              },
+            },
           },
         ],
       },
@@ -455,7 +516,9 @@ export function kubernetesManifests(server: KubernetesServer, options: Kubernete
         rules: [
           {
             host: domain,
-            http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name, port: { name: 'http' } } } }] },
+            http: {
+              paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name, port: { name: 'http' } } } }],
+            },
           },
         ],
       },

@@ -47,7 +47,9 @@ export interface NetworkPolicyInput {
 export function networkPolicy(input: NetworkPolicyInput): { policy: INetworkPolicy; notices: string[] } {
   const notices: string[] = [];
   const ingressNamespace = input.ingressNamespace ?? DEFAULT_INGRESS_NAMESPACE;
-  const from = input.ingress ? [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': ingressNamespace } } }] : [{ podSelector: {} }];
+  const from = input.ingress
+    ? [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': ingressNamespace } } }]
+    : [{ podSelector: {} }];
   if (input.ingress) {
     notices.push(
       `the NetworkPolicy ${input.metadata.name} lets in only the namespace ${ingressNamespace} (the Ingress controller's): edit it if your controller runs elsewhere`,
@@ -77,7 +79,10 @@ export function egressRules(egress: EgressSettings, notices: string[], name: str
   };
   const closed = egress.allow_private === true ? { v4: [], v6: [] } : PRIVATE_RANGES;
   const addresses: INetworkPolicyEgressRule = {
-    to: [{ ipBlock: { cidr: '0.0.0.0/0', except: [LINK_LOCAL.v4, ...closed.v4] } }, { ipBlock: { cidr: '::/0', except: [LINK_LOCAL.v6, ...closed.v6] } }],
+    to: [
+      { ipBlock: { cidr: '0.0.0.0/0', except: [LINK_LOCAL.v4, ...closed.v4] } },
+      { ipBlock: { cidr: '::/0', except: [LINK_LOCAL.v6, ...closed.v6] } },
+    ],
   };
   const rules = [dns, addresses];
   if (egress.allow_private === true) return rules;
@@ -92,7 +97,10 @@ export function egressRules(egress: EgressSettings, notices: string[], name: str
     if (version === 4 && host.startsWith('169.254.')) continue;
     if (version === 6 && /^fe[89ab]/i.test(host)) continue;
     const ports: INetworkPolicyPort[] | undefined = port === undefined ? undefined : [{ protocol: 'TCP', port }];
-    rules.push({ to: [{ ipBlock: { cidr: `${host}/${version === 4 ? 32 : 128}` } }], ...(ports === undefined ? {} : { ports }) });
+    rules.push({
+      to: [{ ipBlock: { cidr: `${host}/${version === 4 ? 32 : 128}` } }],
+      ...(ports === undefined ? {} : { ports }),
+    });
   }
   if (names.length > 0) {
     notices.push(

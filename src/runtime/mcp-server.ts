@@ -52,17 +52,26 @@ export interface ServerShape {
 export function buildServer(current: () => Operations, shape: ServerShape, connection?: Connection): Server {
   const capabilities = connectionCapabilities(shape, connection !== undefined);
   const interactive = connection !== undefined;
-  const server = new Server(shape.info, { capabilities, ...(shape.instructions === undefined ? {} : { instructions: shape.instructions }) });
+  const server = new Server(shape.info, {
+    capabilities,
+    ...(shape.instructions === undefined ? {} : { instructions: shape.instructions }),
+  });
   if (capabilities.tools !== undefined) {
-    server.setRequestHandler('tools/list', () => current().traced('tools/list', undefined, async () => ({ tools: current().toolListing })));
+    server.setRequestHandler('tools/list', () =>
+      current().traced('tools/list', undefined, async () => ({ tools: current().toolListing })),
+    );
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const op = current();
       const tool = op.tools.get(request.params.name);
-      if (tool === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+      if (tool === undefined)
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
       const result: CallToolResult = await op.traced(
         'tools/call',
         tool.name,
-        async () => op.withoutSecrets(await tool.call(request.params.arguments, op.callContext(ctx, { server, tool: tool.name, interactive }))),
+        async () =>
+          op.withoutSecrets(
+            await tool.call(request.params.arguments, op.callContext(ctx, { server, tool: tool.name, interactive })),
+          ),
         errorTextOf,
       );
       return server.projectCallToolResult(result, tool.listing.outputSchema);
@@ -71,11 +80,15 @@ export function buildServer(current: () => Operations, shape: ServerShape, conne
   if (capabilities.resources !== undefined) {
     server.setRequestHandler('resources/list', (_request, ctx) => {
       const op = current();
-      return op.traced('resources/list', undefined, async () => ({ resources: op.resources.list(op.callContext(ctx).userId) }));
+      return op.traced('resources/list', undefined, async () => ({
+        resources: op.resources.list(op.callContext(ctx).userId),
+      }));
     });
     server.setRequestHandler('resources/templates/list', (_request, ctx) => {
       const op = current();
-      return op.traced('resources/templates/list', undefined, async () => ({ resourceTemplates: op.resources.listTemplates(op.callContext(ctx).userId) }));
+      return op.traced('resources/templates/list', undefined, async () => ({
+        resourceTemplates: op.resources.listTemplates(op.callContext(ctx).userId),
+      }));
     });
     server.setRequestHandler('resources/read', async (request, ctx) => {
       const op = current();
@@ -100,18 +113,25 @@ export function buildServer(current: () => Operations, shape: ServerShape, conne
     }
   }
   if (capabilities.prompts !== undefined) {
-    server.setRequestHandler('prompts/list', () => current().traced('prompts/list', undefined, async () => ({ prompts: current().promptListing })));
+    server.setRequestHandler('prompts/list', () =>
+      current().traced('prompts/list', undefined, async () => ({ prompts: current().promptListing })),
+    );
     server.setRequestHandler('prompts/get', async (request, ctx) => {
       const op = current();
       const prompt = op.prompts.get(request.params.name);
-      if (prompt === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}`);
-      return op.traced('prompts/get', prompt.listing.name, () => prompt.get(request.params.arguments, op.callContext(ctx)));
+      if (prompt === undefined)
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}`);
+      return op.traced('prompts/get', prompt.listing.name, () =>
+        prompt.get(request.params.arguments, op.callContext(ctx)),
+      );
     });
   }
   if (capabilities.completions !== undefined) {
     server.setRequestHandler('completion/complete', (request, ctx) => {
       const op = current();
-      return op.traced('completion/complete', undefined, () => op.completions.complete(request.params, op.callContext(ctx)));
+      return op.traced('completion/complete', undefined, () =>
+        op.completions.complete(request.params, op.callContext(ctx)),
+      );
     });
   }
   return server;

@@ -23,7 +23,8 @@ export async function loadModuleFunction<Args extends unknown[]>(
     const real = await resolveRealInside(realDir, file);
     const loaded = await importModule(pathToFileURL(real).href);
     const fallback = loaded.default as Record<string, unknown> | undefined;
-    const found = loaded[exportName] ?? (fallback !== null && typeof fallback === 'object' ? fallback[exportName] : undefined);
+    const found =
+      loaded[exportName] ?? (fallback !== null && typeof fallback === 'object' ? fallback[exportName] : undefined);
     if (typeof found === 'function') return { fn: found as ModuleFunction<Args> };
     return { problem: `${module} has no exported function "${exportName}"${note}` };
   } catch (error) {

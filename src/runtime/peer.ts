@@ -48,7 +48,9 @@ export function createPeer(ctx: ServerContext, options: PeerOptions): Peer {
       throw new PeerUnavailableError(`${what} needs a session: set "sessions: true" in the server definition`);
     }
     if (options.server.getClientCapabilities()?.[capability] === undefined) {
-      throw new PeerUnavailableError(`the client does not support ${what} (it did not declare the ${capability} capability)`);
+      throw new PeerUnavailableError(
+        `the client does not support ${what} (it did not declare the ${capability} capability)`,
+      );
     }
   };
   return {
@@ -57,17 +59,28 @@ export function createPeer(ctx: ServerContext, options: PeerOptions): Peer {
       if (progressToken === undefined) return;
       await ctx.mcpReq.notify({
         method: 'notifications/progress',
-        params: { progressToken, progress, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message }) },
+        params: {
+          progressToken,
+          progress,
+          ...(total === undefined ? {} : { total }),
+          ...(message === undefined ? {} : { message }),
+        },
       });
     },
     async sample(request) {
       needsAnswer('sampling', 'sampling');
       // sent as part of this request, so it travels on this request's stream
-      return ctx.mcpReq.send({ method: 'sampling/createMessage', params: request }, { signal: ctx.mcpReq.signal }) as Promise<CreateMessageResult>;
+      return ctx.mcpReq.send(
+        { method: 'sampling/createMessage', params: request },
+        { signal: ctx.mcpReq.signal },
+      ) as Promise<CreateMessageResult>;
     },
     async elicit(message, requestedSchema) {
       needsAnswer('elicitation', 'elicitation');
-      return ctx.mcpReq.send({ method: 'elicitation/create', params: { mode: 'form', message, requestedSchema } }, { signal: ctx.mcpReq.signal });
+      return ctx.mcpReq.send(
+        { method: 'elicitation/create', params: { mode: 'form', message, requestedSchema } },
+        { signal: ctx.mcpReq.signal },
+      );
     },
     closeStream: () => ctx.http?.closeSSE?.(),
     resourceUpdated: (uri) => options.resourceUpdated(uri),

@@ -20,7 +20,8 @@ export function parseStartFailed(line: string): { error: string; problems: Probl
     const problems: Problem[] = [];
     for (const item of Array.isArray(value.problems) ? (value.problems as unknown[]) : []) {
       const { path, message } = (item ?? {}) as { path?: unknown; message?: unknown };
-      if (typeof message === 'string') problems.push(typeof path === 'string' && path !== '' ? { path, message } : { message });
+      if (typeof message === 'string')
+        problems.push(typeof path === 'string' && path !== '' ? { path, message } : { message });
     }
     return { error: value.error, problems };
   } catch {
@@ -39,7 +40,11 @@ export function parseListening(line: string): Listening | undefined {
   try {
     const value = JSON.parse(line) as { event?: unknown; port?: unknown; url?: unknown; socket?: unknown };
     if (value.event === 'listening' && typeof value.port === 'number' && typeof value.url === 'string') {
-      return { port: value.port, url: value.url, ...(typeof value.socket === 'string' ? { socket: value.socket } : {}) };
+      return {
+        port: value.port,
+        url: value.url,
+        ...(typeof value.socket === 'string' ? { socket: value.socket } : {}),
+      };
     }
   } catch {
     // not JSON

@@ -14,7 +14,15 @@ import { packageRoot } from '../shared/package-root.js';
 import type { ResourceLimits } from './cgroup-limits.js';
 import { HEALTH_PATH, MCP_PATH } from './constants.js';
 import { parseListening, parseStartFailed, parseWarm, type Listening } from './process-lines.js';
-import { heapLimitArgs, isolate, readReportedPid, signalOf, signalPid, type Isolated, type Isolation } from './isolation.js';
+import {
+  heapLimitArgs,
+  isolate,
+  readReportedPid,
+  signalOf,
+  signalPid,
+  type Isolated,
+  type Isolation,
+} from './isolation.js';
 
 export interface StartRuntimeOptions {
   bundleDir: string;
@@ -109,7 +117,10 @@ export function serveBundleEntry(): string {
 
 /** What a runtime process's environment holds: PATH (and SystemRoot on Windows) and the given values, nothing else of this process's. */
 export function runtimeEnvironment(values: Record<string, string> = {}): Record<string, string> {
-  const env: Record<string, string> = { ...(process.env.PATH === undefined ? {} : { PATH: process.env.PATH }), ...values };
+  const env: Record<string, string> = {
+    ...(process.env.PATH === undefined ? {} : { PATH: process.env.PATH }),
+    ...values,
+  };
   if (process.platform === 'win32' && process.env.SystemRoot !== undefined) env.SystemRoot = process.env.SystemRoot;
   return env;
 }
@@ -135,7 +146,8 @@ function serveArgs(options: StartRuntimeOptions): string[] {
 
 function existingEntry(): string {
   const entry = serveBundleEntry();
-  if (!existsSync(entry)) throw new RuntimeProcessError(`${entry} does not exist: build mcpctl first (npm run build)`, [], [], 'missing');
+  if (!existsSync(entry))
+    throw new RuntimeProcessError(`${entry} does not exist: build mcpctl first (npm run build)`, [], [], 'missing');
   return entry;
 }
 
@@ -152,13 +164,22 @@ interface Spawned {
   isolated: Isolated;
 }
 
-function spawnRuntime(nodeArgs: string[], env: Record<string, string>, stdin: 'ignore' | 'pipe', isolated: Isolated): Spawned {
+function spawnRuntime(
+  nodeArgs: string[],
+  env: Record<string, string>,
+  stdin: 'ignore' | 'pipe',
+  isolated: Isolated,
+): Spawned {
   const { program, args } = isolated.command(nodeArgs);
   // In a session of its own: on Linux, its own scheduling group, which the background engine's
   // lower priority does not reach (src/engine/cpu-priority.ts). It still ends with its supervisor
   // (its standard input or output closes), and a terminal's Ctrl-C reaches the supervisor, which
   // stops it.
-  const child = spawn(program, args, { stdio: [stdin, 'pipe', 'pipe', ...(isolated.reportsPid ? ['pipe' as const] : [])], env, detached: true });
+  const child = spawn(program, args, {
+    stdio: [stdin, 'pipe', 'pipe', ...(isolated.reportsPid ? ['pipe' as const] : [])],
+    env,
+    detached: true,
+  });
   const exited = new Promise<Exit>((resolve) => {
     child.once('exit', (code, signal) => resolve(isolated.reportsPid ? signalOf(code, signal) : { code, signal }));
   });
@@ -166,7 +187,14 @@ function spawnRuntime(nodeArgs: string[], env: Record<string, string>, stdin: 'i
   const pid = isolated.reportsPid ? readReportedPid(child.stdio[3] as Readable | null) : Promise.resolve(child.pid);
   // a write to a process that just died must not take this one down
   child.stdin?.on('error', () => {});
-  return { child, pid, exited, isolated, stdout: createInterface({ input: child.stdout! }), stderr: createInterface({ input: child.stderr! }) };
+  return {
+    child,
+    pid,
+    exited,
+    isolated,
+    stdout: createInterface({ input: child.stdout! }),
+    stderr: createInterface({ input: child.stderr! }),
+  };
 }
 
 /** SIGTERM (to the runtime itself: bwrap would not pass it on), then SIGKILL after `graceMs`; resolves once it is gone. */
@@ -238,7 +266,12 @@ export interface WarmRuntimeOptions {
 }
 
 export function spawnWarmRuntimeProcess(options: WarmRuntimeOptions = {}): WarmRuntimeProcess {
-  const spawned = spawnRuntime([existingEntry(), '--warm'], runtimeEnvironment(options.env), 'pipe', isolate(options.isolation));
+  const spawned = spawnRuntime(
+    [existingEntry(), '--warm'],
+    runtimeEnvironment(options.env),
+    'pipe',
+    isolate(options.isolation),
+  );
   const { child, exited, stdout, stderr } = spawned;
   const recent: string[] = [];
   const keep = (line: string): void => {
@@ -248,10 +281,21 @@ export function spawnWarmRuntimeProcess(options: WarmRuntimeOptions = {}): WarmR
   let onLine: (line: string) => void = keep;
   const ready = new Promise<void>((resolve, reject) => {
     const timeoutMs = options.readyTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
-    const timer = setTimeout(() => reject(new RuntimeProcessError(`the warm runtime was not ready within ${timeoutMs} ms`, recent, [], 'timeout')), timeoutMs);
+    const timer = setTimeout(
+      () =>
+        reject(new RuntimeProcessError(`the warm runtime was not ready within ${timeoutMs} ms`, recent, [], 'timeout')),
+      timeoutMs,
+    );
     void exited.then(({ code, signal }) => {
       clearTimeout(timer);
-      reject(new RuntimeProcessError(`the warm runtime exited (${signal ?? `code ${code}`})`, recent, [], signal === null ? 'exited' : 'killed'));
+      reject(
+        new RuntimeProcessError(
+          `the warm runtime exited (${signal ?? `code ${code}`})`,
+          recent,
+          [],
+          signal === null ? 'exited' : 'killed',
+        ),
+      );
     });
     child.once('error', (error) => {
       clearTimeout(timer);
@@ -290,7 +334,11 @@ export function spawnWarmRuntimeProcess(options: WarmRuntimeOptions = {}): WarmR
       stderr.removeAllListeners('line');
       const { isolated } = spawned;
       const socketPath = isolated.socketPath(serveOptions.socketPath);
-      const inside = { ...serveOptions, bundleDir: isolated.bundle(serveOptions.bundleDir), ...(socketPath === undefined ? {} : { socketPath }) };
+      const inside = {
+        ...serveOptions,
+        bundleDir: isolated.bundle(serveOptions.bundleDir),
+        ...(socketPath === undefined ? {} : { socketPath }),
+      };
       child.stdin!.write(`${JSON.stringify({ args: serveArgs(inside), env: runtimeEnvironment(serveOptions.env) })}\n`);
       return watchStart(spawned, serveOptions, recent);
     },
@@ -312,7 +360,9 @@ async function watchStart(spawned: Spawned, options: StartRuntimeOptions, earlie
   const ready = new Promise<Listening>((resolve, reject) => {
     const timeoutMs = options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
     const timer = setTimeout(() => {
-      reject(new RuntimeProcessError(`the runtime did not report listening within ${timeoutMs} ms`, recent, [], 'timeout'));
+      reject(
+        new RuntimeProcessError(`the runtime did not report listening within ${timeoutMs} ms`, recent, [], 'timeout'),
+      );
     }, timeoutMs);
     child.once('error', (error) => {
       clearTimeout(timer);
@@ -324,7 +374,12 @@ async function watchStart(spawned: Spawned, options: StartRuntimeOptions, earlie
       setTimeout(() => {
         reject(
           failure === undefined
-            ? new RuntimeProcessError(`the runtime exited before listening (${signal ?? `code ${code}`})`, recent, [], signal === null ? 'exited' : 'killed')
+            ? new RuntimeProcessError(
+                `the runtime exited before listening (${signal ?? `code ${code}`})`,
+                recent,
+                [],
+                signal === null ? 'exited' : 'killed',
+              )
             : startFailure(failure),
         );
       }, 50);
@@ -360,7 +415,10 @@ async function watchStart(spawned: Spawned, options: StartRuntimeOptions, earlie
       spawned.isolated.limit(pid, options.resources);
     } catch (error) {
       options.onLog?.(
-        JSON.stringify({ level: 'warn', msg: `its resource limits could not be applied: ${error instanceof Error ? error.message : String(error)}` }),
+        JSON.stringify({
+          level: 'warn',
+          msg: `its resource limits could not be applied: ${error instanceof Error ? error.message : String(error)}`,
+        }),
       );
     }
   }

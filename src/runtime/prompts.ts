@@ -13,16 +13,26 @@ export interface CompiledPrompt {
   get(args: Record<string, unknown> | undefined, call: CallContext): Promise<GetPromptResult>;
 }
 
-export async function compilePrompt(prompt: PromptDefinition, where: string, ctx: CompileContext): Promise<CompiledPrompt> {
+export async function compilePrompt(
+  prompt: PromptDefinition,
+  where: string,
+  ctx: CompileContext,
+): Promise<CompiledPrompt> {
   const declared = prompt.arguments ?? [];
   const messages: Array<{ role: 'user' | 'assistant'; render: ContentRenderer }> = [];
   if (prompt.messages === undefined) {
     // no messages defined: the description and the arguments given, said as they are
-    const lines = [prompt.description ?? prompt.title ?? prompt.name, ...declared.map((a) => `${a.name}: {{args.${a.name}}}`)];
+    const lines = [
+      prompt.description ?? prompt.title ?? prompt.name,
+      ...declared.map((a) => `${a.name}: {{args.${a.name}}}`),
+    ];
     messages.push({ role: 'user', render: await compileContent(lines.join('\n'), `${where}.description`, ctx) });
   } else {
     for (const [i, message] of prompt.messages.entries()) {
-      messages.push({ role: message.role, render: await compileContent(message.content, `${where}.messages[${i}].content`, ctx) });
+      messages.push({
+        role: message.role,
+        render: await compileContent(message.content, `${where}.messages[${i}].content`, ctx),
+      });
     }
   }
   const listing: Prompt = {
@@ -44,10 +54,15 @@ export async function compilePrompt(prompt: PromptDefinition, where: string, ctx
     listing,
     async get(args, call) {
       const given = args ?? {};
-      const missing = declared.filter((a) => a.required === true && (given[a.name] === undefined || given[a.name] === ''));
+      const missing = declared.filter(
+        (a) => a.required === true && (given[a.name] === undefined || given[a.name] === ''),
+      );
       if (missing.length > 0) {
         const names = missing.map((a) => `"${a.name}"`).join(', ');
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt "${prompt.name}" needs the argument${missing.length > 1 ? 's' : ''} ${names}`);
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          `Prompt "${prompt.name}" needs the argument${missing.length > 1 ? 's' : ''} ${names}`,
+        );
       }
       for (const a of declared) {
         const value = given[a.name];

@@ -6,7 +6,15 @@
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, UriTemplate } from '@modelcontextprotocol/server';
 import type { Resource, ResourceTemplateType } from '@modelcontextprotocol/server';
 import type { ResourceDefinition } from '../definition/schema.js';
-import { guessMimeType, messageOf, readDefinitionFile, toResourceContents, type CallContext, type CompileContext, type ResourceContents } from './content.js';
+import {
+  guessMimeType,
+  messageOf,
+  readDefinitionFile,
+  toResourceContents,
+  type CallContext,
+  type CompileContext,
+  type ResourceContents,
+} from './content.js';
 import { renderUrl, UrlValueError } from './egress-url.js';
 import { callHttp, describeUrl, HttpCallError } from './http-call.js';
 import { checkPathSegment, PathEscapeError } from './safe-path.js';
@@ -78,8 +86,14 @@ export function compileResources(definitions: readonly ResourceDefinition[], ctx
       const source = exact.get(uri)?.definition.source;
       return source?.type === 'file' && !source.path.includes('{{') ? source.path : undefined;
     },
-    list: (userId) => [...exact.values()].filter((r) => visible(r, userId)).map((r) => ({ uri: r.definition.uri, ...describe(r.definition) })),
-    listTemplates: (userId) => templated.filter((r) => visible(r, userId)).map((r) => ({ uriTemplate: r.definition.uri, ...describe(r.definition) })),
+    list: (userId) =>
+      [...exact.values()]
+        .filter((r) => visible(r, userId))
+        .map((r) => ({ uri: r.definition.uri, ...describe(r.definition) })),
+    listTemplates: (userId) =>
+      templated
+        .filter((r) => visible(r, userId))
+        .map((r) => ({ uriTemplate: r.definition.uri, ...describe(r.definition) })),
     async read(uri, call) {
       let found = exact.get(uri);
       let params: Record<string, unknown> = {};
@@ -96,7 +110,10 @@ export function compileResources(definitions: readonly ResourceDefinition[], ctx
       if (found === undefined) throw new ResourceNotFoundError(uri, `Unknown resource: ${uri}`);
       const { definition } = found;
       if (found.needsUser && call.userId === undefined) {
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Resource ${uri} depends on the caller: ${USER_ID_HINT}`);
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          `Resource ${uri} depends on the caller: ${USER_ID_HINT}`,
+        );
       }
       if (definition.users !== undefined && !definition.users.includes(call.userId!)) {
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `User "${call.userId}" may not read ${uri}`);
@@ -106,7 +123,11 @@ export function compileResources(definitions: readonly ResourceDefinition[], ctx
   };
 }
 
-function compileSource(definition: ResourceDefinition, where: string, ctx: ResourceCompileContext): { read: Reader; refs: Set<string> } {
+function compileSource(
+  definition: ResourceDefinition,
+  where: string,
+  ctx: ResourceCompileContext,
+): { read: Reader; refs: Set<string> } {
   const source = definition.source;
   if (source === undefined) {
     // honest: a resource defined without a source has no content to serve
@@ -130,8 +151,10 @@ function compileSource(definition: ResourceDefinition, where: string, ctx: Resou
             file = path.render(scope, checkPathSegment);
             bytes = await readDefinitionFile(ctx.realDir, file);
           } catch (error) {
-            if (error instanceof PathEscapeError) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Cannot read ${uri}: ${error.message}`);
-            if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new ResourceNotFoundError(uri, `Nothing is stored for ${uri}`);
+            if (error instanceof PathEscapeError)
+              throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Cannot read ${uri}: ${error.message}`);
+            if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+              throw new ResourceNotFoundError(uri, `Nothing is stored for ${uri}`);
             throw new ProtocolError(ProtocolErrorCode.InternalError, `Cannot read ${uri}: ${messageOf(error)}`);
           }
           return [toResourceContents(uri, bytes, definition.mimeType ?? guessMimeType(file))];
@@ -151,7 +174,8 @@ function compileSource(definition: ResourceDefinition, where: string, ctx: Resou
           try {
             target = renderUrl(url, scope);
           } catch (error) {
-            if (error instanceof UrlValueError) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Cannot read ${uri}: refused: ${error.message}`);
+            if (error instanceof UrlValueError)
+              throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Cannot read ${uri}: refused: ${error.message}`);
             throw error;
           }
           let response;
@@ -159,14 +183,17 @@ function compileSource(definition: ResourceDefinition, where: string, ctx: Resou
             response = await callHttp({
               method: 'GET',
               url: target,
-              headers: Object.fromEntries(headers.map(([name, value]) => [name, value.render(scope).replace(/[\r\n]/g, ' ')])),
+              headers: Object.fromEntries(
+                headers.map(([name, value]) => [name, value.render(scope).replace(/[\r\n]/g, ' ')]),
+              ),
               timeoutMs: source.timeout_ms,
               maxBytes: source.max_bytes,
               signal: call.signal,
               egress: ctx.egress,
             });
           } catch (error) {
-            if (error instanceof HttpCallError) throw new ProtocolError(ProtocolErrorCode.InternalError, `Cannot read ${uri}: ${error.message}`);
+            if (error instanceof HttpCallError)
+              throw new ProtocolError(ProtocolErrorCode.InternalError, `Cannot read ${uri}: ${error.message}`);
             throw error;
           }
           if (response.status >= 400) {
@@ -191,5 +218,7 @@ function decodeVariables(variables: Record<string, string | string[]>): Record<s
       return value;
     }
   };
-  return Object.fromEntries(Object.entries(variables).map(([name, value]) => [name, Array.isArray(value) ? value.map(decode) : decode(value)]));
+  return Object.fromEntries(
+    Object.entries(variables).map(([name, value]) => [name, Array.isArray(value) ? value.map(decode) : decode(value)]),
+  );
 }

@@ -56,7 +56,9 @@ export function runExec(options: ExecOptions): Promise<ExecResult> {
   const limit = execConcurrency();
   if (running >= limit) {
     return Promise.reject(
-      new ExecError(`busy: ${running} exec calls are running, the most this server runs at once (${EXEC_CONCURRENCY_ENV}=${limit}); try again in a moment`),
+      new ExecError(
+        `busy: ${running} exec calls are running, the most this server runs at once (${EXEC_CONCURRENCY_ENV}=${limit}); try again in a moment`,
+      ),
     );
   }
   running += 1;
@@ -95,7 +97,8 @@ function spawnExec(options: ExecOptions): Promise<ExecResult> {
       }
     };
     const timer = setTimeout(
-      () => kill(new ExecError(`${file} did not finish within ${options.timeoutMs} ms (time-out); it was stopped`, true)),
+      () =>
+        kill(new ExecError(`${file} did not finish within ${options.timeoutMs} ms (time-out); it was stopped`, true)),
       options.timeoutMs,
     );
     const onAbort = (): void => kill(new ExecError('the request was cancelled'));
@@ -127,7 +130,11 @@ function spawnExec(options: ExecOptions): Promise<ExecResult> {
     };
     child.on('error', (error: NodeJS.ErrnoException) => {
       const why =
-        error.code === 'ENOENT' ? 'not found (is it installed and on PATH, or is the path right?)' : error.code === 'EACCES' ? 'not executable' : error.message;
+        error.code === 'ENOENT'
+          ? 'not found (is it installed and on PATH, or is the path right?)'
+          : error.code === 'EACCES'
+            ? 'not executable'
+            : error.message;
       finish(new ExecError(`could not start ${file}: ${why}`));
     });
     child.on('close', (code, signal) => {

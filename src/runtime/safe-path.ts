@@ -18,7 +18,8 @@ function isInside(root: string, target: string): boolean {
 /** Resolves `path` against `root` lexically; throws PathEscapeError when it leaves the folder. */
 export function resolveInside(root: string, path: string): string {
   if (path.includes('\0')) throw new PathEscapeError(`"${path}" holds a NUL character`);
-  if (isAbsolute(path) || /^[A-Za-z]:[\\/]/.test(path)) throw new PathEscapeError(`"${path}" is absolute; paths are relative to the definition`);
+  if (isAbsolute(path) || /^[A-Za-z]:[\\/]/.test(path))
+    throw new PathEscapeError(`"${path}" is absolute; paths are relative to the definition`);
   const full = resolve(root, path);
   if (!isInside(root, full)) throw new PathEscapeError(`"${path}" is outside the definition folder`);
   return full;
@@ -31,7 +32,8 @@ export function resolveInside(root: string, path: string): string {
 export async function resolveRealInside(realRoot: string, path: string): Promise<string> {
   const full = resolveInside(realRoot, path);
   const real = await realpath(full);
-  if (!isInside(realRoot, real)) throw new PathEscapeError(`"${path}" leads outside the definition folder (through a symbolic link)`);
+  if (!isInside(realRoot, real))
+    throw new PathEscapeError(`"${path}" leads outside the definition folder (through a symbolic link)`);
   return real;
 }
 

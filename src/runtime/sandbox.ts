@@ -114,7 +114,15 @@ export class Sandbox {
 
 /** The namespaces, the read-only system, the runtime, the hidden home, a private /tmp. */
 function baseArgs(options: SandboxOptions): string[] {
-  const args = ['--unshare-all', '--share-net', '--as-pid-1', '--die-with-parent', '--new-session', '--cap-drop', 'ALL'];
+  const args = [
+    '--unshare-all',
+    '--share-net',
+    '--as-pid-1',
+    '--die-with-parent',
+    '--new-session',
+    '--cap-drop',
+    'ALL',
+  ];
   const readOnly = new Set<string>();
   for (const path of [...SYSTEM_PATHS, ...ETC_PATHS]) if (existsSync(path)) readOnly.add(path);
   const bound = [...readOnly];
@@ -172,17 +180,25 @@ export interface SandboxChoice {
  * proves it: user namespaces may be forbidden), none with the reason otherwise. `bubblewrap`
  * makes its absence an error; `off` chooses none.
  */
-export function findSandbox(setting: SandboxSetting, options: Omit<SandboxOptions, 'bwrap'> & { path?: string }): SandboxChoice {
+export function findSandbox(
+  setting: SandboxSetting,
+  options: Omit<SandboxOptions, 'bwrap'> & { path?: string },
+): SandboxChoice {
   if (setting === 'off') return { reason: 'the sandbox is turned off (MCPCTL_SANDBOX=off)' };
-  if (process.platform !== 'linux') return refuse(setting, `the process sandbox needs Linux (this is ${process.platform})`);
+  if (process.platform !== 'linux')
+    return refuse(setting, `the process sandbox needs Linux (this is ${process.platform})`);
   const bwrap = findProgram('bwrap', options.path ?? process.env.PATH ?? '');
   if (bwrap === undefined) return refuse(setting, 'bubblewrap (bwrap) is not installed: apt-get install bubblewrap');
   const sandbox = new Sandbox({ ...options, bwrap });
   // the namespaces and every bind of a real start, around a program that does nothing
-  const probe = spawnSync(bwrap, [...baseArgs({ ...options, bwrap }), '--', findProgram('true', '/usr/bin:/bin') ?? process.execPath, '--version'], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-    timeout: 10_000,
-  });
+  const probe = spawnSync(
+    bwrap,
+    [...baseArgs({ ...options, bwrap }), '--', findProgram('true', '/usr/bin:/bin') ?? process.execPath, '--version'],
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      timeout: 10_000,
+    },
+  );
   if (probe.status !== 0) {
     const said = probe.stderr?.toString().trim().split('\n')[0] ?? probe.error?.message ?? `exit ${probe.status}`;
     return refuse(setting, `bubblewrap does not work here (${said})`);

@@ -76,7 +76,9 @@ process.on('exit', flushLog);
 
 /** Says why the server cannot start: as data on stdout (`problems` are `{ path, message }`), in words on stderr. */
 function fail(message: string, problems: Problem[] = []): number {
-  writeLine(JSON.stringify({ time: new Date().toISOString(), level: 'error', event: 'start_failed', error: message, problems }));
+  writeLine(
+    JSON.stringify({ time: new Date().toISOString(), level: 'error', event: 'start_failed', error: message, problems }),
+  );
   process.stderr.write(`error: ${message}\n${problems.map((p) => `  ${problemText(p)}\n`).join('')}`);
   return 1;
 }
@@ -110,7 +112,10 @@ const SYSTEM_PREFIX = 'KUBERNETES_';
 
 function environmentValues(env: NodeJS.ProcessEnv): string[] {
   return Object.entries(env)
-    .filter(([name, value]) => !SYSTEM_VARIABLES.has(name) && !name.startsWith(SYSTEM_PREFIX) && value !== undefined && value !== '')
+    .filter(
+      ([name, value]) =>
+        !SYSTEM_VARIABLES.has(name) && !name.startsWith(SYSTEM_PREFIX) && value !== undefined && value !== '',
+    )
     .map(([, value]) => value!);
 }
 
@@ -143,12 +148,17 @@ async function main(args: string[]): Promise<number> {
   if (values.bundle === undefined) return fail('--bundle DIR is required');
   if (!Number.isInteger(port) || port < 0 || port > 65535) return fail('--port must be a whole number from 0 to 65535');
   if (!Number.isFinite(drainSeconds) || drainSeconds < 0) return fail('--drain-timeout must be a number of seconds');
-  if (values['log-level'] !== 'info' && values['log-level'] !== 'debug') return fail('--log-level must be info or debug');
+  if (values['log-level'] !== 'info' && values['log-level'] !== 'debug')
+    return fail('--log-level must be info or debug');
   const host = values.host;
 
   // Loopback: only local host names (DNS rebinding). Elsewhere a proxy sets Host: check only what is listed.
   const extra = values['allowed-host'] ?? [];
-  const allowedHosts = extra.includes('*') ? false : LOOPBACK.has(host) || extra.length > 0 ? ['localhost', '127.0.0.1', '[::1]', ...extra] : false;
+  const allowedHosts = extra.includes('*')
+    ? false
+    : LOOPBACK.has(host) || extra.length > 0
+      ? ['localhost', '127.0.0.1', '[::1]', ...extra]
+      : false;
   // pages of other origins: only those MCPCTL_ALLOWED_ORIGINS lists (createRuntime reads it)
   const allowedOrigins = extra.includes('*') ? (false as const) : undefined;
 
@@ -158,7 +168,14 @@ async function main(args: string[]): Promise<number> {
     const fromFile = values['values-file'] === undefined ? [] : loadEnvFile(values['values-file'], process.env);
     const bundle = await readBundle(values.bundle);
     const secrets = [...fromFile, ...(values['env-is-secret'] === true ? environmentValues(process.env) : [])];
-    runtime = await createRuntime(bundle.definition, { dir: bundle.filesDir, env: process.env, logger, allowedHosts, allowedOrigins, secrets });
+    runtime = await createRuntime(bundle.definition, {
+      dir: bundle.filesDir,
+      env: process.env,
+      logger,
+      allowedHosts,
+      allowedOrigins,
+      secrets,
+    });
   } catch (error) {
     if (error instanceof RuntimeStartError) return fail(error.message, error.details);
     // a BundleError's problems are lines of text that name their own place
@@ -181,7 +198,11 @@ async function main(args: string[]): Promise<number> {
     });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    return fail(code === 'EADDRINUSE' ? `port ${port} on ${host} is in use` : `cannot listen on ${host}:${port}: ${String(error)}`);
+    return fail(
+      code === 'EADDRINUSE'
+        ? `port ${port} on ${host} is in use`
+        : `cannot listen on ${host}:${port}: ${String(error)}`,
+    );
   }
   const address = server.address();
   const boundPort = typeof address === 'object' && address !== null ? address.port : port;
@@ -202,7 +223,8 @@ async function main(args: string[]): Promise<number> {
       ...runtime.counts,
     }),
   );
-  if (onSocket instanceof Error) logger.log({ level: 'warn', event: 'socket_failed', socket: socketPath, error: onSocket.message });
+  if (onSocket instanceof Error)
+    logger.log({ level: 'warn', event: 'socket_failed', socket: socketPath, error: onSocket.message });
 
   let stopping = false;
   const stop = async (signal: string): Promise<void> => {
@@ -303,7 +325,8 @@ async function waitForRequest(): Promise<ServeRequest | undefined> {
   process.stdin.resume();
   if (line === undefined) return undefined;
   const request = JSON.parse(line) as Partial<ServeRequest>;
-  if (!Array.isArray(request.args) || typeof request.env !== 'object' || request.env === null) throw new Error('a serve request needs args and env');
+  if (!Array.isArray(request.args) || typeof request.env !== 'object' || request.env === null)
+    throw new Error('a serve request needs args and env');
   return { args: request.args.map(String), env: request.env };
 }
 
@@ -320,7 +343,9 @@ else {
   try {
     request = await waitForRequest();
   } catch (error) {
-    process.exitCode = fail(`the serve request cannot be read: ${error instanceof Error ? error.message : String(error)}`);
+    process.exitCode = fail(
+      `the serve request cannot be read: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   if (request === undefined) {
     // standard input ended before any request: the pool (or the engine) let it go

@@ -165,9 +165,12 @@ export async function createRuntime(definition: RuntimeDefinition, options: Runt
   };
 
   const auth: ResolvedAuth | undefined =
-    options.token !== undefined ? { type: 'bearer', tokens: [options.token] } : resolveAuth(definition.auth, definition.tools ?? [], resolveEnv);
+    options.token !== undefined
+      ? { type: 'bearer', tokens: [options.token] }
+      : resolveAuth(definition.auth, definition.tools ?? [], resolveEnv);
   if (auth?.type === 'bearer') for (const token of auth.tokens) secrets.add(token);
-  const guard = auth === undefined ? undefined : createGuard(auth, { ...guardOptionsFromEnv(env), resourceName: definition.name });
+  const guard =
+    auth === undefined ? undefined : createGuard(auth, { ...guardOptionsFromEnv(env), resourceName: definition.name });
   const logger = redactingLogger(options.logger ?? silentLogger, secrets);
 
   let realDir: string;
@@ -202,12 +205,19 @@ export async function createRuntime(definition: RuntimeDefinition, options: Runt
     compileSchema: createSchemaCompiler(),
     path: env.PATH,
     onInternalError: (tool, error) =>
-      logger.log({ level: 'error', event: 'handler_error', tool, error: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
+      logger.log({
+        level: 'error',
+        event: 'handler_error',
+        tool,
+        error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+      }),
   };
   const tools = new Map<string, CompiledTool>();
-  for (const [i, tool] of (definition.tools ?? []).entries()) tools.set(tool.name, await compileTool(tool, `tools[${i}]`, toolContext));
+  for (const [i, tool] of (definition.tools ?? []).entries())
+    tools.set(tool.name, await compileTool(tool, `tools[${i}]`, toolContext));
   const prompts = new Map<string, CompiledPrompt>();
-  for (const [i, prompt] of (definition.prompts ?? []).entries()) prompts.set(prompt.name, await compilePrompt(prompt, `prompts[${i}]`, base));
+  for (const [i, prompt] of (definition.prompts ?? []).entries())
+    prompts.set(prompt.name, await compilePrompt(prompt, `prompts[${i}]`, base));
   const completions = await compileCompletions(definition.prompts ?? [], definition.resources ?? [], base);
   if (problems.length > 0) throw new RuntimeStartError(problems);
 
@@ -217,7 +227,12 @@ export async function createRuntime(definition: RuntimeDefinition, options: Runt
   if (counts.resources > 0) capabilities.resources = {};
   if (counts.prompts > 0) capabilities.prompts = {};
   if (completions.any) capabilities.completions = {};
-  const shape: ServerShape = { info: serverInfo, instructions: definition.instructions, capabilities, listChanged: options.listChanged === true };
+  const shape: ServerShape = {
+    info: serverInfo,
+    instructions: definition.instructions,
+    capabilities,
+    listChanged: options.listChanged === true,
+  };
 
   const tracer = createTracer(logger, secrets);
   const subscribers = new Subscribers((uri) => {
@@ -225,23 +240,36 @@ export async function createRuntime(definition: RuntimeDefinition, options: Runt
     return file === undefined ? undefined : join(realDir, file);
   });
 
-  const callContext = (ctx: ServerContext, peer?: { server: Server; tool: string; interactive: boolean }): CallContext => {
+  const callContext = (
+    ctx: ServerContext,
+    peer?: { server: Server; tool: string; interactive: boolean },
+  ): CallContext => {
     const record = tracer.requests.getStore();
     // Over HTTP to a server with auth, the identity is the validated token's and nothing else;
     // stdio (a local connection) and a server without auth take the one the request names.
-    const userId = guard !== undefined && (record !== undefined || ctx.http?.req !== undefined) ? record?.userId : (userIdOf(ctx) ?? options.defaultUserId);
+    const userId =
+      guard !== undefined && (record !== undefined || ctx.http?.req !== undefined)
+        ? record?.userId
+        : (userIdOf(ctx) ?? options.defaultUserId);
     if (record !== undefined && userId !== undefined) record.userId = userId;
     return {
       userId,
       signal: ctx.mcpReq.signal,
-      ...(peer === undefined ? {} : { peer: createPeer(ctx, { ...peer, resourceUpdated: (uri) => current().subscribers.updated(uri) }) }),
+      ...(peer === undefined
+        ? {}
+        : { peer: createPeer(ctx, { ...peer, resourceUpdated: (uri) => current().subscribers.updated(uri) }) }),
     };
   };
 
   /** A tool's failure is read by the client and by a model: its text loses every secret (an exec program's stderr may quote one). */
   const withoutSecrets = (result: CallToolResult): CallToolResult => {
     if (result.isError !== true || secrets.size === 0) return result;
-    return { ...result, content: result.content.map((block) => (block.type === 'text' ? { ...block, text: secrets.redactText(block.text) } : block)) };
+    return {
+      ...result,
+      content: result.content.map((block) =>
+        block.type === 'text' ? { ...block, text: secrets.redactText(block.text) } : block,
+      ),
+    };
   };
 
   const ops: Operations = {
@@ -300,7 +328,8 @@ export async function createRuntime(definition: RuntimeDefinition, options: Runt
   });
   const front = createHttpFront({
     allowedHosts: options.allowedHosts === false ? undefined : (options.allowedHosts ?? localhostAllowedHostnames()),
-    allowedOrigins: options.allowedOrigins === false ? undefined : (options.allowedOrigins ?? originsFromEnv(options.env ?? {})),
+    allowedOrigins:
+      options.allowedOrigins === false ? undefined : (options.allowedOrigins ?? originsFromEnv(options.env ?? {})),
     guard,
     maxBodyBytes,
     logger,
@@ -368,7 +397,10 @@ export function userIdOf(ctx: ServerContext): string | undefined {
   const id = typeof fromMeta === 'string' && fromMeta !== '' ? fromMeta : fromHeader === '' ? undefined : fromHeader;
   if (id === undefined) return undefined;
   if (id.length > MAX_USER_ID_LENGTH || /\p{Cc}/u.test(id)) {
-    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `The user id must be 1-${MAX_USER_ID_LENGTH} characters without control characters`);
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      `The user id must be 1-${MAX_USER_ID_LENGTH} characters without control characters`,
+    );
   }
   return id;
 }

@@ -81,7 +81,13 @@ export class SessionStore {
    * Serves a request that belongs to a session (it names one, or it is an `initialize`).
    * Returns false for a request that does not: it is served statelessly.
    */
-  async serve(req: IncomingMessage, res: ServerResponse, body: unknown, record: RequestRecord | undefined, draining: boolean): Promise<boolean> {
+  async serve(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: unknown,
+    record: RequestRecord | undefined,
+    draining: boolean,
+  ): Promise<boolean> {
     const header = req.headers[SESSION_HEADER];
     const id = Array.isArray(header) ? header[0] : header;
     if (id !== undefined && id !== '') {
@@ -90,7 +96,10 @@ export class SessionStore {
         if (record !== undefined) record.error = 'unknown session';
         sendJson(res, 404, {
           jsonrpc: '2.0',
-          error: { code: -32001, message: 'Session not found: it ended, or the server that held it stopped; initialize a new session' },
+          error: {
+            code: -32001,
+            message: 'Session not found: it ended, or the server that held it stopped; initialize a new session',
+          },
           id: null,
         });
         return true;
@@ -140,11 +149,19 @@ export class SessionStore {
     await Promise.all(all.map((session) => this.end(session)));
   }
 
-  private async open(req: IncomingMessage, res: ServerResponse, body: unknown, record: RequestRecord | undefined): Promise<void> {
-    const session = { subscriptions: new Set<string>(), id: undefined, lastSeen: Date.now(), open: 0, used: false } as Omit<
-      Session,
-      'server' | 'transport'
-    > as Session;
+  private async open(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: unknown,
+    record: RequestRecord | undefined,
+  ): Promise<void> {
+    const session = {
+      subscriptions: new Set<string>(),
+      id: undefined,
+      lastSeen: Date.now(),
+      open: 0,
+      used: false,
+    } as Omit<Session, 'server' | 'transport'> as Session;
     if (record?.authenticated === true) session.owner = ownerOf(record);
     session.transport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),

@@ -54,7 +54,8 @@ export class Subscribers {
   async updated(uri: string): Promise<void> {
     const sends: Array<Promise<void>> = [];
     for (const connection of this.connections) {
-      if (connection.subscriptions.has(uri) && connection.server !== undefined) sends.push(connection.server.sendResourceUpdated({ uri }).catch(() => {}));
+      if (connection.subscriptions.has(uri) && connection.server !== undefined)
+        sends.push(connection.server.sendResourceUpdated({ uri }).catch(() => {}));
     }
     await Promise.all(sends);
   }
@@ -75,7 +76,11 @@ export class Subscribers {
       const server = connection.server;
       if (server === undefined) continue;
       // notifications only: a client that did not ask for them is not bothered
-      for (const send of [() => server.sendToolListChanged(), () => server.sendResourceListChanged(), () => server.sendPromptListChanged()]) {
+      for (const send of [
+        () => server.sendToolListChanged(),
+        () => server.sendResourceListChanged(),
+        () => server.sendPromptListChanged(),
+      ]) {
         void Promise.resolve()
           .then(send)
           .catch(() => {});

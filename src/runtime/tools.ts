@@ -89,7 +89,10 @@ export async function compileTool(tool: ToolDefinition, where: string, ctx: Tool
     listing,
     async call(args, call) {
       const checked = validate(args);
-      if (!checked.ok) return errorResult(`Invalid arguments for tool "${tool.name}": ${checked.problems.join('; ')}.`, { kind: 'arguments' });
+      if (!checked.ok)
+        return errorResult(`Invalid arguments for tool "${tool.name}": ${checked.problems.join('; ')}.`, {
+          kind: 'arguments',
+        });
       const scope: TemplateScope = { args: checked.value, user: { id: call.userId }, server: ctx.server };
       let result: CallToolResult;
       try {
@@ -122,7 +125,8 @@ function checkOutput(name: string, result: CallToolResult, validate: Validator):
     return errorResult(`Tool "${name}" has an outputSchema, but its result is not a JSON object.`);
   }
   const checked = validate(structured);
-  if (!checked.ok) return errorResult(`The result of tool "${name}" does not match its outputSchema: ${checked.problems.join('; ')}.`);
+  if (!checked.ok)
+    return errorResult(`The result of tool "${name}" does not match its outputSchema: ${checked.problems.join('; ')}.`);
   return { ...result, structuredContent: checked.value };
 }
 
@@ -130,7 +134,8 @@ async function compileHandler(tool: ToolDefinition, where: string, ctx: ToolComp
   const handler: ToolHandler | undefined = tool.handler;
   if (handler === undefined) {
     // honest: the model learns the tool cannot run, instead of receiving invented output
-    return async () => errorResult(`Tool "${tool.name}" has no handler in its server definition, so it cannot run yet.`);
+    return async () =>
+      errorResult(`Tool "${tool.name}" has no handler in its server definition, so it cannot run yet.`);
   }
   switch (handler.type) {
     case 'static':
@@ -148,7 +153,11 @@ async function compileHandler(tool: ToolDefinition, where: string, ctx: ToolComp
   }
 }
 
-async function compileStatic(items: Extract<ToolHandler, { type: 'static' }>['content'], where: string, ctx: ToolCompileContext): Promise<Run> {
+async function compileStatic(
+  items: Extract<ToolHandler, { type: 'static' }>['content'],
+  where: string,
+  ctx: ToolCompileContext,
+): Promise<Run> {
   const renderers: ContentRenderer[] = [];
   for (const [i, item] of items.entries()) renderers.push(await compileContent(item, `${where}.content[${i}]`, ctx));
   return async (scope, call) => {
@@ -167,7 +176,8 @@ async function compileStatic(items: Extract<ToolHandler, { type: 'static' }>['co
 
 /** structuredContent is an object on the wire; other JSON values travel as text only. */
 function withStructured(result: CallToolResult, value: unknown): CallToolResult {
-  if (value !== null && typeof value === 'object' && !Array.isArray(value)) return { ...result, structuredContent: value };
+  if (value !== null && typeof value === 'object' && !Array.isArray(value))
+    return { ...result, structuredContent: value };
   return result;
 }
 
@@ -224,7 +234,12 @@ function compileHttp(handler: Extract<ToolHandler, { type: 'http' }>, where: str
   };
 }
 
-async function compileExec(name: string, handler: Extract<ToolHandler, { type: 'exec' }>, where: string, ctx: ToolCompileContext): Promise<Run> {
+async function compileExec(
+  name: string,
+  handler: Extract<ToolHandler, { type: 'exec' }>,
+  where: string,
+  ctx: ToolCompileContext,
+): Promise<Run> {
   const env: Record<string, string> = {};
   if (ctx.path !== undefined) env.PATH = ctx.path;
   for (const [key, value] of Object.entries(handler.env ?? {})) env[key] = ctx.resolveEnv(value, `${where}.env.${key}`);
@@ -248,7 +263,9 @@ async function compileExec(name: string, handler: Extract<ToolHandler, { type: '
       const detail = (result.stderr.trim() || result.stdout.toString('utf8').trim()).slice(-1000);
       throw new ToolFailure(
         `${program} ${how}${detail === '' ? '' : `: ${detail}`}`,
-        result.signal === null ? { kind: 'exit_code', exit_code: result.code ?? -1 } : { kind: 'exit_code', signal: result.signal },
+        result.signal === null
+          ? { kind: 'exit_code', exit_code: result.code ?? -1 }
+          : { kind: 'exit_code', signal: result.signal },
       );
     }
     return resultFromOutput(result.stdout.toString('utf8'), handler.result, program);
@@ -280,7 +297,12 @@ const NO_PEER: Peer = {
 
 type ModuleFunction = (args: Record<string, unknown>, context: ModuleToolContext) => unknown;
 
-async function compileModule(name: string, handler: Extract<ToolHandler, { type: 'module' }>, where: string, ctx: ToolCompileContext): Promise<Run> {
+async function compileModule(
+  name: string,
+  handler: Extract<ToolHandler, { type: 'module' }>,
+  where: string,
+  ctx: ToolCompileContext,
+): Promise<Run> {
   const exportName = handler.export ?? name;
   const loaded = await loadModuleFunction<Parameters<ModuleFunction>>(
     ctx.realDir,
@@ -294,10 +316,17 @@ async function compileModule(name: string, handler: Extract<ToolHandler, { type:
     if (fn === undefined) throw new ToolFailure('its module could not be loaded');
     try {
       const value = await runWithDeadline(
-        (signal) => fn({ ...scope.args }, { ...(call.peer ?? NO_PEER), tool: name, user: { id: call.userId }, server: ctx.server, signal }),
+        (signal) =>
+          fn(
+            { ...scope.args },
+            { ...(call.peer ?? NO_PEER), tool: name, user: { id: call.userId }, server: ctx.server, signal },
+          ),
         call.signal,
         handler.timeout_ms,
-        () => new ToolFailure(`${exportName}() did not finish within ${handler.timeout_ms} ms (time-out)`, { kind: 'timeout' }),
+        () =>
+          new ToolFailure(`${exportName}() did not finish within ${handler.timeout_ms} ms (time-out)`, {
+            kind: 'timeout',
+          }),
       );
       return toCallResult(value, exportName);
     } catch (error) {

@@ -26,7 +26,12 @@ export interface Tracer {
   /** the record of the HTTP request being served, if any */
   readonly requests: AsyncLocalStorage<RequestRecord>;
   /** runs one MCP operation and records its outcome; protocol errors are rethrown as they are */
-  traced: <T>(rpc: string, target: string | undefined, work: () => Promise<T>, errorOf?: (value: T) => string | undefined) => Promise<T>;
+  traced: <T>(
+    rpc: string,
+    target: string | undefined,
+    work: () => Promise<T>,
+    errorOf?: (value: T) => string | undefined,
+  ) => Promise<T>;
   /** writes the log line of an HTTP request once its response is closed */
   logRequest(req: IncomingMessage, res: ServerResponse, record: RequestRecord, startedAt: bigint): void;
 }
@@ -105,7 +110,10 @@ export function describeMessage(body: unknown, record: RequestRecord, debug: boo
     return;
   }
   if (body === null || typeof body !== 'object') return;
-  const message = body as { method?: unknown; params?: { name?: unknown; uri?: unknown; _meta?: Record<string, unknown> } };
+  const message = body as {
+    method?: unknown;
+    params?: { name?: unknown; uri?: unknown; _meta?: Record<string, unknown> };
+  };
   if (typeof message.method === 'string') record.rpc = message.method;
   else if ('result' in message || 'error' in message) record.rpc = 'response';
   const target = message.params?.name ?? message.params?.uri;

@@ -48,7 +48,12 @@ export async function warmUp(): Promise<boolean> {
   let runtime;
   try {
     // its folder is this file's: the definition reads no file (and os.tmpdir() would read TMPDIR)
-    runtime = await createRuntime(DEFINITION, { dir: dirname(fileURLToPath(import.meta.url)), env: {}, logger: createJsonLogger(() => {}), secrets: [] });
+    runtime = await createRuntime(DEFINITION, {
+      dir: dirname(fileURLToPath(import.meta.url)),
+      env: {},
+      logger: createJsonLogger(() => {}),
+      secrets: [],
+    });
   } catch {
     return false;
   }

@@ -70,12 +70,23 @@ export function postText(
   const { body, agent, signal } = options;
   return new Promise((resolve, reject) => {
     const headers = { ...options.headers, 'content-length': String(Buffer.byteLength(body)) };
-    const req = request(url, { method: 'POST', headers, ...(agent === undefined ? {} : { agent }), ...(signal === undefined ? {} : { signal }) }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
+    const req = request(
+      url,
+      {
+        method: 'POST',
+        headers,
+        ...(agent === undefined ? {} : { agent }),
+        ...(signal === undefined ? {} : { signal }),
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }),
+        );
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });

@@ -6,13 +6,28 @@
  */
 import ipaddr from 'ipaddr.js';
 
-export type AddressKind = 'public' | 'private' | 'loopback' | 'link-local' | 'metadata' | 'unspecified' | 'multicast' | 'broadcast' | 'reserved';
+export type AddressKind =
+  | 'public'
+  | 'private'
+  | 'loopback'
+  | 'link-local'
+  | 'metadata'
+  | 'unspecified'
+  | 'multicast'
+  | 'broadcast'
+  | 'reserved';
 
 /** Cloud instance metadata services: AWS, GCP, Azure, Oracle (169.254.169.254), AWS IPv6, Alibaba. */
 const METADATA_ADDRESSES = new Set(['169.254.169.254', 'fd00:ec2:0:0:0:0:0:254', '100.100.100.200']);
 
 /** Names of metadata services, refused whatever they resolve to (a trailing dot is the same name). */
-const METADATA_NAMES = new Set(['metadata.google.internal', 'metadata.goog', 'metadata', 'instance-data', 'instance-data.ec2.internal']);
+const METADATA_NAMES = new Set([
+  'metadata.google.internal',
+  'metadata.goog',
+  'metadata',
+  'instance-data',
+  'instance-data.ec2.internal',
+]);
 
 export function isMetadataName(hostname: string): boolean {
   return METADATA_NAMES.has(hostname.toLowerCase().replace(/\.+$/, ''));

@@ -66,6 +66,9 @@ function stripClasses(pattern: string): string {
  * The engine ajv takes as `code.regExp`: `(pattern, flags) => { test }`. `code` names it in
  * generated code (ajv calls it by reference here; no standalone code is generated).
  */
-export const linearRegExpEngine = Object.assign((pattern: string, flags: string): LinearRegExp => compileLinear(pattern, flags), {
-  code: 'linearRegExpEngine',
-});
+export const linearRegExpEngine = Object.assign(
+  (pattern: string, flags: string): LinearRegExp => compileLinear(pattern, flags),
+  {
+    code: 'linearRegExpEngine',
+  },
+);

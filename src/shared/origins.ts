@@ -19,7 +19,14 @@ export function normalizeOrigin(value: string): string | undefined {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
   // an origin has no path, query or credentials: a value with them is not one
-  if ((url.pathname !== '/' && url.pathname !== '') || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') return undefined;
+  if (
+    (url.pathname !== '/' && url.pathname !== '') ||
+    url.search !== '' ||
+    url.hash !== '' ||
+    url.username !== '' ||
+    url.password !== ''
+  )
+    return undefined;
   return url.origin;
 }
 
@@ -33,7 +40,10 @@ export function parseOrigins(value: string | undefined): { origins: string[]; pr
       continue;
     }
     const origin = normalizeOrigin(entry);
-    if (origin === undefined) problems.push(`${JSON.stringify(entry)} is not an origin such as http://localhost:6274 (scheme, host and port, no path)`);
+    if (origin === undefined)
+      problems.push(
+        `${JSON.stringify(entry)} is not an origin such as http://localhost:6274 (scheme, host and port, no path)`,
+      );
     else origins.push(origin);
   }
   return { origins, problems };

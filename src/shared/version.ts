@@ -3,4 +3,6 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from './package-root.js';
 
-export const VERSION: string = (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+export const VERSION: string = (
+  JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }
+).version;

@@ -104,7 +104,9 @@ describe('errors from the service', () => {
   });
 
   it('422 validation_failed names each field', async () => {
-    const error = await rejection(client().build({ ...definition, tools: [{ ...definition.tools[0]!, colour: 'red' }] } as never));
+    const error = await rejection(
+      client().build({ ...definition, tools: [{ ...definition.tools[0]!, colour: 'red' }] } as never),
+    );
     expect(error.status).toBe(422);
     expect(error.code).toBe('validation_failed');
     expect(error.details).toContainEqual({ path: 'tools[0].colour', message: 'unknown field' });
@@ -117,7 +119,10 @@ describe('errors from the service', () => {
   });
 
   it('a 5xx answer without an envelope keeps its status and is transient', async () => {
-    server.inject({ path: '/v1/servers', fault: { type: 'raw', status: 502, body: '<html>bad gateway</html>', contentType: 'text/html' } });
+    server.inject({
+      path: '/v1/servers',
+      fault: { type: 'raw', status: 502, body: '<html>bad gateway</html>', contentType: 'text/html' },
+    });
     const error = await rejection(client({ retry: { attempts: 2 } }).listServers());
     expect(error.kind).toBe('http');
     expect(error.status).toBe(502);
@@ -127,7 +132,11 @@ describe('errors from the service', () => {
 
 describe('retries', () => {
   it('honours Retry-After on 429, then succeeds with the same idempotency key', async () => {
-    server.inject({ path: '/v1/build', times: 1, fault: { type: 'status', status: 429, code: 'rate_limited', retryAfter: '2' } });
+    server.inject({
+      path: '/v1/build',
+      times: 1,
+      fault: { type: 'status', status: 429, code: 'rate_limited', retryAfter: '2' },
+    });
     const built = await client().build(definition);
     expect(built.status).toBe('ready');
     const requests = server.requestsTo('/v1/build');
@@ -138,7 +147,10 @@ describe('retries', () => {
   });
 
   it('gives up at once when Retry-After is longer than it will wait', async () => {
-    server.inject({ path: '/v1/servers', fault: { type: 'status', status: 429, code: 'rate_limited', retryAfter: '3600' } });
+    server.inject({
+      path: '/v1/servers',
+      fault: { type: 'status', status: 429, code: 'rate_limited', retryAfter: '3600' },
+    });
     const error = await rejection(client().listServers());
     expect(error.status).toBe(429);
     expect(error.retryAfter).toBe(3600);
@@ -155,7 +167,11 @@ describe('retries', () => {
   });
 
   it('retries a 409 with Retry-After (the same idempotent request still running)', async () => {
-    server.inject({ path: '/v1/build', times: 1, fault: { type: 'status', status: 409, code: 'conflict', retryAfter: '1' } });
+    server.inject({
+      path: '/v1/build',
+      times: 1,
+      fault: { type: 'status', status: 409, code: 'conflict', retryAfter: '1' },
+    });
     const built = await client().build(definition);
     expect(built.status).toBe('ready');
     expect(server.requestsTo('/v1/build')).toHaveLength(2);
@@ -168,7 +184,10 @@ describe('retries', () => {
   });
 
   it('stops retrying when the total time would run out', async () => {
-    server.inject({ path: '/v1/servers', fault: { type: 'status', status: 503, code: 'unavailable', retryAfter: '5' } });
+    server.inject({
+      path: '/v1/servers',
+      fault: { type: 'status', status: 503, code: 'unavailable', retryAfter: '5' },
+    });
     const error = await rejection(client({ retry: { attempts: 10, maxTotalMs: 1000 } }).listServers());
     expect(error.status).toBe(503);
     expect(server.requests).toHaveLength(1);
@@ -198,7 +217,9 @@ describe('retries', () => {
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
     const port = (probe.address() as { port: number }).port;
     await new Promise<void>((resolve) => probe.close(() => resolve()));
-    const error = await rejection(client({ baseUrl: `http://127.0.0.1:${port}`, retry: { attempts: 2 } }).listServers());
+    const error = await rejection(
+      client({ baseUrl: `http://127.0.0.1:${port}`, retry: { attempts: 2 } }).listServers(),
+    );
     expect(error.kind).toBe('network');
     expect(error.message).toBe('connection refused');
     expect(error.attempts).toBe(2);
@@ -236,16 +257,25 @@ describe('retries', () => {
   });
 
   it('a 503 with a Retry-After past the request timeout is not waited for', async () => {
-    server.inject({ path: '/v1/servers', fault: { type: 'status', status: 503, code: 'unavailable', retryAfter: '2' } });
+    server.inject({
+      path: '/v1/servers',
+      fault: { type: 'status', status: 503, code: 'unavailable', retryAfter: '2' },
+    });
     const error = await rejection(client({ requestTimeoutMs: 1000 }).listServers());
     expect(error.status).toBe(503);
     expect(server.requestsTo('/v1/servers')).toHaveLength(1);
   });
 
   it('waits for work still running (409 with Retry-After) past the failure attempts, with the same key', async () => {
-    server.inject({ path: '/v1/build', times: 6, fault: { type: 'status', status: 409, code: 'conflict', retryAfter: '1' } });
+    server.inject({
+      path: '/v1/build',
+      times: 6,
+      fault: { type: 'status', status: 409, code: 'conflict', retryAfter: '1' },
+    });
     const waiting: string[] = [];
-    const built = await client({ onWaiting: ({ operation, reason }) => waiting.push(`${operation} ${reason}`) }).build(definition);
+    const built = await client({ onWaiting: ({ operation, reason }) => waiting.push(`${operation} ${reason}`) }).build(
+      definition,
+    );
     expect(built.status).toBe('ready');
     const requests = server.requestsTo('/v1/build');
     expect(requests).toHaveLength(7);
@@ -275,7 +305,11 @@ describe('retries', () => {
   it('asks a service known to be alive again, with the same key, when it is slow to answer', async () => {
     server.inject({ path: '/v1/build', times: 2, fault: { type: 'slow', ms: 1500 } });
     const waiting: string[] = [];
-    const built = await client({ requestTimeoutMs: 300, isAlive: () => true, onWaiting: ({ reason }) => waiting.push(reason) }).build(definition);
+    const built = await client({
+      requestTimeoutMs: 300,
+      isAlive: () => true,
+      onWaiting: ({ reason }) => waiting.push(reason),
+    }).build(definition);
     expect(built.status).toBe('ready');
     const requests = server.requestsTo('/v1/build');
     expect(requests).toHaveLength(3);
@@ -307,7 +341,11 @@ describe('the contract', () => {
       fault: {
         type: 'raw',
         status: 200,
-        body: JSON.stringify({ success: true, data: { mcp_id: 'nope', name: 'x', status: 'ready', url: 'u', build_time: 1 }, meta }),
+        body: JSON.stringify({
+          success: true,
+          data: { mcp_id: 'nope', name: 'x', status: 'ready', url: 'u', build_time: 1 },
+          meta,
+        }),
       },
     });
     const error = await rejection(client().getServer('mcp_abc'));
@@ -319,14 +357,20 @@ describe('the contract', () => {
   });
 
   it('an answer that is not JSON is a contract error', async () => {
-    server.inject({ path: '/v1/servers', fault: { type: 'raw', status: 200, body: 'hello', contentType: 'text/plain' } });
+    server.inject({
+      path: '/v1/servers',
+      fault: { type: 'raw', status: 200, body: 'hello', contentType: 'text/plain' },
+    });
     const error = await rejection(client().listServers());
     expect(error.kind).toBe('contract');
     expect(error.message).toMatch(/not JSON/);
   });
 
   it('an envelope without meta is a contract error', async () => {
-    server.inject({ path: '/v1/servers', fault: { type: 'raw', status: 200, body: JSON.stringify({ success: true, data: { servers: [] } }) } });
+    server.inject({
+      path: '/v1/servers',
+      fault: { type: 'raw', status: 200, body: JSON.stringify({ success: true, data: { servers: [] } }) },
+    });
     const error = await rejection(client().listServers());
     expect(error.kind).toBe('contract');
     expect(error.details[0]!.path).toBe('meta');
@@ -367,7 +411,10 @@ describe('deployments', () => {
     let etag: string | undefined;
     let deployment = answer.deployment;
     for (let i = 0; i < 20 && deployment.status === 'deploying'; i++) {
-      const status = await c.status(deployment.deployment_id, { waitSeconds: 5, ...(etag === undefined ? {} : { etag }) });
+      const status = await c.status(deployment.deployment_id, {
+        waitSeconds: 5,
+        ...(etag === undefined ? {} : { etag }),
+      });
       expect(status.etag).toMatch(/^"[0-9a-f]+"$/);
       etag = status.etag;
       deployment = status.deployment ?? deployment;

@@ -1,16 +1,36 @@
 /** The guidance of a test run and the description measure it shares with `validate`: pure, table-driven. */
 import { describe, expect, it } from 'vitest';
 import { CLOSE, compareDescriptions, descriptionWords, NEAR_IDENTICAL } from '../../src/definition/descriptions.js';
-import { classifyToolError, computeGuidance, describeFailure, saysLacksTool, type GuidanceInput } from '../../src/api/guidance.js';
+import {
+  classifyToolError,
+  computeGuidance,
+  describeFailure,
+  saysLacksTool,
+  type GuidanceInput,
+} from '../../src/api/guidance.js';
 
 const TOOLS = [
-  { name: 'find_customer', description: 'Looks up a customer account by the holder’s name, with its balance and status' },
-  { name: 'find_supplier', description: 'Looks up a supplier account by the holder’s name, with its balance and status' },
+  {
+    name: 'find_customer',
+    description: 'Looks up a customer account by the holder’s name, with its balance and status',
+  },
+  {
+    name: 'find_supplier',
+    description: 'Looks up a supplier account by the holder’s name, with its balance and status',
+  },
   { name: 'get_forecast', description: 'Daily weather forecast for a place given by its latitude and longitude' },
 ];
 
 function run(overrides: Partial<GuidanceInput['run']> = {}): GuidanceInput['run'] {
-  return { ai_response: 'done', success_rate: 1, tools_used: [], resources_accessed: [], tool_calls: [], ai_model: 'mcpctl-local', ...overrides };
+  return {
+    ai_response: 'done',
+    success_rate: 1,
+    tools_used: [],
+    resources_accessed: [],
+    tool_calls: [],
+    ai_model: 'mcpctl-local',
+    ...overrides,
+  };
 }
 const called = (...calls: Array<[string, boolean, string?]>) => ({
   tools_used: [...new Set(calls.map(([name]) => name))],
@@ -30,7 +50,11 @@ describe('the description measure', () => {
   });
 
   it('names the shared words as the first description writes them', () => {
-    expect(compareDescriptions('Daily forecasts for a city', 'The forecast of a City, daily').shared).toEqual(['daily', 'forecasts', 'city']);
+    expect(compareDescriptions('Daily forecasts for a city', 'The forecast of a City, daily').shared).toEqual([
+      'daily',
+      'forecasts',
+      'city',
+    ]);
   });
 
   it('the thresholds are ordered: a known wrong choice is named at a lower similarity', () => {
@@ -46,16 +70,24 @@ describe('the description measure', () => {
 
 describe('computeGuidance', () => {
   it('a healthy run has the band of its rate and no cause', () => {
-    expect(computeGuidance({ run: run(called(['get_forecast', true])), tools: TOOLS, expectedTools: ['get_forecast'] })).toEqual({
+    expect(
+      computeGuidance({ run: run(called(['get_forecast', true])), tools: TOOLS, expectedTools: ['get_forecast'] }),
+    ).toEqual({
       band: 'all tool calls worked',
       causes: [],
     });
   });
 
   it('a run that used nothing is in the lowest band, whatever rate the service reports', () => {
-    expect(computeGuidance({ run: run({ success_rate: 1 }) })).toMatchObject({ band: 'major issues', causes: [{ kind: 'not_understood' }] });
+    expect(computeGuidance({ run: run({ success_rate: 1 }) })).toMatchObject({
+      band: 'major issues',
+      causes: [{ kind: 'not_understood' }],
+    });
     // reading a resource is a use
-    expect(computeGuidance({ run: run({ resources_accessed: ['notes://today'] }) })).toEqual({ band: 'all tool calls worked', causes: [] });
+    expect(computeGuidance({ run: run({ resources_accessed: ['notes://today'] }) })).toEqual({
+      band: 'all tool calls worked',
+      causes: [],
+    });
   });
 
   it('a case that expects no tool is not told it was not understood', () => {
@@ -63,23 +95,40 @@ describe('computeGuidance', () => {
   });
 
   it('similar_descriptions with an expectation: the wrong tool and the right one', () => {
-    const guidance = computeGuidance({ run: run(called(['find_customer', true])), tools: TOOLS, expectedTools: ['find_supplier'] });
-    expect(guidance.causes).toEqual([expect.objectContaining({ kind: 'similar_descriptions', tools: ['find_customer', 'find_supplier'], calls: [0] })]);
+    const guidance = computeGuidance({
+      run: run(called(['find_customer', true])),
+      tools: TOOLS,
+      expectedTools: ['find_supplier'],
+    });
+    expect(guidance.causes).toEqual([
+      expect.objectContaining({ kind: 'similar_descriptions', tools: ['find_customer', 'find_supplier'], calls: [0] }),
+    ]);
   });
 
   it('a wrong tool whose description is not close to the right one is not blamed on descriptions', () => {
-    expect(kinds({ run: run(called(['get_forecast', true])), tools: TOOLS, expectedTools: ['find_supplier'] })).toEqual([]);
+    expect(kinds({ run: run(called(['get_forecast', true])), tools: TOOLS, expectedTools: ['find_supplier'] })).toEqual(
+      [],
+    );
   });
 
   it('similar_descriptions without expectations: a tool used from a near-identical pair, one cause per pair', () => {
-    const guidance = computeGuidance({ run: run(called(['find_customer', true], ['find_supplier', true])), tools: TOOLS });
-    expect(guidance.causes).toEqual([expect.objectContaining({ kind: 'similar_descriptions', tools: ['find_customer', 'find_supplier'] })]);
+    const guidance = computeGuidance({
+      run: run(called(['find_customer', true], ['find_supplier', true])),
+      tools: TOOLS,
+    });
+    expect(guidance.causes).toEqual([
+      expect.objectContaining({ kind: 'similar_descriptions', tools: ['find_customer', 'find_supplier'] }),
+    ]);
     expect(guidance.causes[0]!.message).toContain('near-identical');
     expect(kinds({ run: run(called(['get_forecast', true])), tools: TOOLS })).toEqual([]);
   });
 
   it('missing_tool from the agent’s own account, and not also not_understood', () => {
-    const guidance = computeGuidance({ run: run(), tools: TOOLS, unmet: [{ tool: 'get_forecast', missing: ['latitude', 'longitude'] }] });
+    const guidance = computeGuidance({
+      run: run(),
+      tools: TOOLS,
+      unmet: [{ tool: 'get_forecast', missing: ['latitude', 'longitude'] }],
+    });
     expect(guidance.causes).toEqual([
       {
         kind: 'missing_tool',
@@ -91,8 +140,11 @@ describe('computeGuidance', () => {
   });
 
   it('missing_tool read from an mcpctl-local reply when the service sends no account of it', () => {
-    const reply = 'I would use get_forecast, but the message does not give its latitude and longitude, so I did not call it.';
-    expect(computeGuidance({ run: run({ ai_response: reply }) }).causes).toEqual([expect.objectContaining({ kind: 'missing_tool', tools: ['get_forecast'] })]);
+    const reply =
+      'I would use get_forecast, but the message does not give its latitude and longitude, so I did not call it.';
+    expect(computeGuidance({ run: run({ ai_response: reply }) }).causes).toEqual([
+      expect.objectContaining({ kind: 'missing_tool', tools: ['get_forecast'] }),
+    ]);
     // a resource template is read, not called: no tool to name
     expect(computeGuidance({ run: run(), unmet: [{ tool: 'notes://me/{day}', missing: ['day'] }] }).causes).toEqual([
       { kind: 'missing_tool', message: expect.stringContaining('the agent would read notes://me/{day}') },
@@ -144,13 +196,20 @@ describe('computeGuidance', () => {
 
   it('how a call failed: what the service says wins over the words of the error', () => {
     const guidance = computeGuidance({
-      run: run({ tools_used: ['x'], success_rate: 0, tool_calls: [{ name: 'x', ok: false, error: 'answered 500', failure: { kind: 'timeout' } }] }),
+      run: run({
+        tools_used: ['x'],
+        success_rate: 0,
+        tool_calls: [{ name: 'x', ok: false, error: 'answered 500', failure: { kind: 'timeout' } }],
+      }),
     });
     expect(guidance.causes[0]!.message).toContain('it ran out of time');
   });
 
   it('a service that reports a rate but no calls: the share that failed', () => {
-    expect(computeGuidance({ run: { ai_response: '', success_rate: 0.5, tools_used: ['a'], resources_accessed: [] } }).causes).toEqual([
+    expect(
+      computeGuidance({ run: { ai_response: '', success_rate: 0.5, tools_used: ['a'], resources_accessed: [] } })
+        .causes,
+    ).toEqual([
       { kind: 'failed_calls', message: '50% of the tool calls failed (the service does not say which)', tools: ['a'] },
     ]);
   });

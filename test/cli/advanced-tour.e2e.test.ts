@@ -36,7 +36,9 @@ describe('the advanced template tour', () => {
     const { error } = JSON.parse(refused.stdout);
     expect(error.code).toBe('validation_failed');
     expect(error.message).toContain('needs OAUTH_ISSUER when it starts');
-    expect(error.problems).toEqual([{ path: 'config.env_vars.OAUTH_ISSUER', message: 'required by auth.issuer (no default); pass its value' }]);
+    expect(error.problems).toEqual([
+      { path: 'config.env_vars.OAUTH_ISSUER', message: 'required by auth.issuer (no default); pass its value' },
+    ]);
     expect(error.hint).toBe('pass it with --env-var OAUTH_ISSUER (its value comes from your environment)');
     const listed = await mcpctl('ls', '--deployments', '--json');
     expect(JSON.parse(listed.stdout).deployments).toEqual([]);

@@ -42,7 +42,9 @@ describe('explainApiError', () => {
     const error = explain(stillRunning('build', 600_000));
     expect(error.exitCode).toBe(8);
     expect(error.code).toBe('still_running');
-    expect(error.message).toBe('the build is still running on the service at https://mcp.example.com (from --api-url) after 10 min of waiting');
+    expect(error.message).toBe(
+      'the build is still running on the service at https://mcp.example.com (from --api-url) after 10 min of waiting',
+    );
     expect(error.hint).toContain('--idempotency-key b9f0c1de-4b4c-4a51-9c1e-2f4f0f0e9a11');
     expect(`${error.message} ${error.hint ?? ''}`).not.toMatch(/deployment/);
   });
@@ -54,50 +56,88 @@ describe('explainApiError', () => {
   });
 
   it('a state conflict of a build does not point at a deployment', () => {
-    const error = explain(new ApiError({ kind: 'http', status: 409, code: 'conflict', message: 'busy', operation: 'build' }));
+    const error = explain(
+      new ApiError({ kind: 'http', status: 409, code: 'conflict', message: 'busy', operation: 'build' }),
+    );
     expect(error.exitCode).toBe(2);
     expect(error.hint).not.toMatch(/deployment/);
   });
 
   it('a state conflict of a deployment points at its status', () => {
-    const error = explain(new ApiError({ kind: 'http', status: 409, code: 'conflict', message: 'is deploying', operation: 'rollback' }));
+    const error = explain(
+      new ApiError({ kind: 'http', status: 409, code: 'conflict', message: 'is deploying', operation: 'rollback' }),
+    );
     expect(error.exitCode).toBe(2);
     expect(error.hint).toContain('mcpctl status <deployment_id>');
   });
 
   it('no answer in time is transient and says how to wait longer', () => {
-    const timeout = new ApiError({ kind: 'network', code: 'timeout', message: 'no answer within 30 s', operation: 'list' });
+    const timeout = new ApiError({
+      kind: 'network',
+      code: 'timeout',
+      message: 'no answer within 30 s',
+      operation: 'list',
+    });
     const error = explain(timeout);
     expect(error.exitCode).toBe(4);
-    expect(error.message).toBe('the service at https://mcp.example.com (from --api-url) did not answer in time: no answer within 30 s');
+    expect(error.message).toBe(
+      'the service at https://mcp.example.com (from --api-url) did not answer in time: no answer within 30 s',
+    );
     expect(error.hint).toContain('--request-timeout');
     expect(error.hint).toContain('MCPCTL_REQUEST_TIMEOUT');
   });
 
   it('a build that got no answer in time may still go on: the hint gives its key', () => {
-    const timeout = new ApiError({ kind: 'network', code: 'timeout', message: 'no answer within 30 s', operation: 'build' });
+    const timeout = new ApiError({
+      kind: 'network',
+      code: 'timeout',
+      message: 'no answer within 30 s',
+      operation: 'build',
+    });
     timeout.idempotencyKey = 'ci-42';
-    expect(explain(timeout).hint).toContain('the build may still go on there: run the same command again with --idempotency-key ci-42');
+    expect(explain(timeout).hint).toContain(
+      'the build may still go on there: run the same command again with --idempotency-key ci-42',
+    );
   });
 
   it('configuration, not input and not transient: a refused key, an answer outside the contract, a service without the operation', () => {
     expect(explain(new ApiError({ kind: 'http', status: 401, code: 'unauthorized', message: 'no' })).exitCode).toBe(3);
     expect(
       explain(
-        new ApiError({ kind: 'contract', status: 200, code: 'contract_violation', message: 'the answer does not follow the /v1 contract: data.url: required' }),
+        new ApiError({
+          kind: 'contract',
+          status: 200,
+          code: 'contract_violation',
+          message: 'the answer does not follow the /v1 contract: data.url: required',
+        }),
       ).exitCode,
     ).toBe(3);
-    expect(explain(new ApiError({ kind: 'http', status: 501, code: 'not_implemented', message: 'no deployments here' })).exitCode).toBe(3);
+    expect(
+      explain(new ApiError({ kind: 'http', status: 501, code: 'not_implemented', message: 'no deployments here' }))
+        .exitCode,
+    ).toBe(3);
   });
 
   it('input: an unknown id, a rejected field, a conflict', () => {
-    expect(explain(new ApiError({ kind: 'http', status: 404, code: 'not_found', message: 'no deployment deploy_x' })).exitCode).toBe(2);
-    expect(explain(new ApiError({ kind: 'http', status: 422, code: 'validation_failed', message: 'bad' })).exitCode).toBe(2);
+    expect(
+      explain(new ApiError({ kind: 'http', status: 404, code: 'not_found', message: 'no deployment deploy_x' }))
+        .exitCode,
+    ).toBe(2);
+    expect(
+      explain(new ApiError({ kind: 'http', status: 422, code: 'validation_failed', message: 'bad' })).exitCode,
+    ).toBe(2);
   });
 
   it('transient: unreachable, rate-limited, failing', () => {
-    expect(explain(new ApiError({ kind: 'network', code: 'unreachable', message: 'connection refused' })).exitCode).toBe(4);
-    expect(explain(new ApiError({ kind: 'http', status: 429, code: 'rate_limited', message: 'slow down', retryAfter: 3 })).exitCode).toBe(4);
-    expect(explain(new ApiError({ kind: 'http', status: 503, code: 'unavailable', message: 'stopping' })).exitCode).toBe(4);
+    expect(
+      explain(new ApiError({ kind: 'network', code: 'unreachable', message: 'connection refused' })).exitCode,
+    ).toBe(4);
+    expect(
+      explain(new ApiError({ kind: 'http', status: 429, code: 'rate_limited', message: 'slow down', retryAfter: 3 }))
+        .exitCode,
+    ).toBe(4);
+    expect(
+      explain(new ApiError({ kind: 'http', status: 503, code: 'unavailable', message: 'stopping' })).exitCode,
+    ).toBe(4);
   });
 });

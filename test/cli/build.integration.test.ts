@@ -84,7 +84,9 @@ describe('mcpctl build', () => {
     const result = await build();
     expect(result.code).toBe(5);
     expect(result.stderr).toContain('error: the build failed: the server did not start');
-    expect(result.stderr).toMatch(/weather\.yaml:14:7 {2}tools\[0\]\.handler {2}cannot load boom\.mjs: kaboom at import/);
+    expect(result.stderr).toMatch(
+      /weather\.yaml:14:7 {2}tools\[0\]\.handler {2}cannot load boom\.mjs: kaboom at import/,
+    );
     expect(result.stderr).toMatch(/request id: req_/);
   });
 
@@ -107,14 +109,21 @@ describe('mcpctl build', () => {
   });
 
   it('429 with Retry-After is waited for, then the build succeeds', async () => {
-    server.inject({ path: '/v1/build', times: 1, fault: { type: 'status', status: 429, code: 'rate_limited', retryAfter: '1' } });
+    server.inject({
+      path: '/v1/build',
+      times: 1,
+      fault: { type: 'status', status: 429, code: 'rate_limited', retryAfter: '1' },
+    });
     const result = await build(['--json']);
     expect(result.code).toBe(0);
     expect(server.requestsTo('/v1/build')).toHaveLength(2);
   });
 
   it('429 beyond what the CLI waits is exit 4 and says when to retry', async () => {
-    server.inject({ path: '/v1/build', fault: { type: 'status', status: 429, code: 'rate_limited', message: 'slow down', retryAfter: '120' } });
+    server.inject({
+      path: '/v1/build',
+      fault: { type: 'status', status: 429, code: 'rate_limited', message: 'slow down', retryAfter: '120' },
+    });
     const result = await build();
     expect(result.code).toBe(4);
     expect(result.stderr).toContain('is rate-limiting requests: slow down');
@@ -133,7 +142,9 @@ describe('mcpctl build', () => {
     const result = await build(['--json']);
     expect(result.code).toBe(4);
     expect(result.json().error.code).toBe('unreachable');
-    expect(result.stderr).toMatch(/cannot reach the service at http:\/\/127\.0\.0\.1:\d+ \(from MCPCTL_API_URL\): the connection was dropped/);
+    expect(result.stderr).toMatch(
+      /cannot reach the service at http:\/\/127\.0\.0\.1:\d+ \(from MCPCTL_API_URL\): the connection was dropped/,
+    );
     expect(result.stderr).toContain('it is safe to retry');
   });
 
@@ -147,7 +158,10 @@ describe('mcpctl build', () => {
 
   it('an answer outside the contract is a configuration error (exit 3) naming the field', async () => {
     const meta = { request_id: 'req_bad', timestamp: new Date().toISOString() };
-    server.inject({ path: '/v1/build', fault: { type: 'raw', status: 200, body: JSON.stringify({ success: true, data: { name: 'weather' }, meta }) } });
+    server.inject({
+      path: '/v1/build',
+      fault: { type: 'raw', status: 200, body: JSON.stringify({ success: true, data: { name: 'weather' }, meta }) },
+    });
     const result = await build();
     expect(result.code).toBe(3);
     expect(result.stderr).toContain('answered outside the /v1 contract: data.mcp_id');
@@ -158,15 +172,26 @@ describe('mcpctl build', () => {
     server.inject({ path: '/v1/build', fault: { type: 'slow', ms: 5000 } });
     const flag = await build(['--request-timeout', '0.5', '--json']);
     expect(flag.code).toBe(4);
-    expect(flag.json().error).toMatchObject({ code: 'timeout', message: expect.stringContaining('no answer within 0.5 s') });
-    expect(flag.json().error.hint).toContain('the build may still go on there: run the same command again with --idempotency-key');
+    expect(flag.json().error).toMatchObject({
+      code: 'timeout',
+      message: expect.stringContaining('no answer within 0.5 s'),
+    });
+    expect(flag.json().error.hint).toContain(
+      'the build may still go on there: run the same command again with --idempotency-key',
+    );
     expect(server.requestsTo('/v1/build')).toHaveLength(1);
 
-    const fromEnv = await runCli(['build', 'weather.yaml'], { env: { ...env, MCPCTL_REQUEST_TIMEOUT: '0.5' }, cwd: sandbox.dir });
+    const fromEnv = await runCli(['build', 'weather.yaml'], {
+      env: { ...env, MCPCTL_REQUEST_TIMEOUT: '0.5' },
+      cwd: sandbox.dir,
+    });
     expect(fromEnv.code).toBe(4);
     expect(fromEnv.stderr).toContain('no answer within 0.5 s');
 
-    const bad = await runCli(['build', 'weather.yaml'], { env: { ...env, MCPCTL_REQUEST_TIMEOUT: 'soon' }, cwd: sandbox.dir });
+    const bad = await runCli(['build', 'weather.yaml'], {
+      env: { ...env, MCPCTL_REQUEST_TIMEOUT: 'soon' },
+      cwd: sandbox.dir,
+    });
     expect(bad.code).toBe(3);
     expect(bad.stderr).toContain('MCPCTL_REQUEST_TIMEOUT is not a number of seconds: soon');
   });

@@ -43,7 +43,11 @@ afterEach(async () => {
   await temp.cleanup();
 });
 
-async function mcpctl(args: string[], env: Record<string, string> = {}, entry = bin): Promise<{ stdout: string; lines: string[] }> {
+async function mcpctl(
+  args: string[],
+  env: Record<string, string> = {},
+  entry = bin,
+): Promise<{ stdout: string; lines: string[] }> {
   const { stdout, stderr } = await run(process.execPath, [entry, ...args], {
     cwd: temp.dir,
     env: {
@@ -64,7 +68,11 @@ async function cacheFiles(): Promise<Map<string, number>> {
   const [dir] = await readdir(cache);
   if (dir === undefined) return new Map();
   const names = await readdir(join(cache, dir));
-  return new Map(await Promise.all(names.map(async (name) => [join(cache, dir, name), (await stat(join(cache, dir, name))).mtimeMs] as const)));
+  return new Map(
+    await Promise.all(
+      names.map(async (name) => [join(cache, dir, name), (await stat(join(cache, dir, name))).mtimeMs] as const),
+    ),
+  );
 }
 
 describe.skipIf(hasNodeCache)("the bundle's code cache on Node 20", { timeout: 60_000 }, () => {
@@ -89,7 +97,8 @@ describe.skipIf(hasNodeCache)("the bundle's code cache on Node 20", { timeout: 6
     const files = [...(await cacheFiles()).keys()];
     const main = files.find((name) => /-main-[^/]+\.cache$/.test(name));
     const zod = files.find((name) => /-zod-[^/]+\.cache$/.test(name));
-    if (main === undefined || zod === undefined) throw new Error(`no cache of the main and zod chunks among ${files.join(', ')}`);
+    if (main === undefined || zod === undefined)
+      throw new Error(`no cache of the main and zod chunks among ${files.join(', ')}`);
     const good = await readFile(zod);
     // cut short, inside its header
     await writeFile(main, (await readFile(main)).subarray(0, 20));
@@ -117,7 +126,10 @@ describe.skipIf(hasNodeCache)("the bundle's code cache on Node 20", { timeout: 6
   });
 
   it('is off with MCPCTL_COMPILE_CACHE=0 or NODE_DISABLE_COMPILE_CACHE=1', async () => {
-    for (const env of [{ MCPCTL_COMPILE_CACHE: '0' }, { NODE_DISABLE_COMPILE_CACHE: '1' }] as Record<string, string>[]) {
+    for (const env of [{ MCPCTL_COMPILE_CACHE: '0' }, { NODE_DISABLE_COMPILE_CACHE: '1' }] as Record<
+      string,
+      string
+    >[]) {
       const result = await mcpctl(['validate', file], env);
       expect(result.stdout).toContain('is valid');
       expect(result.lines).toEqual([]);
@@ -131,7 +143,9 @@ describe.skipIf(hasNodeCache)("the bundle's code cache on Node 20", { timeout: 6
     await writeFile(join(pkg, 'package.json'), JSON.stringify({ name: 'renamed', version: '1.2.3' }));
     const entry = join(pkg, 'dist', 'bundle', 'mcpctl.cjs');
     expect((await mcpctl(['--version'], {}, entry)).stdout.trim()).toBe('1.2.3');
-    expect((await mcpctl(['--version'], {}, entry)).lines.some((line) => line.startsWith('compile cache: hit version-'))).toBe(true);
+    expect(
+      (await mcpctl(['--version'], {}, entry)).lines.some((line) => line.startsWith('compile cache: hit version-')),
+    ).toBe(true);
 
     const versionFile = (await readdir(join(pkg, 'dist', 'bundle'))).find((name) => name.startsWith('version-'));
     if (versionFile === undefined) throw new Error(`no version chunk next to ${BUNDLE_ENTRY}`);

@@ -10,7 +10,11 @@ describe('compileCacheDir', () => {
     ['linux', { XDG_CACHE_HOME: '/xdg' }, join('/xdg', 'mcpctl')],
     ['linux', { XDG_CACHE_HOME: '' }, join('/home/ada', '.cache', 'mcpctl')],
     ['darwin', { XDG_CACHE_HOME: '/xdg' }, join('/home/ada', 'Library', 'Caches', 'mcpctl')],
-    ['win32', { LOCALAPPDATA: 'C:\\Users\\ada\\AppData\\Local' }, join('C:\\Users\\ada\\AppData\\Local', 'mcpctl', 'Cache')],
+    [
+      'win32',
+      { LOCALAPPDATA: 'C:\\Users\\ada\\AppData\\Local' },
+      join('C:\\Users\\ada\\AppData\\Local', 'mcpctl', 'Cache'),
+    ],
     ['win32', {}, undefined],
     ['linux', { MCPCTL_COMPILE_CACHE: '/elsewhere' }, '/elsewhere'],
     ['darwin', { MCPCTL_COMPILE_CACHE: '/elsewhere' }, '/elsewhere'],

@@ -2,7 +2,15 @@ import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { configPath, displayUrl, planConnection, readConfig, resolveConnection, writeConfig, type ConfigFile } from '../../src/cli/config.js';
+import {
+  configPath,
+  displayUrl,
+  planConnection,
+  readConfig,
+  resolveConnection,
+  writeConfig,
+  type ConfigFile,
+} from '../../src/cli/config.js';
 import type { CommandContext, GlobalOptions } from '../../src/cli/context.js';
 import { UserError } from '../../src/shared/errors.js';
 import { Output } from '../../src/cli/output.js';
@@ -76,10 +84,20 @@ describe('resolving the service', () => {
 
   it('MCPCTL_API_URL and MCPCTL_API_KEY beat the file; --api-url beats MCPCTL_API_URL', async () => {
     await saveConfig(profiles);
-    const fromEnv = await resolveConnection(context({ MCPCTL_API_URL: 'https://env.example.com', MCPCTL_API_KEY: 'key-env' }));
-    expect(fromEnv).toMatchObject({ url: 'https://env.example.com', urlSource: 'from MCPCTL_API_URL', apiKey: 'key-env', keySource: 'from MCPCTL_API_KEY' });
+    const fromEnv = await resolveConnection(
+      context({ MCPCTL_API_URL: 'https://env.example.com', MCPCTL_API_KEY: 'key-env' }),
+    );
+    expect(fromEnv).toMatchObject({
+      url: 'https://env.example.com',
+      urlSource: 'from MCPCTL_API_URL',
+      apiKey: 'key-env',
+      keySource: 'from MCPCTL_API_KEY',
+    });
     const fromFlag = await resolveConnection(
-      context({ MCPCTL_API_URL: 'https://env.example.com', MCPCTL_API_KEY: 'key-env' }, { apiUrl: 'https://flag.example.com' }),
+      context(
+        { MCPCTL_API_URL: 'https://env.example.com', MCPCTL_API_KEY: 'key-env' },
+        { apiUrl: 'https://flag.example.com' },
+      ),
     );
     expect(fromFlag).toMatchObject({ url: 'https://flag.example.com', urlSource: 'from --api-url' });
   });
@@ -87,7 +105,9 @@ describe('resolving the service', () => {
   it('--profile, then MCPCTL_PROFILE, then current choose the profile', async () => {
     await saveConfig(profiles);
     expect((await resolveConnection(context({ MCPCTL_PROFILE: 'ci' }))).apiKey).toBe('key-ci');
-    expect((await resolveConnection(context({ MCPCTL_PROFILE: 'default' }, { profile: 'ci' }))).keySource).toBe('from profile ci');
+    expect((await resolveConnection(context({ MCPCTL_PROFILE: 'default' }, { profile: 'ci' }))).keySource).toBe(
+      'from profile ci',
+    );
     await saveConfig({ ...profiles, current: 'ci' });
     expect((await resolveConnection(context({}))).url).toBe('https://ci.example.com/');
   });
@@ -121,7 +141,9 @@ describe('resolving the service', () => {
     expect(planConnection(context({}), loaded)).toMatchObject({ local: false, url: 'https://ci.example.com/' });
     expect(planConnection(context({}, { profile: 'default' }), loaded)).toMatchObject({ local: true });
     expect(planConnection(context({ MCPCTL_PROFILE: 'default' }), loaded)).toMatchObject({ local: true });
-    expect(planConnection(context({}), { ...loaded, config: { profiles: loaded.config.profiles } })).toMatchObject({ local: true });
+    expect(planConnection(context({}), { ...loaded, config: { profiles: loaded.config.profiles } })).toMatchObject({
+      local: true,
+    });
   });
 
   it('a URL that is not http(s) names where it came from', async () => {
@@ -138,7 +160,9 @@ describe('resolving the service', () => {
     expect(error.message).toMatch(/^the service URL from MCPCTL_API_URL ends with \/v1/);
     expect(error.hint).toContain(`give the base URL without it (${base})`);
     // a path that merely contains v1 elsewhere is a base URL like any other
-    const connection = await resolveConnection(context({ MCPCTL_API_URL: 'https://v1.example.com/v1x', MCPCTL_API_KEY: 'k' }));
+    const connection = await resolveConnection(
+      context({ MCPCTL_API_URL: 'https://v1.example.com/v1x', MCPCTL_API_KEY: 'k' }),
+    );
     expect(connection.url).toBe('https://v1.example.com/v1x');
   });
 
@@ -166,7 +190,9 @@ describe('resolving the service', () => {
     await saveConfig(profiles);
     await chmod(sandbox.env.MCPCTL_CONFIG!, 0o644);
     await resolveConnection(context({}));
-    expect(stderr).toContain(`warning: the config file ${sandbox.env.MCPCTL_CONFIG} can be read by other users; run: chmod 600`);
+    expect(stderr).toContain(
+      `warning: the config file ${sandbox.env.MCPCTL_CONFIG} can be read by other users; run: chmod 600`,
+    );
   });
 
   it('does not warn about a private file', async () => {

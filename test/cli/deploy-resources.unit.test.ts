@@ -6,7 +6,10 @@ import type { ServerRecord } from '../../src/engine/types.js';
 
 describe('deploy.resources', () => {
   it('merges an environment’s resources field by field over the defaults', async () => {
-    const defaults = { resources: { memory_mb: 512, cpus: 1 }, environments: { production: { resources: { cpus: 2 } } } };
+    const defaults = {
+      resources: { memory_mb: 512, cpus: 1 },
+      environments: { production: { resources: { cpus: 2 } } },
+    };
     expect(await configFromDefinition(defaults, 'production', {})).toEqual({ resources: { memory_mb: 512, cpus: 2 } });
     expect(await configFromDefinition(defaults, 'staging', {})).toEqual({ resources: { memory_mb: 512, cpus: 1 } });
   });
@@ -23,11 +26,16 @@ describe('deploy.resources', () => {
       baseUrl: 'http://127.0.0.1:1',
       now: 0,
     };
-    const weak: IsolationReport = { sandbox: 'none', limits: 'node heap', reasons: ['bubblewrap (bwrap) is not installed'] };
+    const weak: IsolationReport = {
+      sandbox: 'none',
+      limits: 'node heap',
+      reasons: ['bubblewrap (bwrap) is not installed'],
+    };
     const strong: IsolationReport = { sandbox: 'bubblewrap', limits: 'cgroup v1', reasons: [] };
     const heapOnly = /memory is limited by Node’s heap size only, and CPU not at all/;
     const unsandboxed = /without a sandbox here \(bubblewrap \(bwrap\) is not installed\).*--runner docker/;
-    const notices = (runner: string, isolation: IsolationReport) => newDeploymentRecord({ ...input, runner, isolation }).deployment.notices!;
+    const notices = (runner: string, isolation: IsolationReport) =>
+      newDeploymentRecord({ ...input, runner, isolation }).deployment.notices!;
     expect(notices('process', weak).some((n) => heapOnly.test(n))).toBe(true);
     expect(notices('process', weak).some((n) => unsandboxed.test(n))).toBe(true);
     expect(notices('process', strong).some((n) => heapOnly.test(n) || unsandboxed.test(n))).toBe(false);

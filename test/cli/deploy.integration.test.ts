@@ -46,7 +46,11 @@ const HOLD = { listenDelayMs: 60_000 };
 const deployments = (): Promise<Deployment[]> => t.client.listDeployments();
 
 const deploy = (args: string[], options: { env?: Record<string, string>; signal?: AbortSignal } = {}) =>
-  runCli(['deploy', ...args], { env: { ...env, ...options.env }, cwd: sandbox.dir, ...(options.signal === undefined ? {} : { signal: options.signal }) });
+  runCli(['deploy', ...args], {
+    env: { ...env, ...options.env },
+    cwd: sandbox.dir,
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+  });
 
 function deployBody(): unknown {
   return server.requestsTo('/v1/deploy', 'POST')[0]!.body;
@@ -67,8 +71,12 @@ describe('mcpctl deploy', () => {
     expect(result.stdout).toMatch(/deploy time\s+\d+(\.\d+)? s/);
     expect(result.stdout).toContain('! single machine');
     // the URL that always reaches weather's current production deployment, on one line
-    expect(result.stdout).toMatch(new RegExp(`stable URL\\s+http://weather\\.production\\.localhost:${new URL(t.engine.url).port}/mcp\n`));
-    expect(result.stdout).toContain('! no HTTPS: the URLs are plain HTTP on this host; give the engine a certificate and key');
+    expect(result.stdout).toMatch(
+      new RegExp(`stable URL\\s+http://weather\\.production\\.localhost:${new URL(t.engine.url).port}/mcp\n`),
+    );
+    expect(result.stdout).toContain(
+      '! no HTTPS: the URLs are plain HTTP on this host; give the engine a certificate and key',
+    );
     expect(result.stderr).toMatch(/ok: deployed deploy_\w+ in \d+(\.\d+)? s/);
     expect(server.requestsTo('/v1/deploy')[0]!.headers.prefer).toBe('respond-async');
     const polls = server.requestsTo(/\/status$/);
@@ -94,7 +102,11 @@ describe('mcpctl deploy', () => {
     const result = await deploy(['weather.yaml', '--json']);
     expect(result.code).toBe(0);
     expect(server.requestsTo('/v1/build')).toHaveLength(1);
-    expect(deployBody()).toEqual({ mcp_id: mcpId, environment: 'staging', config: { env_vars: { API_TOKEN: 'tok-123' } } });
+    expect(deployBody()).toEqual({
+      mcp_id: mcpId,
+      environment: 'staging',
+      config: { env_vars: { API_TOKEN: 'tok-123' } },
+    });
   });
 
   it('merges environments.<env> over the top level, then flags over the file', async () => {
@@ -102,7 +114,19 @@ describe('mcpctl deploy', () => {
     await writeFile(join(sandbox.dir, 'weather.yaml'), `${WEATHER_YAML}auth: { type: none }\n`);
     await writeFile(join(sandbox.dir, 'extra.env'), '# extra\nexport MODE="fast lane"\nLEVEL=3 # comment\n');
     const result = await deploy(
-      ['weather.yaml', '--env', 'production', '--max-instances', '6', '--domain', 'weather.example.com', '--env-file', 'extra.env', '--env-var', 'SHELL_ONLY'],
+      [
+        'weather.yaml',
+        '--env',
+        'production',
+        '--max-instances',
+        '6',
+        '--domain',
+        'weather.example.com',
+        '--env-file',
+        'extra.env',
+        '--env-var',
+        'SHELL_ONLY',
+      ],
       { env: { SHELL_ONLY: 'from-shell' } },
     );
     expect(result.code, result.stderr).toBe(0);
@@ -155,13 +179,18 @@ tools:
     handler: { type: static, content: [{ type: text, text: pong }] }
 `,
     );
-    const result = await runCli(['deploy', 'secured.yaml', '--json'], { env: { ...env, MCP_AUTH_TOKEN: 's3cret' }, cwd: sandbox.dir });
+    const result = await runCli(['deploy', 'secured.yaml', '--json'], {
+      env: { ...env, MCP_AUTH_TOKEN: 's3cret' },
+      cwd: sandbox.dir,
+    });
     expect(result.code).toBe(2);
     expect(result.json().error).toEqual({
       code: 'missing_env_var',
       message: 'secured needs MCP_AUTH_TOKEN when it starts, and this deployment does not pass it',
       exit_code: 2,
-      problems: [{ where: 'secured.yaml:3:30', path: 'auth.token', message: 'uses ${MCP_AUTH_TOKEN} without a default' }],
+      problems: [
+        { where: 'secured.yaml:3:30', path: 'auth.token', message: 'uses ${MCP_AUTH_TOKEN} without a default' },
+      ],
       hint: 'pass it with --env-var MCP_AUTH_TOKEN (its value comes from your environment), or list it under deploy.env_vars in secured.yaml',
     });
     expect(server.requests).toHaveLength(0);
@@ -249,7 +278,8 @@ tools:
     const held = await fixture(HOLD);
     const controller = new AbortController();
     const waiting = deploy([held], { signal: controller.signal });
-    for (let i = 0; i < 200 && server.requestsTo(/\/status$/).length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 200 && server.requestsTo(/\/status$/).length === 0; i++)
+      await new Promise((r) => setTimeout(r, 10));
     controller.abort();
     const result = await waiting;
     expect(result.code).toBe(130);
@@ -267,7 +297,10 @@ tools:
   it('scaling out of bounds is exit 2 with the field path (422)', async () => {
     const result = await deploy([mcpId, '--env', 'production', '--max-instances', '9', '--json']);
     expect(result.code).toBe(2);
-    expect(result.json().error.problems).toContainEqual({ path: 'config.scaling.max_instances', message: 'must be from 2 to 8 in production (got 9)' });
+    expect(result.json().error.problems).toContainEqual({
+      path: 'config.scaling.max_instances',
+      message: 'must be from 2 to 8 in production (got 9)',
+    });
   });
 
   it('a bound the file sets is shown at its line in the file; one a flag sets is not', async () => {
@@ -284,7 +317,10 @@ tools:
     });
     const fromFlag = await deploy(['weather.yaml', '--env', 'production', '--max-instances', '10', '--json']);
     expect(fromFlag.code).toBe(2);
-    expect(fromFlag.json().error.problems).toContainEqual({ path: 'config.scaling.max_instances', message: 'must be from 2 to 8 in production (got 10)' });
+    expect(fromFlag.json().error.problems).toContainEqual({
+      path: 'config.scaling.max_instances',
+      message: 'must be from 2 to 8 in production (got 10)',
+    });
   });
 
   it('min > max is caught before sending', async () => {
@@ -310,8 +346,24 @@ tools:
 
 describe('deploy config', () => {
   it('parses env files: comments, export, quotes, escapes', () => {
-    const text = ['# comment', '', 'export A=1', 'B = two words ', "C='single # kept'", 'D="line\\nbreak \\"q\\""', 'E=', 'F=x # trailing'].join('\n');
-    expect(parseEnvFile(text, 'x.env')).toEqual({ A: '1', B: 'two words', C: 'single # kept', D: 'line\nbreak "q"', E: '', F: 'x' });
+    const text = [
+      '# comment',
+      '',
+      'export A=1',
+      'B = two words ',
+      "C='single # kept'",
+      'D="line\\nbreak \\"q\\""',
+      'E=',
+      'F=x # trailing',
+    ].join('\n');
+    expect(parseEnvFile(text, 'x.env')).toEqual({
+      A: '1',
+      B: 'two words',
+      C: 'single # kept',
+      D: 'line\nbreak "q"',
+      E: '',
+      F: 'x',
+    });
   });
 
   it('reports every bad env file line', () => {
@@ -329,7 +381,10 @@ describe('deploy config', () => {
       env_vars: { A: '${A}' },
       environments: { production: { env_vars: { P: '${ONLY_IN_PROD}' } }, staging: { domain: 'stg.example.com' } },
     };
-    expect(await configFromDefinition(defaults, 'staging', { A: 'a' })).toEqual({ domain: 'stg.example.com', env_vars: { A: 'a' } });
+    expect(await configFromDefinition(defaults, 'staging', { A: 'a' })).toEqual({
+      domain: 'stg.example.com',
+      env_vars: { A: 'a' },
+    });
     await expect(configFromDefinition(defaults, 'production', { A: 'a' })).rejects.toThrow(/ONLY_IN_PROD/);
   });
 
@@ -337,7 +392,10 @@ describe('deploy config', () => {
     // WEATHER_YAML's deploy.env_vars has API_TOKEN: ${WEATHER_TOKEN}; the environment here lacks it
     const { WEATHER_TOKEN: _unset, ...without } = env;
     await writeFile(join(sandbox.dir, 'secrets.env'), 'API_TOKEN=from-the-file\n');
-    const fromFile = await runCli(['deploy', 'weather.yaml', '--env-file', 'secrets.env', '--no-wait', '--json'], { env: without, cwd: sandbox.dir });
+    const fromFile = await runCli(['deploy', 'weather.yaml', '--env-file', 'secrets.env', '--no-wait', '--json'], {
+      env: without,
+      cwd: sandbox.dir,
+    });
     expect(fromFile.code, fromFile.stderr).toBe(0);
     expect(deployBody()).toMatchObject({ config: { env_vars: { API_TOKEN: 'from-the-file' } } });
 
@@ -346,7 +404,9 @@ describe('deploy config', () => {
       cwd: sandbox.dir,
     });
     expect(fromFlag.code, fromFlag.stderr).toBe(0);
-    expect(server.requestsTo('/v1/deploy', 'POST')[1]!.body).toMatchObject({ config: { env_vars: { API_TOKEN: 'from-env' } } });
+    expect(server.requestsTo('/v1/deploy', 'POST')[1]!.body).toMatchObject({
+      config: { env_vars: { API_TOKEN: 'from-env' } },
+    });
   });
 
   it('flags win over the file', async () => {
@@ -355,6 +415,10 @@ describe('deploy config', () => {
       { domain: 'b.example.com', minInstances: 3, envVar: ['X'] },
       { env: { X: '2' }, cwd: '/' },
     );
-    expect(config).toEqual({ domain: 'b.example.com', scaling: { min_instances: 3, max_instances: 4 }, env_vars: { X: '2' } });
+    expect(config).toEqual({
+      domain: 'b.example.com',
+      scaling: { min_instances: 3, max_instances: 4 },
+      env_vars: { X: '2' },
+    });
   });
 });

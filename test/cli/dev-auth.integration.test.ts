@@ -21,7 +21,11 @@ async function definitionWith(root: string, auth: string, toolScope?: string): P
   await cp(join(FIXTURES, 'dev'), join(root, 'dev'), { recursive: true });
   const file = join(root, 'dev', 'server.yaml');
   let source = (await readFile(file, 'utf8')).replace('template: basic\n', `template: basic\n${auth}`);
-  if (toolScope !== undefined) source = source.replace('    description: Says hello.\n', `    description: Says hello.\n    scopes: [${toolScope}]\n`);
+  if (toolScope !== undefined)
+    source = source.replace(
+      '    description: Says hello.\n',
+      `    description: Says hello.\n    scopes: [${toolScope}]\n`,
+    );
   await writeFile(file, source);
   return file;
 }
@@ -32,7 +36,12 @@ function toolsCall(mcpUrl: string, headers: Record<string, string> = {}): Promis
   return fetch(mcpUrl, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'hello', arguments: { name: 'Ann' } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'hello', arguments: { name: 'Ann' } },
+    }),
   });
 }
 
@@ -77,11 +86,15 @@ describe('mcpctl dev with oauth', () => {
     const bob = await as.token({ clientId: 'bob', resource: mcpUrl! });
     const forbidden = await toolsCall(mcpUrl!, { authorization: `Bearer ${bob}` });
     expect(forbidden.status).toBe(403);
-    expect(forbidden.headers.get('www-authenticate')).toMatch(/error="insufficient_scope".*scope="notes:read notes:write"/);
+    expect(forbidden.headers.get('www-authenticate')).toMatch(
+      /error="insufficient_scope".*scope="notes:read notes:write"/,
+    );
 
     // alice's token: the call goes through, and the caller is alice, not --user-id nor the header
     const alice = await as.token({ clientId: 'alice', resource: mcpUrl! });
-    await using client = await connect(mcpUrl!, { headers: { authorization: `Bearer ${alice}`, 'X-MCP-User-Id': 'mallory' } });
+    await using client = await connect(mcpUrl!, {
+      headers: { authorization: `Bearer ${alice}`, 'X-MCP-User-Id': 'mallory' },
+    });
     expect(firstText(await client.callTool({ name: 'hello', arguments: { name: 'Ann' } }))).toBe('Hello, Ann!');
     await dev.waitFor(/tools\/call hello {2}200 {2}[\d.]+ ms {2}user=alice/);
     expect(dev.stdout()).not.toMatch(/user=(zoe|mallory)/);
@@ -95,7 +108,9 @@ describe('mcpctl dev with oauth', () => {
     await dev.waitFor(/^\}$/m);
     const result = JSON.parse(dev.stdout()) as Record<string, unknown>;
     expect(result.auth).toBe('oauth');
-    expect(result.resource_metadata).toBe(`${new URL(result.mcp_url as string).origin}/.well-known/oauth-protected-resource/mcp`);
+    expect(result.resource_metadata).toBe(
+      `${new URL(result.mcp_url as string).origin}/.well-known/oauth-protected-resource/mcp`,
+    );
     expect(result.dev_user).toBe('dev');
     const token = result.dev_token as string;
     expect((await toolsCall(result.mcp_url as string, { authorization: `Bearer ${token}` })).status).toBe(200);
@@ -117,7 +132,9 @@ describe('mcpctl dev with bearer tokens or none', () => {
   it('bearer tokens for rotation: names the variables they come from, never the values', async () => {
     await using temp = await makeTempDir();
     const file = await definitionWith(temp.path, 'auth:\n  type: bearer\n  tokens: ["${TOKEN_NEW}", "${TOKEN_OLD}"]\n');
-    await using dev = startDev([file, '--port', '0', '--json'], { env: { TOKEN_NEW: 'new-token-0123456789', TOKEN_OLD: 'old-token-0123456789' } });
+    await using dev = startDev([file, '--port', '0', '--json'], {
+      env: { TOKEN_NEW: 'new-token-0123456789', TOKEN_OLD: 'old-token-0123456789' },
+    });
     await dev.waitFor(/^\}$/m);
     const result = JSON.parse(dev.stdout()) as Record<string, unknown>;
     expect(result.auth).toBe('bearer');
@@ -128,7 +145,9 @@ describe('mcpctl dev with bearer tokens or none', () => {
     expect((await toolsCall(result.mcp_url as string, { authorization: 'Bearer other-token' })).status).toBe(401);
     expect(await dev.stop()).toBe(0);
 
-    await using human = startDev([file, '--port', '0'], { env: { TOKEN_NEW: 'new-token-0123456789', TOKEN_OLD: 'old-token-0123456789' } });
+    await using human = startDev([file, '--port', '0'], {
+      env: { TOKEN_NEW: 'new-token-0123456789', TOKEN_OLD: 'old-token-0123456789' },
+    });
     await human.waitFor(/watching/);
     expect(human.stdout()).toMatch(/auth\s+bearer token from TOKEN_NEW, TOKEN_OLD\n/);
     expect(human.stdout()).toContain('clients must send one of the bearer tokens (TOKEN_NEW, TOKEN_OLD)');

@@ -34,7 +34,10 @@ describe('mcpctl dev --host', () => {
     await cp(join(FIXTURES, 'dev'), join(temp.path, 'dev'), { recursive: true });
     const port = await freePort();
     await using dev = startDev([join(temp.path, 'dev', 'server.yaml'), '--host', '0.0.0.0', '--port', String(port)]);
-    await dev.waitFor(/error: --host 0\.0\.0\.0 would serve every tool of .*server\.yaml, running with your whole environment/, 'stderr');
+    await dev.waitFor(
+      /error: --host 0\.0\.0\.0 would serve every tool of .*server\.yaml, running with your whole environment/,
+      'stderr',
+    );
     expect(await dev.stop()).toBe(2);
     expect(dev.stderr()).toContain('add --allow-remote');
     expect(dev.stdout()).not.toContain('is serving');
@@ -42,15 +45,27 @@ describe('mcpctl dev --host', () => {
   });
 
   it('knows loopback addresses from the rest', () => {
-    for (const host of ['127.0.0.1', '127.1.2.3', 'localhost', '::1', '[::1]', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1']) expect(isLoopbackHost(host)).toBe(true);
-    for (const host of ['0.0.0.0', '::', '192.168.1.20', '10.0.0.1', 'fe80::1', '::ffff:10.0.0.1', 'my-laptop.local', 'example.com']) {
+    for (const host of ['127.0.0.1', '127.1.2.3', 'localhost', '::1', '[::1]', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1'])
+      expect(isLoopbackHost(host)).toBe(true);
+    for (const host of [
+      '0.0.0.0',
+      '::',
+      '192.168.1.20',
+      '10.0.0.1',
+      'fe80::1',
+      '::ffff:10.0.0.1',
+      'my-laptop.local',
+      'example.com',
+    ]) {
       expect(isLoopbackHost(host)).toBe(false);
     }
   });
 
   it('with --allow-remote, a warning that says what is exposed', () => {
     expect(checkDevHost('127.0.0.1', false, 'server.yaml')).toBeUndefined();
-    expect(() => checkDevHost('192.168.1.20', false, 'server.yaml')).toThrow(/--host 192\.168\.1\.20 would serve every tool of server\.yaml/);
+    expect(() => checkDevHost('192.168.1.20', false, 'server.yaml')).toThrow(
+      /--host 192\.168\.1\.20 would serve every tool of server\.yaml/,
+    );
     expect(checkDevHost('0.0.0.0', true, 'server.yaml')).toMatch(
       /^--allow-remote: serving every tool of server\.yaml, running with your whole environment .* to anyone who can reach 0\.0\.0\.0/,
     );

@@ -25,7 +25,13 @@ describe('mcpctl dev', () => {
     const [, mcpUrl] = await dev.waitFor(/MCP URL\s+(http:\/\/127\.0\.0\.1:\d+\/mcp)/);
     const banner = dev.stdout();
     expect(banner).toContain('devloop 0.1.0 is serving 1 tool, 1 resource, 0 prompts');
-    expect(banner).toContain(JSON.stringify({ mcpServers: { devloop: { command: 'npx', args: ['mcpctl', 'dev', '--stdio', file] } } }, null, 2));
+    expect(banner).toContain(
+      JSON.stringify(
+        { mcpServers: { devloop: { command: 'npx', args: ['mcpctl', 'dev', '--stdio', file] } } },
+        null,
+        2,
+      ),
+    );
     expect(banner).toContain(JSON.stringify({ mcpServers: { devloop: { type: 'http', url: mcpUrl } } }, null, 2));
 
     await using client = await connect(mcpUrl!, { headers: { 'X-MCP-User-Id': 'zoe' } });
@@ -52,7 +58,9 @@ describe('mcpctl dev', () => {
       if (text.text === 'second version\n') break;
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
-    expect((await client.readResource({ uri: 'text://greeting' })).contents[0]).toMatchObject({ text: 'second version\n' });
+    expect((await client.readResource({ uri: 'text://greeting' })).contents[0]).toMatchObject({
+      text: 'second version\n',
+    });
 
     await writeFile(file, source.replace('name: hello', 'name: "hello world!"'));
     await dev.waitFor(/reload failed; still serving the last good version[\s\S]*server\.yaml:\d+:\d+/, 'stderr');
@@ -69,7 +77,10 @@ describe('mcpctl dev', () => {
     await using temp = await makeTempDir();
     const file = await copyFixture(temp.path);
     const source = await readFile(file, 'utf8');
-    await writeFile(file, source.replace('template: basic\n', 'template: basic\nauth:\n  type: bearer\n  token: ${DEV_TOKEN}\n'));
+    await writeFile(
+      file,
+      source.replace('template: basic\n', 'template: basic\nauth:\n  type: bearer\n  token: ${DEV_TOKEN}\n'),
+    );
     await using dev = startDev([file, '--port', '0'], { env: { DEV_TOKEN: 'dev-token-0123456789' } });
     await dev.waitFor(/watching/);
     expect(dev.stdout()).toContain('a client that starts it must set DEV_TOKEN in its "env"');
@@ -88,7 +99,9 @@ describe('mcpctl dev', () => {
     );
     const dev = startDev([file, '--port', '0']);
     expect(await dev.stop()).toBe(2);
-    expect(dev.stderr()).toMatch(/cannot be served[\s\S]*STATUS_URL is not set \(used by resources\[1\]\.source\.url\)/);
+    expect(dev.stderr()).toMatch(
+      /cannot be served[\s\S]*STATUS_URL is not set \(used by resources\[1\]\.source\.url\)/,
+    );
   });
 
   it('says when the port is taken', async () => {
@@ -123,7 +136,9 @@ describe('mcpctl dev', () => {
     try {
       expect(client.getServerVersion()).toMatchObject({ name: 'devloop' });
       expect(firstText(await client.callTool({ name: 'hello', arguments: { name: 'Io' } }))).toBe('Hello, Io!');
-      expect((await client.readResource({ uri: 'text://greeting' })).contents[0]).toMatchObject({ text: 'first version\n' });
+      expect((await client.readResource({ uri: 'text://greeting' })).contents[0]).toMatchObject({
+        text: 'first version\n',
+      });
       expect(stderr).toContain('devloop 0.1.0 is serving over stdio');
       expect(stderr).toMatch(/tools\/call hello/);
     } finally {

@@ -16,7 +16,9 @@ const running: EngineStatus = {
 
 describe('mcpctl engine status fields', () => {
   it('shows when production deployments run as Swarm services', () => {
-    const fields = new Map(runningEngineFields({ ...running, swarm: 'production as Swarm services (spread over node.labels.region)' }));
+    const fields = new Map(
+      runningEngineFields({ ...running, swarm: 'production as Swarm services (spread over node.labels.region)' }),
+    );
     expect(fields.get('runner')).toBe('docker');
     expect(fields.get('swarm')).toBe('production as Swarm services (spread over node.labels.region)');
     expect(fields.get('uptime')).toBe('1m 15s');

@@ -50,7 +50,10 @@ describe('exitIfIdle', () => {
   it('writes Node’s own compile cache before exiting', () => {
     const order: string[] = [];
     const flushCompileCache = vi.fn(() => order.push('flush'));
-    const h = host({ compileCache: { enableCompileCache: () => undefined, flushCompileCache }, exit: () => order.push('exit') });
+    const h = host({
+      compileCache: { enableCompileCache: () => undefined, flushCompileCache },
+      exit: () => order.push('exit'),
+    });
     expect(exitIfIdle(h)).toBe(true);
     expect(order).toEqual(['flush', 'exit']);
   });

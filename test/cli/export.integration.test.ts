@@ -79,19 +79,25 @@ const exportK8s = (args: string[], extraEnv: Record<string, string> = {}) =>
 
 async function readManifests(dir: string): Promise<Record<string, Loose>> {
   const out: Record<string, Loose> = {};
-  for (const file of await readdir(dir)) out[file] = parseAllDocuments(await readFile(join(dir, file), 'utf8'))[0]!.toJS();
+  for (const file of await readdir(dir))
+    out[file] = parseAllDocuments(await readFile(join(dir, file), 'utf8'))[0]!.toJS();
   return out;
 }
 
 describe('mcpctl export kubernetes <file>', () => {
   it('writes one file per object; the image is named by the digest the engine gives the same build', async () => {
-    const result = await exportK8s(['forecast.yaml', '--env', 'production', '--registry', 'registry.example.com/team', '--env-var', 'FORECAST_KEY'], {
-      WEATHER_TOKEN: 'tok-1',
-      FORECAST_KEY: 'fk-2',
-    });
+    const result = await exportK8s(
+      ['forecast.yaml', '--env', 'production', '--registry', 'registry.example.com/team', '--env-var', 'FORECAST_KEY'],
+      {
+        WEATHER_TOKEN: 'tok-1',
+        FORECAST_KEY: 'fk-2',
+      },
+    );
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('✔ Wrote 7 Kubernetes manifests for forecast (production) to k8s/forecast-production');
+    expect(result.stdout).toContain(
+      '✔ Wrote 7 Kubernetes manifests for forecast (production) to k8s/forecast-production',
+    );
     expect(result.stdout).toContain('→ kubectl apply -f k8s/forecast-production');
     const dir = join(sandbox.dir, 'k8s', 'forecast-production');
     const files = await readManifests(dir);
@@ -115,7 +121,10 @@ describe('mcpctl export kubernetes <file>', () => {
     const container = files['deployment.yaml'].spec.template.spec.containers[0];
     expect(container.image).toBe(`registry.example.com/team/mcpctl-server:${digest}`);
     // deploy.resources, with the environment's override merged over it: request and limit
-    expect(container.resources).toEqual({ requests: { cpu: '1500m', memory: '384Mi' }, limits: { cpu: '1500m', memory: '384Mi' } });
+    expect(container.resources).toEqual({
+      requests: { cpu: '1500m', memory: '384Mi' },
+      limits: { cpu: '1500m', memory: '384Mi' },
+    });
 
     // values: the file's (references resolved from this environment, the override on top), and --env-var
     const data = files['secret.yaml'].data as Record<string, string>;
@@ -150,10 +159,16 @@ describe('mcpctl export kubernetes <file>', () => {
     await writeFile(join(sandbox.dir, 'again', 'mine.txt'), 'not ours');
     expect((await exportK8s(['forecast.yaml', '--env', 'production', '--out', 'again'])).code).toBe(0);
     expect(await readdir(join(sandbox.dir, 'again'))).toContain('ingress.yaml');
-    const second = await exportK8s(['forecast.yaml', '--env', 'development', '--out', 'again', '--json'], { WEATHER_TOKEN: 't', FORECAST_KEY: 'k' });
+    const second = await exportK8s(['forecast.yaml', '--env', 'development', '--out', 'again', '--json'], {
+      WEATHER_TOKEN: 't',
+      FORECAST_KEY: 'k',
+    });
     expect(second.code).toBe(0);
     const doc = second.json();
-    expect(doc.removed.map((f: string) => f.split('/').at(-1)).sort()).toEqual(['horizontalpodautoscaler.yaml', 'poddisruptionbudget.yaml']);
+    expect(doc.removed.map((f: string) => f.split('/').at(-1)).sort()).toEqual([
+      'horizontalpodautoscaler.yaml',
+      'poddisruptionbudget.yaml',
+    ]);
     expect((await readdir(join(sandbox.dir, 'again'))).sort()).toEqual([
       'deployment.yaml',
       'ingress.yaml',
@@ -166,12 +181,28 @@ describe('mcpctl export kubernetes <file>', () => {
   });
 
   it('--out - writes one YAML stream to stdout; with --json a List', async () => {
-    const yaml = await exportK8s(['forecast.yaml', '--env', 'production', '--out', '-', '--namespace', 'mcp'], { WEATHER_TOKEN: 't', FORECAST_KEY: 'k' });
+    const yaml = await exportK8s(['forecast.yaml', '--env', 'production', '--out', '-', '--namespace', 'mcp'], {
+      WEATHER_TOKEN: 't',
+      FORECAST_KEY: 'k',
+    });
     expect(yaml.code).toBe(0);
-    const docs = parseAllDocuments(yaml.stdout).map((d) => d.toJS() as { kind: string; metadata: { namespace: string } });
-    expect(docs.map((d) => d.kind)).toEqual(['Secret', 'Service', 'Deployment', 'PodDisruptionBudget', 'HorizontalPodAutoscaler', 'Ingress', 'NetworkPolicy']);
+    const docs = parseAllDocuments(yaml.stdout).map(
+      (d) => d.toJS() as { kind: string; metadata: { namespace: string } },
+    );
+    expect(docs.map((d) => d.kind)).toEqual([
+      'Secret',
+      'Service',
+      'Deployment',
+      'PodDisruptionBudget',
+      'HorizontalPodAutoscaler',
+      'Ingress',
+      'NetworkPolicy',
+    ]);
     expect(docs.every((d) => d.metadata.namespace === 'mcp')).toBe(true);
-    const json = await exportK8s(['forecast.yaml', '--env', 'production', '--out', '-', '--json'], { WEATHER_TOKEN: 't', FORECAST_KEY: 'k' });
+    const json = await exportK8s(['forecast.yaml', '--env', 'production', '--out', '-', '--json'], {
+      WEATHER_TOKEN: 't',
+      FORECAST_KEY: 'k',
+    });
     expect(json.code).toBe(0);
     expect(json.json()).toMatchObject({ apiVersion: 'v1', kind: 'List' });
     expect(json.json().items).toHaveLength(7);
@@ -189,16 +220,39 @@ describe('mcpctl export kubernetes <mcp_id>', () => {
   it('exports a server the engine built, its settings from the flags', async () => {
     const built = await runCli(['build', 'forecast.yaml', '--json'], { env, cwd: sandbox.dir });
     const server = built.json();
-    const result = await exportK8s([server.mcp_id, '--env', 'production', '--domain', 'f.example.com', '--max-instances', '3', '--out', '-', '--json']);
+    const result = await exportK8s([
+      server.mcp_id,
+      '--env',
+      'production',
+      '--domain',
+      'f.example.com',
+      '--max-instances',
+      '3',
+      '--out',
+      '-',
+      '--json',
+    ]);
     expect(result.code).toBe(0);
     const items = result.json().items as Array<{ kind: string; spec: Loose }>;
-    expect(items.map((i) => i.kind)).toEqual(['Service', 'Deployment', 'PodDisruptionBudget', 'HorizontalPodAutoscaler', 'Ingress', 'NetworkPolicy']);
+    expect(items.map((i) => i.kind)).toEqual([
+      'Service',
+      'Deployment',
+      'PodDisruptionBudget',
+      'HorizontalPodAutoscaler',
+      'Ingress',
+      'NetworkPolicy',
+    ]);
     expect(items[1]!.spec.template.spec.containers[0].image).toBe(`mcpctl-server:${server.bundle_digest}`);
     // the variable the server needs is referenced even though no value was given
-    expect(items[1]!.spec.template.spec.containers[0].env.map((e: { name: string }) => e.name)).toEqual(['NODE_ENV', 'FORECAST_KEY']);
+    expect(items[1]!.spec.template.spec.containers[0].env.map((e: { name: string }) => e.name)).toEqual([
+      'NODE_ENV',
+      'FORECAST_KEY',
+    ]);
     expect(items[3]!.spec).toMatchObject({ minReplicas: 2, maxReplicas: 3 });
     expect(result.stderr).toContain('--env-var FORECAST_KEY');
-    expect(result.stderr).toContain('kubectl create secret generic forecast-production-env --from-literal=FORECAST_KEY=…');
+    expect(result.stderr).toContain(
+      'kubectl create secret generic forecast-production-env --from-literal=FORECAST_KEY=…',
+    );
   });
 
   it('a service that does not say the bundle of a build: exit 3, and export from the file instead', async () => {
@@ -209,8 +263,15 @@ describe('mcpctl export kubernetes <mcp_id>', () => {
       expect(built.code).toBe(0);
       // the server as a service that keeps no bundles answers it: without bundle_digest
       const { bundle_digest: _digest, ...server } = built.json();
-      service.inject({ method: 'GET', path: `/v1/servers/${server.mcp_id}`, fault: { type: 'raw', status: 200, body: envelope(server) } });
-      const result = await runCli(['export', 'kubernetes', built.json().mcp_id, '--env', 'production'], { env: serviceEnv, cwd: sandbox.dir });
+      service.inject({
+        method: 'GET',
+        path: `/v1/servers/${server.mcp_id}`,
+        fault: { type: 'raw', status: 200, body: envelope(server) },
+      });
+      const result = await runCli(['export', 'kubernetes', built.json().mcp_id, '--env', 'production'], {
+        env: serviceEnv,
+        cwd: sandbox.dir,
+      });
       expect(result.code).toBe(3);
       expect(result.stderr).toContain('does not say which bundle');
       expect(result.stderr).toContain('mcpctl export kubernetes <file> --env production');
@@ -237,11 +298,19 @@ describe('mcpctl export kubernetes: bad input', () => {
   });
 
   it('an issuer without a domain says the Ingress needs one', async () => {
-    await writeFile(join(sandbox.dir, 'plain.yaml'), 'name: plain\ntemplate: basic\nresources:\n  - uri: notes://a\n    name: a\n    description: A note\n');
+    await writeFile(
+      join(sandbox.dir, 'plain.yaml'),
+      'name: plain\ntemplate: basic\nresources:\n  - uri: notes://a\n    name: a\n    description: A note\n',
+    );
     const result = await exportK8s(['plain.yaml', '--env', 'production', '--issuer', 'letsencrypt-prod', '--json']);
     expect(result.code).toBe(2);
     const error = result.json().error;
-    expect(error.problems).toEqual([{ path: '--issuer', message: 'a certificate issuer needs a domain: the Ingress and its certificate are for the domain' }]);
+    expect(error.problems).toEqual([
+      {
+        path: '--issuer',
+        message: 'a certificate issuer needs a domain: the Ingress and its certificate are for the domain',
+      },
+    ]);
     // without a domain and without the flag: valid, and said plainly
     const plain = await exportK8s(['plain.yaml', '--env', 'production']);
     expect(plain.code).toBe(0);

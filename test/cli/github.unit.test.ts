@@ -5,9 +5,9 @@ import { cell } from '../../src/cli/render/ci-summary.js';
 
 describe('GitHub Actions formats', () => {
   it('escapes workflow command data and properties', () => {
-    expect(workflowCommand('error', 'a: 50%\nnext line', { file: 'dir/a,b.yaml', line: 3, col: 7, title: 'mcpctl: test' })).toBe(
-      '::error file=dir/a%2Cb.yaml,line=3,col=7,title=mcpctl%3A test::a: 50%25%0Anext line',
-    );
+    expect(
+      workflowCommand('error', 'a: 50%\nnext line', { file: 'dir/a,b.yaml', line: 3, col: 7, title: 'mcpctl: test' }),
+    ).toBe('::error file=dir/a%2Cb.yaml,line=3,col=7,title=mcpctl%3A test::a: 50%25%0Anext line');
     expect(workflowCommand('warning', 'plain')).toBe('::warning::plain');
   });
 

@@ -35,7 +35,16 @@ describe('mcpctl init', () => {
     ],
     ['custom', ['server.yaml', 'tools.ts'], { tools: 3, resources: 1, prompts: 1 }],
   ])('writes the %s template, which loads without problems or warnings', async (template, files, counts) => {
-    const result = await init(['demo', '--template', template, '--name', 'acme-notes', '--tool', 'lookup_item', '--yes']);
+    const result = await init([
+      'demo',
+      '--template',
+      template,
+      '--name',
+      'acme-notes',
+      '--tool',
+      'lookup_item',
+      '--yes',
+    ]);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`✔ Created acme-notes from the ${template} template in demo`);
@@ -68,7 +77,11 @@ describe('mcpctl init', () => {
     const source = await readFile(join(sandbox.dir, 'demo', 'tools.ts'), 'utf8');
     expect(source).toContain('export function makeSlug(');
     const loaded = await loadDefinition(join(sandbox.dir, 'demo', 'server.yaml'));
-    expect(loaded.definition.tools?.[0]?.handler).toMatchObject({ type: 'module', module: 'tools.ts', export: 'makeSlug' });
+    expect(loaded.definition.tools?.[0]?.handler).toMatchObject({
+      type: 'module',
+      module: 'tools.ts',
+      export: 'makeSlug',
+    });
   });
 
   it('keeps the advanced template’s script executable bits as shipped and its content intact', async () => {
@@ -78,9 +91,17 @@ describe('mcpctl init', () => {
   });
 
   it('prints one JSON document with --json', async () => {
-    const result = await runCli(['--json', 'init', 'svc', '--template', 'basic', '--yes'], { cwd: sandbox.dir, env: sandbox.env });
+    const result = await runCli(['--json', 'init', 'svc', '--template', 'basic', '--yes'], {
+      cwd: sandbox.dir,
+      env: sandbox.env,
+    });
     expect(result.code).toBe(0);
-    expect(result.json()).toEqual({ dir: join(sandbox.dir, 'svc'), files: ['server.yaml', 'help.md'], template: 'basic', name: 'svc' });
+    expect(result.json()).toEqual({
+      dir: join(sandbox.dir, 'svc'),
+      files: ['server.yaml', 'help.md'],
+      template: 'basic',
+      name: 'svc',
+    });
   });
 
   it('uses the defaults when the terminal is not interactive, even without --yes', async () => {
@@ -96,7 +117,10 @@ describe('mcpctl init', () => {
   });
 
   it('uses the defaults in CI too', async () => {
-    const result = await runCli(['init', 'ci-demo', '--template', 'custom'], { cwd: sandbox.dir, env: { ...sandbox.env, CI: 'true' } });
+    const result = await runCli(['init', 'ci-demo', '--template', 'custom'], {
+      cwd: sandbox.dir,
+      env: { ...sandbox.env, CI: 'true' },
+    });
     expect(result.code).toBe(0);
     const loaded = await loadDefinition(join(sandbox.dir, 'ci-demo', 'server.yaml'));
     expect(loaded.definition.tools?.[0]?.name).toBe('slugify');
@@ -119,7 +143,9 @@ describe('mcpctl init', () => {
     const forced = await init(['demo', '--template', 'advanced', '--yes', '--force']);
     expect(forced.code).toBe(0);
     await expect(readFile(join(sandbox.dir, 'demo', 'server.yaml'), 'utf8')).resolves.toContain('template: advanced');
-    await expect(readFile(join(sandbox.dir, 'demo', 'data', 'notes', 'release.md'), 'utf8')).resolves.toContain('# Release meeting');
+    await expect(readFile(join(sandbox.dir, 'demo', 'data', 'notes', 'release.md'), 'utf8')).resolves.toContain(
+      '# Release meeting',
+    );
   });
 
   it('refuses a target that is a file', async () => {
@@ -144,7 +170,8 @@ describe('mcpctl init', () => {
 
 describe('mcpctl init on a terminal', () => {
   it('asks for the name, the template and the first tool', async () => {
-    const tty = <T extends PassThrough>(stream: T) => Object.assign(stream, { isTTY: true, columns: 100, rows: 40, setRawMode: () => stream });
+    const tty = <T extends PassThrough>(stream: T) =>
+      Object.assign(stream, { isTTY: true, columns: 100, rows: 40, setRawMode: () => stream });
     const stdin = tty(new PassThrough());
     const stdout = tty(new PassThrough());
     // A real stream: the prompt wrapper must keep it open across several prompts.
@@ -159,9 +186,16 @@ describe('mcpctl init on a terminal', () => {
       }
     });
     stdout.resume();
-    const shown = (text: string) => new Promise<void>((resolve) => (screen.includes(text) ? resolve() : waiters.push({ text, resolve })));
+    const shown = (text: string) =>
+      new Promise<void>((resolve) => (screen.includes(text) ? resolve() : waiters.push({ text, resolve })));
 
-    const code = run(['--no-color', 'init', 'asked'], { stdin, stdout, stderr, env: { PATH: process.env.PATH }, cwd: sandbox.dir });
+    const code = run(['--no-color', 'init', 'asked'], {
+      stdin,
+      stdout,
+      stderr,
+      env: { PATH: process.env.PATH },
+      cwd: sandbox.dir,
+    });
     await shown('Server name');
     stdin.write('\u0015'); // clear the default
     stdin.write('team-tools\r');
@@ -182,7 +216,8 @@ describe('mcpctl init on a terminal', () => {
 
 describe('mcpctl init on a terminal, where a definition already is', () => {
   it('says so before asking anything', async () => {
-    const tty = <T extends PassThrough>(stream: T) => Object.assign(stream, { isTTY: true, columns: 100, rows: 40, setRawMode: () => stream });
+    const tty = <T extends PassThrough>(stream: T) =>
+      Object.assign(stream, { isTTY: true, columns: 100, rows: 40, setRawMode: () => stream });
     const stdin = tty(new PassThrough());
     const stdout = tty(new PassThrough());
     const stderr = tty(new PassThrough());
@@ -202,7 +237,13 @@ describe('mcpctl init on a terminal, where a definition already is', () => {
     await mkdir(join(sandbox.dir, 'existing'));
     await writeFile(join(sandbox.dir, 'existing', 'server.yaml'), 'name: mine\n');
 
-    const code = await run(['--no-color', 'init', 'existing'], { stdin, stdout, stderr, env: { PATH: process.env.PATH }, cwd: sandbox.dir });
+    const code = await run(['--no-color', 'init', 'existing'], {
+      stdin,
+      stdout,
+      stderr,
+      env: { PATH: process.env.PATH },
+      cwd: sandbox.dir,
+    });
     expect(code).toBe(2);
     expect(screen).toContain('init would overwrite 1 file; nothing was written');
     expect(screen).not.toContain('Server name');

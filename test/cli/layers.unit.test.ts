@@ -13,7 +13,8 @@ async function importsOf(dir: string): Promise<Array<{ file: string; from: strin
   const found: Array<{ file: string; from: string }> = [];
   for (const file of (await readdir(dir)).filter((f) => f.endsWith('.ts'))) {
     const text = await readFile(join(dir, file), 'utf8');
-    for (const match of text.matchAll(/\bfrom\s+'([^']+)'|\bimport\(\s*'([^']+)'\s*\)/g)) found.push({ file, from: match[1] ?? match[2]! });
+    for (const match of text.matchAll(/\bfrom\s+'([^']+)'|\bimport\(\s*'([^']+)'\s*\)/g))
+      found.push({ file, from: match[1] ?? match[2]! });
   }
   return found;
 }

@@ -15,7 +15,8 @@ beforeAll(() => requireBuilt());
 const sandboxes: Sandbox[] = [];
 const daemons: ChildProcess[] = [];
 afterEach(async () => {
-  for (const daemon of daemons.splice(0)) if (daemon.exitCode === null && daemon.signalCode === null) daemon.kill('SIGKILL');
+  for (const daemon of daemons.splice(0))
+    if (daemon.exitCode === null && daemon.signalCode === null) daemon.kill('SIGKILL');
   for (const box of sandboxes.splice(0)) {
     killEngineOf(box.env.MCPCTL_HOME!);
     await box.cleanup();
@@ -36,10 +37,14 @@ function mcpctl(box: Sandbox, args: string[], env: Record<string, string> = {}):
 /** Starts the stand-in engine for the sandbox's home and waits until its state file is written. */
 async function slowEngine(box: Sandbox, healthDelayMs: number): Promise<ChildProcess> {
   // the argument is for the CLI's check that a pid is an engine (it reads the command line)
-  const daemon = spawn(process.execPath, [join(ROOT, 'test', 'fixtures', 'local-engine', 'slow-daemon.mjs'), 'mcpctl-stand-in'], {
-    env: { ...box.env, HEALTH_DELAY_MS: String(healthDelayMs) },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const daemon = spawn(
+    process.execPath,
+    [join(ROOT, 'test', 'fixtures', 'local-engine', 'slow-daemon.mjs'), 'mcpctl-stand-in'],
+    {
+      env: { ...box.env, HEALTH_DELAY_MS: String(healthDelayMs) },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   daemons.push(daemon);
   await new Promise<void>((resolve, reject) => {
     daemon.stdout.once('data', () => resolve());

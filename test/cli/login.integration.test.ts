@@ -30,7 +30,11 @@ afterEach(async () => {
 });
 
 const cli = (args: string[], options: { stdin?: string; env?: Record<string, string> } = {}) =>
-  runCli(args, { env: { ...sandbox.env, ...options.env }, cwd: sandbox.dir, ...(options.stdin === undefined ? {} : { stdin: options.stdin }) });
+  runCli(args, {
+    env: { ...sandbox.env, ...options.env },
+    cwd: sandbox.dir,
+    ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
+  });
 
 interface SavedConfig {
   profiles: Record<string, { api_url?: string; api_key?: string }>;
@@ -51,11 +55,16 @@ describe('mcpctl login', () => {
     const name = hostProfile();
     expect(result.stdout).toContain(`✔ Logged in to ${server.url} (profile ${name})`);
     // it changes where commands go, and says so
-    expect(result.stdout).toContain(`! ${name} is now the current profile: commands go to ${server.url} (before: the local engine)`);
+    expect(result.stdout).toContain(
+      `! ${name} is now the current profile: commands go to ${server.url} (before: the local engine)`,
+    );
     expect(result.stdout).toContain('→ go back with: mcpctl config use default');
     expect(result.stdout + result.stderr).not.toContain(server.apiKey);
     expect(server.requestsTo('/v1/servers')[0]!.headers.authorization).toBe(`Bearer ${server.apiKey}`);
-    expect(await readConfigFile()).toEqual({ profiles: { [name]: { api_url: server.url, api_key: server.apiKey } }, current: name });
+    expect(await readConfigFile()).toEqual({
+      profiles: { [name]: { api_url: server.url, api_key: server.apiKey } },
+      current: name,
+    });
     expect((await stat(sandbox.env.MCPCTL_CONFIG!)).mode & 0o777).toBe(0o600);
     expect((await stat(dirname(sandbox.env.MCPCTL_CONFIG!))).mode & 0o777).toBe(0o700);
   });
@@ -118,7 +127,10 @@ describe('mcpctl login', () => {
   });
 
   it('takes the URL from MCPCTL_API_URL', async () => {
-    const result = await cli(['login', '--with-key', '--json'], { stdin: server.apiKey, env: { MCPCTL_API_URL: server.url } });
+    const result = await cli(['login', '--with-key', '--json'], {
+      stdin: server.apiKey,
+      env: { MCPCTL_API_URL: server.url },
+    });
     expect(result.code).toBe(0);
     expect(result.json().api_url).toBe(server.url);
   });
@@ -134,11 +146,15 @@ describe('mcpctl login', () => {
     const otherEngine = await startTestEngine();
     const other = await service(otherEngine);
     try {
-      const result = await cli(['login', '--profile', 'ci', '--api-url', other.url, '--with-key', '--json'], { stdin: other.apiKey });
+      const result = await cli(['login', '--profile', 'ci', '--api-url', other.url, '--with-key', '--json'], {
+        stdin: other.apiKey,
+      });
       expect(result.code).toBe(0);
       expect(result.json()).toMatchObject({ profile: 'ci', current: false });
       expect(result.json().previous_current).toBeUndefined();
-      const human = await cli(['login', '--profile', 'ci', '--api-url', other.url, '--with-key'], { stdin: other.apiKey });
+      const human = await cli(['login', '--profile', 'ci', '--api-url', other.url, '--with-key'], {
+        stdin: other.apiKey,
+      });
       expect(human.stdout).toContain('use it with --profile ci, or make it current: mcpctl config use ci');
       expect(human.stdout).not.toContain('is now the current profile');
       const config = await readConfigFile();

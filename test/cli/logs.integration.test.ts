@@ -51,7 +51,8 @@ describe('mcpctl logs', () => {
       signal: controller.signal,
     });
     // The recent lines come first; a call made now shows up after them.
-    for (let i = 0; i < 100 && !seen.includes('healthy'); i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+    for (let i = 0; i < 100 && !seen.includes('healthy'); i += 1)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     await callTool(`${d.url}/mcp`, 'echo', { text: 'marker-after-start' });
     const code = await running;
     clearTimeout(safety);

@@ -42,10 +42,18 @@ describe('mcpctl ls', () => {
     const header = lines.findIndex((line) => line.startsWith('DEPLOYMENT'));
     expect(lines[header]).toMatch(/^DEPLOYMENT\s+SERVER\s+ENV\s+STATUS\s+INSTANCES\s+URL\s+STABLE URL\s+UPDATED$/);
     const rows = lines.slice(header + 1).filter((line) => line !== '');
-    expect(rows.map((row) => row.split(/\s+/)[0])).toEqual([stopped.deployment_id, dev.deployment_id, prod.deployment_id]);
+    expect(rows.map((row) => row.split(/\s+/)[0])).toEqual([
+      stopped.deployment_id,
+      dev.deployment_id,
+      prod.deployment_id,
+    ]);
     // the stable URL reaches whichever deployment of weather in production is current
     const stable = `http://weather.production.localhost:${new URL(t.engine.url).port}/mcp`;
-    expect(rows[2]).toMatch(new RegExp(`${prod.deployment_id}\\s+weather\\s+production\\s+deployed\\s+2/2\\s+${prod.url}\\s+${stable}\\s+\\d+ s ago`));
+    expect(rows[2]).toMatch(
+      new RegExp(
+        `${prod.deployment_id}\\s+weather\\s+production\\s+deployed\\s+2/2\\s+${prod.url}\\s+${stable}\\s+\\d+ s ago`,
+      ),
+    );
     expect(rows[0]).toMatch(/old\s+staging\s+stopped\s+http/);
   });
 
@@ -61,7 +69,9 @@ describe('mcpctl ls', () => {
     expect(byEnv.json().servers).toBeUndefined();
     expect((await ls('--status', 'deployed')).stdout).not.toMatch(/^SERVER/m);
     const byStatus = await ls('--status', 'stopped', '--deployments', '--json');
-    expect(byStatus.json()).toEqual({ deployments: [expect.objectContaining({ deployment_id: stopped.deployment_id, status: 'stopped' })] });
+    expect(byStatus.json()).toEqual({
+      deployments: [expect.objectContaining({ deployment_id: stopped.deployment_id, status: 'stopped' })],
+    });
     const byName = await ls('--server', 'notes', '--json');
     expect(byName.json().servers.map((s: { name: string }) => s.name)).toEqual(['notes']);
     expect(byName.json().deployments.map((d: Deployment) => d.deployment_id)).toEqual([dev.deployment_id]);

@@ -9,7 +9,8 @@ let d: Deployment;
 beforeAll(async () => {
   t = await startTestEngine();
   d = await t.deploy(await t.addServer('weather'), 'development');
-  for (let i = 0; i < 4; i += 1) expect((await callTool(`${d.url}/mcp`, 'echo', { text: `call ${i}` })).status).toBe(200);
+  for (let i = 0; i < 4; i += 1)
+    expect((await callTool(`${d.url}/mcp`, 'echo', { text: `call ${i}` })).status).toBe(200);
   for (let i = 0; i < 2; i += 1) expect((await callTool(`${d.url}/mcp`, 'fail')).message?.result?.isError).toBe(true);
   expect((await callTool(`${d.url}/mcp`, 'boom')).message?.error?.message).toBe('boom');
 });
@@ -23,7 +24,9 @@ describe('mcpctl metrics', () => {
   it('--quiet prints the figures on one line of key=value pairs', async () => {
     const result = await metrics(d.deployment_id, '-q');
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^requests=7 rps=[\d.]+ p50_ms=[\d.]+ p95_ms=[\d.]+ p99_ms=[\d.]+ tool_calls=7 tool_errors=3 tool_error_rate=0\.\d+\n$/);
+    expect(result.stdout).toMatch(
+      /^requests=7 rps=[\d.]+ p50_ms=[\d.]+ p95_ms=[\d.]+ p99_ms=[\d.]+ tool_calls=7 tool_errors=3 tool_error_rate=0\.\d+\n$/,
+    );
   });
 
   it('shows the calls made through the gateway: counts, error rate, calls per tool, and charts', async () => {

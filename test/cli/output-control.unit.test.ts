@@ -15,7 +15,14 @@ function terminal() {
     s.on('data', (chunk: Buffer) => (text[name] += chunk.toString('utf8')));
     return s;
   };
-  const out = new Output({ stdout: stream('stdout'), stderr: stream('stderr'), json: false, quiet: false, color: true, ci: true });
+  const out = new Output({
+    stdout: stream('stdout'),
+    stderr: stream('stderr'),
+    json: false,
+    quiet: false,
+    color: true,
+    ci: true,
+  });
   return { out, text };
 }
 
@@ -31,7 +38,10 @@ describe('control characters in what the CLI prints', () => {
     });
     const explained = explainApiError(error) as UserError;
     const { out, text } = terminal();
-    out.error(explained.message, { problems: explained.problems, ...(explained.requestId === undefined ? {} : { requestId: explained.requestId }) });
+    out.error(explained.message, {
+      problems: explained.problems,
+      ...(explained.requestId === undefined ? {} : { requestId: explained.requestId }),
+    });
     expect(text.stderr).toContain('bad name \\x1b]0;pwned\\x07');
     expect(text.stderr).toContain('not \\x1b[2Jallowed');
     expect(text.stderr).toContain('tools[0].name\\x1b[8m');

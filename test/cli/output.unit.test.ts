@@ -20,7 +20,10 @@ function terminal() {
 
 // ora looks at the process's own stdin: give it a terminal's shape for the length of a test.
 const stdin = process.stdin as NodeJS.ReadStream & { setRawMode?: (mode: boolean) => unknown };
-const saved = { isTTY: Object.getOwnPropertyDescriptor(stdin, 'isTTY'), setRawMode: Object.getOwnPropertyDescriptor(stdin, 'setRawMode') };
+const saved = {
+  isTTY: Object.getOwnPropertyDescriptor(stdin, 'isTTY'),
+  setRawMode: Object.getOwnPropertyDescriptor(stdin, 'setRawMode'),
+};
 afterEach(() => {
   for (const [key, descriptor] of Object.entries(saved)) {
     if (descriptor === undefined) Reflect.deleteProperty(stdin, key);

@@ -15,11 +15,15 @@ afterEach(async () => {
   await sandbox.cleanup();
 });
 
-const cli = (args: string[], env: Record<string, string> = {}) => runCli(args, { env: { ...sandbox.env, ...env }, cwd: sandbox.dir });
+const cli = (args: string[], env: Record<string, string> = {}) =>
+  runCli(args, { env: { ...sandbox.env, ...env }, cwd: sandbox.dir });
 
 async function save(current?: string): Promise<void> {
   await writeConfig(sandbox.env.MCPCTL_CONFIG!, {
-    profiles: { srv: { api_url: 'https://srv.example.com', api_key: 'key-srv-secret' }, old: { api_url: 'https://old.example.com' } },
+    profiles: {
+      srv: { api_url: 'https://srv.example.com', api_key: 'key-srv-secret' },
+      old: { api_url: 'https://old.example.com' },
+    },
     ...(current === undefined ? {} : { current }),
   });
 }
@@ -37,7 +41,9 @@ describe('mcpctl config show', () => {
       profiles: [{ name: 'default', local: true, current: true }],
     });
     const human = await cli(['config', 'show']);
-    expect(human.stdout).toMatch(/service\s+the local engine \(not running; the first command that needs it starts it\)/);
+    expect(human.stdout).toMatch(
+      /service\s+the local engine \(not running; the first command that needs it starts it\)/,
+    );
   });
 
   it('the current profile, its service and where its key comes from, every profile, and never a key', async () => {
@@ -61,10 +67,22 @@ describe('mcpctl config show', () => {
   it('says what the environment and flags choose over the file', async () => {
     await save('srv');
     const result = await cli(['config', 'show', '--json', '--profile', 'default']);
-    expect(result.json()).toMatchObject({ profile: { name: 'default', source: 'from --profile' }, service: { local: true } });
-    const env = await cli(['config', 'show', '--json'], { MCPCTL_API_URL: 'https://ci.example.com', MCPCTL_API_KEY: 'k', MCPCTL_REQUEST_TIMEOUT: '90' });
+    expect(result.json()).toMatchObject({
+      profile: { name: 'default', source: 'from --profile' },
+      service: { local: true },
+    });
+    const env = await cli(['config', 'show', '--json'], {
+      MCPCTL_API_URL: 'https://ci.example.com',
+      MCPCTL_API_KEY: 'k',
+      MCPCTL_REQUEST_TIMEOUT: '90',
+    });
     expect(env.json()).toMatchObject({
-      service: { local: false, url: 'https://ci.example.com', source: 'from MCPCTL_API_URL', key: 'from MCPCTL_API_KEY' },
+      service: {
+        local: false,
+        url: 'https://ci.example.com',
+        source: 'from MCPCTL_API_URL',
+        key: 'from MCPCTL_API_KEY',
+      },
       request_timeout_seconds: 90,
     });
   });
@@ -75,14 +93,18 @@ describe('mcpctl config use', () => {
     await save();
     const use = await cli(['config', 'use', 'srv']);
     expect(use.code).toBe(0);
-    expect(use.stdout).toContain('✔ srv is now the current profile: commands go to https://srv.example.com (before: default)');
+    expect(use.stdout).toContain(
+      '✔ srv is now the current profile: commands go to https://srv.example.com (before: default)',
+    );
     expect(JSON.parse(await readFile(sandbox.env.MCPCTL_CONFIG!, 'utf8')).current).toBe('srv');
 
     const again = await cli(['config', 'use', 'srv', '--json']);
     expect(again.json()).toMatchObject({ profile: 'srv', previous: 'srv', changed: false });
 
     const back = await cli(['config', 'use', 'default']);
-    expect(back.stdout).toContain('✔ default is now the current profile: commands go to the local engine (before: srv)');
+    expect(back.stdout).toContain(
+      '✔ default is now the current profile: commands go to the local engine (before: srv)',
+    );
     expect(JSON.parse(await readFile(sandbox.env.MCPCTL_CONFIG!, 'utf8')).current).toBeUndefined();
   });
 

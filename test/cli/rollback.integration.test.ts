@@ -54,7 +54,11 @@ describe('mcpctl rollback', () => {
     const good = await t.addServer('weather');
     // The failed deployment is the one rolled back to only if it was ever deployed: make one that was.
     const first = await t.deploy(good, 'development');
-    await t.engine.store.putServer({ ...broken, server: { ...broken.server, mcp_id: good.server.mcp_id }, bundleDir: broken.bundleDir });
+    await t.engine.store.putServer({
+      ...broken,
+      server: { ...broken.server, mcp_id: good.server.mcp_id },
+      bundleDir: broken.bundleDir,
+    });
     const second = await t.deploy(await t.addServer('weather'), 'development');
     expect(first.status).toBe('deployed');
     const result = await rollback(second.deployment_id);

@@ -70,7 +70,10 @@ describe('mcpctl serve with HTTPS', () => {
     const status = await runBin(BIN, ['engine', 'status', '--json'], { env, cwd: box.dir });
     expect(JSON.parse(status.stdout)).toMatchObject({ running: true, url: http, https_url: https });
     // without the CA the certificate is refused
-    const untrusted = await runBin(BIN, ['ls', '--api-url', httpsUrl], { env: { ...env, NODE_EXTRA_CA_CERTS: '' }, cwd: box.dir });
+    const untrusted = await runBin(BIN, ['ls', '--api-url', httpsUrl], {
+      env: { ...env, NODE_EXTRA_CA_CERTS: '' },
+      cwd: box.dir,
+    });
     expect(untrusted.code).not.toBe(0);
   }, 60_000);
 

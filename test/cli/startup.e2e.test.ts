@@ -44,22 +44,35 @@ const HEAVY = [
 
 /** Builds dist and the bundle (as `npm run build` does) when missing or older than the CLI sources. */
 async function ensureBuilt(): Promise<void> {
-  const sources = ['cli/main.ts', 'cli/entry.ts', 'cli/output.ts', 'shared/errors.ts', 'cli/context.ts'].map((f) => statSync(join(root, 'src', f)).mtimeMs);
+  const sources = ['cli/main.ts', 'cli/entry.ts', 'cli/output.ts', 'shared/errors.ts', 'cli/context.ts'].map(
+    (f) => statSync(join(root, 'src', f)).mtimeMs,
+  );
   if (existsSync(entry) && statSync(entry).mtimeMs >= Math.max(...sources)) return;
   // tsc emits even when some file has type errors; the exit code is not the point here
-  await run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], { cwd: root }).catch(
-    () => undefined,
-  );
-  await run(process.execPath, [join(root, 'node_modules', 'rolldown', 'bin', 'cli.mjs'), '-c', 'rolldown.config.js'], { cwd: root });
+  await run(
+    process.execPath,
+    [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')],
+    { cwd: root },
+  ).catch(() => undefined);
+  await run(process.execPath, [join(root, 'node_modules', 'rolldown', 'bin', 'cli.mjs'), '-c', 'rolldown.config.js'], {
+    cwd: root,
+  });
 }
 
-async function loadedBy(args: string[], env: Record<string, string> = { HOME: dir }): Promise<{ urls: string[]; stdout: string }> {
+async function loadedBy(
+  args: string[],
+  env: Record<string, string> = { HOME: dir },
+): Promise<{ urls: string[]; stdout: string }> {
   const log = join(dir, `loads-${args.join('-')}.txt`);
   await writeFile(log, '');
-  const { stdout } = await run(process.execPath, ['--import', pathToFileURL(join(dir, 'register.mjs')).href, join(root, 'bin', 'mcpctl.cjs'), ...args], {
-    cwd: dir,
-    env: { PATH: process.env.PATH ?? '', ...env, LOAD_LOG: log, NO_COLOR: '1' },
-  });
+  const { stdout } = await run(
+    process.execPath,
+    ['--import', pathToFileURL(join(dir, 'register.mjs')).href, join(root, 'bin', 'mcpctl.cjs'), ...args],
+    {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', ...env, LOAD_LOG: log, NO_COLOR: '1' },
+    },
+  );
   const urls = await loadedModules((await readFile(log, 'utf8')).split('\n').filter((line) => line !== ''));
   return { urls, stdout };
 }
@@ -163,7 +176,10 @@ describe('commands that read answers, against the local engine', { timeout: 120_
     };
     await writeFile(file, `name: startup\ntemplate: basic\ntools:\n  - ${JSON.stringify(tool)}\n`);
     // the first command starts the local engine in the background
-    const built = await runBin(join(root, 'bin', 'mcpctl.cjs'), ['--json', 'build', file], { env: box.env, cwd: box.dir });
+    const built = await runBin(join(root, 'bin', 'mcpctl.cjs'), ['--json', 'build', file], {
+      env: box.env,
+      cwd: box.dir,
+    });
     expect(built.code, built.stderr).toBe(0);
     mcpId = (JSON.parse(built.stdout) as { mcp_id: string }).mcp_id;
   }, 120_000);

@@ -34,10 +34,12 @@ const HOLD = { listenDelayMs: 60_000 };
 
 async function deployment(options: { async?: boolean; server?: ServerRecord } = {}): Promise<string> {
   const id = options.server?.server.mcp_id ?? mcpId;
-  return (await client.deploy({ mcp_id: id, environment: 'staging' }, { async: options.async === true })).deployment.deployment_id;
+  return (await client.deploy({ mcp_id: id, environment: 'staging' }, { async: options.async === true })).deployment
+    .deployment_id;
 }
 
-const status = (args: string[], signal?: AbortSignal) => runCli(['status', ...args], { env, cwd: sandbox.dir, ...(signal === undefined ? {} : { signal }) });
+const status = (args: string[], signal?: AbortSignal) =>
+  runCli(['status', ...args], { env, cwd: sandbox.dir, ...(signal === undefined ? {} : { signal }) });
 
 describe('mcpctl status', () => {
   it('shows a deployed deployment, exit 0', async () => {
@@ -89,7 +91,9 @@ describe('mcpctl status', () => {
       fault: { type: 'hold', until: new Promise<void>((resolve) => (release = resolve)) },
     });
     const watching = status([id, '--watch', '--timeout', '20', '--json']);
-    await waitFor('the deployment to settle', async () => ((await client.status(id)).deployment?.status === 'deployed' ? true : undefined));
+    await waitFor('the deployment to settle', async () =>
+      (await client.status(id)).deployment?.status === 'deployed' ? true : undefined,
+    );
     release();
     const result = await watching;
     expect(result.code).toBe(0);
@@ -114,7 +118,8 @@ describe('mcpctl status', () => {
     const id = await deployment({ async: true, server: await fixture(HOLD) });
     const controller = new AbortController();
     const watching = status([id, '--watch'], controller.signal);
-    for (let i = 0; i < 200 && server.requestsTo(/\/status$/).length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 200 && server.requestsTo(/\/status$/).length < 2; i++)
+      await new Promise((r) => setTimeout(r, 10));
     controller.abort();
     const result = await watching;
     expect(result.code).toBe(130);

@@ -25,7 +25,12 @@ beforeAll(async () => {
   anthropic = await startProviderDouble(scriptedClaude((message) => plan(message)));
   openai = await startProviderDouble(scriptedGpt());
   t = await startTestEngine({
-    env: { ANTHROPIC_API_KEY: 'sk-ant-test', ANTHROPIC_BASE_URL: anthropic.url, OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: openai.url },
+    env: {
+      ANTHROPIC_API_KEY: 'sk-ant-test',
+      ANTHROPIC_BASE_URL: anthropic.url,
+      OPENAI_API_KEY: 'sk-test',
+      OPENAI_BASE_URL: openai.url,
+    },
   });
   sandbox = t.sandbox;
 });
@@ -87,13 +92,21 @@ describe('mcpctl test', () => {
     expect(result.stdout).toMatch(/success rate\s+100% \(all tool calls worked\)/);
     expect(result.stdout).not.toContain('likely causes');
     expect(result.stdout).toContain('✔ 1 of 1 case passed (threshold 0.8)');
-    expect(server.requestsTo('/v1/test')[0]!.body).toEqual({ mcp_id: mcpId, message: `${FORECAST} And read notes://today` });
+    expect(server.requestsTo('/v1/test')[0]!.body).toEqual({
+      mcp_id: mcpId,
+      message: `${FORECAST} And read notes://today`,
+    });
   });
 
   it('passes --model and --user-id', async () => {
     const result = await test([mcpId, '-m', 'hi', '--model', 'gpt-4.1-mini', '--user-id', 'bob']);
     expect(result.code).toBe(0);
-    expect(server.requestsTo('/v1/test')[0]!.body).toEqual({ mcp_id: mcpId, message: 'hi', ai_model: 'gpt-4.1-mini', context: { user_id: 'bob' } });
+    expect(server.requestsTo('/v1/test')[0]!.body).toEqual({
+      mcp_id: mcpId,
+      message: 'hi',
+      ai_model: 'gpt-4.1-mini',
+      context: { user_id: 'bob' },
+    });
   });
 
   it('runs the file’s cases with their user ids and the file’s threshold', async () => {
@@ -138,7 +151,11 @@ describe('mcpctl test', () => {
     serviceAnswers({
       success_rate: 0,
       tool_calls: [
-        { name: 'get_forecast', ok: false, error: 'Tool "get_forecast" failed: GET https://api.example.com/forecast answered 503 Service Unavailable' },
+        {
+          name: 'get_forecast',
+          ok: false,
+          error: 'Tool "get_forecast" failed: GET https://api.example.com/forecast answered 503 Service Unavailable',
+        },
       ],
     });
     const result = await test([mcpId, '-m', 'hi', '--json']);
@@ -148,7 +165,9 @@ describe('mcpctl test', () => {
       causes: [
         {
           kind: 'failed_calls',
-          message: expect.stringContaining('get_forecast: its call failed; the handler failed: its HTTP call answered 503: Tool "get_forecast" failed'),
+          message: expect.stringContaining(
+            'get_forecast: its call failed; the handler failed: its HTTP call answered 503: Tool "get_forecast" failed',
+          ),
           tools: ['get_forecast'],
           calls: [0],
         },
@@ -166,7 +185,16 @@ describe('mcpctl test', () => {
   });
 
   it('--expect-tool sets what a message should call: it reaches the service and judges the run', async () => {
-    const result = await test([mcpId, '-m', FORECAST, '--expect-tool', 'get_alerts', '--expect-tool', 'get_forecast', '--json']);
+    const result = await test([
+      mcpId,
+      '-m',
+      FORECAST,
+      '--expect-tool',
+      'get_alerts',
+      '--expect-tool',
+      'get_forecast',
+      '--json',
+    ]);
     expect(result.code).toBe(7);
     expect(server.requestsTo('/v1/test')[0]!.body).toMatchObject({ expect: { tools: ['get_alerts', 'get_forecast'] } });
     expect(result.json().cases[0].failures).toEqual(['expected the agent to call get_alerts; it did not']);
@@ -190,7 +218,8 @@ describe('mcpctl test', () => {
 
   it('a failed expectation is exit 7; --json has passed false and every failure; --junit records it', async () => {
     // the model calls no tool; it reads the resource a message names
-    plan = (message) => (message.includes('notes://today') ? [{ name: 'read_resource', input: { uri: 'notes://today' } }] : []);
+    plan = (message) =>
+      message.includes('notes://today') ? [{ name: 'read_resource', input: { uri: 'notes://today' } }] : [];
     const result = await test(['weather.yaml', '--json', '--junit', 'reports/junit.xml', ...CLAUDE]);
     expect(result.code).toBe(7);
     const doc = result.json();
@@ -204,7 +233,9 @@ describe('mcpctl test', () => {
     const xml = await readFile(join(sandbox.dir, 'reports/junit.xml'), 'utf8');
     expect(xml).toContain('<testsuite name="weather" tests="2" failures="1"');
     expect(xml).toMatch(/<testcase name="forecast" classname="weather" time="\d+\.\d{3}">/);
-    expect(xml).toContain('<failure message="the agent used no tool and no resource, so the case tested nothing" type="expectation">');
+    expect(xml).toContain(
+      '<failure message="the agent used no tool and no resource, so the case tested nothing" type="expectation">',
+    );
     // a provider's model (not mcpctl-local) that used nothing: the cause says the agent used nothing
     expect(xml).toContain('not_understood: the agent used no tool and no resource');
     expect(xml).toMatch(/<testcase name="notes"[^>]*>\s*<system-out>/);
@@ -218,7 +249,9 @@ describe('mcpctl test', () => {
   it('a model the service does not list is a configuration error (exit 3) before anything is built or tested', async () => {
     const result = await test(['weather.yaml', '-m', 'hi', '--model', 'gpt-2']);
     expect(result.code).toBe(3);
-    expect(result.stderr).toContain('unknown model gpt-2: the service offers mcpctl-local, claude-sonnet-4-5, gpt-4.1-mini');
+    expect(result.stderr).toContain(
+      'unknown model gpt-2: the service offers mcpctl-local, claude-sonnet-4-5, gpt-4.1-mini',
+    );
     expect(server.requests.map((r) => r.path)).toEqual(['/v1/models']);
   });
 
@@ -248,13 +281,18 @@ describe('mcpctl test', () => {
   });
 
   it('the model of a file’s tests: section is checked too', async () => {
-    await writeFile(join(sandbox.dir, 'weather.yaml'), WEATHER_YAML.replace('  threshold: 0.9\n', '  threshold: 0.9\n  model: gpt-4.1-mini\n'));
+    await writeFile(
+      join(sandbox.dir, 'weather.yaml'),
+      WEATHER_YAML.replace('  threshold: 0.9\n', '  threshold: 0.9\n  model: gpt-4.1-mini\n'),
+    );
     // a service that lists the model as unavailable without saying why
     const models = [{ id: 'gpt-4.1-mini', available: false, key_variable: 'OPENAI_API_KEY' }];
     server.inject({ path: '/v1/models', fault: { type: 'raw', status: 200, body: envelope({ models }) } });
     const result = await test(['weather.yaml']);
     expect(result.code).toBe(3);
-    expect(result.stderr).toContain('the model gpt-4.1-mini cannot run: OPENAI_API_KEY is not set where the service runs');
+    expect(result.stderr).toContain(
+      'the model gpt-4.1-mini cannot run: OPENAI_API_KEY is not set where the service runs',
+    );
   });
 
   it('a service that answers model_not_configured for the test itself is exit 3 too', async () => {
@@ -274,7 +312,10 @@ describe('mcpctl test', () => {
   });
 
   it('a service without GET /v1/models leaves the model to the test request', async () => {
-    server.inject({ path: '/v1/models', fault: { type: 'status', status: 404, code: 'not_found', message: 'no route' } });
+    server.inject({
+      path: '/v1/models',
+      fault: { type: 'status', status: 404, code: 'not_found', message: 'no route' },
+    });
     const result = await test([mcpId, '-m', 'hi', '--model', 'gpt-4.1-mini']);
     expect(result.code).toBe(0);
     expect(server.requestsTo('/v1/test')).toHaveLength(1);
@@ -289,7 +330,13 @@ describe('mcpctl test', () => {
   it('a provider the service cannot reach (503) is exit 4: that one is transient', async () => {
     server.inject({
       path: '/v1/test',
-      fault: { type: 'status', status: 503, code: 'unavailable', message: 'Anthropic is rate limiting the engine (HTTP 429)', retryAfter: '60' },
+      fault: {
+        type: 'status',
+        status: 503,
+        code: 'unavailable',
+        message: 'Anthropic is rate limiting the engine (HTTP 429)',
+        retryAfter: '60',
+      },
     });
     const result = await test([mcpId, '-m', 'hi', '--model', 'claude-sonnet-4-5']);
     expect(result.code).toBe(4);
@@ -315,8 +362,12 @@ describe('test checks and reports', () => {
 
   it('a run that used nothing fails whatever its rate, unless the case expects no tool', () => {
     const nothing = { ...result, tools_used: [], resources_accessed: [], tool_calls: [], success_rate: 1 };
-    expect(checkCase(nothing, undefined, 0)).toEqual(['the agent used no tool and no resource, so the case tested nothing']);
-    expect(checkCase(nothing, { response_contains: ['sunny'] }, 0)).toEqual(['the agent used no tool and no resource, so the case tested nothing']);
+    expect(checkCase(nothing, undefined, 0)).toEqual([
+      'the agent used no tool and no resource, so the case tested nothing',
+    ]);
+    expect(checkCase(nothing, { response_contains: ['sunny'] }, 0)).toEqual([
+      'the agent used no tool and no resource, so the case tested nothing',
+    ]);
     expect(checkCase({ ...nothing, success_rate: 0 }, { tools: [] }, 0.8)).toEqual([]);
     expect(checkCase(result, { tools: [] }, 0.7)).toEqual(['expected no tool call; the agent called get_forecast']);
     // a resource read is a use: the rate decides
@@ -329,7 +380,12 @@ describe('test checks and reports', () => {
     expect(
       checkCase(
         result,
-        { tools: ['get_forecast', 'get_alerts'], not_tools: ['get_forecast'], resources: ['notes://x'], response_contains: ['sunny', 'rain'] },
+        {
+          tools: ['get_forecast', 'get_alerts'],
+          not_tools: ['get_forecast'],
+          resources: ['notes://x'],
+          response_contains: ['sunny', 'rain'],
+        },
         0,
       ),
     ).toEqual([

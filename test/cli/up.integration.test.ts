@@ -35,10 +35,12 @@ afterEach(async () => {
   await server.close();
 });
 
-const up = (args: string[], extra: Record<string, string> = {}) => runCli(['up', ...args], { env: { ...env, ...extra }, cwd: sandbox.dir });
+const up = (args: string[], extra: Record<string, string> = {}) =>
+  runCli(['up', ...args], { env: { ...env, ...extra }, cwd: sandbox.dir });
 const paths = () => server.requests.map((r) => `${r.method} ${r.path.replace(/deploy_\w+/, 'deploy_ID')}`);
 /** The engine's newest deployment. */
-const latest = async (): Promise<Deployment> => (await t.client.listDeployments()).sort((a, b) => (b.created_at ?? '').localeCompare(a.created_at ?? ''))[0]!;
+const latest = async (): Promise<Deployment> =>
+  (await t.client.listDeployments()).sort((a, b) => (b.created_at ?? '').localeCompare(a.created_at ?? ''))[0]!;
 
 /** Cases whose messages nothing on the server matches: the agent uses nothing, every case fails. */
 async function agentThatUsesNothing() {
@@ -61,10 +63,22 @@ describe('mcpctl up', () => {
     expect(result.stdout).toContain('✔ Deployed weather to staging');
     expect(result.stdout).toContain(`✔ up: weather validated, built (mcp_`);
     expect(result.stdout).toContain(`deployed at ${d.url}/mcp`);
-    expect(paths().filter((p) => !p.includes('/status'))).toEqual(['POST /v1/build', 'POST /v1/test', 'POST /v1/test', 'POST /v1/deploy']);
-    expect(server.requestsTo('/v1/deploy')[0]!.body).toMatchObject({ environment: 'staging', config: { env_vars: { API_TOKEN: 'tok-123' } } });
+    expect(paths().filter((p) => !p.includes('/status'))).toEqual([
+      'POST /v1/build',
+      'POST /v1/test',
+      'POST /v1/test',
+      'POST /v1/deploy',
+    ]);
+    expect(server.requestsTo('/v1/deploy')[0]!.body).toMatchObject({
+      environment: 'staging',
+      config: { env_vars: { API_TOKEN: 'tok-123' } },
+    });
     // no long-poll without the version already seen: it would wait for a change that may have happened
-    expect(server.requestsTo(/\/status$/).filter((r) => r.query.get('wait') !== null && r.headers['if-none-match'] === undefined)).toEqual([]);
+    expect(
+      server
+        .requestsTo(/\/status$/)
+        .filter((r) => r.query.get('wait') !== null && r.headers['if-none-match'] === undefined),
+    ).toEqual([]);
   });
 
   it('with a failing case: the test-failure code, and nothing is deployed', async () => {
@@ -103,7 +117,11 @@ describe('mcpctl up', () => {
     const doc = result.json();
     expect(doc).toMatchObject({ ok: true, exit_code: 0 });
     expect(doc.failed_step).toBeUndefined();
-    expect(doc.steps.at(-1)).toMatchObject({ step: 'deploy', status: 'ok', result: { status: 'deployed', environment: 'production' } });
+    expect(doc.steps.at(-1)).toMatchObject({
+      step: 'deploy',
+      status: 'ok',
+      result: { status: 'deployed', environment: 'production' },
+    });
   });
 
   it('an invalid definition: exit 2, every problem, no request', async () => {
@@ -125,7 +143,12 @@ describe('mcpctl up', () => {
       cwd: sandbox.dir,
     });
     expect(unset.code).toBe(3); // configuration: the environment does not set it
-    expect(unset.json().steps.map((s: { status: string }) => s.status)).toEqual(['failed', 'skipped', 'skipped', 'skipped']);
+    expect(unset.json().steps.map((s: { status: string }) => s.status)).toEqual([
+      'failed',
+      'skipped',
+      'skipped',
+      'skipped',
+    ]);
     expect(unset.json().steps[0].error.message).toContain('WEATHER_TOKEN');
     expect(result.code).toBe(0);
     expect(server.requestsTo('/v1/build')).toHaveLength(1);
@@ -161,14 +184,23 @@ describe('mcpctl up', () => {
     await writeFile(join(sandbox.dir, 'fixture.json'), JSON.stringify({ failStart: true }));
     const deploy = await up(['weather.yaml', '--json']);
     expect(deploy.code).toBe(6);
-    expect(deploy.json().steps.at(-1)).toMatchObject({ step: 'deploy', status: 'failed', result: { status: 'failed' }, error: { code: 'deploy_failed' } });
+    expect(deploy.json().steps.at(-1)).toMatchObject({
+      step: 'deploy',
+      status: 'failed',
+      result: { status: 'failed' },
+      error: { code: 'deploy_failed' },
+    });
   });
 
   it('a definition without tests: cases deploys, and says nothing tested it', async () => {
     await writeFile(join(sandbox.dir, 'weather.yaml'), WEATHER_YAML.slice(0, WEATHER_YAML.indexOf('tests:')));
     const result = await up(['weather.yaml', '--json']);
     expect(result.code).toBe(0);
-    expect(result.json().steps[2]).toEqual({ step: 'test', status: 'skipped', reason: 'weather.yaml has no tests: cases' });
+    expect(result.json().steps[2]).toEqual({
+      step: 'test',
+      status: 'skipped',
+      reason: 'weather.yaml has no tests: cases',
+    });
     expect(result.stderr).toContain('nothing tests weather before it is deployed');
   });
 
@@ -197,7 +229,9 @@ describe('in GitHub Actions', () => {
     expect(summary).toContain('| forecast | ✅ passed | 100% (all tool calls worked) | get_forecast | — |');
     expect(summary).toContain(`| url | ${url} |`);
     const outputs = await readFile(join(sandbox.dir, 'output.txt'), 'utf8');
-    expect(outputs).toMatch(new RegExp(`^mcp_id=mcp_\\w+\\ndeployment_id=${id}\\nurl=${url.replace(/[.]/g, '\\.')}\\nstatus=deployed\\n$`));
+    expect(outputs).toMatch(
+      new RegExp(`^mcp_id=mcp_\\w+\\ndeployment_id=${id}\\nurl=${url.replace(/[.]/g, '\\.')}\\nstatus=deployed\\n$`),
+    );
   });
 
   it('a failed case is an error on its line, its causes warnings on their tools; the outputs say which step failed', async () => {
@@ -208,13 +242,18 @@ describe('in GitHub Actions', () => {
       '::error file=weather.yaml,line=39,col=7,title=mcpctl test::test case "forecast" failed: the agent used no tool and no resource',
     );
     expect(await readFile(join(sandbox.dir, 'output.txt'), 'utf8')).toMatch(/^mcp_id=mcp_\w+\nstatus=test_failed\n$/);
-    expect(await readFile(join(sandbox.dir, 'summary.md'), 'utf8')).toContain('| deploy | ⏭️ skipped | not run: the test step failed |');
+    expect(await readFile(join(sandbox.dir, 'summary.md'), 'utf8')).toContain(
+      '| deploy | ⏭️ skipped | not run: the test step failed |',
+    );
   });
 
   it('a broken definition prints ::error lines with file, line and column', async () => {
     await writeFile(
       join(sandbox.dir, 'weather.yaml'),
-      WEATHER_YAML.replace('template: basic', 'template: fancy').replace('    description: Get the weather forecast for a city\n', ''),
+      WEATHER_YAML.replace('template: basic', 'template: fancy').replace(
+        '    description: Get the weather forecast for a city\n',
+        '',
+      ),
     );
     for (const command of [
       ['validate', 'weather.yaml'],
@@ -235,7 +274,10 @@ describe('in GitHub Actions', () => {
     expect(warned.stdout).toContain(
       '::warning file=weather.yaml,line=11,col=11::tools[0].inputSchema.properties.city: the required parameter "city" has no description',
     );
-    const json = await runCli(['validate', 'weather.yaml', '--json'], { env: { ...env, ...github() }, cwd: sandbox.dir });
+    const json = await runCli(['validate', 'weather.yaml', '--json'], {
+      env: { ...env, ...github() },
+      cwd: sandbox.dir,
+    });
     expect(json.stdout).not.toContain('::');
     expect(() => JSON.parse(json.stdout) as unknown).not.toThrow();
     const plain = await runCli(['validate', 'weather.yaml'], { env, cwd: sandbox.dir });
@@ -245,7 +287,10 @@ describe('in GitHub Actions', () => {
   it('build and deploy write their outputs; test and deploy their summaries', async () => {
     const built = await runCli(['build', 'weather.yaml'], { env: { ...env, ...github() }, cwd: sandbox.dir });
     expect(built.code).toBe(0);
-    const deployed = await runCli(['deploy', 'weather.yaml', '--env', 'development'], { env: { ...env, ...github() }, cwd: sandbox.dir });
+    const deployed = await runCli(['deploy', 'weather.yaml', '--env', 'development'], {
+      env: { ...env, ...github() },
+      cwd: sandbox.dir,
+    });
     expect(deployed.code).toBe(0);
     const tested = await runCli(['test', 'weather.yaml'], { env: { ...env, ...github() }, cwd: sandbox.dir });
     expect(tested.code).toBe(0);

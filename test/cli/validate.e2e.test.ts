@@ -36,13 +36,22 @@ describe('end to end: the installed binary (needs `npm run build` first)', () =>
     }
   });
 
-  it.each(['basic', 'advanced', 'custom'])('init --template %s --yes writes a definition that validate accepts', async (template) => {
-    const options = { cwd: sandbox.dir, env: sandbox.env, timeout: 20_000 };
-    const created = await run(process.execPath, [bin, 'init', 'demo', '--template', template, '--yes'], options);
-    expect(created.stdout).toContain(`from the ${template} template`);
-    const checked = await run(process.execPath, [bin, '--json', 'validate', 'demo/server.yaml'], options);
-    expect(JSON.parse(checked.stdout)).toMatchObject({ valid: true, file: 'demo/server.yaml', name: 'demo', template, warnings: [] });
-  });
+  it.each(['basic', 'advanced', 'custom'])(
+    'init --template %s --yes writes a definition that validate accepts',
+    async (template) => {
+      const options = { cwd: sandbox.dir, env: sandbox.env, timeout: 20_000 };
+      const created = await run(process.execPath, [bin, 'init', 'demo', '--template', template, '--yes'], options);
+      expect(created.stdout).toContain(`from the ${template} template`);
+      const checked = await run(process.execPath, [bin, '--json', 'validate', 'demo/server.yaml'], options);
+      expect(JSON.parse(checked.stdout)).toMatchObject({
+        valid: true,
+        file: 'demo/server.yaml',
+        name: 'demo',
+        template,
+        warnings: [],
+      });
+    },
+  );
 
   it('validate loads neither undici nor the API client, nor the MCP SDK for a definition without URI templates', async () => {
     await writeDefinition(VALID);
@@ -62,15 +71,21 @@ export async function resolve(specifier, context, next) {
       `const cache = createRequire(${JSON.stringify(bin)}).cache;`,
       `process.on('exit', () => appendFileSync(${JSON.stringify(record)}, Object.keys(cache).map((f) => pathToFileURL(f).href + '\\n').join('')));`,
     ].join('\n');
-    await run(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(register)}`, bin, 'validate', 'server.yaml'], {
-      cwd: sandbox.dir,
-      env: sandbox.env,
-      timeout: 20_000,
-    });
+    await run(
+      process.execPath,
+      ['--import', `data:text/javascript,${encodeURIComponent(register)}`, bin, 'validate', 'server.yaml'],
+      {
+        cwd: sandbox.dir,
+        env: sandbox.env,
+        timeout: 20_000,
+      },
+    );
     const urls = await loadedModules((await readFile(record, 'utf8')).split('\n').filter((line) => line !== ''));
     expect(urls.some((url) => url.includes('/node_modules/yaml/'))).toBe(true);
     expect(urls.some((url) => url.endsWith('/dist/definition/load.js'))).toBe(true);
-    expect(urls.filter((url) => url.includes('/node_modules/undici/') || url.includes('/dist/api/client.js'))).toEqual([]);
+    expect(urls.filter((url) => url.includes('/node_modules/undici/') || url.includes('/dist/api/client.js'))).toEqual(
+      [],
+    );
     expect(urls.filter((url) => url.includes('/node_modules/@modelcontextprotocol/'))).toEqual([]);
   });
 });

@@ -63,7 +63,8 @@ resources:
       {
         where: 'def/server.yaml:7:33',
         path: 'resources[0].source.path',
-        message: 'notes.md leads outside the definition folder through a symbolic link; copy the file into the folder instead',
+        message:
+          'notes.md leads outside the definition folder through a symbolic link; copy the file into the folder instead',
       },
     ]);
   });
@@ -117,7 +118,11 @@ tools:
       '',
     ]);
     const json = await validate(['--json', 'validate', 'server.yaml']);
-    expect(json.json().warnings.map((w: { rule?: string }) => w.rule)).toEqual(['similar_descriptions', 'undescribed_parameter', 'short_description']);
+    expect(json.json().warnings.map((w: { rule?: string }) => w.rule)).toEqual([
+      'similar_descriptions',
+      'undescribed_parameter',
+      'short_description',
+    ]);
   });
 
   it('prints one JSON document with --json', async () => {
@@ -133,7 +138,9 @@ tools:
       tools: 2,
       resources: 1,
       prompts: 0,
-      warnings: [{ where: 'defs/server.yaml:3:30', path: 'auth.token', message: expect.stringContaining('literal token') }],
+      warnings: [
+        { where: 'defs/server.yaml:3:30', path: 'auth.token', message: expect.stringContaining('literal token') },
+      ],
     });
   });
 
@@ -149,7 +156,9 @@ tools:
   });
 
   it('exits 2 and lists each problem as file:line:column  path  message', async () => {
-    await writeDefinition('name: notes\ntemplate: basic\ntools:\n  - name: "bad name"\n    description: d\n    inputSchema: { type: array }\n');
+    await writeDefinition(
+      'name: notes\ntemplate: basic\ntools:\n  - name: "bad name"\n    description: d\n    inputSchema: { type: array }\n',
+    );
     const result = await validate(['validate', 'server.yaml']);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');

@@ -14,7 +14,9 @@ const tool = { name: 'greet', description: 'Greets the caller by name', inputSch
 function schemaProblems(auth: unknown, tools: unknown[] = [tool]): string[] {
   const input = { name: 'demo', template: 'basic', auth, tools };
   const parsed = ServerDefinition.safeParse(input);
-  return parsed.success ? [] : describeZodIssues(parsed.error.issues, input).map((issue) => `${formatPath(issue.path)}: ${issue.message}`);
+  return parsed.success
+    ? []
+    : describeZodIssues(parsed.error.issues, input).map((issue) => `${formatPath(issue.path)}: ${issue.message}`);
 }
 
 describe('auth schema', () => {
@@ -44,8 +46,16 @@ describe('auth schema', () => {
   });
 
   it.each<[string, unknown, string]>([
-    ['bearer without a token', { type: 'bearer' }, 'auth: bearer auth needs the token clients send: add token: ${MCP_AUTH_TOKEN}'],
-    ['both token and tokens', { type: 'bearer', token: '${A}', tokens: ['${B}'] }, 'auth.tokens: give either token (one secret) or tokens'],
+    [
+      'bearer without a token',
+      { type: 'bearer' },
+      'auth: bearer auth needs the token clients send: add token: ${MCP_AUTH_TOKEN}',
+    ],
+    [
+      'both token and tokens',
+      { type: 'bearer', token: '${A}', tokens: ['${B}'] },
+      'auth.tokens: give either token (one secret) or tokens',
+    ],
     ['an empty tokens list', { type: 'bearer', tokens: [] }, 'auth.tokens: list at least one token'],
     ['an empty token in tokens', { type: 'bearer', tokens: ['${A}', ''] }, 'auth.tokens[1]: must not be empty'],
     [
@@ -58,11 +68,27 @@ describe('auth schema', () => {
       { type: 'oauth', issuer: OAUTH.issuer },
       'auth.scopes: oauth auth needs scopes: those every request needs, such as [notes:read], or [] for none',
     ],
-    ['an http issuer', { ...OAUTH, issuer: 'http://auth.example.com/' }, 'auth.issuer: http:// is accepted only for a loopback host'],
-    ['an http jwks_uri', { ...OAUTH, jwks_uri: 'http://auth.example.com/jwks' }, 'auth.jwks_uri: http:// is accepted only for a loopback host'],
-    ['an issuer that is no URL', { ...OAUTH, issuer: 'tenant.eu.auth0.com' }, 'auth.issuer: must be an absolute URL such as https://tenant.eu.auth0.com/'],
+    [
+      'an http issuer',
+      { ...OAUTH, issuer: 'http://auth.example.com/' },
+      'auth.issuer: http:// is accepted only for a loopback host',
+    ],
+    [
+      'an http jwks_uri',
+      { ...OAUTH, jwks_uri: 'http://auth.example.com/jwks' },
+      'auth.jwks_uri: http:// is accepted only for a loopback host',
+    ],
+    [
+      'an issuer that is no URL',
+      { ...OAUTH, issuer: 'tenant.eu.auth0.com' },
+      'auth.issuer: must be an absolute URL such as https://tenant.eu.auth0.com/',
+    ],
     ['an empty audience', { ...OAUTH, audience: '' }, 'auth.audience: must be the aud your tokens carry'],
-    ['an issuer with a query', { ...OAUTH, issuer: 'https://auth.example.com/?tenant=a' }, 'auth.issuer: an issuer has no query or fragment'],
+    [
+      'an issuer with a query',
+      { ...OAUTH, issuer: 'https://auth.example.com/?tenant=a' },
+      'auth.issuer: an issuer has no query or fragment',
+    ],
     ['an issuer that is no string', { ...OAUTH, issuer: 42 }, 'auth.issuer: expected string, got number'],
     ['a scope with a space', { ...OAUTH, scopes: ['notes:read notes:write'] }, 'auth.scopes[0]: must be one scope'],
     ['an empty user_claim', { ...OAUTH, user_claim: '' }, 'auth.user_claim: must be a claim name'],
@@ -75,7 +101,9 @@ describe('auth schema', () => {
   });
 
   it('tells where to go when http is refused', () => {
-    expect(schemaProblems({ ...OAUTH, issuer: 'http://auth.example.com/x' })[0]).toMatch(/use https:\/\/auth\.example\.com\/x$/);
+    expect(schemaProblems({ ...OAUTH, issuer: 'http://auth.example.com/x' })[0]).toMatch(
+      /use https:\/\/auth\.example\.com\/x$/,
+    );
   });
 
   it.each<[string, unknown]>([
@@ -86,7 +114,9 @@ describe('auth schema', () => {
   });
 
   it('refuses a tool scope that is not one scope token', () => {
-    expect(schemaProblems(OAUTH, [{ ...tool, scopes: ['a"b'] }])).toEqual([expect.stringMatching(/^tools\[0\]\.scopes\[0\]: must be one scope/)]);
+    expect(schemaProblems(OAUTH, [{ ...tool, scopes: ['a"b'] }])).toEqual([
+      expect.stringMatching(/^tools\[0\]\.scopes\[0\]: must be one scope/),
+    ]);
   });
 });
 
@@ -116,8 +146,20 @@ function withUsers(auth: unknown): Def {
     ...(auth === undefined ? {} : { auth }),
     tools: [{ ...tool, handler: { type: 'static', content: [{ type: 'text', text: 'hello {{user.id}}' }] } }],
     resources: [
-      { uri: 'docs://board', name: 'board', description: 'Board notes', users: ['alice'], source: { type: 'text', text: 'minutes' } },
-      { uri: 'profile://me', name: 'me', description: 'My profile', per_user: true, source: { type: 'text', text: 'user {{user.id}}' } },
+      {
+        uri: 'docs://board',
+        name: 'board',
+        description: 'Board notes',
+        users: ['alice'],
+        source: { type: 'text', text: 'minutes' },
+      },
+      {
+        uri: 'profile://me',
+        name: 'me',
+        description: 'My profile',
+        per_user: true,
+        source: { type: 'text', text: 'user {{user.id}}' },
+      },
     ],
     prompts: [{ name: 'hi', messages: [{ role: 'user', content: 'I am {{user.id}}' }] }],
   };
@@ -128,7 +170,12 @@ function issues(def: Def): string[] {
 }
 
 describe('checks of what relies on auth', () => {
-  const USER_PATHS = ['resources[0].users', 'resources[1].per_user', 'tools[0].handler.content[0].text', 'prompts[0].messages[0].content'];
+  const USER_PATHS = [
+    'resources[0].users',
+    'resources[1].per_user',
+    'tools[0].handler.content[0].text',
+    'prompts[0].messages[0].content',
+  ];
 
   it.each<[string, unknown, RegExp, RegExp]>([
     [
@@ -137,7 +184,12 @@ describe('checks of what relies on auth', () => {
       /user\.id comes from the client here \(X-MCP-User-Id or _meta "mcpctl\/user_id"\), which any caller can set/,
       /not access control|anyone can read anyone's/,
     ],
-    ['auth type none', { type: 'none' }, /user\.id comes from the client here/, /not access control|anyone can read anyone's/],
+    [
+      'auth type none',
+      { type: 'none' },
+      /user\.id comes from the client here/,
+      /not access control|anyone can read anyone's/,
+    ],
     [
       'bearer auth',
       { type: 'bearer', token: '${T}' },
@@ -146,7 +198,9 @@ describe('checks of what relies on auth', () => {
     ],
   ])('warns, with %s, at each use of user.id', (_, auth, reason, consequence) => {
     const found = checkDefinition(withUsers(auth));
-    expect(found.map((issue) => `${issue.severity} ${formatPath(issue.path)}`)).toEqual(USER_PATHS.map((path) => `warning ${path}`));
+    expect(found.map((issue) => `${issue.severity} ${formatPath(issue.path)}`)).toEqual(
+      USER_PATHS.map((path) => `warning ${path}`),
+    );
     for (const issue of found) {
       expect(issue.message).toMatch(reason);
       expect(issue.message).toMatch(consequence);
@@ -167,7 +221,12 @@ describe('checks of what relies on auth', () => {
     ['auth type none', { type: 'none' }],
     ['bearer auth', { type: 'bearer', token: '${T}' }],
   ])('refuses tool scopes with %s', (_, auth) => {
-    const def: Def = { name: 'demo', template: 'basic', ...(auth === undefined ? {} : { auth }), tools: [{ ...tool, scopes: ['notes:write'] }] };
+    const def: Def = {
+      name: 'demo',
+      template: 'basic',
+      ...(auth === undefined ? {} : { auth }),
+      tools: [{ ...tool, scopes: ['notes:write'] }],
+    };
     const found = issues(def);
     expect(found).toHaveLength(1);
     expect(found[0]).toMatch(/^error tools\[0\]\.scopes: tool scopes are checked against an OAuth access token/);
@@ -175,23 +234,40 @@ describe('checks of what relies on auth', () => {
   });
 
   it('accepts tool scopes with oauth, and an empty list with any auth', () => {
-    expect(issues({ name: 'demo', template: 'basic', auth: OAUTH, tools: [{ ...tool, scopes: ['notes:write'] }] })).toEqual([]);
+    expect(
+      issues({ name: 'demo', template: 'basic', auth: OAUTH, tools: [{ ...tool, scopes: ['notes:write'] }] }),
+    ).toEqual([]);
     expect(issues({ name: 'demo', template: 'basic', tools: [{ ...tool, scopes: [] }] })).toEqual([]);
   });
 
   it.each<[string, unknown, string[]]>([
     ['a literal token', { type: 'bearer', token: 'hunter2hunter2' }, ['auth.token']],
-    ['literal tokens, each at its place', { type: 'bearer', tokens: ['${TOKEN_NEW}', 'hunter2', 'hunter3'] }, ['auth.tokens[1]', 'auth.tokens[2]']],
+    [
+      'literal tokens, each at its place',
+      { type: 'bearer', tokens: ['${TOKEN_NEW}', 'hunter2', 'hunter3'] },
+      ['auth.tokens[1]', 'auth.tokens[2]'],
+    ],
   ])('warns about %s', (_, auth, paths) => {
     const found = checkDefinition({ name: 'demo', template: 'basic', auth, tools: [tool] });
     expect(found.map((issue) => formatPath(issue.path))).toEqual(paths);
     for (const issue of found)
-      expect(issue).toMatchObject({ severity: 'warning', message: expect.stringMatching(/^a literal token: .* use \$\{MCP_AUTH_TOKEN\}/) });
+      expect(issue).toMatchObject({
+        severity: 'warning',
+        message: expect.stringMatching(/^a literal token: .* use \$\{MCP_AUTH_TOKEN\}/),
+      });
   });
 
   it('lists the variables of every auth field the server resolves', () => {
-    expect(requiredEnvVars({ auth: { type: 'bearer', tokens: ['${TOKEN_NEW}', '${TOKEN_OLD:-}'] } })).toEqual([{ name: 'TOKEN_NEW', field: 'auth.tokens[0]' }]);
-    const oauth = { ...OAUTH, issuer: 'https://${TENANT}.eu.auth0.com/', audience: '${AUDIENCE}', jwks_uri: '${JWKS_URI}', user_claim: '${NOT_RESOLVED}' };
+    expect(requiredEnvVars({ auth: { type: 'bearer', tokens: ['${TOKEN_NEW}', '${TOKEN_OLD:-}'] } })).toEqual([
+      { name: 'TOKEN_NEW', field: 'auth.tokens[0]' },
+    ]);
+    const oauth = {
+      ...OAUTH,
+      issuer: 'https://${TENANT}.eu.auth0.com/',
+      audience: '${AUDIENCE}',
+      jwks_uri: '${JWKS_URI}',
+      user_claim: '${NOT_RESOLVED}',
+    };
     expect(requiredEnvVars({ auth: oauth })).toEqual([
       { name: 'TENANT', field: 'auth.issuer' },
       { name: 'AUDIENCE', field: 'auth.audience' },
@@ -200,8 +276,13 @@ describe('checks of what relies on auth', () => {
   });
 
   it('reports a malformed ${...} in an auth field', () => {
-    expect(issues({ name: 'demo', template: 'basic', auth: { ...OAUTH, issuer: 'https://${TENANT.example.com/' }, tools: [tool] })).toEqual([
-      expect.stringMatching(/^error auth\.issuer: unclosed \$\{/),
-    ]);
+    expect(
+      issues({
+        name: 'demo',
+        template: 'basic',
+        auth: { ...OAUTH, issuer: 'https://${TENANT.example.com/' },
+        tools: [tool],
+      }),
+    ).toEqual([expect.stringMatching(/^error auth\.issuer: unclosed \$\{/)]);
   });
 });

@@ -52,7 +52,18 @@ deploy: { environment: staging }
 tests: { cases: [{ name: c, message: m }] }
 `);
     expect(Object.keys(body).sort()).toEqual(
-      ['auth', 'description', 'files', 'instructions', 'name', 'prompts', 'resources', 'template', 'tools', 'version'].sort(),
+      [
+        'auth',
+        'description',
+        'files',
+        'instructions',
+        'name',
+        'prompts',
+        'resources',
+        'template',
+        'tools',
+        'version',
+      ].sort(),
     );
     // ${VAR} references travel as written: they resolve where the server runs.
     expect(body.auth).toEqual({ type: 'bearer', token: '${MCP_AUTH_TOKEN}' });
@@ -61,8 +72,14 @@ tests: { cases: [{ name: c, message: m }] }
   });
 
   it('leaves out files when the definition refers to none', async () => {
-    const body = await request('name: demo\ntemplate: basic\nresources:\n  - { uri: "docs://a", name: a, description: A }\n');
-    expect(body).toEqual({ name: 'demo', template: 'basic', resources: [{ uri: 'docs://a', name: 'a', description: 'A' }] });
+    const body = await request(
+      'name: demo\ntemplate: basic\nresources:\n  - { uri: "docs://a", name: a, description: A }\n',
+    );
+    expect(body).toEqual({
+      name: 'demo',
+      template: 'basic',
+      resources: [{ uri: 'docs://a', name: 'a', description: 'A' }],
+    });
   });
 
   it('collects every kind of referenced file, text as utf8 and binary as base64', async () => {
@@ -153,7 +170,9 @@ tools:
 
   it('refuses more than 10 MiB of files, naming the largest', async () => {
     await write({ 'big.bin': Buffer.alloc(MAX_BUILD_FILES_BYTES - 10), 'small.txt': 'x'.repeat(100) });
-    const error = await request('name: demo\ntemplate: basic\ninclude: [big.bin, small.txt]\n').catch((e: unknown) => e);
+    const error = await request('name: demo\ntemplate: basic\ninclude: [big.bin, small.txt]\n').catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(UserError);
     expect(error).toMatchObject({ code: 'definition_too_large', exitCode: 2 });
     expect((error as UserError).message).toContain('10.0 MiB');
@@ -182,7 +201,8 @@ tools:
         {
           where: 'server.yaml:3:11',
           path: 'include[0]',
-          message: 'link.txt leads outside the definition folder through a symbolic link; copy the file into the folder instead',
+          message:
+            'link.txt leads outside the definition folder through a symbolic link; copy the file into the folder instead',
         },
       ]);
     } finally {
@@ -206,7 +226,11 @@ tools:
     const error = (await request(MODULE_YAML).catch((e: unknown) => e)) as UserError;
     expect(error).toBeInstanceOf(UserError);
     expect(error.exitCode).toBe(2);
-    expect(error.problems[0]).toEqual({ where: 'src/tools.ts:1:42', path: 'tools[0].handler.module', message: "',' expected." });
+    expect(error.problems[0]).toEqual({
+      where: 'src/tools.ts:1:42',
+      path: 'tools[0].handler.module',
+      message: "',' expected.",
+    });
   });
 
   it('checks the modules a module imports, JavaScript too', async () => {
@@ -215,7 +239,9 @@ tools:
       'src/lib.js': 'export const twice = (x) => x *;\n',
     });
     const error = (await request(MODULE_YAML).catch((e: unknown) => e)) as UserError;
-    expect(error.problems).toEqual([{ where: 'src/lib.js:1:32', path: 'tools[0].handler.module', message: 'Expression expected.' }]);
+    expect(error.problems).toEqual([
+      { where: 'src/lib.js:1:32', path: 'tools[0].handler.module', message: 'Expression expected.' },
+    ]);
   });
 
   it('a module without the function its tool names is refused, with what it exports', async () => {
@@ -225,7 +251,8 @@ tools:
       {
         where: 'server.yaml:7:38',
         path: 'tools[0].handler.module',
-        message: 'src/tools.ts has no exported function "add" (the tool name; set handler.export to use another); it exports sum',
+        message:
+          'src/tools.ts has no exported function "add" (the tool name; set handler.export to use another); it exports sum',
       },
     ]);
   });
@@ -270,7 +297,9 @@ prompts:
   it('a TypeScript file whose JavaScript name is taken is refused', async () => {
     await write({ 'src/tools.ts': 'export const add = 1;', 'src/tools.js': 'export const add = 1;' });
     const error = (await request(`${MODULE_YAML}include: [src]\n`).catch((e: unknown) => e)) as UserError;
-    expect(error.problems.map((p) => p.message)).toEqual(['src/tools.js exists too, and src/tools.ts compiles to it; keep only one of them']);
+    expect(error.problems.map((p) => p.message)).toEqual([
+      'src/tools.js exists too, and src/tools.ts compiles to it; keep only one of them',
+    ]);
   });
 });
 
@@ -302,6 +331,15 @@ describe('findRelativeImports', () => {
       "import x from 'node:fs';",
       "import y from '@scope/pkg';",
     ].join('\n');
-    expect(findRelativeImports(source)).toEqual(['./a.js', '../b', './cd.ts', './side-effect.js', './e.js', './f.js', './g.js', './h.cjs']);
+    expect(findRelativeImports(source)).toEqual([
+      './a.js',
+      '../b',
+      './cd.ts',
+      './side-effect.js',
+      './e.js',
+      './f.js',
+      './g.js',
+      './h.cjs',
+    ]);
   });
 });

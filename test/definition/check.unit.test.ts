@@ -23,13 +23,20 @@ function base(): Def {
         name: 'greet',
         description: 'Greets',
         inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
-        handler: { type: 'static', content: [{ type: 'text', text: 'Hello {{args.name}} from {{server.name}}, {{user.id}}' }] },
+        handler: {
+          type: 'static',
+          content: [{ type: 'text', text: 'Hello {{args.name}} from {{server.name}}, {{user.id}}' }],
+        },
       },
       {
         name: 'weather',
         description: 'Weather',
         inputSchema: { type: 'object', properties: { lat: { type: 'number' } } },
-        handler: { type: 'http', url: '${API:-https://api.example.com}/w?lat={{args.lat}}', headers: { Authorization: 'Bearer ${API_TOKEN}' } },
+        handler: {
+          type: 'http',
+          url: '${API:-https://api.example.com}/w?lat={{args.lat}}',
+          headers: { Authorization: 'Bearer ${API_TOKEN}' },
+        },
       },
       {
         name: 'stats',
@@ -40,8 +47,19 @@ function base(): Def {
     ],
     resources: [
       { uri: 'docs://guide', name: 'guide', description: 'Guide', source: { type: 'file', path: 'data/guide.md' } },
-      { uri: 'notes://{topic}', name: 'notes', description: 'Notes', source: { type: 'file', path: 'data/notes/{{params.topic}}.md' } },
-      { uri: 'profile://me', name: 'me', description: 'Me', per_user: true, source: { type: 'text', text: 'user {{user.id}}' } },
+      {
+        uri: 'notes://{topic}',
+        name: 'notes',
+        description: 'Notes',
+        source: { type: 'file', path: 'data/notes/{{params.topic}}.md' },
+      },
+      {
+        uri: 'profile://me',
+        name: 'me',
+        description: 'Me',
+        per_user: true,
+        source: { type: 'text', text: 'user {{user.id}}' },
+      },
     ],
     prompts: [
       {
@@ -50,9 +68,18 @@ function base(): Def {
         messages: [{ role: 'user', content: 'Summarize {{args.topic}} ({{args}})' }],
       },
     ],
-    deploy: { scaling: { min_instances: 1, max_instances: 3 }, env_vars: { MCP_AUTH_TOKEN: '${MCP_AUTH_TOKEN}', LOG_LEVEL: 'info' } },
+    deploy: {
+      scaling: { min_instances: 1, max_instances: 3 },
+      env_vars: { MCP_AUTH_TOKEN: '${MCP_AUTH_TOKEN}', LOG_LEVEL: 'info' },
+    },
     tests: {
-      cases: [{ name: 'greets', message: 'hi', expect: { tools: ['greet'], not_tools: ['stats'], resources: ['notes://release', 'docs://guide'] } }],
+      cases: [
+        {
+          name: 'greets',
+          message: 'hi',
+          expect: { tools: ['greet'], not_tools: ['stats'], resources: ['notes://release', 'docs://guide'] },
+        },
+      ],
     },
   };
 }
@@ -68,7 +95,11 @@ const FILES: Record<string, 'file' | 'dir'> = {
 const stat = (path: string) => FILES[path];
 
 function check(def: Def) {
-  return checkDefinition(def, { stat }).map((issue) => ({ severity: issue.severity, path: formatPath(issue.path), message: issue.message }));
+  return checkDefinition(def, { stat }).map((issue) => ({
+    severity: issue.severity,
+    path: formatPath(issue.path),
+    message: issue.message,
+  }));
 }
 
 describe('checkDefinition', () => {
@@ -116,7 +147,11 @@ describe('checkDefinition', () => {
     [
       'unknown keywords and formats',
       (d: Def) => {
-        d.tools[2].inputSchema = { type: 'object', 'x-ui': 'wide', properties: { mail: { type: 'string', format: 'e-mail-ish' } } };
+        d.tools[2].inputSchema = {
+          type: 'object',
+          'x-ui': 'wide',
+          properties: { mail: { type: 'string', format: 'e-mail-ish' } },
+        };
       },
     ],
     [
@@ -156,9 +191,27 @@ describe('checkDefinition', () => {
   });
 
   it.each<[string, (d: Def) => void, 'error' | 'warning', string, RegExp]>([
-    ['duplicate tool names', (d) => (d.tools[1].name = 'greet'), 'error', 'tools[1].name', /duplicate tool name "greet" \(already declared by tools\[0\]\)/],
-    ['duplicate resource uris', (d) => (d.resources[2].uri = 'docs://guide'), 'error', 'resources[2].uri', /duplicate resource uri/],
-    ['duplicate prompt names', (d) => d.prompts.push({ name: 'summarize' }), 'error', 'prompts[1].name', /duplicate prompt name/],
+    [
+      'duplicate tool names',
+      (d) => (d.tools[1].name = 'greet'),
+      'error',
+      'tools[1].name',
+      /duplicate tool name "greet" \(already declared by tools\[0\]\)/,
+    ],
+    [
+      'duplicate resource uris',
+      (d) => (d.resources[2].uri = 'docs://guide'),
+      'error',
+      'resources[2].uri',
+      /duplicate resource uri/,
+    ],
+    [
+      'duplicate prompt names',
+      (d) => d.prompts.push({ name: 'summarize' }),
+      'error',
+      'prompts[1].name',
+      /duplicate prompt name/,
+    ],
     [
       'duplicate prompt arguments',
       (d) => d.prompts[0].arguments.push({ name: 'topic' }),
@@ -166,7 +219,13 @@ describe('checkDefinition', () => {
       'prompts[0].arguments[1].name',
       /duplicate argument "topic"/,
     ],
-    ['duplicate test case names', (d) => d.tests.cases.push({ name: 'greets', message: 'x' }), 'error', 'tests.cases[1].name', /duplicate test case/],
+    [
+      'duplicate test case names',
+      (d) => d.tests.cases.push({ name: 'greets', message: 'x' }),
+      'error',
+      'tests.cases[1].name',
+      /duplicate test case/,
+    ],
     [
       'a required name that is not a property',
       (d) => d.tools[0].inputSchema.required.push('age'),
@@ -174,11 +233,20 @@ describe('checkDefinition', () => {
       'tools[0].inputSchema.required[1]',
       /"age" is required but not declared in properties/,
     ],
-    ['required without properties', (d) => (d.tools[2].inputSchema.required = ['x']), 'error', 'tools[2].inputSchema.required[0]', /"x" is required/],
+    [
+      'required without properties',
+      (d) => (d.tools[2].inputSchema.required = ['x']),
+      'error',
+      'tools[2].inputSchema.required[0]',
+      /"x" is required/,
+    ],
     [
       'a nested required name that is not a property',
       (d) => {
-        d.tools[2].inputSchema = { type: 'object', properties: { to: { type: 'object', properties: {}, required: ['email'] } } };
+        d.tools[2].inputSchema = {
+          type: 'object',
+          properties: { to: { type: 'object', properties: {}, required: ['email'] } },
+        };
       },
       'error',
       'tools[2].inputSchema.properties.to.required[0]',
@@ -221,7 +289,11 @@ describe('checkDefinition', () => {
     ],
     [
       'tuple items under 2020-12',
-      (d) => (d.tools[2].inputSchema = { type: 'object', properties: { p: { type: 'array', items: [{ type: 'string' }] } } }),
+      (d) =>
+        (d.tools[2].inputSchema = {
+          type: 'object',
+          properties: { p: { type: 'array', items: [{ type: 'string' }] } },
+        }),
       'error',
       'tools[2].inputSchema.properties.p.items',
       /invalid JSON Schema \(2020-12\)/,
@@ -269,7 +341,13 @@ describe('checkDefinition', () => {
       'resources[0].source.path',
       /relative to the definition folder, not absolute/,
     ],
-    ['a Windows absolute path', (d) => (d.resources[0].source.path = 'C:/data/x.md'), 'error', 'resources[0].source.path', /not absolute/],
+    [
+      'a Windows absolute path',
+      (d) => (d.resources[0].source.path = 'C:/data/x.md'),
+      'error',
+      'resources[0].source.path',
+      /not absolute/,
+    ],
     [
       'a path that leaves the folder',
       (d) => (d.resources[0].source.path = 'data/../../secret.md'),
@@ -284,11 +362,35 @@ describe('checkDefinition', () => {
       'resources[1].source.path',
       /inside the definition folder/,
     ],
-    ['backslashes', (d) => (d.resources[0].source.path = 'data\\guide.md'), 'error', 'resources[0].source.path', /use \/ as the path separator/],
-    ['an include outside the folder', (d) => (d.include = ['..']), 'error', 'include[0]', /inside the definition folder/],
-    ['a missing file', (d) => (d.resources[0].source.path = 'data/missing.md'), 'error', 'resources[0].source.path', /data\/missing\.md does not exist/],
+    [
+      'backslashes',
+      (d) => (d.resources[0].source.path = 'data\\guide.md'),
+      'error',
+      'resources[0].source.path',
+      /use \/ as the path separator/,
+    ],
+    [
+      'an include outside the folder',
+      (d) => (d.include = ['..']),
+      'error',
+      'include[0]',
+      /inside the definition folder/,
+    ],
+    [
+      'a missing file',
+      (d) => (d.resources[0].source.path = 'data/missing.md'),
+      'error',
+      'resources[0].source.path',
+      /data\/missing\.md does not exist/,
+    ],
     ['a missing include', (d) => d.include.push('assets'), 'error', 'include[1]', /assets does not exist/],
-    ['a folder where a file is needed', (d) => (d.resources[0].source.path = 'data'), 'error', 'resources[0].source.path', /is a folder, not a file/],
+    [
+      'a folder where a file is needed',
+      (d) => (d.resources[0].source.path = 'data'),
+      'error',
+      'resources[0].source.path',
+      /is a folder, not a file/,
+    ],
     [
       'a missing exec script',
       (d) => (d.tools[2].handler.command = ['node', './scripts/missing.mjs']),
@@ -306,7 +408,13 @@ describe('checkDefinition', () => {
       'tools[2].handler.command[2]',
       /scripts\/nope\.mjs does not exist/,
     ],
-    ['an exec cwd that is a file', (d) => (d.tools[2].handler.cwd = 'tools.ts'), 'error', 'tools[2].handler.cwd', /is a file, not a folder/],
+    [
+      'an exec cwd that is a file',
+      (d) => (d.tools[2].handler.cwd = 'tools.ts'),
+      'error',
+      'tools[2].handler.cwd',
+      /is a file, not a folder/,
+    ],
     [
       'a missing media file',
       (d) => d.tools[0].handler.content.push({ type: 'image', mimeType: 'image/png', path: 'logo.png' }),
@@ -316,17 +424,54 @@ describe('checkDefinition', () => {
     ],
     [
       'a missing media file in a prompt',
-      (d) => d.prompts[0].messages.push({ role: 'user', content: { type: 'audio', mimeType: 'audio/wav', path: 'a.wav' } }),
+      (d) =>
+        d.prompts[0].messages.push({ role: 'user', content: { type: 'audio', mimeType: 'audio/wav', path: 'a.wav' } }),
       'error',
       'prompts[0].messages[1].content.path',
       /a\.wav does not exist/,
     ],
-    ['an unbalanced URI template', (d) => (d.resources[1].uri = 'notes://{topic'), 'error', 'resources[1].uri', /URI template has a \{ without a matching \}/],
-    ['a closing brace alone', (d) => (d.resources[0].uri = 'docs://guide}'), 'error', 'resources[0].uri', /\} without a matching \{/],
-    ['double braces in a URI', (d) => (d.resources[1].uri = 'notes://{{topic}}'), 'error', 'resources[1].uri', /single braces/],
-    ['an empty URI expression', (d) => (d.resources[0].uri = 'docs://{}'), 'error', 'resources[0].uri', /empty expression/],
-    ['a bad URI variable name', (d) => (d.resources[1].uri = 'notes://{my-topic}'), 'error', 'resources[1].uri', /invalid variable "my-topic"/],
-    ['a repeated URI variable', (d) => (d.resources[1].uri = 'notes://{topic}/{topic}'), 'error', 'resources[1].uri', /uses the variable "topic" twice/],
+    [
+      'an unbalanced URI template',
+      (d) => (d.resources[1].uri = 'notes://{topic'),
+      'error',
+      'resources[1].uri',
+      /URI template has a \{ without a matching \}/,
+    ],
+    [
+      'a closing brace alone',
+      (d) => (d.resources[0].uri = 'docs://guide}'),
+      'error',
+      'resources[0].uri',
+      /\} without a matching \{/,
+    ],
+    [
+      'double braces in a URI',
+      (d) => (d.resources[1].uri = 'notes://{{topic}}'),
+      'error',
+      'resources[1].uri',
+      /single braces/,
+    ],
+    [
+      'an empty URI expression',
+      (d) => (d.resources[0].uri = 'docs://{}'),
+      'error',
+      'resources[0].uri',
+      /empty expression/,
+    ],
+    [
+      'a bad URI variable name',
+      (d) => (d.resources[1].uri = 'notes://{my-topic}'),
+      'error',
+      'resources[1].uri',
+      /invalid variable "my-topic"/,
+    ],
+    [
+      'a repeated URI variable',
+      (d) => (d.resources[1].uri = 'notes://{topic}/{topic}'),
+      'error',
+      'resources[1].uri',
+      /uses the variable "topic" twice/,
+    ],
     [
       'an undeclared prompt argument',
       (d) => (d.prompts[0].messages[0].content = 'About {{args.subject}}'),
@@ -348,8 +493,20 @@ describe('checkDefinition', () => {
       'tools[0].handler.content[0].text',
       /\{\{args\.age\}\} is not a property of this tool's inputSchema/,
     ],
-    ['an undeclared argument in an http url', (d) => (d.tools[1].handler.url = 'https://x.test/{{args.lon}}'), 'error', 'tools[1].handler.url', /args\.lon/],
-    ['an undeclared argument in an http body', (d) => (d.tools[1].handler.body = { q: ['{{args.q}}'] }), 'error', 'tools[1].handler.body.q[0]', /args\.q/],
+    [
+      'an undeclared argument in an http url',
+      (d) => (d.tools[1].handler.url = 'https://x.test/{{args.lon}}'),
+      'error',
+      'tools[1].handler.url',
+      /args\.lon/,
+    ],
+    [
+      'an undeclared argument in an http body',
+      (d) => (d.tools[1].handler.body = { q: ['{{args.q}}'] }),
+      'error',
+      'tools[1].handler.body.q[0]',
+      /args\.q/,
+    ],
     [
       'params that are not URI variables',
       (d) => (d.resources[1].source.path = 'data/{{params.name}}.md'),
@@ -371,7 +528,13 @@ describe('checkDefinition', () => {
       'tools[0].handler.content[0].text',
       /only available in resource sources/,
     ],
-    ['args in a resource', (d) => (d.resources[2].source.text = '{{user.id}} {{args.x}}'), 'error', 'resources[2].source.text', /resources have no arguments/],
+    [
+      'args in a resource',
+      (d) => (d.resources[2].source.text = '{{user.id}} {{args.x}}'),
+      'error',
+      'resources[2].source.text',
+      /resources have no arguments/,
+    ],
     [
       'user.id without per_user',
       (d) => (d.resources[0].source = { type: 'text', text: 'hi {{user.id}}' }),
@@ -439,13 +602,29 @@ describe('checkDefinition', () => {
     ['an unknown test model', (d) => (d.tests.model = 'gpt-17'), 'warning', 'tests.model', /unknown model "gpt-17"/],
     [
       'a literal auth token (on a server that needs no user)',
-      (d) => ((d.auth = { type: 'bearer', token: 'hunter2hunter2' }), d.resources.pop(), (d.tools[0].handler.content[0].text = 'Hello')),
+      (d) => (
+        (d.auth = { type: 'bearer', token: 'hunter2hunter2' }),
+        d.resources.pop(),
+        (d.tools[0].handler.content[0].text = 'Hello')
+      ),
       'warning',
       'auth.token',
       /a literal token/,
     ],
-    ['a literal secret env var', (d) => (d.deploy.env_vars.API_KEY = 'abc123'), 'warning', 'deploy.env_vars.API_KEY', /literal secret/],
-    ['a secret-looking value', (d) => (d.deploy.env_vars.UPSTREAM = 'sk-live-1234567890abcdef'), 'warning', 'deploy.env_vars.UPSTREAM', /literal secret/],
+    [
+      'a literal secret env var',
+      (d) => (d.deploy.env_vars.API_KEY = 'abc123'),
+      'warning',
+      'deploy.env_vars.API_KEY',
+      /literal secret/,
+    ],
+    [
+      'a secret-looking value',
+      (d) => (d.deploy.env_vars.UPSTREAM = 'sk-live-1234567890abcdef'),
+      'warning',
+      'deploy.env_vars.UPSTREAM',
+      /literal secret/,
+    ],
     [
       'a literal secret per environment',
       (d) => (d.deploy.environments = { staging: { env_vars: { DB_PASSWORD: 'pw' } } }),
@@ -467,7 +646,13 @@ describe('checkDefinition', () => {
       'tools[2].handler.env.GITHUB_TOKEN',
       /literal secret/,
     ],
-    ['per_user without {{user.id}}', (d) => (d.resources[2].source.text = 'same for all'), 'warning', 'resources[2].per_user', /never uses \{\{user\.id\}\}/],
+    [
+      'per_user without {{user.id}}',
+      (d) => (d.resources[2].source.text = 'same for all'),
+      'warning',
+      'resources[2].per_user',
+      /never uses \{\{user\.id\}\}/,
+    ],
     [
       'a server with nothing in it',
       (d) => (delete d.tools, delete d.resources, delete d.prompts, delete d.tests),
@@ -514,7 +699,12 @@ describe('checkDefinition', () => {
     ],
     [
       'a listed completion the enum refuses',
-      (d) => (d.prompts[0].arguments[0] = { name: 'topic', enum: ['release', 'onboarding'], complete: ['release', 'holidays'] }),
+      (d) =>
+        (d.prompts[0].arguments[0] = {
+          name: 'topic',
+          enum: ['release', 'onboarding'],
+          complete: ['release', 'holidays'],
+        }),
       'error',
       'prompts[0].arguments[0].complete[1]',
       /"holidays" is not in the argument's enum, so the prompt would refuse it/,
@@ -572,7 +762,10 @@ describe('requiredEnvVars', () => {
     const def = {
       auth: { type: 'bearer', token: '${MCP_AUTH_TOKEN}' },
       tools: [
-        { name: 'a', handler: { type: 'http', url: '${API_URL:-https://x}/a', headers: { Authorization: 'Bearer ${API_KEY}' } } },
+        {
+          name: 'a',
+          handler: { type: 'http', url: '${API_URL:-https://x}/a', headers: { Authorization: 'Bearer ${API_KEY}' } },
+        },
         { name: 'b', handler: { type: 'exec', command: ['x'], env: { KEY: '${API_KEY}', HOME: '$${HOME}' } } },
       ],
       resources: [{ uri: 'r://x', source: { type: 'url', url: '${DATA_URL}' } }],
@@ -618,14 +811,19 @@ describe('parseUriTemplate', () => {
     expect(parseUriTemplate(uri)).toEqual({ variables });
   });
 
-  it.each(['x://{', 'x://}', 'x://{}', 'x://{a b}', 'x://{{a}}', 'x://{a}{a}', 'x://{a:0}'])('%s is malformed', (uri) => {
-    expect(parseUriTemplate(uri)).toHaveProperty('error');
-  });
+  it.each(['x://{', 'x://}', 'x://{}', 'x://{a b}', 'x://{{a}}', 'x://{a}{a}', 'x://{a:0}'])(
+    '%s is malformed',
+    (uri) => {
+      expect(parseUriTemplate(uri)).toHaveProperty('error');
+    },
+  );
 });
 
 describe('parseTemplateRefs', () => {
   it('finds references with or without spaces', () => {
-    expect(parseTemplateRefs('{{args}} {{ args.a.b }} {{params.id}} {{user.id}} {{server.name}} {{server.version}}')).toEqual({
+    expect(
+      parseTemplateRefs('{{args}} {{ args.a.b }} {{params.id}} {{user.id}} {{server.name}} {{server.version}}'),
+    ).toEqual({
       refs: [
         { root: 'args' },
         { root: 'args', name: 'a' },

@@ -28,14 +28,18 @@ async function problems(egress: string): Promise<string[]> {
 
 describe('the egress section', () => {
   it('takes allow_private and a list of hosts, which a build request carries', async () => {
-    const loaded = await parse('{ allow_private: false, allow: [api.internal, "db.internal:5432", "10.0.0.5:8080", "[fd00::1]:443", "[fd00::2]"] }');
+    const loaded = await parse(
+      '{ allow_private: false, allow: [api.internal, "db.internal:5432", "10.0.0.5:8080", "[fd00::1]:443", "[fd00::2]"] }',
+    );
     expect(loaded.definition.egress).toEqual({
       allow_private: false,
       allow: ['api.internal', 'db.internal:5432', '10.0.0.5:8080', '[fd00::1]:443', '[fd00::2]'],
     });
     expect(loaded.warnings).toEqual([]);
     // the build request carries it to the runtime (test/engine/egress.integration.test.ts deploys one)
-    expect(BuildRequest.parse({ name: 'demo', template: 'basic', egress: loaded.definition.egress }).egress).toEqual(loaded.definition.egress);
+    expect(BuildRequest.parse({ name: 'demo', template: 'basic', egress: loaded.definition.egress }).egress).toEqual(
+      loaded.definition.egress,
+    );
   });
 
   it.each([
@@ -50,7 +54,9 @@ describe('the egress section', () => {
   });
 
   it('warns about entries that are never reached, need no listing, or are already allowed, and about an egress with nothing to apply to', async () => {
-    const loaded = await parse('{ allow_private: true, allow: [metadata.google.internal, "169.254.169.254", "[fe80::1]:80", "8.8.8.8", api.internal] }');
+    const loaded = await parse(
+      '{ allow_private: true, allow: [metadata.google.internal, "169.254.169.254", "[fe80::1]:80", "8.8.8.8", api.internal] }',
+    );
     expect(loaded.warnings.map((warning) => `${warning.path}: ${warning.message}`)).toEqual([
       'egress.allow[0]: metadata.google.internal is never reached: link-local, metadata, multicast and reserved addresses are refused whatever egress allows',
       'egress.allow[1]: 169.254.169.254 is never reached: link-local, metadata, multicast and reserved addresses are refused whatever egress allows',

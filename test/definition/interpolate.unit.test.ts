@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { EnvSyntaxError, MissingEnvVarError } from '../../src/definition/errors.js';
-import { findEnvSyntaxError, listEnvRefs, parseEnvRefs, resolveEnvDeep, resolveEnvRefs } from '../../src/definition/interpolate.js';
+import {
+  findEnvSyntaxError,
+  listEnvRefs,
+  parseEnvRefs,
+  resolveEnvDeep,
+  resolveEnvRefs,
+} from '../../src/definition/interpolate.js';
 
 const env = { TOKEN: 's3cret', EMPTY: '', HOST: 'example.com', PORT: '8080' };
 
@@ -34,7 +40,9 @@ describe('resolveEnvRefs', () => {
     })();
     expect(error).toBeInstanceOf(MissingEnvVarError);
     expect((error as MissingEnvVarError).variable).toBe('API_TOKEN');
-    expect((error as MissingEnvVarError).message).toBe('environment variable API_TOKEN is not set (used by deploy.env_vars.AUTH)');
+    expect((error as MissingEnvVarError).message).toBe(
+      'environment variable API_TOKEN is not set (used by deploy.env_vars.AUTH)',
+    );
     // what the environment lacks is configuration
     expect((error as MissingEnvVarError).exitCode).toBe(3);
     expect((error as MissingEnvVarError).hint).toContain('${API_TOKEN:-value}');
@@ -87,7 +95,9 @@ describe('resolveEnvDeep', () => {
     [[], { headers: { 'X-Api-Key': '${NOPE}' } }, 'headers.X-Api-Key'],
     [[], { env: { 'two words': '${NOPE}' } }, 'env["two words"]'],
   ] as const)('reports the full path of a missing variable from base %j', (base, value, path) => {
-    expect(() => resolveEnvDeep(value, env, base as never)).toThrow(`environment variable NOPE is not set (used by ${path})`);
+    expect(() => resolveEnvDeep(value, env, base as never)).toThrow(
+      `environment variable NOPE is not set (used by ${path})`,
+    );
   });
 });
 

@@ -47,8 +47,16 @@ describe('schema/mcpctl.schema.json', () => {
     ['an http issuer on localhost', { ...OAUTH, issuer: 'http://localhost:8080/realms/a' }, true],
     ['an http issuer on 127.0.0.2', { ...OAUTH, issuer: 'http://127.0.0.2' }, true],
     ['an http issuer on [::1]', { ...OAUTH, issuer: 'http://[::1]:9000/' }, true],
-    ['an http audience on a .localhost name', { ...OAUTH, audience: 'http://notes.production.localhost:47321/mcp' }, true],
-    ['an http issuer on a name that ends in localhost', { ...OAUTH, issuer: 'http://evil-localhost.example.com/' }, false],
+    [
+      'an http audience on a .localhost name',
+      { ...OAUTH, audience: 'http://notes.production.localhost:47321/mcp' },
+      true,
+    ],
+    [
+      'an http issuer on a name that ends in localhost',
+      { ...OAUTH, issuer: 'http://evil-localhost.example.com/' },
+      false,
+    ],
     ['an issuer from the environment', { ...OAUTH, issuer: 'http://${AUTH_HOST}/' }, true],
     ['a jwks_uri without scheme', { ...OAUTH, jwks_uri: 'a.example.com/jwks' }, false],
     ['a scope with a space', { ...OAUTH, scopes: ['a b'] }, false],
@@ -63,7 +71,10 @@ describe('schema/mcpctl.schema.json', () => {
     ['an unknown top-level field', { name: 'a', template: 'basic', colour: 'blue' }],
     ['a wrong template', { name: 'a', template: 'fancy' }],
     ['a tool without inputSchema', { name: 'a', template: 'basic', tools: [{ name: 't', description: 'd' }] }],
-    ['a resource uri without scheme', { name: 'a', template: 'basic', resources: [{ uri: 'x', name: 'x', description: 'd' }] }],
+    [
+      'a resource uri without scheme',
+      { name: 'a', template: 'basic', resources: [{ uri: 'x', name: 'x', description: 'd' }] },
+    ],
   ])('rejects %s, as the loader does', (_, value) => {
     expect(validate(value)).toBe(false);
   });

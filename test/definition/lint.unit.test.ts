@@ -6,11 +6,16 @@ import { ServerDefinition } from '../../src/definition/schema.js';
 function tool(name: string, description: string, inputSchema: Record<string, unknown> = { type: 'object' }) {
   return { name, description, inputSchema };
 }
-const rules = (tools: unknown[]) => lintDefinition(ServerDefinition.parse({ name: 's', template: 'basic', tools })).map((i) => `${i.rule} ${i.path.join('.')}`);
+const rules = (tools: unknown[]) =>
+  lintDefinition(ServerDefinition.parse({ name: 's', template: 'basic', tools })).map(
+    (i) => `${i.rule} ${i.path.join('.')}`,
+  );
 
 describe('lintDefinition', () => {
   it('says nothing about tools an agent can tell apart', () => {
-    expect(rules([tool('add', 'Adds two or more numbers together'), tool('forecast', 'Daily weather forecast for a city')])).toEqual([]);
+    expect(
+      rules([tool('add', 'Adds two or more numbers together'), tool('forecast', 'Daily weather forecast for a city')]),
+    ).toEqual([]);
   });
 
   it('warns about the second of a near-identical pair, once per pair', () => {
@@ -36,7 +41,9 @@ describe('lintDefinition', () => {
       }),
     );
     expect(issues.map((i) => i.path.join('.'))).toEqual(['tools.1.description', 'tools.2.description']);
-    expect(issues[1]!.message).toMatch(/^near-identical to the description of a \(tools\[0\]\) \(and 1 more earlier tool\): they share/);
+    expect(issues[1]!.message).toMatch(
+      /^near-identical to the description of a \(tools\[0\]\) \(and 1 more earlier tool\): they share/,
+    );
   });
 
   it('counts words that say something: stop words and generic verbs do not', () => {

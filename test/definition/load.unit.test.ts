@@ -90,30 +90,66 @@ describe('parseDefinition', () => {
     [
       'an unknown field, at its key, with a suggestion',
       'name: a\ntemplate: basic\ntools:\n  - name: x\n    description: d\n    input_schema: { type: object }\n    inputSchema: { type: object }\n',
-      [{ where: 'server.yaml:6:5', path: 'tools[0].input_schema', message: /unknown field "input_schema": did you mean "inputSchema"\?/ }],
+      [
+        {
+          where: 'server.yaml:6:5',
+          path: 'tools[0].input_schema',
+          message: /unknown field "input_schema": did you mean "inputSchema"\?/,
+        },
+      ],
     ],
     [
       'an unknown field without a close match',
       'name: a\ntemplate: basic\ncolour: blue\n',
       [{ where: 'server.yaml:3:1', path: 'colour', message: /^unknown field "colour"$/ }],
     ],
-    ['an enum value', 'name: a\ntemplate: fancy\n', [{ where: 'server.yaml:2:11', path: 'template', message: /must be one of basic, advanced, custom/ }]],
+    [
+      'an enum value',
+      'name: a\ntemplate: fancy\n',
+      [{ where: 'server.yaml:2:11', path: 'template', message: /must be one of basic, advanced, custom/ }],
+    ],
     [
       'a wrong handler type',
       'name: a\ntemplate: basic\ntools:\n  - name: x\n    description: d\n    inputSchema: { type: object }\n    handler: { type: lambda }\n',
-      [{ where: 'server.yaml:7:22', path: 'tools[0].handler.type', message: /must be one of static, error, http, exec, module/ }],
+      [
+        {
+          where: 'server.yaml:7:22',
+          path: 'tools[0].handler.type',
+          message: /must be one of static, error, http, exec, module/,
+        },
+      ],
     ],
     [
       'a content item of the wrong shape, for its own kind',
       'name: a\ntemplate: basic\nprompts:\n  - name: p\n    messages:\n      - role: user\n        content: { type: text, txt: hi }\n',
       [
-        { where: 'server.yaml:7:18', path: 'prompts[0].messages[0].content.text', message: /missing required field "text"/ },
-        { where: 'server.yaml:7:32', path: 'prompts[0].messages[0].content.txt', message: /unknown field "txt": did you mean "text"\?/ },
+        {
+          where: 'server.yaml:7:18',
+          path: 'prompts[0].messages[0].content.text',
+          message: /missing required field "text"/,
+        },
+        {
+          where: 'server.yaml:7:32',
+          path: 'prompts[0].messages[0].content.txt',
+          message: /unknown field "txt": did you mean "text"\?/,
+        },
       ],
     ],
-    ['a wrong type', 'name: a\ntemplate: basic\ntools: 3\n', [{ where: 'server.yaml:3:8', path: 'tools', message: /expected array, got number/ }]],
-    ['duplicate keys', 'name: a\ntemplate: basic\nname: b\n', [{ where: 'server.yaml:3:1', message: /Map keys must be unique: this key appears twice/ }]],
-    ['two documents', 'name: a\ntemplate: basic\n---\nname: b\n', [{ where: 'server.yaml:3:1', message: /a single YAML document/ }]],
+    [
+      'a wrong type',
+      'name: a\ntemplate: basic\ntools: 3\n',
+      [{ where: 'server.yaml:3:8', path: 'tools', message: /expected array, got number/ }],
+    ],
+    [
+      'duplicate keys',
+      'name: a\ntemplate: basic\nname: b\n',
+      [{ where: 'server.yaml:3:1', message: /Map keys must be unique: this key appears twice/ }],
+    ],
+    [
+      'two documents',
+      'name: a\ntemplate: basic\n---\nname: b\n',
+      [{ where: 'server.yaml:3:1', message: /a single YAML document/ }],
+    ],
     [
       'an invalid env var name key',
       'name: a\ntemplate: basic\ndeploy:\n  env_vars:\n    BAD-NAME: x\n',
@@ -157,10 +193,13 @@ tools:
   });
 
   it('returns warnings with positions for a valid definition', async () => {
-    const loaded = await parseDefinition('name: a\ntemplate: basic\nauth:\n  type: bearer\n  token: hunter2\ntools: []\n', {
-      file: '/defs/server.yaml',
-      shown: 'server.yaml',
-    });
+    const loaded = await parseDefinition(
+      'name: a\ntemplate: basic\nauth:\n  type: bearer\n  token: hunter2\ntools: []\n',
+      {
+        file: '/defs/server.yaml',
+        shown: 'server.yaml',
+      },
+    );
     expect(loaded.warnings).toEqual(
       [
         { where: 'server.yaml:5:10', path: 'auth.token', message: expect.stringMatching(/literal token/) },
@@ -212,14 +251,19 @@ tools:
     inputSchema: { type: object }
 `;
       const error = await problemsOf(misindented);
-      expect(error?.problems[0]).toEqual({ where: 'server.yaml:7:1', message: 'A block sequence may not be used as an implicit map key' });
+      expect(error?.problems[0]).toEqual({
+        where: 'server.yaml:7:1',
+        message: 'A block sequence may not be used as an implicit map key',
+      });
       for (const problem of error?.problems ?? []) {
         expect(problem.message).not.toContain('\n');
         expect(problem.path).toBeUndefined();
       }
 
       const explicit = await problemsOf('name: a\ntemplate: basic\n? [a, b]\n: 1\ntools: []\n');
-      expect(explicit?.problems).toEqual([{ where: 'server.yaml:3:3', message: 'a list or map cannot be a key: check the indentation of this line' }]);
+      expect(explicit?.problems).toEqual([
+        { where: 'server.yaml:3:3', message: 'a list or map cannot be a key: check the indentation of this line' },
+      ]);
       // deeper down too, in a map of a list and in a flow list, two in a row: each said once, and its pair left out
       const nested = await problemsOf(
         'name: a\ntemplate: basic\ntools:\n  - name: t\n    ? { x: 1 }\n    : 1\n    ? [y]\n    : 2\n    description: d\n    inputSchema: { type: object, required: [{ [z]: 1 }] }\n',
@@ -239,7 +283,9 @@ tools:
   });
 
   it('reads JSON, which is YAML too, and a byte order mark', async () => {
-    const loaded = await parseDefinition('\uFEFF{"name": "j", "template": "basic", "tools": []}', { file: '/defs/server.json' });
+    const loaded = await parseDefinition('\uFEFF{"name": "j", "template": "basic", "tools": []}', {
+      file: '/defs/server.json',
+    });
     expect(loaded.definition.name).toBe('j');
   });
 });
@@ -319,6 +365,11 @@ describe('mcpctl validate with every kind of problem at once', () => {
     const { error } = result.json();
     expect(error.code).toBe('invalid_definition');
     expect(error.exit_code).toBe(2);
-    expect(error.problems.map((p: { path?: string }) => p.path)).toEqual(['tools[0].inputSchema.required[1]', 'tools[1].name', 'resources[0].uri', undefined]);
+    expect(error.problems.map((p: { path?: string }) => p.path)).toEqual([
+      'tools[0].inputSchema.required[1]',
+      'tools[1].name',
+      'resources[0].uri',
+      undefined,
+    ]);
   });
 });

@@ -6,8 +6,20 @@ const tool = { name: 'a', description: 'look up a record by its id', inputSchema
 const inputs: unknown[] = [
   { name: 'x', template: 'basic', tools: [tool] },
   { name: 'x', template: 'basic', tools: [tool], tests: { cases: [{ name: 'c', message: 'm' }] } },
-  { name: 'x', template: 'basic', resources: [{ uri: 'notes://a', name: 'a', description: 'd', source: { type: 'text', text: 't' } }], deploy: {} },
-  { name: 'x', template: 'basic', resorces: [], tests: 3, auth: { type: 'basic' }, prompts: [{ name: 'p', messages: [] }] },
+  {
+    name: 'x',
+    template: 'basic',
+    resources: [{ uri: 'notes://a', name: 'a', description: 'd', source: { type: 'text', text: 't' } }],
+    deploy: {},
+  },
+  {
+    name: 'x',
+    template: 'basic',
+    resorces: [],
+    tests: 3,
+    auth: { type: 'basic' },
+    prompts: [{ name: 'p', messages: [] }],
+  },
   { name: 'x', template: 'basic', resources: undefined, deploy: { scaling: { min_instances: -1 } } },
   {
     name: 'x',
@@ -18,8 +30,18 @@ const inputs: unknown[] = [
     deploy: {},
     tests: { cases: [{ name: 'c', message: 'm' }] },
   },
-  { name: 'x', template: 'basic', tools: [{ ...tool, scopes: ['a:write'] }], auth: { type: 'oauth', issuer: 'https://a.example.com/', scopes: [] } },
-  { name: 'x', template: 'basic', tools: [tool], auth: { type: 'oauth', issuer: 'http://a.example.com/', scopes: ['a b'] } },
+  {
+    name: 'x',
+    template: 'basic',
+    tools: [{ ...tool, scopes: ['a:write'] }],
+    auth: { type: 'oauth', issuer: 'https://a.example.com/', scopes: [] },
+  },
+  {
+    name: 'x',
+    template: 'basic',
+    tools: [tool],
+    auth: { type: 'oauth', issuer: 'http://a.example.com/', scopes: ['a b'] },
+  },
   { name: 'x', template: 'basic', tools: [tool], auth: { type: 'bearer', token: '${A}', tokens: ['${B}'] } },
   { name: 'x', template: 'basic', tools: [tool], auth: { type: 'none' } },
   ['a'],
@@ -38,7 +60,9 @@ describe('serverDefinitionFor', () => {
   });
 
   it('keeps one schema for each set of sections', () => {
-    expect(serverDefinitionFor({ name: 'x', tests: {} })).toBe(serverDefinitionFor({ name: 'y', tests: { cases: [] } }));
+    expect(serverDefinitionFor({ name: 'x', tests: {} })).toBe(
+      serverDefinitionFor({ name: 'y', tests: { cases: [] } }),
+    );
     expect(serverDefinitionFor({ name: 'x' })).not.toBe(serverDefinitionFor({ name: 'x', tests: {} }));
   });
 });

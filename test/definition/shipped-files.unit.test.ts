@@ -49,7 +49,12 @@ describe('what an include folder ships', () => {
   });
 
   it('ships a dot-file or dot-folder that is named itself', async () => {
-    await write({ '.env.example': 'DATABASE_URL=', '.config/app.json': '{}', '.config/.inner': 'x', '.env': 'SECRET=1' });
+    await write({
+      '.env.example': 'DATABASE_URL=',
+      '.config/app.json': '{}',
+      '.config/.inner': 'x',
+      '.env': 'SECRET=1',
+    });
     const { files, warnings } = await shipped('include: [".env.example", ".config"]\n');
     expect(files).toEqual(['.config/app.json', '.env.example']);
     expect(warnings).toEqual([]);
@@ -69,12 +74,20 @@ describe('what an include folder ships', () => {
   });
 
   it('ATTACK: warns, at the include entry, for each shipped file that looks like a credential', async () => {
-    await write({ 'certs/server.pem': 'x', 'certs/server.key': 'x', id_rsa: 'x', 'gcp/credentials-prod.json': '{}', 'data.json': '{}' });
+    await write({
+      'certs/server.pem': 'x',
+      'certs/server.key': 'x',
+      id_rsa: 'x',
+      'gcp/credentials-prod.json': '{}',
+      'data.json': '{}',
+    });
     const { files, warnings } = await shipped('include:\n  - certs\n  - id_rsa\n  - gcp\n  - data.json\n');
     expect(files).toContain('certs/server.key');
     const messages = warnings.map((w) => `${w.where} ${w.path} ${w.message}`);
     expect(messages).toHaveLength(4);
-    expect(messages[0]).toMatch(/^server\.yaml:4:5 include\[0\] ships certs\/server\.key, which looks like a credential; .*\.mcpctlignore/);
+    expect(messages[0]).toMatch(
+      /^server\.yaml:4:5 include\[0\] ships certs\/server\.key, which looks like a credential; .*\.mcpctlignore/,
+    );
     expect(messages.join('\n')).toContain('ships id_rsa');
     expect(messages.join('\n')).toContain('ships gcp/credentials-prod.json');
     expect(messages.join('\n')).not.toContain('data.json,');
@@ -84,7 +97,9 @@ describe('what an include folder ships', () => {
     await write({ 'server.yaml': `${BASE}include: [keys]\n`, 'keys/deploy.p12': 'x' });
     const result = await runCli(['validate', 'server.yaml'], { cwd: dir, env: {} });
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('server.yaml:3:11  include[0]  ships keys/deploy.p12, which looks like a credential');
+    expect(result.stdout).toContain(
+      'server.yaml:3:11  include[0]  ships keys/deploy.p12, which looks like a credential',
+    );
   });
 });
 
@@ -110,9 +125,15 @@ describe('looksLikeCredential', () => {
     'state/terraform.tfstate',
   ])('%s looks like a credential', (path) => expect(looksLikeCredential(path)).toBe(true));
 
-  it.each(['README.md', '.env.example', 'config/.env.sample', 'keys.ts', 'data/keyboard.json', 'credentials.md', 'monkey.txt'])('%s does not', (path) =>
-    expect(looksLikeCredential(path)).toBe(false),
-  );
+  it.each([
+    'README.md',
+    '.env.example',
+    'config/.env.sample',
+    'keys.ts',
+    'data/keyboard.json',
+    'credentials.md',
+    'monkey.txt',
+  ])('%s does not', (path) => expect(looksLikeCredential(path)).toBe(false));
 });
 
 describe('parseIgnoreRules', () => {

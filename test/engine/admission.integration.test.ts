@@ -116,7 +116,10 @@ describe('WorkQueue', () => {
       refusal = error;
     }
     expect(refusal).toBeInstanceOf(HttpError);
-    expect(refusal).toMatchObject({ code: 'unavailable', message: expect.stringMatching(/2 test runs are already waiting/) });
+    expect(refusal).toMatchObject({
+      code: 'unavailable',
+      message: expect.stringMatching(/2 test runs are already waiting/),
+    });
     expect(Number((refusal as HttpError).headers['Retry-After'])).toBeGreaterThanOrEqual(1);
     first.finish();
     await Promise.all(items);
@@ -129,7 +132,9 @@ describe('the sizes of the queues', () => {
     const limits = limitsFromEnv({ MCPCTL_START_CONCURRENCY: '3', MCPCTL_QUEUE_MAX: '50' });
     expect(limits.admission).toMatchObject({ starts: 3, maxWaiting: 50 });
     expect(limits.admission.builds).toBeGreaterThanOrEqual(1);
-    expect(() => limitsFromEnv({ MCPCTL_BUILD_CONCURRENCY: '0' })).toThrow(/MCPCTL_BUILD_CONCURRENCY must be a whole number/);
+    expect(() => limitsFromEnv({ MCPCTL_BUILD_CONCURRENCY: '0' })).toThrow(
+      /MCPCTL_BUILD_CONCURRENCY must be a whole number/,
+    );
     expect(() => limitsFromEnv({ MCPCTL_TEST_CONCURRENCY: 'many' })).toThrow(/MCPCTL_TEST_CONCURRENCY/);
   });
 });
@@ -156,7 +161,8 @@ describe('test runs on the engine', () => {
           running += 1;
           most = Math.max(most, running);
           // while this one runs, the others wait: the engine says so
-          health ??= (await call(engine.url, 'GET', '/v1/health', { key: 'test-key-0123456789abcdef0123456789' })).body.data.queues.tests;
+          health ??= (await call(engine.url, 'GET', '/v1/health', { key: 'test-key-0123456789abcdef0123456789' })).body
+            .data.queues.tests;
           await new Promise((resolve) => setTimeout(resolve, 50));
           running -= 1;
           return { ai_response: 'ok', tools_used: [], resources_accessed: [], execution_time: 0.05, success_rate: 1 };
@@ -165,14 +171,24 @@ describe('test runs on the engine', () => {
     });
     try {
       await engine.store.putServer({
-        server: { mcp_id: 'mcp_queued', name: 'queued', status: 'ready', url: 'http://x', build_time: 0, created_at: new Date().toISOString() },
+        server: {
+          mcp_id: 'mcp_queued',
+          name: 'queued',
+          status: 'ready',
+          url: 'http://x',
+          build_time: 0,
+          created_at: new Date().toISOString(),
+        },
         bundleDir: '/nonexistent',
         digest: 'd',
         definition: { name: 'queued', template: 'basic' },
       });
       const answers = await Promise.all(
         [1, 2, 3].map(() =>
-          call(engine.url, 'POST', '/v1/test', { json: { mcp_id: 'mcp_queued', message: 'hi' }, key: 'test-key-0123456789abcdef0123456789' }),
+          call(engine.url, 'POST', '/v1/test', {
+            json: { mcp_id: 'mcp_queued', message: 'hi' },
+            key: 'test-key-0123456789abcdef0123456789',
+          }),
         ),
       );
       expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);

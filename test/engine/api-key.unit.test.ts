@@ -9,7 +9,9 @@ import { generateApiKey } from '../../src/engine/state.js';
 describe('the API key', () => {
   it('refuses a 16-character key and accepts 32 characters and the generated key', () => {
     expect(MIN_API_KEY_LENGTH).toBe(32);
-    expect(apiKeyProblem('0123456789abcdef')).toBe('it has 16 characters and needs at least 32 (128 bits as hex) so that it cannot be guessed');
+    expect(apiKeyProblem('0123456789abcdef')).toBe(
+      'it has 16 characters and needs at least 32 (128 bits as hex) so that it cannot be guessed',
+    );
     expect(apiKeyProblem('0123456789abcdef0123456789abcde')).toMatch(/needs at least 32/);
     expect(apiKeyProblem('0123456789abcdef0123456789abcdef')).toBeUndefined();
     expect(apiKeyProblem(generateApiKey())).toBeUndefined();

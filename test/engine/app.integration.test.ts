@@ -7,7 +7,17 @@ import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AnyEnvelope, Deployment, ERROR_CODES, McpServer } from '../../src/api/contract.js';
 import { ServiceError } from '../../src/engine/types.js';
-import { call, fakeBuilds, fakeDeployments, startTestApp, TEST_KEY, waitFor, weatherDefinition, type Answer, type TestApp } from '../support/app.js';
+import {
+  call,
+  fakeBuilds,
+  fakeDeployments,
+  startTestApp,
+  TEST_KEY,
+  waitFor,
+  weatherDefinition,
+  type Answer,
+  type TestApp,
+} from '../support/app.js';
 
 let target: TestApp | undefined;
 afterEach(async () => {
@@ -35,7 +45,12 @@ function expectError(answer: Answer, status: number, code: keyof typeof ERROR_CO
 describe('auth', () => {
   it('answers 401 unauthorized without a key, with a wrong key and with another scheme', async () => {
     const { url } = await start();
-    for (const init of [{ key: null }, { key: 'wrong' }, { key: `${TEST_KEY}x` }, { key: null, headers: { authorization: `Basic ${TEST_KEY}` } }]) {
+    for (const init of [
+      { key: null },
+      { key: 'wrong' },
+      { key: `${TEST_KEY}x` },
+      { key: null, headers: { authorization: `Basic ${TEST_KEY}` } },
+    ]) {
       const answer = await call(url, 'GET', '/v1/servers', init);
       expectError(answer, 401, 'unauthorized');
       expect(answer.headers.get('www-authenticate')).toContain('Bearer');
@@ -78,12 +93,27 @@ describe('request errors', () => {
   it('415 for a body that is not JSON, 400 invalid_json for malformed or missing JSON', async () => {
     const { url } = await start();
     const body = JSON.stringify(weatherDefinition());
-    expectError(await call(url, 'POST', '/v1/build', { body, headers: { 'content-type': 'text/plain' } }), 415, 'unsupported_media_type');
+    expectError(
+      await call(url, 'POST', '/v1/build', { body, headers: { 'content-type': 'text/plain' } }),
+      415,
+      'unsupported_media_type',
+    );
     expectError(await call(url, 'POST', '/v1/build', { body }), 415, 'unsupported_media_type');
-    expectError(await call(url, 'POST', '/v1/build', { body: '{"name":', headers: { 'content-type': 'application/json' } }), 400, 'invalid_json');
-    expectError(await call(url, 'POST', '/v1/build', { headers: { 'content-type': 'application/json' } }), 400, 'invalid_json');
+    expectError(
+      await call(url, 'POST', '/v1/build', { body: '{"name":', headers: { 'content-type': 'application/json' } }),
+      400,
+      'invalid_json',
+    );
+    expectError(
+      await call(url, 'POST', '/v1/build', { headers: { 'content-type': 'application/json' } }),
+      400,
+      'invalid_json',
+    );
     // a charset parameter is fine
-    const ok = await call(url, 'POST', '/v1/build', { body, headers: { 'content-type': 'application/json; charset=utf-8' } });
+    const ok = await call(url, 'POST', '/v1/build', {
+      body,
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+    });
     expect(ok.status).toBe(200);
   });
 
@@ -99,7 +129,9 @@ describe('request errors', () => {
     expect(details.find((d) => d.path === 'colour')!.message).toBe('unknown field');
     // wrong types and a body that is not an object
     const types = await call(url, 'POST', '/v1/deploy', { json: { mcp_id: 42, environment: 'moon' } });
-    expect(types.body.error.details.map((d: { path: string }) => d.path)).toEqual(expect.arrayContaining(['mcp_id', 'environment']));
+    expect(types.body.error.details.map((d: { path: string }) => d.path)).toEqual(
+      expect.arrayContaining(['mcp_id', 'environment']),
+    );
     expectError(await call(url, 'POST', '/v1/build', { json: [1, 2] }), 422, 'validation_failed');
   });
 
@@ -110,30 +142,49 @@ describe('request errors', () => {
     const many = await call(url, 'POST', '/v1/build', { json: { ...definition, tools } });
     expectError(many, 422, 'validation_failed');
     expect(many.body.error.details[0].path).toBe('tools');
-    const twice = await call(url, 'POST', '/v1/build', { json: { ...definition, tools: [definition.tools[0], definition.tools[0]] } });
+    const twice = await call(url, 'POST', '/v1/build', {
+      json: { ...definition, tools: [definition.tools[0], definition.tools[0]] },
+    });
     expect(twice.body.error.details[0].path).toBe('tools[1]');
   });
 
   it('422 for JSON nested deeper than the limit, without a 500', async () => {
     const { url } = await start();
     const deep = `{"name":"x","template":"basic","tools":[{"name":"a","description":"b","inputSchema":{"type":"object"},"handler":{"type":"http","url":"http://x","body":${'['.repeat(100_000)}${']'.repeat(100_000)}}}]}`;
-    expectError(await call(url, 'POST', '/v1/build', { body: deep, headers: { 'content-type': 'application/json' } }), 422, 'validation_failed');
+    expectError(
+      await call(url, 'POST', '/v1/build', { body: deep, headers: { 'content-type': 'application/json' } }),
+      422,
+      'validation_failed',
+    );
   });
 
   it('413 payload_too_large over the body limit (declared or streamed)', async () => {
     const { url } = await start({ limits: { bodyBytes: 4096 } });
     const big = JSON.stringify({ ...weatherDefinition(), description: 'x'.repeat(10_000) });
-    expectError(await call(url, 'POST', '/v1/build', { body: big, headers: { 'content-type': 'application/json' } }), 413, 'payload_too_large');
+    expectError(
+      await call(url, 'POST', '/v1/build', { body: big, headers: { 'content-type': 'application/json' } }),
+      413,
+      'payload_too_large',
+    );
     // chunked, no Content-Length: stopped once it passes the limit
     const answer = await new Promise<{ status: number; body: { error: { code: string } } }>((resolve, reject) => {
       const req = httpRequest(`${url}/v1/build`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+        headers: {
+          authorization: `Bearer ${TEST_KEY}`,
+          'content-type': 'application/json',
+          'transfer-encoding': 'chunked',
+        },
       });
       req.on('response', (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(Buffer.concat(chunks).toString()) as { error: { code: string } } }));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode!,
+            body: JSON.parse(Buffer.concat(chunks).toString()) as { error: { code: string } },
+          }),
+        );
       });
       req.on('error', reject);
       for (let i = 0; i < 3; i++) req.write('x'.repeat(2000));
@@ -157,7 +208,14 @@ describe('request errors', () => {
     expectError(await call(url, 'GET', `/v1/deploy/${id}/logs?since=yesterday`), 400, 'bad_request');
     expectError(await call(url, 'GET', `/v1/deploy/${id}/metrics?window=86401`), 400, 'bad_request');
     expectError(await call(url, 'GET', '/v1/deployments?environment=moon'), 400, 'bad_request');
-    expectError(await call(url, 'POST', '/v1/build', { json: weatherDefinition(), headers: { 'idempotency-key': 'x'.repeat(201) } }), 400, 'bad_request');
+    expectError(
+      await call(url, 'POST', '/v1/build', {
+        json: weatherDefinition(),
+        headers: { 'idempotency-key': 'x'.repeat(201) },
+      }),
+      400,
+      'bad_request',
+    );
   });
 });
 
@@ -175,9 +233,16 @@ describe('idempotency', () => {
     expect(second.body.data).toEqual(first.body.data);
     expect(second.body.meta.request_id).toBe(second.headers.get('x-request-id'));
     expect(builds.calls).toBe(1);
-    expectError(await call(url, 'POST', '/v1/build', { json: weatherDefinition('other'), headers }), 422, 'idempotency_mismatch');
+    expectError(
+      await call(url, 'POST', '/v1/build', { json: weatherDefinition('other'), headers }),
+      422,
+      'idempotency_mismatch',
+    );
     // the same key on another route is another request
-    expect((await call(url, 'POST', '/v1/test', { json: { mcp_id: first.body.data.mcp_id, message: 'hi' }, headers })).status).toBe(501);
+    expect(
+      (await call(url, 'POST', '/v1/test', { json: { mcp_id: first.body.data.mcp_id, message: 'hi' }, headers }))
+        .status,
+    ).toBe(501);
   });
 
   it('a retry while the first request with the key still runs waits for it and replays its answer', async () => {
@@ -197,8 +262,14 @@ describe('idempotency', () => {
     await running;
     const retry = call(url, 'POST', '/v1/build', { json: weatherDefinition(), headers });
     // another body with the key in use is refused at once
-    expectError(await call(url, 'POST', '/v1/build', { json: weatherDefinition('other'), headers }), 422, 'idempotency_mismatch');
-    await waitFor('the retry to wait', () => (logs.some((line) => String(line.msg).startsWith('waiting for the earlier request')) ? true : undefined));
+    expectError(
+      await call(url, 'POST', '/v1/build', { json: weatherDefinition('other'), headers }),
+      422,
+      'idempotency_mismatch',
+    );
+    await waitFor('the retry to wait', () =>
+      logs.some((line) => String(line.msg).startsWith('waiting for the earlier request')) ? true : undefined,
+    );
     release();
     const [original, replayed] = await Promise.all([first, retry]);
     expect(original.status).toBe(200);
@@ -231,7 +302,9 @@ describe('idempotency', () => {
     const first = call(url, 'POST', '/v1/build', { json: weatherDefinition(), headers });
     await running;
     const retry = call(url, 'POST', '/v1/build', { json: weatherDefinition(), headers });
-    await waitFor('the retry to wait', () => (logs.some((line) => String(line.msg).startsWith('waiting for the earlier request')) ? true : undefined));
+    await waitFor('the retry to wait', () =>
+      logs.some((line) => String(line.msg).startsWith('waiting for the earlier request')) ? true : undefined,
+    );
     release();
     expectError(await first, 500, 'internal');
     const retried = await retry;
@@ -279,7 +352,9 @@ describe('service answers', () => {
     const { url } = await start({
       builds: {
         build: async () => {
-          throw new ServiceError('build_failed', 'the server did not start', [{ path: 'tools[0].handler.module', message: 'no such file' }]);
+          throw new ServiceError('build_failed', 'the server did not start', [
+            { path: 'tools[0].handler.module', message: 'no such file' },
+          ]);
         },
       },
     });
@@ -292,10 +367,18 @@ describe('service answers', () => {
   it('501 not_implemented for deploy without a deployment service and for test without an agent', async () => {
     const { url, store } = await start();
     const mcp = (await fakeBuilds(store).build(weatherDefinition())).server.mcp_id;
-    expectError(await call(url, 'POST', '/v1/deploy', { json: { mcp_id: mcp, environment: 'development' } }), 501, 'not_implemented');
+    expectError(
+      await call(url, 'POST', '/v1/deploy', { json: { mcp_id: mcp, environment: 'development' } }),
+      501,
+      'not_implemented',
+    );
     expectError(await call(url, 'POST', '/v1/test', { json: { mcp_id: mcp, message: 'hi' } }), 501, 'not_implemented');
     // unknown servers are still 404 first
-    expectError(await call(url, 'POST', '/v1/test', { json: { mcp_id: 'mcp_nothere', message: 'hi' } }), 404, 'not_found');
+    expectError(
+      await call(url, 'POST', '/v1/test', { json: { mcp_id: 'mcp_nothere', message: 'hi' } }),
+      404,
+      'not_found',
+    );
   });
 
   it('503 unavailable while draining, with Retry-After', async () => {
@@ -323,7 +406,9 @@ describe('service answers', () => {
 describe('deployments through the API', () => {
   async function withDeployments(outcome: 'deployed' | 'failed' = 'deployed', settleMs = 20) {
     let deployments!: ReturnType<typeof fakeDeployments>;
-    const app = await start((store) => ({ deployments: (deployments = fakeDeployments(store, { outcome, settleMs })) }));
+    const app = await start((store) => ({
+      deployments: (deployments = fakeDeployments(store, { outcome, settleMs })),
+    }));
     const mcp = (await fakeBuilds(app.store).build(weatherDefinition())).server.mcp_id;
     return { ...app, deployments, mcp };
   }
@@ -333,7 +418,10 @@ describe('deployments through the API', () => {
     const sync = await call(url, 'POST', '/v1/deploy', { json: { mcp_id: mcp, environment: 'development' } });
     expect(sync.status).toBe(200);
     expect(Deployment.parse(sync.body.data).status).toBe('deployed');
-    const async = await call(url, 'POST', '/v1/deploy', { json: { mcp_id: mcp, environment: 'staging' }, headers: { prefer: 'respond-async, wait=5' } });
+    const async = await call(url, 'POST', '/v1/deploy', {
+      json: { mcp_id: mcp, environment: 'staging' },
+      headers: { prefer: 'respond-async, wait=5' },
+    });
     expect(async.status).toBe(202);
     expect(async.body.success).toBe(true);
     expect(async.body.data.status).toBe('deploying');
@@ -350,7 +438,10 @@ describe('deployments through the API', () => {
   });
 
   it('answers 202 deploying when the synchronous limit passes', async () => {
-    const { url, store } = await start((store) => ({ deployments: fakeDeployments(store, { settleMs: 3000 }), limits: { syncDeploySeconds: 0.2 } }));
+    const { url, store } = await start((store) => ({
+      deployments: fakeDeployments(store, { settleMs: 3000 }),
+      limits: { syncDeploySeconds: 0.2 },
+    }));
     const mcp = (await fakeBuilds(store).build(weatherDefinition())).server.mcp_id;
     const answer = await call(url, 'POST', '/v1/deploy', { json: { mcp_id: mcp, environment: 'development' } });
     expect(answer.status).toBe(202);
@@ -359,7 +450,10 @@ describe('deployments through the API', () => {
 
   it('long-polls the status: ETag, If-None-Match, an answer as soon as it changes', async () => {
     const { url, mcp } = await withDeployments('deployed', 300);
-    const accepted = await call(url, 'POST', '/v1/deploy', { json: { mcp_id: mcp, environment: 'development' }, headers: { prefer: 'respond-async' } });
+    const accepted = await call(url, 'POST', '/v1/deploy', {
+      json: { mcp_id: mcp, environment: 'development' },
+      headers: { prefer: 'respond-async' },
+    });
     const id = accepted.body.data.deployment_id as string;
     const now = await call(url, 'GET', `/v1/deploy/${id}/status`);
     const etag = now.headers.get('etag')!;
@@ -372,7 +466,9 @@ describe('deployments through the API', () => {
     const stale = await call(url, 'GET', `/v1/deploy/${id}/status?wait=10`, { headers: { 'if-none-match': etag } });
     expect(stale.body.data.status).toBe('deployed');
     // no change within the wait: the same tag after the wait
-    const same = await call(url, 'GET', `/v1/deploy/${id}/status?wait=0.3`, { headers: { 'if-none-match': changed.headers.get('etag')! } });
+    const same = await call(url, 'GET', `/v1/deploy/${id}/status?wait=0.3`, {
+      headers: { 'if-none-match': changed.headers.get('etag')! },
+    });
     expect(same.headers.get('etag')).toBe(changed.headers.get('etag'));
   });
 
@@ -403,7 +499,10 @@ describe('deployments through the API', () => {
     const deployed = await call(url, 'POST', '/v1/deploy', { json: { mcp_id: mcp, environment: 'development' } });
     const id = deployed.body.data.deployment_id as string;
     const controller = new AbortController();
-    const res = await fetch(`${url}/v1/deploy/${id}/logs?follow=1`, { headers: { authorization: `Bearer ${TEST_KEY}` }, signal: controller.signal });
+    const res = await fetch(`${url}/v1/deploy/${id}/logs?follow=1`, {
+      headers: { authorization: `Bearer ${TEST_KEY}` },
+      signal: controller.signal,
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('application/x-ndjson');
     const reader = res.body!.getReader();
@@ -439,7 +538,9 @@ describe('reads', () => {
     expect(health.body.data).toMatchObject({ status: 'ok', version: '0.0.0-test' });
     expect(typeof health.body.data.uptime_seconds).toBe('number');
     // HEAD works where GET does
-    expect((await fetch(`${url}/v1/health`, { method: 'HEAD', headers: { authorization: `Bearer ${TEST_KEY}` } })).status).toBe(200);
+    expect(
+      (await fetch(`${url}/v1/health`, { method: 'HEAD', headers: { authorization: `Bearer ${TEST_KEY}` } })).status,
+    ).toBe(200);
   });
 
   it('logs a line per request with its request id', async () => {

@@ -9,7 +9,13 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { BuildRequest } from '../../src/api/contract.js';
 import { WorkQueue } from '../../src/engine/admission.js';
-import { createBuilder, loadRuntimeModules, placeholderEnv, PLACEHOLDER_VALUE, type RuntimeModules } from '../../src/engine/builder.js';
+import {
+  createBuilder,
+  loadRuntimeModules,
+  placeholderEnv,
+  PLACEHOLDER_VALUE,
+  type RuntimeModules,
+} from '../../src/engine/builder.js';
 import { silentLogger } from '../../src/engine/engine-log.js';
 import { isProcessAlive } from '../../src/engine/state.js';
 import { FileStore } from '../../src/engine/store/file-store.js';
@@ -88,7 +94,9 @@ describe('builds with the real runtime', () => {
 
   it.each(['weather', 'notes', 'calculator'])('builds the %s example', async (example) => {
     const { builder } = await setup();
-    const request = await toBuildRequest(await loadDefinition(join(import.meta.dirname, '../../examples', example, 'server.yaml')));
+    const request = await toBuildRequest(
+      await loadDefinition(join(import.meta.dirname, '../../examples', example, 'server.yaml')),
+    );
     const record = await builder.build(request as BuildRequest);
     expect(record.server.status).toBe('ready');
   });
@@ -96,7 +104,15 @@ describe('builds with the real runtime', () => {
   it('builds a definition: ready, its bundle on disk, build_time in seconds; the same definition is the same server', async () => {
     const { builder, store, starts } = await setup();
     const record = await builder.build(weatherDefinition());
-    expect(record.server).toMatchObject({ name: 'weather', status: 'ready', template: 'basic', tools: 1, resources: 1, prompts: 0, version: '0.1.0' });
+    expect(record.server).toMatchObject({
+      name: 'weather',
+      status: 'ready',
+      template: 'basic',
+      tools: 1,
+      resources: 1,
+      prompts: 0,
+      version: '0.1.0',
+    });
     expect(record.server.mcp_id).toMatch(/^mcp_[a-z0-9]{10}$/);
     expect(record.server.url).toBe(`http://127.0.0.1:1/v1/servers/${record.server.mcp_id}`);
     expect(record.server.build_time).toBeGreaterThan(0);
@@ -107,7 +123,10 @@ describe('builds with the real runtime', () => {
     expect(again.server.mcp_id).toBe(record.server.mcp_id);
     expect(starts()).toBe(1);
     // concurrent identical builds become one server
-    const [a, b] = await Promise.all([builder.build(weatherDefinition('twin') as BuildRequest), builder.build(weatherDefinition('twin') as BuildRequest)]);
+    const [a, b] = await Promise.all([
+      builder.build(weatherDefinition('twin') as BuildRequest),
+      builder.build(weatherDefinition('twin') as BuildRequest),
+    ]);
     expect(a.server.mcp_id).toBe(b.server.mcp_id);
     expect((await store.listServers()).filter((r) => r.server.name === 'twin')).toHaveLength(1);
   });
@@ -164,8 +183,14 @@ describe('builds with the real runtime', () => {
   });
 
   it('checks builds through the build queue: with one slot, one server runs at a time and every build succeeds', async () => {
-    const { builder, mostAtOnce } = await setup(undefined, undefined, new WorkQueue('builds', { concurrency: 1, maxWaiting: 10 }));
-    const records = await Promise.all(['one', 'two', 'three'].map((name) => builder.build(weatherDefinition(name) as BuildRequest)));
+    const { builder, mostAtOnce } = await setup(
+      undefined,
+      undefined,
+      new WorkQueue('builds', { concurrency: 1, maxWaiting: 10 }),
+    );
+    const records = await Promise.all(
+      ['one', 'two', 'three'].map((name) => builder.build(weatherDefinition(name) as BuildRequest)),
+    );
     expect(records.map((r) => r.server.status)).toEqual(['ready', 'ready', 'ready']);
     expect(new Set(records.map((r) => r.server.mcp_id)).size).toBe(3);
     expect(mostAtOnce()).toBe(1);
@@ -268,7 +293,10 @@ describe('the MCP check of a build', () => {
   });
 
   /** A runtime whose "server" is this in-test HTTP server answering JSON-RPC as `answer` says. */
-  async function standIn(answer: (message: { id?: number; method: string }) => unknown, sse = false): Promise<() => Promise<RuntimeModules>> {
+  async function standIn(
+    answer: (message: { id?: number; method: string }) => unknown,
+    sse = false,
+  ): Promise<() => Promise<RuntimeModules>> {
     server = createServer((req, res) => {
       let body = '';
       req.on('data', (c: Buffer) => (body += c.toString()));
@@ -301,7 +329,9 @@ describe('the MCP check of a build', () => {
     });
   }
 
-  const initialize = { result: { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'weather', version: '1' } } };
+  const initialize = {
+    result: { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'weather', version: '1' } },
+  };
 
   it('accepts a server that lists what the definition declares, over SSE too', async () => {
     const runtime = await standIn(
@@ -319,7 +349,11 @@ describe('the MCP check of a build', () => {
 
   it('fails a server that does not list a declared tool, naming the field', async () => {
     const runtime = await standIn((m) =>
-      m.method === 'initialize' ? initialize : m.method === 'tools/list' ? { result: { tools: [] } } : { result: { resources: [{ uri: 'weather://cities' }] } },
+      m.method === 'initialize'
+        ? initialize
+        : m.method === 'tools/list'
+          ? { result: { tools: [] } }
+          : { result: { resources: [{ uri: 'weather://cities' }] } },
     );
     const { builder } = await setup(runtime);
     const error = await failure(builder.build(weatherDefinition()));
@@ -348,7 +382,11 @@ describe('placeholderEnv', () => {
     expect(env.DESC).toBeUndefined();
     expect(env.LITERAL).toBeUndefined();
     expect(env.TOKEN).toBeUndefined();
-    const oauth = placeholderEnv({ name: 'x', template: 'basic', auth: { type: 'oauth', issuer: '${ISSUER}', scopes: [] } });
+    const oauth = placeholderEnv({
+      name: 'x',
+      template: 'basic',
+      auth: { type: 'oauth', issuer: '${ISSUER}', scopes: [] },
+    });
     expect(oauth.ISSUER).toBe(PLACEHOLDER_VALUE);
   });
 });

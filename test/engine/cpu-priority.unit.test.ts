@@ -1,25 +1,37 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_ENGINE_NICE, engineNiceFromEnv, sessionOf, yieldToInstances, type PriorityHost } from '../../src/engine/cpu-priority.js';
+import {
+  DEFAULT_ENGINE_NICE,
+  engineNiceFromEnv,
+  sessionOf,
+  yieldToInstances,
+  type PriorityHost,
+} from '../../src/engine/cpu-priority.js';
 
 /** /proc as a map of paths; writes are recorded, and a path named in `failing` throws. */
-function fakeProc(files: Record<string, string>, options: { failing?: string[]; pid?: number } = {}): PriorityHost & { written: Record<string, string> } {
+function fakeProc(
+  files: Record<string, string>,
+  options: { failing?: string[]; pid?: number } = {},
+): PriorityHost & { written: Record<string, string> } {
   const written: Record<string, string> = {};
   return {
     pid: options.pid ?? 4242,
     written,
     read(path) {
-      if (options.failing?.includes(path) === true || files[path] === undefined) throw Object.assign(new Error(`ENOENT: ${path}`), { code: 'ENOENT' });
+      if (options.failing?.includes(path) === true || files[path] === undefined)
+        throw Object.assign(new Error(`ENOENT: ${path}`), { code: 'ENOENT' });
       return files[path];
     },
     write(path, text) {
-      if (options.failing?.includes(`write ${path}`) === true) throw Object.assign(new Error(`EACCES: ${path}`), { code: 'EACCES' });
+      if (options.failing?.includes(`write ${path}`) === true)
+        throw Object.assign(new Error(`EACCES: ${path}`), { code: 'EACCES' });
       written[path] = text;
     },
   };
 }
 
 // pid (comm) state ppid pgrp session …: a command name may hold spaces and parentheses
-const statOf = (pid: number, session: number) => `${pid} (node (x) y) S 1 ${session} ${session} 0 -1 4194560 1190 0 0 0 12 3 0 0 20 0 11 0\n`;
+const statOf = (pid: number, session: number) =>
+  `${pid} (node (x) y) S 1 ${session} ${session} 0 -1 4194560 1190 0 0 0 12 3 0 0 20 0 11 0\n`;
 
 describe('the engine CPU priority', () => {
   it('reads MCPCTL_ENGINE_NICE: unset is the default, 0 is off, anything but 0–19 is named and the default used', () => {
@@ -42,12 +54,18 @@ describe('the engine CPU priority', () => {
   });
 
   it('lowers its autogroup only when it leads its own session, and leaves everything as it was where it cannot', () => {
-    const leader = fakeProc({ '/proc/self/autogroup': '/autogroup-12 nice 0\n', '/proc/self/stat': statOf(4242, 4242) });
+    const leader = fakeProc({
+      '/proc/self/autogroup': '/autogroup-12 nice 0\n',
+      '/proc/self/stat': statOf(4242, 4242),
+    });
     expect(yieldToInstances(5, leader)).toBe('lowered');
     expect(leader.written).toEqual({ '/proc/self/autogroup': '5' });
 
     // in the foreground it shares the terminal's group: lowering that would slow the shell too
-    const foreground = fakeProc({ '/proc/self/autogroup': '/autogroup-12 nice 0\n', '/proc/self/stat': statOf(4242, 900) });
+    const foreground = fakeProc({
+      '/proc/self/autogroup': '/autogroup-12 nice 0\n',
+      '/proc/self/stat': statOf(4242, 900),
+    });
     expect(yieldToInstances(5, foreground)).toBe('not a session leader');
     expect(foreground.written).toEqual({});
 

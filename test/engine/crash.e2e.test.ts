@@ -22,7 +22,8 @@ beforeAll(() => requireBuilt());
 const homes: Array<{ dir: string; cleanup(): Promise<void> }> = [];
 const children: ChildProcess[] = [];
 afterEach(async () => {
-  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const child of children.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   for (const home of homes.splice(0)) {
     killEngineOf(home.dir);
     await home.cleanup();
@@ -59,7 +60,9 @@ describe('the file store under kill -9', () => {
     const acknowledged = new Map<string, number>();
     let next = 0;
     for (let round = 0; round < 6; round += 1) {
-      const child = spawn(process.execPath, ['--input-type=module', '-e', WRITER, dir, String(next)], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const child = spawn(process.execPath, ['--input-type=module', '-e', WRITER, dir, String(next)], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
       children.push(child);
       let buffered = '';
       let count = 0;
@@ -115,9 +118,10 @@ describe('the background engine under kill -9', () => {
     let stop = false;
     const builder = async (worker: number) => {
       for (let i = 0; !stop; i += 1) {
-        const answer = await call(state.url, 'POST', '/v1/build', { json: weatherDefinition(`crash-${worker}-${i}`), key: state.apiKey }).catch(
-          () => undefined,
-        );
+        const answer = await call(state.url, 'POST', '/v1/build', {
+          json: weatherDefinition(`crash-${worker}-${i}`),
+          key: state.apiKey,
+        }).catch(() => undefined);
         if (answer?.status === 200) built.add(answer.body.data.mcp_id);
       }
     };
@@ -156,7 +160,10 @@ describe('the background engine under kill -9', () => {
     expect((await cli(['engine', 'start'])).code).toBe(0);
     const state = await engineState(home);
     const built = await call(state.url, 'POST', '/v1/build', { json: weatherDefinition(), key: state.apiKey });
-    const deployed = await call(state.url, 'POST', '/v1/deploy', { json: { mcp_id: built.body.data.mcp_id, environment: 'development' }, key: state.apiKey });
+    const deployed = await call(state.url, 'POST', '/v1/deploy', {
+      json: { mcp_id: built.body.data.mcp_id, environment: 'development' },
+      key: state.apiKey,
+    });
     expect(deployed.status).toBe(200);
     const deployment = deployed.body.data;
     const oldInstancePid = deployment.instances[0].pid as number;
@@ -175,8 +182,11 @@ describe('the background engine under kill -9', () => {
     const restored = await waitFor(
       'the deployment to be restored',
       async () => {
-        const answer = await call(again.url, 'GET', `/v1/deploy/${deployment.deployment_id}/status`, { key: again.apiKey });
-        const data = answer.body?.data as { status: string; url: string; instances?: Array<{ state: string }> } | undefined;
+        const answer = await call(again.url, 'GET', `/v1/deploy/${deployment.deployment_id}/status`, {
+          key: again.apiKey,
+        });
+        const data = answer.body?.data as
+          { status: string; url: string; instances?: Array<{ state: string }> } | undefined;
         return data?.status === 'deployed' && data.instances?.some((i) => i.state === 'healthy') ? data : undefined;
       },
       60_000,
@@ -195,7 +205,11 @@ function postForStatus(url: string, apiKey: string, body: unknown, onHead: () =>
     const text = JSON.stringify(body);
     const req = httpRequest(url, {
       method: 'POST',
-      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) },
+      headers: {
+        authorization: `Bearer ${apiKey}`,
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(text),
+      },
     });
     req.on('response', (res) => {
       onHead();
@@ -215,12 +229,18 @@ describe('acknowledged deployments under kill -9', () => {
     const trials = 3;
     const ids: string[] = [];
     for (let trial = 0; trial < trials; trial += 1) {
-      const built = await call(state.url, 'POST', '/v1/build', { json: weatherDefinition(`ack-${trial}`), key: state.apiKey });
+      const built = await call(state.url, 'POST', '/v1/build', {
+        json: weatherDefinition(`ack-${trial}`),
+        key: state.apiKey,
+      });
       expect(built.status, built.text).toBe(200);
       // Killed the moment the answer's head arrives: the record must already be on disk.
       const pid = daemon.pid!;
-      const status = await postForStatus(`${state.url}/v1/deploy`, state.apiKey, { mcp_id: built.body.data.mcp_id, environment: 'development' }, () =>
-        process.kill(-pid, 'SIGKILL'),
+      const status = await postForStatus(
+        `${state.url}/v1/deploy`,
+        state.apiKey,
+        { mcp_id: built.body.data.mcp_id, environment: 'development' },
+        () => process.kill(-pid, 'SIGKILL'),
       );
       expect(status).toBe(200);
       await waitFor('the engine to die', () => (isProcessAlive(pid) ? undefined : true));

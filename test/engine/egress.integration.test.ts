@@ -55,7 +55,12 @@ function tool(name: string, path: string) {
     name,
     description: `Calls ${path} of the API`,
     inputSchema: { type: 'object' as const, properties: { id: { type: 'string' as const } } },
-    handler: { type: 'http' as const, url: `\${API_URL}${path}`, headers: { 'X-Api-Key': '${API_SECRET}' }, result: 'text' as const },
+    handler: {
+      type: 'http' as const,
+      url: `\${API_URL}${path}`,
+      headers: { 'X-Api-Key': '${API_SECRET}' },
+      result: 'text' as const,
+    },
   };
 }
 
@@ -91,7 +96,11 @@ describe('egress of a deployed http tool', () => {
     const landing = await api(() => ({ status: 200, body: '{"landed":true}' }));
     const backend = await api((url) => {
       if (url === '/away') return { status: 302, headers: { location: `${landing.url}/landing` } };
-      if (url === '/metadata') return { status: 302, headers: { location: 'http://169.254.169.254/latest/meta-data/iam/security-credentials/' } };
+      if (url === '/metadata')
+        return {
+          status: 302,
+          headers: { location: 'http://169.254.169.254/latest/meta-data/iam/security-credentials/' },
+        };
       return { status: 200, body: '{"name":"Ada"}' };
     });
     engine = await startRealEngine(sandbox.env.MCPCTL_HOME!, { apiKey: API_KEY });
@@ -129,7 +138,9 @@ describe('egress of a deployed http tool', () => {
     // the instance's log says what was refused (its lines reach the engine a moment after the answer)
     await waitFor('the refusal in the deployment log', async () => {
       const lines = await client.logs(open.deployment.deployment_id, { limit: 1000 });
-      return lines.some((line) => line.message.includes('egress_refused') && line.message.includes('169.254.169.254')) ? true : undefined;
+      return lines.some((line) => line.message.includes('egress_refused') && line.message.includes('169.254.169.254'))
+        ? true
+        : undefined;
     });
 
     // `..` in a path segment: a tool error, and no request

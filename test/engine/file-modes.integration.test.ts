@@ -36,7 +36,16 @@ function recordingLogger(): Logger & { warnings: string[] } {
 }
 
 const start = (home: string, logger: Logger) =>
-  startEngine({ home, host: '127.0.0.1', port: 0, apiKey: TEST_KEY, version: '0.0.0-test', logger, env: {}, limits: { ratePerSecond: 0 } });
+  startEngine({
+    home,
+    host: '127.0.0.1',
+    port: 0,
+    apiKey: TEST_KEY,
+    version: '0.0.0-test',
+    logger,
+    env: {},
+    limits: { ratePerSecond: 0 },
+  });
 
 const mode = async (path: string) => (await stat(path)).mode & 0o777;
 
@@ -47,7 +56,9 @@ describe('MCPCTL_HOME owner and mode', () => {
     await chmod(home, 0o777);
     const error = await start(home, recordingLogger()).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(EngineConfigError);
-    expect((error as Error).message).toMatch(/^the engine will not start: .*home can be written by every user \(mode 777\).*chmod 700/);
+    expect((error as Error).message).toMatch(
+      /^the engine will not start: .*home can be written by every user \(mode 777\).*chmod 700/,
+    );
   });
 
   it('ATTACK: the engine refuses a key file its group can write', async () => {
@@ -101,7 +112,9 @@ describe('the CLI reading engine.json', () => {
     await chmod(paths.stateFile, 0o666);
     const error = await readEngineState(paths).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UserError);
-    expect((error as UserError).message).toMatch(/the engine's state file cannot be trusted: .*engine\.json can be written by every user/);
+    expect((error as UserError).message).toMatch(
+      /the engine's state file cannot be trusted: .*engine\.json can be written by every user/,
+    );
   });
 
   it('makes a readable state file private and reads it', async () => {
@@ -116,7 +129,9 @@ describe('the CLI reading engine.json', () => {
     const file = join(temp.dir, 'tls.key');
     await writeFile(file, 'k');
     await chmod(file, 0o640);
-    expect(checkPrivatePath(file, 'file', { tighten: false }).tightened).toMatch(/can be read by other users \(mode 640\); it should be 600/);
+    expect(checkPrivatePath(file, 'file', { tighten: false }).tightened).toMatch(
+      /can be read by other users \(mode 640\); it should be 600/,
+    );
     expect(await mode(file)).toBe(0o640);
     expect(checkPrivatePath(join(temp.dir, 'missing'), 'file')).toEqual({});
   });

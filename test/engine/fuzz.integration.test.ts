@@ -8,7 +8,15 @@ import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { AnyEnvelope } from '../../src/api/contract.js';
 import type { TestService } from '../../src/engine/types.js';
-import { call, fakeBuilds, fakeDeployments, startTestApp, TEST_KEY, weatherDefinition, type TestApp } from '../support/app.js';
+import {
+  call,
+  fakeBuilds,
+  fakeDeployments,
+  startTestApp,
+  TEST_KEY,
+  weatherDefinition,
+  type TestApp,
+} from '../support/app.js';
 
 const SEED = 0x5eed_2026;
 const REQUESTS = 3000;
@@ -66,7 +74,8 @@ function randomValue(r: Rng, depth = 0): unknown {
     default: {
       const out: Record<string, unknown> = {};
       for (let i = r.int(4); i > 0; i--)
-        out[r.pick(['name', 'template', 'tools', 'mcp_id', 'environment', 'config', '__proto__', 'constructor', 'x'])] = randomValue(r, depth + 1);
+        out[r.pick(['name', 'template', 'tools', 'mcp_id', 'environment', 'config', '__proto__', 'constructor', 'x'])] =
+          randomValue(r, depth + 1);
       return out;
     }
   }
@@ -88,7 +97,11 @@ function mutated(r: Rng, valid: Record<string, unknown>): unknown {
       copy[r.pick(['extra', 'files', 'auth', 'config', 'context', 'ai_model'])] = randomValue(r);
       break;
     default:
-      if (Array.isArray(copy.tools)) copy.tools[0] = { ...copy.tools[0], [r.pick(['name', 'inputSchema', 'handler', 'description'])]: randomValue(r) };
+      if (Array.isArray(copy.tools))
+        copy.tools[0] = {
+          ...copy.tools[0],
+          [r.pick(['name', 'inputSchema', 'handler', 'description'])]: randomValue(r),
+        };
   }
   return copy;
 }
@@ -125,7 +138,20 @@ function randomRequest(r: Rng, t: Target) {
   let path = r.pick(paths);
   if (r.chance(0.4)) {
     const params = ['wait', 'limit', 'since', 'window', 'environment', 'status', 'mcp_id', 'name', 'follow'];
-    const values = ['', '0', '1', '-5', '61', 'abc', '1e3', 'production', 'deployed', '2026-01-01T00:00:00Z', '%ZZ', '0.5'];
+    const values = [
+      '',
+      '0',
+      '1',
+      '-5',
+      '61',
+      'abc',
+      '1e3',
+      'production',
+      'deployed',
+      '2026-01-01T00:00:00Z',
+      '%ZZ',
+      '0.5',
+    ];
     path += `?${Array.from({ length: 1 + r.int(3) }, () => `${r.pick(params)}=${r.pick(values)}`).join('&')}`;
   }
   const method = r.pick(['GET', 'POST', 'POST', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS']);
@@ -177,7 +203,10 @@ function randomRequest(r: Rng, t: Target) {
   return { method, path, headers, body };
 }
 
-function send(url: string, req: ReturnType<typeof randomRequest>): Promise<{ status: number; type: string; text: string }> {
+function send(
+  url: string,
+  req: ReturnType<typeof randomRequest>,
+): Promise<{ status: number; type: string; text: string }> {
   return new Promise((resolve, reject) => {
     const outgoing = httpRequest(`${url}${req.path}`, { method: req.method, headers: req.headers });
     outgoing.on('response', (res) => {
@@ -203,7 +232,13 @@ let target: Target;
 
 beforeAll(async () => {
   const tests: TestService = {
-    test: async () => ({ ai_response: 'ok', tools_used: [], resources_accessed: [], execution_time: 0.01, success_rate: 1 }),
+    test: async () => ({
+      ai_response: 'ok',
+      tools_used: [],
+      resources_accessed: [],
+      execution_time: 0.01,
+      success_rate: 1,
+    }),
     models: () => [{ id: 'mcpctl-local', default: true, available: true }],
   };
   app = await startTestApp((store) => ({
@@ -214,7 +249,9 @@ beforeAll(async () => {
     limits: { ratePerSecond: 0, authFailures: 0, maxWaitSeconds: 0.2, keepAliveMs: 60_000 },
   }));
   const built = await call(app.url, 'POST', '/v1/build', { json: weatherDefinition() });
-  const deployed = await call(app.url, 'POST', '/v1/deploy', { json: { mcp_id: built.body.data.mcp_id, environment: 'development' } });
+  const deployed = await call(app.url, 'POST', '/v1/deploy', {
+    json: { mcp_id: built.body.data.mcp_id, environment: 'development' },
+  });
   target = { url: app.url, mcpId: built.body.data.mcp_id, deploymentId: deployed.body.data.deployment_id };
 });
 
@@ -235,7 +272,9 @@ it(`answers ${REQUESTS} random and malformed requests without a 5xx, each /v1 an
       try {
         answer = await send(app.url, req);
       } catch (error) {
-        failures.push(`no answer (${(error as Error).message}): ${req.method} ${req.path} ${JSON.stringify(req.headers)} body ${req.body?.length ?? 0} bytes`);
+        failures.push(
+          `no answer (${(error as Error).message}): ${req.method} ${req.path} ${JSON.stringify(req.headers)} body ${req.body?.length ?? 0} bytes`,
+        );
         continue;
       }
       statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
@@ -257,7 +296,8 @@ it(`answers ${REQUESTS} random and malformed requests without a 5xx, each /v1 an
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
   expect(failures.slice(0, 10)).toEqual([]);
   // the fuzz reached more than the front door
-  for (const status of [200, 400, 401, 404, 405, 415, 422]) expect(statuses.get(status) ?? 0, `status ${status}`).toBeGreaterThan(0);
+  for (const status of [200, 400, 401, 404, 405, 415, 422])
+    expect(statuses.get(status) ?? 0, `status ${status}`).toBeGreaterThan(0);
   expect(app.logs.filter((line) => line.msg === 'unexpected error')).toEqual([]);
   const health = await call(app.url, 'GET', '/v1/health');
   expect(health.status).toBe(200);

@@ -10,7 +10,17 @@ import { startEngine, EngineConfigError } from '../../src/engine/engine.js';
 import { createHostPolicy, hostNameOf } from '../../src/engine/http/hosts.js';
 import { createLogger, silentLogger } from '../../src/engine/engine-log.js';
 import { startTestEngine } from '../support/engine.js';
-import { fakeBuilds, rawBody, rawExchange, startTestApp, TEST_KEY, tempHome, waitFor, weatherDefinition, type TestApp } from '../support/app.js';
+import {
+  fakeBuilds,
+  rawBody,
+  rawExchange,
+  startTestApp,
+  TEST_KEY,
+  tempHome,
+  waitFor,
+  weatherDefinition,
+  type TestApp,
+} from '../support/app.js';
 
 let target: TestApp | undefined;
 afterEach(async () => {
@@ -39,7 +49,10 @@ describe('what Node would answer bare', () => {
 
   it('an Expect other than 100-continue gets 417 with the envelope', async () => {
     target = await startTestApp();
-    const answer = await rawExchange(target.url, `GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nExpect: foo\r\nAuthorization: Bearer ${TEST_KEY}\r\n\r\n`);
+    const answer = await rawExchange(
+      target.url,
+      `GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nExpect: foo\r\nAuthorization: Bearer ${TEST_KEY}\r\n\r\n`,
+    );
     expectEnvelope(answer, 417, 'expectation_failed');
   });
 
@@ -64,7 +77,9 @@ describe('a client that hangs up in the middle of its upload', () => {
       `POST /v1/build HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TEST_KEY}\r\nContent-Type: application/json\r\nContent-Length: ${body.length + 500}\r\n\r\n${body}`,
       { hangUpAfterMs: 100 },
     );
-    const line = await waitFor('the request line', () => target!.logs.find((l) => l.msg === 'request' && l.path === '/v1/build'));
+    const line = await waitFor('the request line', () =>
+      target!.logs.find((l) => l.msg === 'request' && l.path === '/v1/build'),
+    );
     expect(line).toMatchObject({ level: 'info', status: 499 });
     expect(target.logs.some((l) => l.msg === 'unexpected error' || l.msg === 'request failed')).toBe(false);
     expect(builds.calls).toBe(0);
@@ -76,7 +91,9 @@ describe('a client that hangs up in the middle of its upload', () => {
 describe('a client that hangs up in the middle of its call to a deployment', () => {
   it('is logged as gone (499), and the deployment goes on serving', async () => {
     const logs: Array<Record<string, unknown>> = [];
-    const test = await startTestEngine({ logger: createLogger({ write: (line) => logs.push(JSON.parse(line) as Record<string, unknown>), level: 'debug' }) });
+    const test = await startTestEngine({
+      logger: createLogger({ write: (line) => logs.push(JSON.parse(line) as Record<string, unknown>), level: 'debug' }),
+    });
     try {
       const d = await test.deploy(await test.addServer('weather'), 'development');
       const path = `${new URL(d.url).pathname}/mcp`;
@@ -121,10 +138,20 @@ describe('the Host header', () => {
       const server = await test.addServer('weather');
       const d = await test.deploy(server, 'production', { domain: 'weather.example.test' });
       expect(d.status).toBe('deployed');
-      const answer = await rawExchange(test.engine.url, 'GET /health HTTP/1.1\r\nHost: weather.example.test\r\nConnection: close\r\n\r\n');
+      const answer = await rawExchange(
+        test.engine.url,
+        'GET /health HTTP/1.1\r\nHost: weather.example.test\r\nConnection: close\r\n\r\n',
+      );
       expect(statusLine(answer)).toMatch(/^HTTP\/1\.1 200 /);
       expect(rawBody(answer)).toMatchObject({ status: 'healthy', deployment_id: d.deployment_id });
-      expectEnvelope(await rawExchange(test.engine.url, 'GET /health HTTP/1.1\r\nHost: other.example.test\r\nConnection: close\r\n\r\n'), 403, 'forbidden');
+      expectEnvelope(
+        await rawExchange(
+          test.engine.url,
+          'GET /health HTTP/1.1\r\nHost: other.example.test\r\nConnection: close\r\n\r\n',
+        ),
+        403,
+        'forbidden',
+      );
       // every answer of the data plane carries the request's id once: the gateway's own, a call passed on, and nothing served
       expect(answer.match(/\r\nX-Request-Id: req_\w+\r\n/gi)).toHaveLength(1);
       const call = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
@@ -134,24 +161,48 @@ describe('the Host header', () => {
       );
       expect(statusLine(passed)).toMatch(/^HTTP\/1\.1 200 /);
       expect(passed.match(/\r\nX-Request-Id: req_\w+\r\n/gi)).toHaveLength(1);
-      expectEnvelope(await rawExchange(test.engine.url, 'GET /nothing HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'), 404, 'not_found');
+      expectEnvelope(
+        await rawExchange(test.engine.url, 'GET /nothing HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'),
+        404,
+        'not_found',
+      );
     } finally {
       await test.close();
     }
   });
 
   it('policy: loopback names, the bound address, the public URL and MCPCTL_ALLOWED_HOSTS; on a wildcard address, the machine’s addresses', () => {
-    const loopback = createHostPolicy({ bindHost: '127.0.0.1', publicUrl: 'https://mcp.example.com', extra: ['ci.internal'] });
-    for (const ok of ['localhost:7070', '127.0.0.1', '127.0.0.2:80', '[::1]:7070', 'app.localhost', 'MCP.example.com', 'ci.internal:1', undefined]) {
+    const loopback = createHostPolicy({
+      bindHost: '127.0.0.1',
+      publicUrl: 'https://mcp.example.com',
+      extra: ['ci.internal'],
+    });
+    for (const ok of [
+      'localhost:7070',
+      '127.0.0.1',
+      '127.0.0.2:80',
+      '[::1]:7070',
+      'app.localhost',
+      'MCP.example.com',
+      'ci.internal:1',
+      undefined,
+    ]) {
       expect(loopback.allows(ok), String(ok)).toBe(true);
     }
-    for (const refused of ['evil.example', 'example.com', '10.0.0.5', 'localhost.evil.example']) expect(loopback.allows(refused), refused).toBe(false);
+    for (const refused of ['evil.example', 'example.com', '10.0.0.5', 'localhost.evil.example'])
+      expect(loopback.allows(refused), refused).toBe(false);
     expect(createHostPolicy({ bindHost: '10.0.0.5' }).allows('10.0.0.5:7070')).toBe(true);
     expect(createHostPolicy({ bindHost: '::1' }).allows('[::1]:7070')).toBe(true);
     expect(createHostPolicy({ bindHost: '0.0.0.0' }).allows('anything.example')).toBe(false);
-    expect(createHostPolicy({ bindHost: '0.0.0.0', machineAddresses: ['10.0.0.7', 'fe80::1'] }).allows('10.0.0.7:7070')).toBe(true);
-    expect(createHostPolicy({ bindHost: '::', machineAddresses: ['10.0.0.7', 'fe80::1'] }).allows('[fe80::1]:7070')).toBe(true);
-    expect(createHostPolicy({ bindHost: '0.0.0.0', extra: ['api.example.com'] }).allows('anything.example')).toBe(false);
+    expect(
+      createHostPolicy({ bindHost: '0.0.0.0', machineAddresses: ['10.0.0.7', 'fe80::1'] }).allows('10.0.0.7:7070'),
+    ).toBe(true);
+    expect(
+      createHostPolicy({ bindHost: '::', machineAddresses: ['10.0.0.7', 'fe80::1'] }).allows('[fe80::1]:7070'),
+    ).toBe(true);
+    expect(createHostPolicy({ bindHost: '0.0.0.0', extra: ['api.example.com'] }).allows('anything.example')).toBe(
+      false,
+    );
     expect(createHostPolicy({ bindHost: '127.0.0.1', extra: ['*'] }).allows('anything.example')).toBe(true);
     expect(hostNameOf('[::1]:80')).toBe('[::1]');
     expect(hostNameOf('::1')).toBe('[::1]');
@@ -159,7 +210,15 @@ describe('the Host header', () => {
 
   it('answers the same for a Host it has just let in, and never lets in one it refused', () => {
     const policy = createHostPolicy({ bindHost: '127.0.0.1' });
-    for (const host of ['localhost:7070', 'evil.example', 'localhost:7070', 'evil.example', 'localhost:7071', 'evil.example:7070', 'localhost:7071']) {
+    for (const host of [
+      'localhost:7070',
+      'evil.example',
+      'localhost:7070',
+      'evil.example',
+      'localhost:7071',
+      'evil.example:7070',
+      'localhost:7071',
+    ]) {
       expect(policy.allows(host), host).toBe(!host.startsWith('evil'));
     }
   });
@@ -171,7 +230,17 @@ describe('the API key', () => {
     try {
       for (const apiKey of [' '.repeat(16), 'sixteen chars ok', 'short']) {
         await expect(
-          startEngine({ home: home.dir, host: '127.0.0.1', port: 0, apiKey, version: '0', logger: silentLogger, env: {}, deployments: false, tests: false }),
+          startEngine({
+            home: home.dir,
+            host: '127.0.0.1',
+            port: 0,
+            apiKey,
+            version: '0',
+            logger: silentLogger,
+            env: {},
+            deployments: false,
+            tests: false,
+          }),
         ).rejects.toBeInstanceOf(EngineConfigError);
       }
     } finally {

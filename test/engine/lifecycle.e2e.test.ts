@@ -19,7 +19,8 @@ beforeAll(() => requireBuilt());
 const sandboxes: Sandbox[] = [];
 const children: ChildProcess[] = [];
 afterEach(async () => {
-  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const child of children.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   for (const box of sandboxes.splice(0)) {
     killEngineOf(box.env.MCPCTL_HOME!);
     await box.cleanup();
@@ -71,7 +72,11 @@ describe('mcpctl engine', () => {
     if (existsSync('/proc/self/autogroup')) {
       expect(readFileSync(`/proc/${first.pid}/autogroup`, 'utf8')).toMatch(/ nice 5\n?$/);
       await waitFor('the priority line', async () =>
-        (await readFile(join(home, 'engine.log'), 'utf8')).includes('on busy cores the engine gives way to its instances') ? true : undefined,
+        (await readFile(join(home, 'engine.log'), 'utf8')).includes(
+          'on busy cores the engine gives way to its instances',
+        )
+          ? true
+          : undefined,
       );
     }
     expect((await stat(join(home, 'engine.json'))).mode & 0o777).toBe(0o600);
@@ -80,10 +85,18 @@ describe('mcpctl engine', () => {
 
     const status = await mcpctl(box, ['engine', 'status', '--json']);
     const shown = JSON.parse(status.stdout);
-    expect(shown).toMatchObject({ running: true, pid: first.pid, url: first.url, home, mode: 'background', version: expect.any(String) });
+    expect(shown).toMatchObject({
+      running: true,
+      pid: first.pid,
+      url: first.url,
+      home,
+      mode: 'background',
+      version: expect.any(String),
+    });
     expect(typeof shown.uptime_seconds).toBe('number');
     const human = await mcpctl(box, ['engine', 'status']);
-    for (const output of [status.stdout, status.stderr, human.stdout, human.stderr]) expect(output).not.toContain(state.apiKey);
+    for (const output of [status.stdout, status.stderr, human.stdout, human.stderr])
+      expect(output).not.toContain(state.apiKey);
     expect(human.stdout).toContain(first.url);
 
     expect((await call(state.url, 'GET', '/v1/servers', { key: null })).status).toBe(401);
@@ -110,13 +123,18 @@ describe('mcpctl engine', () => {
     const box = await sandbox();
     expect((await mcpctl(box, ['engine', 'start'])).code).toBe(0);
     const state = await stateOf(box);
-    const child = spawn(process.execPath, [BIN, 'engine', 'logs', '--follow', '--lines', '5'], { env: box.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'engine', 'logs', '--follow', '--lines', '5'], {
+      env: box.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     children.push(child);
     let stdout = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
     await waitFor('the first lines', () => (stdout.includes('engine listening') ? true : undefined));
     const answer = await call(state.url, 'GET', '/v1/servers', { key: state.apiKey });
-    await waitFor('the new request line', () => (stdout.includes(answer.body.meta.request_id as string) ? true : undefined));
+    await waitFor('the new request line', () =>
+      stdout.includes(answer.body.meta.request_id as string) ? true : undefined,
+    );
     expect(stdout).toMatch(/info\s+request\s+.*path=\/v1\/servers/);
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
     child.kill('SIGINT');
@@ -161,7 +179,16 @@ describe('mcpctl engine', () => {
     await mkdir(home, { recursive: true });
     await writeFile(
       join(home, 'engine.json'),
-      JSON.stringify({ url: 'http://127.0.0.1:9', pid: dead.pid, port: 9, apiKey: 'old', version: '0.0.1', startedAt: '', home, mode: 'background' }),
+      JSON.stringify({
+        url: 'http://127.0.0.1:9',
+        pid: dead.pid,
+        port: 9,
+        apiKey: 'old',
+        version: '0.0.1',
+        startedAt: '',
+        home,
+        mode: 'background',
+      }),
       { mode: 0o600 },
     );
     await writeFile(join(home, 'engine.lock'), JSON.stringify({ pid: dead.pid, at: '' }));
@@ -227,7 +254,10 @@ describe('a state folder that cannot be one', () => {
 
 /** `mcpctl serve --port 0` in the foreground, its output collected as it comes. */
 function startServe(box: { env: Record<string, string | undefined> }) {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { env: box.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], {
+    env: box.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   const out = { stdout: '', stderr: '' };
   child.stdout.on('data', (c: Buffer) => (out.stdout += c.toString()));
@@ -235,7 +265,9 @@ function startServe(box: { env: Record<string, string | undefined> }) {
   const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
   /** the engine's URL, once it logs that it listens */
   const listening = async () => {
-    const line = await waitFor('the listening line', () => out.stdout.split('\n').find((l) => l.includes('"engine listening"')));
+    const line = await waitFor('the listening line', () =>
+      out.stdout.split('\n').find((l) => l.includes('"engine listening"')),
+    );
     return (JSON.parse(line) as { url: string }).url;
   };
   return { child, out, exited, listening };
@@ -250,7 +282,8 @@ describe('mcpctl serve', () => {
     const url = await serve.listening();
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     // in the terminal's session: its scheduling group is the terminal's, and is left alone
-    if (existsSync('/proc/self/autogroup')) expect(readFileSync(`/proc/${child.pid}/autogroup`, 'utf8')).toBe(readFileSync('/proc/self/autogroup', 'utf8'));
+    if (existsSync('/proc/self/autogroup'))
+      expect(readFileSync(`/proc/${child.pid}/autogroup`, 'utf8')).toBe(readFileSync('/proc/self/autogroup', 'utf8'));
     expect((await call(url, 'GET', '/v1/health', { key: null })).status).toBe(401);
     const built = await call(url, 'POST', '/v1/build', { json: weatherDefinition(), key });
     expect(built.status).toBe(200);

@@ -32,7 +32,11 @@ const OAUTH: Definition = {
 async function verified(env: Record<string, string>, token: string | undefined, audience = MCP_URL) {
   expect(token).toEqual(expect.any(String));
   const jwks = JSON.parse(env[LOCAL_JWKS_ENV]!) as JSONWebKeySet;
-  const { payload } = await jwtVerify(token!, createLocalJWKSet(jwks), { issuer: LOCAL_ISSUER, audience, algorithms: ['ES256'] });
+  const { payload } = await jwtVerify(token!, createLocalJWKSet(jwks), {
+    issuer: LOCAL_ISSUER,
+    audience,
+    algorithms: ['ES256'],
+  });
   return payload;
 }
 
@@ -62,7 +66,9 @@ describe('oauth: tokens of the engine key', () => {
     const anonymous = await credentials.prepare(OAUTH, {});
     expect(await verified(anonymous.env, await anonymous.token(MCP_URL))).toMatchObject({ sub: LOCAL_SUBJECT });
 
-    const byEmail: Definition = { auth: { type: 'oauth', issuer: 'https://tenant.example.com/', scopes: [], user_claim: 'email' } };
+    const byEmail: Definition = {
+      auth: { type: 'oauth', issuer: 'https://tenant.example.com/', scopes: [], user_claim: 'email' },
+    };
     const access = await credentials.prepare(byEmail, {}, 'alice@example.com');
     const claims = await verified(access.env, await access.token(MCP_URL));
     expect(claims).toMatchObject({ email: 'alice@example.com', sub: 'alice@example.com' });
@@ -74,7 +80,10 @@ describe('oauth: tokens of the engine key', () => {
     const access = await createLocalCredentials().prepare(OAUTH, {}, 'bob');
     const other = 'http://127.0.0.1:50000/mcp';
     expect(await verified(access.env, await access.token(other), other)).toMatchObject({ aud: other });
-    await expect(verified(access.env, await access.token(other), MCP_URL)).rejects.toMatchObject({ code: 'ERR_JWT_CLAIM_VALIDATION_FAILED', claim: 'aud' });
+    await expect(verified(access.env, await access.token(other), MCP_URL)).rejects.toMatchObject({
+      code: 'ERR_JWT_CLAIM_VALIDATION_FAILED',
+      claim: 'aud',
+    });
   });
 
   it('keeps one key for an hour, then makes a new one; another engine has a key of its own', async () => {
@@ -98,7 +107,10 @@ describe('oauth: tokens of the engine key', () => {
 
 describe('bearer: random values for the token variables', () => {
   it('sets the variable of a single token and sends its value', async () => {
-    const access = await createLocalCredentials().prepare({ auth: { type: 'bearer', token: '${MCP_AUTH_TOKEN}' } }, { OTHER: 'x' });
+    const access = await createLocalCredentials().prepare(
+      { auth: { type: 'bearer', token: '${MCP_AUTH_TOKEN}' } },
+      { OTHER: 'x' },
+    );
     expect(access.env.OTHER).toBe('x');
     expect(access.env.MCP_AUTH_TOKEN).toMatch(/^[0-9a-f]{32}$/);
     expect(await access.token(MCP_URL)).toBe(access.env.MCP_AUTH_TOKEN);
@@ -106,7 +118,10 @@ describe('bearer: random values for the token variables', () => {
   });
 
   it('sets every variable of several tokens, each its own value, and sends the first', async () => {
-    const access = await createLocalCredentials().prepare({ auth: { type: 'bearer', tokens: ['${TOKEN_NEW}', 'old-${TOKEN_OLD}'] } }, {});
+    const access = await createLocalCredentials().prepare(
+      { auth: { type: 'bearer', tokens: ['${TOKEN_NEW}', 'old-${TOKEN_OLD}'] } },
+      {},
+    );
     expect(access.env.TOKEN_NEW).toMatch(/^[0-9a-f]{32}$/);
     expect(access.env.TOKEN_OLD).toMatch(/^[0-9a-f]{32}$/);
     expect(access.env.TOKEN_NEW).not.toBe(access.env.TOKEN_OLD);
@@ -114,7 +129,10 @@ describe('bearer: random values for the token variables', () => {
   });
 
   it('replaces a value the base environment had: the engine never sends a deployed secret', async () => {
-    const access = await createLocalCredentials().prepare({ auth: { type: 'bearer', token: 'Bearer-${SECRET}' } }, { SECRET: 'the-real-one' });
+    const access = await createLocalCredentials().prepare(
+      { auth: { type: 'bearer', token: 'Bearer-${SECRET}' } },
+      { SECRET: 'the-real-one' },
+    );
     expect(access.env.SECRET).not.toBe('the-real-one');
     expect(await access.token(MCP_URL)).toBe(`Bearer-${access.env.SECRET}`);
   });

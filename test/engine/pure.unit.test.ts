@@ -30,7 +30,14 @@ describe('formatPath', () => {
       name: 'x',
       template: 'basic',
       extra: 1,
-      tools: [{ name: 't', description: 'd', inputSchema: { type: 'object' }, handler: { type: 'static', content: [{ type: 'text', text: 1 }] } }],
+      tools: [
+        {
+          name: 't',
+          description: 'd',
+          inputSchema: { type: 'object' },
+          handler: { type: 'static', content: [{ type: 'text', text: 1 }] },
+        },
+      ],
     });
     expect(result.success).toBe(false);
     const paths = issuesToDetails(result.error!.issues).map((d) => d.path);
@@ -40,7 +47,10 @@ describe('formatPath', () => {
 });
 
 describe('Router', () => {
-  const router = new Router<string>().add('GET', '/v1/servers', 'list').add('GET', '/v1/servers/:id', 'one').add('POST', '/v1/deploy/:id/stop', 'stop');
+  const router = new Router<string>()
+    .add('GET', '/v1/servers', 'list')
+    .add('GET', '/v1/servers/:id', 'one')
+    .add('POST', '/v1/deploy/:id/stop', 'stop');
   it.each([
     ['GET', '/v1/servers', { kind: 'found', route: 'list', params: {} }],
     ['GET', '/v1/servers/', { kind: 'found', route: 'list', params: {} }],
@@ -54,7 +64,8 @@ describe('Router', () => {
     ['GET', '/v1/nothing', { kind: 'not_found' }],
   ])('%s %s', (method, path, expected) => {
     const found = router.lookup(method, path);
-    if (found.kind === 'found') expect({ kind: found.kind, route: found.match.route, params: found.match.params }).toEqual(expected);
+    if (found.kind === 'found')
+      expect({ kind: found.kind, route: found.match.route, params: found.match.params }).toEqual(expected);
     else expect(found).toEqual(expected);
   });
 });
@@ -130,7 +141,12 @@ describe('homes and addresses', () => {
   });
 
   it('names the files of a home', () => {
-    expect(homePaths('/h')).toMatchObject({ stateFile: '/h/engine.json', lockFile: '/h/engine.lock', logFile: '/h/engine.log', storeDir: '/h/store' });
+    expect(homePaths('/h')).toMatchObject({
+      stateFile: '/h/engine.json',
+      lockFile: '/h/engine.lock',
+      logFile: '/h/engine.log',
+      storeDir: '/h/store',
+    });
   });
 
   it.each([
@@ -165,7 +181,13 @@ describe('ids and tags', () => {
   });
 
   it('gives a deployment the same ETag when only health-check times change', () => {
-    const base = { deployment_id: 'deploy_a', status: 'deployed' as const, url: 'u', health_check: 'h', deploy_time: 1 };
+    const base = {
+      deployment_id: 'deploy_a',
+      status: 'deployed' as const,
+      url: 'u',
+      health_check: 'h',
+      deploy_time: 1,
+    };
     const a = etagOf({ ...base, instances: [{ id: 'i1', state: 'healthy', last_check: '2026-01-01T00:00:00Z' }] });
     const b = etagOf({ ...base, instances: [{ id: 'i1', state: 'healthy', last_check: '2026-01-01T00:00:05Z' }] });
     const c = etagOf({ ...base, instances: [{ id: 'i1', state: 'unhealthy', last_check: '2026-01-01T00:00:05Z' }] });

@@ -7,7 +7,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createLogger, redactingEngineLogger } from '../../src/engine/engine-log.js';
-import { deploymentRedactor, ENGINE_OWNER, engineSecretValues, SecretRegistry, SHARED_MIN_LENGTH } from '../../src/engine/secret-registry.js';
+import {
+  deploymentRedactor,
+  ENGINE_OWNER,
+  engineSecretValues,
+  SecretRegistry,
+  SHARED_MIN_LENGTH,
+} from '../../src/engine/secret-registry.js';
 import { LogBook } from '../../src/engine/deployments/log-book.js';
 import { Secrets } from '../../src/runtime/logger.js';
 
@@ -41,7 +47,9 @@ describe('the engine-wide secret set', () => {
   it('replaces the longest value first, and values with expression characters literally', () => {
     const registry = new SecretRegistry();
     registry.add('x', ['abcdefgh', 'abcdefgh-longer', 'a.b*c+d?(e)[f]']);
-    expect(registry.redactText('abcdefgh-longer abcdefgh a.b*c+d?(e)[f] aXbbcdd')).toBe('[redacted] [redacted] [redacted] aXbbcdd');
+    expect(registry.redactText('abcdefgh-longer abcdefgh a.b*c+d?(e)[f] aXbbcdd')).toBe(
+      '[redacted] [redacted] [redacted] aXbbcdd',
+    );
   });
 
   it("takes the engine's own credentials from its environment, not every variable", () => {
@@ -69,7 +77,9 @@ describe("the engine's log", () => {
     registry.add(ENGINE_OWNER, [KEY]);
     const lines: string[] = [];
     const logger = redactingEngineLogger(createLogger({ write: (line) => lines.push(line) }), registry);
-    logger.child({ component: 'x' }).error(`failed with ${KEY}`, { error: new Error(`bad ${KEY}`), nested: [{ url: `http://h/?k=${KEY}` }] });
+    logger
+      .child({ component: 'x' })
+      .error(`failed with ${KEY}`, { error: new Error(`bad ${KEY}`), nested: [{ url: `http://h/?k=${KEY}` }] });
     const text = lines.join('');
     expect(text).not.toContain(KEY);
     expect(JSON.parse(text)).toMatchObject({

@@ -26,14 +26,27 @@ async function open(dir: string, options: Partial<Parameters<typeof FileStore.op
 
 function server(id: string, name = 'weather', createdAt = new Date().toISOString()): ServerRecord {
   return {
-    server: { mcp_id: id, name, status: 'ready', url: `http://x/v1/servers/${id}`, build_time: 0.1, created_at: createdAt },
+    server: {
+      mcp_id: id,
+      name,
+      status: 'ready',
+      url: `http://x/v1/servers/${id}`,
+      build_time: 0.1,
+      created_at: createdAt,
+    },
     bundleDir: `/bundles/${id}`,
     digest: `digest-${id}`,
     definition: { name, template: 'basic' },
   };
 }
 
-function deployment(id: string, mcpId: string, environment: 'development' | 'staging', status: 'deployed' | 'stopped', createdAt: string): DeploymentRecord {
+function deployment(
+  id: string,
+  mcpId: string,
+  environment: 'development' | 'staging',
+  status: 'deployed' | 'stopped',
+  createdAt: string,
+): DeploymentRecord {
   return {
     deployment: {
       deployment_id: id,
@@ -75,9 +88,20 @@ describe('FileStore', () => {
     expect((await store.listServers({ digest: 'digest-mcp_b' })).map((r) => r.server.mcp_id)).toEqual(['mcp_b']);
     expect((await store.listServers({ name: 'alpha' })).map((r) => r.server.mcp_id)).toEqual(['mcp_a']);
     expect(await store.listServers({ name: 'alpha', digest: 'digest-mcp_b' })).toEqual([]);
-    expect((await store.listDeployments()).map((r) => r.deployment.deployment_id)).toEqual(['deploy_3', 'deploy_2', 'deploy_1']);
-    expect((await store.listDeployments({ mcpId: 'mcp_a' })).map((r) => r.deployment.deployment_id)).toEqual(['deploy_2', 'deploy_1']);
-    expect((await store.listDeployments({ environment: 'development', status: 'deployed' })).map((r) => r.deployment.deployment_id)).toEqual(['deploy_3']);
+    expect((await store.listDeployments()).map((r) => r.deployment.deployment_id)).toEqual([
+      'deploy_3',
+      'deploy_2',
+      'deploy_1',
+    ]);
+    expect((await store.listDeployments({ mcpId: 'mcp_a' })).map((r) => r.deployment.deployment_id)).toEqual([
+      'deploy_2',
+      'deploy_1',
+    ]);
+    expect(
+      (await store.listDeployments({ environment: 'development', status: 'deployed' })).map(
+        (r) => r.deployment.deployment_id,
+      ),
+    ).toEqual(['deploy_3']);
     expect((await store.getDeployment('deploy_1'))?.config.env_vars).toEqual({ TOKEN: 'secret' });
     expect((await store.listTestRuns()).map((r) => r.id)).toEqual(['test_1']);
     expect(await store.getServer('mcp_none')).toBeUndefined();
@@ -89,7 +113,13 @@ describe('FileStore', () => {
     await store.putServer(server('mcp_a2', 'alpha'));
     await store.putServer(server('mcp_b', 'beta'));
     const at = (day: number) => `2026-02-${String(day).padStart(2, '0')}T00:00:00.000Z`;
-    const put = async (id: string, mcpId: string, day: number, everDeployed: boolean, environment: 'development' | 'staging' = 'development') => {
+    const put = async (
+      id: string,
+      mcpId: string,
+      day: number,
+      everDeployed: boolean,
+      environment: 'development' | 'staging' = 'development',
+    ) => {
       const record = deployment(id, mcpId, environment, everDeployed ? 'stopped' : 'stopped', at(day));
       record.deployment.transitions = [
         { status: 'deploying', at: at(day) },
@@ -104,12 +134,22 @@ describe('FileStore', () => {
     await put('deploy_4', 'mcp_a2', 4, false);
     await put('deploy_5', 'mcp_a1', 5, true, 'staging');
     await put('deploy_6', 'mcp_gone', 6, true);
-    const ids = async (filter: Parameters<FileStore['listDeployments']>[0]) => (await store.listDeployments(filter)).map((r) => r.deployment.deployment_id);
+    const ids = async (filter: Parameters<FileStore['listDeployments']>[0]) =>
+      (await store.listDeployments(filter)).map((r) => r.deployment.deployment_id);
 
     expect(await ids({ serverName: 'alpha' })).toEqual(['deploy_5', 'deploy_4', 'deploy_3', 'deploy_1']);
-    expect(await ids({ serverName: 'alpha', environment: 'development' })).toEqual(['deploy_4', 'deploy_3', 'deploy_1']);
-    expect(await ids({ serverName: 'alpha', environment: 'development', wasDeployed: true })).toEqual(['deploy_3', 'deploy_1']);
-    expect(await ids({ serverName: 'alpha', environment: 'development', wasDeployed: true, limit: 1 })).toEqual(['deploy_3']);
+    expect(await ids({ serverName: 'alpha', environment: 'development' })).toEqual([
+      'deploy_4',
+      'deploy_3',
+      'deploy_1',
+    ]);
+    expect(await ids({ serverName: 'alpha', environment: 'development', wasDeployed: true })).toEqual([
+      'deploy_3',
+      'deploy_1',
+    ]);
+    expect(await ids({ serverName: 'alpha', environment: 'development', wasDeployed: true, limit: 1 })).toEqual([
+      'deploy_3',
+    ]);
     expect(await ids({ wasDeployed: false })).toEqual(['deploy_4']);
     expect(await ids({ serverName: 'nobody' })).toEqual([]);
     expect(await ids({ limit: 0 })).toEqual([]);

@@ -66,8 +66,12 @@ beforeAll(async () => {
   dispatcher = new Agent({ connect: { ca: ca.ca, lookup: toLoopback } });
   const [a, b] = await Promise.all([api.build(definition('alpha')), api.build(definition('beta'))]);
   [alpha, beta] = await Promise.all([
-    api.deploy({ mcp_id: a.mcp_id, environment: 'development', config: { domain: 'alpha.example.test' } }).then((answer) => answer.deployment),
-    api.deploy({ mcp_id: b.mcp_id, environment: 'development', config: { domain: 'mcp.beta.example.test' } }).then((answer) => answer.deployment),
+    api
+      .deploy({ mcp_id: a.mcp_id, environment: 'development', config: { domain: 'alpha.example.test' } })
+      .then((answer) => answer.deployment),
+    api
+      .deploy({ mcp_id: b.mcp_id, environment: 'development', config: { domain: 'mcp.beta.example.test' } })
+      .then((answer) => answer.deployment),
   ]);
 }, 120_000);
 
@@ -79,7 +83,11 @@ afterAll(async () => {
 });
 
 /** A DNS lookup that answers loopback for every name. */
-const toLoopback = ((_host: string, options: { all?: boolean }, callback: (error: null, address: unknown, family?: number) => void) => {
+const toLoopback = ((
+  _host: string,
+  options: { all?: boolean },
+  callback: (error: null, address: unknown, family?: number) => void,
+) => {
   if (options.all === true) callback(null, [{ address: '127.0.0.1', family: 4 }]);
   else callback(null, '127.0.0.1', 4);
 }) as unknown as LookupFunction;
@@ -87,11 +95,14 @@ const toLoopback = ((_host: string, options: { all?: boolean }, callback: (error
 /** The certificate a client asking for `servername` gets on the HTTPS port (whether it covers that name or not). */
 function peerCertificate(servername: string): Promise<PeerCertificate> {
   return new Promise((resolve, reject) => {
-    const socket = tlsConnect({ host: '127.0.0.1', port: engine.tls!.port, servername, ca: ca.ca, checkServerIdentity: () => undefined }, () => {
-      const certificate = socket.getPeerCertificate();
-      socket.end();
-      resolve(certificate);
-    });
+    const socket = tlsConnect(
+      { host: '127.0.0.1', port: engine.tls!.port, servername, ca: ca.ca, checkServerIdentity: () => undefined },
+      () => {
+        const certificate = socket.getPeerCertificate();
+        socket.end();
+        resolve(certificate);
+      },
+    );
     socket.once('error', reject);
   });
 }
@@ -99,9 +110,12 @@ function peerCertificate(servername: string): Promise<PeerCertificate> {
 async function greetOverHttps(url: string, name: string): Promise<string | undefined> {
   // on a busy machine an instance may miss a health check; the call is about HTTPS, not that
   const health = url.replace(/\/mcp$/, '/health');
-  await waitFor(`${health} to be healthy`, async () => ((await undiciFetch(health, { dispatcher })).status === 200 ? true : undefined));
+  await waitFor(`${health} to be healthy`, async () =>
+    (await undiciFetch(health, { dispatcher })).status === 200 ? true : undefined,
+  );
   const client = new Client({ name: 'tls-test', version: '1.0.0' });
-  const fetchWithCa = (input: string | URL, init?: RequestInit) => undiciFetch(input, { ...(init as object), dispatcher }) as unknown as Promise<Response>;
+  const fetchWithCa = (input: string | URL, init?: RequestInit) =>
+    undiciFetch(input, { ...(init as object), dispatcher }) as unknown as Promise<Response>;
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: fetchWithCa }));
   try {
     const result = await client.callTool({ name: 'greet', arguments: { name } });
@@ -148,11 +162,18 @@ describe('HTTPS in the gateway', { timeout: 120_000 }, () => {
     expect(alpha.notices).toContain(
       `HTTPS: served by this engine’s gateway with the certificate for alpha.example.test (port ${port}); DNS for alpha.example.test is yours to set up`,
     );
-    expect((await api.status(beta.deployment_id)).deployment?.stable_urls?.[0]).toBe(`https://mcp.beta.example.test:${port}/mcp`);
+    expect((await api.status(beta.deployment_id)).deployment?.stable_urls?.[0]).toBe(
+      `https://mcp.beta.example.test:${port}/mcp`,
+    );
 
     // no certificate covers this domain: plain HTTP, and the notice says how to get HTTPS
     // (the answers given while deploying carry them already)
-    const gamma = (await api.deploy({ mcp_id: alpha.mcp_id!, environment: 'staging', config: { domain: 'gamma.example.org' } }, { async: true })).deployment;
+    const gamma = (
+      await api.deploy(
+        { mcp_id: alpha.mcp_id!, environment: 'staging', config: { domain: 'gamma.example.org' } },
+        { async: true },
+      )
+    ).deployment;
     expect(gamma.stable_urls?.[0]).toBe(`http://gamma.example.org:${httpPort}/mcp`);
     expect(gamma.notices!.join('\n')).toMatch(
       /no certificate for gamma\.example\.org: it is served over plain HTTP only; give the engine a certificate and key \(`mcpctl serve --tls-cert/,
@@ -177,13 +198,18 @@ describe('HTTPS in the gateway', { timeout: 120_000 }, () => {
     const status = await runCli(['status', alpha.deployment_id], { env, cwd: sandbox.dir });
     expect(status.code, status.stderr).toBe(0);
     expect(status.stdout).toMatch(
-      new RegExp(`stable URL\\s+https://alpha\\.example\\.test:${engine.tls!.port}/mcp  http://alpha\\.development\\.localhost:${engine.port}/mcp\\n`),
+      new RegExp(
+        `stable URL\\s+https://alpha\\.example\\.test:${engine.tls!.port}/mcp  http://alpha\\.development\\.localhost:${engine.port}/mcp\\n`,
+      ),
     );
   });
 
   it('serves a renewed certificate to new connections and keeps the open ones', async () => {
     const open = await new Promise<TLSSocket>((resolve, reject) => {
-      const socket = tlsConnect({ host: '127.0.0.1', port: engine.tls!.port, servername: 'alpha.example.test', ca: ca.ca }, () => resolve(socket));
+      const socket = tlsConnect(
+        { host: '127.0.0.1', port: engine.tls!.port, servername: 'alpha.example.test', ca: ca.ca },
+        () => resolve(socket),
+      );
       socket.once('error', reject);
     });
     const before = open.getPeerCertificate().serialNumber;
@@ -210,7 +236,9 @@ describe('HTTPS in the gateway', { timeout: 120_000 }, () => {
     expect((await peerCertificate('alpha.example.test')).serialNumber).toBe(after.serialNumber);
     await ca.issue('alpha', ['alpha.example.test'], { dir: certsDir });
     // the file watcher reloads by itself
-    await waitFor('the watcher to reload', async () => ((await peerCertificate('alpha.example.test')).serialNumber !== after.serialNumber ? true : undefined));
+    await waitFor('the watcher to reload', async () =>
+      (await peerCertificate('alpha.example.test')).serialNumber !== after.serialNumber ? true : undefined,
+    );
   });
 });
 
@@ -220,7 +248,8 @@ describe('HTTPS settings that cannot work', () => {
     try {
       const one = await ca.issue('one', ['one.example.test'], { dir: box.dir });
       const two = await ca.issue('two', ['two.example.test'], { dir: box.dir });
-      const start = (tls: { cert: string; key: string }) => startRealEngine(box.env.MCPCTL_HOME!, { apiKey: API_KEY, tls: { ...tls, port: 0 } });
+      const start = (tls: { cert: string; key: string }) =>
+        startRealEngine(box.env.MCPCTL_HOME!, { apiKey: API_KEY, tls: { ...tls, port: 0 } });
 
       const mismatch = await start({ cert: one.cert, key: two.key }).catch((error: unknown) => error);
       expect(mismatch).toBeInstanceOf(EngineConfigError);
@@ -232,14 +261,20 @@ describe('HTTPS settings that cannot work', () => {
         `HTTPS cannot start: the TLS certificate file ${join(box.dir, 'nope.pem')} (--tls-cert and --tls-key) does not exist: give the path of a readable PEM certificate file`,
       );
       await writeFile(join(box.dir, 'garbage.key'), 'hello');
-      const garbage = await start({ cert: one.cert, key: join(box.dir, 'garbage.key') }).catch((error: unknown) => error);
-      expect((garbage as Error).message).toMatch(/the TLS key .*garbage\.key \(--tls-cert and --tls-key\) is not a PEM private key/);
+      const garbage = await start({ cert: one.cert, key: join(box.dir, 'garbage.key') }).catch(
+        (error: unknown) => error,
+      );
+      expect((garbage as Error).message).toMatch(
+        /the TLS key .*garbage\.key \(--tls-cert and --tls-key\) is not a PEM private key/,
+      );
 
       // engine-settings.json: a certificate without its key
       await mkdir(box.env.MCPCTL_HOME!, { recursive: true });
       await writeFile(join(box.env.MCPCTL_HOME!, 'engine-settings.json'), JSON.stringify({ tls: { cert: one.cert } }));
       const half = await startRealEngine(box.env.MCPCTL_HOME!, { apiKey: API_KEY }).catch((error: unknown) => error);
-      expect((half as Error).message).toMatch(/"tls\.cert" in .*engine-settings\.json is set but --tls-key \(MCPCTL_TLS_KEY\) is not/);
+      expect((half as Error).message).toMatch(
+        /"tls\.cert" in .*engine-settings\.json is set but --tls-key \(MCPCTL_TLS_KEY\) is not/,
+      );
     } finally {
       await box.cleanup();
     }

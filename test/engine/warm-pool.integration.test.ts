@@ -25,12 +25,18 @@ const ENV_SERVER: BuildRequestInput = {
   name: 'envreader',
   template: 'custom',
   tools: [
-    { name: 'env', description: 'Shows the environment', inputSchema: { type: 'object' }, handler: { type: 'module', module: 'env.mjs', export: 'env' } },
+    {
+      name: 'env',
+      description: 'Shows the environment',
+      inputSchema: { type: 'object' },
+      handler: { type: 'module', module: 'env.mjs', export: 'env' },
+    },
   ],
   files: {
     'env.mjs': {
       encoding: 'utf8',
-      content: 'export const env = () => JSON.stringify({ names: Object.keys(process.env).sort(), token: process.env.APP_TOKEN ?? null });\n',
+      content:
+        'export const env = () => JSON.stringify({ names: Object.keys(process.env).sort(), token: process.env.APP_TOKEN ?? null });\n',
     },
   },
 };
@@ -56,7 +62,10 @@ let api: ApiClient | undefined;
 const strays: number[] = [];
 
 async function start(warmPool?: number): Promise<{ engine: RunningEngine; api: ApiClient }> {
-  engine = await startRealEngine(sandbox.env.MCPCTL_HOME!, { apiKey: API_KEY, ...(warmPool === undefined ? {} : { warmPool }) });
+  engine = await startRealEngine(sandbox.env.MCPCTL_HOME!, {
+    apiKey: API_KEY,
+    ...(warmPool === undefined ? {} : { warmPool }),
+  });
   api = new ApiClient({ baseUrl: engine.url, apiKey: API_KEY });
   return { engine, api };
 }
@@ -133,13 +142,20 @@ describe('the warm pool', () => {
     const { engine: running, api: client } = await start(1);
     const server = await client.build(ENV_SERVER);
     const before = await readyPids(running);
-    const { deployment } = await client.deploy({ mcp_id: server.mcp_id, environment: 'development', config: { env_vars: { APP_TOKEN: 'tok-123' } } });
+    const { deployment } = await client.deploy({
+      mcp_id: server.mcp_id,
+      environment: 'development',
+      config: { env_vars: { APP_TOKEN: 'tok-123' } },
+    });
     expect(deployment.status).toBe('deployed');
     expect(before).toContain(deployment.instances?.[0]?.pid);
 
     const mcp = new Client({ name: 'warm-test', version: '1.0.0' });
     await mcp.connect(new StreamableHTTPClientTransport(new URL(`${deployment.url}/mcp`)));
-    const seen = JSON.parse(text(await mcp.callTool({ name: 'env', arguments: {} }))) as { names: string[]; token: string | null };
+    const seen = JSON.parse(text(await mcp.callTool({ name: 'env', arguments: {} }))) as {
+      names: string[];
+      token: string | null;
+    };
     await mcp.close();
     // what a cold start gives: PATH, the deployment's env_vars and its labels; nothing of the engine's or of the waiting process's
     expect(seen.names).toEqual(['APP_TOKEN', LABELS_ENV, 'PATH'].sort());

@@ -50,7 +50,10 @@ describe('the image contract', () => {
       return arg;
     });
     expect(args[args.indexOf('--port') + 1]).toBe(String(contract.port));
-    const child = spawn(process.execPath, local, { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '', ...contract.env } });
+    const child = spawn(process.execPath, local, {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { PATH: process.env.PATH ?? '', ...contract.env },
+    });
     try {
       const lines = createInterface({ input: child.stdout });
       const [first] = (await once(lines, 'line')) as [string];

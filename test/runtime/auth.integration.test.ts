@@ -61,7 +61,11 @@ afterAll(async () => {
 });
 
 /** Serves `served` on 127.0.0.1 with the authorization server's issuer in its environment. */
-async function serve(served: RuntimeDefinition, env: Record<string, string> = {}, issuer = as.issuer): Promise<Instance> {
+async function serve(
+  served: RuntimeDefinition,
+  env: Record<string, string> = {},
+  issuer = as.issuer,
+): Promise<Instance> {
   const runtime = await createRuntime(served, { dir: filesDir, env: { AUTH_ISSUER: issuer, ...env } });
   const { server, url } = await listen(runtime.handler);
   return {
@@ -86,7 +90,12 @@ function oauthOf(base: RuntimeDefinition = definition): Extract<Auth, { type: 'o
 }
 
 /** One JSON-RPC request, as a client posts it to a stateless server. */
-async function rpc(mcpUrl: string, method: string, params: Record<string, unknown> = {}, headers: Record<string, string> = {}): Promise<RpcAnswer> {
+async function rpc(
+  mcpUrl: string,
+  method: string,
+  params: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+): Promise<RpcAnswer> {
   const response = await fetch(mcpUrl, {
     method: 'POST',
     headers: {
@@ -98,7 +107,12 @@ async function rpc(mcpUrl: string, method: string, params: Record<string, unknow
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
   });
   const text = await response.text();
-  return { status: response.status, headers: response.headers, message: parseMessage(text, response.headers.get('content-type') ?? ''), text };
+  return {
+    status: response.status,
+    headers: response.headers,
+    message: parseMessage(text, response.headers.get('content-type') ?? ''),
+    text,
+  };
 }
 
 function parseMessage(text: string, contentType: string): RpcAnswer['message'] {
@@ -122,7 +136,11 @@ const bearer = (token: string): Record<string, string> => ({ authorization: `Bea
 
 /** A token of the authorization server for `resource` (default: the main instance's MCP URL). */
 function tokenFor(clientId: 'alice' | 'bob', options: { resource?: string; scope?: string } = {}): Promise<string> {
-  return as.token({ clientId, resource: options.resource ?? main.mcpUrl, ...(options.scope === undefined ? {} : { scope: options.scope }) });
+  return as.token({
+    clientId,
+    resource: options.resource ?? main.mcpUrl,
+    ...(options.scope === undefined ? {} : { scope: options.scope }),
+  });
 }
 
 function toolText(answer: RpcAnswer): string {
@@ -194,7 +212,10 @@ describe('an oauth server refuses a request without a valid token', () => {
     ['signed by an unknown key without kid', () => as.forge.unknownKey(claims())],
     ['signed by an unknown key with an unknown kid', () => as.forge.unknownKey(claims(), { kid: 'not-published' })],
     ['signed by an unknown key with the real kid', () => as.forge.unknownKey(claims(), { kid: as.signingKey.kid })],
-    ['for the audience of a whole other server', async () => as.token({ clientId: 'alice', resource: 'http://127.0.0.1:1/mcp' })],
+    [
+      'for the audience of a whole other server',
+      async () => as.token({ clientId: 'alice', resource: 'http://127.0.0.1:1/mcp' }),
+    ],
   ];
   it.each(forged)('refuses a token %s with 401 invalid_token', async (_name, make) => {
     // the forger signs well: the same claims with nothing wrong are accepted
@@ -212,7 +233,12 @@ describe('an oauth server refuses a request without a valid token', () => {
     const opaque = await rpc(main.mcpUrl, 'tools/list', {}, bearer('not-a-jwt'));
     expect(opaque.status).toBe(401);
     expect(challengeOf(opaque).error).toBe('invalid_token');
-    const basic = await rpc(main.mcpUrl, 'tools/list', {}, { authorization: `Basic ${Buffer.from('alice:alice-secret').toString('base64')}` });
+    const basic = await rpc(
+      main.mcpUrl,
+      'tools/list',
+      {},
+      { authorization: `Basic ${Buffer.from('alice:alice-secret').toString('base64')}` },
+    );
     expect(basic.status).toBe(401);
     expect(challengeOf(basic).resource_metadata).toBe(main.metadataUrl);
   });
@@ -231,7 +257,11 @@ describe('key rotation', () => {
       const fresh = await rotating.token({ clientId: 'alice', resource: instance.mcpUrl });
       // the server reads the keys again on an unknown kid, at most once a second
       let status = 0;
-      for (const deadline = Date.now() + 10_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 200))) {
+      for (
+        const deadline = Date.now() + 10_000;
+        Date.now() < deadline;
+        await new Promise((resolve) => setTimeout(resolve, 200))
+      ) {
         status = (await rpc(instance.mcpUrl, 'tools/list', {}, bearer(fresh))).status;
         if (status === 200) break;
       }
@@ -267,7 +297,12 @@ describe('scopes', () => {
     expect(bob.text).not.toContain('wrote');
 
     // bob may still call a tool that needs nothing more
-    const whoami = await rpc(main.mcpUrl, 'tools/call', { name: 'whoami', arguments: {} }, bearer(await tokenFor('bob')));
+    const whoami = await rpc(
+      main.mcpUrl,
+      'tools/call',
+      { name: 'whoami', arguments: {} },
+      bearer(await tokenFor('bob')),
+    );
     expect(whoami.status).toBe(200);
     expect(toolText(whoami)).toBe('You are bob.');
 
@@ -310,8 +345,14 @@ describe('identity comes from the token only', () => {
   });
 
   /** What bob gets, whatever id the request names besides his token. */
-  async function expectNothingOfAlice(headers: Record<string, string>, meta: Record<string, unknown> = {}): Promise<void> {
-    const params = (extra: Record<string, unknown>) => ({ ...extra, ...(Object.keys(meta).length === 0 ? {} : { _meta: meta }) });
+  async function expectNothingOfAlice(
+    headers: Record<string, string>,
+    meta: Record<string, unknown> = {},
+  ): Promise<void> {
+    const params = (extra: Record<string, unknown>) => ({
+      ...extra,
+      ...(Object.keys(meta).length === 0 ? {} : { _meta: meta }),
+    });
     const today = await rpc(main.mcpUrl, 'resources/read', params({ uri: TODAY }), headers);
     expect(today.status).toBe(200);
     expect(today.text).not.toContain('ALICE');
@@ -372,7 +413,11 @@ describe('audiences', () => {
     await using instance = await serve(definition, { [AUDIENCES_ENV]: audiences.join(' ') });
     // an Entra application id is an audience too, and is no URL
     await using entra = await serve(withAuth({ ...oauthOf(), audience: '00000000-1111-2222-3333-444444444444' }));
-    const guid = await as.forge.sign({ aud: '00000000-1111-2222-3333-444444444444', sub: 'alice', scope: 'notes:read' });
+    const guid = await as.forge.sign({
+      aud: '00000000-1111-2222-3333-444444444444',
+      sub: 'alice',
+      scope: 'notes:read',
+    });
     expect((await rpc(entra.mcpUrl, 'tools/list', {}, bearer(guid))).status).toBe(200);
     for (const audience of audiences) {
       const answer = await rpc(
@@ -385,11 +430,30 @@ describe('audiences', () => {
       expect(toolText(answer)).toBe('You are bob.');
     }
     // the URL the request reached still counts, and nothing else does
-    expect((await rpc(instance.mcpUrl, 'tools/list', {}, bearer(await as.token({ clientId: 'bob', resource: instance.mcpUrl })))).status).toBe(200);
-    const other = await rpc(instance.mcpUrl, 'tools/list', {}, bearer(await as.token({ clientId: 'bob', resource: 'https://elsewhere.example.com/mcp' })));
+    expect(
+      (
+        await rpc(
+          instance.mcpUrl,
+          'tools/list',
+          {},
+          bearer(await as.token({ clientId: 'bob', resource: instance.mcpUrl })),
+        )
+      ).status,
+    ).toBe(200);
+    const other = await rpc(
+      instance.mcpUrl,
+      'tools/list',
+      {},
+      bearer(await as.token({ clientId: 'bob', resource: 'https://elsewhere.example.com/mcp' })),
+    );
     expect(other.status).toBe(401);
     // and main, without that variable, refuses a token for those URLs
-    const without = await rpc(main.mcpUrl, 'tools/list', {}, bearer(await as.token({ clientId: 'bob', resource: audiences[0]! })));
+    const without = await rpc(
+      main.mcpUrl,
+      'tools/list',
+      {},
+      bearer(await as.token({ clientId: 'bob', resource: audiences[0]! })),
+    );
     expect(without.status).toBe(401);
   });
 });
@@ -406,7 +470,12 @@ describe("the engine's own key", () => {
     expect(whoami.status).toBe(200);
     expect(toolText(whoami)).toBe('You are alice.');
     // every scope the definition names, write_note's too
-    const write = await rpc(instance.mcpUrl, 'tools/call', { name: 'write_note', arguments: { text: 'local' } }, bearer(token!));
+    const write = await rpc(
+      instance.mcpUrl,
+      'tools/call',
+      { name: 'write_note', arguments: { text: 'local' } },
+      bearer(token!),
+    );
     expect(write.status).toBe(200);
     expect(toolText(write)).toBe('alice wrote: local');
 
@@ -435,7 +504,9 @@ describe('bearer auth', () => {
     for (const token of [env.A, env.B]) {
       const answer = await rpc(instance.mcpUrl, 'tools/list', {}, bearer(token));
       expect(answer.status, token).toBe(200);
-      expect(answer.message?.result?.tools).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'whoami' })]));
+      expect(answer.message?.result?.tools).toEqual(
+        expect.arrayContaining([expect.objectContaining({ name: 'whoami' })]),
+      );
     }
     for (const headers of [bearer('token-c-0000000000'), bearer(`${env.A}x`), {}]) {
       const refused = await rpc(instance.mcpUrl, 'tools/list', {}, headers);
@@ -453,7 +524,12 @@ describe('bearer auth', () => {
     const today = await rpc(instance.mcpUrl, 'resources/read', { uri: TODAY }, headers);
     expect(today.text).not.toContain('ALICE');
     expect(today.message?.error?.message).toMatch(/depends on the caller/);
-    const diary = await rpc(instance.mcpUrl, 'resources/read', { uri: ALICE_DIARY, _meta: { 'mcpctl/user_id': 'alice' } }, headers);
+    const diary = await rpc(
+      instance.mcpUrl,
+      'resources/read',
+      { uri: ALICE_DIARY, _meta: { 'mcpctl/user_id': 'alice' } },
+      headers,
+    );
     expect(diary.text).not.toContain('ALICE-DIARY');
     const listed = await rpc(instance.mcpUrl, 'resources/list', {}, headers);
     expect(listed.status).toBe(200);
@@ -485,7 +561,10 @@ describe("the MCP SDK client's OAuth", () => {
       // the token it got is for this resource
       const access = authProvider.tokens()?.access_token;
       expect(access).toEqual(expect.any(String));
-      const payload = JSON.parse(Buffer.from(access!.split('.')[1]!, 'base64url').toString('utf8')) as { aud: unknown; iss: unknown };
+      const payload = JSON.parse(Buffer.from(access!.split('.')[1]!, 'base64url').toString('utf8')) as {
+        aud: unknown;
+        iss: unknown;
+      };
       expect(payload).toMatchObject({ aud: main.mcpUrl, iss: as.issuer });
     } finally {
       await client.close();
@@ -495,7 +574,10 @@ describe("the MCP SDK client's OAuth", () => {
 
 describe('sessions', () => {
   /** initialize with `headers`: the session id, or the status when none came */
-  async function initialize(mcpUrl: string, headers: Record<string, string>): Promise<{ status: number; session: string | null }> {
+  async function initialize(
+    mcpUrl: string,
+    headers: Record<string, string>,
+  ): Promise<{ status: number; session: string | null }> {
     const response = await fetch(mcpUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
@@ -503,7 +585,11 @@ describe('sessions', () => {
         jsonrpc: '2.0',
         id: 1,
         method: 'initialize',
-        params: { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'auth-test', version: '1.0.0' } },
+        params: {
+          protocolVersion: PROTOCOL_VERSION,
+          capabilities: {},
+          clientInfo: { name: 'auth-test', version: '1.0.0' },
+        },
       }),
     });
     await response.text();
@@ -518,7 +604,12 @@ describe('sessions', () => {
     expect(opened.status).toBe(200);
     expect(opened.session).toBeTruthy();
     const inSession = (token: string) =>
-      rpc(instance.mcpUrl, 'tools/call', { name: 'whoami', arguments: {} }, { ...bearer(token), 'mcp-session-id': opened.session! });
+      rpc(
+        instance.mcpUrl,
+        'tools/call',
+        { name: 'whoami', arguments: {} },
+        { ...bearer(token), 'mcp-session-id': opened.session! },
+      );
 
     const asAlice = await inSession(alice);
     expect(asAlice.status).toBe(200);

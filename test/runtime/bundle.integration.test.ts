@@ -10,7 +10,9 @@ import { BundleError, readBundle, writeBundle } from '../../src/runtime/bundle.j
 import { createRuntime } from '../../src/runtime/server.js';
 import { connect, firstText, listen, closeServer, makeTempDir } from '../support/runtime.js';
 
-function calculator(source = 'export function add({ a, b }: { a: number; b: number }): number {\n  return a + b;\n}\n'): BuildRequestInput {
+function calculator(
+  source = 'export function add({ a, b }: { a: number; b: number }): number {\n  return a + b;\n}\n',
+): BuildRequestInput {
   return {
     name: 'calc',
     template: 'custom',
@@ -18,7 +20,11 @@ function calculator(source = 'export function add({ a, b }: { a: number; b: numb
       {
         name: 'add',
         description: 'adds',
-        inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
+        inputSchema: {
+          type: 'object',
+          properties: { a: { type: 'number' }, b: { type: 'number' } },
+          required: ['a', 'b'],
+        },
         handler: { type: 'module', module: 'src/calc.ts' },
       },
     ],
@@ -38,12 +44,20 @@ describe('writeBundle', () => {
     expect(dir).toBe(join(temp.path, digest));
     expect((await readdir(dir)).sort()).toEqual(['bundle.json', 'definition.json', 'files']);
     expect(await readFile(join(dir, 'files', 'data', 'pixel.bin'))).toEqual(Buffer.from([0, 1, 2, 255]));
-    expect(await readFile(join(dir, 'files', 'src', 'calc.js'), 'utf8')).toMatch(/export function add\(\{ a, b \}\) \{\n\s+return a \+ b;/);
+    expect(await readFile(join(dir, 'files', 'src', 'calc.js'), 'utf8')).toMatch(
+      /export function add\(\{ a, b \}\) \{\n\s+return a \+ b;/,
+    );
     expect((await stat(join(dir, 'files', 'bin', 'run.sh'))).mode & 0o111).not.toBe(0);
     expect((await stat(join(dir, 'files', 'data', 'pixel.bin'))).mode & 0o111).toBe(0);
 
     const bundle = await readBundle(dir);
-    expect(bundle.manifest).toMatchObject({ format: 1, digest, name: 'calc', template: 'custom', compiled: { 'src/calc.ts': 'src/calc.js' } });
+    expect(bundle.manifest).toMatchObject({
+      format: 1,
+      digest,
+      name: 'calc',
+      template: 'custom',
+      compiled: { 'src/calc.ts': 'src/calc.js' },
+    });
     expect(bundle.manifest.files).toEqual(['bin/run.sh', 'data/pixel.bin', 'src/calc.ts']);
     // defaults are applied in the stored definition
     expect(bundle.definition.tools?.[0]?.handler).toEqual({ type: 'module', module: 'src/calc.ts', timeout_ms: 30000 });
@@ -55,14 +69,26 @@ describe('writeBundle', () => {
     const first = await writeBundle(calculator(), temp.path);
     const manifestTime = (await stat(join(first.dir, 'bundle.json'))).mtimeMs;
     const request = calculator();
-    const reordered = { files: request.files, tools: request.tools, template: request.template, name: request.name } as BuildRequestInput;
-    const again = await Promise.all([writeBundle(reordered, temp.path), writeBundle(calculator(), temp.path), writeBundle(calculator(), temp.path)]);
+    const reordered = {
+      files: request.files,
+      tools: request.tools,
+      template: request.template,
+      name: request.name,
+    } as BuildRequestInput;
+    const again = await Promise.all([
+      writeBundle(reordered, temp.path),
+      writeBundle(calculator(), temp.path),
+      writeBundle(calculator(), temp.path),
+    ]);
     for (const result of again) expect(result).toEqual(first);
     expect((await stat(join(first.dir, 'bundle.json'))).mtimeMs).toBe(manifestTime);
     // no temporary folder is left behind
     expect(await readdir(temp.path)).toEqual([first.digest]);
 
-    const changed = await writeBundle(calculator('export const add = ({ a, b }: { a: number; b: number }) => a + b + 0;\n'), temp.path);
+    const changed = await writeBundle(
+      calculator('export const add = ({ a, b }: { a: number; b: number }) => a + b + 0;\n'),
+      temp.path,
+    );
     expect(changed.digest).not.toBe(first.digest);
   });
 
@@ -91,7 +117,11 @@ describe('writeBundle', () => {
     ['./a.txt', '"."'],
   ])('refuses the unsafe path %s', async (path, message) => {
     await using temp = await makeTempDir();
-    const request: BuildRequestInput = { name: 'x', template: 'basic', files: { [path]: { encoding: 'utf8', content: 'x' } } };
+    const request: BuildRequestInput = {
+      name: 'x',
+      template: 'basic',
+      files: { [path]: { encoding: 'utf8', content: 'x' } },
+    };
     await expect(writeBundle(request, temp.path)).rejects.toThrow(message);
     expect(await readdir(temp.path).catch(() => [])).toEqual([]);
   });
@@ -100,7 +130,9 @@ describe('writeBundle', () => {
     await using temp = await makeTempDir();
     const broken = writeBundle(calculator('export function add( {\n  return 1;\n}\n'), temp.path);
     await expect(broken).rejects.toBeInstanceOf(BundleError);
-    await expect(broken).rejects.toMatchObject({ problems: expect.arrayContaining(["src/calc.ts:2:10: ':' expected."]) });
+    await expect(broken).rejects.toMatchObject({
+      problems: expect.arrayContaining(["src/calc.ts:2:10: ':' expected."]),
+    });
     expect(await readdir(temp.path)).toEqual([]);
   });
 

@@ -104,18 +104,30 @@ describe('completion/complete', () => {
 
     const got = await client.getPrompt({ name: 'trip', arguments: { country: 'Japan', city: 'Kyoto', mode: 'plane' } });
     expect(got.messages[0]?.content).toEqual({ type: 'text', text: 'Kyoto in Japan' });
-    const refused = await client.getPrompt({ name: 'trip', arguments: { country: 'Spain', city: 'Madrid' } }).catch((error: unknown) => error);
+    const refused = await client
+      .getPrompt({ name: 'trip', arguments: { country: 'Spain', city: 'Madrid' } })
+      .catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(ProtocolError);
     expect(refused).toMatchObject({ code: -32602 });
-    expect((refused as Error).message).toContain('Prompt "trip": argument "country" must be one of "France", "Germany", "Japan" (got "Spain")');
+    expect((refused as Error).message).toContain(
+      'Prompt "trip": argument "country" must be one of "France", "Germany", "Japan" (got "Spain")',
+    );
   });
 
   it('completes from a module function that reads the arguments already given, for prompts and URI templates', async () => {
     await using server = await serve(DEFINITION, MODULE);
     const { client } = server;
-    const inFrance = await client.complete({ ref: prompt('trip'), argument: { name: 'city', value: 'l' }, context: { arguments: { country: 'France' } } });
+    const inFrance = await client.complete({
+      ref: prompt('trip'),
+      argument: { name: 'city', value: 'l' },
+      context: { arguments: { country: 'France' } },
+    });
     expect(inFrance.completion).toEqual({ values: ['Lyon', 'Lille'], total: 2, hasMore: false });
-    const inGermany = await client.complete({ ref: prompt('trip'), argument: { name: 'city', value: 'B' }, context: { arguments: { country: 'Germany' } } });
+    const inGermany = await client.complete({
+      ref: prompt('trip'),
+      argument: { name: 'city', value: 'B' },
+      context: { arguments: { country: 'Germany' } },
+    });
     expect(inGermany.completion.values).toEqual(['Berlin', 'Bonn']);
     const anywhere = await client.complete({ ref: prompt('trip'), argument: { name: 'city', value: 'b' } });
     expect(anywhere.completion.values).toEqual(['Berlin', 'Bonn']);
@@ -123,10 +135,18 @@ describe('completion/complete', () => {
     const template = { type: 'ref/resource' as const, uri: 'streets://{city}/{street}' };
     const city = await client.complete({ ref: template, argument: { name: 'city', value: 'p' } });
     expect(city.completion.values).toEqual(['Paris']);
-    const lyon = await client.complete({ ref: template, argument: { name: 'street', value: 'rue ' }, context: { arguments: { city: 'Lyon' } } });
+    const lyon = await client.complete({
+      ref: template,
+      argument: { name: 'street', value: 'rue ' },
+      context: { arguments: { city: 'Lyon' } },
+    });
     expect(lyon.completion).toEqual({ values: ['rue Lyon street 1', 'rue Lyon street 2'], total: 2, hasMore: false });
     // more than the protocol's 100: the first 100, the total, and that there are more
-    const paris = await client.complete({ ref: template, argument: { name: 'street', value: '' }, context: { arguments: { city: 'Paris' } } });
+    const paris = await client.complete({
+      ref: template,
+      argument: { name: 'street', value: '' },
+      context: { arguments: { city: 'Paris' } },
+    });
     expect(paris.completion.values).toHaveLength(100);
     expect(paris.completion.values[99]).toBe('Paris street 100');
     expect(paris.completion).toMatchObject({ total: 150, hasMore: true });
@@ -135,12 +155,15 @@ describe('completion/complete', () => {
   it('turns a function that throws, answers something else than strings, or hangs into a JSON-RPC error, and keeps serving', async () => {
     await using server = await serve(DEFINITION, MODULE);
     const { client } = server;
-    const ask = (name: string) => client.complete({ ref: prompt('broken'), argument: { name, value: '' } }).catch((error: unknown) => error);
+    const ask = (name: string) =>
+      client.complete({ ref: prompt('broken'), argument: { name, value: '' } }).catch((error: unknown) => error);
 
     const thrown = await ask('throws');
     expect(thrown).toBeInstanceOf(ProtocolError);
     expect(thrown).toMatchObject({ code: -32603 });
-    expect((thrown as Error).message).toContain('completing the argument "throws" of prompt "broken": the city list is unreachable');
+    expect((thrown as Error).message).toContain(
+      'completing the argument "throws" of prompt "broken": the city list is unreachable',
+    );
     expect((await ask('answersBadly')) as Error).toMatchObject({
       code: -32603,
       message: expect.stringContaining('answersBadly() must return an array of strings, not string') as unknown,
@@ -150,8 +173,13 @@ describe('completion/complete', () => {
       message: expect.stringContaining('hangs() did not answer within 100 ms (time-out)') as unknown,
     });
 
-    const unknown = await client.complete({ ref: prompt('nope'), argument: { name: 'a', value: '' } }).catch((error: unknown) => error);
-    expect(unknown).toMatchObject({ code: -32602, message: expect.stringContaining('Unknown prompt: nope') as unknown });
+    const unknown = await client
+      .complete({ ref: prompt('nope'), argument: { name: 'a', value: '' } })
+      .catch((error: unknown) => error);
+    expect(unknown).toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('Unknown prompt: nope') as unknown,
+    });
     // the server is still there
     const after = await client.complete({ ref: prompt('trip'), argument: { name: 'country', value: 'fr' } });
     expect(after.completion.values).toEqual(['France']);
@@ -159,14 +187,19 @@ describe('completion/complete', () => {
 
   it('refuses to start when a completion function cannot be loaded, naming the field', async () => {
     // CommonJS: the build cannot read its exports from the text, so the runtime is the one to say
-    const yaml = DEFINITION.replace('complete: { module: complete.ts, export: cities }', 'complete: { module: complete.cjs, export: cities }');
+    const yaml = DEFINITION.replace(
+      'complete: { module: complete.ts, export: cities }',
+      'complete: { module: complete.cjs, export: cities }',
+    );
     await using dir = await makeTempDir('mcpctl-completions-');
     await writeFile(join(dir.path, 'server.yaml'), yaml);
     await writeFile(join(dir.path, 'complete.ts'), MODULE);
     await writeFile(join(dir.path, 'complete.cjs'), 'module.exports = { towns: () => [] };\n');
     const error = await serveDefinition(join(dir.path, 'server.yaml')).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RuntimeStartError);
-    expect((error as RuntimeStartError).problems).toEqual(['prompts[0].arguments[1].complete: complete.cjs has no exported function "cities"']);
+    expect((error as RuntimeStartError).problems).toEqual([
+      'prompts[0].arguments[1].complete: complete.cjs has no exported function "cities"',
+    ]);
   });
 
   it('declares no completions capability when nothing completes, and refuses the method', async () => {
@@ -186,7 +219,9 @@ describe('completion/complete', () => {
     const capabilities = client.getServerCapabilities();
     expect(capabilities).toMatchObject({ prompts: {}, resources: {} });
     expect(capabilities?.completions).toBeUndefined();
-    const refused = await client.complete({ ref: prompt('hello'), argument: { name: 'who', value: '' } }).catch((error: unknown) => error);
+    const refused = await client
+      .complete({ ref: prompt('hello'), argument: { name: 'who', value: '' } })
+      .catch((error: unknown) => error);
     expect(refused).toMatchObject({ code: -32601 });
   });
 });

@@ -10,7 +10,10 @@ import { FIXTURES, serveDefinition } from '../support/runtime.js';
 const DEFINITION = join(FIXTURES, 'dev', 'server.yaml');
 
 async function preflight(mcpUrl: string, origin: string): Promise<Response> {
-  return fetch(mcpUrl, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } });
+  return fetch(mcpUrl, {
+    method: 'OPTIONS',
+    headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+  });
 }
 
 async function list(mcpUrl: string, origin: string): Promise<Response> {
@@ -34,7 +37,9 @@ describe('CORS of a runtime', () => {
   });
 
   it('lets in exactly the origins of MCPCTL_ALLOWED_ORIGINS (the MCP Inspector on its port)', async () => {
-    await using served = await serveDefinition(DEFINITION, { env: { MCPCTL_ALLOWED_ORIGINS: 'http://localhost:6274' } });
+    await using served = await serveDefinition(DEFINITION, {
+      env: { MCPCTL_ALLOWED_ORIGINS: 'http://localhost:6274' },
+    });
     const answer = await preflight(served.mcpUrl, 'http://localhost:6274');
     expect(answer.status).toBe(204);
     expect(answer.headers.get('access-control-allow-origin')).toBe('http://localhost:6274');

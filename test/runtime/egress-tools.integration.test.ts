@@ -73,9 +73,13 @@ describe('egress of http tools and url resources', () => {
     const { client, logs } = await serve(definition(api.url));
     const result = await client.callTool({ name: 'profile', arguments: { id: '7' } });
     expect(result.isError).toBe(true);
-    expect(firstText(result)).toContain(`Tool "profile" failed: GET ${api.url}/data/7/profile: refused: 127.0.0.1 is a loopback address`);
+    expect(firstText(result)).toContain(
+      `Tool "profile" failed: GET ${api.url}/data/7/profile: refused: 127.0.0.1 is a loopback address`,
+    );
     expect(firstText(result)).toContain('egress: { allow_private: true }');
-    await expect(client.readResource({ uri: 'data://k1' })).rejects.toThrow(/refused: 127\.0\.0\.1 is a loopback address/);
+    await expect(client.readResource({ uri: 'data://k1' })).rejects.toThrow(
+      /refused: 127\.0\.0\.1 is a loopback address/,
+    );
     expect(api.requests).toEqual([]);
     expect(logs.filter((entry) => entry.event === 'egress_refused')).toMatchObject([
       { level: 'warn', host: '127.0.0.1', address: '127.0.0.1', kind: 'loopback' },
@@ -85,13 +89,21 @@ describe('egress of http tools and url resources', () => {
 
   it('reaches it with egress: { allow_private: true }, and under mcpctl dev', async () => {
     const api = await backend();
-    for (const served of [await serve(definition(api.url, { allow_private: true })), await serve(definition(api.url), true)]) {
+    for (const served of [
+      await serve(definition(api.url, { allow_private: true })),
+      await serve(definition(api.url), true),
+    ]) {
       const result = await served.client.callTool({ name: 'profile', arguments: { id: '7' } });
       expect(result.isError).toBeFalsy();
       const contents = await served.client.readResource({ uri: 'data://k1' });
       expect(contents.contents).toHaveLength(1);
     }
-    expect(api.requests.map((request) => request.url)).toEqual(['/data/7/profile', '/data/k1', '/data/7/profile', '/data/k1']);
+    expect(api.requests.map((request) => request.url)).toEqual([
+      '/data/7/profile',
+      '/data/k1',
+      '/data/7/profile',
+      '/data/k1',
+    ]);
   });
 
   it('refuses "." and ".." (and their encodings) where a value lands in the path, without a request', async () => {
@@ -106,7 +118,9 @@ describe('egress of http tools and url resources', () => {
       );
       expect(result._meta).toMatchObject({ 'mcpctl/failure': { kind: 'arguments' } });
     }
-    await expect(client.readResource({ uri: 'data://%2E%2E' })).rejects.toThrow(/refused: the value of \{\{params\.key\}\} makes a URL path segment/);
+    await expect(client.readResource({ uri: 'data://%2E%2E' })).rejects.toThrow(
+      /refused: the value of \{\{params\.key\}\} makes a URL path segment/,
+    );
     expect(api.requests).toEqual([]);
   });
 });

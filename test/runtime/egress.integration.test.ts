@@ -23,7 +23,9 @@ afterEach(async () => {
 });
 
 /** A loopback server that records each request and answers with `answer`. */
-async function server(answer: (req: IncomingMessage, res: ServerResponse, seen: Seen) => void = (_req, res) => res.end('ok')) {
+async function server(
+  answer: (req: IncomingMessage, res: ServerResponse, seen: Seen) => void = (_req, res) => res.end('ok'),
+) {
   const seen: Seen[] = [];
   const { server: http, url } = await listen((req, res) => {
     let body = '';
@@ -104,7 +106,13 @@ describe('egress of a deployed server', () => {
       else res.writeHead(302, { location: `${other.url}/elsewhere?token=abc` }).end();
     });
     const { egress: open } = egress({ allow_private: true });
-    const headers = { 'x-api-key': 'key-123', authorization: 'Bearer tok-456', 'x-tenant': 'acme', cookie: 'a=b', accept: 'application/json' };
+    const headers = {
+      'x-api-key': 'key-123',
+      authorization: 'Bearer tok-456',
+      'x-tenant': 'acme',
+      cookie: 'a=b',
+      accept: 'application/json',
+    };
     const result = await get(`${api.url}/start`, open, headers);
     expect(result.body.toString()).toBe('landed');
     // the same origin keeps them
@@ -115,7 +123,8 @@ describe('egress of a deployed server', () => {
     expect(other.seen).toHaveLength(1);
     const landed = other.seen[0]!;
     expect(landed.url).toBe('/elsewhere?token=abc');
-    for (const name of ['x-api-key', 'authorization', 'x-tenant', 'cookie']) expect(landed.headers[name]).toBeUndefined();
+    for (const name of ['x-api-key', 'authorization', 'x-tenant', 'cookie'])
+      expect(landed.headers[name]).toBeUndefined();
     expect(landed.headers.accept).toBe('application/json');
     expect(JSON.stringify(landed.headers)).not.toMatch(/key-123|tok-456|acme/);
   });
@@ -140,7 +149,12 @@ describe('egress of a deployed server', () => {
         egress: egress({ allow_private: true }).egress,
       });
       const seen = target.seen.at(-1)!;
-      expect([seen.url, seen.method, seen.body, seen.headers['x-api-key']]).toEqual([`/after-${status}`, method, body, undefined]);
+      expect([seen.url, seen.method, seen.body, seen.headers['x-api-key']]).toEqual([
+        `/after-${status}`,
+        method,
+        body,
+        undefined,
+      ]);
     }
   });
 
@@ -216,7 +230,10 @@ describe('egress of a deployed server', () => {
     expect(api.seen).toEqual([]);
 
     // allowed by name: the connection goes to the address judged
-    const { egress: listed, reports: made } = egress({ allow: ['rebind.test'] }, { lookup: async () => [{ address: '127.0.0.1', family: 4 }] });
+    const { egress: listed, reports: made } = egress(
+      { allow: ['rebind.test'] },
+      { lookup: async () => [{ address: '127.0.0.1', family: 4 }] },
+    );
     expect((await get(`http://rebind.test:${api.port}/y`, listed)).body.toString()).toBe('rebound');
     expect(api.seen[0]!.headers.host).toBe(`rebind.test:${api.port}`);
     expect(made).toEqual([{ host: 'rebind.test', port: api.port, address: '127.0.0.1', kind: 'loopback' }]);

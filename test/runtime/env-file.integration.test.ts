@@ -24,8 +24,18 @@ const SERVER: BuildRequestInput = {
   name: 'envfile',
   template: 'custom',
   tools: [
-    { name: 'connect', description: 'Fails quoting its URL', inputSchema: { type: 'object' }, handler: { type: 'module', module: 'tools.mjs' } },
-    { name: 'home', description: 'Fails quoting HOME', inputSchema: { type: 'object' }, handler: { type: 'module', module: 'tools.mjs' } },
+    {
+      name: 'connect',
+      description: 'Fails quoting its URL',
+      inputSchema: { type: 'object' },
+      handler: { type: 'module', module: 'tools.mjs' },
+    },
+    {
+      name: 'home',
+      description: 'Fails quoting HOME',
+      inputSchema: { type: 'object' },
+      handler: { type: 'module', module: 'tools.mjs' },
+    },
   ],
   files: {
     'tools.mjs': {
@@ -46,10 +56,14 @@ afterEach(async () => {
 
 /** serve-bundle on the bundle with `args`; the first line it prints, and everything it printed once it ends. */
 function serve(bundle: string, args: string[], env: Record<string, string>) {
-  const child = spawn(process.execPath, [join(ROOT, 'dist', 'runtime', 'serve-bundle.js'), '--bundle', bundle, '--port', '0', ...args], {
-    env: { PATH: process.env.PATH!, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [join(ROOT, 'dist', 'runtime', 'serve-bundle.js'), '--bundle', bundle, '--port', '0', ...args],
+    {
+      env: { PATH: process.env.PATH!, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   stops.push(() => child.kill('SIGKILL'));
   const output: string[] = [];
   const lines = createInterface({ input: child.stdout });
@@ -89,7 +103,9 @@ describe('serve-bundle --values-file', () => {
     const { dir } = await writeBundle(SERVER, temp.dir);
     const missing = serve(dir, ['--values-file', join(temp.dir, 'nope.json')], {});
     expect(await missing.ended).toBe(1);
-    expect(missing.output.join('\n')).toContain(`the values file ${join(temp.dir, 'nope.json')} cannot be read (ENOENT)`);
+    expect(missing.output.join('\n')).toContain(
+      `the values file ${join(temp.dir, 'nope.json')} cannot be read (ENOENT)`,
+    );
     const bad = join(temp.dir, 'bad.json');
     await writeFile(bad, JSON.stringify({ 'NOT A NAME': 1 }));
     const refused = serve(dir, ['--values-file', bad], {});

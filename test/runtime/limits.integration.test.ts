@@ -45,7 +45,8 @@ describe('exec calls beyond the cap', () => {
     const release = join(folder.path, 'release');
     const hold = () => client.callTool({ name: 'hold', arguments: { file: release } });
     const held = [hold(), hold()];
-    for (let i = 0; i < 400 && (await readdir(folder.path)).length < 2; i += 1) await new Promise((resolve) => setTimeout(resolve, 25));
+    for (let i = 0; i < 400 && (await readdir(folder.path)).length < 2; i += 1)
+      await new Promise((resolve) => setTimeout(resolve, 25));
     expect(await readdir(folder.path)).toHaveLength(2);
     // a third call while both programs wait is refused at once
     const busy = await hold();
@@ -65,7 +66,9 @@ describe('a flood of anonymous sessions', () => {
     const flood = DEFAULT_MAX_SESSIONS + 50;
     const outcomes: Array<string | number> = [];
     for (let sent = 0; sent < flood; sent += 25) {
-      outcomes.push(...(await Promise.all(Array.from({ length: Math.min(25, flood - sent) }, () => initialize(served.mcpUrl)))));
+      outcomes.push(
+        ...(await Promise.all(Array.from({ length: Math.min(25, flood - sent) }, () => initialize(served.mcpUrl)))),
+      );
     }
     // every initialize opened a session: the table made room by closing unused ones
     expect(outcomes.filter((o) => typeof o !== 'string')).toEqual([]);

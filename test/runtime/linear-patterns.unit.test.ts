@@ -11,7 +11,10 @@ const EVIL = `${'a'.repeat(50_000)}!`;
 
 describe('argument patterns', () => {
   it('validates a crafted argument against ^(a+)+$ on the linear engine (RegExp would not finish)', () => {
-    const validate = createSchemaCompiler()({ type: 'object', properties: { s: { type: 'string', pattern: '^(a+)+$' } } });
+    const validate = createSchemaCompiler()({
+      type: 'object',
+      properties: { s: { type: 'string', pattern: '^(a+)+$' } },
+    });
     expect(validate({ s: EVIL })).toEqual({ ok: false, problems: ['s must match pattern "^(a+)+$"'] });
     expect(validate({ s: 'aaaa' }).ok).toBe(true);
   });
@@ -26,9 +29,13 @@ describe('argument patterns', () => {
     expect(validateJsonSchema({ type: 'object', properties: { s: { type: 'string', pattern: '^(a)\\1$' } } })).toEqual([
       {
         path: ['properties', 's', 'pattern'],
-        message: expect.stringMatching(/^backreferences .* not supported: patterns run on a linear-time engine/) as string,
+        message: expect.stringMatching(
+          /^backreferences .* not supported: patterns run on a linear-time engine/,
+        ) as string,
       },
     ]);
-    expect(validateJsonSchema({ type: 'object', patternProperties: { '^(?!x)': {} } })[0]?.message).toMatch(/lookahead and lookbehind/);
+    expect(validateJsonSchema({ type: 'object', patternProperties: { '^(?!x)': {} } })[0]?.message).toMatch(
+      /lookahead and lookbehind/,
+    );
   });
 });

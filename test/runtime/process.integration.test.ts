@@ -60,20 +60,33 @@ function getOverSocket(socketPath: string, port: number, path: string): Promise<
 describe('serve-bundle', () => {
   it('reports its port, serves MCP and health, and logs JSON lines', async () => {
     const lines: string[] = [];
-    await using runtime = await startRuntimeProcess({ bundleDir, env: { SLOW_API_KEY: 'key-12345' }, onLog: (line) => lines.push(line) });
+    await using runtime = await startRuntimeProcess({
+      bundleDir,
+      env: { SLOW_API_KEY: 'key-12345' },
+      onLog: (line) => lines.push(line),
+    });
     expect(runtime.mcpUrl).toBe(`http://127.0.0.1:${runtime.port}/mcp`);
     expect(runtime.healthUrl).toBe(`http://127.0.0.1:${runtime.port}/health`);
     const health = (await (await fetch(runtime.healthUrl)).json()) as Record<string, unknown>;
     expect(health).toMatchObject({ status: 'ok', name: 'slow', version: '0.1.0', tools: 2, resources: 0, prompts: 0 });
     // in a session of its own (on Linux its own scheduling group, which the engine's lower priority does not reach)
-    if (existsSync('/proc/self/stat')) expect(sessionOf(readFileSync(`/proc/${runtime.pid}/stat`, 'utf8'))).toBe(runtime.pid);
+    if (existsSync('/proc/self/stat'))
+      expect(sessionOf(readFileSync(`/proc/${runtime.pid}/stat`, 'utf8'))).toBe(runtime.pid);
 
     await using client = await connect(runtime.mcpUrl);
     const started = join(temp.path, 'quick.started');
-    expect(firstText(await client.callTool({ name: 'wait', arguments: { ms: 1, startedFile: started } }))).toBe('waited 1 ms');
+    expect(firstText(await client.callTool({ name: 'wait', arguments: { ms: 1, startedFile: started } }))).toBe(
+      'waited 1 ms',
+    );
     await waitFor(() => lines.some((line) => line.includes('"rpc":"tools/call"')), 'the request log line');
     const entry = JSON.parse(lines.find((line) => line.includes('"rpc":"tools/call"'))!) as Record<string, unknown>;
-    expect(entry).toMatchObject({ level: 'info', event: 'request', status: 200, target: 'wait', time: expect.any(String) });
+    expect(entry).toMatchObject({
+      level: 'info',
+      event: 'request',
+      status: 200,
+      target: 'wait',
+      time: expect.any(String),
+    });
     // the health check that passed, before the call, left no line
     expect(lines.filter((line) => line.includes('"path":"/health"'))).toEqual([]);
   });
@@ -102,10 +115,19 @@ describe('serve-bundle', () => {
     const notASocket = join(temp.path, 'plain-file');
     writeFileSync(notASocket, 'kept');
     for (const socketPath of [join(temp.path, 'no-such-folder', 'x.sock'), notASocket]) {
-      await using runtime = await startRuntimeProcess({ bundleDir, env: { SLOW_API_KEY: 'key-12345' }, socketPath, onLog: (line) => lines.push(line) });
+      await using runtime = await startRuntimeProcess({
+        bundleDir,
+        env: { SLOW_API_KEY: 'key-12345' },
+        socketPath,
+        onLog: (line) => lines.push(line),
+      });
       expect(runtime.socketPath).toBeUndefined();
       expect((await fetch(runtime.healthUrl)).status).toBe(200);
-      await waitFor(() => lines.some((line) => line.includes('"event":"socket_failed"') && line.includes(JSON.stringify(socketPath))), 'the warning');
+      await waitFor(
+        () =>
+          lines.some((line) => line.includes('"event":"socket_failed"') && line.includes(JSON.stringify(socketPath))),
+        'the warning',
+      );
     }
     // a file that is not a socket is left as it was
     expect(readFileSync(notASocket, 'utf8')).toBe('kept');
@@ -122,7 +144,11 @@ describe('serve-bundle', () => {
           const request = get(runtime.healthUrl, { agent }, (response) => {
             response.resume();
             response.on('end', () =>
-              resolve({ status: response.statusCode ?? 0, reused: request.reusedSocket, keepAlive: String(response.headers['keep-alive']) }),
+              resolve({
+                status: response.statusCode ?? 0,
+                reused: request.reusedSocket,
+                keepAlive: String(response.headers['keep-alive']),
+              }),
             );
           });
           request.on('error', reject);
@@ -138,7 +164,11 @@ describe('serve-bundle', () => {
 
   it('finishes in-flight requests on SIGTERM, refuses new ones, and exits 0', async () => {
     const lines: string[] = [];
-    const runtime = await startRuntimeProcess({ bundleDir, env: { SLOW_API_KEY: 'key-12345' }, onLog: (line) => lines.push(line) });
+    const runtime = await startRuntimeProcess({
+      bundleDir,
+      env: { SLOW_API_KEY: 'key-12345' },
+      onLog: (line) => lines.push(line),
+    });
     try {
       await using client = await connect(runtime.mcpUrl);
       const startedFile = join(temp.path, 'slow.started');
@@ -147,7 +177,11 @@ describe('serve-bundle', () => {
       const stopping = runtime.stop(20_000);
       await waitFor(() => lines.some((line) => line.includes('"event":"draining"')), 'draining');
       // the listening socket is closed: a new connection is refused, or answered 503 while draining
-      const late = await fetch(runtime.mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json', connection: 'close' }, body: '{}' }).then(
+      const late = await fetch(runtime.mcpUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', connection: 'close' },
+        body: '{}',
+      }).then(
         (response) => response.status,
         () => 'refused',
       );
@@ -176,7 +210,9 @@ describe('serve-bundle', () => {
       ],
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
-    const pid = Number(await new Promise<string>((resolve) => createInterface({ input: supervisor.stdout }).once('line', resolve)));
+    const pid = Number(
+      await new Promise<string>((resolve) => createInterface({ input: supervisor.stdout }).once('line', resolve)),
+    );
     const alive = () => {
       try {
         process.kill(pid, 0);
@@ -198,7 +234,10 @@ describe('serve-bundle', () => {
     const entry = join(import.meta.dirname, '../../dist/serve/serve-bundle.js');
     const start = (lifeline: boolean) => {
       const args = [entry, '--bundle', bundleDir, ...(lifeline ? ['--lifeline'] : [])];
-      const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'inherit'], env: { PATH: process.env.PATH ?? '', SLOW_API_KEY: 'key-12345' } });
+      const child = spawn(process.execPath, args, {
+        stdio: ['pipe', 'pipe', 'inherit'],
+        env: { PATH: process.env.PATH ?? '', SLOW_API_KEY: 'key-12345' },
+      });
       const events: { event?: string; signal?: string; port?: number }[] = [];
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
       const port = new Promise<number>((resolve) =>
@@ -229,7 +268,9 @@ describe('serve-bundle', () => {
   it('fails to start with the missing variable named', async () => {
     const start = startRuntimeProcess({ bundleDir, env: {} });
     await expect(start).rejects.toBeInstanceOf(RuntimeProcessError);
-    await expect(start).rejects.toThrow(/SLOW_API_KEY is not set \(used by tools\[1\]\.handler\.headers\.Authorization\)/);
+    await expect(start).rejects.toThrow(
+      /SLOW_API_KEY is not set \(used by tools\[1\]\.handler\.headers\.Authorization\)/,
+    );
     // the runtime's own report: one line (it becomes a deployment's reason), its problems apart
     const error = (await start.catch((e: unknown) => e)) as RuntimeProcessError;
     expect(error.message).not.toContain('\n');
@@ -237,10 +278,14 @@ describe('serve-bundle', () => {
   });
 
   it('reports why it cannot start as data: a start_failed line with { path, message } problems', async () => {
-    const child = spawn(process.execPath, [join(import.meta.dirname, '../../dist/runtime/serve-bundle.js'), '--bundle', bundleDir], {
-      env: {},
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
+    const child = spawn(
+      process.execPath,
+      [join(import.meta.dirname, '../../dist/runtime/serve-bundle.js'), '--bundle', bundleDir],
+      {
+        env: {},
+        stdio: ['ignore', 'pipe', 'ignore'],
+      },
+    );
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     const line = await new Promise<string>((resolve) => createInterface({ input: child.stdout }).once('line', resolve));
     expect(await exited).toBe(1);
@@ -306,7 +351,9 @@ describe('serve-bundle --warm', () => {
       ],
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
-    const pid = Number(await new Promise<string>((resolve) => createInterface({ input: supervisor.stdout }).once('line', resolve)));
+    const pid = Number(
+      await new Promise<string>((resolve) => createInterface({ input: supervisor.stdout }).once('line', resolve)),
+    );
     const alive = () => {
       try {
         process.kill(pid, 0);

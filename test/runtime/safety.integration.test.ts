@@ -8,7 +8,17 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createRuntime } from '../../src/runtime/server.js';
-import { FIXTURES, closeServer, connect, firstText, listen, makeTempDir, serveDefinition, startBackend, type Served } from '../support/runtime.js';
+import {
+  FIXTURES,
+  closeServer,
+  connect,
+  firstText,
+  listen,
+  makeTempDir,
+  serveDefinition,
+  startBackend,
+  type Served,
+} from '../support/runtime.js';
 
 const KITCHEN = join(FIXTURES, 'kitchen', 'server.yaml');
 
@@ -20,7 +30,13 @@ beforeAll(async () => {
   backend = await startBackend();
   scratch = await makeTempDir();
   served = await serveDefinition(KITCHEN, {
-    env: { BACKEND_URL: backend.url, API_KEY: 'k-1234', PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/home/leak', SECRET_OF_RUNTIME: 'leak' },
+    env: {
+      BACKEND_URL: backend.url,
+      API_KEY: 'k-1234',
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: '/home/leak',
+      SECRET_OF_RUNTIME: 'leak',
+    },
   });
 });
 
@@ -129,7 +145,9 @@ describe('http handlers', () => {
     await using client = await connect(served.mcpUrl);
     const result = await client.callTool({ name: 'missing_http', arguments: {} });
     expect(result.isError).toBe(true);
-    expect(firstText(result)).toBe(`Tool "missing_http" failed: GET [redacted]/nothing-here answered 404 Not Found: {"error":"no such thing"}`);
+    expect(firstText(result)).toBe(
+      `Tool "missing_http" failed: GET [redacted]/nothing-here answered 404 Not Found: {"error":"no such thing"}`,
+    );
     expect(result._meta).toEqual({ 'mcpctl/failure': { kind: 'http_status', status: 404 } });
   });
 
@@ -148,7 +166,14 @@ describe('http handlers', () => {
               name: 'call',
               description: 'calls a closed port',
               inputSchema: { type: 'object' },
-              handler: { type: 'http', method: 'GET', url: `${url}/x`, timeout_ms: 2000, max_bytes: 1000, result: 'text' },
+              handler: {
+                type: 'http',
+                method: 'GET',
+                url: `${url}/x`,
+                timeout_ms: 2000,
+                max_bytes: 1000,
+                result: 'text',
+              },
             },
           ],
         },
@@ -175,7 +200,9 @@ describe('file resources', () => {
     await using client = await connect(served.mcpUrl);
     await expect(client.readResource({ uri: 'docs://guide.md' })).resolves.toBeDefined();
     await expect(client.readResource({ uri: 'docs://..' })).rejects.toThrow(/cannot be used in a file path/);
-    await expect(client.readResource({ uri: 'docs://..%2F..%2Fdefinition.json' })).rejects.toThrow(/cannot be used in a file path/);
+    await expect(client.readResource({ uri: 'docs://..%2F..%2Fdefinition.json' })).rejects.toThrow(
+      /cannot be used in a file path/,
+    );
     await using named = await connect(served.mcpUrl, { headers: { 'X-MCP-User-Id': '../notes/bob' } });
     await expect(named.readResource({ uri: 'notes://mine' })).rejects.toThrow(/cannot be used in a file path/);
   });
@@ -193,8 +220,18 @@ describe('file resources', () => {
         name: 'links',
         template: 'basic',
         resources: [
-          { uri: 'data://{name}', name: 'data', description: 'files of data/', source: { type: 'file', path: 'data/{{params.name}}' } },
-          { uri: 'abs://passwd', name: 'passwd', description: 'an absolute path', source: { type: 'file', path: '/etc/passwd' } },
+          {
+            uri: 'data://{name}',
+            name: 'data',
+            description: 'files of data/',
+            source: { type: 'file', path: 'data/{{params.name}}' },
+          },
+          {
+            uri: 'abs://passwd',
+            name: 'passwd',
+            description: 'an absolute path',
+            source: { type: 'file', path: '/etc/passwd' },
+          },
         ],
       },
       { dir: root },
@@ -203,8 +240,12 @@ describe('file resources', () => {
     try {
       await using client = await connect(`${live.url}/mcp`);
       expect((await client.readResource({ uri: 'data://inside.txt' })).contents[0]).toMatchObject({ text: 'inside' });
-      expect((await client.readResource({ uri: 'data://good-link.txt' })).contents[0]).toMatchObject({ text: 'inside' });
-      await expect(client.readResource({ uri: 'data://link.txt' })).rejects.toThrow(/outside the definition folder \(through a symbolic link\)/);
+      expect((await client.readResource({ uri: 'data://good-link.txt' })).contents[0]).toMatchObject({
+        text: 'inside',
+      });
+      await expect(client.readResource({ uri: 'data://link.txt' })).rejects.toThrow(
+        /outside the definition folder \(through a symbolic link\)/,
+      );
       await expect(client.readResource({ uri: 'abs://passwd' })).rejects.toThrow(/is absolute/);
     } finally {
       await closeServer(live.server);
@@ -292,7 +333,12 @@ describe('start-up checks', () => {
             inputSchema: { type: 'object' },
             handler: { type: 'module', module: 'missing.mjs', timeout_ms: 1000 },
           },
-          { name: 'calc', description: 'missing export', inputSchema: { type: 'object' }, handler: { type: 'module', module: 'tools.mjs', timeout_ms: 1000 } },
+          {
+            name: 'calc',
+            description: 'missing export',
+            inputSchema: { type: 'object' },
+            handler: { type: 'module', module: 'tools.mjs', timeout_ms: 1000 },
+          },
         ],
       },
       { dir: temp.path },
@@ -330,11 +376,21 @@ describe('bearer auth', () => {
     try {
       const mcpUrl = `${live.url}/mcp`;
       await expect(connect(mcpUrl)).rejects.toThrow();
-      const missing = await fetch(mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      const missing = await fetch(mcpUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
       expect(missing.status).toBe(401);
       expect(missing.headers.get('www-authenticate')).toMatch(/^Bearer/);
-      expect(((await missing.json()) as { error: { message: string } }).error.message).toMatch(/send Authorization: Bearer/);
-      const wrong = await fetch(mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer nope' }, body: '{}' });
+      expect(((await missing.json()) as { error: { message: string } }).error.message).toMatch(
+        /send Authorization: Bearer/,
+      );
+      const wrong = await fetch(mcpUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer nope' },
+        body: '{}',
+      });
       expect(wrong.status).toBe(401);
       expect((await fetch(`${live.url}/health`)).status).toBe(200);
 

@@ -43,10 +43,21 @@ describe('the sandbox’s arguments', () => {
     const readOnly = binds(slot.args, '--ro-bind');
     expect(readOnly).toContain('/usr');
     expect(readOnly).toContain(bundle);
-    expect(readOnly.some((path) => path === home || path === join(home, 'store') || path === join(home, 'bundles'))).toBe(false);
+    expect(
+      readOnly.some((path) => path === home || path === join(home, 'store') || path === join(home, 'bundles')),
+    ).toBe(false);
     expect(binds(slot.args, '--bind')).toEqual([join(slot.dir, 'sock')]);
     expect(slot.socketPath.startsWith(join(slot.dir, 'sock'))).toBe(true);
-    expect(slot.args).toEqual(expect.arrayContaining(['--unshare-all', '--share-net', '--die-with-parent', '--new-session', '--cap-drop', 'ALL']));
+    expect(slot.args).toEqual(
+      expect.arrayContaining([
+        '--unshare-all',
+        '--share-net',
+        '--die-with-parent',
+        '--new-session',
+        '--cap-drop',
+        'ALL',
+      ]),
+    );
     expect(slot.args.at(-1)).toBe('--');
     // the private /tmp comes before the binds: a package or bundle under /tmp stays visible
     expect(slot.args.indexOf('/tmp')).toBeLessThan(slot.args.indexOf(packageRoot()));

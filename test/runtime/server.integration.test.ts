@@ -5,7 +5,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { writeFile } from 'node:fs/promises';
-import { FIXTURES, connect, firstText, makeTempDir, serveDefinition, startBackend, type Served } from '../support/runtime.js';
+import {
+  FIXTURES,
+  connect,
+  firstText,
+  makeTempDir,
+  serveDefinition,
+  startBackend,
+  type Served,
+} from '../support/runtime.js';
 
 const KITCHEN = join(FIXTURES, 'kitchen', 'server.yaml');
 const API_KEY = 'sk-test-0123456789';
@@ -45,7 +53,9 @@ describe.each(['legacy', 'modern'] as const)('over the %s protocol era', (era) =
     // team://plan is for alice only, and this caller named no user
     expect(uris).not.toContain('team://plan');
     const { resourceTemplates } = await client.listResourceTemplates();
-    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(expect.arrayContaining(['items://{id}', 'greeting://{name}', 'remote://{key}']));
+    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(
+      expect.arrayContaining(['items://{id}', 'greeting://{name}', 'remote://{key}']),
+    );
 
     const { prompts } = await client.listPrompts();
     expect(prompts.find((p) => p.name === 'summarize')).toMatchObject({
@@ -109,7 +119,10 @@ describe.each(['legacy', 'modern'] as const)('over the %s protocol era', (era) =
         .subarray(0, 4)
         .toString(),
     ).toBe('RIFF');
-    expect(content[2]).toEqual({ type: 'resource', resource: { uri: 'memo://inline', mimeType: 'text/markdown', text: 'Memo for carol' } });
+    expect(content[2]).toEqual({
+      type: 'resource',
+      resource: { uri: 'memo://inline', mimeType: 'text/markdown', text: 'Memo for carol' },
+    });
     expect(content[3]).toEqual({
       type: 'resource',
       resource: { uri: 'notes://readme', mimeType: 'text/markdown', text: '# Read me\n\nServed by kitchen.' },
@@ -142,7 +155,11 @@ describe.each(['legacy', 'modern'] as const)('over the %s protocol era', (era) =
 
   it('posts a templated JSON body', async () => {
     await using client = await connect(served.mcpUrl, { era });
-    const result = await client.callTool({ name: 'post_echo', arguments: { text: 'hi "there"', count: 2 }, _meta: { 'mcpctl/user_id': 'erin' } });
+    const result = await client.callTool({
+      name: 'post_echo',
+      arguments: { text: 'hi "there"', count: 2 },
+      _meta: { 'mcpctl/user_id': 'erin' },
+    });
     expect(result.structuredContent).toEqual({ received: { message: 'hi "there"', times: 2, by: 'erin' } });
   });
 
@@ -171,19 +188,29 @@ describe.each(['legacy', 'modern'] as const)('over the %s protocol era', (era) =
     const logo = (await client.readResource({ uri: 'files://logo' })).contents[0] as { blob: string; mimeType: string };
     expect(logo.mimeType).toBe('image/png');
     expect(Buffer.from(logo.blob, 'base64').subarray(1, 4).toString()).toBe('PNG');
-    expect((await client.readResource({ uri: 'files://guide' })).contents[0]).toMatchObject({ mimeType: 'text/markdown', text: '# Guide\n\nRead me first.\n' });
-    expect((await client.readResource({ uri: 'files://beep' })).contents[0]).toMatchObject({ mimeType: 'audio/wav', blob: expect.any(String) });
+    expect((await client.readResource({ uri: 'files://guide' })).contents[0]).toMatchObject({
+      mimeType: 'text/markdown',
+      text: '# Guide\n\nRead me first.\n',
+    });
+    expect((await client.readResource({ uri: 'files://beep' })).contents[0]).toMatchObject({
+      mimeType: 'audio/wav',
+      blob: expect.any(String),
+    });
     expect((await client.readResource({ uri: 'items://42' })).contents[0]).toMatchObject({
       uri: 'items://42',
       mimeType: 'application/json',
       text: '{"id": 42, "name": "answer"}\n',
     });
-    expect((await client.readResource({ uri: 'greeting://Grace' })).contents[0]).toMatchObject({ text: 'Hello, Grace!' });
+    expect((await client.readResource({ uri: 'greeting://Grace' })).contents[0]).toMatchObject({
+      text: 'Hello, Grace!',
+    });
     expect((await client.readResource({ uri: 'remote://a%20b' })).contents[0]).toMatchObject({
       mimeType: 'text/plain',
       text: expect.stringMatching(/^raw path: \/data\//),
     });
-    expect((await client.readResource({ uri: 'empty://nothing' })).contents[0]).toMatchObject({ text: expect.stringMatching(/no source/) });
+    expect((await client.readResource({ uri: 'empty://nothing' })).contents[0]).toMatchObject({
+      text: expect.stringMatching(/no source/),
+    });
   });
 
   it('answers an unknown resource and a missing templated file with errors', async () => {
@@ -194,17 +221,25 @@ describe.each(['legacy', 'modern'] as const)('over the %s protocol era', (era) =
 
   it('serves per-user resources by header and by _meta, and enforces users:', async () => {
     await using anonymous = await connect(served.mcpUrl, { era });
-    await expect(anonymous.readResource({ uri: 'notes://mine' })).rejects.toThrow(/depends on the caller.*X-MCP-User-Id/);
+    await expect(anonymous.readResource({ uri: 'notes://mine' })).rejects.toThrow(
+      /depends on the caller.*X-MCP-User-Id/,
+    );
 
     await using alice = await connect(served.mcpUrl, { era, headers: { 'X-MCP-User-Id': 'alice' } });
-    expect((await alice.readResource({ uri: 'notes://mine' })).contents[0]).toMatchObject({ text: '# Alice notes\n\n- buy milk\n' });
+    expect((await alice.readResource({ uri: 'notes://mine' })).contents[0]).toMatchObject({
+      text: '# Alice notes\n\n- buy milk\n',
+    });
     expect((await alice.listResources()).resources.map((r) => r.uri)).toContain('team://plan');
-    expect((await alice.readResource({ uri: 'team://plan' })).contents[0]).toMatchObject({ text: 'Plan for alice: ship it.' });
+    expect((await alice.readResource({ uri: 'team://plan' })).contents[0]).toMatchObject({
+      text: 'Plan for alice: ship it.',
+    });
 
     // _meta names the caller per request, and wins over the header
     const bob = await alice.readResource({ uri: 'notes://mine', _meta: { 'mcpctl/user_id': 'bob' } });
     expect(bob.contents[0]).toMatchObject({ text: '# Bob notes\n\n- fix bike\n' });
-    await expect(alice.readResource({ uri: 'team://plan', _meta: { 'mcpctl/user_id': 'bob' } })).rejects.toThrow(/User "bob" may not read team:\/\/plan/);
+    await expect(alice.readResource({ uri: 'team://plan', _meta: { 'mcpctl/user_id': 'bob' } })).rejects.toThrow(
+      /User "bob" may not read team:\/\/plan/,
+    );
   });
 
   it('gets prompts with arguments, and refuses a missing required argument', async () => {
@@ -212,20 +247,33 @@ describe.each(['legacy', 'modern'] as const)('over the %s protocol era', (era) =
     const prompt = await client.getPrompt({ name: 'summarize', arguments: { topic: 'MCP', style: 'brief' } });
     expect(prompt.description).toBe('Asks for a summary.');
     expect(prompt.messages).toHaveLength(4);
-    expect(prompt.messages[0]).toEqual({ role: 'user', content: { type: 'text', text: 'Summarize MCP in a brief style.' } });
-    expect(prompt.messages[1]).toEqual({ role: 'assistant', content: { type: 'text', text: 'Summary of MCP coming up.' } });
+    expect(prompt.messages[0]).toEqual({
+      role: 'user',
+      content: { type: 'text', text: 'Summarize MCP in a brief style.' },
+    });
+    expect(prompt.messages[1]).toEqual({
+      role: 'assistant',
+      content: { type: 'text', text: 'Summary of MCP coming up.' },
+    });
     expect(prompt.messages[2]!.content).toMatchObject({ type: 'image', mimeType: 'image/png' });
-    expect(prompt.messages[3]!.content).toMatchObject({ type: 'resource', resource: { uri: 'notes://readme', text: expect.stringContaining('Read me') } });
+    expect(prompt.messages[3]!.content).toMatchObject({
+      type: 'resource',
+      resource: { uri: 'notes://readme', text: expect.stringContaining('Read me') },
+    });
 
     // an optional argument left out renders empty
     const plainStyle = await client.getPrompt({ name: 'summarize', arguments: { topic: 'MCP' } });
     expect(plainStyle.messages[0]!.content).toEqual({ type: 'text', text: 'Summarize MCP in a  style.' });
 
-    await expect(client.getPrompt({ name: 'summarize', arguments: { style: 'long' } })).rejects.toThrow(/needs the argument "topic"/);
+    await expect(client.getPrompt({ name: 'summarize', arguments: { style: 'long' } })).rejects.toThrow(
+      /needs the argument "topic"/,
+    );
     await expect(client.getPrompt({ name: 'nope' })).rejects.toThrow(/Unknown prompt: nope/);
 
     const plain = await client.getPrompt({ name: 'plain', arguments: { subject: 'tides' } });
-    expect(plain.messages).toEqual([{ role: 'user', content: { type: 'text', text: 'A prompt without messages.\nsubject: tides' } }]);
+    expect(plain.messages).toEqual([
+      { role: 'user', content: { type: 'text', text: 'A prompt without messages.\nsubject: tides' } },
+    ]);
   });
 });
 
@@ -236,29 +284,36 @@ describe('the 2025 protocol revisions', () => {
     await expect(client.setLoggingLevel('debug')).resolves.toEqual({});
   });
 
-  it.each(['2025-03-26', '2025-06-18', '2024-11-05'])('initializes a client of revision %s with raw HTTP, then serves tools/call', async (protocolVersion) => {
-    const post = (body: unknown, extra: Record<string, string> = {}) =>
-      fetch(served.mcpUrl, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...extra },
-        body: JSON.stringify(body),
+  it.each(['2025-03-26', '2025-06-18', '2024-11-05'])(
+    'initializes a client of revision %s with raw HTTP, then serves tools/call',
+    async (protocolVersion) => {
+      const post = (body: unknown, extra: Record<string, string> = {}) =>
+        fetch(served.mcpUrl, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...extra },
+          body: JSON.stringify(body),
+        });
+      const init = await post({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion, capabilities: {}, clientInfo: { name: 'old', version: '0' } },
       });
-    const init = await post({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: { protocolVersion, capabilities: {}, clientInfo: { name: 'old', version: '0' } },
-    });
-    expect(init.status).toBe(200);
-    const initText = await init.text();
-    expect(initText).toContain(`"protocolVersion":"${protocolVersion}"`);
-    expect(initText).toContain('"name":"kitchen"');
+      expect(init.status).toBe(200);
+      const initText = await init.text();
+      expect(initText).toContain(`"protocolVersion":"${protocolVersion}"`);
+      expect(initText).toContain('"name":"kitchen"');
 
-    const headers: Record<string, string> = protocolVersion === '2024-11-05' ? {} : { 'mcp-protocol-version': protocolVersion };
-    const call = await post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'greet', arguments: { name: 'Old' } } }, headers);
-    expect(call.status).toBe(200);
-    expect(await call.text()).toContain('Hello, Old!');
-  });
+      const headers: Record<string, string> =
+        protocolVersion === '2024-11-05' ? {} : { 'mcp-protocol-version': protocolVersion };
+      const call = await post(
+        { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'greet', arguments: { name: 'Old' } } },
+        headers,
+      );
+      expect(call.status).toBe(200);
+      expect(await call.text()).toContain('Hello, Old!');
+    },
+  );
 });
 
 describe('the HTTP surface', () => {
@@ -266,7 +321,14 @@ describe('the HTTP surface', () => {
     const response = await fetch(`${served.url}/health`);
     expect(response.status).toBe(200);
     const body = (await response.json()) as Record<string, unknown>;
-    expect(body).toMatchObject({ status: 'ok', name: 'kitchen', version: '1.2.3', tools: 21, resources: 11, prompts: 2 });
+    expect(body).toMatchObject({
+      status: 'ok',
+      name: 'kitchen',
+      version: '1.2.3',
+      tools: 21,
+      resources: 11,
+      prompts: 2,
+    });
     expect(body.uptime_seconds).toEqual(expect.any(Number));
   });
 
@@ -276,7 +338,10 @@ describe('the HTTP surface', () => {
       new Promise<number>((resolve, reject) => {
         const req = request(
           served.mcpUrl,
-          { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } },
+          {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+          },
           (res) => {
             res.resume();
             resolve(res.statusCode ?? 0);
@@ -287,7 +352,9 @@ describe('the HTTP surface', () => {
       });
     expect(await status({ host: 'evil.example.com' })).toBe(403);
     expect(await status({ origin: 'https://evil.example.com' })).toBe(403);
-    expect(await status({ host: `localhost:${new URL(served.url).port}`, origin: 'http://localhost:5173' })).not.toBe(403);
+    expect(await status({ host: `localhost:${new URL(served.url).port}`, origin: 'http://localhost:5173' })).not.toBe(
+      403,
+    );
     // another port of localhost is another origin
     expect(await status({ host: `localhost:${new URL(served.url).port}`, origin: 'http://localhost:5174' })).toBe(403);
     const rejected = served.logs.filter((entry) => entry.event === 'request' && entry.status === 403);
@@ -306,7 +373,12 @@ describe('the HTTP surface', () => {
     const huge = await fetch(served.mcpUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'greet', arguments: { name: 'x'.repeat(5 * 1024 * 1024) } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'greet', arguments: { name: 'x'.repeat(5 * 1024 * 1024) } },
+      }),
     });
     expect(huge.status).toBe(413);
   });
@@ -314,8 +386,17 @@ describe('the HTTP surface', () => {
   it('logs one line per request, with debug details and secrets redacted', async () => {
     await using client = await connect(served.mcpUrl, { headers: { 'X-MCP-User-Id': 'alice' } });
     await client.callTool({ name: 'weather', arguments: { city: 'Oslo' } });
-    const line = served.logs.findLast((entry) => entry.event === 'request' && entry.rpc === 'tools/call' && entry.target === 'weather');
-    expect(line).toMatchObject({ level: 'info', method: 'POST', path: '/mcp', status: 200, user_id: 'alice', params: { name: 'weather' } });
+    const line = served.logs.findLast(
+      (entry) => entry.event === 'request' && entry.rpc === 'tools/call' && entry.target === 'weather',
+    );
+    expect(line).toMatchObject({
+      level: 'info',
+      method: 'POST',
+      path: '/mcp',
+      status: 200,
+      user_id: 'alice',
+      params: { name: 'weather' },
+    });
     expect(line!.duration_ms).toEqual(expect.any(Number));
     expect(JSON.stringify(served.logs)).not.toContain(API_KEY);
 
@@ -345,7 +426,10 @@ describe('values from the environment', () => {
         '      env: { SETTING: "${HARMLESS_NAME}" }',
       ].join('\n'),
     );
-    await using served = await serveDefinition(file, { env: { HARMLESS_NAME: value, PATH: process.env.PATH ?? '/usr/bin:/bin' }, debug: true });
+    await using served = await serveDefinition(file, {
+      env: { HARMLESS_NAME: value, PATH: process.env.PATH ?? '/usr/bin:/bin' },
+      debug: true,
+    });
     await using client = await connect(served.mcpUrl);
     const result = await client.callTool({ name: 'tell', arguments: { echo: value } });
     expect(result.isError).toBe(true);

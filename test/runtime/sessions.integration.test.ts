@@ -22,13 +22,26 @@ interface Heard {
 }
 
 /** A client that can answer sampling and elicitation, and records every notification. */
-async function connectClient(
-  mcpUrl: string,
-): Promise<{ client: Client; transport: StreamableHTTPClientTransport; heard: Heard[]; [Symbol.asyncDispose](): Promise<void> }> {
-  const client = new Client({ name: 'sessions-test', version: '1.0.0' }, { capabilities: { sampling: {}, elicitation: {} } });
+async function connectClient(mcpUrl: string): Promise<{
+  client: Client;
+  transport: StreamableHTTPClientTransport;
+  heard: Heard[];
+  [Symbol.asyncDispose](): Promise<void>;
+}> {
+  const client = new Client(
+    { name: 'sessions-test', version: '1.0.0' },
+    { capabilities: { sampling: {}, elicitation: {} } },
+  );
   const heard: Heard[] = [];
-  for (const method of ['notifications/message', 'notifications/resources/updated', 'notifications/tools/list_changed'] as const) {
-    client.setNotificationHandler(method, (notification) => void heard.push({ method, params: notification.params ?? {} }));
+  for (const method of [
+    'notifications/message',
+    'notifications/resources/updated',
+    'notifications/tools/list_changed',
+  ] as const) {
+    client.setNotificationHandler(
+      method,
+      (notification) => void heard.push({ method, params: notification.params ?? {} }),
+    );
   }
   client.setRequestHandler('sampling/createMessage', async (request) => {
     const first = request.params.messages[0]?.content;
@@ -38,7 +51,12 @@ async function connectClient(
   client.setRequestHandler('elicitation/create', async (request) => {
     const schema = request.params.mode === 'url' ? {} : request.params.requestedSchema.properties;
     // accept every default the server offered, and name the fields that had none
-    const content = Object.fromEntries(Object.entries(schema).map(([name, field]) => [name, (field as { default?: unknown }).default ?? `filled ${name}`]));
+    const content = Object.fromEntries(
+      Object.entries(schema).map(([name, field]) => [
+        name,
+        (field as { default?: unknown }).default ?? `filled ${name}`,
+      ]),
+    );
     return { action: 'accept', content: content as Record<string, string> };
   });
   const transport = new StreamableHTTPClientTransport(new URL(mcpUrl));
@@ -69,7 +87,11 @@ describe('a definition with sessions, through mcpctl dev', () => {
     const { client, transport } = await connectClient(mcpUrl!);
     const sessionId = transport.sessionId;
     expect(sessionId).toMatch(/^[0-9a-f-]{36}$/);
-    expect(client.getServerCapabilities()).toMatchObject({ resources: { subscribe: true, listChanged: true }, completions: {}, logging: {} });
+    expect(client.getServerCapabilities()).toMatchObject({
+      resources: { subscribe: true, listChanged: true },
+      completions: {},
+      logging: {},
+    });
 
     const headers = { 'mcp-session-id': sessionId!, 'mcp-protocol-version': '2025-11-25' };
     // the client opened the session's GET stream after initialize: a second one is refused
@@ -87,7 +109,9 @@ describe('a definition with sessions, through mcpctl dev', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     expect(after.status).toBe(404);
-    expect(((await after.json()) as { error: { message: string } }).error.message).toMatch(/Session not found.*initialize a new session/);
+    expect(((await after.json()) as { error: { message: string } }).error.message).toMatch(
+      /Session not found.*initialize a new session/,
+    );
     await client.close();
   });
 
@@ -102,7 +126,9 @@ describe('a definition with sessions, through mcpctl dev', () => {
     await client.callTool({ name: 'test_tool_with_logging', arguments: {} });
     expect(heard.filter((h) => h.method === 'notifications/message')).toEqual([]);
     await client.setLoggingLevel('info');
-    expect(firstText(await client.callTool({ name: 'test_tool_with_logging', arguments: {} }))).toBe('Tool with logging executed successfully');
+    expect(firstText(await client.callTool({ name: 'test_tool_with_logging', arguments: {} }))).toBe(
+      'Tool with logging executed successfully',
+    );
     expect(heard.filter((h) => h.method === 'notifications/message').map((h) => h.params)).toEqual([
       { level: 'info', data: 'Tool execution started', logger: 'test_tool_with_logging' },
       { level: 'info', data: 'Tool processing data', logger: 'test_tool_with_logging' },
@@ -110,14 +136,19 @@ describe('a definition with sessions, through mcpctl dev', () => {
     ]);
 
     const progress: unknown[] = [];
-    await client.callTool({ name: 'test_tool_with_progress', arguments: {} }, { onprogress: (p) => void progress.push(p) });
+    await client.callTool(
+      { name: 'test_tool_with_progress', arguments: {} },
+      { onprogress: (p) => void progress.push(p) },
+    );
     expect(progress).toEqual([
       { progress: 0, total: 100, message: '0% done' },
       { progress: 50, total: 100, message: '50% done' },
       { progress: 100, total: 100, message: '100% done' },
     ]);
 
-    expect(firstText(await client.callTool({ name: 'test_sampling', arguments: { prompt: 'what is 2+2?' } }))).toBe('LLM response: you asked: what is 2+2?');
+    expect(firstText(await client.callTool({ name: 'test_sampling', arguments: { prompt: 'what is 2+2?' } }))).toBe(
+      'LLM response: you asked: what is 2+2?',
+    );
     expect(firstText(await client.callTool({ name: 'test_elicitation', arguments: { message: 'who are you?' } }))).toBe(
       'User response: action=accept, content={"username":"filled username","email":"filled email"}',
     );
@@ -132,15 +163,29 @@ describe('a definition with sessions, through mcpctl dev', () => {
     const [, mcpUrl] = await dev.waitFor(/MCP URL\s+(http:\/\/127\.0\.0\.1:\d+\/mcp)/);
     await using session = await connectClient(mcpUrl!);
     const { client } = session;
-    const prompt = await client.complete({ ref: { type: 'ref/prompt', name: 'test_prompt_with_arguments' }, argument: { name: 'arg1', value: 'TESTI' } });
+    const prompt = await client.complete({
+      ref: { type: 'ref/prompt', name: 'test_prompt_with_arguments' },
+      argument: { name: 'arg1', value: 'TESTI' },
+    });
     expect(prompt.completion).toEqual({ values: ['testing'], total: 1, hasMore: false });
-    const none = await client.complete({ ref: { type: 'ref/prompt', name: 'test_prompt_with_arguments' }, argument: { name: 'arg2', value: '' } });
+    const none = await client.complete({
+      ref: { type: 'ref/prompt', name: 'test_prompt_with_arguments' },
+      argument: { name: 'arg2', value: '' },
+    });
     expect(none.completion.values).toEqual([]);
-    const template = await client.complete({ ref: { type: 'ref/resource', uri: 'test://template/{id}/data' }, argument: { name: 'id', value: '4' } });
+    const template = await client.complete({
+      ref: { type: 'ref/resource', uri: 'test://template/{id}/data' },
+      argument: { name: 'id', value: '4' },
+    });
     expect(template.completion.values).toEqual(['456']);
-    await expect(client.complete({ ref: { type: 'ref/prompt', name: 'nope' }, argument: { name: 'a', value: '' } })).rejects.toThrow(/Unknown prompt: nope/);
+    await expect(
+      client.complete({ ref: { type: 'ref/prompt', name: 'nope' }, argument: { name: 'a', value: '' } }),
+    ).rejects.toThrow(/Unknown prompt: nope/);
     // an enum completes by itself; a module function reads the arguments already chosen
-    const country = await client.complete({ ref: { type: 'ref/prompt', name: 'plan_trip' }, argument: { name: 'country', value: 'j' } });
+    const country = await client.complete({
+      ref: { type: 'ref/prompt', name: 'plan_trip' },
+      argument: { name: 'country', value: 'j' },
+    });
     expect(country.completion.values).toEqual(['Japan']);
     const city = await client.complete({
       ref: { type: 'ref/prompt', name: 'plan_trip' },
@@ -152,7 +197,10 @@ describe('a definition with sessions, through mcpctl dev', () => {
       /argument "country" must be one of "France", "Germany", "Japan" \(got "Peru"\)/,
     );
     // an embedded resource's uri may be a template
-    const embedded = await client.getPrompt({ name: 'test_prompt_with_embedded_resource', arguments: { resourceUri: 'test://chosen' } });
+    const embedded = await client.getPrompt({
+      name: 'test_prompt_with_embedded_resource',
+      arguments: { resourceUri: 'test://chosen' },
+    });
     expect(embedded.messages[0]?.content).toMatchObject({
       type: 'resource',
       resource: { uri: 'test://chosen', text: 'Embedded resource content for testing.' },
@@ -194,7 +242,9 @@ describe('a definition with sessions, through mcpctl dev', () => {
     await using dev = startDev([copy.file, '--port', '0']);
     const [, mcpUrl] = await dev.waitFor(/MCP URL\s+(http:\/\/127\.0\.0\.1:\d+\/mcp)/);
     await using session = await connectClient(mcpUrl!);
-    expect(firstText(await session.client.callTool({ name: 'test_reconnection', arguments: {} }))).toBe('Reconnection test completed');
+    expect(firstText(await session.client.callTool({ name: 'test_reconnection', arguments: {} }))).toBe(
+      'Reconnection test completed',
+    );
     const log = dev.stdout() + dev.stderr();
     expect(log).toMatch(/GET \/mcp/);
   });
@@ -215,7 +265,10 @@ describe('a definition without sessions', () => {
     expect(firstText(sampled)).toMatch(/sampling needs a session: set "sessions: true"/);
     // logging and progress travel on the response stream of the call itself
     const progress: unknown[] = [];
-    await session.client.callTool({ name: 'test_tool_with_progress', arguments: {} }, { onprogress: (p) => void progress.push(p) });
+    await session.client.callTool(
+      { name: 'test_tool_with_progress', arguments: {} },
+      { onprogress: (p) => void progress.push(p) },
+    );
     expect(progress).toHaveLength(3);
   });
 });
@@ -277,7 +330,10 @@ describe('session lifetime', () => {
     const listed = await served.post({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, sessionId);
     expect(listed.status).toBe(200);
     expect(await listed.text()).toContain('test_sampling');
-    const ended = await fetch(`${served.url}/mcp`, { method: 'DELETE', headers: { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' } });
+    const ended = await fetch(`${served.url}/mcp`, {
+      method: 'DELETE',
+      headers: { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' },
+    });
     expect(ended.status).toBe(200);
     expect(await drained).toBe(true);
   });
@@ -287,7 +343,9 @@ describe('session lifetime', () => {
     await using session = await connectClient(`${served.url}/mcp`);
     await session.client.subscribeResource({ uri: 'test://watched-resource' });
     await writeFile(join(served.filesDir, 'data', 'watched.txt'), 'changed on disk\n');
-    const update = await until('the update', () => session.heard.find((h) => h.method === 'notifications/resources/updated'));
+    const update = await until('the update', () =>
+      session.heard.find((h) => h.method === 'notifications/resources/updated'),
+    );
     expect(update.params).toEqual({ uri: 'test://watched-resource' });
   });
 

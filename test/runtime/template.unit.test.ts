@@ -25,7 +25,9 @@ describe('compileTemplate', () => {
 
   it('encodes only the substituted values', () => {
     const url = compileTemplate('https://api.test/v1/{{args.q}}?x={{args.q}}');
-    expect(url.render({ args: { q: 'a b/c?d=1&e' } }, encodeUrlValue)).toBe('https://api.test/v1/a%20b%2Fc%3Fd%3D1%26e?x=a%20b%2Fc%3Fd%3D1%26e');
+    expect(url.render({ args: { q: 'a b/c?d=1&e' } }, encodeUrlValue)).toBe(
+      'https://api.test/v1/a%20b%2Fc%3Fd%3D1%26e?x=a%20b%2Fc%3Fd%3D1%26e',
+    );
   });
 
   it('lists its references', () => {
@@ -36,7 +38,12 @@ describe('compileTemplate', () => {
 
 describe('compileDeep', () => {
   it('keeps the type of a whole placeholder and renders strings inside objects and arrays', () => {
-    const render = compileDeep({ days: '{{args.days}}', label: '{{args.days}} days', list: ['{{user.id}}', 7, true], nested: { tags: '{{args.tags}}' } });
+    const render = compileDeep({
+      days: '{{args.days}}',
+      label: '{{args.days}} days',
+      list: ['{{user.id}}', 7, true],
+      nested: { tags: '{{args.tags}}' },
+    });
     expect(render(scope)).toEqual({ days: 3, label: '3 days', list: ['alice', 7, true], nested: { tags: ['a', 'b'] } });
   });
 

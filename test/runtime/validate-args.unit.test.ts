@@ -8,12 +8,20 @@ import { createSchemaCompiler } from '../../src/runtime/validate-args.js';
 describe('the schema compiler', () => {
   it('refuses a schema its meta-schema refuses, in every dialect', () => {
     const compile = createSchemaCompiler();
-    expect(() => compile({ type: 'object', properties: { a: { type: 'nope' } } })).toThrow(/^schema is invalid: .*properties\/a\/type/);
-    expect(() => compile({ $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', required: 'a' })).toThrow(/^schema is invalid: .*required/);
+    expect(() => compile({ type: 'object', properties: { a: { type: 'nope' } } })).toThrow(
+      /^schema is invalid: .*properties\/a\/type/,
+    );
+    expect(() =>
+      compile({ $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', required: 'a' }),
+    ).toThrow(/^schema is invalid: .*required/);
   });
 
   it('validates arguments and fills in defaults', () => {
-    const validate = createSchemaCompiler()({ type: 'object', properties: { n: { type: 'number', default: 2 } }, required: [] });
+    const validate = createSchemaCompiler()({
+      type: 'object',
+      properties: { n: { type: 'number', default: 2 } },
+      required: [],
+    });
     expect(validate({})).toEqual({ ok: true, value: { n: 2 } });
     expect(validate({ n: 'x' })).toEqual({ ok: false, problems: ['n must be number'] });
   });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { classifyAddress, isForbidden, isMetadataName, needsOptIn, type AddressKind } from '../../src/shared/ip-address.js';
+import {
+  classifyAddress,
+  isForbidden,
+  isMetadataName,
+  needsOptIn,
+  type AddressKind,
+} from '../../src/shared/ip-address.js';
 
 const TABLE: Array<[string, AddressKind | undefined]> = [
   // public

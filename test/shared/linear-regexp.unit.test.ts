@@ -21,10 +21,13 @@ describe('definition patterns on a linear-time engine', () => {
 
   it('refuses backreferences and lookaround, saying why', () => {
     for (const pattern of ['(a)\\1', '(?<n>x)\\k<n>'])
-      expect(linearPatternProblem(pattern)).toMatch(/backreferences .* not supported: patterns run on a linear-time engine/);
+      expect(linearPatternProblem(pattern)).toMatch(
+        /backreferences .* not supported: patterns run on a linear-time engine/,
+      );
     for (const pattern of ['(?=a)b', '(?!a)b', '(?<=a)b', '(?<!a)b'])
       expect(linearPatternProblem(pattern)).toMatch(/lookahead and lookbehind .* not supported/);
     // escaped, they are literal characters
-    for (const pattern of ['\\\\1', '\\(?=', '^[a-z]+$']) expect(linearPatternProblem(pattern), pattern).toBeUndefined();
+    for (const pattern of ['\\\\1', '\\(?=', '^[a-z]+$'])
+      expect(linearPatternProblem(pattern), pattern).toBeUndefined();
   });
 });

@@ -30,9 +30,12 @@ describe('isSecretName', () => {
     expect(isSecretName(name)).toBe(true);
   });
 
-  it.each(['HOME', 'PATH', 'LOG_LEVEL', 'COMPASS_URL', 'PASSENGER_COUNT', 'bypass', 'city', 'limit', 'KEYBOARD'])('%s is not', (name) => {
-    expect(isSecretName(name)).toBe(false);
-  });
+  it.each(['HOME', 'PATH', 'LOG_LEVEL', 'COMPASS_URL', 'PASSENGER_COUNT', 'bypass', 'city', 'limit', 'KEYBOARD'])(
+    '%s is not',
+    (name) => {
+      expect(isSecretName(name)).toBe(false);
+    },
+  );
 });
 
 describe('formatPath', () => {
@@ -66,7 +69,10 @@ describe('VERSION', () => {
 
 describe('isoTime', () => {
   it('is what Date writes, for times spread over years, within a minute, and across minutes in either order', () => {
-    const times = [0, 1, 999, 59_999, 60_000, 1_764_000_000_000, 1_764_000_059_999, 1_764_000_060_000, 1_764_000_000_000, 253_402_300_799_999];
+    const times = [
+      0, 1, 999, 59_999, 60_000, 1_764_000_000_000, 1_764_000_059_999, 1_764_000_060_000, 1_764_000_000_000,
+      253_402_300_799_999,
+    ];
     for (let ms = 1_764_000_000_000; ms < 1_764_000_200_000; ms += 997) times.push(ms);
     for (let i = 0; i < 200; i++) times.push(Math.floor(Math.random() * 4_102_444_800_000));
     for (const ms of times) expect(isoTime(ms), String(ms)).toBe(new Date(ms).toISOString());

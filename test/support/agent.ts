@@ -65,7 +65,13 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
       const { files: _files, ...definition } = request;
       count += 1;
       return {
-        server: { mcp_id: `mcp_test${count}`, name: request.name, status: 'ready', url: `http://127.0.0.1/v1/servers/mcp_test${count}`, build_time: 0 },
+        server: {
+          mcp_id: `mcp_test${count}`,
+          name: request.name,
+          status: 'ready',
+          url: `http://127.0.0.1/v1/servers/mcp_test${count}`,
+          build_time: 0,
+        },
         bundleDir: bundle.dir,
         digest: bundle.digest,
         definition,

@@ -49,12 +49,17 @@ export const TEST_KEY = 'test-key-0123456789abcdef0123456789';
 export type TestAppOptions = Partial<Omit<AppOptions, 'store' | 'logger'>>;
 
 /** An app on 127.0.0.1:0 with a file store in a temp home; `options` may be a function of that store (for fakes that share it). */
-export async function startTestApp(options: TestAppOptions | ((store: FileStore) => TestAppOptions) = {}): Promise<TestApp> {
+export async function startTestApp(
+  options: TestAppOptions | ((store: FileStore) => TestAppOptions) = {},
+): Promise<TestApp> {
   const home = await tempHome();
   const store = await FileStore.open({ dir: join(home.dir, 'store') });
   const given = typeof options === 'function' ? options(store) : options;
   const logs: Array<Record<string, unknown>> = [];
-  const logger = createLogger({ write: (line) => logs.push(JSON.parse(line) as Record<string, unknown>), level: 'debug' });
+  const logger = createLogger({
+    write: (line) => logs.push(JSON.parse(line) as Record<string, unknown>),
+    level: 'debug',
+  });
   const app = createApp({
     store,
     builds: given.builds ?? fakeBuilds(store),
@@ -63,7 +68,9 @@ export async function startTestApp(options: TestAppOptions | ((store: FileStore)
     logger,
     ...given,
   });
-  const server = createEngineServer((req, res) => app(req, res), { requestTimeoutMs: given.limits?.requestTimeoutMs ?? 60_000 });
+  const server = createEngineServer((req, res) => app(req, res), {
+    requestTimeoutMs: given.limits?.requestTimeoutMs ?? 60_000,
+  });
   const { url } = await listen(server);
   return {
     url,
@@ -149,7 +156,14 @@ export function fakeBuilds(store: FileStore, onBuild?: () => Promise<void>): Bui
       await onBuild?.();
       const id = `mcp_${Math.random().toString(36).slice(2, 12)}`;
       const record: ServerRecord = {
-        server: { mcp_id: id, name: request.name, status: 'ready', url: `http://x/v1/servers/${id}`, build_time: 0.001, created_at: new Date().toISOString() },
+        server: {
+          mcp_id: id,
+          name: request.name,
+          status: 'ready',
+          url: `http://x/v1/servers/${id}`,
+          build_time: 0.001,
+          created_at: new Date().toISOString(),
+        },
         bundleDir: '/nonexistent',
         digest: id,
         definition: request,
@@ -204,7 +218,8 @@ export function fakeDeployments(
       transitions: [{ status: 'deploying', at: new Date().toISOString() }],
     };
     await store.putDeployment({ deployment, mcpId, config: {}, version: 1 });
-    const settle = async () => update(id, options.outcome ?? 'deployed', options.outcome === 'failed' ? 'instances did not start' : undefined);
+    const settle = async () =>
+      update(id, options.outcome ?? 'deployed', options.outcome === 'failed' ? 'instances did not start' : undefined);
     const settled = new Promise<Deployment>((resolve) => {
       const timer = setTimeout(() => {
         timers.delete(timer);
@@ -217,8 +232,11 @@ export function fakeDeployments(
   const service = {
     followed: 0,
     gatewayCalls: 0,
-    deploy: (server: ServerRecord, request: { environment: 'production' | 'staging' | 'development' }, o: { wait: boolean }) =>
-      create(server.server.mcp_id, request.environment, o.wait),
+    deploy: (
+      server: ServerRecord,
+      request: { environment: 'production' | 'staging' | 'development' },
+      o: { wait: boolean },
+    ) => create(server.server.mcp_id, request.environment, o.wait),
     status: get,
     async waitForChange(id: string, timeoutMs: number, signal?: AbortSignal) {
       await new Promise<void>((resolve) => {
@@ -233,7 +251,8 @@ export function fakeDeployments(
     },
     async stop(id: string) {
       const current = await get(id);
-      if (current?.status !== 'deployed') throw new ServiceError('conflict', `deployment ${id} is ${current?.status}, not deployed`);
+      if (current?.status !== 'deployed')
+        throw new ServiceError('conflict', `deployment ${id} is ${current?.status}, not deployed`);
       return update(id, 'stopped');
     },
     async rollback(id: string, o?: { wait: boolean }) {
@@ -282,7 +301,11 @@ export function fakeDeployments(
  * until the server closes the connection (or `timeoutMs`, after which the socket is closed).
  * `hangUpAfterMs` closes the socket that long after sending: an upload cut short.
  */
-export function rawExchange(base: string, text: string, options: { timeoutMs?: number; hangUpAfterMs?: number } = {}): Promise<string> {
+export function rawExchange(
+  base: string,
+  text: string,
+  options: { timeoutMs?: number; hangUpAfterMs?: number } = {},
+): Promise<string> {
   const { hostname, port } = new URL(base);
   return new Promise((resolve, reject) => {
     const socket = connect({ host: hostname, port: Number(port) });

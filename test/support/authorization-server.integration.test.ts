@@ -1,6 +1,11 @@
 import { createRemoteJWKSet, decodeProtectedHeader, errors, jwtVerify, type JWTPayload } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FORGED_AUDIENCE, startAuthorizationServer, TokenRequestError, type AuthorizationServer } from './authorization-server.js';
+import {
+  FORGED_AUDIENCE,
+  startAuthorizationServer,
+  TokenRequestError,
+  type AuthorizationServer,
+} from './authorization-server.js';
 
 const RESOURCE = 'http://127.0.0.1:1/mcp';
 /** what a resource server accepts (never none or HS*) */
@@ -13,14 +18,27 @@ describe('a loopback authorization server', () => {
   beforeAll(async () => {
     as = await startAuthorizationServer({
       clients: [
-        { clientId: 'alice', clientSecret: 'alice-secret', scope: 'notes:read notes:write', claims: { email: 'alice@example.com' } },
+        {
+          clientId: 'alice',
+          clientSecret: 'alice-secret',
+          scope: 'notes:read notes:write',
+          claims: { email: 'alice@example.com' },
+        },
         { clientId: 'bob', clientSecret: 'bob-secret', scope: 'notes:read' },
       ],
     });
     const discovery = (await (await fetch(as.discoveryUrl)).json()) as { issuer: string; jwks_uri: string };
     // a JWKS read again on any unknown kid, as a resource server must do after a rotation
     const jwks = createRemoteJWKSet(new URL(discovery.jwks_uri), { cooldownDuration: 0 });
-    verify = async (token) => (await jwtVerify(token, jwks, { issuer: discovery.issuer, audience: RESOURCE, algorithms: ALGORITHMS, typ: 'at+jwt' })).payload;
+    verify = async (token) =>
+      (
+        await jwtVerify(token, jwks, {
+          issuer: discovery.issuer,
+          audience: RESOURCE,
+          algorithms: ALGORITHMS,
+          typ: 'at+jwt',
+        })
+      ).payload;
   });
   afterAll(() => as.close());
 
@@ -32,7 +50,9 @@ describe('a loopback authorization server', () => {
     expect(metadata.grant_types_supported).toContain('client_credentials');
     expect(as.issuer).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const jwks = (await (await fetch(as.jwksUri)).json()) as { keys: Array<Record<string, unknown>> };
-    expect(jwks.keys).toEqual([expect.objectContaining({ kid: as.signingKey.kid, kty: 'RSA', alg: 'RS256', use: 'sig' })]);
+    expect(jwks.keys).toEqual([
+      expect.objectContaining({ kid: as.signingKey.kid, kty: 'RSA', alg: 'RS256', use: 'sig' }),
+    ]);
     expect(jwks.keys[0]).not.toHaveProperty('d');
   });
 
@@ -40,16 +60,28 @@ describe('a loopback authorization server', () => {
     const token = await as.token({ clientId: 'alice', resource: RESOURCE, scope: 'notes:read' });
     expect(decodeProtectedHeader(token)).toMatchObject({ alg: 'RS256', typ: 'at+jwt', kid: as.signingKey.kid });
     const claims = await verify(token);
-    expect(claims).toMatchObject({ iss: as.issuer, aud: RESOURCE, sub: 'alice', client_id: 'alice', scope: 'notes:read', email: 'alice@example.com' });
+    expect(claims).toMatchObject({
+      iss: as.issuer,
+      aud: RESOURCE,
+      sub: 'alice',
+      client_id: 'alice',
+      scope: 'notes:read',
+      email: 'alice@example.com',
+    });
     expect(claims.exp).toBeGreaterThan(Date.now() / 1000);
     // without a scope asked for, every scope of the client
-    expect(await verify(await as.token({ clientId: 'bob', resource: RESOURCE }))).toMatchObject({ sub: 'bob', scope: 'notes:read' });
+    expect(await verify(await as.token({ clientId: 'bob', resource: RESOURCE }))).toMatchObject({
+      sub: 'bob',
+      scope: 'notes:read',
+    });
   });
 
   it('refuses a scope the client may not have and a wrong secret', async () => {
     const refused = as.token({ clientId: 'bob', resource: RESOURCE, scope: ['notes:read', 'notes:write'] });
     await expect(refused).rejects.toMatchObject({ status: 400, error: 'invalid_scope' });
-    await expect(as.token({ clientId: 'bob', clientSecret: 'nope', resource: RESOURCE })).rejects.toBeInstanceOf(TokenRequestError);
+    await expect(as.token({ clientId: 'bob', clientSecret: 'nope', resource: RESOURCE })).rejects.toBeInstanceOf(
+      TokenRequestError,
+    );
   });
 
   it('refuses each forged token', async () => {
@@ -58,8 +90,16 @@ describe('a loopback authorization server', () => {
     expect(await verify(await as.forge.sign(claims))).toMatchObject({ sub: 'alice', iss: as.issuer });
     const cases: Array<[string, Promise<string> | string, unknown]> = [
       ['signed by an unknown key, no kid', as.forge.unknownKey(claims), errors.JWSSignatureVerificationFailed],
-      ['signed by an unknown key, the real kid', as.forge.unknownKey(claims, { kid: as.signingKey.kid }), errors.JWSSignatureVerificationFailed],
-      ['signed by an unknown key, an unknown kid', as.forge.unknownKey(claims, { kid: 'elsewhere' }), errors.JWKSNoMatchingKey],
+      [
+        'signed by an unknown key, the real kid',
+        as.forge.unknownKey(claims, { kid: as.signingKey.kid }),
+        errors.JWSSignatureVerificationFailed,
+      ],
+      [
+        'signed by an unknown key, an unknown kid',
+        as.forge.unknownKey(claims, { kid: 'elsewhere' }),
+        errors.JWKSNoMatchingKey,
+      ],
       ['unsigned (alg none)', as.forge.algNone(claims), errors.JOSEAlgNotAllowed],
       ['expired', as.forge.expired(claims), errors.JWTExpired],
       ['from another issuer', as.forge.wrongIssuer(claims), errors.JWTClaimValidationFailed],
@@ -70,7 +110,9 @@ describe('a loopback authorization server', () => {
     }
     await expect(verify(await as.forge.wrongIssuer(claims))).rejects.toMatchObject({ claim: 'iss' });
     await expect(verify(await as.forge.wrongAudience(claims))).rejects.toMatchObject({ claim: 'aud' });
-    await expect(verify(await as.forge.sign({ ...claims, aud: FORGED_AUDIENCE }))).rejects.toMatchObject({ claim: 'aud' });
+    await expect(verify(await as.forge.sign({ ...claims, aud: FORGED_AUDIENCE }))).rejects.toMatchObject({
+      claim: 'aud',
+    });
   });
 
   it('rotates its signing key: new tokens carry the new kid, old ones stop verifying', async () => {

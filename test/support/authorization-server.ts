@@ -11,7 +11,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { base64url, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK, type JWTHeaderParameters, type JWTPayload } from 'jose';
+import {
+  base64url,
+  exportJWK,
+  generateKeyPair,
+  SignJWT,
+  type CryptoKey,
+  type JWK,
+  type JWTHeaderParameters,
+  type JWTPayload,
+} from 'jose';
 import Provider, { type Adapter, type AdapterPayload, type ClientMetadata, type Configuration } from 'oidc-provider';
 import { closeServer, listen } from './http.js';
 
@@ -179,7 +188,13 @@ async function createSigningKey(): Promise<SigningKey> {
   const { privateKey, publicKey } = await generateKeyPair('RS256', { extractable: true });
   const kid = randomUUID();
   const meta = { kid, alg: 'RS256', use: 'sig' };
-  return { kid, alg: 'RS256', privateKey, privateJwk: { ...(await exportJWK(privateKey)), ...meta }, publicJwk: { ...(await exportJWK(publicKey)), ...meta } };
+  return {
+    kid,
+    alg: 'RS256',
+    privateKey,
+    privateJwk: { ...(await exportJWK(privateKey)), ...meta },
+    publicJwk: { ...(await exportJWK(publicKey)), ...meta },
+  };
 }
 
 interface ProviderSettings {
@@ -256,7 +271,11 @@ function memoryAdapter(model: string, store: Map<string, AdapterPayload>): Adapt
   };
 }
 
-async function requestToken(tokenEndpoint: string, clients: readonly AuthorizationServerClient[], request: TokenRequest): Promise<string> {
+async function requestToken(
+  tokenEndpoint: string,
+  clients: readonly AuthorizationServerClient[],
+  request: TokenRequest,
+): Promise<string> {
   const client = clients.find((candidate) => candidate.clientId === request.clientId);
   const secret = request.clientSecret ?? client?.clientSecret ?? '';
   const scope = request.scope === undefined ? client?.scope : [request.scope].flat().join(' ');
@@ -267,18 +286,25 @@ async function requestToken(tokenEndpoint: string, clients: readonly Authorizati
   const basic = Buffer.from(`${encodeURIComponent(request.clientId)}:${encodeURIComponent(secret)}`).toString('base64');
   const response = await fetch(tokenEndpoint, { method: 'POST', headers: { authorization: `Basic ${basic}` }, body });
   const answer = (await response.json()) as { access_token?: unknown; error?: string; error_description?: string };
-  if (!response.ok || typeof answer.access_token !== 'string') throw new TokenRequestError(response.status, answer.error, answer.error_description);
+  if (!response.ok || typeof answer.access_token !== 'string')
+    throw new TokenRequestError(response.status, answer.error, answer.error_description);
   return answer.access_token;
 }
 
-function createForger(issuer: string, current: () => SigningKey, defaultSubject: string, accessTokenTTL: number): TokenForger {
+function createForger(
+  issuer: string,
+  current: () => SigningKey,
+  defaultSubject: string,
+  accessTokenTTL: number,
+): TokenForger {
   // the claims oidc-provider puts in its JWT access tokens, with the caller's over them
   const claimsOf = (claims: ForgedClaims): JWTPayload => {
     const now = Math.floor(Date.now() / 1000);
     const sub = claims.sub ?? defaultSubject;
     return { iss: issuer, sub, client_id: sub, jti: randomUUID(), iat: now, exp: now + accessTokenTTL, ...claims };
   };
-  const signWith = (payload: JWTPayload, key: CryptoKey, header: JWTHeaderParameters) => new SignJWT(payload).setProtectedHeader(header).sign(key);
+  const signWith = (payload: JWTPayload, key: CryptoKey, header: JWTHeaderParameters) =>
+    new SignJWT(payload).setProtectedHeader(header).sign(key);
   const sign = (claims: ForgedClaims, header: Partial<JWTHeaderParameters> = {}) => {
     const { privateKey, kid, alg } = current();
     return signWith(claimsOf(claims), privateKey, { alg, typ: 'at+jwt', kid, ...header });
@@ -287,7 +313,11 @@ function createForger(issuer: string, current: () => SigningKey, defaultSubject:
     sign,
     async unknownKey(claims, { kid } = {}) {
       const { privateKey } = await generateKeyPair('RS256');
-      return signWith(claimsOf(claims), privateKey, { alg: 'RS256', typ: 'at+jwt', ...(kid === undefined ? {} : { kid }) });
+      return signWith(claimsOf(claims), privateKey, {
+        alg: 'RS256',
+        typ: 'at+jwt',
+        ...(kid === undefined ? {} : { kid }),
+      });
     },
     algNone(claims) {
       const encode = (value: object) => base64url.encode(JSON.stringify(value));

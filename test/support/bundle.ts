@@ -15,7 +15,8 @@ const BUNDLE_DIR = `${pathToFileURL(join(ROOT, 'dist', 'bundle')).href}/`;
 
 /** The modules behind the loaded URLs; fails unless the bundle's entry is among them and names its module. */
 export async function loadedModules(urls: string[]): Promise<string[]> {
-  if (!urls.includes(pathToFileURL(BUNDLE_ENTRY).href)) throw new Error(`the binary did not run ${BUNDLE_ENTRY}: run \`npm run build\``);
+  if (!urls.includes(pathToFileURL(BUNDLE_ENTRY).href))
+    throw new Error(`the binary did not run ${BUNDLE_ENTRY}: run \`npm run build\``);
   const modules = await Promise.all(
     urls.map(async (url) => {
       if (!url.startsWith(BUNDLE_DIR)) return [url];
@@ -24,6 +25,7 @@ export async function loadedModules(urls: string[]): Promise<string[]> {
     }),
   );
   const flat = modules.flat();
-  if (!flat.includes('/dist/cli/entry.js')) throw new Error(`${BUNDLE_ENTRY} does not name its module (// dist/cli/entry.js): has rolldown's output changed?`);
+  if (!flat.includes('/dist/cli/entry.js'))
+    throw new Error(`${BUNDLE_ENTRY} does not name its module (// dist/cli/entry.js): has rolldown's output changed?`);
   return flat;
 }

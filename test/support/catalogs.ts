@@ -33,7 +33,13 @@ export async function catalogOf(file: string, userId?: string): Promise<Catalog>
       .map((r) => ({ uri: r.uri, name: r.name, title: r.title, description: r.description, mimeType: r.mimeType })),
     templates: visible
       .filter((r) => r.uri.includes('{'))
-      .map((r) => ({ uriTemplate: r.uri, name: r.name, title: r.title, description: r.description, mimeType: r.mimeType })),
+      .map((r) => ({
+        uriTemplate: r.uri,
+        name: r.name,
+        title: r.title,
+        description: r.description,
+        mimeType: r.mimeType,
+      })),
   };
 }
 

@@ -65,7 +65,24 @@ export async function createTestCa(dir: string): Promise<TestCa> {
       const csr = join(dir, `${file}-${serial}.csr`);
       openssl(['req', ...KEY, '-keyout', key, '-out', csr, '-subj', `/CN=${names[0]}`], dir);
       openssl(
-        ['x509', '-req', '-in', csr, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-set_serial', String(1000 + serial), '-out', cert, '-days', '2', '-extfile', ext],
+        [
+          'x509',
+          '-req',
+          '-in',
+          csr,
+          '-CA',
+          'ca.pem',
+          '-CAkey',
+          'ca.key',
+          '-set_serial',
+          String(1000 + serial),
+          '-out',
+          cert,
+          '-days',
+          '2',
+          '-extfile',
+          ext,
+        ],
         dir,
       );
       return { cert, key };

@@ -64,9 +64,17 @@ export interface BinResult {
  * Runs the built binary (`bin/mcpctl.cjs`) as its own process and collects what it wrote. Resolves
  * on 'close', not 'exit': the CLI must not leave its streams to a daemon it started.
  */
-export function runBin(bin: string, args: string[], options: { env: Record<string, string | undefined>; cwd: string }): Promise<BinResult> {
+export function runBin(
+  bin: string,
+  args: string[],
+  options: { env: Record<string, string | undefined>; cwd: string },
+): Promise<BinResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { env: options.env, cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bin, ...args], {
+      env: options.env,
+      cwd: options.cwd,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));

@@ -52,17 +52,29 @@ interface Raw {
 }
 
 /** `testAgent: false` for a target that does not offer POST /v1/test yet: it must then answer 501 not_implemented. */
-export function describeContract(name: string, makeTarget: () => Promise<ContractTarget>, options: { testAgent?: boolean } = {}): void {
+export function describeContract(
+  name: string,
+  makeTarget: () => Promise<ContractTarget>,
+  options: { testAgent?: boolean } = {},
+): void {
   describe(`the /v1 contract: ${name}`, () => {
     let target: ContractTarget;
     let client: ApiClient;
     let mcpId: string;
     const deployments: string[] = [];
 
-    async function raw(method: string, path: string, init: { body?: string; headers?: Record<string, string>; key?: string | null } = {}): Promise<Raw> {
+    async function raw(
+      method: string,
+      path: string,
+      init: { body?: string; headers?: Record<string, string>; key?: string | null } = {},
+    ): Promise<Raw> {
       const headers: Record<string, string> = { ...init.headers };
       if (init.key !== null) headers.authorization = `Bearer ${init.key ?? target.apiKey}`;
-      const res = await fetch(`${target.url}${path}`, { method, headers, ...(init.body === undefined ? {} : { body: init.body }) });
+      const res = await fetch(`${target.url}${path}`, {
+        method,
+        headers,
+        ...(init.body === undefined ? {} : { body: init.body }),
+      });
       const text = await res.text();
       return { status: res.status, headers: res.headers, body: text === '' ? undefined : JSON.parse(text) };
     }
@@ -108,7 +120,10 @@ export function describeContract(name: string, makeTarget: () => Promise<Contrac
     });
 
     it('refuses a body without Content-Type: application/json (415) and malformed JSON (400)', async () => {
-      const noType = await raw('POST', '/v1/build', { body: JSON.stringify(contractDefinition()), headers: { 'content-type': 'text/plain' } });
+      const noType = await raw('POST', '/v1/build', {
+        body: JSON.stringify(contractDefinition()),
+        headers: { 'content-type': 'text/plain' },
+      });
       expect(noType.status).toBe(415);
       expectEnvelope(noType, false);
       expect(noType.body.error.code).toBe('unsupported_media_type');
@@ -120,17 +135,25 @@ export function describeContract(name: string, makeTarget: () => Promise<Contrac
     it('rejects unknown and invalid fields with 422 validation_failed naming each', async () => {
       const definition = contractDefinition();
       const body = { ...definition, template: 'fancy', tools: [{ ...definition.tools[0], colour: 'red' }] };
-      const answer = await raw('POST', '/v1/build', { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+      const answer = await raw('POST', '/v1/build', {
+        body: JSON.stringify(body),
+        headers: { 'content-type': 'application/json' },
+      });
       expect(answer.status).toBe(422);
       expectEnvelope(answer, false);
       expect(answer.body.error.code).toBe('validation_failed');
       const details = answer.body.error.details as Array<{ path: string; message: string }>;
       expect(details.map((d) => d.path)).toContain('template');
-      expect(details.some((d) => d.path.startsWith('tools[0]') && `${d.path} ${d.message}`.includes('colour'))).toBe(true);
+      expect(details.some((d) => d.path.startsWith('tools[0]') && `${d.path} ${d.message}`.includes('colour'))).toBe(
+        true,
+      );
     });
 
     it('builds a server: ready, mcp_ id, seconds, and the same id for the same definition', async () => {
-      const answer = await raw('POST', '/v1/build', { body: JSON.stringify(contractDefinition()), headers: { 'content-type': 'application/json' } });
+      const answer = await raw('POST', '/v1/build', {
+        body: JSON.stringify(contractDefinition()),
+        headers: { 'content-type': 'application/json' },
+      });
       expect(answer.status).toBe(200);
       expectEnvelope(answer, true);
       const server = McpServer.parse(answer.body.data);
@@ -157,7 +180,10 @@ export function describeContract(name: string, makeTarget: () => Promise<Contrac
       expect(second.status).toBe(200);
       expect(second.headers.get('idempotent-replayed')).toBe('true');
       expect(second.body.data.mcp_id).toBe(first.body.data.mcp_id);
-      const other = await raw('POST', '/v1/build', { body: JSON.stringify(contractDefinition('contract-other')), headers });
+      const other = await raw('POST', '/v1/build', {
+        body: JSON.stringify(contractDefinition('contract-other')),
+        headers,
+      });
       expect(other.status).toBe(422);
       expect(other.body.error.code).toBe('idempotency_mismatch');
     });
@@ -166,7 +192,9 @@ export function describeContract(name: string, makeTarget: () => Promise<Contrac
       const servers = await client.listServers();
       expect(servers.map((s) => s.mcp_id)).toContain(mcpId);
       expect((await client.getServer(mcpId)).name).toBe('contract-weather');
-      expect((await client.listServers({ name: 'contract-weather' })).every((s) => s.name === 'contract-weather')).toBe(true);
+      expect((await client.listServers({ name: 'contract-weather' })).every((s) => s.name === 'contract-weather')).toBe(
+        true,
+      );
       const missing = await raw('GET', '/v1/servers/mcp_doesnotexist');
       expect(missing.status).toBe(404);
     });
@@ -203,7 +231,10 @@ export function describeContract(name: string, makeTarget: () => Promise<Contrac
       let deployment = first;
       let etag: string | undefined;
       for (let i = 0; i < 60 && deployment.status === 'deploying'; i++) {
-        const status = await client.status(first.deployment_id, { waitSeconds: 10, ...(etag === undefined ? {} : { etag }) });
+        const status = await client.status(first.deployment_id, {
+          waitSeconds: 10,
+          ...(etag === undefined ? {} : { etag }),
+        });
         expect(status.etag).toBeDefined();
         etag = status.etag;
         deployment = status.deployment ?? deployment;
@@ -241,7 +272,9 @@ export function describeContract(name: string, makeTarget: () => Promise<Contrac
       });
       expect(answer.status).toBe(422);
       expect(answer.body.error.code).toBe('validation_failed');
-      expect((answer.body.error.details as Array<{ path: string }>).map((d) => d.path)).toContain('config.scaling.max_instances');
+      expect((answer.body.error.details as Array<{ path: string }>).map((d) => d.path)).toContain(
+        'config.scaling.max_instances',
+      );
     });
 
     it('runs a test with the default model', async () => {

@@ -20,7 +20,11 @@ export interface DaemonState {
 
 /** Starts the daemon with exactly `env` (its home is env.MCPCTL_HOME) and adds it to `children`. */
 export function spawnDaemon(env: NodeJS.ProcessEnv, children: ChildProcess[]): ChildProcess {
-  const child = spawn(process.execPath, [join(ROOT, 'dist/engine/daemon.js')], { env, stdio: 'ignore', detached: true });
+  const child = spawn(process.execPath, [join(ROOT, 'dist/engine/daemon.js')], {
+    env,
+    stdio: 'ignore',
+    detached: true,
+  });
   children.push(child);
   return child;
 }

@@ -7,7 +7,11 @@ import { createServer, request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import type { Deployment, DeployRequest } from '../../src/api/contract.js';
 import type { WorkQueue } from '../../src/engine/admission.js';
-import { createDeploymentService, type DeploymentLimits, type LocalDeploymentService } from '../../src/engine/deployments/index.js';
+import {
+  createDeploymentService,
+  type DeploymentLimits,
+  type LocalDeploymentService,
+} from '../../src/engine/deployments/index.js';
 import { silentLogger } from '../../src/engine/engine-log.js';
 import { FileStore } from '../../src/engine/store/file-store.js';
 import type { HttpsEndpoint, ServerRecord, Store } from '../../src/engine/types.js';
@@ -42,7 +46,11 @@ export interface Harness {
   fixtures: FixtureStarter;
   /** a built server whose bundle makes the fixture behave as `settings` says */
   addServer(name: string, settings?: Record<string, unknown>): Promise<ServerRecord>;
-  deploy(server: ServerRecord, environment: DeployRequest['environment'], config?: DeployRequest['config']): Promise<Deployment>;
+  deploy(
+    server: ServerRecord,
+    environment: DeployRequest['environment'],
+    config?: DeployRequest['config'],
+  ): Promise<Deployment>;
   /** a new service on the same home, store and port (an engine restart), with HTTPS when given */
   restart(options?: { https?: HttpsEndpoint }): Promise<void>;
   /** waits (bounded) until the deployment satisfies `check`, and returns it */
@@ -50,7 +58,9 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function createHarness(options: { limits?: Partial<DeploymentLimits>; env?: Record<string, string>; starts?: WorkQueue } = {}): Promise<Harness> {
+export async function createHarness(
+  options: { limits?: Partial<DeploymentLimits>; env?: Record<string, string>; starts?: WorkQueue } = {},
+): Promise<Harness> {
   const temp = await tempDir('mcpctl-deployments-');
   const home = temp.dir;
   const store = await FileStore.open({ dir: join(home, 'store') });
@@ -93,7 +103,11 @@ export async function createHarness(options: { limits?: Partial<DeploymentLimits
       return addFixtureServer(store, home, baseUrl, `${name}${serial}`, name, settings);
     },
     deploy(server, environment, config) {
-      return service!.deploy(server, { mcp_id: server.server.mcp_id, environment, ...(config === undefined ? {} : { config }) }, { wait: true });
+      return service!.deploy(
+        server,
+        { mcp_id: server.server.mcp_id, environment, ...(config === undefined ? {} : { config }) },
+        { wait: true },
+      );
     },
     async restart(restartOptions = {}) {
       await service!.close();
@@ -105,7 +119,8 @@ export async function createHarness(options: { limits?: Partial<DeploymentLimits
       for (;;) {
         const current = await service!.status(id);
         if (current !== undefined && check(current)) return current;
-        if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}; the deployment is ${JSON.stringify(current, null, 2)}`);
+        if (Date.now() > deadline)
+          throw new Error(`gave up waiting for ${what}; the deployment is ${JSON.stringify(current, null, 2)}`);
         await service!.waitForChange(id, 250);
       }
     },
@@ -134,7 +149,14 @@ export async function addFixtureServer(
   await mkdir(bundleDir, { recursive: true });
   await writeFile(join(bundleDir, 'fixture.json'), JSON.stringify(settings));
   const record: ServerRecord = {
-    server: { mcp_id: mcpId, name, status: 'ready', url: `${baseUrl}/v1/servers/${mcpId}`, build_time: 0.01, created_at: new Date().toISOString() },
+    server: {
+      mcp_id: mcpId,
+      name,
+      status: 'ready',
+      url: `${baseUrl}/v1/servers/${mcpId}`,
+      build_time: 0.01,
+      created_at: new Date().toISOString(),
+    },
     bundleDir,
     digest: mcpId,
     // A fixture instance checks no credential: its definition says so (`auth: none`), so that a
@@ -142,7 +164,9 @@ export async function addFixtureServer(
     definition: {
       name,
       template: 'basic',
-      ...(settings.auth === null ? {} : { auth: (settings.auth ?? { type: 'none' }) as NonNullable<ServerRecord['definition']['auth']> }),
+      ...(settings.auth === null
+        ? {}
+        : { auth: (settings.auth ?? { type: 'none' }) as NonNullable<ServerRecord['definition']['auth']> }),
     },
   };
   await store.putServer(record);
@@ -157,7 +181,12 @@ export interface ToolAnswer {
 }
 
 /** One tools/call through the gateway (or any MCP URL). */
-export async function callTool(mcpUrl: string, name: string, args: Record<string, unknown> = {}, headers: Record<string, string> = {}): Promise<ToolAnswer> {
+export async function callTool(
+  mcpUrl: string,
+  name: string,
+  args: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+): Promise<ToolAnswer> {
   const response = await fetch(mcpUrl, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
@@ -182,12 +211,16 @@ export function rawRequest(
   options: { method?: string; headers?: Record<string, string>; body?: string } = {},
 ): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const request = httpRequest(url, { method: options.method ?? 'GET', headers: options.headers, agent: false }, (response) => {
-      let body = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (body += chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
-    });
+    const request = httpRequest(
+      url,
+      { method: options.method ?? 'GET', headers: options.headers, agent: false },
+      (response) => {
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (body += chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+      },
+    );
     request.on('error', reject);
     request.end(options.body);
   });

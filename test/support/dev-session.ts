@@ -16,7 +16,10 @@ export interface DevSession {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
-export function startDev(args: string[], options: { env?: Record<string, string | undefined>; cwd?: string } = {}): DevSession {
+export function startDev(
+  args: string[],
+  options: { env?: Record<string, string | undefined>; cwd?: string } = {},
+): DevSession {
   const stdout = collector();
   const stderr = collector();
   const stdin = new PassThrough();
@@ -38,10 +41,13 @@ export function startDev(args: string[], options: { env?: Record<string, string 
       for (let i = 0; i < 400; i++) {
         const match = (stream === 'stdout' ? stdout : stderr).text().match(pattern);
         if (match !== null) return match;
-        if (settled !== undefined) throw new Error(`mcpctl dev exited with ${settled} before ${pattern}:\n${stdout.text()}\n${stderr.text()}`);
+        if (settled !== undefined)
+          throw new Error(`mcpctl dev exited with ${settled} before ${pattern}:\n${stdout.text()}\n${stderr.text()}`);
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
-      throw new Error(`gave up waiting for ${pattern} on ${stream}:\nstdout: ${stdout.text()}\nstderr: ${stderr.text()}`);
+      throw new Error(
+        `gave up waiting for ${pattern} on ${stream}:\nstdout: ${stdout.text()}\nstderr: ${stderr.text()}`,
+      );
     },
     async stop() {
       controller.abort(new Error('interrupted'));

@@ -24,7 +24,8 @@ import { tarStream } from '../../src/engine/docker/tar.js';
 
 const DOCKERD_CANDIDATES = ['/usr/sbin/dockerd', '/usr/bin/dockerd', '/usr/local/bin/dockerd'];
 const dockerd = DOCKERD_CANDIDATES.find((path) => existsSync(path));
-const givenHost = process.env.DOCKER_HOST !== undefined && process.env.DOCKER_HOST !== '' ? process.env.DOCKER_HOST : undefined;
+const givenHost =
+  process.env.DOCKER_HOST !== undefined && process.env.DOCKER_HOST !== '' ? process.env.DOCKER_HOST : undefined;
 
 /** Why the Docker tests cannot run here, or undefined when they can (always undefined in CI: there they must run). */
 export const dockerSkipReason: string | undefined =
@@ -55,7 +56,8 @@ export async function startTestDocker(): Promise<TestDocker> {
     await waitForDaemon(client, 10_000, () => undefined);
     return { host: givenHost, env: { DOCKER_HOST: givenHost }, client, owned: false, stop: () => client.close() };
   }
-  if (dockerd === undefined) throw new Error(dockerSkipReason ?? 'dockerd is not installed (Debian: apt-get install docker.io)');
+  if (dockerd === undefined)
+    throw new Error(dockerSkipReason ?? 'dockerd is not installed (Debian: apt-get install docker.io)');
   // short: the daemon's sockets live under it, and a socket path has at most 107 bytes
   const dir = await mkdtemp('/tmp/mcd-');
   const bridge = claimBridge();
@@ -100,7 +102,9 @@ export async function startTestDocker(): Promise<TestDocker> {
     await rm(dir, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
   };
   try {
-    await waitForDaemon(client, 30_000, () => (child.exitCode !== null ? `dockerd exited (${child.exitCode}): ${output.slice(-1500)}` : undefined));
+    await waitForDaemon(client, 30_000, () =>
+      child.exitCode !== null ? `dockerd exited (${child.exitCode}): ${output.slice(-1500)}` : undefined,
+    );
   } catch (error) {
     await stop();
     throw error;
@@ -199,8 +203,11 @@ function linkedLibraries(binary: string): string[] {
 
 /** Removes the containers whose labels match, and the images given; for a daemon the test did not start. */
 export async function removeContainers(client: DockerClient, label: string): Promise<void> {
-  const containers = await client.json<{ Id: string }[]>('GET', '/containers/json', { query: { all: 1, filters: JSON.stringify({ label: [label] }) } });
-  for (const container of containers) await client.json('DELETE', `/containers/${container.Id}`, { query: { force: 1 } }).catch(() => undefined);
+  const containers = await client.json<{ Id: string }[]>('GET', '/containers/json', {
+    query: { all: 1, filters: JSON.stringify({ label: [label] }) },
+  });
+  for (const container of containers)
+    await client.json('DELETE', `/containers/${container.Id}`, { query: { force: 1 } }).catch(() => undefined);
 }
 
 /**
@@ -212,13 +219,16 @@ export async function removeContainers(client: DockerClient, label: string): Pro
 export async function ensureSwarm(client: DockerClient): Promise<{ initialised: boolean; leave(): Promise<void> }> {
   const info = await client.json<{ Swarm?: { LocalNodeState?: string; ControlAvailable?: boolean } }>('GET', '/info');
   if (info.Swarm?.LocalNodeState === 'active') {
-    if (info.Swarm.ControlAvailable !== true) throw new Error('the Docker daemon is a Swarm worker, not a manager: the Swarm tests need a manager');
+    if (info.Swarm.ControlAvailable !== true)
+      throw new Error('the Docker daemon is a Swarm worker, not a manager: the Swarm tests need a manager');
     return { initialised: false, leave: () => Promise.resolve() };
   }
   // The tasks' gateway bridge, of this daemon's own and removed on leave. Made before the swarm:
   // otherwise Docker makes a `docker_gwbridge` link with 172.17.0.0/16, which every daemon shares.
   const tag = randomBytes(2).toString('hex');
-  const existing = await client.json<{ Name: string }[]>('GET', '/networks', { query: { filters: JSON.stringify({ name: ['docker_gwbridge'] }) } });
+  const existing = await client.json<{ Name: string }[]>('GET', '/networks', {
+    query: { filters: JSON.stringify({ name: ['docker_gwbridge'] }) },
+  });
   const ownBridge = existing.length === 0;
   if (ownBridge)
     await client.json('POST', '/networks/create', {
@@ -235,7 +245,12 @@ export async function ensureSwarm(client: DockerClient): Promise<{ initialised: 
     });
   const port = await freePort();
   await client.json('POST', '/swarm/init', {
-    json: { ListenAddr: `127.0.0.1:${port}`, AdvertiseAddr: '127.0.0.1', DefaultAddrPool: ['10.232.0.0/16'], SubnetSize: 24 },
+    json: {
+      ListenAddr: `127.0.0.1:${port}`,
+      AdvertiseAddr: '127.0.0.1',
+      DefaultAddrPool: ['10.232.0.0/16'],
+      SubnetSize: 24,
+    },
   });
   return {
     initialised: true,

@@ -27,7 +27,11 @@ export interface TestEngine {
   fixtures: FixtureStarter;
   addServer(name: string, settings?: Record<string, unknown>): Promise<ServerRecord>;
   /** deploys through the API and waits for the outcome */
-  deploy(server: ServerRecord, environment: DeployRequest['environment'], config?: DeployRequest['config']): Promise<Deployment>;
+  deploy(
+    server: ServerRecord,
+    environment: DeployRequest['environment'],
+    config?: DeployRequest['config'],
+  ): Promise<Deployment>;
   close(): Promise<void>;
 }
 
@@ -37,7 +41,15 @@ export interface TestEngine {
  */
 export async function startRealEngine(
   home: string,
-  options: { apiKey: string; port?: number; logger?: Logger; fast?: boolean; warmPool?: number; tls?: StartEngineOptions['tls']; env?: Record<string, string> },
+  options: {
+    apiKey: string;
+    port?: number;
+    logger?: Logger;
+    fast?: boolean;
+    warmPool?: number;
+    tls?: StartEngineOptions['tls'];
+    env?: Record<string, string>;
+  },
 ): Promise<RunningEngine> {
   const engine = await startEngine({
     home,
@@ -48,14 +60,18 @@ export async function startRealEngine(
     logger: options.logger ?? silentLogger,
     env: options.env ?? {},
     limits: { ratePerSecond: 0, ...(options.warmPool === undefined ? {} : { warmPool: options.warmPool }) },
-    ...(options.fast === false ? {} : { deployments: (deps) => createDeploymentService({ ...deps, limits: FAST_LIMITS }) }),
+    ...(options.fast === false
+      ? {}
+      : { deployments: (deps) => createDeploymentService({ ...deps, limits: FAST_LIMITS }) }),
     ...(options.tls === undefined ? {} : { tls: options.tls }),
   });
   await engine.restored;
   return engine;
 }
 
-export async function startTestEngine(options: { logger?: Logger; env?: Record<string, string> } = {}): Promise<TestEngine> {
+export async function startTestEngine(
+  options: { logger?: Logger; env?: Record<string, string> } = {},
+): Promise<TestEngine> {
   const sandbox = await createSandbox();
   const fixtures = createFixtureStarter();
   const engine = await startEngine({
@@ -83,7 +99,11 @@ export async function startTestEngine(options: { logger?: Logger; env?: Record<s
       return addFixtureServer(engine.store, sandbox.dir, engine.url, `${name}${serial}`, name, settings);
     },
     async deploy(server, environment, config) {
-      const answer = await client.deploy({ mcp_id: server.server.mcp_id, environment, ...(config === undefined ? {} : { config }) });
+      const answer = await client.deploy({
+        mcp_id: server.server.mcp_id,
+        environment,
+        ...(config === undefined ? {} : { config }),
+      });
       return answer.deployment;
     },
     async close() {
@@ -99,7 +119,9 @@ export async function startTestEngine(options: { logger?: Logger; env?: Record<s
  * A real engine per test, each in a temp home, stopped (and its home removed) after each test:
  * `start` in the test gives the engine and its home.
  */
-export function realEnginePerTest(apiKey: string): { start(env?: Record<string, string>): Promise<{ engine: RunningEngine; home: string }> } {
+export function realEnginePerTest(apiKey: string): {
+  start(env?: Record<string, string>): Promise<{ engine: RunningEngine; home: string }>;
+} {
   let sandbox: Sandbox | undefined;
   let engine: RunningEngine | undefined;
   afterEach(async () => {

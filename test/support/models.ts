@@ -28,7 +28,8 @@ export function scriptedClaude(plan: Plan): Script {
     const messages = request.body.messages as Message[];
     const message = text(messages[0]?.content);
     const last = messages.at(-1)!;
-    const answered = Array.isArray(last.content) && last.content.some((block: { type?: string }) => block.type === 'tool_result');
+    const answered =
+      Array.isArray(last.content) && last.content.some((block: { type?: string }) => block.type === 'tool_result');
     const calls = answered ? [] : plan(message);
     if (calls.length === 0) return anthropicMessage([{ type: 'text', text: `Done: ${message}` }], 'end_turn');
     return anthropicMessage(
@@ -49,7 +50,13 @@ export function scriptedGpt(): Script {
     return openAiCompletion(
       {
         content: null,
-        tool_calls: [{ id: 'call_0', type: 'function', function: { name: first.function.name, arguments: JSON.stringify({ city: 'Paris' }) } }],
+        tool_calls: [
+          {
+            id: 'call_0',
+            type: 'function',
+            function: { name: first.function.name, arguments: JSON.stringify({ city: 'Paris' }) },
+          },
+        ],
       },
       'tool_calls',
     );

@@ -44,7 +44,11 @@ export async function startProviderDouble(script: Script): Promise<ProviderDoubl
         return;
       }
       const body = JSON.stringify(answer.body);
-      res.writeHead(answer.status ?? 200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...answer.headers });
+      res.writeHead(answer.status ?? 200, {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+        ...answer.headers,
+      });
       res.end(body);
     });
   });
@@ -80,14 +84,24 @@ export function anthropicError(status: number, type: string, message: string): A
 }
 
 /** A Chat Completions answer: one choice with the assistant's message. */
-export function openAiCompletion(message: { content: string | null; tool_calls?: unknown[] }, finishReason: 'tool_calls' | 'stop'): Answer {
+export function openAiCompletion(
+  message: { content: string | null; tool_calls?: unknown[] },
+  finishReason: 'tool_calls' | 'stop',
+): Answer {
   return {
     body: {
       id: 'chatcmpl-0123',
       object: 'chat.completion',
       created: 1_750_000_000,
       model: 'gpt-4.1-mini',
-      choices: [{ index: 0, message: { role: 'assistant', refusal: null, ...message }, finish_reason: finishReason, logprobs: null }],
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', refusal: null, ...message },
+          finish_reason: finishReason,
+          logprobs: null,
+        },
+      ],
       usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 },
     },
   };

@@ -6,7 +6,13 @@
  * held until the test lets it go. Everything else is forwarded as it is, streams included.
  */
 import { randomBytes } from 'node:crypto';
-import { Agent, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import {
+  Agent,
+  request as httpRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
 import type { ErrorDetail } from '../../src/api/contract.js';
 import { closeServer, listen } from './http.js';
 
@@ -64,14 +70,27 @@ function envelopeError(fault: Extract<Fault, { type: 'status' }>): { body: strin
     ...(fault.details === undefined ? {} : { details: fault.details }),
   };
   return {
-    body: JSON.stringify({ success: false, data: null, error, meta: { request_id: requestId, timestamp: new Date().toISOString() } }),
-    headers: { 'content-type': 'application/json', 'x-request-id': requestId, ...(fault.retryAfter === undefined ? {} : { 'retry-after': fault.retryAfter }) },
+    body: JSON.stringify({
+      success: false,
+      data: null,
+      error,
+      meta: { request_id: requestId, timestamp: new Date().toISOString() },
+    }),
+    headers: {
+      'content-type': 'application/json',
+      'x-request-id': requestId,
+      ...(fault.retryAfter === undefined ? {} : { 'retry-after': fault.retryAfter }),
+    },
   };
 }
 
 /** A success envelope around `data`, for a `raw` answer that stands for another service's. */
 export function envelope(data: unknown): string {
-  return JSON.stringify({ success: true, data, meta: { request_id: `req_${randomBytes(6).toString('hex')}`, timestamp: new Date().toISOString() } });
+  return JSON.stringify({
+    success: true,
+    data,
+    meta: { request_id: `req_${randomBytes(6).toString('hex')}`, timestamp: new Date().toISOString() },
+  });
 }
 
 export async function startProxy(target: string): Promise<Proxy> {
@@ -84,7 +103,8 @@ export async function startProxy(target: string): Promise<Proxy> {
     for (const injection of injections) {
       if (injection.method !== undefined && injection.method !== request.method) continue;
       const { path } = injection;
-      if (path !== undefined && !(typeof path === 'string' ? request.path.startsWith(path) : path.test(request.path))) continue;
+      if (path !== undefined && !(typeof path === 'string' ? request.path.startsWith(path) : path.test(request.path)))
+        continue;
       if (injection.when !== undefined && !injection.when(request)) continue;
       if (injection.times !== undefined) {
         if (injection.times <= 0) continue;
@@ -95,7 +115,13 @@ export async function startProxy(target: string): Promise<Proxy> {
     return undefined;
   };
 
-  const forward = (req: IncomingMessage, res: ServerResponse, recorded: RecordedRequest, body: Buffer, fault: Fault | undefined) => {
+  const forward = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    recorded: RecordedRequest,
+    body: Buffer,
+    fault: Fault | undefined,
+  ) => {
     const url = new URL(req.url ?? '/', upstream);
     const headers: IncomingHttpHeaders = { ...req.headers, host: upstream.host };
     if (fault?.type === 'ignore') {
@@ -137,7 +163,13 @@ export async function startProxy(target: string): Promise<Proxy> {
         } catch {
           parsed = undefined;
         }
-        const recorded: RecordedRequest = { method: req.method ?? 'GET', path: at.pathname, query: at.searchParams, headers: req.headers, body: parsed };
+        const recorded: RecordedRequest = {
+          method: req.method ?? 'GET',
+          path: at.pathname,
+          query: at.searchParams,
+          headers: req.headers,
+          body: parsed,
+        };
         requests.push(recorded);
         const fault = take(recorded);
         switch (fault?.type) {
@@ -175,7 +207,11 @@ export async function startProxy(target: string): Promise<Proxy> {
     url,
     requests,
     requestsTo: (path, method) =>
-      requests.filter((r) => (method === undefined || r.method === method) && (typeof path === 'string' ? r.path === path : path.test(r.path))),
+      requests.filter(
+        (r) =>
+          (method === undefined || r.method === method) &&
+          (typeof path === 'string' ? r.path === path : path.test(r.path)),
+      ),
     inject: (injection) => void injections.push({ ...injection }),
     async close() {
       await closeServer(server);

@@ -18,7 +18,9 @@ export { closeServer, listen } from './http.js';
 
 export const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'runtime');
 
-export async function makeTempDir(prefix = 'mcpctl-runtime-'): Promise<{ path: string; [Symbol.asyncDispose](): Promise<void> }> {
+export async function makeTempDir(
+  prefix = 'mcpctl-runtime-',
+): Promise<{ path: string; [Symbol.asyncDispose](): Promise<void> }> {
   const temp = await tempDir(prefix);
   return { path: temp.dir, [Symbol.asyncDispose]: temp.cleanup };
 }
@@ -38,7 +40,10 @@ export interface Served {
 }
 
 /** Bundles a definition file and serves it; `options` go to createRuntime. */
-export async function serveDefinition(file: string, options: Omit<RuntimeOptions, 'dir'> & { debug?: boolean } = {}): Promise<Served> {
+export async function serveDefinition(
+  file: string,
+  options: Omit<RuntimeOptions, 'dir'> & { debug?: boolean } = {},
+): Promise<Served> {
   const temp = await makeTempDir();
   const logs: LogEntry[] = [];
   let runtime: Runtime;
@@ -75,7 +80,10 @@ export interface ConnectOptions {
   era?: 'legacy' | 'modern';
 }
 
-export async function connect(mcpUrl: string, options: ConnectOptions = {}): Promise<Client & { [Symbol.asyncDispose](): Promise<void> }> {
+export async function connect(
+  mcpUrl: string,
+  options: ConnectOptions = {},
+): Promise<Client & { [Symbol.asyncDispose](): Promise<void> }> {
   const client = new Client(
     { name: 'runtime-test', version: '1.0.0' },
     options.era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {},
@@ -91,7 +99,8 @@ export async function connect(mcpUrl: string, options: ConnectOptions = {}): Pro
 export function firstText(result: { content?: unknown }): string {
   const content = result.content as Array<{ type: string; text?: string }> | undefined;
   const block = content?.[0];
-  if (block?.type !== 'text' || block.text === undefined) throw new Error(`expected a text block, got ${JSON.stringify(content)}`);
+  if (block?.type !== 'text' || block.text === undefined)
+    throw new Error(`expected a text block, got ${JSON.stringify(content)}`);
   return block.text;
 }
 
@@ -106,7 +115,11 @@ export interface BackendRequest {
  * A small HTTP backend for http handlers and url resources: /forecast/CITY, /echo, /slow, /big,
  * /data/KEY, everything else 404. It records what it received.
  */
-export async function startBackend(): Promise<{ url: string; requests: BackendRequest[]; [Symbol.asyncDispose](): Promise<void> }> {
+export async function startBackend(): Promise<{
+  url: string;
+  requests: BackendRequest[];
+  [Symbol.asyncDispose](): Promise<void>;
+}> {
   const requests: BackendRequest[] = [];
   const pending = new Set<NodeJS.Timeout>();
   const { server, url } = await listen((req, res) => {
@@ -119,7 +132,8 @@ export async function startBackend(): Promise<{ url: string; requests: BackendRe
       const json = (status: number, value: unknown) => {
         res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
       };
-      if (path.startsWith('/forecast/')) return json(200, { city: decodeURIComponent(path.slice('/forecast/'.length)), temperature: 21.5 });
+      if (path.startsWith('/forecast/'))
+        return json(200, { city: decodeURIComponent(path.slice('/forecast/'.length)), temperature: 21.5 });
       if (path === '/echo') return json(200, { received: JSON.parse(body || 'null') as unknown });
       if (path === '/big') return void res.writeHead(200, { 'content-type': 'text/plain' }).end('y'.repeat(5000));
       if (path === '/slow') {
@@ -128,7 +142,8 @@ export async function startBackend(): Promise<{ url: string; requests: BackendRe
         res.on('close', () => clearTimeout(timer));
         return;
       }
-      if (path.startsWith('/data/')) return void res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end(`raw path: ${path}`);
+      if (path.startsWith('/data/'))
+        return void res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end(`raw path: ${path}`);
       json(404, { error: 'no such thing' });
     });
   });

@@ -3,7 +3,11 @@
 const POLL_MS = 50;
 
 /** Polls `check` until it gives a value (not undefined), for at most `timeoutMs`. */
-export async function waitFor<T>(what: string, check: () => Promise<T | undefined> | T | undefined, timeoutMs = 15_000): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  check: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 15_000,
+): Promise<T> {
   return eventually(async () => {
     const value = await check();
     if (value === undefined) throw new Error(`timed out waiting for ${what}`);

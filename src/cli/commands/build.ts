@@ -9,12 +9,22 @@ export interface BuildCommandOptions {
   idempotencyKey?: string;
 }
 
-export async function buildCommand(ctx: CommandContext, file: string, options: BuildCommandOptions = {}): Promise<void> {
+export async function buildCommand(
+  ctx: CommandContext,
+  file: string,
+  options: BuildCommandOptions = {},
+): Promise<void> {
   const definition = await loadDefinitionFile(ctx, file);
-  const server = await withApi(ctx, (client) => buildDefinition(ctx, client, definition, { idempotencyKey: options.idempotencyKey }), {
-    locate: definition.locate,
+  const server = await withApi(
+    ctx,
+    (client) => buildDefinition(ctx, client, definition, { idempotencyKey: options.idempotencyKey }),
+    {
+      locate: definition.locate,
+    },
+  );
+  await publishToGithub(ctx.io, (text) => ctx.out.warn(text), {
+    outputs: { mcp_id: server.mcp_id, url: server.url, status: server.status },
   });
-  await publishToGithub(ctx.io, (text) => ctx.out.warn(text), { outputs: { mcp_id: server.mcp_id, url: server.url, status: server.status } });
   const firstCase = definition.loaded.definition.tests?.cases[0]?.message;
   // a deploy by id knows nothing of the file: the variables the server needs go as flags
   const { requiredEnvVars } = await import('../../definition/env-refs.js');

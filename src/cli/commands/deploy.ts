@@ -15,7 +15,11 @@ import { reportDeployment } from '../steps/deployment-wait.js';
 
 export type DeployCommandOptions = DeployFlags;
 
-export async function deployCommand(ctx: CommandContext, target: string, options: DeployCommandOptions = {}): Promise<void> {
+export async function deployCommand(
+  ctx: CommandContext,
+  target: string,
+  options: DeployCommandOptions = {},
+): Promise<void> {
   const byId = MCP_ID_PATTERN.test(target);
   const file: DefinitionFile | undefined = byId ? undefined : await loadDefinitionFile(ctx, target);
   // Everything local is checked before the first request: a missing variable builds nothing.
@@ -27,7 +31,13 @@ export async function deployCommand(ctx: CommandContext, target: string, options
     ctx,
     async (client) => {
       const mcpId =
-        file === undefined ? target : (await buildDefinition(ctx, client, file, { idempotencyKey: key === undefined ? undefined : `${key}.build` })).mcp_id;
+        file === undefined
+          ? target
+          : (
+              await buildDefinition(ctx, client, file, {
+                idempotencyKey: key === undefined ? undefined : `${key}.build`,
+              })
+            ).mcp_id;
       return deployServer(ctx, client, mcpId, plan, { wait: options.wait, timeoutSeconds, idempotencyKey: key });
     },
     { env: ctx.io.env, ...(file === undefined ? {} : { locate: locateDeployField(file, plan.environment, options) }) },

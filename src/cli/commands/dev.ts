@@ -68,14 +68,19 @@ export async function devCommand(ctx: CommandContext, file: string, options: Dev
   /** the key of this dev server's own development tokens (OAuth on loopback), made once */
   let devKey: LocalCredentials | undefined;
 
-  const [{ loadDefinition }, { toBuildRequest }, { readBundle, writeBundle, BundleError }, { createRuntime, RuntimeStartError }, interpolate] =
-    await Promise.all([
-      import('../../definition/load.js'),
-      import('../../api/build-request.js'),
-      import('../../runtime/bundle.js'),
-      import('../../runtime/server.js'),
-      import('../../definition/interpolate.js'),
-    ]);
+  const [
+    { loadDefinition },
+    { toBuildRequest },
+    { readBundle, writeBundle, BundleError },
+    { createRuntime, RuntimeStartError },
+    interpolate,
+  ] = await Promise.all([
+    import('../../definition/load.js'),
+    import('../../api/build-request.js'),
+    import('../../runtime/bundle.js'),
+    import('../../runtime/server.js'),
+    import('../../definition/interpolate.js'),
+  ]);
 
   /** Loads, bundles and starts the definition; throws UserError with every problem. */
   const build = async (previous: Build | undefined): Promise<Build | 'unchanged'> => {
@@ -92,7 +97,10 @@ export async function devCommand(ctx: CommandContext, file: string, options: Dev
       written = await writeBundle(request, bundlesRoot);
     } catch (error) {
       if (error instanceof BundleError)
-        throw new UserError(`${shown} cannot be bundled`, { problems: error.problems.map((message) => ({ message })), code: 'build_failed' });
+        throw new UserError(`${shown} cannot be bundled`, {
+          problems: error.problems.map((message) => ({ message })),
+          code: 'build_failed',
+        });
       throw error;
     }
     if (previous !== undefined && written.digest === previous.digest) return 'unchanged';
@@ -121,7 +129,10 @@ export async function devCommand(ctx: CommandContext, file: string, options: Dev
         // loopback: only local Host names; on another address the check would refuse the LAN's names
         ...(LOOPBACK.has(host) ? {} : { allowedHosts: false as const }),
       });
-      const files = [definitionFile, ...Object.keys(request.files ?? {}).map((path) => join(loaded.dir, ...path.split('/')))];
+      const files = [
+        definitionFile,
+        ...Object.keys(request.files ?? {}).map((path) => join(loaded.dir, ...path.split('/'))),
+      ];
       const { deploy: _deploy, tests: _tests, ...served } = loaded.definition;
       const auth = describeAuth(loaded.definition.auth, loaded.definition.tools ?? [], interpolate, ctx.io.env);
       return {
@@ -165,7 +176,8 @@ export async function devCommand(ctx: CommandContext, file: string, options: Dev
       });
       stops.push(() => handle.close());
       // the client started this process: no token to check; the caller is --user-id or the request's own
-      const unchecked = current.auth === undefined ? '' : `; ${current.auth.type} auth applies over HTTP only, not to stdio`;
+      const unchecked =
+        current.auth === undefined ? '' : `; ${current.auth.type} auth applies over HTTP only, not to stdio`;
       ctx.out.notice(
         `${current.runtime.name} ${current.runtime.version} is serving over stdio (${describeCounts(current.runtime)})${unchecked}; watching ${shown}`,
       );
@@ -197,7 +209,8 @@ export async function devCommand(ctx: CommandContext, file: string, options: Dev
         } catch (error) {
           const problems = error instanceof UserError ? error.problems : [];
           ctx.out.error(`reload failed; still serving the last good version of ${shown}`, {
-            problems: problems.length === 0 ? [{ message: error instanceof Error ? error.message : String(error) }] : problems,
+            problems:
+              problems.length === 0 ? [{ message: error instanceof Error ? error.message : String(error) }] : problems,
           });
           failed = true;
           return;
@@ -205,7 +218,10 @@ export async function devCommand(ctx: CommandContext, file: string, options: Dev
         const wasFailed = failed;
         failed = false;
         if (next === 'unchanged') {
-          if (wasFailed) ctx.out.notice(`✔ ${shown} is valid again; it is the version being served (${describeCounts(current.runtime)})`);
+          if (wasFailed)
+            ctx.out.notice(
+              `✔ ${shown} is valid again; it is the version being served (${describeCounts(current.runtime)})`,
+            );
           return;
         }
         const previous = current;
@@ -229,7 +245,10 @@ async function retire(build: Build): Promise<void> {
 }
 
 /** Watches the files until Ctrl-C (or, with --stdio, until the client closes stdin). */
-async function serveUntilStopped(ctx: CommandContext, options: { stdio: boolean; watchFiles: () => string[]; reload: () => Promise<void> }): Promise<void> {
+async function serveUntilStopped(
+  ctx: CommandContext,
+  options: { stdio: boolean; watchFiles: () => string[]; reload: () => Promise<void> },
+): Promise<void> {
   let watchers: FSWatcher[] = [];
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
@@ -292,8 +311,13 @@ function listen(server: HttpServer, port: number, host: string): Promise<void> {
   return new Promise<void>((resolveListen, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'EADDRINUSE')
-        reject(new UserError(`port ${port} on ${host} is in use`, { hint: 'pass another --port, or --port 0 for any free one' }));
-      else if (error.code === 'EADDRNOTAVAIL') reject(new UserError(`${host} is not an address of this machine`, { hint: 'pass --host 127.0.0.1' }));
+        reject(
+          new UserError(`port ${port} on ${host} is in use`, {
+            hint: 'pass another --port, or --port 0 for any free one',
+          }),
+        );
+      else if (error.code === 'EADDRNOTAVAIL')
+        reject(new UserError(`${host} is not an address of this machine`, { hint: 'pass --host 127.0.0.1' }));
       else reject(error);
     });
     server.listen(port, host, () => resolveListen());
@@ -303,12 +327,20 @@ function listen(server: HttpServer, port: number, host: string): Promise<void> {
 function renderReady(
   ctx: CommandContext,
   build: Build,
-  where: { url: string; definitionFile: string; shown: string; userId: string | undefined; devToken: string | undefined },
+  where: {
+    url: string;
+    definitionFile: string;
+    shown: string;
+    userId: string | undefined;
+    devToken: string | undefined;
+  },
 ): void {
   const { runtime, auth } = build;
   const mcpUrl = `${where.url}/mcp`;
   const metadataUrl = auth?.type === 'oauth' ? metadataUrlOf(mcpUrl) : undefined;
-  const launched = { mcpServers: { [runtime.name]: { command: 'npx', args: ['mcpctl', 'dev', '--stdio', where.definitionFile] } } };
+  const launched = {
+    mcpServers: { [runtime.name]: { command: 'npx', args: ['mcpctl', 'dev', '--stdio', where.definitionFile] } },
+  };
   const byUrl = { mcpServers: { [runtime.name]: { type: 'http', url: mcpUrl } } };
   ctx.out.result(
     {
@@ -326,7 +358,11 @@ function renderReady(
     },
     (p) => {
       p.success(`${runtime.name} ${runtime.version} is serving ${describeCounts(runtime)}`);
-      p.fields([['MCP URL', p.style.bold(mcpUrl)], ['health', `${where.url}/health`], ...authFields(auth, metadataUrl)]);
+      p.fields([
+        ['MCP URL', p.style.bold(mcpUrl)],
+        ['health', `${where.url}/health`],
+        ...authFields(auth, metadataUrl),
+      ]);
       if (auth?.type === 'oauth' && auth.audience !== undefined && auth.audience.replace(/\/+$/, '') !== mcpUrl) {
         p.warn(`auth.audience is ${auth.audience}: tokens must carry it as their aud, not ${mcpUrl}`);
       }
@@ -337,10 +373,16 @@ function renderReady(
       p.line(JSON.stringify(byUrl, null, 2));
       p.line();
       // the configurations above carry no secrets: say what a client has to add
-      if (build.needsEnv.length > 0) p.next(`a client that starts it must set ${build.needsEnv.join(', ')} in its "env"`);
+      if (build.needsEnv.length > 0)
+        p.next(`a client that starts it must set ${build.needsEnv.join(', ')} in its "env"`);
       if (auth?.type === 'bearer') {
-        const which = auth.from.length === 1 ? `the bearer token (${auth.from[0]})` : `one of the bearer tokens (${auth.from.join(', ')})`;
-        p.next(`clients must send ${which}: add "headers": { "Authorization": "Bearer <token>" } to the URL configuration`);
+        const which =
+          auth.from.length === 1
+            ? `the bearer token (${auth.from[0]})`
+            : `one of the bearer tokens (${auth.from.join(', ')})`;
+        p.next(
+          `clients must send ${which}: add "headers": { "Authorization": "Bearer <token>" } to the URL configuration`,
+        );
       }
       if (auth?.type === 'oauth') {
         p.next(

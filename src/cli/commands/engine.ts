@@ -20,18 +20,34 @@ export async function engineStartCommand(ctx: CommandContext): Promise<void> {
   const progress = await ctx.out.progress('starting the local engine…');
   let result;
   try {
-    result = await startBackgroundEngine(paths, { ...ctx.io.env, MCPCTL_HOME: paths.home }, { patienceMs: requestTimeoutMs(ctx) });
+    result = await startBackgroundEngine(
+      paths,
+      { ...ctx.io.env, MCPCTL_HOME: paths.home },
+      { patienceMs: requestTimeoutMs(ctx) },
+    );
   } catch (error) {
     progress.fail('the local engine did not start');
     throw error;
   }
   progress.stop();
   const { state, started } = result;
-  const data = { running: true, started, url: state.url, pid: state.pid, version: state.version, home: paths.home, log_file: paths.logFile };
+  const data = {
+    running: true,
+    started,
+    url: state.url,
+    pid: state.pid,
+    version: state.version,
+    home: paths.home,
+    log_file: paths.logFile,
+  };
   ctx.out.result(
     data,
     (p) => {
-      p.success(started ? `the local engine is running at ${state.url}` : `the local engine was already running at ${state.url}`);
+      p.success(
+        started
+          ? `the local engine is running at ${state.url}`
+          : `the local engine was already running at ${state.url}`,
+      );
       p.fields([
         ['pid', state.pid],
         ['version', state.version],
@@ -50,16 +66,23 @@ export async function engineStopCommand(ctx: CommandContext): Promise<void> {
   const result = await stopLocalEngine(paths);
   progress.stop();
   if (result.forced === true) ctx.out.warn(`the engine (pid ${result.pid}) did not stop in time and was killed`);
-  ctx.out.result({ stopped: result.stopped, ...(result.pid === undefined ? {} : { pid: result.pid }), home: paths.home }, (p) => {
-    if (result.stopped) p.success(`stopped the local engine (pid ${result.pid}); its deployments come back at the next start`);
-    else p.line('the local engine was not running');
-  });
+  ctx.out.result(
+    { stopped: result.stopped, ...(result.pid === undefined ? {} : { pid: result.pid }), home: paths.home },
+    (p) => {
+      if (result.stopped)
+        p.success(`stopped the local engine (pid ${result.pid}); its deployments come back at the next start`);
+      else p.line('the local engine was not running');
+    },
+  );
 }
 
 export async function engineStatusCommand(ctx: CommandContext): Promise<void> {
   const { localEngineStatus } = await import('../local-engine.js');
   const paths = await pathsOf(ctx);
-  const status = await localEngineStatus(paths, { patienceMs: requestTimeoutMs(ctx), notice: (text) => ctx.out.notice(text) });
+  const status = await localEngineStatus(paths, {
+    patienceMs: requestTimeoutMs(ctx),
+    notice: (text) => ctx.out.notice(text),
+  });
   ctx.out.result(
     status,
     (p) => {
@@ -99,7 +122,10 @@ export function runningEngineFields(status: EngineStatus): [string, string | num
 export function isolationText(isolation: NonNullable<EngineStatus['isolation']>): string {
   const sandbox = isolation.sandbox === 'none' ? 'no sandbox' : `${isolation.sandbox} sandbox`;
   const limits = isolation.limits === 'node heap' ? 'memory limited by Node’s heap only' : `${isolation.limits} limits`;
-  const missing = isolation.sandbox === 'none' ? ' — servers can read what the engine’s user can; use --runner docker for less trusted ones' : '';
+  const missing =
+    isolation.sandbox === 'none'
+      ? ' — servers can read what the engine’s user can; use --runner docker for less trusted ones'
+      : '';
   const why = isolation.reasons.length === 0 ? '' : ` (${isolation.reasons.join('; ')})`;
   return `${sandbox}, ${limits}${why}${missing}`;
 }
@@ -140,7 +166,12 @@ export async function engineLogsCommand(ctx: CommandContext, options: EngineLogs
 }
 
 /** Polls the file for appended lines; starts over when it shrinks (rotated). */
-async function followFile(file: string, from: number, emit: (line: string) => void, signal: AbortSignal): Promise<void> {
+async function followFile(
+  file: string,
+  from: number,
+  emit: (line: string) => void,
+  signal: AbortSignal,
+): Promise<void> {
   let offset = from;
   let partial = '';
   while (!signal.aborted) {
@@ -192,7 +223,8 @@ function formatLine(line: string): string {
   const fields = Object.entries(rest)
     .map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`)
     .join(' ');
-  const text = (value: unknown) => (typeof value === 'string' ? value : value === undefined ? '' : JSON.stringify(value));
+  const text = (value: unknown) =>
+    typeof value === 'string' ? value : value === undefined ? '' : JSON.stringify(value);
   return `${text(time)} ${text(level).padEnd(5)} ${text(msg)}${fields === '' ? '' : `  ${fields}`}`;
 }
 

@@ -20,11 +20,18 @@ export interface ExportImageOptions {
   registry?: string;
 }
 
-export async function exportImageCommand(ctx: CommandContext, target: string, options: ExportImageOptions): Promise<void> {
+export async function exportImageCommand(
+  ctx: CommandContext,
+  target: string,
+  options: ExportImageOptions,
+): Promise<void> {
   if (MCP_ID_PATTERN.test(target)) {
-    throw new UserError(`export image needs the definition file, not a build id: the bundle of ${target} is on the service that built it`, {
-      hint: 'run `mcpctl export image path/to/server.yaml` (the same file gives the same image tag)',
-    });
+    throw new UserError(
+      `export image needs the definition file, not a build id: the bundle of ${target} is on the service that built it`,
+      {
+        hint: 'run `mcpctl export image path/to/server.yaml` (the same file gives the same image tag)',
+      },
+    );
   }
   const { checkRegistry, DEFAULT_BASE_IMAGE } = await import('../../runtime/image.js');
   const registryProblem = options.registry === undefined ? undefined : checkRegistry(options.registry);
@@ -43,7 +50,11 @@ export async function exportImageCommand(ctx: CommandContext, target: string, op
   try {
     const bundle = await writeBundle(await toBuildRequest(file.loaded), temp);
     client = docker.createDockerClient(ctx.io.env);
-    const builder = createImageBuilder({ docker: client, baseImage, onProgress: (line) => progress.update(line.slice(0, 100)) });
+    const builder = createImageBuilder({
+      docker: client,
+      baseImage,
+      onProgress: (line) => progress.update(line.slice(0, 100)),
+    });
     const built = await builder.ensure(bundle.dir);
     let pushed: string | undefined;
     if (options.registry !== undefined) {
@@ -55,23 +66,35 @@ export async function exportImageCommand(ctx: CommandContext, target: string, op
       );
     }
     progress.stop();
-    const data = { image: built.image, digest: built.digest, base_image: baseImage, built: built.built, ...(pushed === undefined ? {} : { pushed }) };
+    const data = {
+      image: built.image,
+      digest: built.digest,
+      base_image: baseImage,
+      built: built.built,
+      ...(pushed === undefined ? {} : { pushed }),
+    };
     ctx.out.result(
       data,
       (p) => {
-        p.success(built.built ? `Built ${built.image}` : `${built.image} is already on the Docker host (same content, same tag)`);
+        p.success(
+          built.built
+            ? `Built ${built.image}`
+            : `${built.image} is already on the Docker host (same content, same tag)`,
+        );
         p.fields([
           ['base image', baseImage],
           ['pushed', pushed],
         ]);
-        if (pushed === undefined) p.next('push it where a cluster pulls from with --registry registry.example.com/team');
+        if (pushed === undefined)
+          p.next('push it where a cluster pulls from with --registry registry.example.com/team');
       },
       { quiet: () => pushed ?? built.image },
     );
   } catch (error) {
     progress.fail('the image was not built');
     if (error instanceof docker.DockerUnavailableError) throw new UserError(error.message, { exitCode: EXIT.config });
-    if (error instanceof docker.DockerApiError || (error as Error).name === 'BaseImageError') throw new UserError((error as Error).message);
+    if (error instanceof docker.DockerApiError || (error as Error).name === 'BaseImageError')
+      throw new UserError((error as Error).message);
     throw error;
   } finally {
     await client?.close().catch(() => undefined);

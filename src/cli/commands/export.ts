@@ -23,7 +23,10 @@ import { loadDefinitionFile, type DefinitionFile } from '../steps/definition-fil
 import type { KubernetesExportOptions } from '../../export/kubernetes.js';
 import { applyDeployFlags, configFromDefinition, locateDeployField, type DeployFlags } from '../steps/deploy-config.js';
 
-export interface ExportKubernetesOptions extends Pick<DeployFlags, 'domain' | 'minInstances' | 'maxInstances' | 'envVar' | 'envFile'> {
+export interface ExportKubernetesOptions extends Pick<
+  DeployFlags,
+  'domain' | 'minInstances' | 'maxInstances' | 'envVar' | 'envFile'
+> {
   env: Environment;
   registry?: string;
   /** a folder, or `-` for stdout */
@@ -48,12 +51,18 @@ interface ExportSource {
 
 type AuthKind = NonNullable<KubernetesExportOptions['auth']>;
 
-export async function exportKubernetesCommand(ctx: CommandContext, target: string, options: ExportKubernetesOptions): Promise<void> {
+export async function exportKubernetesCommand(
+  ctx: CommandContext,
+  target: string,
+  options: ExportKubernetesOptions,
+): Promise<void> {
   const { checkRegistry } = await import('../../runtime/image.js');
   const registryProblem = options.registry === undefined ? undefined : checkRegistry(options.registry);
   if (registryProblem !== undefined) throw new UserError(`--registry ${options.registry}: ${registryProblem}`);
 
-  const source = MCP_ID_PATTERN.test(target) ? await fromBuild(ctx, target, options) : await fromFile(ctx, target, options);
+  const source = MCP_ID_PATTERN.test(target)
+    ? await fromBuild(ctx, target, options)
+    : await fromFile(ctx, target, options);
   const { checkKubernetesOptions, kubernetesManifests } = await import('../../export/kubernetes.js');
   const exportOptions = {
     environment: options.env,
@@ -74,10 +83,13 @@ export async function exportKubernetesCommand(ctx: CommandContext, target: strin
   if (problems.length > 0) throw settingsError(problems, source.file, options);
   if (source.auth === undefined && exportOptions.domain !== undefined) {
     // the service's answer about a build does not hold its definition's auth
-    throw new UserError(`the service does not say who may call ${target} (its auth), so an Ingress for ${exportOptions.domain} cannot be made safely`, {
-      code: 'validation_failed',
-      hint: `export from the definition file instead: mcpctl export kubernetes <file> --env ${options.env}`,
-    });
+    throw new UserError(
+      `the service does not say who may call ${target} (its auth), so an Ingress for ${exportOptions.domain} cannot be made safely`,
+      {
+        code: 'validation_failed',
+        hint: `export from the definition file instead: mcpctl export kubernetes <file> --env ${options.env}`,
+      },
+    );
   }
   const result = kubernetesManifests(source.server, exportOptions);
 
@@ -119,13 +131,17 @@ export async function exportKubernetesCommand(ctx: CommandContext, target: strin
   ctx.out.result(
     data,
     (p) => {
-      p.success(`Wrote ${written.length} Kubernetes manifests for ${source.server.name} (${options.env}) to ${shownDir}`);
+      p.success(
+        `Wrote ${written.length} Kubernetes manifests for ${source.server.name} (${options.env}) to ${shownDir}`,
+      );
       p.fields([
         ['objects', result.objects.map((o) => o.kind).join(', ')],
         ['image', result.image.image],
         [
           'instances',
-          result.replicas.min === result.replicas.max ? String(result.replicas.min) : `${result.replicas.min} to ${result.replicas.max} (autoscaled on CPU)`,
+          result.replicas.min === result.replicas.max
+            ? String(result.replicas.min)
+            : `${result.replicas.min} to ${result.replicas.max} (autoscaled on CPU)`,
         ],
         ['removed', removed.length === 0 ? undefined : removed.map((f) => shownPath(ctx.io.cwd, f)).join(', ')],
       ]);
@@ -157,7 +173,11 @@ async function fromFile(ctx: CommandContext, target: string, options: ExportKube
     if (flagged.has(name)) continue;
     const inOverride = definition.deploy?.environments?.[options.env]?.env_vars?.[name] !== undefined;
     try {
-      values[name] = resolveEnvRefs(raw, ctx.io.env, inOverride ? `deploy.environments.${options.env}.env_vars.${name}` : `deploy.env_vars.${name}`);
+      values[name] = resolveEnvRefs(
+        raw,
+        ctx.io.env,
+        inOverride ? `deploy.environments.${options.env}.env_vars.${name}` : `deploy.env_vars.${name}`,
+      );
     } catch (error) {
       if (!(error instanceof MissingEnvVarError)) throw error;
       withoutValue.push(name);
@@ -165,11 +185,19 @@ async function fromFile(ctx: CommandContext, target: string, options: ExportKube
   }
   const defaults = definition.deploy === undefined ? undefined : withoutEnvVars(definition.deploy, options.env);
   const fromDefinition = await configFromDefinition(defaults, options.env, ctx.io.env);
-  const config = await applyDeployFlags({ ...fromDefinition, ...(Object.keys(values).length === 0 ? {} : { env_vars: values }) }, options, ctx.io);
+  const config = await applyDeployFlags(
+    { ...fromDefinition, ...(Object.keys(values).length === 0 ? {} : { env_vars: values }) },
+    options,
+    ctx.io,
+  );
   const { requiredEnvVars } = await import('../../definition/check.js');
   const required = requiredEnvVars(definition).map((v) => v.name);
   return {
-    server: { name: definition.name, ...(definition.version === undefined ? {} : { version: definition.version }), digest },
+    server: {
+      name: definition.name,
+      ...(definition.version === undefined ? {} : { version: definition.version }),
+      digest,
+    },
     config,
     withoutValue: [...withoutValue, ...required].filter((name) => config.env_vars?.[name] === undefined),
     auth: definition.auth?.type ?? 'missing',
@@ -179,7 +207,10 @@ async function fromFile(ctx: CommandContext, target: string, options: ExportKube
 }
 
 /** The deploy section without its env_vars, which `fromFile` resolves one by one. */
-function withoutEnvVars(deploy: NonNullable<DefinitionFile['loaded']['definition']['deploy']>, environment: Environment) {
+function withoutEnvVars(
+  deploy: NonNullable<DefinitionFile['loaded']['definition']['deploy']>,
+  environment: Environment,
+) {
   const { env_vars: _top, environments, ...rest } = deploy;
   const override = environments?.[environment];
   if (override === undefined) return rest;
@@ -214,7 +245,11 @@ async function fromBuild(ctx: CommandContext, mcpId: string, options: ExportKube
 }
 
 /** The problems of the settings, each where the file wrote it (a flag's has no place in the file). */
-function settingsError(problems: Problem[], file: DefinitionFile | undefined, options: ExportKubernetesOptions): UserError {
+function settingsError(
+  problems: Problem[],
+  file: DefinitionFile | undefined,
+  options: ExportKubernetesOptions,
+): UserError {
   const locate = file === undefined ? undefined : locateDeployField(file, options.env, options);
   const located = problems.map((problem) => {
     const where = problem.path === undefined || locate === undefined ? undefined : locate(problem.path);
@@ -233,7 +268,10 @@ function settingsError(problems: Problem[], file: DefinitionFile | undefined, op
  * How to give the Secret the values this export did not write. Creating the Secret by hand is offered
  * only when the export writes none, since applying a written one would then replace it.
  */
-function supplyHint(names: string[], create: { secretName: string; namespace: string | undefined } | undefined): string {
+function supplyHint(
+  names: string[],
+  create: { secretName: string; namespace: string | undefined } | undefined,
+): string {
   const again = `give ${names.join(', ')} a value: export again with ${names.map((n) => `--env-var ${n}`).join(' ')} (or --env-file)`;
   if (create === undefined) return again;
   const literals = names.map((name) => `--from-literal=${name}=…`).join(' ');

@@ -45,13 +45,21 @@ interface TemplateInfo {
 }
 
 const TEMPLATES: Record<TemplateName, TemplateInfo> = {
-  basic: { description: 'tools with fixed or templated answers, a file resource, a prompt', defaultTool: 'greet', taken: ['echo'] },
+  basic: {
+    description: 'tools with fixed or templated answers, a file resource, a prompt',
+    defaultTool: 'greet',
+    taken: ['echo'],
+  },
   advanced: {
     description: 'programs and HTTP APIs as tools, URI templates, per-user resources, OAuth, deploy defaults',
     defaultTool: 'text_stats',
     taken: ['current_weather', 'whoami'],
   },
-  custom: { description: 'tools written as TypeScript functions of your own', defaultTool: 'slugify', taken: ['roll_dice', 'my_tasks', 'myTasks'] },
+  custom: {
+    description: 'tools written as TypeScript functions of your own',
+    defaultTool: 'slugify',
+    taken: ['roll_dice', 'my_tasks', 'myTasks'],
+  },
 };
 
 const PLACEHOLDERS = ['__SERVER_NAME__', '__TOOL_NAME__', '__TOOL_EXPORT__', '__SCHEMA_PATH__'] as const;
@@ -91,7 +99,9 @@ export function toExportName(tool: string): string {
 }
 
 function checkName(value: string): string | true {
-  return SERVER_NAME.test(value) ? true : 'start with a letter or digit; use letters, digits, ., _ or -; at most 64 characters';
+  return SERVER_NAME.test(value)
+    ? true
+    : 'start with a letter or digit; use letters, digits, ., _ or -; at most 64 characters';
 }
 
 function checkTool(template: TemplateName, value: string): string | true {
@@ -107,7 +117,11 @@ function isTemplate(value: string): value is TemplateName {
   return (TEMPLATE_NAMES as readonly string[]).includes(value);
 }
 
-export async function initCommand(ctx: CommandContext, dir: string | undefined, options: InitOptions = {}): Promise<void> {
+export async function initCommand(
+  ctx: CommandContext,
+  dir: string | undefined,
+  options: InitOptions = {},
+): Promise<void> {
   const result = await initProject(ctx, dir ?? '.', options);
   const shownDir = displayPath(result.dir, ctx.io.cwd);
   const definition = displayPath(join(result.dir, 'server.yaml'), ctx.io.cwd);
@@ -119,7 +133,9 @@ export async function initCommand(ctx: CommandContext, dir: string | undefined, 
     p.line();
     p.line('Next steps:');
     if (result.template === 'advanced') {
-      p.next(`export OAUTH_ISSUER=https://…   ${p.style.dim('your authorization server, whose tokens clients send (auth.issuer; docs/auth.md)')}`);
+      p.next(
+        `export OAUTH_ISSUER=https://…   ${p.style.dim('your authorization server, whose tokens clients send (auth.issuer; docs/auth.md)')}`,
+      );
     }
     const file = shellQuote(definition);
     const steps: Array<[string, string]> = [
@@ -138,14 +154,26 @@ export async function initProject(ctx: CommandContext, dir: string, options: Ini
   const yes = options.yes === true;
 
   if (options.name !== undefined && checkName(options.name) !== true) {
-    throw new UserError(`"${options.name}" cannot be a server name: ${checkName(options.name) as string}`, { hint: 'pass another --name' });
+    throw new UserError(`"${options.name}" cannot be a server name: ${checkName(options.name) as string}`, {
+      hint: 'pass another --name',
+    });
   }
   // Every template writes server.yaml: on a terminal, say it is in the way before asking anything.
-  const asks = !yes && canPrompt(ctx) && (options.name === undefined || options.template === undefined || options.tool === undefined);
+  const asks =
+    !yes &&
+    canPrompt(ctx) &&
+    (options.name === undefined || options.template === undefined || options.tool === undefined);
   if (asks) await checkTargets(ctx.io.cwd, target, ['server.yaml'], options.force === true);
 
   const name =
-    options.name ?? (await askText(ctx, { message: 'Server name', flag: '--name', default: sanitizeName(basename(target)), yes, validate: checkName }));
+    options.name ??
+    (await askText(ctx, {
+      message: 'Server name',
+      flag: '--name',
+      default: sanitizeName(basename(target)),
+      yes,
+      validate: checkName,
+    }));
   let template: TemplateName;
   if (options.template === undefined) {
     template = await askChoice<TemplateName>(ctx, {
@@ -162,7 +190,10 @@ export async function initProject(ctx: CommandContext, dir: string, options: Ini
   }
   if (options.tool !== undefined) {
     const problem = checkTool(template, options.tool);
-    if (problem !== true) throw new UserError(`"${options.tool}" cannot be the first tool's name: ${problem}`, { hint: 'pass another --tool' });
+    if (problem !== true)
+      throw new UserError(`"${options.tool}" cannot be the first tool's name: ${problem}`, {
+        hint: 'pass another --tool',
+      });
   }
   const tool =
     options.tool ??
@@ -216,14 +247,18 @@ async function listFiles(root: string, prefix = ''): Promise<string[]> {
 async function checkTargets(cwd: string, target: string, files: string[], force: boolean): Promise<void> {
   const info = await lstat(target).catch(() => undefined);
   if (info !== undefined && !info.isDirectory()) {
-    throw new UserError(`${displayPath(target, cwd)} exists and is not a folder`, { hint: 'choose another folder for the new definition' });
+    throw new UserError(`${displayPath(target, cwd)} exists and is not a folder`, {
+      hint: 'choose another folder for the new definition',
+    });
   }
   const existing: string[] = [];
   for (const file of files) {
     const found = await lstat(join(target, ...file.split('/'))).catch(() => undefined);
     if (found === undefined) continue;
     if (found.isDirectory()) {
-      throw new UserError(`${displayPath(join(target, file), cwd)} is a folder where init writes a file`, { hint: 'choose another folder' });
+      throw new UserError(`${displayPath(join(target, file), cwd)} is a folder where init writes a file`, {
+        hint: 'choose another folder',
+      });
     }
     existing.push(file);
   }

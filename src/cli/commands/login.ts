@@ -37,13 +37,19 @@ export function cleanKey(raw: string, source: string): string {
   const key = raw.replace(/\r?\n$/, '');
   if (key.trim() === '') {
     throw new UserError(`no API key was given (${source})`, {
-      hint: source === 'stdin' ? 'pipe the key in, for example: mcpctl login --with-key < key.txt' : 'type the key at the prompt',
+      hint:
+        source === 'stdin'
+          ? 'pipe the key in, for example: mcpctl login --with-key < key.txt'
+          : 'type the key at the prompt',
       code: 'no_api_key',
     });
   }
-  if (/[\r\n]/.test(key)) throw new UserError(`the API key (${source}) has more than one line`, { code: 'bad_api_key' });
+  if (/[\r\n]/.test(key))
+    throw new UserError(`the API key (${source}) has more than one line`, { code: 'bad_api_key' });
   if (key !== key.trim() || /[^\x21-\x7e]/.test(key)) {
-    throw new UserError(`the API key (${source}) contains spaces or characters that cannot travel in a header`, { code: 'bad_api_key' });
+    throw new UserError(`the API key (${source}) contains spaces or characters that cannot travel in a header`, {
+      code: 'bad_api_key',
+    });
   }
   return key;
 }
@@ -52,7 +58,11 @@ export function cleanKey(raw: string, source: string): string {
  * The profile a login saves to: the one named (--profile, MCPCTL_PROFILE); else the current one
  * when it names a service; else a new one named after the service's host.
  */
-export function loginProfileName(ctx: CommandContext, config: ConfigFile, url: string | undefined): { name: string; explicit: boolean } {
+export function loginProfileName(
+  ctx: CommandContext,
+  config: ConfigFile,
+  url: string | undefined,
+): { name: string; explicit: boolean } {
   const choice = chooseProfile(ctx, config);
   if (choice.explicit) return { name: choice.name, explicit: true };
   if (serviceProfile(config, choice.name) !== undefined) return { name: choice.name, explicit: false };
@@ -63,7 +73,8 @@ export function loginProfileName(ctx: CommandContext, config: ConfigFile, url: s
     // the URL is checked (and refused) later
   }
   let name = host;
-  for (let n = 2; serviceProfile(config, name) !== undefined && serviceProfile(config, name)!.api_url !== url; n += 1) name = `${host}-${n}`;
+  for (let n = 2; serviceProfile(config, name) !== undefined && serviceProfile(config, name)!.api_url !== url; n += 1)
+    name = `${host}-${n}`;
   return { name, explicit: false };
 }
 
@@ -121,9 +132,22 @@ export async function loginCommand(ctx: CommandContext, options: LoginCommandOpt
   const key =
     options.withKey === true
       ? cleanKey(await readAll(ctx.io.stdin), 'stdin')
-      : cleanKey(await askSecret(ctx, { message: `API key for ${displayUrl(url)}`, flag: '--with-key (with the key on stdin)' }), 'prompt');
+      : cleanKey(
+          await askSecret(ctx, {
+            message: `API key for ${displayUrl(url)}`,
+            flag: '--with-key (with the key on stdin)',
+          }),
+          'prompt',
+        );
 
-  const connection: Connection = { url, apiKey: key, urlSource, keySource: 'given to login', profile: profileName, local: false };
+  const connection: Connection = {
+    url,
+    apiKey: key,
+    urlSource,
+    keySource: 'given to login',
+    profile: profileName,
+    local: false,
+  };
   const client = createClient(ctx, connection);
   let verified = true;
   try {
@@ -178,11 +202,18 @@ export async function loginCommand(ctx: CommandContext, options: LoginCommandOpt
     p.fields([
       ['profile', profileName],
       ['service', displayUrl(url)],
-      ['key', verified ? 'saved, checked with GET /v1/servers' : 'saved (this service does not list servers, so it was not checked)'],
+      [
+        'key',
+        verified
+          ? 'saved, checked with GET /v1/servers'
+          : 'saved (this service does not list servers, so it was not checked)',
+      ],
       ['config file', path],
     ]);
     if (data.previous_current !== undefined) {
-      p.warn(`${profileName} is now the current profile: commands go to ${displayUrl(url)} (before: ${describeProfile(data.previous_current)})`);
+      p.warn(
+        `${profileName} is now the current profile: commands go to ${displayUrl(url)} (before: ${describeProfile(data.previous_current)})`,
+      );
       p.next(`go back with: mcpctl config use ${data.previous_current}`);
     } else if (!isCurrent) {
       p.next(`use it with --profile ${profileName}, or make it current: mcpctl config use ${profileName}`);

@@ -41,13 +41,24 @@ export function formatLogLine(out: Output, line: LogLine): string {
   const s = out.style;
   const time = serviceText(line.time.length >= 23 ? line.time.slice(11, 23) : line.time);
   const level = serviceText(line.level.toUpperCase().padEnd(5));
-  const levelText = line.level === 'error' ? s.red(level) : line.level === 'warn' ? s.yellow(level) : line.level === 'debug' ? s.dim(level) : s.cyan(level);
+  const levelText =
+    line.level === 'error'
+      ? s.red(level)
+      : line.level === 'warn'
+        ? s.yellow(level)
+        : line.level === 'debug'
+          ? s.dim(level)
+          : s.cyan(level);
   const instance = line.instance === undefined ? '' : `${s.magenta(serviceText(line.instance))}  `;
   const request = line.request_id === undefined ? '' : `  ${s.dim(serviceText(line.request_id))}`;
   return `${s.dim(time)} ${levelText} ${instance}${serviceText(line.message)}${request}\n`;
 }
 
-export async function logsCommand(ctx: CommandContext, deploymentId: string, options: LogsCommandOptions = {}): Promise<void> {
+export async function logsCommand(
+  ctx: CommandContext,
+  deploymentId: string,
+  options: LogsCommandOptions = {},
+): Promise<void> {
   requireDeploymentId(deploymentId);
   const since = options.since === undefined ? undefined : parseSince(options.since);
   const write = (line: LogLine) => (ctx.out.json ? ctx.out.jsonLine(line) : ctx.out.raw(formatLogLine(ctx.out, line)));

@@ -4,7 +4,13 @@
  * an mcp_… id); --servers or --deployments shows only one of the two, and --env or --status, which
  * filter deployments only, show the deployments alone.
  */
-import { DEPLOYMENT_STATES, MCP_ID_PATTERN, type Deployment, type Environment, type McpServer } from '../../api/operations.js';
+import {
+  DEPLOYMENT_STATES,
+  MCP_ID_PATTERN,
+  type Deployment,
+  type Environment,
+  type McpServer,
+} from '../../api/operations.js';
 import type { DeploymentFilter } from '../../api/client.js';
 import { withApi } from '../api-errors.js';
 import type { CommandContext } from '../context.js';
@@ -28,7 +34,9 @@ export interface LsResult {
 
 export async function lsCommand(ctx: CommandContext, options: LsCommandOptions = {}): Promise<void> {
   if (options.status !== undefined && !(DEPLOYMENT_STATES as readonly string[]).includes(options.status)) {
-    throw new UserError(`--status ${options.status} is not a deployment state`, { hint: `use one of ${DEPLOYMENT_STATES.join(', ')}` });
+    throw new UserError(`--status ${options.status} is not a deployment state`, {
+      hint: `use one of ${DEPLOYMENT_STATES.join(', ')}`,
+    });
   }
   if (options.servers === true && options.deployments === true) {
     throw new UserError('--servers and --deployments each show one table; give one of them, or neither for both');
@@ -45,10 +53,15 @@ export async function lsCommand(ctx: CommandContext, options: LsCommandOptions =
 
   const { servers, deployments } = await withApi(ctx, async (client) => {
     // Every server is fetched even with a filter: the deployments table names their servers.
-    const [all, found] = await Promise.all([client.listServers(), showDeployments ? client.listDeployments(deploymentFilter) : Promise.resolve([])]);
+    const [all, found] = await Promise.all([
+      client.listServers(),
+      showDeployments ? client.listDeployments(deploymentFilter) : Promise.resolve([]),
+    ]);
     return { servers: all, deployments: found };
   });
-  const shownServers = servers.filter((s) => options.server === undefined || (byId ? s.mcp_id === options.server : s.name === options.server));
+  const shownServers = servers.filter(
+    (s) => options.server === undefined || (byId ? s.mcp_id === options.server : s.name === options.server),
+  );
   const result: LsResult = {
     ...(showServers ? { servers: shownServers } : {}),
     ...(showDeployments ? { deployments } : {}),
@@ -60,10 +73,16 @@ export async function lsCommand(ctx: CommandContext, options: LsCommandOptions =
       const names = new Map(serviceData(servers).map((s) => [s.mcp_id, s.name]));
       if (showServers) renderServers(p, serviceData(shownServers), options.server !== undefined);
       if (showServers && showDeployments) p.line();
-      if (showDeployments) renderDeployments(p, serviceData(deployments), names, Object.keys(deploymentFilter).length > 0);
+      if (showDeployments)
+        renderDeployments(p, serviceData(deployments), names, Object.keys(deploymentFilter).length > 0);
     },
     // the ids of the rows shown, one per line: servers first, then deployments
-    { quiet: () => [...(result.servers ?? []).map((s) => s.mcp_id), ...(result.deployments ?? []).map((d) => d.deployment_id)] },
+    {
+      quiet: () => [
+        ...(result.servers ?? []).map((s) => s.mcp_id),
+        ...(result.deployments ?? []).map((d) => d.deployment_id),
+      ],
+    },
   );
 }
 
@@ -75,7 +94,15 @@ function renderServers(p: Printer, servers: McpServer[], filtered: boolean): voi
   }
   p.table(
     ['SERVER', 'NAME', 'VERSION', 'TOOLS', 'RESOURCES', 'PROMPTS', 'BUILT'],
-    servers.map((s) => [s.mcp_id, s.name, s.version ?? '', count(s.tools), count(s.resources), count(s.prompts), ago(s.created_at)]),
+    servers.map((s) => [
+      s.mcp_id,
+      s.name,
+      s.version ?? '',
+      count(s.tools),
+      count(s.resources),
+      count(s.prompts),
+      ago(s.created_at),
+    ]),
   );
 }
 

@@ -16,7 +16,11 @@ export interface MetricsCommandOptions {
   window?: number;
 }
 
-export async function metricsCommand(ctx: CommandContext, deploymentId: string, options: MetricsCommandOptions = {}): Promise<void> {
+export async function metricsCommand(
+  ctx: CommandContext,
+  deploymentId: string,
+  options: MetricsCommandOptions = {},
+): Promise<void> {
   requireDeploymentId(deploymentId);
   const metrics = await withApi(ctx, (client) => client.metrics(deploymentId, options.window));
   ctx.out.result(metrics, (p) => renderMetrics(p, metrics), { quiet: () => metricsLine(metrics) });
@@ -58,7 +62,10 @@ export function renderMetrics(p: Printer, m: Metrics): void {
   const series = m.series ?? [];
   if (series.length > 0 && m.requests > 0) {
     const step = m.window_seconds / series.length;
-    const span = { from: clock(series[0]!.t), to: clock(new Date(Date.parse(series.at(-1)!.t) + step * 1000).toISOString()) };
+    const span = {
+      from: clock(series[0]!.t),
+      to: clock(new Date(Date.parse(series.at(-1)!.t) + step * 1000).toISOString()),
+    };
     p.line();
     for (const line of renderBarChart(
       series.map((point) => point.p95_ms),
@@ -67,9 +74,15 @@ export function renderMetrics(p: Printer, m: Metrics): void {
       p.line(line);
     p.line();
     const rates = series.map((point) => point.requests / step);
-    for (const line of renderBarChart(rates, { title: 'requests/s      ', format: (n) => String(Math.round(n * 100) / 100), ...span })) p.line(line);
+    for (const line of renderBarChart(rates, {
+      title: 'requests/s      ',
+      format: (n) => String(Math.round(n * 100) / 100),
+      ...span,
+    }))
+      p.line(line);
   }
-  if (m.requests === 0) p.next('no requests in this window; send some to the deployment’s URL + /mcp, or widen --window');
+  if (m.requests === 0)
+    p.next('no requests in this window; send some to the deployment’s URL + /mcp, or widen --window');
 }
 
 function errorRate(p: Printer, rate: number): string {

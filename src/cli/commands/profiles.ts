@@ -33,12 +33,16 @@ export interface ConfigShow {
   config_file: string;
   config_file_exists: boolean;
   profile: { name: string; source: string };
-  service: { local: true; home: string; running: boolean; url?: string; pid?: number } | { local: false; url: string; source: string; key: string | null };
+  service:
+    | { local: true; home: string; running: boolean; url?: string; pid?: number }
+    | { local: false; url: string; source: string; key: string | null };
   request_timeout_seconds: number;
   profiles: ProfileRow[];
 }
 
-async function localEngine(ctx: CommandContext): Promise<{ home: string; running: boolean; url?: string; pid?: number }> {
+async function localEngine(
+  ctx: CommandContext,
+): Promise<{ home: string; running: boolean; url?: string; pid?: number }> {
   const [{ homePaths, resolveHome }, { isEngineProcess, readEngineState }] = await Promise.all([
     import('../../engine/home.js'),
     import('../../engine/state.js'),
@@ -51,7 +55,8 @@ async function localEngine(ctx: CommandContext): Promise<{ home: string; running
 
 function profileRows(loaded: LoadedConfig, current: string): ProfileRow[] {
   const rows: ProfileRow[] = [];
-  if (serviceProfile(loaded.config, LOCAL_PROFILE) === undefined) rows.push({ name: LOCAL_PROFILE, local: true, current: current === LOCAL_PROFILE });
+  if (serviceProfile(loaded.config, LOCAL_PROFILE) === undefined)
+    rows.push({ name: LOCAL_PROFILE, local: true, current: current === LOCAL_PROFILE });
   for (const name of Object.keys(loaded.config.profiles).sort()) {
     const profile = serviceProfile(loaded.config, name);
     if (profile === undefined) continue;
@@ -89,9 +94,17 @@ export async function configShowCommand(ctx: CommandContext): Promise<void> {
         ? `the local engine (${service.running ? `running at ${service.url ?? '?'}, pid ${String(service.pid)}` : 'not running; the first command that needs it starts it'})`
         : `${service.url} (${service.source})`;
       p.fields([
-        ['profile', choice.source === 'default' ? `${choice.name} (no profile chosen)` : `${choice.name} (${choice.source})`],
+        [
+          'profile',
+          choice.source === 'default' ? `${choice.name} (no profile chosen)` : `${choice.name} (${choice.source})`,
+        ],
         ['service', where],
-        ['key', service.local ? 'the local engine’s own' : (service.key ?? p.style.yellow('none: run `mcpctl login` or set MCPCTL_API_KEY'))],
+        [
+          'key',
+          service.local
+            ? 'the local engine’s own'
+            : (service.key ?? p.style.yellow('none: run `mcpctl login` or set MCPCTL_API_KEY')),
+        ],
         ['state', service.local ? service.home : undefined],
         ['request timeout', `${formatSeconds(data.request_timeout_seconds) ?? ''}`],
         ['config file', loaded.exists ? path : `${path} (not written yet)`],
@@ -106,7 +119,8 @@ export async function configShowCommand(ctx: CommandContext): Promise<void> {
           row.current ? 'current' : '',
         ]),
       );
-      if (choice.explicit) p.warn(`${choice.source.replace(/^from /, '')} chooses the profile here, not the current one of the file`);
+      if (choice.explicit)
+        p.warn(`${choice.source.replace(/^from /, '')} chooses the profile here, not the current one of the file`);
       p.next('mcpctl config use <profile>   (default: the local engine)');
     },
     { quiet: () => choice.name },
@@ -131,7 +145,12 @@ export async function configUseCommand(ctx: CommandContext, name: string): Promi
   const changed = before !== name;
   if (changed) await writeConfig(path, config);
   const target = profile?.api_url === undefined ? 'the local engine' : displayUrl(profile.api_url);
-  const overridden = ctx.globals.profile !== undefined ? '--profile' : (ctx.io.env.MCPCTL_PROFILE ?? '').trim() !== '' ? 'MCPCTL_PROFILE' : undefined;
+  const overridden =
+    ctx.globals.profile !== undefined
+      ? '--profile'
+      : (ctx.io.env.MCPCTL_PROFILE ?? '').trim() !== ''
+        ? 'MCPCTL_PROFILE'
+        : undefined;
   ctx.out.result({ profile: name, previous: before, changed, config_file: path }, (p) => {
     if (changed) p.success(`${name} is now the current profile: commands go to ${target} (before: ${before})`);
     else p.success(`${name} is already the current profile: commands go to ${target}`);

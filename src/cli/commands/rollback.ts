@@ -6,7 +6,13 @@ import { withApi } from '../api-errors.js';
 import type { CommandContext } from '../context.js';
 import { formatSeconds } from '../render/format.js';
 import { requireDeploymentId } from '../steps/deployment-id.js';
-import { endProgress, followDeployment, reportDeployment, type EndMessages, type WaitOutcome } from '../steps/deployment-wait.js';
+import {
+  endProgress,
+  followDeployment,
+  reportDeployment,
+  type EndMessages,
+  type WaitOutcome,
+} from '../steps/deployment-wait.js';
 
 export interface RollbackCommandOptions {
   /** false with --no-wait */
@@ -16,7 +22,11 @@ export interface RollbackCommandOptions {
   idempotencyKey?: string;
 }
 
-export async function rollbackCommand(ctx: CommandContext, deploymentId: string, options: RollbackCommandOptions = {}): Promise<void> {
+export async function rollbackCommand(
+  ctx: CommandContext,
+  deploymentId: string,
+  options: RollbackCommandOptions = {},
+): Promise<void> {
   requireDeploymentId(deploymentId);
   const timeoutSeconds = options.timeout ?? 600;
   const outcome = await withApi(ctx, async (client): Promise<WaitOutcome> => {
@@ -41,7 +51,10 @@ export async function rollbackCommand(ctx: CommandContext, deploymentId: string,
     if (options.wait !== false && first.status === 'deploying' && !ctx.signal.aborted) {
       return followDeployment(ctx, client, progress, first, { timeoutSeconds, etag: answer.etag, messages });
     }
-    const result = { deployment: first, end: ctx.signal.aborted && first.status === 'deploying' ? ('interrupted' as const) : ('settled' as const) };
+    const result = {
+      deployment: first,
+      end: ctx.signal.aborted && first.status === 'deploying' ? ('interrupted' as const) : ('settled' as const),
+    };
     endProgress(progress, result, messages);
     return result;
   });

@@ -34,7 +34,8 @@ export async function serveCommand(ctx: CommandContext, options: ServeOptions): 
   const env = ctx.io.env;
   const host = options.host ?? '127.0.0.1';
   const port = options.port ?? portFromEnv(env.MCPCTL_PORT) ?? DEFAULT_SERVE_PORT;
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UserError(`--port must be a port number from 0 to 65535, not ${port}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new UserError(`--port must be a port number from 0 to 65535, not ${port}`);
   const givenKey = env.MCPCTL_API_KEY !== undefined && env.MCPCTL_API_KEY !== '' ? env.MCPCTL_API_KEY : undefined;
   const { homePaths, resolveHome } = await import('../../engine/home.js');
   const paths = homePaths(resolveHome(env, ctx.io.cwd));
@@ -51,7 +52,9 @@ export async function serveCommand(ctx: CommandContext, options: ServeOptions): 
   }
   const originProblems = parseOrigins(env[ALLOWED_ORIGINS_ENV]).problems;
   if (originProblems.length > 0) {
-    throw new UserError(`${ALLOWED_ORIGINS_ENV} cannot be used: ${originProblems.join('; ')}`, { exitCode: EXIT.config });
+    throw new UserError(`${ALLOWED_ORIGINS_ENV} cannot be used: ${originProblems.join('; ')}`, {
+      exitCode: EXIT.config,
+    });
   }
   const keyProblem = givenKey === undefined ? undefined : apiKeyProblem(givenKey);
   if (keyProblem !== undefined) {
@@ -61,15 +64,23 @@ export async function serveCommand(ctx: CommandContext, options: ServeOptions): 
     });
   }
 
-  const [{ ListenError, EngineConfigError }, { createLogger, parseLogLevel }, { limitsFromEnv }, { HomeLockedError, runEngineHost }, { generateApiKey }] =
-    await Promise.all([
-      import('../../engine/engine.js'),
-      import('../../engine/engine-log.js'),
-      import('../../engine/engine-limits.js'),
-      import('../../engine/host.js'),
-      import('../../engine/state.js'),
-    ]);
-  const logger = createLogger({ write: (line) => ctx.out.raw(line), level: parseLogLevel(env.MCPCTL_LOG_LEVEL) ?? 'info' });
+  const [
+    { ListenError, EngineConfigError },
+    { createLogger, parseLogLevel },
+    { limitsFromEnv },
+    { HomeLockedError, runEngineHost },
+    { generateApiKey },
+  ] = await Promise.all([
+    import('../../engine/engine.js'),
+    import('../../engine/engine-log.js'),
+    import('../../engine/engine-limits.js'),
+    import('../../engine/host.js'),
+    import('../../engine/state.js'),
+  ]);
+  const logger = createLogger({
+    write: (line) => ctx.out.raw(line),
+    level: parseLogLevel(env.MCPCTL_LOG_LEVEL) ?? 'info',
+  });
   let limits;
   try {
     limits = limitsFromEnv(env);
@@ -81,7 +92,8 @@ export async function serveCommand(ctx: CommandContext, options: ServeOptions): 
   await prepareHome(paths.home);
   const apiKey = givenKey ?? generateApiKey();
   const version = VERSION;
-  const publicUrl = env.MCPCTL_PUBLIC_URL !== undefined && env.MCPCTL_PUBLIC_URL !== '' ? env.MCPCTL_PUBLIC_URL : undefined;
+  const publicUrl =
+    env.MCPCTL_PUBLIC_URL !== undefined && env.MCPCTL_PUBLIC_URL !== '' ? env.MCPCTL_PUBLIC_URL : undefined;
 
   try {
     await runEngineHost({
@@ -123,7 +135,10 @@ export async function serveCommand(ctx: CommandContext, options: ServeOptions): 
     });
   } catch (error) {
     if (error instanceof HomeLockedError) {
-      throw new UserError(error.message, { exitCode: EXIT.config, hint: 'stop it with `mcpctl engine stop`, or give this one its own MCPCTL_HOME' });
+      throw new UserError(error.message, {
+        exitCode: EXIT.config,
+        hint: 'stop it with `mcpctl engine stop`, or give this one its own MCPCTL_HOME',
+      });
     }
     if (error instanceof EngineConfigError) throw new UserError(error.message, { exitCode: EXIT.config });
     if (error instanceof ListenError) {

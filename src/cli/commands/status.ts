@@ -32,7 +32,11 @@ function headingFor(answer: Deployment): string {
   }
 }
 
-export async function statusCommand(ctx: CommandContext, deploymentId: string, options: StatusCommandOptions = {}): Promise<void> {
+export async function statusCommand(
+  ctx: CommandContext,
+  deploymentId: string,
+  options: StatusCommandOptions = {},
+): Promise<void> {
   if (!DEPLOYMENT_ID_PATTERN.test(deploymentId)) {
     throw new UserError(`not a deployment id: ${deploymentId}`, {
       hint: deploymentId.startsWith('mcp_')
@@ -49,7 +53,10 @@ export async function statusCommand(ctx: CommandContext, deploymentId: string, o
     const result = await followDeployment(ctx, client, progress, deployment, {
       timeoutSeconds,
       etag: first.etag,
-      messages: { deployed: (d) => describeProgress(d), timeout: () => `still deploying after ${formatSeconds(timeoutSeconds) ?? ''}` },
+      messages: {
+        deployed: (d) => describeProgress(d),
+        timeout: () => `still deploying after ${formatSeconds(timeoutSeconds) ?? ''}`,
+      },
     });
     return result;
   });

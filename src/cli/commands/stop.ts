@@ -22,14 +22,22 @@ export interface StopOutcome {
   already: boolean;
 }
 
-export async function stopCommand(ctx: CommandContext, deploymentId: string, options: StopCommandOptions = {}): Promise<void> {
+export async function stopCommand(
+  ctx: CommandContext,
+  deploymentId: string,
+  options: StopCommandOptions = {},
+): Promise<void> {
   requireDeploymentId(deploymentId);
   const { deployment, already } = await withApi(ctx, async (client): Promise<StopOutcome> => {
     try {
-      const stopped = await client.stop(deploymentId, options.idempotencyKey === undefined ? {} : { idempotencyKey: options.idempotencyKey });
+      const stopped = await client.stop(
+        deploymentId,
+        options.idempotencyKey === undefined ? {} : { idempotencyKey: options.idempotencyKey },
+      );
       return { deployment: stopped, already: false };
     } catch (error) {
-      if (!(error instanceof ApiError && error.kind === 'http' && error.status === 409 && !error.stillRunning)) throw error;
+      if (!(error instanceof ApiError && error.kind === 'http' && error.status === 409 && !error.stillRunning))
+        throw error;
       const current = (await client.status(deploymentId)).deployment;
       if (current === undefined || (current.status !== 'stopped' && current.status !== 'failed')) throw error;
       return { deployment: current, already: true };

@@ -10,11 +10,24 @@ import { publishToGithub } from '../github.js';
 import { testSummary } from '../render/ci-summary.js';
 import { renderReport } from '../render/test-result.js';
 import { buildDefinition, loadDefinitionFile, locateTool } from '../steps/definition-file.js';
-import { annotateReport, checkModels, DEFAULT_THRESHOLD, planCases, runCases, testsFailed, writeJUnit, type TestFlags } from '../steps/run-tests.js';
+import {
+  annotateReport,
+  checkModels,
+  DEFAULT_THRESHOLD,
+  planCases,
+  runCases,
+  testsFailed,
+  writeJUnit,
+  type TestFlags,
+} from '../steps/run-tests.js';
 
 export type TestCommandOptions = TestFlags;
 
-export async function testCommand(ctx: CommandContext, target: string, options: TestCommandOptions = {}): Promise<void> {
+export async function testCommand(
+  ctx: CommandContext,
+  target: string,
+  options: TestCommandOptions = {},
+): Promise<void> {
   const byId = MCP_ID_PATTERN.test(target);
   const file = byId ? undefined : await loadDefinitionFile(ctx, target);
   const tests = file?.loaded.definition.tests;

@@ -15,11 +15,25 @@ import { upSummary, type StepStatus } from '../render/ci-summary.js';
 import { mcpEndpoint, renderDeployment } from '../render/deployment.js';
 import { formatSeconds } from '../render/format.js';
 import { renderReport, type TestReport } from '../render/test-result.js';
-import { annotateProblem, buildDefinition, loadDefinitionFile, locateTool, type DefinitionFile } from '../steps/definition-file.js';
+import {
+  annotateProblem,
+  buildDefinition,
+  loadDefinitionFile,
+  locateTool,
+  type DefinitionFile,
+} from '../steps/definition-file.js';
 import { locateDeployField, type DeployFlags } from '../steps/deploy-config.js';
 import { deploymentHeading, deployServer, planDeployment, type DeployPlan } from '../steps/deploy-server.js';
 import { outcomeError } from '../steps/deployment-wait.js';
-import { annotateReport, checkModels, DEFAULT_THRESHOLD, planCases, runCases, writeJUnit, type TestCaseSpec } from '../steps/run-tests.js';
+import {
+  annotateReport,
+  checkModels,
+  DEFAULT_THRESHOLD,
+  planCases,
+  runCases,
+  writeJUnit,
+  type TestCaseSpec,
+} from '../steps/run-tests.js';
 import { lintLoaded, renderValidation, type ValidateResult } from '../steps/validate-definition.js';
 
 export interface UpCommandOptions extends DeployFlags {
@@ -38,7 +52,14 @@ interface StepRecord {
   reason?: string;
   /** what it produced: the validation, the server, the test report, the deployment */
   result?: unknown;
-  error?: { code: string; message: string; exit_code: number; problems?: unknown[]; hint?: string; request_id?: string };
+  error?: {
+    code: string;
+    message: string;
+    exit_code: number;
+    problems?: unknown[];
+    hint?: string;
+    request_id?: string;
+  };
 }
 
 /** A step that failed: already recorded, the run ends with its error. */
@@ -93,7 +114,10 @@ export async function upCommand(ctx: CommandContext, target: string, options: Up
       if (options.done !== false) record(name, { status: 'ok' });
       return result;
     } catch (error) {
-      const explained = explainApiError(error, connection, { env: ctx.io.env, ...(locate === undefined ? {} : { locate }) });
+      const explained = explainApiError(error, connection, {
+        env: ctx.io.env,
+        ...(locate === undefined ? {} : { locate }),
+      });
       if (!(explained instanceof UserError)) throw explained;
       throw fail(name, explained);
     }
@@ -138,17 +162,27 @@ export async function upCommand(ctx: CommandContext, target: string, options: Up
     );
 
     // 2. build
-    server = await step('build', () => buildDefinition(ctx, api, loaded, { idempotencyKey: key === undefined ? undefined : `${key}.build` }), {
-      locate: loaded.locate,
-    });
+    server = await step(
+      'build',
+      () => buildDefinition(ctx, api, loaded, { idempotencyKey: key === undefined ? undefined : `${key}.build` }),
+      {
+        locate: loaded.locate,
+      },
+    );
     record('build', { result: server });
     const built = server;
-    text((p) => p.success(`${built.reused === true ? 'Reused' : 'Built'} ${built.name} (${built.mcp_id}) in ${formatSeconds(built.build_time) ?? '?'}`));
+    text((p) =>
+      p.success(
+        `${built.reused === true ? 'Reused' : 'Built'} ${built.name} (${built.mcp_id}) in ${formatSeconds(built.build_time) ?? '?'}`,
+      ),
+    );
 
     // 3. test: the file's cases; a failed case deploys nothing
     if (cases.length === 0) {
       record('test', { status: 'skipped', reason: `${loaded.shown} has no tests: cases` });
-      ctx.out.warn(`${loaded.shown} has no tests: cases, so nothing tests ${definition.name} before it is deployed (docs/definition.md, tests)`);
+      ctx.out.warn(
+        `${loaded.shown} has no tests: cases, so nothing tests ${definition.name} before it is deployed (docs/definition.md, tests)`,
+      );
     } else {
       const report = await step('test', () =>
         runCases(ctx, api, {
@@ -181,9 +215,14 @@ export async function upCommand(ctx: CommandContext, target: string, options: Up
     // 4. deploy
     const deployPlan = plan!;
     const timeoutSeconds = options.timeout ?? 600;
-    const outcome = await step('deploy', () => deployServer(ctx, api, built.mcp_id, deployPlan, { wait: options.wait, timeoutSeconds, idempotencyKey: key }), {
-      locate: locateDeployField(loaded, deployPlan.environment, options),
-    });
+    const outcome = await step(
+      'deploy',
+      () =>
+        deployServer(ctx, api, built.mcp_id, deployPlan, { wait: options.wait, timeoutSeconds, idempotencyKey: key }),
+      {
+        locate: locateDeployField(loaded, deployPlan.environment, options),
+      },
+    );
     deployment = outcome.deployment;
     record('deploy', { result: deployment });
     const settled = deployment;
@@ -202,12 +241,21 @@ export async function upCommand(ctx: CommandContext, target: string, options: Up
 
   // what was not run, and why
   const failed = steps.find((s) => s.status === 'failed');
-  for (const s of steps) if (s.status === 'skipped' && s.reason === undefined && failed !== undefined) s.reason = `not run: the ${failed.step} step failed`;
+  for (const s of steps)
+    if (s.status === 'skipped' && s.reason === undefined && failed !== undefined)
+      s.reason = `not run: the ${failed.step} step failed`;
 
   const ok = failure === undefined;
   const name = file?.loaded.definition.name ?? target;
   await publishToGithub(ctx.io, (t) => ctx.out.warn(t), {
-    summary: upSummary({ name, ok, steps: steps.map((s) => ({ step: s.step, status: s.status, detail: stepDetail(s) })), server, tests, deployment }),
+    summary: upSummary({
+      name,
+      ok,
+      steps: steps.map((s) => ({ step: s.step, status: s.status, detail: stepDetail(s) })),
+      server,
+      tests,
+      deployment,
+    }),
     outputs: {
       mcp_id: server?.mcp_id,
       deployment_id: deployment?.deployment_id,
@@ -218,7 +266,12 @@ export async function upCommand(ctx: CommandContext, target: string, options: Up
 
   const exitCode = failure?.exitCode ?? EXIT.ok;
   if (ctx.out.json) {
-    ctx.out.writeJson({ ok, exit_code: exitCode, ...(failed === undefined ? {} : { failed_step: failed.step }), steps });
+    ctx.out.writeJson({
+      ok,
+      exit_code: exitCode,
+      ...(failed === undefined ? {} : { failed_step: failed.step }),
+      steps,
+    });
     if (failure !== undefined) throw new ExitError(failure.exitCode);
     return;
   }
@@ -226,8 +279,12 @@ export async function upCommand(ctx: CommandContext, target: string, options: Up
   const d = deployment!;
   text((p) => {
     const tested =
-      tests === undefined ? 'not tested (no cases)' : `${tests.cases.length} of ${tests.cases.length} ${tests.cases.length === 1 ? 'case' : 'cases'} passed`;
-    p.success(`up: ${name} validated, built (${server!.mcp_id}), ${tested}, ${d.status} at ${d.status === 'deployed' ? mcpEndpoint(d) : d.url}`);
+      tests === undefined
+        ? 'not tested (no cases)'
+        : `${tests.cases.length} of ${tests.cases.length} ${tests.cases.length === 1 ? 'case' : 'cases'} passed`;
+    p.success(
+      `up: ${name} validated, built (${server!.mcp_id}), ${tested}, ${d.status} at ${d.status === 'deployed' ? mcpEndpoint(d) : d.url}`,
+    );
   });
 }
 

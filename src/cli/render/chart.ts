@@ -46,7 +46,8 @@ export function renderBarChart(values: ReadonlyArray<number | null>, options: Ch
       })
       .join('')
       .trimEnd();
-    const head = row === height - 1 ? `${options.title}  ${topLabel.padStart(gutter)} ┤` : `${indent}${' '.repeat(gutter)} │`;
+    const head =
+      row === height - 1 ? `${options.title}  ${topLabel.padStart(gutter)} ┤` : `${indent}${' '.repeat(gutter)} │`;
     lines.push(`${head}${bars}`);
   }
   lines.push(`${indent}${'0'.padStart(gutter)} └${'─'.repeat(values.length * width)}`);

@@ -80,8 +80,10 @@ export function upSummary(input: {
 }): string {
   const mark = { ok: PASS, failed: FAIL, skipped: '⏭️' } as const;
   const lines = [`### ${input.ok ? PASS : FAIL} mcpctl up: ${input.name}`, '', '| step | result | |', '|---|---|---|'];
-  for (const step of input.steps) lines.push(`| ${step.step} | ${mark[step.status]} ${step.status} | ${cell(step.detail)} |`);
+  for (const step of input.steps)
+    lines.push(`| ${step.step} | ${mark[step.status]} ${step.status} | ${cell(step.detail)} |`);
   if (input.tests !== undefined) lines.push('', '#### Tests', '', testSummary(input.tests, false));
-  if (input.deployment !== undefined) lines.push('', '#### Deployment', '', deploymentSummary(input.deployment, input.name, false));
+  if (input.deployment !== undefined)
+    lines.push('', '#### Deployment', '', deploymentSummary(input.deployment, input.name, false));
   return lines.join('\n');
 }

@@ -25,7 +25,9 @@ export function describeProgress(deployment: Deployment): string {
   const where = deployment.environment === undefined ? '' : ` to ${deployment.environment}`;
   const stage = deployment.stage === undefined || deployment.stage === '' ? '' : `: ${deployment.stage}`;
   const instances = formatInstances(deployment);
-  return serviceText(`${deployment.status} ${deployment.deployment_id}${where}${stage}${instances === undefined ? '' : ` (${instances})`}`);
+  return serviceText(
+    `${deployment.status} ${deployment.deployment_id}${where}${stage}${instances === undefined ? '' : ` (${instances})`}`,
+  );
 }
 
 /** The MCP endpoint of a deployment: its URL followed by /mcp. */

@@ -20,7 +20,13 @@ export interface JUnitSuite {
 const INVALID_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
 
 export function escapeXml(text: string): string {
-  return text.replace(INVALID_XML, '').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
+  return text
+    .replace(INVALID_XML, '')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&apos;');
 }
 
 function seconds(value: number): string {
@@ -40,7 +46,9 @@ export function toJUnitXml(suite: JUnitSuite): string {
     const open = `    <testcase name="${escapeXml(c.name)}" classname="${escapeXml(suite.name)}" time="${seconds(c.time)}"`;
     const body: string[] = [];
     if (c.failures.length > 0) {
-      body.push(`      <failure message="${escapeXml(c.failures[0] ?? 'failed')}" type="expectation">${escapeXml(c.failures.join('\n'))}</failure>`);
+      body.push(
+        `      <failure message="${escapeXml(c.failures[0] ?? 'failed')}" type="expectation">${escapeXml(c.failures.join('\n'))}</failure>`,
+      );
     }
     if (c.output !== undefined && c.output !== '') body.push(`      <system-out>${escapeXml(c.output)}</system-out>`);
     if (body.length === 0) lines.push(`${open}/>`);

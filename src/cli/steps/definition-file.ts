@@ -36,7 +36,11 @@ export function parseFieldPath(path: string): Array<string | number> {
  * Loads and checks a definition file; warnings go to stderr (and, in GitHub Actions, to their
  * lines), unless `showWarnings` is false. Throws UserError (exit 2) with every problem.
  */
-export async function loadDefinitionFile(ctx: CommandContext, file: string, options: { showWarnings?: boolean } = {}): Promise<DefinitionFile> {
+export async function loadDefinitionFile(
+  ctx: CommandContext,
+  file: string,
+  options: { showWarnings?: boolean } = {},
+): Promise<DefinitionFile> {
   const { loadDefinition } = await import('../../definition/load.js');
   const loaded = await loadDefinition(file, { cwd: ctx.io.cwd });
   const shown = displayPath(loaded.file, ctx.io.cwd);
@@ -84,7 +88,10 @@ export async function buildDefinition(
   }
   const progress = await ctx.out.progress(`building ${request.name} from ${file.shown}`);
   try {
-    const server = await client.build(request, options.idempotencyKey === undefined ? {} : { idempotencyKey: options.idempotencyKey });
+    const server = await client.build(
+      request,
+      options.idempotencyKey === undefined ? {} : { idempotencyKey: options.idempotencyKey },
+    );
     const took = formatSeconds(server.build_time) ?? '?';
     progress.succeed(
       server.reused === true
@@ -103,7 +110,11 @@ export function renderServerFields(p: Printer, server: McpServer): void {
   const counts =
     server.tools === undefined && server.resources === undefined && server.prompts === undefined
       ? undefined
-      : [plural(server.tools ?? 0, 'tool'), plural(server.resources ?? 0, 'resource'), plural(server.prompts ?? 0, 'prompt')].join(', ');
+      : [
+          plural(server.tools ?? 0, 'tool'),
+          plural(server.resources ?? 0, 'resource'),
+          plural(server.prompts ?? 0, 'prompt'),
+        ].join(', ');
   p.fields([
     ['mcp_id', server.mcp_id],
     ['name', server.name],
@@ -113,7 +124,9 @@ export function renderServerFields(p: Printer, server: McpServer): void {
     ['url', server.url],
     [
       'build time',
-      server.reused === true ? `${formatSeconds(server.build_time) ?? '?'} (reused: built before from the same definition)` : formatSeconds(server.build_time),
+      server.reused === true
+        ? `${formatSeconds(server.build_time) ?? '?'} (reused: built before from the same definition)`
+        : formatSeconds(server.build_time),
     ],
     ['contents', counts],
   ]);

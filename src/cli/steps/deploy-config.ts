@@ -52,7 +52,10 @@ export function parseEnvFile(text: string, shown: string): Record<string, string
     }
     const name = line.slice(0, eq).trim();
     if (!ENV_NAME_PATTERN.test(name)) {
-      problems.push({ where, message: `"${name}" is not a variable name (letters, digits and _, not starting with a digit)` });
+      problems.push({
+        where,
+        message: `"${name}" is not a variable name (letters, digits and _, not starting with a digit)`,
+      });
       return;
     }
     const rest = line.slice(eq + 1).trim();
@@ -115,18 +118,20 @@ export async function configFromDefinition(
   const { resolveEnvDeep } = await import('../../definition/interpolate.js');
   // env_vars that --env-var or --env-file set anyway need no value from the environment
   const kept = (vars: Record<string, string> | undefined) =>
-    vars === undefined || options.replaced === undefined ? vars : Object.fromEntries(Object.entries(vars).filter(([name]) => !options.replaced!.has(name)));
+    vars === undefined || options.replaced === undefined
+      ? vars
+      : Object.fromEntries(Object.entries(vars).filter(([name]) => !options.replaced!.has(name)));
   const { domain, scaling, resources, env_vars } = defaults;
   const base = resolveEnvDeep({ domain, scaling, resources, env_vars: kept(env_vars) }, env, ['deploy']);
   const override = defaults.environments?.[environment];
   const over =
     override === undefined
       ? {}
-      : resolveEnvDeep({ ...override, ...(override.env_vars === undefined ? {} : { env_vars: kept(override.env_vars) }) }, env, [
-          'deploy',
-          'environments',
-          environment,
-        ]);
+      : resolveEnvDeep(
+          { ...override, ...(override.env_vars === undefined ? {} : { env_vars: kept(override.env_vars) }) },
+          env,
+          ['deploy', 'environments', environment],
+        );
   const merged: DeployConfig = {};
   const mergedDomain = over.domain ?? base.domain;
   if (mergedDomain !== undefined) merged.domain = mergedDomain;
@@ -157,7 +162,11 @@ export async function readEnvFile(file: string, cwd: string): Promise<Record<str
 }
 
 /** Applies the flags on top of the file's config: --env-file, then --env-var, then the rest. */
-export async function applyDeployFlags(config: DeployConfig, options: DeployFlags, io: { env: Env; cwd: string }): Promise<DeployConfig> {
+export async function applyDeployFlags(
+  config: DeployConfig,
+  options: DeployFlags,
+  io: { env: Env; cwd: string },
+): Promise<DeployConfig> {
   const out: DeployConfig = { ...config, ...(config.scaling === undefined ? {} : { scaling: { ...config.scaling } }) };
   const vars: Record<string, string> = { ...config.env_vars };
   if (options.envFile !== undefined) Object.assign(vars, await readEnvFile(options.envFile, io.cwd));
@@ -173,11 +182,14 @@ export async function applyDeployFlags(config: DeployConfig, options: DeployFlag
     else vars[name] = value;
   }
   if (missing.length > 0) {
-    throw new UserError(`--env-var: ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not set in this environment`, {
-      exitCode: EXIT.config,
-      hint: `set ${missing.length === 1 ? 'it' : 'them'} before running (export ${missing[0]}=…), or use --env-file`,
-      code: 'missing_env_var',
-    });
+    throw new UserError(
+      `--env-var: ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not set in this environment`,
+      {
+        exitCode: EXIT.config,
+        hint: `set ${missing.length === 1 ? 'it' : 'them'} before running (export ${missing[0]}=…), or use --env-file`,
+        code: 'missing_env_var',
+      },
+    );
   }
   if (Object.keys(vars).length > 0) out.env_vars = vars;
   if (options.domain !== undefined) out.domain = options.domain;
@@ -210,7 +222,11 @@ export async function checkRequiredEnv(file: DefinitionFile, config: DeployConfi
     `${file.loaded.definition.name} needs ${names.join(', ')} when it starts, and this deployment does not pass ${names.length === 1 ? 'it' : 'them'}`,
     {
       code: 'missing_env_var',
-      problems: missing.map((v) => ({ ...withWhere(file.locate(v.field)), path: v.field, message: `uses \${${v.name}} without a default` })),
+      problems: missing.map((v) => ({
+        ...withWhere(file.locate(v.field)),
+        path: v.field,
+        message: `uses \${${v.name}} without a default`,
+      })),
       hint: `${passVariablesHint(names, env)}, or list ${names.length === 1 ? 'it' : 'them'} under deploy.env_vars in ${file.shown}`,
     },
   );
@@ -237,7 +253,8 @@ export function locateDeployField(file: DefinitionFile, environment: Environment
     for (const prefix of [['deploy', 'environments', environment], ['deploy']]) {
       const full = [...prefix, ...field];
       let value: unknown = file.loaded.definition;
-      for (const key of full) value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+      for (const key of full)
+        value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
       if (value !== undefined) return file.locate(full.join('.'));
     }
     return undefined;

@@ -8,7 +8,13 @@ import type { DeployConfig, Deployment, Environment } from '../../api/operations
 import type { CommandContext } from '../context.js';
 import { formatSeconds } from '../render/format.js';
 import type { DefinitionFile } from './definition-file.js';
-import { applyDeployFlags, checkRequiredEnv, configFromDefinition, readEnvFile, type DeployFlags } from './deploy-config.js';
+import {
+  applyDeployFlags,
+  checkRequiredEnv,
+  configFromDefinition,
+  readEnvFile,
+  type DeployFlags,
+} from './deploy-config.js';
 import { endProgress, followDeployment, type EndMessages, type WaitOutcome } from './deployment-wait.js';
 
 export interface DeployPlan {
@@ -17,11 +23,22 @@ export interface DeployPlan {
 }
 
 /** The environment (flag, else the file's deploy.environment, else development) and the config for it. */
-export async function planDeployment(ctx: CommandContext, file: DefinitionFile | undefined, flags: DeployFlags): Promise<DeployPlan> {
+export async function planDeployment(
+  ctx: CommandContext,
+  file: DefinitionFile | undefined,
+  flags: DeployFlags,
+): Promise<DeployPlan> {
   const defaults = file?.loaded.definition.deploy;
   const environment: Environment = flags.env ?? defaults?.environment ?? 'development';
-  const replaced = new Set([...(flags.envVar ?? []), ...(flags.envFile === undefined ? [] : Object.keys(await readEnvFile(flags.envFile, ctx.io.cwd)))]);
-  const config = await applyDeployFlags(await configFromDefinition(defaults, environment, ctx.io.env, { replaced }), flags, ctx.io);
+  const replaced = new Set([
+    ...(flags.envVar ?? []),
+    ...(flags.envFile === undefined ? [] : Object.keys(await readEnvFile(flags.envFile, ctx.io.cwd))),
+  ]);
+  const config = await applyDeployFlags(
+    await configFromDefinition(defaults, environment, ctx.io.env, { replaced }),
+    flags,
+    ctx.io,
+  );
   if (file !== undefined) await checkRequiredEnv(file, config, ctx.io.env);
   return { environment, config };
 }
@@ -63,7 +80,11 @@ export async function deployServer(
     endProgress(progress, settled, { ...messages, failed: (d) => `${d.deployment_id} failed` });
     return settled;
   }
-  return followDeployment(ctx, client, progress, deployment, { timeoutSeconds: options.timeoutSeconds, etag: answer.etag, messages });
+  return followDeployment(ctx, client, progress, deployment, {
+    timeoutSeconds: options.timeoutSeconds,
+    etag: answer.etag,
+    messages,
+  });
 }
 
 /** The heading a settled deployment is shown under. */

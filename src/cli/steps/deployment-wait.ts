@@ -81,7 +81,11 @@ export function endProgress(progress: Progress, outcome: WaitOutcome, messages: 
 }
 
 /** Follows a deployment until it leaves `deploying`, the time runs out, or the signal aborts. */
-export async function waitForDeployment(client: ApiClient, initial: Deployment, options: WaitOptions): Promise<WaitOutcome> {
+export async function waitForDeployment(
+  client: ApiClient,
+  initial: Deployment,
+  options: WaitOptions,
+): Promise<WaitOutcome> {
   let current = initial;
   let etag = options.etag;
   let backoff = FIRST_BACKOFF_MS;
@@ -100,12 +104,17 @@ export async function waitForDeployment(client: ApiClient, initial: Deployment, 
       if (remaining <= 0) return { deployment: current, end: 'timeout' };
       const waitSeconds = Math.min(60, Math.max(1, Math.ceil(remaining / 1000)));
       const asked = performance.now();
-      const answer = await client.status(current.deployment_id, { waitSeconds, ...(etag === undefined ? {} : { etag }) });
+      const answer = await client.status(current.deployment_id, {
+        waitSeconds,
+        ...(etag === undefined ? {} : { etag }),
+      });
       const elapsed = performance.now() - asked;
       const next = answer.deployment ?? current;
       const changed =
         answer.deployment !== undefined &&
-        (etag !== undefined && answer.etag !== undefined ? answer.etag !== etag : fingerprint(next) !== fingerprint(current));
+        (etag !== undefined && answer.etag !== undefined
+          ? answer.etag !== etag
+          : fingerprint(next) !== fingerprint(current));
       etag = answer.etag;
       current = next;
       if (changed) {
@@ -115,7 +124,9 @@ export async function waitForDeployment(client: ApiClient, initial: Deployment, 
       }
       // An unchanged answer well before the wait ran out: this service does not long-poll.
       if (current.status === 'deploying' && elapsed < waitSeconds * 1000 * 0.9) {
-        await delay(Math.max(0, Math.min(backoff, deadline - performance.now())), undefined, { signal: options.signal });
+        await delay(Math.max(0, Math.min(backoff, deadline - performance.now())), undefined, {
+          signal: options.signal,
+        });
         backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
       }
     }

@@ -49,13 +49,18 @@ export function describeAuth(
     issuer: interpolate.resolveEnvRefs(auth.issuer, env, 'auth.issuer'),
     scopes: auth.scopes,
     toolScopes: tools.filter((t) => t.scopes !== undefined && t.scopes.length > 0).map((t) => [t.name, t.scopes!]),
-    ...(auth.audience === undefined ? {} : { audience: interpolate.resolveEnvRefs(auth.audience, env, 'auth.audience') }),
+    ...(auth.audience === undefined
+      ? {}
+      : { audience: interpolate.resolveEnvRefs(auth.audience, env, 'auth.audience') }),
     userClaim: auth.user_claim ?? 'sub',
   };
 }
 
 /** The rows that say who may call. */
-export function authFields(auth: DevAuth | undefined, metadataUrl: string | undefined): Array<[string, string | undefined]> {
+export function authFields(
+  auth: DevAuth | undefined,
+  metadataUrl: string | undefined,
+): Array<[string, string | undefined]> {
   if (auth === undefined) return [];
   if (auth.type === 'bearer') return [['auth', `bearer token from ${auth.from.join(', ')}`]];
   const toolScopes = auth.toolScopes.map(([tool, scopes]) => `${tool} also needs ${scopes.join(' ')}`);

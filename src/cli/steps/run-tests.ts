@@ -45,7 +45,9 @@ export const DEFAULT_THRESHOLD = 0.8;
 
 /** True when the agent called no tool and read no resource. */
 export function usedNothing(result: Pick<TestResult, 'tool_calls' | 'tools_used' | 'resources_accessed'>): boolean {
-  return (result.tool_calls?.length ?? 0) === 0 && result.tools_used.length === 0 && result.resources_accessed.length === 0;
+  return (
+    (result.tool_calls?.length ?? 0) === 0 && result.tools_used.length === 0 && result.resources_accessed.length === 0
+  );
 }
 
 /**
@@ -64,10 +66,13 @@ export function checkCase(result: TestResult, expect: Expectations | undefined, 
   if (expect === undefined) return failures;
   const used = new Set(result.tools_used);
   if (expectsNoTool && used.size > 0) failures.push(`expected no tool call; the agent called ${[...used].join(', ')}`);
-  for (const tool of expect.tools ?? []) if (!used.has(tool)) failures.push(`expected the agent to call ${tool}; it did not`);
-  for (const tool of expect.not_tools ?? []) if (used.has(tool)) failures.push(`the agent called ${tool}, which it should not`);
+  for (const tool of expect.tools ?? [])
+    if (!used.has(tool)) failures.push(`expected the agent to call ${tool}; it did not`);
+  for (const tool of expect.not_tools ?? [])
+    if (used.has(tool)) failures.push(`the agent called ${tool}, which it should not`);
   const read = new Set(result.resources_accessed);
-  for (const uri of expect.resources ?? []) if (!read.has(uri)) failures.push(`expected the agent to read ${uri}; it did not`);
+  for (const uri of expect.resources ?? [])
+    if (!read.has(uri)) failures.push(`expected the agent to read ${uri}; it did not`);
   const reply = result.ai_response.toLowerCase();
   for (const text of expect.response_contains ?? []) {
     if (!reply.includes(text.toLowerCase())) failures.push(`expected the reply to contain "${text}"`);
@@ -78,21 +83,27 @@ export function checkCase(result: TestResult, expect: Expectations | undefined, 
 /** The cases to run: the message of --message, else the file's `tests:` cases. */
 export function planCases(target: string, file: DefinitionFile | undefined, flags: TestFlags): TestCaseSpec[] {
   if (flags.message !== undefined) {
-    if (flags.message.trim() === '') throw new UserError('--message is empty', { hint: 'pass the message for the agent: -m "…"' });
+    if (flags.message.trim() === '')
+      throw new UserError('--message is empty', { hint: 'pass the message for the agent: -m "…"' });
     const tools = flags.expectTool ?? [];
     return [{ name: 'message', message: flags.message, ...(tools.length === 0 ? {} : { expect: { tools } }) }];
   }
   if ((flags.expectTool?.length ?? 0) > 0) {
-    throw new UserError('--expect-tool goes with --message', { hint: "a file's cases say what they expect in their expect: section" });
+    throw new UserError('--expect-tool goes with --message', {
+      hint: "a file's cases say what they expect in their expect: section",
+    });
   }
   const cases = file?.loaded.definition.tests?.cases;
   if (cases === undefined || cases.length === 0) {
-    throw new UserError(file === undefined ? `nothing to test: pass --message with ${target}` : `${file.shown} has no tests: cases`, {
-      hint:
-        file === undefined
-          ? `mcpctl test ${target} -m "What can you do?"`
-          : `pass --message, or add a tests: section with cases to ${file.shown} (docs/definition.md)`,
-    });
+    throw new UserError(
+      file === undefined ? `nothing to test: pass --message with ${target}` : `${file.shown} has no tests: cases`,
+      {
+        hint:
+          file === undefined
+            ? `mcpctl test ${target} -m "What can you do?"`
+            : `pass --message, or add a tests: section with cases to ${file.shown} (docs/definition.md)`,
+      },
+    );
   }
   return cases.map((c, index) => ({
     name: c.name,
@@ -109,7 +120,12 @@ export function planCases(target: string, file: DefinitionFile | undefined, flag
  * is not set where the service runs): exit 3 (configuration), naming the variable. A service that does not list
  * its models (no GET /v1/models) is left to judge the test request itself.
  */
-export async function checkModels(ctx: CommandContext, client: ApiClient, connection: Connection, wanted: ReadonlyArray<string | undefined>): Promise<void> {
+export async function checkModels(
+  ctx: CommandContext,
+  client: ApiClient,
+  connection: Connection,
+  wanted: ReadonlyArray<string | undefined>,
+): Promise<void> {
   const ids = [...new Set(wanted.filter((id): id is string => id !== undefined))];
   if (ids.length === 0) return;
   let listed;
@@ -130,14 +146,21 @@ export async function checkModels(ctx: CommandContext, client: ApiClient, connec
     }
     if (model.available) continue;
     const variable = model.key_variable;
-    const reason = model.reason ?? (variable === undefined ? 'the service cannot run it now' : `${variable} is not set where the service runs`);
+    const reason =
+      model.reason ??
+      (variable === undefined ? 'the service cannot run it now' : `${variable} is not set where the service runs`);
     let hint: string;
-    if (!connection.local) hint = `ask whoever runs the service to set ${variable ?? 'its key'}, or test with another --model`;
+    if (!connection.local)
+      hint = `ask whoever runs the service to set ${variable ?? 'its key'}, or test with another --model`;
     else if (variable !== undefined && (ctx.io.env[variable]?.trim() ?? '') !== '') {
       hint = `${variable} is set here, but the running engine was started without it: run \`mcpctl engine stop\`, and the next command starts it with this environment`;
     } else
       hint = `export ${variable ?? 'its key'}=…, run \`mcpctl engine stop\`, and the next command starts the engine with it; or test with --model mcpctl-local`;
-    throw new UserError(`the model ${id} cannot run: ${reason}`, { exitCode: EXIT.config, code: 'model_not_configured', hint });
+    throw new UserError(`the model ${id} cannot run: ${reason}`, {
+      exitCode: EXIT.config,
+      code: 'model_not_configured',
+      hint,
+    });
   }
 }
 
@@ -158,7 +181,8 @@ export async function runCases(ctx: CommandContext, client: ApiClient, options: 
   for (const [index, spec] of cases.entries()) {
     const model = flags.model ?? spec.model ?? tests?.model;
     const userId = flags.userId ?? spec.userId;
-    const label = cases.length === 1 ? `testing ${mcpId}` : `testing ${mcpId}: case ${index + 1}/${cases.length} ${spec.name}`;
+    const label =
+      cases.length === 1 ? `testing ${mcpId}` : `testing ${mcpId}: case ${index + 1}/${cases.length} ${spec.name}`;
     const progress = await ctx.out.progress(label);
     let result: TestResult;
     try {
@@ -184,7 +208,8 @@ export async function runCases(ctx: CommandContext, client: ApiClient, options: 
         expectedTools: spec.expect?.tools,
       });
     // a band this CLI does not know (a service's own) is shown with the level of the rate's band
-    const level = SUCCESS_BANDS.find((b) => b.label === guidance.band)?.level ?? classifySuccessRate(result.success_rate).level;
+    const level =
+      SUCCESS_BANDS.find((b) => b.label === guidance.band)?.level ?? classifySuccessRate(result.success_rate).level;
     reports.push({
       name: spec.name,
       message: spec.message,
@@ -217,7 +242,12 @@ async function sendTest(client: ApiClient, request: TestRequestInput): Promise<T
     return await client.test(request);
   } catch (error) {
     const { expect: _expect, ...plain } = request;
-    if (_expect !== undefined && error instanceof ApiError && error.code === 'validation_failed' && error.details.some((d) => d.path.startsWith('expect'))) {
+    if (
+      _expect !== undefined &&
+      error instanceof ApiError &&
+      error.code === 'validation_failed' &&
+      error.details.some((d) => d.path.startsWith('expect'))
+    ) {
       return client.test(plain);
     }
     throw error;
@@ -244,7 +274,9 @@ export function annotateReport(ctx: CommandContext, report: TestReport, file: De
       const causes = c.guidance.causes.map((cause) => cause.kind);
       ctx.out.annotate(
         'error',
-        serviceText(`test case "${c.name}" failed: ${c.failures.join('; ')}${causes.length === 0 ? '' : ` (causes: ${causes.join(', ')})`}`),
+        serviceText(
+          `test case "${c.name}" failed: ${c.failures.join('; ')}${causes.length === 0 ? '' : ` (causes: ${causes.join(', ')})`}`,
+        ),
         where,
         'mcpctl test',
       );
@@ -254,7 +286,12 @@ export function annotateReport(ctx: CommandContext, report: TestReport, file: De
         const where = toolAt(tool);
         if (where === undefined || warned.has(`${cause.kind} ${tool}`)) continue;
         warned.add(`${cause.kind} ${tool}`);
-        ctx.out.annotate('warning', serviceText(`${cause.kind}: ${cause.message}`), where, serviceText(`mcpctl test: ${tool}`));
+        ctx.out.annotate(
+          'warning',
+          serviceText(`${cause.kind}: ${cause.message}`),
+          where,
+          serviceText(`mcpctl test: ${tool}`),
+        );
       }
     }
   }
@@ -263,11 +300,14 @@ export function annotateReport(ctx: CommandContext, report: TestReport, file: De
 /** The error that ends `test` (and `up`) when a case failed: exit 7. */
 export function testsFailed(report: TestReport): UserError {
   const failed = report.cases.filter((c) => !c.passed).length;
-  return new UserError(`${failed} of ${report.cases.length} test ${report.cases.length === 1 ? 'case' : 'cases'} failed`, {
-    exitCode: EXIT.test_failed,
-    code: 'test_failed',
-    hint: 'follow the causes under each case, then test again; --threshold sets the bar',
-  });
+  return new UserError(
+    `${failed} of ${report.cases.length} test ${report.cases.length === 1 ? 'case' : 'cases'} failed`,
+    {
+      exitCode: EXIT.test_failed,
+      code: 'test_failed',
+      hint: 'follow the causes under each case, then test again; --threshold sets the bar',
+    },
+  );
 }
 
 /** Writes the JUnit XML report of --junit. */
@@ -278,7 +318,10 @@ export async function writeJUnit(ctx: CommandContext, path: string, report: Test
     cases: report.cases.map((c) => ({
       name: c.name,
       time: c.result.execution_time,
-      failures: [...c.failures, ...(c.passed ? [] : c.guidance.causes.map((cause) => `${cause.kind}: ${cause.message}`))],
+      failures: [
+        ...c.failures,
+        ...(c.passed ? [] : c.guidance.causes.map((cause) => `${cause.kind}: ${cause.message}`)),
+      ],
       output: [
         `message: ${c.message}`,
         `reply: ${c.result.ai_response}`,
@@ -294,6 +337,8 @@ export async function writeJUnit(ctx: CommandContext, path: string, report: Test
     await mkdir(dirname(absolute), { recursive: true });
     await writeFile(absolute, xml);
   } catch (error) {
-    throw new UserError(`cannot write the JUnit report ${path}: ${(error as Error).message}`, { hint: 'check the path given to --junit' });
+    throw new UserError(`cannot write the JUnit report ${path}: ${(error as Error).message}`, {
+      hint: 'check the path given to --junit',
+    });
   }
 }

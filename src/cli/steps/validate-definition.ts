@@ -29,7 +29,10 @@ export interface ValidateResult {
  * invalid.
  */
 export async function validateDefinition(cwd: string, file: string): Promise<ValidateResult> {
-  const [{ loadDefinition }, { toBuildRequest }] = await Promise.all([import('../../definition/load.js'), import('../../api/build-request.js')]);
+  const [{ loadDefinition }, { toBuildRequest }] = await Promise.all([
+    import('../../definition/load.js'),
+    import('../../api/build-request.js'),
+  ]);
   const loaded = await loadDefinition(file, { cwd });
   // the request a build would send, made and thrown away: what a build refuses, validate refuses
   await toBuildRequest(loaded);
@@ -38,7 +41,10 @@ export async function validateDefinition(cwd: string, file: string): Promise<Val
 
 /** The validation result of a loaded definition: its counts, and its warnings with the lint's. */
 export async function lintLoaded(loaded: LoadedDefinition, shown: string): Promise<ValidateResult> {
-  const [{ lintDefinition }, { formatPath }] = await Promise.all([import('../../definition/lint.js'), import('../../shared/paths.js')]);
+  const [{ lintDefinition }, { formatPath }] = await Promise.all([
+    import('../../definition/lint.js'),
+    import('../../shared/paths.js'),
+  ]);
   const d = loaded.definition;
   const lint: Array<Warning & { line: number; column: number }> = lintDefinition(d).map((issue) => {
     const at = loaded.locate(issue.path);
@@ -66,7 +72,11 @@ export async function lintLoaded(loaded: LoadedDefinition, shown: string): Promi
 
 /** The result as `validate` shows it: a check line with the counts, then each warning. */
 export function renderValidation(p: Printer, result: ValidateResult): void {
-  const counts = [plural(result.tools, 'tool'), plural(result.resources, 'resource'), plural(result.prompts, 'prompt')].join(', ');
+  const counts = [
+    plural(result.tools, 'tool'),
+    plural(result.resources, 'resource'),
+    plural(result.prompts, 'prompt'),
+  ].join(', ');
   p.success(`${result.file} is valid: ${result.name}, ${counts}`);
   for (const warning of result.warnings) {
     const where = warning.where === undefined ? '' : `${warning.where}  `;

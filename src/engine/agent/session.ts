@@ -4,7 +4,14 @@
  */
 import type * as ClientSdkModule from '@modelcontextprotocol/client';
 import { FAILURE_META } from '../../api/guidance.js';
-import type { AgentSession, Catalog, InputSchema, ResourceOutcome, ToolCallRecord, ToolOutcome } from './agent-types.js';
+import type {
+  AgentSession,
+  Catalog,
+  InputSchema,
+  ResourceOutcome,
+  ToolCallRecord,
+  ToolOutcome,
+} from './agent-types.js';
 
 export interface OpenSessionOptions {
   mcpUrl: string;
@@ -65,13 +72,15 @@ export async function openSession(options: OpenSessionOptions): Promise<Recordin
         description: r.description,
         mimeType: r.mimeType,
       }));
-      catalog.templates = (await client.listResourceTemplates(undefined, requestOptions())).resourceTemplates.map((t) => ({
-        uriTemplate: t.uriTemplate,
-        name: t.name,
-        title: t.title,
-        description: t.description,
-        mimeType: t.mimeType,
-      }));
+      catalog.templates = (await client.listResourceTemplates(undefined, requestOptions())).resourceTemplates.map(
+        (t) => ({
+          uriTemplate: t.uriTemplate,
+          name: t.name,
+          title: t.title,
+          description: t.description,
+          mimeType: t.mimeType,
+        }),
+      );
     }
 
     const calls: ToolCallRecord[] = [];
@@ -120,7 +129,14 @@ export async function openSession(options: OpenSessionOptions): Promise<Recordin
       unmet,
       callTool,
       readResource,
-      recordRejectedCall: (name, error) => calls.push({ name, ok: false, error: error.slice(0, ERROR_CHARS), duration_ms: 0, failure: { kind: 'arguments' } }),
+      recordRejectedCall: (name, error) =>
+        calls.push({
+          name,
+          ok: false,
+          error: error.slice(0, ERROR_CHARS),
+          duration_ms: 0,
+          failure: { kind: 'arguments' },
+        }),
       noteUnmet: (tool, missing) => void unmet.push({ tool, missing: [...missing] }),
       close: () => client.close().catch(() => {}),
     };
@@ -133,7 +149,8 @@ export async function openSession(options: OpenSessionOptions): Promise<Recordin
 /** How the server says the call failed, in the result's `_meta`, when it says. */
 function failureOf(meta: unknown): ToolCallRecord['failure'] {
   const failure = (meta as Record<string, unknown> | undefined)?.[FAILURE_META];
-  if (failure === null || typeof failure !== 'object' || typeof (failure as { kind?: unknown }).kind !== 'string') return undefined;
+  if (failure === null || typeof failure !== 'object' || typeof (failure as { kind?: unknown }).kind !== 'string')
+    return undefined;
   const { kind, status, exit_code: exitCode, signal } = failure as Record<string, unknown>;
   return {
     kind: kind as string,
@@ -169,7 +186,8 @@ function textOfContent(content: unknown): string {
 function textOfResourceContent(content: unknown): string {
   const item = (content ?? {}) as Record<string, unknown>;
   if (typeof item.text === 'string') return item.text;
-  if (typeof item.blob === 'string') return `[binary ${stringOf(item.mimeType) || 'content'}, ${Math.floor((item.blob.length * 3) / 4)} bytes]`;
+  if (typeof item.blob === 'string')
+    return `[binary ${stringOf(item.mimeType) || 'content'}, ${Math.floor((item.blob.length * 3) / 4)} bytes]`;
   return '';
 }
 

@@ -64,7 +64,14 @@ export function createTestService(deps: TestServiceDeps): TestService {
     };
     let child;
     try {
-      child = await deps.startRuntime({ bundleDir: server.bundleDir, port: 0, host: '127.0.0.1', env, logLevel: 'info', onLog: () => {} });
+      child = await deps.startRuntime({
+        bundleDir: server.bundleDir,
+        port: 0,
+        host: '127.0.0.1',
+        env,
+        logLevel: 'info',
+        onLog: () => {},
+      });
     } catch (error) {
       log.warn('test server did not start', { mcp_id: server.server.mcp_id, error });
       throw new ServiceError('internal', `the server ${name} could not be started for the test: ${messageOf(error)}`);
@@ -84,7 +91,10 @@ export function createTestService(deps: TestServiceDeps): TestService {
         });
       } catch (error) {
         if (signal.aborted) throw timedOut(limits);
-        throw new ServiceError('internal', `the server ${name} started for the test but did not answer MCP: ${messageOf(error)}`);
+        throw new ServiceError(
+          'internal',
+          `the server ${name} started for the test but did not answer MCP: ${messageOf(error)}`,
+        );
       }
       mark = phase('session_ms', mark);
       const reply = await agent({ message: request.message, session, limits, signal });
@@ -122,7 +132,9 @@ export function createTestService(deps: TestServiceDeps): TestService {
       const instance = child;
       const stopped = (async () => {
         await session?.close().catch(() => undefined);
-        await instance.stop(2_000).catch((error: unknown) => log.warn('could not stop a test server', { pid: instance.pid, error }));
+        await instance
+          .stop(2_000)
+          .catch((error: unknown) => log.warn('could not stop a test server', { pid: instance.pid, error }));
       })().finally(() => stopping.delete(stopped));
       stopping.add(stopped);
     }
@@ -186,7 +198,9 @@ async function agentFor(model: string, deps: TestServiceDeps): Promise<Agent> {
   if (model === 'mcpctl-local') return (await import('./local/agent.js')).runLocalAgent;
   const provider = findModel(model);
   if (provider?.keyVariable === undefined || provider.urlVariable === undefined) {
-    throw new ServiceError('validation_failed', `unknown model ${model}`, [{ path: 'ai_model', message: 'not a model of this service' }]);
+    throw new ServiceError('validation_failed', `unknown model ${model}`, [
+      { path: 'ai_model', message: 'not a model of this service' },
+    ]);
   }
   const missing = missingKey(provider, deps.env);
   if (missing !== undefined) {

@@ -22,13 +22,20 @@ export interface EngineAddresses {
 }
 
 /** The stable MCP endpoints of `server` in `environment`. */
-export function stableUrls(engine: EngineAddresses, server: string, environment: Environment, domain: string | undefined): string[] {
+export function stableUrls(
+  engine: EngineAddresses,
+  server: string,
+  environment: Environment,
+  domain: string | undefined,
+): string[] {
   const name = `${server.toLowerCase()}.${environment}`;
   const base = new URL(engine.baseUrl);
   const urls: string[] = [];
   if (domain !== undefined) {
     urls.push(
-      engine.https?.covers(domain) === true ? `https://${domain}${portPart(engine.https.port, 443)}/mcp` : `${base.protocol}//${domain}${portOf(base)}/mcp`,
+      engine.https?.covers(domain) === true
+        ? `https://${domain}${portPart(engine.https.port, 443)}/mcp`
+        : `${base.protocol}//${domain}${portOf(base)}/mcp`,
     );
   }
   if (isLoopback(base.hostname)) {
@@ -68,21 +75,32 @@ export function deploymentAudiences(d: Pick<Deployment, 'url' | 'stable_urls'>):
  */
 export function httpsNotices(engine: EngineAddresses, environment: Environment, domain: string | undefined): string[] {
   const https = engine.https;
-  const hint = 'give the engine a certificate and key (`mcpctl serve --tls-cert FILE --tls-key FILE`, or "tls" in engine-settings.json: docs/engine.md#https)';
+  const hint =
+    'give the engine a certificate and key (`mcpctl serve --tls-cert FILE --tls-key FILE`, or "tls" in engine-settings.json: docs/engine.md#https)';
   if (domain !== undefined) {
     if (https?.covers(domain) === true) {
-      return [`HTTPS: served by this engine’s gateway with the certificate for ${domain} (port ${https.port}); DNS for ${domain} is yours to set up`];
+      return [
+        `HTTPS: served by this engine’s gateway with the certificate for ${domain} (port ${https.port}); DNS for ${domain} is yours to set up`,
+      ];
     }
     return [`no certificate for ${domain}: it is served over plain HTTP only; ${hint}. DNS for it is yours to set up`];
   }
   if (environment !== 'production') return [];
-  if (https !== undefined) return [`HTTPS: served by this engine’s gateway on port ${https.port}, with the certificate that covers the name a client asks for`];
+  if (https !== undefined)
+    return [
+      `HTTPS: served by this engine’s gateway on port ${https.port}, with the certificate that covers the name a client asks for`,
+    ];
   return [`no HTTPS: the URLs are plain HTTP on this host; ${hint}, or put a TLS proxy in front of it`];
 }
 
 function isLoopback(hostname: string): boolean {
   const bare = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return bare === 'localhost' || bare === '::1' || bare.endsWith('.localhost') || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare);
+  return (
+    bare === 'localhost' ||
+    bare === '::1' ||
+    bare.endsWith('.localhost') ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare)
+  );
 }
 
 function portOf(url: URL): string {

@@ -23,7 +23,14 @@ import { runnerKindFor, type Runner } from '../runners/runner.js';
 import { createGateway, type Gateway } from './gateway.js';
 import { newRequestId } from '../ids.js';
 import { originsFromEnv } from '../../shared/origins.js';
-import { checkDomain, DEFAULT_LIMITS, devIdleFromEnv, resolveScaling, type DeploymentLimits, type FieldProblem } from './limits.js';
+import {
+  checkDomain,
+  DEFAULT_LIMITS,
+  devIdleFromEnv,
+  resolveScaling,
+  type DeploymentLimits,
+  type FieldProblem,
+} from './limits.js';
 import { LiveDeployment } from './live-deployment.js';
 import { LogBook } from './log-book.js';
 import { checkExposure } from './exposure.js';
@@ -91,10 +98,18 @@ class Deployments implements LocalDeploymentService {
     this.gateway = createGateway(
       {
         byName: (name) => (this.registry.byName(name) ?? this.registry.stable(name))?.upstream,
-        byDomain: (host) => (this.registry.byDomain(host) ?? (host.endsWith('.localhost') ? this.registry.stable(host) : undefined))?.upstream,
+        byDomain: (host) =>
+          (this.registry.byDomain(host) ?? (host.endsWith('.localhost') ? this.registry.stable(host) : undefined))
+            ?.upstream,
         inactive: (name) => this.registry.inactive(name),
       },
-      { limits: this.limits, clock: this.clock, newRequestId, allowedOrigins: originsFromEnv(deps.env), publicUrl: deps.baseUrl },
+      {
+        limits: this.limits,
+        clock: this.clock,
+        newRequestId,
+        allowedOrigins: originsFromEnv(deps.env),
+        publicUrl: deps.baseUrl,
+      },
     );
     this.idleTimer = setInterval(() => void this.stopIdle(), this.limits.idleCheckMs);
     this.idleTimer.unref();
@@ -111,15 +126,28 @@ class Deployments implements LocalDeploymentService {
     const domainProblem = domain === undefined ? undefined : checkDomain(domain);
     if (domainProblem !== undefined) problems.push(domainProblem);
     if (!scaling.ok || problems.length > 0) {
-      throw new ServiceError('validation_failed', `the deployment config is not valid: ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}`, problems);
+      throw new ServiceError(
+        'validation_failed',
+        `the deployment config is not valid: ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}`,
+        problems,
+      );
     }
-    checkExposure(server, { domain, engineExposed: this.deps.exposed === true, runner: runnerKindFor(this.runner, environment) });
+    checkExposure(server, {
+      domain,
+      engineExposed: this.deps.exposed === true,
+      runner: runnerKindFor(this.runner, environment),
+    });
     this.starts.admit('instance starts');
     const name = server.server.name;
     if (domain !== undefined) {
       const holder = this.registry
         .all()
-        .find((other) => isActive(other.status) && other.domain === domain && !(other.serverName === name && other.environment === environment));
+        .find(
+          (other) =>
+            isActive(other.status) &&
+            other.domain === domain &&
+            !(other.serverName === name && other.environment === environment),
+        );
       if (holder !== undefined) {
         throw new ServiceError(
           'conflict',
@@ -127,7 +155,10 @@ class Deployments implements LocalDeploymentService {
         );
       }
     }
-    const previousId = options.previousId === undefined ? await this.history.previous(name, environment) : (options.previousId ?? undefined);
+    const previousId =
+      options.previousId === undefined
+        ? await this.history.previous(name, environment)
+        : (options.previousId ?? undefined);
     const record = newDeploymentRecord({
       server,
       environment,
@@ -144,9 +175,19 @@ class Deployments implements LocalDeploymentService {
     const id = record.deployment.deployment_id;
     const routeName = record.routeName!;
     this.history.knowServer(server.server.mcp_id, name);
-    const live = this.adopt(record, server, routeName, scaling.min, scaling.max, new LogBook(this.logDir, id, this.limits.logLinesKept));
+    const live = this.adopt(
+      record,
+      server,
+      routeName,
+      scaling.min,
+      scaling.max,
+      new LogBook(this.logDir, id, this.limits.logLinesKept),
+    );
     const what = options.note ?? `deploying ${name} (${server.server.mcp_id})`;
-    live.log('info', `${what} to ${environment}: ${scaling.min} instance${scaling.min === 1 ? '' : 's'} (at most ${scaling.max})`);
+    live.log(
+      'info',
+      `${what} to ${environment}: ${scaling.min} instance${scaling.min === 1 ? '' : 's'} (at most ${scaling.max})`,
+    );
     live.changed(true);
     try {
       await live.flush();
@@ -161,7 +202,10 @@ class Deployments implements LocalDeploymentService {
     const done = this.bringUp(live);
     if (options.wait) {
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([done, new Promise((resolve) => (timer = setTimeout(resolve, this.limits.syncDeployTimeoutMs)))]);
+      await Promise.race([
+        done,
+        new Promise((resolve) => (timer = setTimeout(resolve, this.limits.syncDeployTimeoutMs))),
+      ]);
       clearTimeout(timer);
     }
     return live.toDeployment();
@@ -188,7 +232,13 @@ class Deployments implements LocalDeploymentService {
   private async replaceOthers(live: LiveDeployment): Promise<void> {
     const rivals = this.registry
       .all()
-      .filter((other) => other !== live && other.status === 'deployed' && other.serverName === live.serverName && other.environment === live.environment);
+      .filter(
+        (other) =>
+          other !== live &&
+          other.status === 'deployed' &&
+          other.serverName === live.serverName &&
+          other.environment === live.environment,
+      );
     for (const other of rivals) {
       const older = other.createdAt < live.createdAt || (other.createdAt === live.createdAt && other.id < live.id);
       if (older) await this.stopLive(other, `replaced by ${live.id}`).catch(() => undefined);
@@ -223,7 +273,8 @@ class Deployments implements LocalDeploymentService {
     unchanged?: (deployment: Deployment) => boolean,
   ): Promise<Deployment | undefined> {
     const live = this.registry.get(deploymentId);
-    if (live !== undefined && unchanged !== undefined) return live.waitUntil((view) => !unchanged(view), timeoutMs, signal);
+    if (live !== undefined && unchanged !== undefined)
+      return live.waitUntil((view) => !unchanged(view), timeoutMs, signal);
     if (live !== undefined) {
       await live.waitForChange(timeoutMs, signal);
       return this.status(deploymentId);
@@ -248,7 +299,12 @@ class Deployments implements LocalDeploymentService {
   }
 
   private observed(): Observed {
-    return { registry: this.registry, logDir: this.logDir, clock: this.clock, requireRecord: (id) => this.requireRecord(id) };
+    return {
+      registry: this.registry,
+      logDir: this.logDir,
+      clock: this.clock,
+      requireRecord: (id) => this.requireRecord(id),
+    };
   }
 
   // --- changes ------------------------------------------------------------------------------
@@ -258,7 +314,10 @@ class Deployments implements LocalDeploymentService {
     if (live !== undefined) {
       if (live.status !== 'deployed') throw cannotStop(deploymentId, live.status);
       await this.stopLive(live, 'stopped on request').catch((error: unknown) => {
-        throw new ServiceError('unavailable', `the deployment stopped, but that could not be saved: ${error instanceof Error ? error.message : String(error)}`);
+        throw new ServiceError(
+          'unavailable',
+          `the deployment stopped, but that could not be saved: ${error instanceof Error ? error.message : String(error)}`,
+        );
       });
       return live.toDeployment();
     }
@@ -275,17 +334,26 @@ class Deployments implements LocalDeploymentService {
     const record = await this.requireRecord(deploymentId);
     const status = record.deployment.status;
     if (status === 'deploying') {
-      throw new ServiceError('conflict', `deployment ${deploymentId} is still deploying; wait for it to settle, then roll back`);
+      throw new ServiceError(
+        'conflict',
+        `deployment ${deploymentId} is still deploying; wait for it to settle, then roll back`,
+      );
     }
     const name = await this.history.serverNameOf(record.mcpId);
     const environment = record.deployment.environment ?? 'development';
     const target = await this.history.rollbackTarget(record);
     if (target === undefined) {
-      throw new ServiceError('conflict', `there is no earlier deployment of ${name ?? record.mcpId} in ${environment} to roll back to`);
+      throw new ServiceError(
+        'conflict',
+        `there is no earlier deployment of ${name ?? record.mcpId} in ${environment} to roll back to`,
+      );
     }
     const server = await this.store.getServer(target.mcpId);
     if (server === undefined) {
-      throw new ServiceError('conflict', `the build ${target.mcpId} of ${target.deployment.deployment_id} no longer exists; deploy a build instead`);
+      throw new ServiceError(
+        'conflict',
+        `the build ${target.mcpId} of ${target.deployment.deployment_id} no longer exists; deploy a build instead`,
+      );
     }
     const request: DeployRequest = { mcp_id: target.mcpId, environment, config: target.config };
     return this.deploy(server, request, {
@@ -323,7 +391,11 @@ class Deployments implements LocalDeploymentService {
     const ctx = this.restoreContext();
     await stopLeftInstances(ctx);
     const records = await this.store.listDeployments({ status: 'deployed' });
-    await Promise.all(records.filter((record) => !this.registry.has(record.deployment.deployment_id)).map((record) => restoreOne(ctx, record)));
+    await Promise.all(
+      records
+        .filter((record) => !this.registry.has(record.deployment.deployment_id))
+        .map((record) => restoreOne(ctx, record)),
+    );
   }
 
   private restoreContext(): RestoreContext {
@@ -366,7 +438,14 @@ class Deployments implements LocalDeploymentService {
 
   // --- helpers ------------------------------------------------------------------------------
 
-  private adopt(record: DeploymentRecord, server: ServerRecord, routeName: string, min: number, max: number, logs: LogBook): LiveDeployment {
+  private adopt(
+    record: DeploymentRecord,
+    server: ServerRecord,
+    routeName: string,
+    min: number,
+    max: number,
+    logs: LogBook,
+  ): LiveDeployment {
     const live = new LiveDeployment(record, {
       server,
       routeName,
@@ -400,7 +479,10 @@ class Deployments implements LocalDeploymentService {
       if (live.environment !== 'development' || live.status !== 'deployed') continue;
       if (now - live.lastActivity < this.limits.devIdleMs || live.instances.some((i) => i.outstanding > 0)) continue;
       const minutes = Math.round(this.limits.devIdleMs / 60_000);
-      await this.stopLive(live, `idle: no requests for ${minutes} minute${minutes === 1 ? '' : 's'} (MCPCTL_DEV_IDLE_MINUTES)`).catch(() => undefined);
+      await this.stopLive(
+        live,
+        `idle: no requests for ${minutes} minute${minutes === 1 ? '' : 's'} (MCPCTL_DEV_IDLE_MINUTES)`,
+      ).catch(() => undefined);
     }
   }
 }
@@ -411,7 +493,10 @@ function settled(live: LiveDeployment): Promise<void> {
 }
 
 function cannotStop(deploymentId: string, status: string): ServiceError {
-  return new ServiceError('conflict', `deployment ${deploymentId} is ${status}; only a deployed deployment can be stopped`);
+  return new ServiceError(
+    'conflict',
+    `deployment ${deploymentId} is ${status}; only a deployed deployment can be stopped`,
+  );
 }
 
 function withoutUndefined<T extends Record<string, unknown>>(value: T): Partial<T> {

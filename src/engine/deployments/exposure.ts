@@ -62,5 +62,7 @@ export function authView(server: ServerRecord, stableUrls: readonly string[]): D
 
 /** What a deployment says when its definition chose `auth: { type: none }`. */
 export function publicNotice(server: ServerRecord): string[] {
-  return server.definition?.auth?.type === 'none' ? ['public: anyone who reaches it can call it, by the definition’s choice (auth: { type: none })'] : [];
+  return server.definition?.auth?.type === 'none'
+    ? ['public: anyone who reaches it can call it, by the definition’s choice (auth: { type: none })']
+    : [];
 }

@@ -42,7 +42,9 @@ export interface GatewayOptions {
  * `requestId` is the id the engine's HTTP layer gave the request; without one, the client's
  * X-Request-Id or a new one. Every answer carries it.
  */
-export type Gateway = ((req: IncomingMessage, res: ServerResponse, requestId?: string) => Promise<boolean>) & { close(): void };
+export type Gateway = ((req: IncomingMessage, res: ServerResponse, requestId?: string) => Promise<boolean>) & {
+  close(): void;
+};
 
 export function createGateway(routes: GatewayRoutes, options: GatewayOptions): Gateway {
   const connections = createInstanceConnections();
@@ -89,7 +91,8 @@ export function createGateway(routes: GatewayRoutes, options: GatewayOptions): G
     }
     // A draining deployment still serves the sessions its instances hold.
     const draining = upstream !== undefined && rest === '/mcp' && req.headers['mcp-session-id'] !== undefined;
-    const serving = upstream !== undefined && ((upstream.status !== 'stopped' && upstream.status !== 'failed') || draining);
+    const serving =
+      upstream !== undefined && ((upstream.status !== 'stopped' && upstream.status !== 'failed') || draining);
     // A passed-on answer gets the id with the instance's headers, in one go; the gateway's own here.
     if (serving && rest === '/mcp') {
       const guard = upstream.guard;
@@ -110,7 +113,11 @@ export function createGateway(routes: GatewayRoutes, options: GatewayOptions): G
         const decision = await guard.check({ authorization: req.headers.authorization, resource });
         if (!decision.ok) {
           if (counted && decision.status === 401 && req.headers.authorization !== undefined) failures.fail(address);
-          sendRpcError(res, decision.status, decision.message, { ...decision.headers, ...readableByPages(req), 'X-Request-Id': requestId });
+          sendRpcError(res, decision.status, decision.message, {
+            ...decision.headers,
+            ...readableByPages(req),
+            'X-Request-Id': requestId,
+          });
           return true;
         }
         auth = { guard, admitted: decision, resource };
@@ -120,11 +127,14 @@ export function createGateway(routes: GatewayRoutes, options: GatewayOptions): G
     }
     res.setHeader('X-Request-Id', requestId);
     if (rest !== '/mcp' && rest !== '/health') {
-      sendJson(res, 404, { error: `no such endpoint; use ${GATEWAY_PREFIX}/${name}/mcp or ${GATEWAY_PREFIX}/${name}/health` });
+      sendJson(res, 404, {
+        error: `no such endpoint; use ${GATEWAY_PREFIX}/${name}/mcp or ${GATEWAY_PREFIX}/${name}/health`,
+      });
       return true;
     }
     if (!serving) {
-      const known = upstream === undefined ? await routes.inactive(name) : { deployment_id: upstream.id, status: upstream.status };
+      const known =
+        upstream === undefined ? await routes.inactive(name) : { deployment_id: upstream.id, status: upstream.status };
       if (known === undefined) {
         const body = { error: `no deployment named ${name}` };
         if (rest === '/health') sendJson(res, 404, body);
@@ -132,7 +142,12 @@ export function createGateway(routes: GatewayRoutes, options: GatewayOptions): G
         return true;
       }
       if (rest === '/health') {
-        sendJson(res, 503, { status: known.status, deployment_id: known.deployment_id, instances: { total: 0, healthy: 0 }, last_check: null });
+        sendJson(res, 503, {
+          status: known.status,
+          deployment_id: known.deployment_id,
+          instances: { total: 0, healthy: 0 },
+          last_check: null,
+        });
       } else {
         sendRpcError(res, 503, `deployment ${known.deployment_id} is ${known.status}`);
       }
@@ -143,7 +158,12 @@ export function createGateway(routes: GatewayRoutes, options: GatewayOptions): G
     return true;
   };
   /** The RFC 9728 document of a deployment's MCP URL `endpoint` (`/d/<name>/mcp`, or `/mcp` and `` on a domain). */
-  const serveMetadata = (req: IncomingMessage, res: ServerResponse, endpoint: string, given: string | undefined): boolean => {
+  const serveMetadata = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    endpoint: string,
+    given: string | undefined,
+  ): boolean => {
     let upstream: Upstream | undefined;
     let path = endpoint;
     if (endpoint.startsWith(`${GATEWAY_PREFIX}/`)) {
@@ -158,7 +178,12 @@ export function createGateway(routes: GatewayRoutes, options: GatewayOptions): G
     res.setHeader('X-Request-Id', given ?? firstHeader(req.headers['x-request-id']) ?? options.newRequestId());
     const document = upstream?.guard?.metadata(`${requestOrigin(req)}${path}`);
     if (document === undefined) {
-      sendJson(res, 404, { error: upstream === undefined ? 'no such deployment' : 'this server does not use OAuth: it has no protected resource metadata' });
+      sendJson(res, 404, {
+        error:
+          upstream === undefined
+            ? 'no such deployment'
+            : 'this server does not use OAuth: it has no protected resource metadata',
+      });
     } else sendJson(res, 200, document, { headOnly: req.method === 'HEAD', headers: readableByPages(req) });
     return true;
   };
@@ -191,7 +216,11 @@ export function splitTarget(target: string): { pathname: string; search: string 
   const bare = hash === -1 ? target : target.slice(0, hash);
   const query = bare.indexOf('?');
   const pathname = query === -1 ? bare : bare.slice(0, query);
-  if (pathname.startsWith('/') && !pathname.startsWith('//') && !/[^A-Za-z0-9._~!$&'()*+,;=:@%/-]|\/\.|%2e/i.test(pathname)) {
+  if (
+    pathname.startsWith('/') &&
+    !pathname.startsWith('//') &&
+    !/[^A-Za-z0-9._~!$&'()*+,;=:@%/-]|\/\.|%2e/i.test(pathname)
+  ) {
     const search = query === -1 || query === bare.length - 1 ? '' : bare.slice(query);
     if (!/[^\x21-\x7e]|["'<>]/.test(search)) return { pathname, search };
   }

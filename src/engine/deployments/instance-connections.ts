@@ -60,7 +60,10 @@ export class InstanceConnections {
 
   private open(origin: string, socketPath: string | undefined): Entry {
     // the socket is the connector's: undici does not hand a pool's socketPath to a connect function
-    const connect = buildConnector({ timeout: CONNECT_TIMEOUT_MS, ...(socketPath === undefined ? {} : { socketPath }) });
+    const connect = buildConnector({
+      timeout: CONNECT_TIMEOUT_MS,
+      ...(socketPath === undefined ? {} : { socketPath }),
+    });
     const pool = new Pool(origin, {
       connections: CONNECTIONS,
       pipelining: 1,

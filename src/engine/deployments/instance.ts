@@ -9,7 +9,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { START_PRIORITY, type WorkQueue } from '../admission.js';
 import { createProcessRunner } from '../runners/process-runner.js';
-import { RunnerStartError, type ExitInfo, type InstanceLabels, type Runner, type RunnerInstance } from '../runners/runner.js';
+import {
+  RunnerStartError,
+  type ExitInfo,
+  type InstanceLabels,
+  type Runner,
+  type RunnerInstance,
+} from '../runners/runner.js';
 import type { StartRuntimeProcess } from '../types.js';
 import type { DeploymentLimits } from './limits.js';
 import { restartDelay } from './limits.js';
@@ -130,7 +136,9 @@ export class ManagedInstance {
   }
   /** true while a process runs that may hold sessions (serving, failing checks, or draining) */
   get reachable(): boolean {
-    return this.handle !== undefined && (this.state === 'healthy' || this.state === 'unhealthy' || this.state === 'draining');
+    return (
+      this.handle !== undefined && (this.state === 'healthy' || this.state === 'unhealthy' || this.state === 'draining')
+    );
   }
   /** true when the gateway may send it requests */
   get serving(): boolean {
@@ -189,7 +197,8 @@ export class ManagedInstance {
     this.state = 'draining';
     this.deps.hooks.changed();
     const deadline = this.deps.clock() + this.deps.limits.drainTimeoutMs;
-    while ((this.outstanding > 0 || busy()) && this.deps.clock() < deadline && !this.stopping) await sleep(50, undefined, { ref: false });
+    while ((this.outstanding > 0 || busy()) && this.deps.clock() < deadline && !this.stopping)
+      await sleep(50, undefined, { ref: false });
     await this.stop();
   }
 
@@ -268,14 +277,21 @@ export class ManagedInstance {
     // What a runner does once per build (the Docker runner builds its image) is not part of the start time-out.
     await this.runner.prepare?.(this.spec.bundleDir).catch((error: unknown) => {
       const transient = error instanceof RunnerStartError && error.transient;
-      throw new StartFailure(this.describe(`could not start: ${error instanceof Error ? error.message : String(error)}`), transient);
+      throw new StartFailure(
+        this.describe(`could not start: ${error instanceof Error ? error.message : String(error)}`),
+        transient,
+      );
     });
     // The documented start time-out covers the whole start, from now (not from the request,
     // which may have waited in the queue): the process reporting its port, then its health.
     const deadline = clock() + limits.startTimeoutMs;
     const handle = await this.runner
       .start({
-        labels: { engine: this.spec.owner?.engine ?? '', deployment: this.spec.owner?.deployment ?? '', instance: this.id },
+        labels: {
+          engine: this.spec.owner?.engine ?? '',
+          deployment: this.spec.owner?.deployment ?? '',
+          instance: this.id,
+        },
         bundleDir: this.spec.bundleDir,
         env: this.spec.env,
         logLevel: this.spec.logLevel,
@@ -291,7 +307,10 @@ export class ManagedInstance {
       })
       .catch((error: unknown) => {
         const transient = error instanceof RunnerStartError && error.transient;
-        throw new StartFailure(this.describe(`could not start: ${error instanceof Error ? error.message : String(error)}`), transient);
+        throw new StartFailure(
+          this.describe(`could not start: ${error instanceof Error ? error.message : String(error)}`),
+          transient,
+        );
       });
     if (this.stopping) {
       await handle.stop(0).catch(() => undefined);
@@ -309,13 +328,19 @@ export class ManagedInstance {
     while (!this.stopping) {
       if (exit !== undefined) {
         this.handle = undefined;
-        throw new StartFailure(this.describe(`${describeExit(exit)} before answering its health check`), exit.signal !== null);
+        throw new StartFailure(
+          this.describe(`${describeExit(exit)} before answering its health check`),
+          exit.signal !== null,
+        );
       }
       if (await handle.health(Math.min(limits.healthTimeoutMs, Math.max(1, deadline - clock())))) break;
       if (clock() >= deadline) {
         this.handle = undefined;
         await handle.stop(0).catch(() => undefined);
-        throw new StartFailure(this.describe(`not healthy ${Math.round(limits.startTimeoutMs / 1000)} s after start`), true);
+        throw new StartFailure(
+          this.describe(`not healthy ${Math.round(limits.startTimeoutMs / 1000)} s after start`),
+          true,
+        );
       }
       await sleep(Math.min(100, limits.healthIntervalMs), undefined, { ref: false });
     }
@@ -329,7 +354,11 @@ export class ManagedInstance {
     // checks at the usual interval again (a restart after a quiet spell)
     this.checkDelay = 0;
     this.watchHealth();
-    hooks.log('info', `instance ${this.id} healthy (${handle.pid === undefined ? '' : `pid ${handle.pid}, `}port ${handle.port})`, this.id);
+    hooks.log(
+      'info',
+      `instance ${this.id} healthy (${handle.pid === undefined ? '' : `pid ${handle.pid}, `}port ${handle.port})`,
+      this.id,
+    );
     hooks.changed();
   }
 
@@ -349,7 +378,9 @@ export class ManagedInstance {
     if (giveUpNow || this.consecutive > limits.maxRestarts) {
       this.state = 'failed';
       this.failure = reason;
-      const why = giveUpNow ? 'not restarted: the server refused to start' : `given up after ${limits.maxRestarts} restarts in a row`;
+      const why = giveUpNow
+        ? 'not restarted: the server refused to start'
+        : `given up after ${limits.maxRestarts} restarts in a row`;
       hooks.log('error', `instance ${this.id} ${why}: ${reason}`, this.id);
       hooks.changed();
       hooks.gaveUp(this, reason);
@@ -357,7 +388,11 @@ export class ManagedInstance {
     }
     const delay = restartDelay(this.consecutive, limits);
     this.state = 'restarting';
-    hooks.log('warn', `instance ${this.id} restarting in ${delay} ms (restart ${this.consecutive} of at most ${limits.maxRestarts} in a row)`, this.id);
+    hooks.log(
+      'warn',
+      `instance ${this.id} restarting in ${delay} ms (restart ${this.consecutive} of at most ${limits.maxRestarts} in a row)`,
+      this.id,
+    );
     hooks.changed();
     this.restartTimer = setTimeout(() => {
       if (this.stopping) return;
@@ -392,13 +427,19 @@ export class ManagedInstance {
     // An instance that failed a check and still took requests (no other was serving) counts only
     // the answers it gave after that check.
     const answeredSince = this.state === 'unhealthy' ? Math.max(since, this.lastCheck ?? 0) : since;
-    if ((this.state === 'healthy' || this.state === 'unhealthy') && this.handle !== undefined && this.answeredAt > answeredSince) {
+    if (
+      (this.state === 'healthy' || this.state === 'unhealthy') &&
+      this.handle !== undefined &&
+      this.answeredAt > answeredSince
+    ) {
       this.passed(this.answeredAt);
       this.checkDelay = interval;
     } else {
       await this.checkHealth();
       const idle = this.state === 'healthy' && this.outstanding === 0 && this.requestedAt <= since;
-      this.checkDelay = idle ? Math.min(Math.max(this.checkDelay, interval) * 2, interval * IDLE_CHECK_FACTOR) : interval;
+      this.checkDelay = idle
+        ? Math.min(Math.max(this.checkDelay, interval) * 2, interval * IDLE_CHECK_FACTOR)
+        : interval;
     }
     this.watchHealth(this.checkDelay * (0.9 + Math.random() * 0.2));
   }
@@ -450,7 +491,8 @@ export function parseLogLine(raw: string): Record<string, unknown> {
   if (raw.startsWith('{')) {
     try {
       const parsed: unknown = JSON.parse(raw);
-      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))
+        return parsed as Record<string, unknown>;
     } catch {
       // not JSON after all
     }

@@ -29,7 +29,8 @@ export function checkDomain(domain: string): FieldProblem | undefined {
   if (!HOST_NAME.test(domain) || IPV4.test(domain)) {
     return { path: 'config.domain', message: 'must be a host name such as mcp.example.com (no scheme, port or path)' };
   }
-  if (domain.toLowerCase() === 'localhost') return { path: 'config.domain', message: 'localhost is the engine’s own address' };
+  if (domain.toLowerCase() === 'localhost')
+    return { path: 'config.domain', message: 'localhost is the engine’s own address' };
   return undefined;
 }
 
@@ -105,16 +106,23 @@ export const DEFAULT_LIMITS: DeploymentLimits = {
 /** MCPCTL_DEV_IDLE_MINUTES, when it is a positive number. */
 export function devIdleFromEnv(env: Record<string, string | undefined>): number | undefined {
   const minutes = Number(env.MCPCTL_DEV_IDLE_MINUTES);
-  return env.MCPCTL_DEV_IDLE_MINUTES !== undefined && Number.isFinite(minutes) && minutes > 0 ? minutes * 60_000 : undefined;
+  return env.MCPCTL_DEV_IDLE_MINUTES !== undefined && Number.isFinite(minutes) && minutes > 0
+    ? minutes * 60_000
+    : undefined;
 }
 
 /** Restart delay for the n-th consecutive restart (1-based). */
-export function restartDelay(attempt: number, limits: Pick<DeploymentLimits, 'restartBackoffMs' | 'restartBackoffMaxMs'>): number {
+export function restartDelay(
+  attempt: number,
+  limits: Pick<DeploymentLimits, 'restartBackoffMs' | 'restartBackoffMaxMs'>,
+): number {
   return Math.min(limits.restartBackoffMs * 2 ** Math.max(0, attempt - 1), limits.restartBackoffMaxMs);
 }
 
 /** A deployment's `resources` as its instances' runner takes them. */
-export function resourcesOf(resources: { memory_mb?: number; cpus?: number } | undefined): { resources?: { memoryMb?: number; cpus?: number } } {
+export function resourcesOf(resources: { memory_mb?: number; cpus?: number } | undefined): {
+  resources?: { memoryMb?: number; cpus?: number };
+} {
   if (resources === undefined) return {};
   return {
     resources: {

@@ -61,14 +61,21 @@ export class LiveDeployment {
     readonly ctx: LiveContext,
   ) {
     this.record = record;
-    this.secrets = deploymentRedactor(ctx.secrets, record.deployment.deployment_id, Object.values(record.config.env_vars ?? {}));
+    this.secrets = deploymentRedactor(
+      ctx.secrets,
+      record.deployment.deployment_id,
+      Object.values(record.config.env_vars ?? {}),
+    );
     ctx.logs.redactWith(this.secrets);
     this.published = structuredClone(record.deployment);
     this.samples = new SampleRing(ctx.limits.samplesKept);
     this.lastActivity = ctx.clock();
     this.scaler = new Scaler(this, ctx);
     this.upstream = new DeploymentUpstream(this);
-    this.orchestrated = ctx.orchestrator?.handles(this.environment) === true ? new OrchestratedRun(ownerOf(this), ctx.orchestrator) : undefined;
+    this.orchestrated =
+      ctx.orchestrator?.handles(this.environment) === true
+        ? new OrchestratedRun(ownerOf(this), ctx.orchestrator)
+        : undefined;
   }
 
   /** Its values leave the engine's set (once no other deployment in memory holds them). */
@@ -174,7 +181,10 @@ export class LiveDeployment {
       this.servingSince ??= now;
       this.lastActivity = now;
     }
-    this.log(to === 'failed' ? 'error' : 'info', `deployment ${to}${d.reason === undefined || reason === undefined ? '' : `: ${d.reason}`}`);
+    this.log(
+      to === 'failed' ? 'error' : 'info',
+      `deployment ${to}${d.reason === undefined || reason === undefined ? '' : `: ${d.reason}`}`,
+    );
     this.changed(true);
   }
 
@@ -245,7 +255,8 @@ export class LiveDeployment {
    */
   instanceEnv(): Record<string, string> {
     const env = { ...this.record.config.env_vars };
-    if (this.ctx.server.definition.auth?.type === 'oauth') env[AUDIENCES_ENV] = deploymentAudiences(this.record.deployment).join(' ');
+    if (this.ctx.server.definition.auth?.type === 'oauth')
+      env[AUDIENCES_ENV] = deploymentAudiences(this.record.deployment).join(' ');
     return env;
   }
 
@@ -259,7 +270,13 @@ export class LiveDeployment {
         logLevel: this.environment === 'development' ? 'debug' : 'info',
         ...resourcesOf(this.record.config.resources),
       },
-      { runner: this.ctx.runner, starts: this.ctx.starts, limits: this.ctx.limits, clock: this.ctx.clock, hooks: this.hooks() },
+      {
+        runner: this.ctx.runner,
+        starts: this.ctx.starts,
+        limits: this.ctx.limits,
+        clock: this.ctx.clock,
+        hooks: this.hooks(),
+      },
     );
     this.instances.push(instance);
     return instance;
@@ -290,8 +307,10 @@ export class LiveDeployment {
         const failed = started.filter((instance) => instance.state === 'failed');
         if (serving === count) return { done: true };
         if (verb === 'restoring' && serving > 0 && serving + failed.length === count) return { done: true };
-        if (failed.length > 0 && (verb === 'starting' || failed.length === count)) return { done: false, reason: failed[0]!.failure ?? 'it did not start' };
-        if (!isActive(this.status) || started.every((instance) => instance.state === 'stopped')) return { done: false, reason: 'stopped while starting' };
+        if (failed.length > 0 && (verb === 'starting' || failed.length === count))
+          return { done: false, reason: failed[0]!.failure ?? 'it did not start' };
+        if (!isActive(this.status) || started.every((instance) => instance.state === 'stopped'))
+          return { done: false, reason: 'stopped while starting' };
         return undefined;
       });
       if (!failure.done) {
@@ -386,10 +405,13 @@ export class LiveDeployment {
       return this.changed(true);
     }
     const active = () => this.instances.filter((i) => i.state !== 'draining' && i.state !== 'stopped');
-    for (let n = active().length; n < desired; n += 1) void this.createInstance().start({ retry: true, priority: START_PRIORITY.scale });
+    for (let n = active().length; n < desired; n += 1)
+      void this.createInstance().start({ retry: true, priority: START_PRIORITY.scale });
     while (active().length > desired) {
       // Remove the instance that matters least: one not serving, else the least busy, newest first.
-      const victim = [...active()].reverse().sort((a, b) => Number(a.serving) - Number(b.serving) || a.outstanding - b.outstanding)[0]!;
+      const victim = [...active()]
+        .reverse()
+        .sort((a, b) => Number(a.serving) - Number(b.serving) || a.outstanding - b.outstanding)[0]!;
       void this.drain(victim).then(() => {
         this.instances = this.instances.filter((instance) => instance !== victim);
         this.changed(true);

@@ -53,7 +53,8 @@ export class LogBook {
   append(line: LogLine): void {
     this.lines.push(line);
     // Trimmed in batches: cutting one line off the front of a full array copies all of it.
-    if (this.lines.length >= this.capacity + Math.ceil(this.capacity / 8)) this.lines.splice(0, this.lines.length - this.capacity);
+    if (this.lines.length >= this.capacity + Math.ceil(this.capacity / 8))
+      this.lines.splice(0, this.lines.length - this.capacity);
     for (const listener of this.listeners) listener(line);
     this.pending.push(`${JSON.stringify(line)}\n`);
     if (this.scheduled !== undefined) return;
@@ -158,7 +159,9 @@ export class LogBook {
    * deployment that existed before this engine started.
    */
   async load(): Promise<void> {
-    const texts = await Promise.all([`${this.file}.1`, this.file].map((file) => readFile(file, 'utf8').catch(() => '')));
+    const texts = await Promise.all(
+      [`${this.file}.1`, this.file].map((file) => readFile(file, 'utf8').catch(() => '')),
+    );
     const history: LogLine[] = [];
     for (const text of texts) {
       for (const raw of text.split('\n')) {

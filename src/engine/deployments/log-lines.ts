@@ -23,7 +23,14 @@ const OWN_FIELDS = new Set(['time', 'level', 'msg', 'message', 'event', 'request
 export function toLogLine(line: Record<string, unknown>, instance: string, now: number): LogLine {
   const level = typeof line.level === 'string' && LEVELS.has(line.level) ? line.level : 'info';
   // one of these comes with every line of a running instance: no arrays made on the way
-  let message = typeof line.msg === 'string' ? line.msg : typeof line.message === 'string' ? line.message : typeof line.event === 'string' ? line.event : '';
+  let message =
+    typeof line.msg === 'string'
+      ? line.msg
+      : typeof line.message === 'string'
+        ? line.message
+        : typeof line.event === 'string'
+          ? line.event
+          : '';
   for (const key of Object.keys(line)) {
     if (OWN_FIELDS.has(key)) continue;
     const value = line[key];

@@ -38,7 +38,11 @@ export function inspectRequest(body: string): McpRequestInfo {
  * Whether the answer to request `id` reports a failure: a JSON-RPC error, or a tool result
  * with `isError: true`. Undefined when the answer is not found in `body` (cut short, not JSON).
  */
-export function findCallFailure(contentType: string | undefined, body: string, id: McpRequestInfo['id']): boolean | undefined {
+export function findCallFailure(
+  contentType: string | undefined,
+  body: string,
+  id: McpRequestInfo['id'],
+): boolean | undefined {
   const messages = (contentType ?? '').includes('text/event-stream') ? parseSseMessages(body) : parseJsonMessages(body);
   for (const message of messages) {
     if (!isObject(message) || !('result' in message || 'error' in message)) continue;
@@ -82,11 +86,13 @@ const MAX_LOGGED_ITEMS = 50;
 
 /** A copy for debug logs: values under secret-looking keys hidden, long strings cut. */
 export function redactForLog(value: unknown, depth = 0): unknown {
-  if (typeof value === 'string') return value.length > MAX_LOGGED_STRING ? `${value.slice(0, MAX_LOGGED_STRING)}…` : value;
+  if (typeof value === 'string')
+    return value.length > MAX_LOGGED_STRING ? `${value.slice(0, MAX_LOGGED_STRING)}…` : value;
   if (depth > 6 || value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.slice(0, MAX_LOGGED_ITEMS).map((item) => redactForLog(item, depth + 1));
   const copy: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) copy[key] = isSecretName(key) ? '[redacted]' : redactForLog(item, depth + 1);
+  for (const [key, item] of Object.entries(value))
+    copy[key] = isSecretName(key) ? '[redacted]' : redactForLog(item, depth + 1);
   return copy;
 }
 
@@ -97,10 +103,12 @@ export function redactForLog(value: unknown, depth = 0): unknown {
  * would change, only that it has to be parsed to know.
  */
 export function loggableAsIs(text: string): boolean {
-  if (text.length > MAX_LOGGED_STRING || text.includes('\\') || text.includes('\n') || mayNameSecret(text)) return false;
+  if (text.length > MAX_LOGGED_STRING || text.includes('\\') || text.includes('\n') || mayNameSecret(text))
+    return false;
   let commas = 0;
   // an array of more than MAX_LOGGED_ITEMS items has at least that many commas
-  for (let at = text.indexOf(','); at !== -1; at = text.indexOf(',', at + 1)) if (++commas >= MAX_LOGGED_ITEMS) return false;
+  for (let at = text.indexOf(','); at !== -1; at = text.indexOf(',', at + 1))
+    if (++commas >= MAX_LOGGED_ITEMS) return false;
   return true;
 }
 

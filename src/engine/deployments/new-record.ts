@@ -52,7 +52,10 @@ export function newDeploymentRecord(input: NewDeployment): DeploymentRecord {
       instances: [],
       domain: domain ?? null,
       stable_urls: stable,
-      notices: [...publicNotice(server), ...deploymentNotices({ environment, domain, config: input.config, runner: input.runner }, input)],
+      notices: [
+        ...publicNotice(server),
+        ...deploymentNotices({ environment, domain, config: input.config, runner: input.runner }, input),
+      ],
       ...withAuth(authView(server, stable)),
       ...(input.runner === undefined ? {} : { runner: input.runner }),
       created_at: at,
@@ -69,7 +72,12 @@ export function newDeploymentRecord(input: NewDeployment): DeploymentRecord {
 
 /** Every notice of a deployment: what the engine does not do for it, and which HTTPS applies. */
 export function deploymentNotices(
-  d: { environment: Environment; domain: string | undefined; config: DeployRequest['config']; runner: string | undefined },
+  d: {
+    environment: Environment;
+    domain: string | undefined;
+    config: DeployRequest['config'];
+    runner: string | undefined;
+  },
   engine: EngineAddresses,
 ): string[] {
   const contained = d.runner === 'docker' || d.runner === 'swarm' || d.runner === 'kubernetes';
@@ -97,14 +105,20 @@ export function noticesFor(
     );
     notices.push('no alerting: watch it with `mcpctl status` and `mcpctl metrics`');
   }
-  if (domain !== undefined) notices.push(`custom domain: requests with Host ${domain} are routed to the current deployment of this server in ${environment}`);
+  if (domain !== undefined)
+    notices.push(
+      `custom domain: requests with Host ${domain} are routed to the current deployment of this server in ${environment}`,
+    );
   return [...notices, ...httpsNotices(engine, environment, domain)];
 }
 
 /** A deployment on Kubernetes: the cluster spreads the pods; HTTPS is the Ingress's, with cert-manager's certificate. */
 function kubernetesNotices(environment: Environment, domain: string | undefined): string[] {
   const notices: string[] = [];
-  if (environment !== 'development') notices.push('Kubernetes: the pods spread over topology.kubernetes.io/region (and nodes) as far as the cluster has them');
+  if (environment !== 'development')
+    notices.push(
+      'Kubernetes: the pods spread over topology.kubernetes.io/region (and nodes) as far as the cluster has them',
+    );
   if (domain !== undefined) {
     notices.push(
       `HTTPS: an Ingress routes ${domain} to the pods, and cert-manager issues its certificate (the engine's kubernetes issuer, default letsencrypt-prod): https://${domain}/mcp once DNS for ${domain} points at the cluster's ingress`,

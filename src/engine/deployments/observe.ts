@@ -19,7 +19,11 @@ export interface Observed {
   requireRecord(deploymentId: string): Promise<DeploymentRecord>;
 }
 
-export async function readLogs(ctx: Observed, deploymentId: string, options: { since?: string; limit?: number }): Promise<LogLine[]> {
+export async function readLogs(
+  ctx: Observed,
+  deploymentId: string,
+  options: { since?: string; limit?: number },
+): Promise<LogLine[]> {
   const limit = Math.min(MAX_LOG_LINES, Math.max(1, options.limit ?? 200));
   const read = { limit, ...(options.since === undefined ? {} : { since: options.since }) };
   const live = ctx.registry.get(deploymentId);
@@ -31,7 +35,12 @@ export async function readLogs(ctx: Observed, deploymentId: string, options: { s
 }
 
 /** Follows new log lines until `signal` aborts. */
-export async function followLogs(ctx: Observed, deploymentId: string, onLine: (line: LogLine) => void, signal: AbortSignal): Promise<void> {
+export async function followLogs(
+  ctx: Observed,
+  deploymentId: string,
+  onLine: (line: LogLine) => void,
+  signal: AbortSignal,
+): Promise<void> {
   const live = ctx.registry.get(deploymentId);
   if (live === undefined) await ctx.requireRecord(deploymentId);
   const unsubscribe = live?.ctx.logs.subscribe(onLine);
@@ -65,6 +74,10 @@ export async function readMetrics(ctx: Observed, deploymentId: string, windowSec
 export function storedView(deployment: Deployment): Deployment {
   return {
     ...deployment,
-    instances: (deployment.instances ?? []).map((instance) => ({ id: instance.id, state: 'stopped' as const, restarts: instance.restarts })),
+    instances: (deployment.instances ?? []).map((instance) => ({
+      id: instance.id,
+      state: 'stopped' as const,
+      restarts: instance.restarts,
+    })),
   };
 }

@@ -6,7 +6,14 @@
  * dropped as soon as the orchestrator shuts it down), follows the replicas' logs into the
  * deployment's log, scales, and removes the workload when the deployment stops.
  */
-import { rolloutOutcome, type Endpoint, type Orchestrator, type Workload, type WorkloadHooks, type WorkloadSpec } from '../runners/orchestrator.js';
+import {
+  rolloutOutcome,
+  type Endpoint,
+  type Orchestrator,
+  type Workload,
+  type WorkloadHooks,
+  type WorkloadSpec,
+} from '../runners/orchestrator.js';
 import type { Deployment } from '../../api/contract.js';
 import type { Backend } from './upstream.js';
 import { parseLogLine } from './instance.js';
@@ -163,8 +170,16 @@ export class OrchestratedRun {
     const spec = { ...owner.spec(), replicas: owner.desired };
     owner.setStage('preparing the image');
     await this.orchestrator.prepare?.(spec.bundleDir);
-    const labels = { engine: owner.engine, server: owner.serverName, environment: owner.environment, deployment: owner.id };
-    const hooks: WorkloadHooks = { onLog: (line, endpoint) => owner.output(line, endpoint), onChange: () => this.sync() };
+    const labels = {
+      engine: owner.engine,
+      server: owner.serverName,
+      environment: owner.environment,
+      deployment: owner.id,
+    };
+    const hooks: WorkloadHooks = {
+      onLog: (line, endpoint) => owner.output(line, endpoint),
+      onChange: () => this.sync(),
+    };
     owner.setStage(`${verb === 'starting' ? 'rolling out' : 'restoring'} on ${this.orchestrator.kind}`);
     const adopted = verb === 'restoring' ? await this.orchestrator.adopt(labels, hooks) : undefined;
     if (adopted !== undefined) owner.log('info', `took over the ${this.orchestrator.kind} workload that runs it`);
@@ -207,7 +222,9 @@ export class OrchestratedRun {
   }
 
   health(endpoint: Endpoint): Promise<boolean> {
-    return this.workload === undefined ? Promise.resolve(false) : this.workload.health(endpoint, this.owner.healthTimeoutMs);
+    return this.workload === undefined
+      ? Promise.resolve(false)
+      : this.workload.health(endpoint, this.owner.healthTimeoutMs);
   }
 
   /** The replicas the gateway may use: running, and answering the engine's own check. */

@@ -40,7 +40,12 @@ const NOT_PASSED_ON = new Set([
  * The headers sent to the instance, as a flat [name, value, …] list made from the client's raw
  * headers, in their order and as often as they were sent. undici writes the Content-Length of the body.
  */
-export function upstreamHeaders(req: IncomingMessage, port: number, requestId: string, withoutIdentity: boolean): string[] {
+export function upstreamHeaders(
+  req: IncomingMessage,
+  port: number,
+  requestId: string,
+  withoutIdentity: boolean,
+): string[] {
   const raw = req.rawHeaders;
   // The runtime checks Host against its own address (DNS-rebinding protection).
   const headers = ['host', `127.0.0.1:${port}`];

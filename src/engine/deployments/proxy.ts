@@ -15,9 +15,22 @@ import { firstHeader, sendJson } from '../../shared/http.js';
 import type { BodyBudget } from './body-budget.js';
 import { responseHeaders, upstreamHeaders } from './proxy-headers.js';
 import { sourceKey } from '../http/failure-limit.js';
-import { BROKEN_CONNECTION, NOT_SENDABLE, originOf, reusedConnection, type InstanceConnections } from './instance-connections.js';
+import {
+  BROKEN_CONNECTION,
+  NOT_SENDABLE,
+  originOf,
+  reusedConnection,
+  type InstanceConnections,
+} from './instance-connections.js';
 import type { DeploymentLimits } from './limits.js';
-import { findCallFailure, inspectRequest, loggableAsIs, redactForLog, withoutMetaIdentity, type McpRequestInfo } from './mcp-messages.js';
+import {
+  findCallFailure,
+  inspectRequest,
+  loggableAsIs,
+  redactForLog,
+  withoutMetaIdentity,
+  type McpRequestInfo,
+} from './mcp-messages.js';
 import type { Attempt, CallOutcome, PickRequest, Upstream } from './upstream.js';
 
 export interface ProxyOptions {
@@ -41,7 +54,12 @@ const SESSION_HEADER = 'mcp-session-id';
 type Peek = { contentType?: string; text: string };
 type Record = (status: number, toolError: boolean | undefined, peek?: Peek) => void;
 
-export async function proxyMcp(upstream: Upstream, req: IncomingMessage, res: ServerResponse, options: ProxyOptions): Promise<void> {
+export async function proxyMcp(
+  upstream: Upstream,
+  req: IncomingMessage,
+  res: ServerResponse,
+  options: ProxyOptions,
+): Promise<void> {
   const read = await options.budget.read(req, options.limits.maxBodyBytes, sourceKey(req.socket.remoteAddress));
   if (read === 'too large') {
     refuse(res, options.requestId, 413, `the request body is over ${options.limits.maxBodyBytes} bytes`);
@@ -62,7 +80,13 @@ export async function proxyMcp(upstream: Upstream, req: IncomingMessage, res: Se
   }
 }
 
-async function proxyRead(upstream: Upstream, req: IncomingMessage, res: ServerResponse, options: ProxyOptions, read: { body: Buffer } | 'gone'): Promise<void> {
+async function proxyRead(
+  upstream: Upstream,
+  req: IncomingMessage,
+  res: ServerResponse,
+  options: ProxyOptions,
+  read: { body: Buffer } | 'gone',
+): Promise<void> {
   const started = options.clock();
   const startedAt = performance.now();
   const requestId = options.requestId;
@@ -79,7 +103,10 @@ async function proxyRead(upstream: Upstream, req: IncomingMessage, res: ServerRe
   const info = inspectRequest(text);
   let sent = body;
   if (options.auth !== undefined) {
-    const refused = info.tool === undefined ? undefined : options.auth.guard.checkTool(options.auth.admitted, info.tool, options.auth.resource);
+    const refused =
+      info.tool === undefined
+        ? undefined
+        : options.auth.guard.checkTool(options.auth.admitted, info.tool, options.auth.resource);
     if (refused !== undefined) {
       refuse(res, requestId, refused.status, refused.message, info.id, refused.headers);
       return;
@@ -92,10 +119,17 @@ async function proxyRead(upstream: Upstream, req: IncomingMessage, res: ServerRe
   }
   if (traced) {
     // A body with nothing to hide or cut (most are) is shown without copying its arguments first.
-    const args = info.arguments === undefined ? '' : ` ${JSON.stringify(loggableAsIs(text) ? info.arguments : redactForLog(info.arguments))}`;
-    upstream.log('debug', `→ ${req.method} ${info.method ?? '(not JSON-RPC)'}${info.tool === undefined ? '' : ` ${info.tool}`}${args}`, {
-      request_id: requestId,
-    });
+    const args =
+      info.arguments === undefined
+        ? ''
+        : ` ${JSON.stringify(loggableAsIs(text) ? info.arguments : redactForLog(info.arguments))}`;
+    upstream.log(
+      'debug',
+      `→ ${req.method} ${info.method ?? '(not JSON-RPC)'}${info.tool === undefined ? '' : ` ${info.tool}`}${args}`,
+      {
+        request_id: requestId,
+      },
+    );
   }
   const record: Record = (status, toolError, peek) => {
     const latencyMs = performance.now() - startedAt;
@@ -112,14 +146,22 @@ async function proxyRead(upstream: Upstream, req: IncomingMessage, res: ServerRe
   if (session !== undefined) request.session = session;
   if (req.method !== undefined) request.method = req.method;
   if (session === undefined && info.method === 'initialize') request.opens = true;
-  if (session !== undefined && req.method === 'POST' && info.method === 'notifications/initialized') request.uses = false;
+  if (session !== undefined && req.method === 'POST' && info.method === 'notifications/initialized')
+    request.uses = false;
   const tried = new Set<string>();
   for (;;) {
     const attempt = upstream.pick(request, tried);
     if (attempt === 'too many sessions') {
-      refuse(res, requestId, 429, 'too many open sessions from this address; end some (DELETE) or wait for idle ones to close', info.id, {
-        'retry-after': '30',
-      });
+      refuse(
+        res,
+        requestId,
+        429,
+        'too many open sessions from this address; end some (DELETE) or wait for idle ones to close',
+        info.id,
+        {
+          'retry-after': '30',
+        },
+      );
       record(429, true);
       return;
     }
@@ -155,7 +197,10 @@ async function proxyRead(upstream: Upstream, req: IncomingMessage, res: ServerRe
       record(404, true);
       return;
     }
-    upstream.log('warn', `instance ${attempt.instance} refused a connection; trying another`, { instance: attempt.instance, request_id: requestId });
+    upstream.log('warn', `instance ${attempt.instance} refused a connection; trying another`, {
+      instance: attempt.instance,
+      request_id: requestId,
+    });
   }
 }
 
@@ -265,7 +310,8 @@ function forward(attempt: Attempt, args: ForwardArgs): Promise<'retry' | 'lost' 
         // A pooled connection the instance had closed (it died, or it is stopping): the request
         // went nowhere useful. Repeat it elsewhere only if repeating cannot do harm.
         if (attempt.sticky || attempt.proxied === true) return settle('lost');
-        if (BROKEN_CONNECTION.has(error.code ?? '') && reusedConnection(error) && upstream.safeToRepeat(info)) return settle('retry');
+        if (BROKEN_CONNECTION.has(error.code ?? '') && reusedConnection(error) && upstream.safeToRepeat(info))
+          return settle('retry');
         refuse(res, requestId, 502, `instance ${attempt.instance} closed the connection before answering`, info.id);
         settle('done', 502, true);
       },
@@ -276,7 +322,9 @@ function forward(attempt: Attempt, args: ForwardArgs): Promise<'retry' | 'lost' 
       if (!answering || !res.writableFinished) return clientLeft();
       const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
       const failed =
-        info.method === 'tools/call' ? status >= 400 || (mayReportFailure(text) && findCallFailure(contentType, text, info.id) === true) : status >= 400;
+        info.method === 'tools/call'
+          ? status >= 400 || (mayReportFailure(text) && findCallFailure(contentType, text, info.id) === true)
+          : status >= 400;
       settle('done', status, failed, contentType === undefined ? { text } : { contentType, text });
     });
     options.connections.dispatch(
@@ -343,13 +391,22 @@ function refuse(
  * A session whose instance is gone: 404 with the code and words of the SDK's own answer ("Session not
  * found"), so a client recognises it and initialises again, as the Streamable HTTP transport says.
  */
-function sendSessionGone(res: ServerResponse, requestId: string, session: string | undefined, why: string, id: McpRequestInfo['id']): void {
+function sendSessionGone(
+  res: ServerResponse,
+  requestId: string,
+  session: string | undefined,
+  why: string,
+  id: McpRequestInfo['id'],
+): void {
   sendJson(
     res,
     404,
     {
       jsonrpc: '2.0',
-      error: { code: -32001, message: `Session not found: session ${session ?? ''} is gone, the instance that held it ${why}; initialize a new session` },
+      error: {
+        code: -32001,
+        message: `Session not found: session ${session ?? ''} is gone, the instance that held it ${why}; initialize a new session`,
+      },
       id: id ?? null,
     },
     { headers: { 'X-Request-Id': requestId } },

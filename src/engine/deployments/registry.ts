@@ -86,7 +86,8 @@ export class Registry {
     if (match === null) return undefined;
     let best: LiveDeployment | undefined;
     for (const live of this.byId.values()) {
-      if (live.status !== 'deployed' || live.environment !== match[2] || live.serverName.toLowerCase() !== match[1]) continue;
+      if (live.status !== 'deployed' || live.environment !== match[2] || live.serverName.toLowerCase() !== match[1])
+        continue;
       if (best === undefined || live.createdAt > best.createdAt) best = live;
     }
     return best;
@@ -103,6 +104,8 @@ export class Registry {
       ? [await this.store.getDeployment(name)]
       : (await this.store.listDeployments({ environment: 'staging' })).filter((r) => routeNameOf(r) === name);
     const record = records[0];
-    return record === undefined ? undefined : { deployment_id: record.deployment.deployment_id, status: record.deployment.status };
+    return record === undefined
+      ? undefined
+      : { deployment_id: record.deployment.deployment_id, status: record.deployment.status };
   }
 }

@@ -31,7 +31,14 @@ export interface RestoreContext {
   clock: () => number;
   closing: () => boolean;
   /** makes a LiveDeployment of a record and registers it */
-  adopt(record: DeploymentRecord, server: ServerRecord, routeName: string, min: number, max: number, logs: LogBook): LiveDeployment;
+  adopt(
+    record: DeploymentRecord,
+    server: ServerRecord,
+    routeName: string,
+    min: number,
+    max: number,
+    logs: LogBook,
+  ): LiveDeployment;
   /** a deployment that ended: forget old ones, wait for its writes */
   finish(live: LiveDeployment): Promise<void>;
 }
@@ -53,7 +60,9 @@ export async function failInterrupted(ctx: RestoreContext): Promise<void> {
  */
 export async function stopLeftInstances(ctx: RestoreContext): Promise<void> {
   await removeLeftWorkloads(ctx);
-  const known = new Set(ctx.registry.all().flatMap((live) => live.instances.map((instance) => `${live.id}/${instance.id}`)));
+  const known = new Set(
+    ctx.registry.all().flatMap((live) => live.instances.map((instance) => `${live.id}/${instance.id}`)),
+  );
   for (const found of await ctx.runner.find(ctx.home)) {
     if (known.has(`${found.labels.deployment}/${found.labels.instance}`)) continue;
     // Taking over a running instance needs a runner that can re-attach to it; this one stops it.
@@ -78,7 +87,11 @@ async function removeLeftWorkloads(ctx: RestoreContext): Promise<void> {
   const names = new Map<string, string>();
   for (const record of deployed) {
     const server = await ctx.store.getServer(record.mcpId);
-    if (server !== undefined) names.set(`${server.server.name}\n${record.deployment.environment ?? 'development'}`, record.deployment.deployment_id);
+    if (server !== undefined)
+      names.set(
+        `${server.server.name}\n${record.deployment.environment ?? 'development'}`,
+        record.deployment.deployment_id,
+      );
   }
   for (const found of await orchestrator.find(ctx.home)) {
     if (names.has(`${found.labels.server}\n${found.labels.environment}`)) continue;
@@ -109,10 +122,19 @@ export async function restoreOne(ctx: RestoreContext, record: DeploymentRecord):
   const domain = d.domain ?? undefined;
   const runner = runnerKindFor(ctx.runner, environment);
   const stable = stableUrls(ctx, server.server.name, environment, domain);
-  const notices = [...publicNotice(server), ...deploymentNotices({ environment, domain, config: record.config, runner }, ctx)];
+  const notices = [
+    ...publicNotice(server),
+    ...deploymentNotices({ environment, domain, config: record.config, runner }, ctx),
+  ];
   const auth = authView(server, stable);
   const changed = JSON.stringify([stable, notices, auth]) !== JSON.stringify([d.stable_urls, d.notices, d.auth]);
-  if (changed || moved !== undefined || d.desired_instances !== min || record.routeName === undefined || d.runner !== runner) {
+  if (
+    changed ||
+    moved !== undefined ||
+    d.desired_instances !== min ||
+    record.routeName === undefined ||
+    d.runner !== runner
+  ) {
     // What the API will show is written first.
     d.stable_urls = stable;
     d.notices = notices;
@@ -133,7 +155,8 @@ export async function restoreOne(ctx: RestoreContext, record: DeploymentRecord):
     await live.launch(min, 'restoring');
   } catch (error) {
     if (ctx.closing()) return;
-    if (live.status === 'deployed') live.transition('failed', `could not be restored: ${error instanceof Error ? error.message : String(error)}`);
+    if (live.status === 'deployed')
+      live.transition('failed', `could not be restored: ${error instanceof Error ? error.message : String(error)}`);
     await live.stopInstances();
     await ctx.finish(live);
     return;

@@ -65,7 +65,8 @@ export class Sessions {
   /** How many live sessions `client` holds (unused ones for UNUSED_SESSION_MS only). */
   heldByClient(client: string, now: number, idleMs: number): number {
     let count = 0;
-    for (const held of this.byId.values()) if (held.client === client && holds(held) && !expired(held, now, idleMs)) count += 1;
+    for (const held of this.byId.values())
+      if (held.client === client && holds(held) && !expired(held, now, idleMs)) count += 1;
     return count;
   }
 

@@ -28,7 +28,10 @@ export function applyTransition(deployment: Deployment, to: DeploymentState, now
     deployment.deploy_time = Math.max(0, Math.round((now - Date.parse(deployment.created_at)) / 10) / 100);
   }
   deployment.status = to;
-  deployment.transitions = [...(deployment.transitions ?? []), { status: to, at, ...(reason === undefined ? {} : { reason }) }];
+  deployment.transitions = [
+    ...(deployment.transitions ?? []),
+    { status: to, at, ...(reason === undefined ? {} : { reason }) },
+  ];
   if (reason !== undefined) deployment.reason = reason;
   deployment.stage = to === 'deployed' ? 'running' : to;
   deployment.updated_at = at;

@@ -148,8 +148,16 @@ export class DeploymentUpstream implements Upstream {
     const env = live.record.config.env_vars ?? {};
     let guard: Guard | undefined;
     try {
-      const auth = resolveAuth(definition.auth, definition.tools ?? [], (value, path) => resolveEnvRefs(value, env, path));
-      guard = auth === undefined ? undefined : createGuard(auth, { audiences: deploymentAudiences(live.record.deployment), resourceName: live.serverName });
+      const auth = resolveAuth(definition.auth, definition.tools ?? [], (value, path) =>
+        resolveEnvRefs(value, env, path),
+      );
+      guard =
+        auth === undefined
+          ? undefined
+          : createGuard(auth, {
+              audiences: deploymentAudiences(live.record.deployment),
+              resourceName: live.serverName,
+            });
     } catch {
       guard = createGuard({ type: 'bearer', tokens: [] });
     }
@@ -177,7 +185,10 @@ export class DeploymentUpstream implements Upstream {
       body: {
         status: healthy ? 'healthy' : live.status === 'deployed' ? 'unhealthy' : live.status,
         deployment_id: live.id,
-        instances: { total: live.describeInstances().filter((i) => i.state !== 'stopped').length, healthy: live.healthy() },
+        instances: {
+          total: live.describeInstances().filter((i) => i.state !== 'stopped').length,
+          healthy: live.healthy(),
+        },
         last_check: last === 0 ? null : new Date(last).toISOString(),
       },
     };
@@ -193,7 +204,8 @@ export class DeploymentUpstream implements Upstream {
     } else if (request.opens === true && request.client !== undefined && tried.size === 0) {
       const { limits } = this.live.ctx;
       const quota = limits.sessionsPerClient ?? DEFAULT_SESSIONS_PER_CLIENT;
-      if (quota > 0 && this.sessions.heldByClient(request.client, now, limits.sessionIdleMs) >= quota) return 'too many sessions';
+      if (quota > 0 && this.sessions.heldByClient(request.client, now, limits.sessionIdleMs) >= quota)
+        return 'too many sessions';
     }
     const instance = this.leastLoaded(tried);
     return instance === undefined ? undefined : this.attempt(instance, false, request, now);
@@ -209,7 +221,8 @@ export class DeploymentUpstream implements Upstream {
   private leastLoaded(tried: ReadonlySet<string>): Backend | undefined {
     const backends = this.live.backends();
     let candidates = backends.filter((instance) => instance.serving && !tried.has(instance.id));
-    if (candidates.length === 0) candidates = backends.filter((instance) => instance.standby === true && !tried.has(instance.id));
+    if (candidates.length === 0)
+      candidates = backends.filter((instance) => instance.standby === true && !tried.has(instance.id));
     if (candidates.length === 0) return undefined;
     // Start the scan at a rotating offset so ties are shared out round-robin.
     const offset = this.rotation++ % candidates.length;

@@ -39,7 +39,10 @@ export function dockerTarget(env: Record<string, string | undefined>): DockerTar
           '(the Docker API gives root on its host, so it is not used in clear), or use a unix:// socket',
       );
     }
-    const dir = env.DOCKER_CERT_PATH !== undefined && env.DOCKER_CERT_PATH !== '' ? env.DOCKER_CERT_PATH : join(env.HOME ?? homedir(), '.docker');
+    const dir =
+      env.DOCKER_CERT_PATH !== undefined && env.DOCKER_CERT_PATH !== ''
+        ? env.DOCKER_CERT_PATH
+        : join(env.HOME ?? homedir(), '.docker');
     return {
       origin: `https://${host.slice('tcp://'.length).replace(/\/+$/, '')}`,
       tls: { ca: join(dir, 'ca.pem'), cert: join(dir, 'cert.pem'), key: join(dir, 'key.pem') },

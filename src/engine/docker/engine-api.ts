@@ -56,7 +56,8 @@ export function createDockerClient(env: Record<string, string | undefined> = pro
 
   async function send(method: string, path: string, request: DockerRequest = {}) {
     const query = new URLSearchParams();
-    for (const [key, value] of Object.entries(request.query ?? {})) if (value !== undefined) query.set(key, String(value));
+    for (const [key, value] of Object.entries(request.query ?? {}))
+      if (value !== undefined) query.set(key, String(value));
     const search = query.size > 0 ? `?${query.toString()}` : '';
     const headers: Record<string, string> = { ...request.headers };
     let body: string | Readable | undefined;
@@ -78,8 +79,17 @@ export function createDockerClient(env: Record<string, string | undefined> = pro
       });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT' || code === 'ECONNREFUSED' || code === 'EACCES' || code === 'ENOTFOUND' || code === 'UND_ERR_SOCKET' || isTlsFailure(code)) {
-        throw new DockerUnavailableError(`cannot reach the Docker daemon at ${address} (${code}): start Docker, or point DOCKER_HOST at it`);
+      if (
+        code === 'ENOENT' ||
+        code === 'ECONNREFUSED' ||
+        code === 'EACCES' ||
+        code === 'ENOTFOUND' ||
+        code === 'UND_ERR_SOCKET' ||
+        isTlsFailure(code)
+      ) {
+        throw new DockerUnavailableError(
+          `cannot reach the Docker daemon at ${address} (${code}): start Docker, or point DOCKER_HOST at it`,
+        );
       }
       throw error;
     }
@@ -92,7 +102,10 @@ export function createDockerClient(env: Record<string, string | undefined> = pro
       } catch {
         // not JSON: the text as it is
       }
-      throw new DockerApiError(`Docker ${method} ${path}: ${message || `status ${response.statusCode}`}`, response.statusCode);
+      throw new DockerApiError(
+        `Docker ${method} ${path}: ${message || `status ${response.statusCode}`}`,
+        response.statusCode,
+      );
     }
     return response;
   }
@@ -117,7 +130,10 @@ export function createDockerClient(env: Record<string, string | undefined> = pro
 
 /** The daemon's certificate was refused (not signed by ca.pem, another name) or the handshake failed. */
 function isTlsFailure(code: string | undefined): boolean {
-  return code !== undefined && (code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL') || code.includes('CERT') || code === 'EPROTO');
+  return (
+    code !== undefined &&
+    (code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL') || code.includes('CERT') || code === 'EPROTO')
+  );
 }
 
 /**
@@ -136,8 +152,14 @@ export async function readProgress(stream: Readable, onLine?: (text: string) => 
     } catch {
       return;
     }
-    if (item.error !== undefined) failure ??= typeof item.errorDetail?.message === 'string' ? item.errorDetail.message : JSON.stringify(item.error);
-    const text = typeof item.stream === 'string' ? item.stream.trimEnd() : typeof item.status === 'string' ? item.status : undefined;
+    if (item.error !== undefined)
+      failure ??= typeof item.errorDetail?.message === 'string' ? item.errorDetail.message : JSON.stringify(item.error);
+    const text =
+      typeof item.stream === 'string'
+        ? item.stream.trimEnd()
+        : typeof item.status === 'string'
+          ? item.status
+          : undefined;
     if (text !== undefined && text !== '') {
       lines.push(text);
       onLine?.(text);
@@ -158,7 +180,10 @@ export async function readProgress(stream: Readable, onLine?: (text: string) => 
  * Splits the multiplexed log stream of a container without a TTY (8-byte frame headers: the
  * stream, then the length) into lines, each with where it came from.
  */
-export async function readLogLines(stream: Readable, onLine: (line: string, from: 'stdout' | 'stderr') => void): Promise<void> {
+export async function readLogLines(
+  stream: Readable,
+  onLine: (line: string, from: 'stdout' | 'stderr') => void,
+): Promise<void> {
   let buffer = Buffer.alloc(0);
   const partial: Record<'stdout' | 'stderr', string> = { stdout: '', stderr: '' };
   const emit = (from: 'stdout' | 'stderr', text: string) => {

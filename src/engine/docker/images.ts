@@ -17,7 +17,15 @@ import { readFile, readdir, realpath, stat } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MANIFEST_FILE, type BundleManifest } from '../../runtime/bundle.js';
-import { BUNDLE_DIGEST_ANNOTATION, BUNDLE_LABEL_LENGTH, DIGEST_PATTERN, LABELS, imageContract, imageName, type ImageContract } from '../../runtime/image.js';
+import {
+  BUNDLE_DIGEST_ANNOTATION,
+  BUNDLE_LABEL_LENGTH,
+  DIGEST_PATTERN,
+  LABELS,
+  imageContract,
+  imageName,
+  type ImageContract,
+} from '../../runtime/image.js';
 import { VERSION } from '../../shared/version.js';
 import { DockerApiError, readProgress, type DockerClient } from './engine-api.js';
 import { tarStream } from './tar.js';
@@ -75,7 +83,12 @@ export function createImageBuilder(options: ImageBuilderOptions): ImageBuilder {
   async function labelsOf(image: string): Promise<Record<string, string> | undefined> {
     try {
       return (
-        (await docker.json<{ Config?: { Labels?: Record<string, string> | null } }>('GET', `/images/${encodeURIComponent(image)}/json`)).Config?.Labels ?? {}
+        (
+          await docker.json<{ Config?: { Labels?: Record<string, string> | null } }>(
+            'GET',
+            `/images/${encodeURIComponent(image)}/json`,
+          )
+        ).Config?.Labels ?? {}
       );
     } catch (error) {
       if (error instanceof DockerApiError && error.status === 404) return undefined;
@@ -98,7 +111,10 @@ export function createImageBuilder(options: ImageBuilderOptions): ImageBuilder {
     if (id !== undefined) return id;
     const [name, tag] = splitReference(base);
     try {
-      await readProgress(await docker.stream('POST', '/images/create', { query: { fromImage: name, tag }, long: true }), options.onProgress);
+      await readProgress(
+        await docker.stream('POST', '/images/create', { query: { fromImage: name, tag }, long: true }),
+        options.onProgress,
+      );
     } catch (error) {
       throw new BaseImageError(
         `the base image ${base} is not on the Docker host and could not be pulled (${(error as Error).message}): ` +
@@ -110,7 +126,12 @@ export function createImageBuilder(options: ImageBuilderOptions): ImageBuilder {
     return pulled;
   }
 
-  async function build(tag: string, dockerfile: string, context: Parameters<typeof tarStream>[0], labels: Record<string, string>): Promise<void> {
+  async function build(
+    tag: string,
+    dockerfile: string,
+    context: Parameters<typeof tarStream>[0],
+    labels: Record<string, string>,
+  ): Promise<void> {
     const stream = tarStream([{ name: 'Dockerfile', content: dockerfile }, ...context]);
     const progress = await docker.stream('POST', '/build', {
       query: { t: tag, rm: 1, forcerm: 1, labels: JSON.stringify(labels) },
@@ -128,15 +149,29 @@ export function createImageBuilder(options: ImageBuilderOptions): ImageBuilder {
     return once(tag, async () => {
       if ((await exists(tag)) !== undefined) return tag;
       const packages = await productionPackages(packageRoot);
-      const skip = (path: string) => path === '.bin' || path.endsWith('/.bin') || path.split('/').includes('node_modules');
-      const dockerfile = [`FROM ${options.baseImage}`, `COPY mcpctl /opt/mcpctl`, `LABEL mcpctl/runtime-version=${JSON.stringify(VERSION)}`, ''].join('\n');
+      const skip = (path: string) =>
+        path === '.bin' || path.endsWith('/.bin') || path.split('/').includes('node_modules');
+      const dockerfile = [
+        `FROM ${options.baseImage}`,
+        `COPY mcpctl /opt/mcpctl`,
+        `LABEL mcpctl/runtime-version=${JSON.stringify(VERSION)}`,
+        '',
+      ].join('\n');
       await build(
         tag,
         dockerfile,
         [
           { name: 'mcpctl/package.json', path: join(packageRoot, 'package.json') },
-          { name: 'mcpctl/dist', path: join(packageRoot, 'dist'), skip: (path) => path.endsWith('.map') || path.endsWith('.d.ts') },
-          ...packages.map((dir) => ({ name: `mcpctl/${relative(packageRoot, dir).split(sep).join('/')}`, path: dir, skip })),
+          {
+            name: 'mcpctl/dist',
+            path: join(packageRoot, 'dist'),
+            skip: (path) => path.endsWith('.map') || path.endsWith('.d.ts'),
+          },
+          ...packages.map((dir) => ({
+            name: `mcpctl/${relative(packageRoot, dir).split(sep).join('/')}`,
+            path: dir,
+            skip,
+          })),
         ],
         { 'mcpctl/runtime-version': VERSION },
       );
@@ -147,12 +182,14 @@ export function createImageBuilder(options: ImageBuilderOptions): ImageBuilder {
   return {
     async ensure(bundleDir) {
       const manifest = JSON.parse(await readFile(join(bundleDir, MANIFEST_FILE), 'utf8')) as BundleManifest;
-      if (!DIGEST_PATTERN.test(manifest.digest)) throw new Error(`${bundleDir} is not a bundle: its digest is ${String(manifest.digest)}`);
+      if (!DIGEST_PATTERN.test(manifest.digest))
+        throw new Error(`${bundleDir} is not a bundle: its digest is ${String(manifest.digest)}`);
       const contract = imageContract(manifest.digest);
       return once(contract.image, async () => {
         const from = await runtimeImage();
         // an image of this bundle on an older runtime (another mcpctl) may not take this runtime's command: built again
-        if ((await labelsOf(contract.image))?.[RUNTIME_IMAGE_LABEL] === from) return { image: contract.image, digest: manifest.digest, contract, built: false };
+        if ((await labelsOf(contract.image))?.[RUNTIME_IMAGE_LABEL] === from)
+          return { image: contract.image, digest: manifest.digest, contract, built: false };
         const labels = {
           [RUNTIME_IMAGE_LABEL]: from,
           [LABELS.server]: manifest.name,
@@ -178,7 +215,9 @@ export function createImageBuilder(options: ImageBuilderOptions): ImageBuilder {
       const local = imageName(digest);
       const target = imageName(digest, registry);
       const repository = target.slice(0, target.lastIndexOf(':'));
-      await docker.json('POST', `/images/${encodeURIComponent(local)}/tag`, { query: { repo: repository, tag: digest } });
+      await docker.json('POST', `/images/${encodeURIComponent(local)}/tag`, {
+        query: { repo: repository, tag: digest },
+      });
       const progress = await docker.stream('POST', `/images/${encodeURIComponent(repository)}/push`, {
         query: { tag: digest },
         headers: { 'X-Registry-Auth': auth ?? Buffer.from('{}').toString('base64url') },
@@ -241,10 +280,14 @@ export const NOT_IN_IMAGES: ReadonlySet<string> = new Set(['@kubernetes/client-n
  */
 export async function productionPackages(root: string): Promise<string[]> {
   const found = new Set<string>();
-  const visit = async (fromDir: string, manifest: { dependencies?: Record<string, string>; optionalDependencies?: Record<string, string> }) => {
-    const names = [...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.optionalDependencies ?? {})].filter(
-      (name) => fromDir !== root || !NOT_IN_IMAGES.has(name),
-    );
+  const visit = async (
+    fromDir: string,
+    manifest: { dependencies?: Record<string, string>; optionalDependencies?: Record<string, string> },
+  ) => {
+    const names = [
+      ...Object.keys(manifest.dependencies ?? {}),
+      ...Object.keys(manifest.optionalDependencies ?? {}),
+    ].filter((name) => fromDir !== root || !NOT_IN_IMAGES.has(name));
     for (const name of names) {
       const dir = resolvePackage(root, fromDir, name);
       if (dir === undefined) continue;

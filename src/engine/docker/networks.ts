@@ -33,7 +33,11 @@ export function networkSpec(engine: string, deployment: string): Record<string, 
     Name: networkName(engine, deployment),
     CheckDuplicate: true,
     Driver: 'bridge',
-    Labels: { [NETWORK_LABELS.engine]: engine, [NETWORK_LABELS.deployment]: deployment, [NETWORK_LABELS.kind]: 'deployment' },
+    Labels: {
+      [NETWORK_LABELS.engine]: engine,
+      [NETWORK_LABELS.deployment]: deployment,
+      [NETWORK_LABELS.kind]: 'deployment',
+    },
     Options: { 'com.docker.network.bridge.enable_icc': 'false' },
   };
 }

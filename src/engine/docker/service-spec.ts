@@ -106,10 +106,18 @@ export function serviceSpec(
   /** the secret with the deployment's values (contract made with envFile: SWARM_ENV_FILE) */
   envSecret?: EnvSecret,
 ): Record<string, unknown> & { Name: string; Labels: Record<string, string> } {
-  const memoryBytes = spec.resources?.memoryMb === undefined ? limits.memoryBytes : Math.round(spec.resources.memoryMb * 1024 * 1024);
+  const memoryBytes =
+    spec.resources?.memoryMb === undefined ? limits.memoryBytes : Math.round(spec.resources.memoryMb * 1024 * 1024);
   const cpus = spec.resources?.cpus ?? limits.cpus;
   const healthTimeoutMs = settings.healthTimeoutMs;
-  const update = { Parallelism: 1, Delay: 0, Order: 'start-first', FailureAction: 'rollback', Monitor: settings.monitorMs * MS, MaxFailureRatio: 0 };
+  const update = {
+    Parallelism: 1,
+    Delay: 0,
+    Order: 'start-first',
+    FailureAction: 'rollback',
+    Monitor: settings.monitorMs * MS,
+    MaxFailureRatio: 0,
+  };
   return {
     Name: serviceName(spec.labels),
     Labels: serviceLabels(spec.labels),
@@ -119,13 +127,20 @@ export function serviceSpec(
         Command: contract.command,
         // the deployment's values are in the secret: a service's Env is kept by Swarm in clear
         Env: Object.entries(contract.env).map(([key, value]) => `${key}=${value}`),
-        ...(envSecret === undefined ? {} : { Secrets: [secretReference(envSecret, posix.basename(SWARM_ENV_FILE), contract.user)] }),
+        ...(envSecret === undefined
+          ? {}
+          : { Secrets: [secretReference(envSecret, posix.basename(SWARM_ENV_FILE), contract.user)] }),
         User: `${contract.user.uid}:${contract.user.gid}`,
         Dir: contract.bundleDir,
         // the deployment in the task's spec: every deployment's update changes the tasks, so Swarm rolls
-        Labels: { [SERVICE_LABELS.task]: spec.labels.deployment, [LABELS.bundle]: contract.digest.slice(0, BUNDLE_LABEL_LENGTH) },
+        Labels: {
+          [SERVICE_LABELS.task]: spec.labels.deployment,
+          [LABELS.bundle]: contract.digest.slice(0, BUNDLE_LABEL_LENGTH),
+        },
         ReadOnly: true,
-        Mounts: [{ Type: 'tmpfs', Target: contract.scratchDir, TmpfsOptions: { SizeBytes: limits.tmpBytes, Mode: 0o1777 } }],
+        Mounts: [
+          { Type: 'tmpfs', Target: contract.scratchDir, TmpfsOptions: { SizeBytes: limits.tmpBytes, Mode: 0o1777 } },
+        ],
         Privileges: { NoNewPrivileges: true },
         CapabilityDrop: ['ALL'],
         Init: true,
@@ -148,6 +163,9 @@ export function serviceSpec(
     Mode: { Replicated: { Replicas: spec.replicas } },
     UpdateConfig: update,
     RollbackConfig: { ...update, FailureAction: 'pause' },
-    EndpointSpec: { Mode: 'vip', Ports: [{ Protocol: 'tcp', TargetPort: contract.port, PublishedPort: 0, PublishMode: 'host' }] },
+    EndpointSpec: {
+      Mode: 'vip',
+      Ports: [{ Protocol: 'tcp', TargetPort: contract.port, PublishedPort: 0, PublishMode: 'host' }],
+    },
   };
 }

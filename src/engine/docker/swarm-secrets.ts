@@ -38,7 +38,11 @@ export async function createEnvSecret(
   const { ID } = await docker.json<{ ID: string }>('POST', '/secrets/create', {
     json: {
       Name: name,
-      Labels: { [SECRET_LABELS.engine]: labels.engine, [SECRET_LABELS.service]: labels.service, [SECRET_LABELS.deployment]: labels.deployment },
+      Labels: {
+        [SECRET_LABELS.engine]: labels.engine,
+        [SECRET_LABELS.service]: labels.service,
+        [SECRET_LABELS.deployment]: labels.deployment,
+      },
       Data: Buffer.from(JSON.stringify(env), 'utf8').toString('base64'),
     },
   });
@@ -46,7 +50,11 @@ export async function createEnvSecret(
 }
 
 /** The ContainerSpec `Secrets` entry: the file at `target` (a name under /run/secrets), the container user's, 0400. */
-export function secretReference(secret: EnvSecret, target: string, user: ImageContract['user']): Record<string, unknown> {
+export function secretReference(
+  secret: EnvSecret,
+  target: string,
+  user: ImageContract['user'],
+): Record<string, unknown> {
   return {
     SecretID: secret.id,
     SecretName: secret.name,
@@ -56,7 +64,8 @@ export function secretReference(secret: EnvSecret, target: string, user: ImageCo
 
 /** The secret IDs a service spec refers to. */
 export function referencedSecrets(spec: unknown): string[] {
-  const secrets = (spec as { TaskTemplate?: { ContainerSpec?: { Secrets?: { SecretID?: string }[] } } } | undefined)?.TaskTemplate?.ContainerSpec?.Secrets;
+  const secrets = (spec as { TaskTemplate?: { ContainerSpec?: { Secrets?: { SecretID?: string }[] } } } | undefined)
+    ?.TaskTemplate?.ContainerSpec?.Secrets;
   return (secrets ?? []).map((item) => item.SecretID).filter((id): id is string => typeof id === 'string');
 }
 

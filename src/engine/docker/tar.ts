@@ -46,23 +46,39 @@ function addBuffer(pack: Pack, header: { name: string; mode: number }, content: 
   });
 }
 
-async function addPath(pack: Pack, name: string, path: string, relative: string, skip?: (relative: string) => boolean): Promise<void> {
+async function addPath(
+  pack: Pack,
+  name: string,
+  path: string,
+  relative: string,
+  skip?: (relative: string) => boolean,
+): Promise<void> {
   if (relative !== '' && skip?.(relative) === true) return;
   const stats = await lstat(path);
   const mode = stats.mode & 0o755;
   if (stats.isSymbolicLink()) {
     const linkname = await readlink(path);
     await new Promise<void>((resolve, reject) =>
-      pack.entry({ name, type: 'symlink', linkname, mtime: MTIME, uid: 0, gid: 0, mode: 0o777 }, (error) => (error ? reject(error) : resolve())),
+      pack.entry({ name, type: 'symlink', linkname, mtime: MTIME, uid: 0, gid: 0, mode: 0o777 }, (error) =>
+        error ? reject(error) : resolve(),
+      ),
     );
     return;
   }
   if (stats.isDirectory()) {
     await new Promise<void>((resolve, reject) =>
-      pack.entry({ name, type: 'directory', mode: mode | 0o755, mtime: MTIME, uid: 0, gid: 0 }, (error) => (error ? reject(error) : resolve())),
+      pack.entry({ name, type: 'directory', mode: mode | 0o755, mtime: MTIME, uid: 0, gid: 0 }, (error) =>
+        error ? reject(error) : resolve(),
+      ),
     );
     for (const child of (await readdir(path)).sort()) {
-      await addPath(pack, `${name}/${child}`, join(path, child), relative === '' ? child : `${relative}/${child}`, skip);
+      await addPath(
+        pack,
+        `${name}/${child}`,
+        join(path, child),
+        relative === '' ? child : `${relative}/${child}`,
+        skip,
+      );
     }
     return;
   }

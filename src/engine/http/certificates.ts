@@ -54,7 +54,8 @@ export async function loadCertificates(sources: CertificateSources): Promise<Cer
   const add = async (files: CertificateFiles, names?: string[]): Promise<LoadedCertificate> => {
     const loaded = await loadPair(files);
     set.files.push(files.cert, files.key);
-    if (new Date(loaded.x509.validTo).getTime() < now) set.warnings.push(`the TLS certificate ${files.cert} expired on ${loaded.x509.validTo}; renew it`);
+    if (new Date(loaded.x509.validTo).getTime() < now)
+      set.warnings.push(`the TLS certificate ${files.cert} expired on ${loaded.x509.validTo}; renew it`);
     for (const name of names ?? loaded.names) set.byName.set(name.toLowerCase(), loaded);
     return loaded;
   };
@@ -118,7 +119,9 @@ async function loadPair(files: CertificateFiles): Promise<LoadedCertificate> {
   try {
     context = createSecureContext({ cert: certText, key: keyText });
   } catch (error) {
-    throw new TlsConfigError(`the TLS certificate ${files.cert} and key ${files.key} (${files.from}) cannot be used: ${(error as Error).message}`);
+    throw new TlsConfigError(
+      `the TLS certificate ${files.cert} and key ${files.key} (${files.from}) cannot be used: ${(error as Error).message}`,
+    );
   }
   return { files, context, pem: { cert: certText, key: keyText }, x509, names: namesOf(x509) };
 }
@@ -129,8 +132,14 @@ async function readPem(file: string, what: 'certificate' | 'key', from: string):
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const why =
-      code === 'ENOENT' ? 'does not exist' : code === 'EACCES' ? 'cannot be read (permission denied)' : `cannot be read (${code ?? (error as Error).message})`;
-    throw new TlsConfigError(`the TLS ${what} file ${file} (${from}) ${why}: give the path of a readable PEM ${what} file`);
+      code === 'ENOENT'
+        ? 'does not exist'
+        : code === 'EACCES'
+          ? 'cannot be read (permission denied)'
+          : `cannot be read (${code ?? (error as Error).message})`;
+    throw new TlsConfigError(
+      `the TLS ${what} file ${file} (${from}) ${why}: give the path of a readable PEM ${what} file`,
+    );
   }
 }
 
@@ -165,7 +174,9 @@ async function pairsIn(dir: string, optional: boolean): Promise<CertificateFiles
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (optional && code === 'ENOENT') return [];
-    throw new TlsConfigError(`the certificates folder ${dir} cannot be read (${code ?? (error as Error).message}): give a folder of certificate and key files`);
+    throw new TlsConfigError(
+      `the certificates folder ${dir} cannot be read (${code ?? (error as Error).message}): give a folder of certificate and key files`,
+    );
   }
   const from = `the certificates folder ${dir}`;
   const names = new Set(entries.filter((entry) => entry.isFile()).map((entry) => entry.name));

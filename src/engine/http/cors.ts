@@ -12,7 +12,8 @@ import { ALLOWED_ORIGINS_ENV, allowedOrigin, normalizeOrigin } from '../../share
 /** What a deployment allows a cross-origin request to send and read. */
 const CORS_HEADERS = {
   'Access-Control-Allow-Methods': 'GET, POST, DELETE, OPTIONS',
-  'Access-Control-Allow-Headers': 'authorization, content-type, accept, mcp-protocol-version, mcp-session-id, last-event-id',
+  'Access-Control-Allow-Headers':
+    'authorization, content-type, accept, mcp-protocol-version, mcp-session-id, last-event-id',
   'Access-Control-Expose-Headers': 'mcp-protocol-version, mcp-session-id, www-authenticate',
   'Access-Control-Max-Age': '600',
   Vary: 'Origin',
@@ -33,7 +34,11 @@ function ownOrigins(req: IncomingMessage, publicUrl: string | undefined): string
 }
 
 /** The decision for a request to a deployment through the gateway. */
-export function deploymentCrossOrigin(req: IncomingMessage, allowed: readonly string[], publicUrl: string | undefined): CrossOrigin {
+export function deploymentCrossOrigin(
+  req: IncomingMessage,
+  allowed: readonly string[],
+  publicUrl: string | undefined,
+): CrossOrigin {
   const sent = req.headers.origin;
   if (sent === undefined || sent === '') return { kind: 'none' };
   const origin = allowedOrigin(sent, [...allowed, ...ownOrigins(req, publicUrl)]);

@@ -11,7 +11,9 @@ import { allowedHostsFromEnv, createHostPolicy, isLoopbackAddress, type HostPoli
 export const HSTS_VALUE = 'max-age=31536000';
 
 /** The handler of the HTTPS listener: every answer (API and gateway) carries Strict-Transport-Security. */
-export function withHsts<T>(handler: (req: IncomingMessage, res: ServerResponse) => T): (req: IncomingMessage, res: ServerResponse) => T {
+export function withHsts<T>(
+  handler: (req: IncomingMessage, res: ServerResponse) => T,
+): (req: IncomingMessage, res: ServerResponse) => T {
   return (req, res) => {
     res.setHeader('Strict-Transport-Security', HSTS_VALUE);
     return handler(req, res);

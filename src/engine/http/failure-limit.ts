@@ -58,7 +58,8 @@ export class FailureLimiter {
     this.entries.delete(key);
     this.entries.set(key, entry);
     entry.failures += 1;
-    if (entry.failures >= this.options.maxFailures) entry.blockedUntil = Math.max(entry.blockedUntil, now + this.options.windowMs);
+    if (entry.failures >= this.options.maxFailures)
+      entry.blockedUntil = Math.max(entry.blockedUntil, now + this.options.windowMs);
     return this.blockedFor(address);
   }
 
@@ -92,7 +93,9 @@ export function sourceKey(address: string | undefined): string {
   const [head = '', tail = ''] = address.split('::');
   const left = head === '' ? [] : head.split(':');
   const right = tail === '' ? [] : tail.split(':');
-  const groups = address.includes('::') ? [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right] : left;
+  const groups = address.includes('::')
+    ? [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right]
+    : left;
   return `${groups
     .slice(0, 4)
     .map((g) => g.toLowerCase().replace(/^0+(?=.)/, ''))

@@ -33,7 +33,12 @@ export class Idempotency {
    * Looks the key up. `scope` separates keys of different callers and routes (API key, method,
    * path), so one key reused on another route is a new request, not a mismatch.
    */
-  async begin(key: string, scope: string, rawBody: Buffer, options: { signal?: AbortSignal; onWait?: () => void } = {}): Promise<IdempotencyOutcome> {
+  async begin(
+    key: string,
+    scope: string,
+    rawBody: Buffer,
+    options: { signal?: AbortSignal; onWait?: () => void } = {},
+  ): Promise<IdempotencyOutcome> {
     const { signal } = options;
     if (!KEY_PATTERN.test(key)) {
       throw new HttpError('bad_request', 'Idempotency-Key must be 1 to 200 printable ASCII characters', {}, [
@@ -44,16 +49,26 @@ export class Idempotency {
     const bodyHash = createHash('sha256').update(rawBody).digest('hex');
     for (let first = this.running.get(storeKey); first !== undefined; first = this.running.get(storeKey)) {
       if (first.bodyHash !== bodyHash) {
-        throw new HttpError('idempotency_mismatch', 'this Idempotency-Key is in use by a request with a different body; use a new key');
+        throw new HttpError(
+          'idempotency_mismatch',
+          'this Idempotency-Key is in use by a request with a different body; use a new key',
+        );
       }
       options.onWait?.();
       await untilSettledOrAborted(first.done, signal);
-      if (signal?.aborted === true) throw new HttpError('unavailable', 'the client went away while an earlier request with this Idempotency-Key ran');
+      if (signal?.aborted === true)
+        throw new HttpError(
+          'unavailable',
+          'the client went away while an earlier request with this Idempotency-Key ran',
+        );
     }
     const stored = await this.store.getIdempotent(storeKey);
     if (stored !== undefined) {
       if (stored.bodyHash !== bodyHash) {
-        throw new HttpError('idempotency_mismatch', 'this Idempotency-Key was used with a different request body; use a new key');
+        throw new HttpError(
+          'idempotency_mismatch',
+          'this Idempotency-Key was used with a different request body; use a new key',
+        );
       }
       return { replay: { status: stored.status, body: stored.body } };
     }

@@ -6,15 +6,26 @@ import type { IncomingMessage } from 'node:http';
 import { HttpError } from './respond.js';
 
 export function badQuery(name: string, message: string): HttpError {
-  return new HttpError('bad_request', `the query parameter ${name} ${message}`, {}, [{ path: `query.${name}`, message }]);
+  return new HttpError('bad_request', `the query parameter ${name} ${message}`, {}, [
+    { path: `query.${name}`, message },
+  ]);
 }
 
-export function readNumber(query: URLSearchParams, name: string, bounds: { min: number; max: number; integer: boolean }): number | undefined {
+export function readNumber(
+  query: URLSearchParams,
+  name: string,
+  bounds: { min: number; max: number; integer: boolean },
+): number | undefined {
   const raw = query.get(name);
   if (raw === null) return undefined;
   const value = raw.trim() === '' ? Number.NaN : Number(raw);
   const kind = bounds.integer ? 'a whole number' : 'a number';
-  if (!Number.isFinite(value) || (bounds.integer && !Number.isInteger(value)) || value < bounds.min || value > bounds.max) {
+  if (
+    !Number.isFinite(value) ||
+    (bounds.integer && !Number.isInteger(value)) ||
+    value < bounds.min ||
+    value > bounds.max
+  ) {
     throw badQuery(name, `must be ${kind} from ${bounds.min} to ${bounds.max}`);
   }
   return value;

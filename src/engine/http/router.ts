@@ -7,7 +7,8 @@ export interface RouteMatch<T> {
   params: Record<string, string>;
 }
 
-export type RouteLookup<T> = { kind: 'found'; match: RouteMatch<T> } | { kind: 'not_found' } | { kind: 'method_not_allowed'; allow: string[] };
+export type RouteLookup<T> =
+  { kind: 'found'; match: RouteMatch<T> } | { kind: 'not_found' } | { kind: 'method_not_allowed'; allow: string[] };
 
 interface Entry<T> {
   method: string;

@@ -57,24 +57,36 @@ export async function tlsSettings(input: {
   const options = input.options ?? {};
   const file = await tlsOfSettingsFile(settingsFile);
   const fileFrom = (field: string) => `"tls.${field}" in ${settingsFile}`;
-  const pick = (given: string | undefined, flag: string, variable: string, field: string): { value: string; from: string } | undefined => {
+  const pick = (
+    given: string | undefined,
+    flag: string,
+    variable: string,
+    field: string,
+  ): { value: string; from: string } | undefined => {
     if (given !== undefined && given !== '') return { value: resolve(given), from: flag };
     const fromEnv = env[variable];
     if (fromEnv !== undefined && fromEnv !== '') return { value: resolve(fromEnv), from: variable };
     const fromFile = file[field];
-    if (typeof fromFile === 'string' && fromFile !== '') return { value: inHome(home, fromFile), from: fileFrom(field) };
+    if (typeof fromFile === 'string' && fromFile !== '')
+      return { value: inHome(home, fromFile), from: fileFrom(field) };
     return undefined;
   };
   const cert = pick(options.cert, '--tls-cert', 'MCPCTL_TLS_CERT', 'cert');
   const key = pick(options.key, '--tls-key', 'MCPCTL_TLS_KEY', 'key');
   if ((cert === undefined) !== (key === undefined)) {
-    const [given, missing] = cert === undefined ? [key!, '--tls-cert (MCPCTL_TLS_CERT)'] : [cert, '--tls-key (MCPCTL_TLS_KEY)'];
-    throw new TlsConfigError(`${given.from} is set but ${missing} is not: HTTPS needs both the certificate and its key`);
+    const [given, missing] =
+      cert === undefined ? [key!, '--tls-cert (MCPCTL_TLS_CERT)'] : [cert, '--tls-key (MCPCTL_TLS_KEY)'];
+    throw new TlsConfigError(
+      `${given.from} is set but ${missing} is not: HTTPS needs both the certificate and its key`,
+    );
   }
   const certsDir = pick(options.certsDir, '--tls-certs-dir', 'MCPCTL_TLS_CERTS_DIR', 'certs_dir');
   const domains: Record<string, CertificateFiles> = {};
   const fileDomains = file.domains;
-  if (fileDomains !== undefined && (typeof fileDomains !== 'object' || fileDomains === null || Array.isArray(fileDomains))) {
+  if (
+    fileDomains !== undefined &&
+    (typeof fileDomains !== 'object' || fileDomains === null || Array.isArray(fileDomains))
+  ) {
     throw new TlsConfigError(`${fileFrom('domains')} must be an object of domain → { "cert": file, "key": file }`);
   }
   for (const [domain, pair] of Object.entries((fileDomains ?? {}) as Record<string, unknown>)) {
@@ -82,10 +94,16 @@ export async function tlsSettings(input: {
     if (typeof c !== 'string' || typeof k !== 'string') {
       throw new TlsConfigError(`${fileFrom(`domains["${domain}"]`)} must be { "cert": file, "key": file }`);
     }
-    domains[domain.toLowerCase()] = { cert: inHome(home, c), key: inHome(home, k), from: fileFrom(`domains["${domain}"]`) };
+    domains[domain.toLowerCase()] = {
+      cert: inHome(home, c),
+      key: inHome(home, k),
+      from: fileFrom(`domains["${domain}"]`),
+    };
   }
   return {
-    ...(cert === undefined || key === undefined ? {} : { default: { cert: cert.value, key: key.value, from: `${cert.from} and ${key.from}` } }),
+    ...(cert === undefined || key === undefined
+      ? {}
+      : { default: { cert: cert.value, key: key.value, from: `${cert.from} and ${key.from}` } }),
     domains,
     certsDir: certsDir?.value ?? join(home, 'certs'),
     certsDirOptional: certsDir === undefined,
@@ -99,7 +117,9 @@ function watchInterval(value: string | undefined): number {
   if (value === undefined || value === '') return 2_000;
   const seconds = Number(value);
   if (!Number.isFinite(seconds) || seconds < 0)
-    throw new TlsConfigError(`MCPCTL_TLS_WATCH_SECONDS must be a number of seconds (0: never), not ${JSON.stringify(value)}`);
+    throw new TlsConfigError(
+      `MCPCTL_TLS_WATCH_SECONDS must be a number of seconds (0: never), not ${JSON.stringify(value)}`,
+    );
   return Math.round(seconds * 1000);
 }
 
@@ -128,7 +148,9 @@ async function tlsOfSettingsFile(settingsFile: string): Promise<Record<string, u
   const tls = (parsed as { tls?: unknown } | null)?.tls;
   if (tls === undefined) return {};
   if (typeof tls !== 'object' || tls === null || Array.isArray(tls)) {
-    throw new TlsConfigError(`"tls" in ${settingsFile} must be an object such as { "cert": "cert.pem", "key": "key.pem" }`);
+    throw new TlsConfigError(
+      `"tls" in ${settingsFile} must be an object such as { "cert": "cert.pem", "key": "key.pem" }`,
+    );
   }
   return tls as Record<string, unknown>;
 }
@@ -139,7 +161,8 @@ function inHome(home: string, path: string): string {
 
 /** Whether the settings may give certificates: some are named, or the certificates folder exists. */
 export async function mayServeHttps(settings: TlsSettings): Promise<boolean> {
-  if (settings.default !== undefined || Object.keys(settings.domains).length > 0 || !settings.certsDirOptional) return true;
+  if (settings.default !== undefined || Object.keys(settings.domains).length > 0 || !settings.certsDirOptional)
+    return true;
   return access(settings.certsDir).then(
     () => true,
     () => false,
@@ -161,6 +184,7 @@ export async function tlsHostSetting(input: {
   if (fromEnv !== undefined && fromEnv !== '') return { value: fromEnv, from: 'MCPCTL_TLS_HOST' };
   const fromFile = (await tlsOfSettingsFile(input.settingsFile)).host;
   if (fromFile === undefined || fromFile === '') return undefined;
-  if (typeof fromFile !== 'string') throw new TlsConfigError(`"tls.host" in ${input.settingsFile} must be an address such as "0.0.0.0"`);
+  if (typeof fromFile !== 'string')
+    throw new TlsConfigError(`"tls.host" in ${input.settingsFile} must be an address such as "0.0.0.0"`);
   return { value: fromFile, from: `"tls.host" in ${input.settingsFile}` };
 }

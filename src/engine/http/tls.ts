@@ -28,7 +28,8 @@ export async function prepareTls(settings: TlsSettings) {
   if (certificates === undefined) return undefined;
   return {
     settings,
-    create: (rest: Omit<TlsListenerOptions, 'settings' | 'certificates'>) => createTlsListener({ settings, certificates, ...rest }),
+    create: (rest: Omit<TlsListenerOptions, 'settings' | 'certificates'>) =>
+      createTlsListener({ settings, certificates, ...rest }),
   };
 }
 
@@ -82,10 +83,17 @@ export function createTlsListener(options: TlsListenerOptions): TlsListener {
       current = next;
       watch();
       for (const warning of next.warnings) logger.warn(warning);
-      logger.info('TLS certificates reloaded', { reason, names: [...next.byName.keys()], default: next.default?.files.cert });
+      logger.info('TLS certificates reloaded', {
+        reason,
+        names: [...next.byName.keys()],
+        default: next.default?.files.cert,
+      });
       return true;
     } catch (error) {
-      logger.error('TLS certificates not reloaded; the previous ones are still served', { reason, error: (error as Error).message });
+      logger.error('TLS certificates not reloaded; the previous ones are still served', {
+        reason,
+        error: (error as Error).message,
+      });
       return false;
     }
   };

@@ -102,7 +102,8 @@ export async function connectCluster(options: ClusterOptions = {}): Promise<Clus
   const k8s: ClientNode = await import('@kubernetes/client-node');
   const kc = new k8s.KubeConfig();
   try {
-    if (options.kubeconfig !== undefined && options.kubeconfig !== '' && !options.kubeconfig.includes(delimiter)) kc.loadFromFile(options.kubeconfig);
+    if (options.kubeconfig !== undefined && options.kubeconfig !== '' && !options.kubeconfig.includes(delimiter))
+      kc.loadFromFile(options.kubeconfig);
     else kc.loadFromDefault();
     if (options.context !== undefined) kc.setCurrentContext(options.context);
   } catch (error) {
@@ -136,9 +137,19 @@ function makeCluster(k8s: ClientNode, kc: KubeConfig, namespace: string, server:
       for (const object of list) {
         const body = { ...object, metadata: { ...object.metadata, namespace } };
         try {
-          await objects.patch(body as never, undefined, undefined, FIELD_MANAGER, true, k8s.PatchStrategy.ServerSideApply);
+          await objects.patch(
+            body as never,
+            undefined,
+            undefined,
+            FIELD_MANAGER,
+            true,
+            k8s.PatchStrategy.ServerSideApply,
+          );
         } catch (error) {
-          throw new Error(`applying ${object.kind} ${object.metadata?.name} in ${namespace} failed: ${describe(error)}`, { cause: error });
+          throw new Error(
+            `applying ${object.kind} ${object.metadata?.name} in ${namespace} failed: ${describe(error)}`,
+            { cause: error },
+          );
         }
       }
     },
@@ -153,7 +164,10 @@ function makeCluster(k8s: ClientNode, kc: KubeConfig, namespace: string, server:
     async readService(name) {
       try {
         const service = await core.readNamespacedService({ name, namespace });
-        return { ...(service.spec?.clusterIP === undefined ? {} : { clusterIP: service.spec.clusterIP }), port: service.spec?.ports?.[0]?.port };
+        return {
+          ...(service.spec?.clusterIP === undefined ? {} : { clusterIP: service.spec.clusterIP }),
+          port: service.spec?.ports?.[0]?.port,
+        };
       } catch (error) {
         if (notFound(error)) return undefined;
         throw error;
@@ -164,7 +178,9 @@ function makeCluster(k8s: ClientNode, kc: KubeConfig, namespace: string, server:
       return list.items.map((pod) => ({
         ...(pod as PodView),
         name: pod.metadata?.name ?? '',
-        ready: pod.metadata?.deletionTimestamp === undefined && (pod.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True'),
+        ready:
+          pod.metadata?.deletionTimestamp === undefined &&
+          (pod.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True'),
       }));
     },
     async podLog(pod, { sinceSeconds, tailLines }) {
@@ -210,19 +226,48 @@ function makeCluster(k8s: ClientNode, kc: KubeConfig, namespace: string, server:
     async list(selector) {
       const found: ListedObject[] = [];
       for (const { apiVersion, kind } of APPLIED_KINDS) {
-        const list = await objects.list(apiVersion, kind, namespace, undefined, undefined, undefined, undefined, selector);
+        const list = await objects.list(
+          apiVersion,
+          kind,
+          namespace,
+          undefined,
+          undefined,
+          undefined,
+          undefined,
+          selector,
+        );
         // the items of a list do not say their kind
-        for (const item of list.items) found.push({ ...(item as object), apiVersion, kind, metadata: { ...item.metadata, name: item.metadata?.name ?? '' } });
+        for (const item of list.items)
+          found.push({
+            ...(item as object),
+            apiVersion,
+            kind,
+            metadata: { ...item.metadata, name: item.metadata?.name ?? '' },
+          });
       }
       return found;
     },
     async scale(name, replicas) {
       const body = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name, namespace }, spec: { replicas } };
-      await objects.patch(body, undefined, undefined, `${FIELD_MANAGER}-scale`, true, k8s.PatchStrategy.ServerSideApply);
+      await objects.patch(
+        body,
+        undefined,
+        undefined,
+        `${FIELD_MANAGER}-scale`,
+        true,
+        k8s.PatchStrategy.ServerSideApply,
+      );
     },
     async delete(apiVersion, kind, name) {
       try {
-        await objects.delete({ apiVersion, kind, metadata: { name, namespace } }, undefined, undefined, undefined, undefined, 'Background');
+        await objects.delete(
+          { apiVersion, kind, metadata: { name, namespace } },
+          undefined,
+          undefined,
+          undefined,
+          undefined,
+          'Background',
+        );
       } catch (error) {
         if (!notFound(error)) throw error;
       }
@@ -231,11 +276,27 @@ function makeCluster(k8s: ClientNode, kc: KubeConfig, namespace: string, server:
       const removed: string[] = [];
       // the way in, backwards: nothing routes to the pods before they go
       for (const { apiVersion, kind } of [...APPLIED_KINDS].reverse()) {
-        const list = await objects.list(apiVersion, kind, namespace, undefined, undefined, undefined, undefined, selector);
+        const list = await objects.list(
+          apiVersion,
+          kind,
+          namespace,
+          undefined,
+          undefined,
+          undefined,
+          undefined,
+          selector,
+        );
         for (const item of list.items) {
           const name = item.metadata?.name ?? '';
           try {
-            await objects.delete({ apiVersion, kind, metadata: { name, namespace } }, undefined, undefined, undefined, undefined, 'Background');
+            await objects.delete(
+              { apiVersion, kind, metadata: { name, namespace } },
+              undefined,
+              undefined,
+              undefined,
+              undefined,
+              'Background',
+            );
             removed.push(`${kind}/${name}`);
           } catch (error) {
             if (!notFound(error)) throw error;

@@ -16,7 +16,15 @@ import { CONTAINER_PORT, imageName } from '../../runtime/image.js';
 import type { KubernetesObject } from '../../runtime/kubernetes-manifests.js';
 import { MANIFEST_FILE } from '../../runtime/bundle.js';
 import type { Logger } from '../types.js';
-import type { Endpoint, FoundWorkload, Orchestrator, RolloutStatus, Workload, WorkloadHooks, WorkloadLabels } from '../runners/orchestrator.js';
+import type {
+  Endpoint,
+  FoundWorkload,
+  Orchestrator,
+  RolloutStatus,
+  Workload,
+  WorkloadHooks,
+  WorkloadLabels,
+} from '../runners/orchestrator.js';
 import { probeHealth } from '../runners/process-runner.js';
 import { describe, labelSelector, type Cluster } from './cluster.js';
 import {
@@ -60,7 +68,9 @@ export function createKubernetesOrchestrator(options: KubernetesOrchestratorOpti
   async function publish(bundleDir: string): Promise<void> {
     const { digest } = await bundleManifest(bundleDir);
     if (options.images === undefined) {
-      logger.warn('no Docker host: the cluster must already have the image of this build', { image: imageName(digest, settings.registry) });
+      logger.warn('no Docker host: the cluster must already have the image of this build', {
+        image: imageName(digest, settings.registry),
+      });
       return;
     }
     const built = await options.images.ensure(bundleDir).catch((error: unknown) => {
@@ -90,13 +100,21 @@ export function createKubernetesOrchestrator(options: KubernetesOrchestratorOpti
     },
     async apply(spec, hooks) {
       const { digest, version } = await bundleManifest(spec.bundleDir);
-      const plan = workloadManifests({ spec, digest, ...(version === undefined ? {} : { version }), namespace: cluster.namespace, settings });
+      const plan = workloadManifests({
+        spec,
+        digest,
+        ...(version === undefined ? {} : { version }),
+        namespace: cluster.namespace,
+        settings,
+      });
       const selector = labelSelector(workloadSelector(spec.labels.engine, plan.name));
       // the objects of the deployment that runs now, to go back to if this update fails
       const current = await cluster.readDeployment(plan.name);
       const previousOwner = current?.metadata === undefined ? undefined : ownerOf(current);
       const previous =
-        previousOwner !== undefined && previousOwner !== spec.labels.deployment && rolloutState(current, [], 1).state === 'deployed'
+        previousOwner !== undefined &&
+        previousOwner !== spec.labels.deployment &&
+        rolloutState(current, [], 1).state === 'deployed'
           ? (await cluster.list(selector)).map((object) => reapplicable(object))
           : undefined;
       await cluster.apply(plan.objects);
@@ -108,7 +126,9 @@ export function createKubernetesOrchestrator(options: KubernetesOrchestratorOpti
       const name = workloadName(labels.engine, labels.server, labels.environment as Environment);
       const current = await cluster.readDeployment(name);
       if (current === undefined || ownerOf(current) !== labels.deployment) return undefined;
-      return new KubeWorkload(context, labels, name, current.spec?.replicas ?? 1, hooks, undefined).start(Math.ceil(pollMs / 1000) + 1);
+      return new KubeWorkload(context, labels, name, current.spec?.replicas ?? 1, hooks, undefined).start(
+        Math.ceil(pollMs / 1000) + 1,
+      );
     },
     async find(engine) {
       const found: FoundWorkload[] = [];
@@ -145,7 +165,10 @@ function ownerOf(deployment: DeploymentView & { metadata?: { labels?: Record<str
 }
 
 async function bundleManifest(bundleDir: string): Promise<{ digest: string; version?: string }> {
-  const manifest = JSON.parse(await readFile(join(bundleDir, MANIFEST_FILE), 'utf8')) as { digest: string; version?: string };
+  const manifest = JSON.parse(await readFile(join(bundleDir, MANIFEST_FILE), 'utf8')) as {
+    digest: string;
+    version?: string;
+  };
   return manifest;
 }
 
@@ -222,16 +245,27 @@ class KubeWorkload implements Workload {
     this.owner = deployment === undefined ? undefined : ownerOf(deployment);
     const rollout = rolloutState(deployment, pods, this.wanted);
     this.last = rollout;
-    if (rollout.state === 'failed' && this.previous !== undefined && !this.rollback.started && this.owner === this.labels.deployment) {
+    if (
+      rollout.state === 'failed' &&
+      this.previous !== undefined &&
+      !this.rollback.started &&
+      this.owner === this.labels.deployment
+    ) {
       this.rollback = { started: true, reason: rollout.reason };
-      this.context.logger.warn('the update failed: applying the previous deployment again', { workload: this.name, reason: rollout.reason });
+      this.context.logger.warn('the update failed: applying the previous deployment again', {
+        workload: this.name,
+        reason: rollout.reason,
+      });
       await cluster.apply(this.previous);
       await prune(cluster, this.selector, this.previous);
     }
-    const live = pods.filter((pod) => pod.metadata?.deletionTimestamp === undefined || pod.metadata.deletionTimestamp === null);
+    const live = pods.filter(
+      (pod) => pod.metadata?.deletionTimestamp === undefined || pod.metadata.deletionTimestamp === null,
+    );
     if (settings.address === 'port-forward') await this.forwards.sync(live.map((pod) => pod.name));
     this.current = endpointsOf(pods, settings.address, CONTAINER_PORT, (pod) => this.forwards.port(pod));
-    for (const endpoint of this.current) if (endpoint.running && !this.followers.has(endpoint.id)) this.follow(endpoint.id);
+    for (const endpoint of this.current)
+      if (endpoint.running && !this.followers.has(endpoint.id)) this.follow(endpoint.id);
     for (const [pod, controller] of this.followers) {
       if (!live.some((p) => p.name === pod)) {
         controller.abort();
@@ -251,7 +285,9 @@ class KubeWorkload implements Workload {
     const since = this.logsSince === 0 ? undefined : this.logsSince;
     this.context.cluster
       .followPodLog(pod, (line) => this.hooks.onLog(line, pod), controller.signal, since)
-      .catch((error: unknown) => this.context.logger.debug('following a pod log ended', { pod, error: describe(error) }))
+      .catch((error: unknown) =>
+        this.context.logger.debug('following a pod log ended', { pod, error: describe(error) }),
+      )
       .finally(() => {
         // followed again at a later poll (from a few seconds back) if the pod still runs
         if (this.followers.get(pod) === controller && !controller.signal.aborted) this.followers.delete(pod);
@@ -261,12 +297,21 @@ class KubeWorkload implements Workload {
 
   rollout(): RolloutStatus {
     const status: RolloutStatus =
-      this.last === undefined ? { phase: 'progressing', message: 'applied; waiting for the Deployment' } : rolloutPhase(this.last, this.rollback);
+      this.last === undefined
+        ? { phase: 'progressing', message: 'applied; waiting for the Deployment' }
+        : rolloutPhase(this.last, this.rollback);
     if (status.phase === 'completed' || status.phase === 'rolled_back') this.settled = true;
     // no eternal progress: the Deployment's own deadline did not fire (its controller never saw the spec, say)
     const limitMs = (this.context.settings.progressDeadlineSeconds + 60) * 1000;
-    if (!this.settled && (status.phase === 'progressing' || status.phase === 'rolling_back') && Date.now() - this.startedAt > limitMs) {
-      return { phase: 'failed', message: `no rollout within ${Math.round(limitMs / 1000)} s: ${status.message ?? 'no progress'}` };
+    if (
+      !this.settled &&
+      (status.phase === 'progressing' || status.phase === 'rolling_back') &&
+      Date.now() - this.startedAt > limitMs
+    ) {
+      return {
+        phase: 'failed',
+        message: `no rollout within ${Math.round(limitMs / 1000)} s: ${status.message ?? 'no progress'}`,
+      };
     }
     return status;
   }

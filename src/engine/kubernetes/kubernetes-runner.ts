@@ -35,12 +35,20 @@ export async function createKubernetesRunner(deps: KubernetesRunnerDeps): Promis
     ...(settings.context === undefined ? {} : { context: settings.context }),
     ...(deps.env.KUBECONFIG === undefined ? {} : { kubeconfig: deps.env.KUBECONFIG }),
   });
-  deps.logger.info('kubernetes runner', { server: cluster.server, version: cluster.version, namespace: cluster.namespace, address: settings.address });
+  deps.logger.info('kubernetes runner', {
+    server: cluster.server,
+    version: cluster.version,
+    namespace: cluster.namespace,
+    address: settings.address,
+  });
   const publisher = await imagePublisher(deps);
   if (publisher === undefined)
-    deps.logger.warn('no Docker host answers: images are not built or pushed; the cluster must already have each build’s image', {
-      registry: settings.registry ?? '(none)',
-    });
+    deps.logger.warn(
+      'no Docker host answers: images are not built or pushed; the cluster must already have each build’s image',
+      {
+        registry: settings.registry ?? '(none)',
+      },
+    );
   const orchestrator = createKubernetesOrchestrator({
     cluster,
     settings,
@@ -50,7 +58,13 @@ export async function createKubernetesRunner(deps: KubernetesRunnerDeps): Promis
   return {
     kind: 'kubernetes',
     orchestrator,
-    start: () => Promise.reject(new RunnerStartError('the kubernetes runner runs whole deployments on the cluster, not single instances', false)),
+    start: () =>
+      Promise.reject(
+        new RunnerStartError(
+          'the kubernetes runner runs whole deployments on the cluster, not single instances',
+          false,
+        ),
+      ),
     find: async () => [],
     async close() {
       await orchestrator.close?.();
@@ -60,7 +74,9 @@ export async function createKubernetesRunner(deps: KubernetesRunnerDeps): Promis
 }
 
 /** The Docker host's image builder, when one answers. */
-async function imagePublisher(deps: KubernetesRunnerDeps): Promise<{ images: ImagePublisher; close(): Promise<void> } | undefined> {
+async function imagePublisher(
+  deps: KubernetesRunnerDeps,
+): Promise<{ images: ImagePublisher; close(): Promise<void> } | undefined> {
   const { env } = deps;
   const { DEFAULT_DOCKER_SOCKET, createDockerClient } = await import('../docker/engine-api.js');
   if ((env.DOCKER_HOST === undefined || env.DOCKER_HOST === '') && !existsSync(DEFAULT_DOCKER_SOCKET)) return undefined;
@@ -73,9 +89,19 @@ async function imagePublisher(deps: KubernetesRunnerDeps): Promise<{ images: Ima
     deps.logger.warn('the Docker host does not answer', { error: (error as Error).message });
     return undefined;
   }
-  const [{ createImageBuilder }, { registryAuth }] = await Promise.all([import('../docker/images.js'), import('../docker/registry-auth.js')]);
-  const baseImage = env.MCPCTL_DOCKER_BASE_IMAGE !== undefined && env.MCPCTL_DOCKER_BASE_IMAGE !== '' ? env.MCPCTL_DOCKER_BASE_IMAGE : DEFAULT_BASE_IMAGE;
-  const builder = createImageBuilder({ docker, baseImage, onProgress: (line) => deps.logger.debug('image build', { line }) });
+  const [{ createImageBuilder }, { registryAuth }] = await Promise.all([
+    import('../docker/images.js'),
+    import('../docker/registry-auth.js'),
+  ]);
+  const baseImage =
+    env.MCPCTL_DOCKER_BASE_IMAGE !== undefined && env.MCPCTL_DOCKER_BASE_IMAGE !== ''
+      ? env.MCPCTL_DOCKER_BASE_IMAGE
+      : DEFAULT_BASE_IMAGE;
+  const builder = createImageBuilder({
+    docker,
+    baseImage,
+    onProgress: (line) => deps.logger.debug('image build', { line }),
+  });
   const client = docker;
   return {
     images: {

@@ -7,7 +7,12 @@
 import { createHash } from 'node:crypto';
 import type { Environment } from '../../api/contract.js';
 import { checkRegistry } from '../../runtime/image.js';
-import { kubernetesManifests, kubernetesName, type KubernetesExport, type KubernetesObject } from '../../runtime/kubernetes-manifests.js';
+import {
+  kubernetesManifests,
+  kubernetesName,
+  type KubernetesExport,
+  type KubernetesObject,
+} from '../../runtime/kubernetes-manifests.js';
 import type { Endpoint, RolloutStatus, WorkloadSpec } from '../runners/orchestrator.js';
 import type { PodView, Rollout } from './rollout.js';
 
@@ -48,7 +53,10 @@ export const ENGINE_HOME_ANNOTATION = 'mcpctl/engine-home';
 export const SERVER_NAME_ANNOTATION = 'mcpctl/server-name';
 
 /** The settings, from the environment (MCPCTL_KUBERNETES_*) over `kubernetes` in engine-settings.json; problems as messages. */
-export function kubernetesSettings(env: Record<string, string | undefined>, file: unknown): { settings: KubernetesSettings; problems: string[] } {
+export function kubernetesSettings(
+  env: Record<string, string | undefined>,
+  file: unknown,
+): { settings: KubernetesSettings; problems: string[] } {
   const fromFile = typeof file === 'object' && file !== null ? (file as Record<string, unknown>) : {};
   const problems: string[] = [];
   const from: Record<string, string> = {};
@@ -68,7 +76,9 @@ export function kubernetesSettings(env: Record<string, string | undefined>, file
   };
   const namespace = pick('MCPCTL_KUBERNETES_NAMESPACE', 'namespace');
   if (namespace !== undefined && !/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(namespace))
-    problems.push(`${from.namespace}: ${JSON.stringify(namespace)} is not a namespace name (lower case letters, digits and -)`);
+    problems.push(
+      `${from.namespace}: ${JSON.stringify(namespace)} is not a namespace name (lower case letters, digits and -)`,
+    );
   const registry = pick('MCPCTL_KUBERNETES_REGISTRY', 'registry');
   const registryProblem = registry === undefined ? undefined : checkRegistry(registry);
   if (registryProblem !== undefined) problems.push(`${from.registry}: ${JSON.stringify(registry)}: ${registryProblem}`);
@@ -78,7 +88,9 @@ export function kubernetesSettings(env: Record<string, string | undefined>, file
   const deadlineText = pick('MCPCTL_KUBERNETES_PROGRESS_DEADLINE', 'progress_deadline_seconds');
   const deadline = deadlineText === undefined ? DEFAULT_PROGRESS_DEADLINE_SECONDS : Number(deadlineText);
   if (!Number.isInteger(deadline) || deadline < 10)
-    problems.push(`${from.progress_deadline_seconds} must be a whole number of seconds, at least 10, not ${JSON.stringify(deadlineText)}`);
+    problems.push(
+      `${from.progress_deadline_seconds} must be a whole number of seconds, at least 10, not ${JSON.stringify(deadlineText)}`,
+    );
   const context = pick('MCPCTL_KUBERNETES_CONTEXT', 'context');
   const issuer = pick('MCPCTL_KUBERNETES_ISSUER', 'issuer');
   const ingressClass = pick('MCPCTL_KUBERNETES_INGRESS_CLASS', 'ingress_class');
@@ -90,7 +102,8 @@ export function kubernetesSettings(env: Record<string, string | undefined>, file
       address: (ADDRESS_MODES as readonly string[]).includes(address) ? (address as AddressMode) : 'port-forward',
       ...(issuer === undefined ? {} : { issuer }),
       ...(ingressClass === undefined ? {} : { ingressClass }),
-      progressDeadlineSeconds: Number.isInteger(deadline) && deadline >= 10 ? deadline : DEFAULT_PROGRESS_DEADLINE_SECONDS,
+      progressDeadlineSeconds:
+        Number.isInteger(deadline) && deadline >= 10 ? deadline : DEFAULT_PROGRESS_DEADLINE_SECONDS,
     },
     problems,
   };
@@ -134,7 +147,9 @@ export function workloadManifests({ spec, digest, version, namespace, settings }
       ...(spec.domain === undefined ? {} : { domain: spec.domain }),
       ...(settings.registry === undefined ? {} : { registry: settings.registry }),
       ...(spec.domain === undefined || settings.issuer === undefined ? {} : { issuer: settings.issuer }),
-      ...(spec.domain === undefined || settings.ingressClass === undefined ? {} : { ingressClass: settings.ingressClass }),
+      ...(spec.domain === undefined || settings.ingressClass === undefined
+        ? {}
+        : { ingressClass: settings.ingressClass }),
       ...(spec.resources === undefined
         ? {}
         : {
@@ -143,7 +158,10 @@ export function workloadManifests({ spec, digest, version, namespace, settings }
               ...(spec.resources.cpus === undefined ? {} : { cpus: spec.resources.cpus }),
             },
           }),
-      extraLabels: { [ENGINE_LABELS.engine]: engineLabel(spec.labels.engine), [ENGINE_LABELS.deployment]: spec.labels.deployment },
+      extraLabels: {
+        [ENGINE_LABELS.engine]: engineLabel(spec.labels.engine),
+        [ENGINE_LABELS.deployment]: spec.labels.deployment,
+      },
       progressDeadlineSeconds: settings.progressDeadlineSeconds,
       // the engine reaches the pods at their own address from outside the cluster: a policy would shut it out
       networkPolicy: false,
@@ -166,9 +184,16 @@ export function workloadManifests({ spec, digest, version, namespace, settings }
  * a rollback): only what the runner itself writes, without what the API server adds.
  */
 export function reapplicable(object: Record<string, unknown>): KubernetesObject {
-  const metadata = (object.metadata ?? {}) as { name?: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  const metadata = (object.metadata ?? {}) as {
+    name?: string;
+    namespace?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
   const annotations = Object.fromEntries(
-    Object.entries(metadata.annotations ?? {}).filter(([key]) => !key.startsWith('deployment.kubernetes.io/') && !key.startsWith('kubectl.kubernetes.io/')),
+    Object.entries(metadata.annotations ?? {}).filter(
+      ([key]) => !key.startsWith('deployment.kubernetes.io/') && !key.startsWith('kubectl.kubernetes.io/'),
+    ),
   );
   const { status: _status, metadata: _metadata, ...rest } = object;
   return {
@@ -193,14 +218,20 @@ export interface PodEndpointInput extends PodView {
  * The pods as endpoints. `pod`: the pod's IP and the container's port; `port-forward`: the loopback
  * port `forwarded(pod)` gives (undefined: not yet listening, so not an endpoint yet).
  */
-export function endpointsOf(pods: PodEndpointInput[], mode: AddressMode, containerPort: number, forwarded: (pod: string) => number | undefined): Endpoint[] {
+export function endpointsOf(
+  pods: PodEndpointInput[],
+  mode: AddressMode,
+  containerPort: number,
+  forwarded: (pod: string) => number | undefined,
+): Endpoint[] {
   const endpoints: Endpoint[] = [];
   for (const pod of pods) {
     const deleting = pod.metadata?.deletionTimestamp !== undefined && pod.metadata.deletionTimestamp !== null;
     const container = pod.status?.containerStatuses?.[0];
     const waiting = container?.state?.waiting?.reason;
     const phase = pod.status?.phase ?? 'Pending';
-    const running = !deleting && phase === 'Running' && waiting === undefined && container?.state?.terminated === undefined;
+    const running =
+      !deleting && phase === 'Running' && waiting === undefined && container?.state?.terminated === undefined;
     const host = mode === 'pod' ? pod.status?.podIP : '127.0.0.1';
     const port = mode === 'pod' ? containerPort : forwarded(pod.name);
     if (host === undefined || port === undefined) continue;
@@ -223,7 +254,10 @@ export type RollbackState = { started: false } | { started: true; reason: string
 export function rolloutPhase(rollout: Rollout, rollback: RollbackState): RolloutStatus {
   if (rollback.started) {
     return rollout.state === 'deployed'
-      ? { phase: 'rolled_back', message: `the update failed and the previous deployment's objects were applied again: ${rollback.reason}` }
+      ? {
+          phase: 'rolled_back',
+          message: `the update failed and the previous deployment's objects were applied again: ${rollback.reason}`,
+        }
       : { phase: 'rolling_back', message: `${rollback.reason}; going back: ${rollout.reason}` };
   }
   if (rollout.state === 'deployed') return { phase: 'completed', message: rollout.reason };

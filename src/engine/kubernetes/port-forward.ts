@@ -15,7 +15,10 @@ export interface PortForwards {
   close(): Promise<void>;
 }
 
-export function createPortForwards(forward: (pod: string, socket: Socket) => Promise<void>, onError: (pod: string, error: Error) => void): PortForwards {
+export function createPortForwards(
+  forward: (pod: string, socket: Socket) => Promise<void>,
+  onError: (pod: string, error: Error) => void,
+): PortForwards {
   const servers = new Map<string, { server: Server; port: number; sockets: Set<Socket> }>();
 
   async function listen(pod: string): Promise<void> {

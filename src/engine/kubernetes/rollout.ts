@@ -29,7 +29,10 @@ export interface PodView {
     containerStatuses?: {
       name?: string;
       restartCount?: number;
-      state?: { waiting?: { reason?: string; message?: string }; terminated?: { reason?: string; exitCode?: number; message?: string } };
+      state?: {
+        waiting?: { reason?: string; message?: string };
+        terminated?: { reason?: string; exitCode?: number; message?: string };
+      };
       lastState?: { terminated?: { reason?: string; exitCode?: number; message?: string } };
     }[];
   };
@@ -45,9 +48,20 @@ export interface Rollout {
 }
 
 /** Pod reasons that no wait mends: the rollout has failed. */
-const FATAL_WAITING = new Set(['InvalidImageName', 'ErrImageNeverPull', 'CreateContainerConfigError', 'CreateContainerError']);
+const FATAL_WAITING = new Set([
+  'InvalidImageName',
+  'ErrImageNeverPull',
+  'CreateContainerConfigError',
+  'CreateContainerError',
+]);
 /** Pod reasons that may pass (a registry down for a moment, a dependency starting): said, and waited for. */
-const PASSING_WAITING = new Set(['ErrImagePull', 'ImagePullBackOff', 'CrashLoopBackOff', 'RunContainerError', 'ContainerCannotRun']);
+const PASSING_WAITING = new Set([
+  'ErrImagePull',
+  'ImagePullBackOff',
+  'CrashLoopBackOff',
+  'RunContainerError',
+  'ContainerCannotRun',
+]);
 
 /**
  * The state of a rollout. `wanted` is the least number of available instances that makes it
@@ -69,13 +83,17 @@ export function rolloutState(deployment: DeploymentView | undefined, pods: PodVi
   if (deployment.metadata?.deletionTimestamp !== undefined && deployment.metadata.deletionTimestamp !== null)
     return result('failed', 'the Deployment is being deleted');
   const generation = deployment.metadata?.generation ?? 0;
-  if ((status.observedGeneration ?? 0) < generation) return result('deploying', 'waiting for the Deployment controller to see the new version');
+  if ((status.observedGeneration ?? 0) < generation)
+    return result('deploying', 'waiting for the Deployment controller to see the new version');
   if (deployment.spec?.paused === true) return result('deploying', 'the rollout is paused (kubectl rollout resume)');
 
   const progressing = condition(deployment, 'Progressing');
   if (progressing?.reason === 'ProgressDeadlineExceeded') {
     const cause = podProblem(pods);
-    return result('failed', `the rollout made no progress before its deadline${cause === undefined ? '' : `: ${cause.text}`}`);
+    return result(
+      'failed',
+      `the rollout made no progress before its deadline${cause === undefined ? '' : `: ${cause.text}`}`,
+    );
   }
   const problem = podProblem(pods);
   if (problem?.fatal === true) return result('failed', problem.text);
@@ -83,11 +101,13 @@ export function rolloutState(deployment: DeploymentView | undefined, pods: PodVi
   const want = Math.max(desired, wanted);
   const waiting = (text: string) => result('deploying', problem === undefined ? text : `${text}; ${problem.text}`);
   const replicaFailure = condition(deployment, 'ReplicaFailure');
-  if (replicaFailure?.status === 'True') return waiting(`pods cannot be created: ${replicaFailure.message ?? replicaFailure.reason ?? 'ReplicaFailure'}`);
+  if (replicaFailure?.status === 'True')
+    return waiting(`pods cannot be created: ${replicaFailure.message ?? replicaFailure.reason ?? 'ReplicaFailure'}`);
   if (replicas.updated < desired) return waiting(`${replicas.updated} of ${desired} instances updated`);
   const old = (status.replicas ?? 0) - replicas.updated;
   if (old > 0) return waiting(`${old} old ${old === 1 ? 'instance is' : 'instances are'} still stopping`);
-  if (replicas.available < replicas.updated || replicas.available < want) return waiting(`${replicas.available} of ${want} instances available`);
+  if (replicas.available < replicas.updated || replicas.available < want)
+    return waiting(`${replicas.available} of ${want} instances available`);
   return result('deployed', `${replicas.available} of ${want} instances available`);
 }
 
@@ -107,7 +127,10 @@ export function podProblem(pods: PodView[]): { fatal: boolean; text: string } | 
       if (reason === undefined) continue;
       const last = container.lastState?.terminated;
       const detail =
-        waiting?.message ?? (last === undefined ? undefined : `last exit ${last.exitCode ?? '?'}${last.reason === undefined ? '' : ` (${last.reason})`}`);
+        waiting?.message ??
+        (last === undefined
+          ? undefined
+          : `last exit ${last.exitCode ?? '?'}${last.reason === undefined ? '' : ` (${last.reason})`}`);
       const text = `${name}: ${reason}${detail === undefined || detail === '' ? '' : `: ${oneLine(detail)}`}`;
       if (FATAL_WAITING.has(reason)) return { fatal: true, text };
       if (PASSING_WAITING.has(reason)) passing ??= { fatal: false, text };

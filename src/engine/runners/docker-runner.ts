@@ -17,7 +17,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BUNDLE_LABEL_LENGTH, DOCKER_ENV_DIR, DOCKER_ENV_FILE, LABELS, imageContract, type ImageContract } from '../../runtime/image.js';
+import {
+  BUNDLE_LABEL_LENGTH,
+  DOCKER_ENV_DIR,
+  DOCKER_ENV_FILE,
+  LABELS,
+  imageContract,
+  type ImageContract,
+} from '../../runtime/image.js';
 import { DockerApiError, DockerUnavailableError, readLogLines, type DockerClient } from '../docker/engine-api.js';
 import { envArchive } from '../docker/env-archive.js';
 import { DeploymentNetworks } from '../docker/networks.js';
@@ -52,7 +59,12 @@ export interface ContainerLimits {
 }
 
 /** As the Kubernetes manifests' limits (src/runtime/kubernetes-manifests.ts): 256 MiB, half a CPU. */
-export const DEFAULT_CONTAINER_LIMITS: ContainerLimits = { memoryBytes: 256 * 1024 * 1024, cpus: 0.5, pids: 256, tmpBytes: 64 * 1024 * 1024 };
+export const DEFAULT_CONTAINER_LIMITS: ContainerLimits = {
+  memoryBytes: 256 * 1024 * 1024,
+  cpus: 0.5,
+  pids: 256,
+  tmpBytes: 64 * 1024 * 1024,
+};
 
 export interface DockerRunnerOptions {
   docker: DockerClient;
@@ -120,7 +132,9 @@ async function startOnNetwork(
   try {
     network = await networks.acquire(engine, deployment || spec.labels.instance);
   } catch (error) {
-    throw new RunnerStartError(`could not make the deployment's network: ${(error as Error).message}`, true, { cause: error });
+    throw new RunnerStartError(`could not make the deployment's network: ${(error as Error).message}`, true, {
+      cause: error,
+    });
   }
   const release = () => networks.release(engine, deployment || spec.labels.instance).catch(() => undefined);
   try {
@@ -155,10 +169,11 @@ async function startContainer(
     [LABELS.bundle]: image.digest.slice(0, BUNDLE_LABEL_LENGTH),
   };
   const port = `${contract.port}/tcp`;
-  const name = `mcpctl-${spec.labels.deployment || 'instance'}-${spec.labels.instance || 'x'}-${randomBytes(3).toString('hex')}`.replace(
-    /[^a-zA-Z0-9_.-]/g,
-    '-',
-  );
+  const name =
+    `mcpctl-${spec.labels.deployment || 'instance'}-${spec.labels.instance || 'x'}-${randomBytes(3).toString('hex')}`.replace(
+      /[^a-zA-Z0-9_.-]/g,
+      '-',
+    );
   let id: string;
   try {
     ({ Id: id } = await docker.json<{ Id: string }>('POST', '/containers/create', {
@@ -166,7 +181,11 @@ async function startContainer(
       json: containerConfig(contract, limits, labels, network),
     }));
   } catch (error) {
-    throw new RunnerStartError(`could not create the container: ${(error as Error).message}`, error instanceof DockerUnavailableError, { cause: error });
+    throw new RunnerStartError(
+      `could not create the container: ${(error as Error).message}`,
+      error instanceof DockerUnavailableError,
+      { cause: error },
+    );
   }
 
   try {
@@ -176,9 +195,13 @@ async function startContainer(
     });
   } catch (error) {
     await removeContainer(docker, id);
-    throw new RunnerStartError(`could not give the container its values: ${(error as Error).message}`, error instanceof DockerUnavailableError, {
-      cause: error,
-    });
+    throw new RunnerStartError(
+      `could not give the container its values: ${(error as Error).message}`,
+      error instanceof DockerUnavailableError,
+      {
+        cause: error,
+      },
+    );
   }
 
   let listening: (port: number) => void = () => {};
@@ -193,7 +216,11 @@ async function startContainer(
     await docker.json('POST', `/containers/${id}/start`);
   } catch (error) {
     await removeContainer(docker, id);
-    throw new RunnerStartError(`could not start the container: ${(error as Error).message}`, error instanceof DockerUnavailableError, { cause: error });
+    throw new RunnerStartError(
+      `could not start the container: ${(error as Error).message}`,
+      error instanceof DockerUnavailableError,
+      { cause: error },
+    );
   }
   // `not-running` after the start: a container that already ended answers at once, with its code
   const exited = waitFor(docker, id);
@@ -207,14 +234,22 @@ async function startContainer(
         listening(contract.port);
         return;
       }
-      if (event?.event === 'start_failed') failedToStart(typeof event.error === 'string' ? event.error : 'the server could not start');
+      if (event?.event === 'start_failed')
+        failedToStart(typeof event.error === 'string' ? event.error : 'the server could not start');
     }
     spec.onLog(line);
   });
-  void exited.then((exit) => failedToStart(`the container ended before it listened (exit code ${exit.code ?? 'unknown'}): ${tail.slice(-5).join(' | ')}`));
+  void exited.then((exit) =>
+    failedToStart(
+      `the container ended before it listened (exit code ${exit.code ?? 'unknown'}): ${tail.slice(-5).join(' | ')}`,
+    ),
+  );
 
   const timeout = sleep(Math.max(0, deadline - Date.now()), undefined, { ref: false }).then(() => {
-    throw new RunnerStartError(`the container did not listen within ${Math.round(spec.limits.startTimeoutMs / 1000)} s`, true);
+    throw new RunnerStartError(
+      `the container did not listen within ${Math.round(spec.limits.startTimeoutMs / 1000)} s`,
+      true,
+    );
   });
   let hostPort: number;
   try {
@@ -222,7 +257,9 @@ async function startContainer(
     hostPort = await publishedPort(docker, id, port);
   } catch (error) {
     await stopContainer(docker, id, 0);
-    throw error instanceof RunnerStartError ? error : new RunnerStartError((error as Error).message, true, { cause: error });
+    throw error instanceof RunnerStartError
+      ? error
+      : new RunnerStartError((error as Error).message, true, { cause: error });
   }
   const healthUrl = `http://127.0.0.1:${hostPort}${contract.healthPath}`;
   return {
@@ -240,7 +277,12 @@ async function startContainer(
 }
 
 /** The Engine API body of an instance's container: hardened, on its deployment's network, none of the deployment's values in it. */
-function containerConfig(contract: ImageContract, limits: ContainerLimits, labels: Record<string, string>, network: string): Record<string, unknown> {
+function containerConfig(
+  contract: ImageContract,
+  limits: ContainerLimits,
+  labels: Record<string, string>,
+  network: string,
+): Record<string, unknown> {
   const port = `${contract.port}/tcp`;
   return {
     Image: contract.image,
@@ -275,7 +317,11 @@ async function buildImage(images: ImageBuilder, bundleDir: string) {
   try {
     return await images.ensure(bundleDir);
   } catch (error) {
-    throw new RunnerStartError(`could not build the image: ${(error as Error).message}`, error instanceof DockerUnavailableError, { cause: error });
+    throw new RunnerStartError(
+      `could not build the image: ${(error as Error).message}`,
+      error instanceof DockerUnavailableError,
+      { cause: error },
+    );
   }
 }
 
@@ -290,7 +336,10 @@ function eventOf(line: string): Record<string, unknown> | undefined {
 
 async function followLogs(docker: DockerClient, id: string, onLine: (line: string) => void): Promise<void> {
   try {
-    const stream = await docker.stream('GET', `/containers/${id}/logs`, { query: { follow: 1, stdout: 1, stderr: 1 }, long: true });
+    const stream = await docker.stream('GET', `/containers/${id}/logs`, {
+      query: { follow: 1, stdout: 1, stderr: 1 },
+      long: true,
+    });
     await readLogLines(stream, (line) => onLine(line));
   } catch {
     // the container is gone: its exit says so
@@ -300,7 +349,10 @@ async function followLogs(docker: DockerClient, id: string, onLine: (line: strin
 /** Settles when the container ends, however it ends (a lost daemon counts as an end). */
 async function waitFor(docker: DockerClient, id: string): Promise<ExitInfo> {
   try {
-    const result = await docker.json<{ StatusCode?: number }>('POST', `/containers/${id}/wait`, { query: { condition: 'not-running' }, long: true });
+    const result = await docker.json<{ StatusCode?: number }>('POST', `/containers/${id}/wait`, {
+      query: { condition: 'not-running' },
+      long: true,
+    });
     const code = typeof result?.StatusCode === 'number' ? result.StatusCode : null;
     // 128 + n: ended by signal n (137: SIGKILL, 143: SIGTERM)
     const signal = code === 137 ? 'SIGKILL' : code === 143 ? 'SIGTERM' : null;
@@ -311,11 +363,12 @@ async function waitFor(docker: DockerClient, id: string): Promise<ExitInfo> {
 }
 
 async function publishedPort(docker: DockerClient, id: string, port: string): Promise<number> {
-  const info = await docker.json<{ NetworkSettings?: { Ports?: Record<string, { HostIp: string; HostPort: string }[] | null> } }>(
-    'GET',
-    `/containers/${id}/json`,
-  );
-  const binding = info.NetworkSettings?.Ports?.[port]?.find((item) => item.HostIp === '127.0.0.1') ?? info.NetworkSettings?.Ports?.[port]?.[0];
+  const info = await docker.json<{
+    NetworkSettings?: { Ports?: Record<string, { HostIp: string; HostPort: string }[] | null> };
+  }>('GET', `/containers/${id}/json`);
+  const binding =
+    info.NetworkSettings?.Ports?.[port]?.find((item) => item.HostIp === '127.0.0.1') ??
+    info.NetworkSettings?.Ports?.[port]?.[0];
   const hostPort = Number(binding?.HostPort);
   if (!Number.isInteger(hostPort) || hostPort <= 0) throw new Error(`the container's port ${port} is not published`);
   return hostPort;

@@ -140,7 +140,9 @@ export interface Orchestrator {
 }
 
 /** Whether a rollout is over, and how: the deployment's state it leads to. */
-export function rolloutOutcome(status: RolloutStatus): { done: false } | { done: true; deployed: true } | { done: true; deployed: false; reason: string } {
+export function rolloutOutcome(
+  status: RolloutStatus,
+): { done: false } | { done: true; deployed: true } | { done: true; deployed: false; reason: string } {
   switch (status.phase) {
     case 'completed':
       return { done: true, deployed: true };
@@ -149,7 +151,11 @@ export function rolloutOutcome(status: RolloutStatus): { done: false } | { done:
     case 'failed':
       return { done: true, deployed: false, reason: status.message ?? 'its replicas did not come up' };
     case 'paused':
-      return { done: true, deployed: false, reason: `the rollout paused${status.message === undefined ? '' : `: ${status.message}`}` };
+      return {
+        done: true,
+        deployed: false,
+        reason: `the rollout paused${status.message === undefined ? '' : `: ${status.message}`}`,
+      };
     default:
       return { done: false };
   }

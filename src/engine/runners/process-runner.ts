@@ -18,7 +18,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { removeSocketFile } from '../../shared/socket-file.js';
 import { isProcessAlive } from '../state.js';
 import type { StartRuntimeProcess } from '../types.js';
-import { RunnerStartError, type FoundInstance, type InstanceLabels, type Runner, type RunnerInstance } from './runner.js';
+import {
+  RunnerStartError,
+  type FoundInstance,
+  type InstanceLabels,
+  type Runner,
+  type RunnerInstance,
+} from './runner.js';
 
 /** The environment variable that carries an instance's labels (JSON). */
 export const LABELS_ENV = 'MCPCTL_INSTANCE';
@@ -151,7 +157,8 @@ async function readLabels(pid: number): Promise<InstanceLabels | undefined> {
   if (entry === undefined) return undefined;
   try {
     const value = JSON.parse(entry.slice(LABELS_ENV.length + 1)) as Partial<InstanceLabels>;
-    if (typeof value.engine !== 'string' || typeof value.deployment !== 'string' || typeof value.instance !== 'string') return undefined;
+    if (typeof value.engine !== 'string' || typeof value.deployment !== 'string' || typeof value.instance !== 'string')
+      return undefined;
     return { engine: value.engine, deployment: value.deployment, instance: value.instance };
   } catch {
     return undefined;
@@ -179,8 +186,13 @@ async function stopPid(pid: number, graceMs: number): Promise<void> {
 }
 
 function readExit(value: unknown): { code: number | null; signal: string | null } {
-  const exit = (typeof value === 'object' && value !== null ? value : {}) as Partial<Record<'code' | 'signal', unknown>>;
-  return { code: typeof exit.code === 'number' ? exit.code : null, signal: typeof exit.signal === 'string' ? exit.signal : null };
+  const exit = (typeof value === 'object' && value !== null ? value : {}) as Partial<
+    Record<'code' | 'signal', unknown>
+  >;
+  return {
+    code: typeof exit.code === 'number' ? exit.code : null,
+    signal: typeof exit.signal === 'string' ? exit.signal : null,
+  };
 }
 
 /** One GET of a health URL: true on a 2xx within the time-out. */

@@ -49,7 +49,8 @@ export async function settingsEntry(settingsFile: string, key: string): Promise<
 export function chooseRunner(choices: { value: string | undefined; from: string }[]): RunnerKind {
   for (const { value, from } of choices) {
     if (value === undefined || value === '') continue;
-    if (!isRunnerKind(value)) throw new RunnerConfigError(`${from} must be one of ${RUNNER_KINDS.join(', ')}, not ${JSON.stringify(value)}`);
+    if (!isRunnerKind(value))
+      throw new RunnerConfigError(`${from} must be one of ${RUNNER_KINDS.join(', ')}, not ${JSON.stringify(value)}`);
     return value;
   }
   return 'process';
@@ -72,15 +73,13 @@ export async function createRunner(kind: RunnerKind, deps: RunnerDeps): Promise<
     try {
       return await createKubernetesRunner({ env: deps.env, logger: deps.logger, settings });
     } catch (error) {
-      if (error instanceof KubernetesUnavailableError) throw new RunnerConfigError(`the kubernetes runner cannot start: ${error.message}`);
+      if (error instanceof KubernetesUnavailableError)
+        throw new RunnerConfigError(`the kubernetes runner cannot start: ${error.message}`);
       throw error;
     }
   }
-  const [{ createDockerClient, DockerUnavailableError }, { createImageBuilder }, { createDockerRunner }] = await Promise.all([
-    import('../docker/engine-api.js'),
-    import('../docker/images.js'),
-    import('./docker-runner.js'),
-  ]);
+  const [{ createDockerClient, DockerUnavailableError }, { createImageBuilder }, { createDockerRunner }] =
+    await Promise.all([import('../docker/engine-api.js'), import('../docker/images.js'), import('./docker-runner.js')]);
   const { env } = deps;
   let docker;
   try {
@@ -89,16 +88,31 @@ export async function createRunner(kind: RunnerKind, deps: RunnerDeps): Promise<
     deps.logger.info('docker runner', { docker: docker.address, version: version.Version, api: version.ApiVersion });
   } catch (error) {
     await docker?.close().catch(() => undefined);
-    if (error instanceof DockerUnavailableError) throw new RunnerConfigError(`the docker runner needs a Docker daemon: ${error.message}`);
+    if (error instanceof DockerUnavailableError)
+      throw new RunnerConfigError(`the docker runner needs a Docker daemon: ${error.message}`);
     throw new RunnerConfigError(`the docker runner cannot use the Docker daemon: ${(error as Error).message}`);
   }
-  const baseImage = env.MCPCTL_DOCKER_BASE_IMAGE !== undefined && env.MCPCTL_DOCKER_BASE_IMAGE !== '' ? env.MCPCTL_DOCKER_BASE_IMAGE : DEFAULT_BASE_IMAGE;
+  const baseImage =
+    env.MCPCTL_DOCKER_BASE_IMAGE !== undefined && env.MCPCTL_DOCKER_BASE_IMAGE !== ''
+      ? env.MCPCTL_DOCKER_BASE_IMAGE
+      : DEFAULT_BASE_IMAGE;
   const memoryMb = positive(env.MCPCTL_DOCKER_MEMORY_MB, 'MCPCTL_DOCKER_MEMORY_MB');
   const cpus = positive(env.MCPCTL_DOCKER_CPUS, 'MCPCTL_DOCKER_CPUS');
-  const images = createImageBuilder({ docker, baseImage, onProgress: (line) => deps.logger.debug('image build', { line }) });
-  const limits = { ...(memoryMb === undefined ? {} : { memoryBytes: Math.round(memoryMb * 1024 * 1024) }), ...(cpus === undefined ? {} : { cpus }) };
+  const images = createImageBuilder({
+    docker,
+    baseImage,
+    onProgress: (line) => deps.logger.debug('image build', { line }),
+  });
+  const limits = {
+    ...(memoryMb === undefined ? {} : { memoryBytes: Math.round(memoryMb * 1024 * 1024) }),
+    ...(cpus === undefined ? {} : { cpus }),
+  };
   const runner = createDockerRunner({ docker, images, limits });
-  const swarm = swarmConfig(env, deps.settingsFile === undefined ? undefined : await settingsEntry(deps.settingsFile, 'swarm'), deps.settingsFile);
+  const swarm = swarmConfig(
+    env,
+    deps.settingsFile === undefined ? undefined : await settingsEntry(deps.settingsFile, 'swarm'),
+    deps.settingsFile,
+  );
   const orchestrator = swarm.enabled ? await swarmOf(swarm.settings, docker, images, limits, deps.logger) : undefined;
   if (orchestrator === undefined) return runner;
   return {
@@ -134,6 +148,7 @@ async function swarmOf(
 function positive(value: string | undefined, name: string): number | undefined {
   if (value === undefined || value === '') return undefined;
   const number = Number(value);
-  if (!Number.isFinite(number) || number <= 0) throw new RunnerConfigError(`${name} must be a positive number, not ${JSON.stringify(value)}`);
+  if (!Number.isFinite(number) || number <= 0)
+    throw new RunnerConfigError(`${name} must be a positive number, not ${JSON.stringify(value)}`);
   return number;
 }

@@ -20,18 +20,30 @@ export interface SwarmConfig {
 export const SWARM_SETTING_KEYS = ['enabled', 'spread', 'monitor_seconds', 'health_interval_seconds'] as const;
 
 /** The Swarm configuration from the environment over `section` (`swarm` of `settingsFile`); RunnerConfigError when a value is wrong. */
-export function swarmConfig(env: Record<string, string | undefined>, section: unknown, settingsFile = 'engine-settings.json'): SwarmConfig {
+export function swarmConfig(
+  env: Record<string, string | undefined>,
+  section: unknown,
+  settingsFile = 'engine-settings.json',
+): SwarmConfig {
   const where = (key: string) => `"swarm.${key}" in ${settingsFile}`;
   if (section !== undefined && (typeof section !== 'object' || section === null || Array.isArray(section))) {
-    throw new RunnerConfigError(`"swarm" in ${settingsFile} must be an object such as {"enabled": true, "spread": "region"}, not ${JSON.stringify(section)}`);
+    throw new RunnerConfigError(
+      `"swarm" in ${settingsFile} must be an object such as {"enabled": true, "spread": "region"}, not ${JSON.stringify(section)}`,
+    );
   }
   const file = (section ?? {}) as Record<string, unknown>;
   const unknownKey = Object.keys(file).find((key) => !(SWARM_SETTING_KEYS as readonly string[]).includes(key));
-  if (unknownKey !== undefined) throw new RunnerConfigError(`${where(unknownKey)} is not a setting; the keys are ${SWARM_SETTING_KEYS.join(', ')}`);
+  if (unknownKey !== undefined)
+    throw new RunnerConfigError(`${where(unknownKey)} is not a setting; the keys are ${SWARM_SETTING_KEYS.join(', ')}`);
 
   const enabled = enabledOf(env.MCPCTL_SWARM, file.enabled, where('enabled'));
   const spread = textOf(env.MCPCTL_SWARM_SPREAD, file.spread, where('spread'));
-  const monitor = secondsOf(env.MCPCTL_SWARM_MONITOR_SECONDS, 'MCPCTL_SWARM_MONITOR_SECONDS', file.monitor_seconds, where('monitor_seconds'));
+  const monitor = secondsOf(
+    env.MCPCTL_SWARM_MONITOR_SECONDS,
+    'MCPCTL_SWARM_MONITOR_SECONDS',
+    file.monitor_seconds,
+    where('monitor_seconds'),
+  );
   const interval = secondsOf(
     env.MCPCTL_SWARM_HEALTH_INTERVAL_SECONDS,
     'MCPCTL_SWARM_HEALTH_INTERVAL_SECONDS',
@@ -43,7 +55,12 @@ export function swarmConfig(env: Record<string, string | undefined>, section: un
     settings: {
       ...(spread === undefined ? {} : { spread: spread.includes('.') ? spread : `node.labels.${spread}` }),
       ...(monitor === undefined ? {} : { monitorMs: Math.round(monitor * 1000) }),
-      ...(interval === undefined ? {} : { healthIntervalMs: Math.round(interval * 1000), healthStartMs: Math.max(Math.round(interval * 1000) * 10, 5000) }),
+      ...(interval === undefined
+        ? {}
+        : {
+            healthIntervalMs: Math.round(interval * 1000),
+            healthStartMs: Math.max(Math.round(interval * 1000) * 10, 5000),
+          }),
     },
   };
 }
@@ -52,11 +69,13 @@ const isSet = (value: string | undefined): value is string => value !== undefine
 
 function enabledOf(fromEnv: string | undefined, inFile: unknown, where: string): boolean {
   if (isSet(fromEnv)) {
-    if (fromEnv !== 'auto' && fromEnv !== 'off') throw new RunnerConfigError(`MCPCTL_SWARM must be auto or off, not ${JSON.stringify(fromEnv)}`);
+    if (fromEnv !== 'auto' && fromEnv !== 'off')
+      throw new RunnerConfigError(`MCPCTL_SWARM must be auto or off, not ${JSON.stringify(fromEnv)}`);
     return fromEnv === 'auto';
   }
   if (inFile === undefined) return true;
-  if (typeof inFile !== 'boolean') throw new RunnerConfigError(`${where} must be true or false, not ${JSON.stringify(inFile)}`);
+  if (typeof inFile !== 'boolean')
+    throw new RunnerConfigError(`${where} must be true or false, not ${JSON.stringify(inFile)}`);
   return inFile;
 }
 
@@ -71,7 +90,8 @@ function textOf(fromEnv: string | undefined, inFile: unknown, where: string): st
 function secondsOf(fromEnv: string | undefined, envName: string, inFile: unknown, where: string): number | undefined {
   if (isSet(fromEnv)) {
     const seconds = Number(fromEnv);
-    if (!Number.isFinite(seconds) || seconds <= 0) throw new RunnerConfigError(`${envName} must be a positive number, not ${JSON.stringify(fromEnv)}`);
+    if (!Number.isFinite(seconds) || seconds <= 0)
+      throw new RunnerConfigError(`${envName} must be a positive number, not ${JSON.stringify(fromEnv)}`);
     return seconds;
   }
   if (inFile === undefined) return undefined;

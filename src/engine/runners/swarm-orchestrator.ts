@@ -69,9 +69,15 @@ export function createSwarmOrchestrator(options: SwarmOptions): Orchestrator {
       const name = serviceName(spec.labels);
       const existing = await inspect(docker, name);
       if (existing !== undefined && existing.Spec.Labels?.[SERVICE_LABELS.engine] !== spec.labels.engine) {
-        throw new Error(`a Swarm service named ${name} exists and belongs to another engine; remove it or use another MCPCTL_HOME`);
+        throw new Error(
+          `a Swarm service named ${name} exists and belongs to another engine; remove it or use another MCPCTL_HOME`,
+        );
       }
-      const secret = await createEnvSecret(docker, { engine: spec.labels.engine, service: name, deployment: spec.labels.deployment }, spec.env);
+      const secret = await createEnvSecret(
+        docker,
+        { engine: spec.labels.engine, service: name, deployment: spec.labels.deployment },
+        spec.env,
+      );
       const wanted = serviceSpec(spec, contract, options.limits, settings, secret);
       // a service that was not made or updated leaves no secret behind
       const forget = async (error: unknown): Promise<never> => {
@@ -80,13 +86,24 @@ export function createSwarmOrchestrator(options: SwarmOptions): Orchestrator {
       };
       if (existing === undefined) {
         const { ID } = await docker.json<{ ID: string }>('POST', '/services/create', { json: wanted }).catch(forget);
-        return track(new SwarmWorkload(docker, ID, spec.labels, hooks, { mode: 'created', replicas: spec.replicas, ...timing }));
+        return track(
+          new SwarmWorkload(docker, ID, spec.labels, hooks, { mode: 'created', replicas: spec.replicas, ...timing }),
+        );
       }
       const before = existing.UpdateStatus?.StartedAt;
-      await docker.json('POST', `/services/${existing.ID}/update`, { query: { version: existing.Version.Index }, json: wanted }).catch(forget);
+      await docker
+        .json('POST', `/services/${existing.ID}/update`, { query: { version: existing.Version.Index }, json: wanted })
+        .catch(forget);
       // the spec now replaced stays for Swarm's own rollback; older secrets of the service go
       await removeEnvSecrets(docker, name, [secret.id, ...referencedSecrets(existing.Spec)]).catch(() => undefined);
-      return track(new SwarmWorkload(docker, existing.ID, spec.labels, hooks, { mode: 'updated', replicas: spec.replicas, before, ...timing }));
+      return track(
+        new SwarmWorkload(docker, existing.ID, spec.labels, hooks, {
+          mode: 'updated',
+          replicas: spec.replicas,
+          before,
+          ...timing,
+        }),
+      );
     },
     async adopt(labels: WorkloadLabels, hooks: WorkloadHooks) {
       const existing = await inspect(docker, serviceName(labels));
@@ -96,7 +113,13 @@ export function createSwarmOrchestrator(options: SwarmOptions): Orchestrator {
       const state = existing.UpdateStatus?.State;
       // an update of its own that an engine stop interrupted: follow it to its end
       const mode = state === 'updating' || state === 'rollback_started' ? 'updated' : 'adopted';
-      return track(new SwarmWorkload(docker, existing.ID, labels, hooks, { mode, replicas: existing.Spec.Mode?.Replicated?.Replicas ?? 1, ...timing }));
+      return track(
+        new SwarmWorkload(docker, existing.ID, labels, hooks, {
+          mode,
+          replicas: existing.Spec.Mode?.Replicated?.Replicas ?? 1,
+          ...timing,
+        }),
+      );
     },
     async find(engine) {
       const services = await docker.json<ServiceInfo[]>('GET', '/services', {

@@ -16,7 +16,10 @@ import { probeHealth } from './process-runner.js';
 export interface ServiceInfo {
   ID: string;
   Version: { Index: number };
-  Spec: { Name: string; Labels?: Record<string, string>; Mode?: { Replicated?: { Replicas?: number } } } & Record<string, unknown>;
+  Spec: { Name: string; Labels?: Record<string, string>; Mode?: { Replicated?: { Replicas?: number } } } & Record<
+    string,
+    unknown
+  >;
   UpdateStatus?: { State?: string; StartedAt?: string; CompletedAt?: string; Message?: string };
 }
 
@@ -94,7 +97,8 @@ export class SwarmWorkload implements Workload {
     const endpoints: Endpoint[] = [];
     for (const task of this.tasks) {
       if (task.DesiredState !== 'running') continue;
-      const port = task.Status.PortStatus?.Ports?.find((item) => item.TargetPort === CONTAINER_PORT)?.PublishedPort ?? 0;
+      const port =
+        task.Status.PortStatus?.Ports?.find((item) => item.TargetPort === CONTAINER_PORT)?.PublishedPort ?? 0;
       endpoints.push({
         id: task.ID.slice(0, 12),
         host: this.nodes.get(task.NodeID ?? '') ?? '127.0.0.1',
@@ -114,7 +118,10 @@ export class SwarmWorkload implements Workload {
   async scale(replicas: number): Promise<void> {
     const service = await this.docker.json<ServiceInfo>('GET', `/services/${this.id}`);
     const spec = { ...service.Spec, Mode: { Replicated: { Replicas: replicas } } };
-    await this.docker.json('POST', `/services/${this.id}/update`, { query: { version: service.Version.Index }, json: spec });
+    await this.docker.json('POST', `/services/${this.id}/update`, {
+      query: { version: service.Version.Index },
+      json: spec,
+    });
     this.options.replicas = replicas;
   }
 
@@ -172,9 +179,14 @@ export class SwarmWorkload implements Workload {
       this.service = undefined;
     }
     this.tasks =
-      this.service === undefined ? [] : await this.docker.json<TaskInfo[]>('GET', '/tasks', { query: { filters: JSON.stringify({ service: [this.id] }) } });
+      this.service === undefined
+        ? []
+        : await this.docker.json<TaskInfo[]>('GET', '/tasks', {
+            query: { filters: JSON.stringify({ service: [this.id] }) },
+          });
     if (this.released) return;
-    for (const task of this.tasks) if (task.NodeID !== undefined && !this.nodes.has(task.NodeID)) await this.learnNode(task.NodeID);
+    for (const task of this.tasks)
+      if (task.NodeID !== undefined && !this.nodes.has(task.NodeID)) await this.learnNode(task.NodeID);
     if (!isOver(this.status)) this.status = await this.phase();
     for (const task of this.tasks) this.follow(task);
     const shown = JSON.stringify([this.status, this.endpoints()]);
@@ -185,7 +197,9 @@ export class SwarmWorkload implements Workload {
   }
 
   private async learnNode(nodeId: string): Promise<void> {
-    const node = await this.docker.json<{ Status?: { Addr?: string } }>('GET', `/nodes/${nodeId}`).catch(() => undefined);
+    const node = await this.docker
+      .json<{ Status?: { Addr?: string } }>('GET', `/nodes/${nodeId}`)
+      .catch(() => undefined);
     const address = node?.Status?.Addr;
     // a single node reports 0.0.0.0 or nothing when it advertises no address: itself, on loopback
     this.nodes.set(nodeId, address === undefined || address === '' || address === '0.0.0.0' ? '127.0.0.1' : address);
@@ -194,14 +208,20 @@ export class SwarmWorkload implements Workload {
   private async phase(): Promise<RolloutStatus> {
     const service = this.service;
     if (service === undefined) return { phase: 'failed', message: 'its Swarm service was removed' };
-    const mine = this.tasks.filter((task) => task.Spec?.ContainerSpec?.Labels?.[SERVICE_LABELS.task] === this.labels.deployment);
+    const mine = this.tasks.filter(
+      (task) => task.Spec?.ContainerSpec?.Labels?.[SERVICE_LABELS.task] === this.labels.deployment,
+    );
     if (this.options.mode !== 'updated') {
       const running = mine.filter((task) => task.DesiredState === 'running' && task.Status.State === 'running').length;
       if (running >= this.options.replicas) return { phase: 'completed' };
       const failed = mine.filter((task) => FAILED_STATES.has(task.Status.State));
-      if (failed.length >= CREATE_FAILURES) return { phase: 'failed', message: `its Swarm tasks keep failing: ${await this.describeTask(failed.at(-1)!)}` };
+      if (failed.length >= CREATE_FAILURES)
+        return { phase: 'failed', message: `its Swarm tasks keep failing: ${await this.describeTask(failed.at(-1)!)}` };
       if (Date.now() - this.started > this.options.createTimeoutMs) {
-        return { phase: 'failed', message: `its Swarm tasks did not all run within ${Math.round(this.options.createTimeoutMs / 1000)} s` };
+        return {
+          phase: 'failed',
+          message: `its Swarm tasks did not all run within ${Math.round(this.options.createTimeoutMs / 1000)} s`,
+        };
       }
       return { phase: 'progressing' };
     }
@@ -218,10 +238,16 @@ export class SwarmWorkload implements Workload {
         this.rollbackCause ??= update.Message;
         return { phase: 'rolling_back', message: update.Message ?? '' };
       case 'rollback_completed':
-        return { phase: 'rolled_back', message: `Swarm rolled the update back${await this.whyRolledBack(this.rollbackCause ?? update.Message)}` };
+        return {
+          phase: 'rolled_back',
+          message: `Swarm rolled the update back${await this.whyRolledBack(this.rollbackCause ?? update.Message)}`,
+        };
       case 'paused':
       case 'rollback_paused':
-        return { phase: 'paused', message: `Swarm ${update.State === 'paused' ? 'paused the update' : 'paused the rollback'}: ${update.Message ?? ''}` };
+        return {
+          phase: 'paused',
+          message: `Swarm ${update.State === 'paused' ? 'paused the update' : 'paused the rollback'}: ${update.Message ?? ''}`,
+        };
       default:
         return { phase: 'progressing' };
     }
@@ -234,7 +260,11 @@ export class SwarmWorkload implements Workload {
     const task =
       (id === undefined ? undefined : this.tasks.find((item) => item.ID === id)) ??
       this.tasks
-        .filter((item) => item.Spec?.ContainerSpec?.Labels?.[SERVICE_LABELS.task] === this.labels.deployment && (item.Status.Err ?? '') !== '')
+        .filter(
+          (item) =>
+            item.Spec?.ContainerSpec?.Labels?.[SERVICE_LABELS.task] === this.labels.deployment &&
+            (item.Status.Err ?? '') !== '',
+        )
         .sort((a, b) => (a.CreatedAt ?? '').localeCompare(b.CreatedAt ?? ''))
         .at(-1);
     if (task === undefined) return message === undefined ? '' : `: ${message}`;
@@ -247,13 +277,17 @@ export class SwarmWorkload implements Workload {
     let output: string[] = [];
     if (container !== undefined && container !== '') {
       try {
-        const stream = await this.docker.stream('GET', `/containers/${container}/logs`, { query: { stdout: 1, stderr: 1, tail: 5 } });
+        const stream = await this.docker.stream('GET', `/containers/${container}/logs`, {
+          query: { stdout: 1, stderr: 1, tail: 5 },
+        });
         await readLogLines(stream, (line) => output.push(line));
       } catch {
         output = [];
       }
     }
-    const tail = output.map((line) => (line.length > 300 ? `${line.slice(0, 300)}…` : line)).filter((line) => line.trim() !== '');
+    const tail = output
+      .map((line) => (line.length > 300 ? `${line.slice(0, 300)}…` : line))
+      .filter((line) => line.trim() !== '');
     return `task ${task.ID.slice(0, 12)} ${what}${tail.length === 0 ? '' : `; last output: ${tail.join(' | ')}`}`;
   }
 
@@ -261,13 +295,20 @@ export class SwarmWorkload implements Workload {
   private follow(task: TaskInfo): void {
     const container = task.Status.ContainerStatus?.ContainerID;
     if (container === undefined || container === '' || this.logs.has(container)) return;
-    if (task.Spec?.ContainerSpec?.Labels?.[SERVICE_LABELS.task] !== this.labels.deployment || task.DesiredState !== 'running') return;
+    if (
+      task.Spec?.ContainerSpec?.Labels?.[SERVICE_LABELS.task] !== this.labels.deployment ||
+      task.DesiredState !== 'running'
+    )
+      return;
     const endpoint = task.ID.slice(0, 12);
     const placeholder = { destroy: () => undefined } as unknown as Readable;
     this.logs.set(container, placeholder);
     void (async () => {
       try {
-        const stream = await this.docker.stream('GET', `/containers/${container}/logs`, { query: { follow: 1, stdout: 1, stderr: 1 }, long: true });
+        const stream = await this.docker.stream('GET', `/containers/${container}/logs`, {
+          query: { follow: 1, stdout: 1, stderr: 1 },
+          long: true,
+        });
         if (this.released) return stream.destroy();
         this.logs.set(container, stream);
         await readLogLines(stream, (line) => this.hooks.onLog(line, endpoint));
@@ -279,5 +320,10 @@ export class SwarmWorkload implements Workload {
 }
 
 function isOver(status: RolloutStatus): boolean {
-  return status.phase === 'completed' || status.phase === 'rolled_back' || status.phase === 'failed' || status.phase === 'paused';
+  return (
+    status.phase === 'completed' ||
+    status.phase === 'rolled_back' ||
+    status.phase === 'failed' ||
+    status.phase === 'paused'
+  );
 }

@@ -110,7 +110,8 @@ export class WarmPool {
 
   /** Brings the pool up to its size, in the background. */
   fill(): void {
-    if (this.closed || this.unavailable || this.options.size <= 0 || this.filling || this.failures >= MAX_FAILURES) return;
+    if (this.closed || this.unavailable || this.options.size <= 0 || this.filling || this.failures >= MAX_FAILURES)
+      return;
     this.filling = true;
     void this.refill().finally(() => {
       this.filling = false;
@@ -127,7 +128,8 @@ export class WarmPool {
   }
 
   private async start(options: RuntimeProcessOptions, cold: StartRuntimeProcess): Promise<RuntimeProcessHandle> {
-    if (this.options.size <= 0 || this.unavailable || !poolable(options, this.options.limitsEnforced)) return cold(options);
+    if (this.options.size <= 0 || this.unavailable || !poolable(options, this.options.limitsEnforced))
+      return cold(options);
     this.serving += 1;
     this.failures = 0;
     try {
@@ -157,7 +159,12 @@ export class WarmPool {
   }
 
   private async refill(): Promise<void> {
-    while (!this.closed && !this.unavailable && this.entries.length < this.options.size && this.failures < MAX_FAILURES) {
+    while (
+      !this.closed &&
+      !this.unavailable &&
+      this.entries.length < this.options.size &&
+      this.failures < MAX_FAILURES
+    ) {
       await this.quiet();
       if (this.closed || this.entries.length >= this.options.size) return;
       // With none ready, starts are about to be cold: load as many at once as there are cores.
@@ -172,14 +179,16 @@ export class WarmPool {
       }
       if (this.closed || this.unavailable) return;
       this.failures += 1;
-      if (this.failures >= MAX_FAILURES) this.options.logger.warn('warm runtime processes keep failing; starts are cold until the next one', {});
+      if (this.failures >= MAX_FAILURES)
+        this.options.logger.warn('warm runtime processes keep failing; starts are cold until the next one', {});
       else await sleep(500 * 2 ** this.failures, undefined, { ref: false });
     }
   }
 
   /** Until no start is under way and no other work that starts processes runs or waits. */
   private async quiet(): Promise<void> {
-    while (!this.closed && (this.serving > 0 || this.options.busy?.() === true)) await sleep(QUIET_POLL_MS, undefined, { ref: false });
+    while (!this.closed && (this.serving > 0 || this.options.busy?.() === true))
+      await sleep(QUIET_POLL_MS, undefined, { ref: false });
   }
 
   /** Spawns one process and waits until it is loaded: true when it is. */
@@ -219,7 +228,8 @@ export class WarmPool {
       entry.ready = true;
       return true;
     } catch (error) {
-      if (!this.closed) this.options.logger.warn('a warm runtime process did not get ready', { pid: process.pid, error });
+      if (!this.closed)
+        this.options.logger.warn('a warm runtime process did not get ready', { pid: process.pid, error });
       const at = this.entries.indexOf(entry);
       if (at !== -1) this.entries.splice(at, 1);
       await process.stop(1_000).catch(() => undefined);

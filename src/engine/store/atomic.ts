@@ -16,7 +16,11 @@ export interface WriteAtomicOptions {
   durable?: boolean;
 }
 
-export async function writeFileAtomic(path: string, data: string | Uint8Array, options: WriteAtomicOptions = {}): Promise<void> {
+export async function writeFileAtomic(
+  path: string,
+  data: string | Uint8Array,
+  options: WriteAtomicOptions = {},
+): Promise<void> {
   const dir = dirname(path);
   const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}${TEMP_SUFFIX}`);
   const durable = options.durable !== false;

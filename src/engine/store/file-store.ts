@@ -6,7 +6,15 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { DeploymentFilter, DeploymentRecord, Logger, ServerFilter, ServerRecord, Store, TestRunRecord } from '../types.js';
+import type {
+  DeploymentFilter,
+  DeploymentRecord,
+  Logger,
+  ServerFilter,
+  ServerRecord,
+  Store,
+  TestRunRecord,
+} from '../types.js';
 import { wasDeployed as everDeployed } from '../deployments/states.js';
 import { ensureDir, removeStaleTemps, syncDir, writeFileAtomic } from './atomic.js';
 
@@ -172,7 +180,11 @@ export class FileStore implements Store {
     if (this.closed) throw new Error('the store is closed');
     if (!/^[A-Za-z0-9_-]+$/.test(id)) throw new Error(`not a valid record id: ${JSON.stringify(id)}`);
     const path = join(this.dir, collection, `${id}.json`);
-    const file: RecordFile = { schema_version: STORE_SCHEMA_VERSION, written_at: new Date(this.clock()).toISOString(), record };
+    const file: RecordFile = {
+      schema_version: STORE_SCHEMA_VERSION,
+      written_at: new Date(this.clock()).toISOString(),
+      record,
+    };
     const text = `${JSON.stringify(file)}\n`;
     const previous = this.writes.get(path) ?? Promise.resolve();
     const next = previous.catch(() => {}).then(() => writeFileAtomic(path, text, { mode: 0o600 }));

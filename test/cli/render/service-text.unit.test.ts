@@ -1,6 +1,12 @@
 /* eslint-disable no-control-regex -- these tests look for control characters */
 import { describe, expect, it } from 'vitest';
-import { jsonText, serviceData, serviceLines, serviceText, terminalSafe } from '../../../src/cli/render/service-text.js';
+import {
+  jsonText,
+  serviceData,
+  serviceLines,
+  serviceText,
+  terminalSafe,
+} from '../../../src/cli/render/service-text.js';
 
 describe('serviceText', () => {
   it('shows escape sequences, line breaks and bidirectional overrides as visible text', () => {

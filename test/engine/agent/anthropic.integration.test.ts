@@ -7,7 +7,14 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ServiceError } from '../../../src/engine/types.js';
 import { requireBuilt } from '../../support/app.js';
 import { createHarness, type Harness } from '../../support/agent.js';
-import { anthropicError, anthropicMessage, startProviderDouble, type Answer, type ProviderDouble, type Script } from '../../support/provider-double.js';
+import {
+  anthropicError,
+  anthropicMessage,
+  startProviderDouble,
+  type Answer,
+  type ProviderDouble,
+  type Script,
+} from '../../support/provider-double.js';
 import { exampleFile } from '../../support/catalogs.js';
 
 const KEY = 'sk-ant-test-0123456789';
@@ -80,15 +87,29 @@ describe('claude-sonnet-4-5', () => {
     expect(first!.method).toBe('POST');
     expect(first!.path).toBe('/v1/messages');
     expect(`${String(first!.headers['x-api-key'] ?? '')}${String(first!.headers.authorization ?? '')}`).toContain(KEY);
-    expect(first!.body).toMatchObject({ model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'What is 12 * (3 + 4)?' }] });
+    expect(first!.body).toMatchObject({
+      model: 'claude-sonnet-4-5',
+      messages: [{ role: 'user', content: 'What is 12 * (3 + 4)?' }],
+    });
     expect(first!.body.system).toContain('Use evaluate for arithmetic');
-    const tools = first!.body.tools as Array<{ name: string; description: string; input_schema: { properties: Record<string, unknown>; required?: string[] } }>;
+    const tools = first!.body.tools as Array<{
+      name: string;
+      description: string;
+      input_schema: { properties: Record<string, unknown>; required?: string[] };
+    }>;
     expect(tools.map((t) => t.name)).toEqual(['evaluate', 'statistics', 'convert', 'read_resource']);
-    expect(tools[0]!.input_schema).toMatchObject({ type: 'object', properties: { expression: { type: 'string' } }, required: ['expression'] });
+    expect(tools[0]!.input_schema).toMatchObject({
+      type: 'object',
+      properties: { expression: { type: 'string' } },
+      required: ['expression'],
+    });
     expect(tools[0]!.description).toContain('Evaluates an arithmetic expression');
     expect(tools[3]!.description).toContain('calc://constants');
 
-    const [, assistant, results] = second!.body.messages as Array<{ role: string; content: Array<Record<string, unknown>> }>;
+    const [, assistant, results] = second!.body.messages as Array<{
+      role: string;
+      content: Array<Record<string, unknown>>;
+    }>;
     expect(assistant).toMatchObject({
       role: 'assistant',
       content: [{ type: 'text' }, { type: 'tool_use', id: 'toolu_01' }, { type: 'tool_use', id: 'toolu_02' }],
@@ -118,7 +139,11 @@ describe('claude-sonnet-4-5', () => {
     expect(result.tool_calls![1]!.error).toMatch(/Invalid arguments/);
     expect(result.tool_calls![2]!.error).toMatch(/delete_everything/);
     expect(result.success_rate).toBeCloseTo(1 / 3, 3);
-    const results = double.requests[1]!.body.messages[2].content as Array<{ tool_use_id: string; content: string; is_error?: boolean }>;
+    const results = double.requests[1]!.body.messages[2].content as Array<{
+      tool_use_id: string;
+      content: string;
+      is_error?: boolean;
+    }>;
     expect(results[0]).toEqual({ type: 'tool_result', tool_use_id: 'toolu_a', content: 'You are alice on notes.' });
     expect(results[1]).toMatchObject({ tool_use_id: 'toolu_b', is_error: true });
     expect(results[2]).toMatchObject({ tool_use_id: 'toolu_c', is_error: true });
@@ -134,7 +159,11 @@ describe('claude-sonnet-4-5', () => {
     expect(result.ai_response).toContain('stopped before the model finished: the test run allows 4 turns');
     const [third, fourth] = double.requests[2]!.body.messages.at(-1).content;
     expect(third).toMatchObject({ tool_use_id: 'toolu_3', content: expect.stringContaining('"result": 2') });
-    expect(fourth).toMatchObject({ tool_use_id: 'toolu_4', is_error: true, content: expect.stringContaining('at most 3 tool calls') });
+    expect(fourth).toMatchObject({
+      tool_use_id: 'toolu_4',
+      is_error: true,
+      content: expect.stringContaining('at most 3 tool calls'),
+    });
   });
 
   it.each([
@@ -145,8 +174,20 @@ describe('claude-sonnet-4-5', () => {
       message: /Anthropic refused the engine's ANTHROPIC_API_KEY \(HTTP 401\): invalid x-api-key/,
       retryAfter: undefined,
     },
-    { status: 429, type: 'rate_limit_error', code: 'unavailable', message: /rate limiting the engine \(HTTP 429\)/, retryAfter: '7' },
-    { status: 529, type: 'overloaded_error', code: 'unavailable', message: /Anthropic failed \(HTTP 529\): Overloaded; retry later/, retryAfter: undefined },
+    {
+      status: 429,
+      type: 'rate_limit_error',
+      code: 'unavailable',
+      message: /rate limiting the engine \(HTTP 429\)/,
+      retryAfter: '7',
+    },
+    {
+      status: 529,
+      type: 'overloaded_error',
+      code: 'unavailable',
+      message: /Anthropic failed \(HTTP 529\): Overloaded; retry later/,
+      retryAfter: undefined,
+    },
     {
       status: 400,
       type: 'invalid_request_error',
@@ -155,8 +196,17 @@ describe('claude-sonnet-4-5', () => {
       retryAfter: undefined,
     },
   ])('answers a provider $status as $code with its reason', async ({ status, type, code, message, retryAfter }) => {
-    const reason = { 401: 'invalid x-api-key', 429: 'Number of requests has exceeded your rate limit', 529: 'Overloaded', 400: 'tools.0: bad schema' }[status]!;
-    script = () => ({ ...(anthropicError(status, type, reason) as object), headers: status === 429 ? { 'retry-after': '7' } : {} }) as Answer;
+    const reason = {
+      401: 'invalid x-api-key',
+      429: 'Number of requests has exceeded your rate limit',
+      529: 'Overloaded',
+      400: 'tools.0: bad schema',
+    }[status]!;
+    script = () =>
+      ({
+        ...(anthropicError(status, type, reason) as object),
+        headers: status === 429 ? { 'retry-after': '7' } : {},
+      }) as Answer;
     const before = harness.started.length;
     const error = await failure(run('calculator', 'What is 1 + 1?'));
     expect(error.code).toBe(code);
@@ -174,7 +224,9 @@ describe('claude-sonnet-4-5', () => {
     const lonely = await createHarness({ env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: closed.url } });
     try {
       const record = await lonely.record(exampleFile('calculator'));
-      const error = await failure(lonely.service.test(record, { mcp_id: record.server.mcp_id, message: 'hi', ai_model: 'claude-sonnet-4-5' }));
+      const error = await failure(
+        lonely.service.test(record, { mcp_id: record.server.mcp_id, message: 'hi', ai_model: 'claude-sonnet-4-5' }),
+      );
       expect(error.code).toBe('unavailable');
       expect(error.message).toContain(`could not reach Anthropic at ${closed.url}`);
     } finally {
@@ -186,7 +238,9 @@ describe('claude-sonnet-4-5', () => {
     const keyless = await createHarness({ env: { ANTHROPIC_BASE_URL: double.url } });
     try {
       const record = await keyless.record(exampleFile('calculator'));
-      const error = await failure(keyless.service.test(record, { mcp_id: record.server.mcp_id, message: 'hi', ai_model: 'claude-sonnet-4-5' }));
+      const error = await failure(
+        keyless.service.test(record, { mcp_id: record.server.mcp_id, message: 'hi', ai_model: 'claude-sonnet-4-5' }),
+      );
       expect(error.code).toBe('model_not_configured');
       expect(error.message).toContain('needs ANTHROPIC_API_KEY');
       expect((error as ServiceError & { headers?: Record<string, string> }).headers).toBeUndefined();
@@ -199,11 +253,18 @@ describe('claude-sonnet-4-5', () => {
 
   it('ends at the time limit with what it has when the provider does not answer', async () => {
     // the limit counts from the server's start: long enough for a start on a busy machine, so the run reaches the provider
-    const slow = await createHarness({ env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: double.url }, limits: { timeoutMs: 6_000 } });
+    const slow = await createHarness({
+      env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: double.url },
+      limits: { timeoutMs: 6_000 },
+    });
     script = () => 'hang';
     try {
       const record = await slow.record(exampleFile('calculator'));
-      const result = await slow.service.test(record, { mcp_id: record.server.mcp_id, message: 'hi', ai_model: 'claude-sonnet-4-5' });
+      const result = await slow.service.test(record, {
+        mcp_id: record.server.mcp_id,
+        message: 'hi',
+        ai_model: 'claude-sonnet-4-5',
+      });
       expect(result.ai_response).toContain('the test run reached its time limit');
       expect(result.tool_calls).toEqual([]);
       await slow.started[0]!.exited;

@@ -31,7 +31,13 @@ describe('POST /v1/test on the engine', () => {
   beforeAll(async () => {
     double = await startProviderDouble((_request, index) =>
       index === 0
-        ? openAiCompletion({ content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'whoami', arguments: '{}' } }] }, 'tool_calls')
+        ? openAiCompletion(
+            {
+              content: null,
+              tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'whoami', arguments: '{}' } }],
+            },
+            'tool_calls',
+          )
         : openAiCompletion({ content: 'You are bob.' }, 'stop'),
     );
     home = await tempHome();
@@ -56,8 +62,17 @@ describe('POST /v1/test on the engine', () => {
 
   it('runs the default model as the given user, and stores the run', async () => {
     const { mcp_id: mcpId } = await client.build(await toBuildRequest(await loadDefinition(exampleFile('notes'))));
-    const result = await client.test({ mcp_id: mcpId, message: 'What did I write down today?', context: { user_id: 'alice' } });
-    expect(result).toMatchObject({ ai_model: 'mcpctl-local', tools_used: [], resources_accessed: ['notes://me/today'], success_rate: 1 });
+    const result = await client.test({
+      mcp_id: mcpId,
+      message: 'What did I write down today?',
+      context: { user_id: 'alice' },
+    });
+    expect(result).toMatchObject({
+      ai_model: 'mcpctl-local',
+      tools_used: [],
+      resources_accessed: ['notes://me/today'],
+      success_rate: 1,
+    });
     expect(result.ai_response).toContain('Call the venue about the offsite');
     const runs = await engine.store.listTestRuns();
     expect(runs[0]).toMatchObject({
@@ -69,15 +84,30 @@ describe('POST /v1/test on the engine', () => {
 
   it("reaches a provider through the engine's environment", async () => {
     const { mcp_id: mcpId } = await client.build(await toBuildRequest(await loadDefinition(exampleFile('notes'))));
-    const result = await client.test({ mcp_id: mcpId, message: 'Who am I?', ai_model: 'gpt-4.1-mini', context: { user_id: 'bob' } });
-    expect(result).toMatchObject({ ai_model: 'gpt-4.1-mini', ai_response: 'You are bob.', tools_used: ['whoami'], success_rate: 1 });
+    const result = await client.test({
+      mcp_id: mcpId,
+      message: 'Who am I?',
+      ai_model: 'gpt-4.1-mini',
+      context: { user_id: 'bob' },
+    });
+    expect(result).toMatchObject({
+      ai_model: 'gpt-4.1-mini',
+      ai_response: 'You are bob.',
+      tools_used: ['whoami'],
+      success_rate: 1,
+    });
     expect(double.requests[1]!.body.messages.at(-1)).toMatchObject({ role: 'tool', content: 'You are bob on notes.' });
   });
 
   it('answers 501 model_not_configured, without Retry-After, for a model whose key the engine lacks; GET /v1/models says so first', async () => {
     expect(await client.models()).toEqual([
       { id: 'mcpctl-local', default: true, available: true },
-      { id: 'claude-sonnet-4-5', available: false, key_variable: 'ANTHROPIC_API_KEY', reason: 'ANTHROPIC_API_KEY is not set where the engine runs' },
+      {
+        id: 'claude-sonnet-4-5',
+        available: false,
+        key_variable: 'ANTHROPIC_API_KEY',
+        reason: 'ANTHROPIC_API_KEY is not set where the engine runs',
+      },
       { id: 'gpt-4.1-mini', available: true, key_variable: 'OPENAI_API_KEY' },
     ]);
     const { mcp_id: mcpId } = await client.build(await toBuildRequest(await loadDefinition(exampleFile('calculator'))));
@@ -86,18 +116,39 @@ describe('POST /v1/test on the engine', () => {
       (e: unknown) => e,
     );
     expect(error).toBeInstanceOf(ApiError);
-    expect(error).toMatchObject({ status: 501, code: 'model_not_configured', retryAfter: undefined, message: expect.stringContaining('ANTHROPIC_API_KEY') });
+    expect(error).toMatchObject({
+      status: 501,
+      code: 'model_not_configured',
+      retryAfter: undefined,
+      message: expect.stringContaining('ANTHROPIC_API_KEY'),
+    });
     expect((error as ApiError).details).toEqual([{ path: 'ai_model', message: 'needs ANTHROPIC_API_KEY' }]);
   });
 
   it('carries the guidance of the run, with the case’s expected tools', async () => {
     const { mcp_id: mcpId } = await client.build(await toBuildRequest(await loadDefinition(exampleFile('calculator'))));
-    const result = await client.test({ mcp_id: mcpId, message: 'What is 12 * (3 + 4)?', expect: { tools: ['evaluate'] } });
-    expect(result).toMatchObject({ tools_used: ['evaluate'], success_rate: 1, guidance: { band: 'all tool calls worked', causes: [] } });
+    const result = await client.test({
+      mcp_id: mcpId,
+      message: 'What is 12 * (3 + 4)?',
+      expect: { tools: ['evaluate'] },
+    });
+    expect(result).toMatchObject({
+      tools_used: ['evaluate'],
+      success_rate: 1,
+      guidance: { band: 'all tool calls worked', causes: [] },
+    });
     const nothing = await client.test({ mcp_id: mcpId, message: 'What is the capital of Mongolia?' });
-    expect(nothing).toMatchObject({ tools_used: [], success_rate: 0, guidance: { band: 'major issues', causes: [{ kind: 'not_understood' }] } });
+    expect(nothing).toMatchObject({
+      tools_used: [],
+      success_rate: 0,
+      guidance: { band: 'major issues', causes: [{ kind: 'not_understood' }] },
+    });
     // a case that expects no tool: nothing used is what it wanted
-    const declined = await client.test({ mcp_id: mcpId, message: 'What is the capital of Mongolia?', expect: { tools: [] } });
+    const declined = await client.test({
+      mcp_id: mcpId,
+      message: 'What is the capital of Mongolia?',
+      expect: { tools: [] },
+    });
     expect(declined.guidance).toEqual({ band: 'major issues', causes: [] });
   });
 });
@@ -116,25 +167,36 @@ describe('mcpctl test, end to end', () => {
     return runBin(BIN, args, { env: { ...box.env, NO_COLOR: '1' }, cwd });
   }
 
-  it('tests the calculator with a message, then with its own cases; the notes example as its user', { timeout: 120_000 }, async () => {
-    const box = await createSandbox();
-    boxes.push(box);
-    const asked = await mcpctl(box, ['test', exampleFile('calculator'), '-m', 'What is 12 * (3 + 4)?']);
-    expect(asked.code, asked.stderr).toBe(0);
-    expect(asked.stdout).toContain('I called evaluate with {"expression":"12 * (3 + 4)"}');
-    expect(asked.stdout).toContain('"result": 84');
-    expect(asked.stdout).toMatch(/tools used\s+evaluate/);
-    expect(asked.stdout).toMatch(/success rate\s+100%/);
+  it(
+    'tests the calculator with a message, then with its own cases; the notes example as its user',
+    { timeout: 120_000 },
+    async () => {
+      const box = await createSandbox();
+      boxes.push(box);
+      const asked = await mcpctl(box, ['test', exampleFile('calculator'), '-m', 'What is 12 * (3 + 4)?']);
+      expect(asked.code, asked.stderr).toBe(0);
+      expect(asked.stdout).toContain('I called evaluate with {"expression":"12 * (3 + 4)"}');
+      expect(asked.stdout).toContain('"result": 84');
+      expect(asked.stdout).toMatch(/tools used\s+evaluate/);
+      expect(asked.stdout).toMatch(/success rate\s+100%/);
 
-    const cases = await mcpctl(box, ['test', exampleFile('calculator'), '--json']);
-    expect(cases.code, cases.stderr).toBe(0);
-    const report = JSON.parse(cases.stdout);
-    expect(report).toMatchObject({ passed: true, server: 'calculator', cases: [{ name: 'arithmetic', passed: true, result: { tools_used: ['evaluate'] } }] });
+      const cases = await mcpctl(box, ['test', exampleFile('calculator'), '--json']);
+      expect(cases.code, cases.stderr).toBe(0);
+      const report = JSON.parse(cases.stdout);
+      expect(report).toMatchObject({
+        passed: true,
+        server: 'calculator',
+        cases: [{ name: 'arithmetic', passed: true, result: { tools_used: ['evaluate'] } }],
+      });
 
-    const notes = await mcpctl(box, ['test', exampleFile('notes'), '--json']);
-    expect(notes.code, notes.stderr).toBe(0);
-    expect(JSON.parse(notes.stdout)).toMatchObject({ passed: true, cases: [{ user_id: 'alice', result: { resources_accessed: ['notes://me/today'] } }] });
-  });
+      const notes = await mcpctl(box, ['test', exampleFile('notes'), '--json']);
+      expect(notes.code, notes.stderr).toBe(0);
+      expect(JSON.parse(notes.stdout)).toMatchObject({
+        passed: true,
+        cases: [{ user_id: 'alice', result: { resources_accessed: ['notes://me/today'] } }],
+      });
+    },
+  );
 
   it('a question the server is not about is exit 7, naming not_understood', { timeout: 60_000 }, async () => {
     const box = await createSandbox();
@@ -145,46 +207,68 @@ describe('mcpctl test, end to end', () => {
     expect(result.stdout).toContain('cause not_understood: no tool or resource on this server matched the request');
   });
 
-  it('up: a failing case deploys nothing (exit 7); passing cases deploy and print the URL', { timeout: 120_000 }, async () => {
-    const box = await createSandbox();
-    boxes.push(box);
-    const failing = await mcpctl(box, ['up', join(FIXTURES, 'similar-descriptions.yaml')]);
-    expect(failing.code, failing.stderr).toBe(7);
-    expect(failing.stdout).toContain('cause similar_descriptions');
-    const none = await mcpctl(box, ['ls', '--deployments', '--json']);
-    expect(JSON.parse(none.stdout).deployments).toEqual([]);
+  it(
+    'up: a failing case deploys nothing (exit 7); passing cases deploy and print the URL',
+    { timeout: 120_000 },
+    async () => {
+      const box = await createSandbox();
+      boxes.push(box);
+      const failing = await mcpctl(box, ['up', join(FIXTURES, 'similar-descriptions.yaml')]);
+      expect(failing.code, failing.stderr).toBe(7);
+      expect(failing.stdout).toContain('cause similar_descriptions');
+      const none = await mcpctl(box, ['ls', '--deployments', '--json']);
+      expect(JSON.parse(none.stdout).deployments).toEqual([]);
 
-    const passing = await mcpctl(box, ['up', join(FIXTURES, 'healthy.yaml'), '--env', 'development']);
-    expect(passing.code, passing.stderr).toBe(0);
-    const deployed = JSON.parse((await mcpctl(box, ['ls', '--deployments', '--json'])).stdout).deployments;
-    expect(deployed).toHaveLength(1);
-    expect(deployed[0]).toMatchObject({ status: 'deployed', environment: 'development' });
-    expect(passing.stdout).toContain(`url           ${deployed[0].url}`);
-    expect(passing.stdout).toContain(`✔ up: rates validated, built (${deployed[0].mcp_id}), 1 of 1 case passed, deployed at ${deployed[0].url}/mcp`);
-  });
+      const passing = await mcpctl(box, ['up', join(FIXTURES, 'healthy.yaml'), '--env', 'development']);
+      expect(passing.code, passing.stderr).toBe(0);
+      const deployed = JSON.parse((await mcpctl(box, ['ls', '--deployments', '--json'])).stdout).deployments;
+      expect(deployed).toHaveLength(1);
+      expect(deployed[0]).toMatchObject({ status: 'deployed', environment: 'development' });
+      expect(passing.stdout).toContain(`url           ${deployed[0].url}`);
+      expect(passing.stdout).toContain(
+        `✔ up: rates validated, built (${deployed[0].mcp_id}), 1 of 1 case passed, deployed at ${deployed[0].url}/mcp`,
+      );
+    },
+  );
 
-  it('passes every case of the init scaffolds with the default model; a failed call is exit 7', { timeout: 180_000 }, async () => {
-    const box = await createSandbox();
-    boxes.push(box);
-    for (const template of ['basic', 'advanced', 'custom']) {
-      const init = await mcpctl(box, ['init', template, '--template', template, '--yes']);
-      expect(init.code, init.stderr).toBe(0);
-      const run = await mcpctl(box, ['test', join(box.dir, template, 'server.yaml'), '--json']);
-      expect(run.code, `${template}: ${run.stdout}${run.stderr}`).toBe(0);
-      const report = JSON.parse(run.stdout);
-      expect(report.cases.length).toBeGreaterThan(1);
-      expect(report.cases.every((c: { passed: boolean }) => c.passed)).toBe(true);
-    }
-    // a message nothing on the server fits tested nothing: not a pass
-    const unknown = await mcpctl(box, ['test', join(box.dir, 'basic', 'server.yaml'), '-m', 'Tell me a joke about cats']);
-    expect(unknown.code, unknown.stderr).toBe(7);
-    expect(unknown.stdout).toContain('did not find a tool or resource');
-    expect(unknown.stdout).toContain('cause not_understood:');
-    // my_tasks needs the caller's id: without --user-id its call fails
-    const failed = await mcpctl(box, ['test', join(box.dir, 'custom', 'server.yaml'), '-m', 'What is on my task list?']);
-    expect(failed.code).toBe(7);
-    expect(failed.stdout).toMatch(/cause failed_calls: my_tasks: its call failed; the handler failed with an error: Tool "my_tasks" failed: no user id/);
-    expect(failed.stdout).toMatch(/→ my_tasks is defined at .*custom\/server\.yaml:\d+:\d+/);
-    expect(failed.stderr).toContain('1 of 1 test case failed');
-  });
+  it(
+    'passes every case of the init scaffolds with the default model; a failed call is exit 7',
+    { timeout: 180_000 },
+    async () => {
+      const box = await createSandbox();
+      boxes.push(box);
+      for (const template of ['basic', 'advanced', 'custom']) {
+        const init = await mcpctl(box, ['init', template, '--template', template, '--yes']);
+        expect(init.code, init.stderr).toBe(0);
+        const run = await mcpctl(box, ['test', join(box.dir, template, 'server.yaml'), '--json']);
+        expect(run.code, `${template}: ${run.stdout}${run.stderr}`).toBe(0);
+        const report = JSON.parse(run.stdout);
+        expect(report.cases.length).toBeGreaterThan(1);
+        expect(report.cases.every((c: { passed: boolean }) => c.passed)).toBe(true);
+      }
+      // a message nothing on the server fits tested nothing: not a pass
+      const unknown = await mcpctl(box, [
+        'test',
+        join(box.dir, 'basic', 'server.yaml'),
+        '-m',
+        'Tell me a joke about cats',
+      ]);
+      expect(unknown.code, unknown.stderr).toBe(7);
+      expect(unknown.stdout).toContain('did not find a tool or resource');
+      expect(unknown.stdout).toContain('cause not_understood:');
+      // my_tasks needs the caller's id: without --user-id its call fails
+      const failed = await mcpctl(box, [
+        'test',
+        join(box.dir, 'custom', 'server.yaml'),
+        '-m',
+        'What is on my task list?',
+      ]);
+      expect(failed.code).toBe(7);
+      expect(failed.stdout).toMatch(
+        /cause failed_calls: my_tasks: its call failed; the handler failed with an error: Tool "my_tasks" failed: no user id/,
+      );
+      expect(failed.stdout).toMatch(/→ my_tasks is defined at .*custom\/server\.yaml:\d+:\d+/);
+      expect(failed.stderr).toContain('1 of 1 test case failed');
+    },
+  );
 });

@@ -77,7 +77,9 @@ describe('guidance of runs with the offline agent', () => {
   it('failed_calls: the failing tool with its error, and how it failed (exit code)', async () => {
     const result = await runFixture('failed-calls');
     expect(result).toMatchObject({ tools_used: ['exchange_rate'], success_rate: 0 });
-    expect(result.tool_calls).toEqual([expect.objectContaining({ name: 'exchange_rate', ok: false, failure: { kind: 'exit_code', exit_code: 3 } })]);
+    expect(result.tool_calls).toEqual([
+      expect.objectContaining({ name: 'exchange_rate', ok: false, failure: { kind: 'exit_code', exit_code: 3 } }),
+    ]);
     expect(result.guidance).toEqual({
       band: 'major issues',
       causes: [
@@ -105,12 +107,20 @@ describe('guidance of runs with the offline agent', () => {
     const file = join(FIXTURES, 'healthy.yaml');
     const record = await harness.record(file);
     // quoted text fills the required string, which the schema's pattern then rejects
-    const result = await harness.service.test(record, { mcp_id: record.server.mcp_id, message: 'exchange_rate currency: "dollars"', ai_model: 'mcpctl-local' });
-    expect(result.tool_calls).toEqual([expect.objectContaining({ name: 'exchange_rate', ok: false, failure: { kind: 'arguments' } })]);
+    const result = await harness.service.test(record, {
+      mcp_id: record.server.mcp_id,
+      message: 'exchange_rate currency: "dollars"',
+      ai_model: 'mcpctl-local',
+    });
+    expect(result.tool_calls).toEqual([
+      expect.objectContaining({ name: 'exchange_rate', ok: false, failure: { kind: 'arguments' } }),
+    ]);
     expect(result.guidance?.causes).toEqual([
       expect.objectContaining({
         kind: 'failed_calls',
-        message: expect.stringContaining('exchange_rate: its call failed; the arguments were rejected by its input schema: Invalid arguments'),
+        message: expect.stringContaining(
+          'exchange_rate: its call failed; the arguments were rejected by its input schema: Invalid arguments',
+        ),
       }),
     ]);
   });

@@ -24,13 +24,24 @@ beforeAll(async () => {
     const url = new URL(req.url ?? '/', 'http://x');
     res.setHeader('content-type', 'application/json');
     if (url.pathname === '/v1/search') {
-      res.end(JSON.stringify({ results: [{ name: url.searchParams.get('name'), latitude: 52.52, longitude: 13.41, country: 'Germany' }] }));
+      res.end(
+        JSON.stringify({
+          results: [{ name: url.searchParams.get('name'), latitude: 52.52, longitude: 13.41, country: 'Germany' }],
+        }),
+      );
     } else if (url.pathname === '/v1/forecast') {
-      res.end(JSON.stringify({ daily: { time: ['2025-06-01', '2025-06-02', '2025-06-03'], temperature_2m_max: [24.1, 22.5, 19.8] } }));
+      res.end(
+        JSON.stringify({
+          daily: { time: ['2025-06-01', '2025-06-02', '2025-06-03'], temperature_2m_max: [24.1, 22.5, 19.8] },
+        }),
+      );
     } else res.writeHead(404).end('{}');
   });
   // a deployed server reaches loopback only when its definition allows it
-  harness = await createHarness({ runtimeEnv: { WEATHER_API_URL: api.url, GEOCODING_API_URL: api.url }, egress: { allow_private: true } });
+  harness = await createHarness({
+    runtimeEnv: { WEATHER_API_URL: api.url, GEOCODING_API_URL: api.url },
+    egress: { allow_private: true },
+  });
   templates = await scaffoldTemplates();
 });
 
@@ -245,7 +256,11 @@ describe('mcpctl-local against real servers', () => {
 
   it('calls nothing and says so when no tool fits; success rate 0, the request not understood', async () => {
     const record = await harness.record(exampleFile('calculator'));
-    const result = await harness.service.test(record, { mcp_id: record.server.mcp_id, message: 'Tell me a joke about cats', ai_model: 'mcpctl-local' });
+    const result = await harness.service.test(record, {
+      mcp_id: record.server.mcp_id,
+      message: 'Tell me a joke about cats',
+      ai_model: 'mcpctl-local',
+    });
     expect(result.tools_used).toEqual([]);
     expect(result.resources_accessed).toEqual([]);
     expect(result.tool_calls).toEqual([]);
@@ -262,7 +277,9 @@ describe('mcpctl-local against real servers', () => {
       ai_model: 'mcpctl-local',
     });
     expect(result.tools_used).toEqual([]);
-    expect(result.ai_response).toContain('I would use current_weather, but the message does not give its latitude and longitude');
+    expect(result.ai_response).toContain(
+      'I would use current_weather, but the message does not give its latitude and longitude',
+    );
     expect(result.guidance?.causes).toEqual([
       {
         kind: 'missing_tool',

@@ -7,7 +7,13 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ServiceError } from '../../../src/engine/types.js';
 import { requireBuilt } from '../../support/app.js';
 import { createHarness, type Harness } from '../../support/agent.js';
-import { openAiCompletion, openAiError, startProviderDouble, type ProviderDouble, type Script } from '../../support/provider-double.js';
+import {
+  openAiCompletion,
+  openAiError,
+  startProviderDouble,
+  type ProviderDouble,
+  type Script,
+} from '../../support/provider-double.js';
 import { exampleFile } from '../../support/catalogs.js';
 
 const KEY = 'sk-test-0123456789';
@@ -40,7 +46,11 @@ async function run(example: string, message: string, userId?: string) {
   });
 }
 
-const call = (id: string, name: string, args: string) => ({ id, type: 'function', function: { name, arguments: args } });
+const call = (id: string, name: string, args: string) => ({
+  id,
+  type: 'function',
+  function: { name, arguments: args },
+});
 
 describe('gpt-4.1-mini', () => {
   it('offers the tools as functions, runs the tool_calls, sends tool messages back, and replies with the final message', async () => {
@@ -49,7 +59,10 @@ describe('gpt-4.1-mini', () => {
         ? openAiCompletion(
             {
               content: null,
-              tool_calls: [call('call_1', 'convert', '{"value":5,"from":"km","to":"mi"}'), call('call_2', 'read_resource', '{"uri":"calc://constants"}')],
+              tool_calls: [
+                call('call_1', 'convert', '{"value":5,"from":"km","to":"mi"}'),
+                call('call_2', 'read_resource', '{"uri":"calc://constants"}'),
+              ],
             },
             'tool_calls',
           )
@@ -66,20 +79,35 @@ describe('gpt-4.1-mini', () => {
     const [first, second] = double.requests;
     expect(first!.path).toBe('/v1/chat/completions');
     expect(first!.headers.authorization).toBe(`Bearer ${KEY}`);
-    expect(first!.body).toMatchObject({ model: 'gpt-4.1-mini', messages: [{ role: 'system' }, { role: 'user', content: 'How far is 5 km in miles?' }] });
-    const tools = first!.body.tools as Array<{ type: string; function: { name: string; parameters: { properties: Record<string, unknown> } } }>;
+    expect(first!.body).toMatchObject({
+      model: 'gpt-4.1-mini',
+      messages: [{ role: 'system' }, { role: 'user', content: 'How far is 5 km in miles?' }],
+    });
+    const tools = first!.body.tools as Array<{
+      type: string;
+      function: { name: string; parameters: { properties: Record<string, unknown> } };
+    }>;
     expect(tools.map((t) => `${t.type}:${t.function.name}`)).toEqual([
       'function:evaluate',
       'function:statistics',
       'function:convert',
       'function:read_resource',
     ]);
-    expect(tools[2]!.function.parameters.properties).toMatchObject({ from: { type: 'string', enum: expect.arrayContaining(['km', 'mi']) } });
+    expect(tools[2]!.function.parameters.properties).toMatchObject({
+      from: { type: 'string', enum: expect.arrayContaining(['km', 'mi']) },
+    });
 
     const messages = second!.body.messages as Array<Record<string, unknown>>;
-    expect(messages[2]).toMatchObject({ role: 'assistant', tool_calls: [{ id: 'call_1', function: { name: 'convert' } }, { id: 'call_2' }] });
+    expect(messages[2]).toMatchObject({
+      role: 'assistant',
+      tool_calls: [{ id: 'call_1', function: { name: 'convert' } }, { id: 'call_2' }],
+    });
     expect(messages[3]).toEqual({ role: 'tool', tool_call_id: 'call_1', content: '5 km = 3.10685596119 mi' });
-    expect(messages[4]).toMatchObject({ role: 'tool', tool_call_id: 'call_2', content: expect.stringContaining('golden_ratio') });
+    expect(messages[4]).toMatchObject({
+      role: 'tool',
+      tool_call_id: 'call_2',
+      content: expect.stringContaining('golden_ratio'),
+    });
   });
 
   it('counts arguments that are not JSON and failed calls against the success rate; the user reaches the server', async () => {
@@ -88,7 +116,11 @@ describe('gpt-4.1-mini', () => {
         ? openAiCompletion(
             {
               content: null,
-              tool_calls: [call('call_a', 'whoami', ''), call('call_b', 'search_notes', '{"query": '), call('call_c', 'search_notes', '{"query":""}')],
+              tool_calls: [
+                call('call_a', 'whoami', ''),
+                call('call_b', 'search_notes', '{"query": '),
+                call('call_c', 'search_notes', '{"query":""}'),
+              ],
             },
             'tool_calls',
           )
@@ -111,11 +143,23 @@ describe('gpt-4.1-mini', () => {
   });
 
   it.each([
-    { status: 401, code: 'model_not_configured', message: /OpenAI refused the engine's OPENAI_API_KEY \(HTTP 401\): Incorrect API key provided/ },
+    {
+      status: 401,
+      code: 'model_not_configured',
+      message: /OpenAI refused the engine's OPENAI_API_KEY \(HTTP 401\): Incorrect API key provided/,
+    },
     { status: 503, code: 'unavailable', message: /OpenAI failed \(HTTP 503\)/ },
-    { status: 404, code: 'internal', message: /OpenAI refused the test's request \(HTTP 404\): The model does not exist/ },
+    {
+      status: 404,
+      code: 'internal',
+      message: /OpenAI refused the test's request \(HTTP 404\): The model does not exist/,
+    },
   ])('answers a provider $status as $code', async ({ status, code, message }) => {
-    const reason = { 401: 'Incorrect API key provided', 503: 'The engine is currently overloaded', 404: 'The model does not exist' }[status]!;
+    const reason = {
+      401: 'Incorrect API key provided',
+      503: 'The engine is currently overloaded',
+      404: 'The model does not exist',
+    }[status]!;
     script = () => openAiError(status, 'error', reason);
     const error = await run('calculator', 'What is 1 + 1?').then(
       () => undefined,
@@ -131,11 +175,16 @@ describe('gpt-4.1-mini', () => {
     const keyless = await createHarness({ env: { OPENAI_API_KEY: '  ' } });
     try {
       const record = await keyless.record(exampleFile('calculator'));
-      const error = await keyless.service.test(record, { mcp_id: record.server.mcp_id, message: 'hi', ai_model: 'gpt-4.1-mini' }).then(
-        () => undefined,
-        (e: unknown) => e,
-      );
-      expect(error).toMatchObject({ code: 'model_not_configured', message: expect.stringContaining('needs OPENAI_API_KEY') });
+      const error = await keyless.service
+        .test(record, { mcp_id: record.server.mcp_id, message: 'hi', ai_model: 'gpt-4.1-mini' })
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      expect(error).toMatchObject({
+        code: 'model_not_configured',
+        message: expect.stringContaining('needs OPENAI_API_KEY'),
+      });
       expect(keyless.started).toHaveLength(0);
     } finally {
       await keyless.close();

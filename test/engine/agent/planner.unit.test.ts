@@ -17,7 +17,15 @@ import {
   type PlannedStep,
 } from '../../../src/engine/agent/local/planner.js';
 import { composeReply, NOTHING_FOUND } from '../../../src/engine/agent/local/reply.js';
-import { contentStems, findExpression, findNames, findNumbers, operatorsIn, splitWords, stem } from '../../../src/engine/agent/local/text.js';
+import {
+  contentStems,
+  findExpression,
+  findNames,
+  findNumbers,
+  operatorsIn,
+  splitWords,
+  stem,
+} from '../../../src/engine/agent/local/text.js';
 import type { Catalog, InputSchema } from '../../../src/engine/agent/agent-types.js';
 import { catalogOf, exampleFile, scaffoldTemplates } from '../../support/catalogs.js';
 
@@ -64,7 +72,9 @@ describe('reading a message', () => {
   });
 
   it('finds numbers as digits and words, not inside dates or dice', () => {
-    expect(findNumbers('at 52.52, -13.4 for three days on 2025-06-02, roll 3d6').map((n) => n.value)).toEqual([52.52, -13.4, 3]);
+    expect(findNumbers('at 52.52, -13.4 for three days on 2025-06-02, roll 3d6').map((n) => n.value)).toEqual([
+      52.52, -13.4, 3,
+    ]);
   });
 
   it.each([
@@ -87,7 +97,11 @@ describe('reading a message', () => {
 });
 
 describe('filling arguments by schema', () => {
-  const schema = (properties: InputSchema['properties'], required: string[] = []): InputSchema => ({ type: 'object', properties, required });
+  const schema = (properties: InputSchema['properties'], required: string[] = []): InputSchema => ({
+    type: 'object',
+    properties,
+    required,
+  });
   const units = { type: 'string', enum: ['m', 'km', 'mi', 'in', 'c', 'f'] };
 
   it.each([
@@ -129,7 +143,13 @@ describe('filling arguments by schema', () => {
     },
     {
       name: 'a string by its pattern, and a date',
-      schema: schema({ dice: { type: 'string', pattern: '^[1-9][0-9]?d[1-9][0-9]{0,2}$' }, day: { type: 'string', description: 'as YYYY-MM-DD' } }, ['dice']),
+      schema: schema(
+        {
+          dice: { type: 'string', pattern: '^[1-9][0-9]?d[1-9][0-9]{0,2}$' },
+          day: { type: 'string', description: 'as YYYY-MM-DD' },
+        },
+        ['dice'],
+      ),
       text: 'Roll 2d20 on 2025-06-02.',
       args: { dice: '2d20', day: '2025-06-02' },
     },
@@ -163,7 +183,10 @@ describe('filling arguments by schema', () => {
 
   it('reports the required parameters it found no value for', () => {
     const result = fillArguments(
-      schema({ latitude: { type: 'number' }, longitude: { type: 'number' }, days: { type: 'integer' } }, ['latitude', 'longitude']),
+      schema({ latitude: { type: 'number' }, longitude: { type: 'number' }, days: { type: 'integer' } }, [
+        'latitude',
+        'longitude',
+      ]),
       'for three days',
     );
     expect(result).toEqual({ args: { days: 3 }, missing: ['latitude', 'longitude'], specific: 1 });
@@ -171,8 +194,12 @@ describe('filling arguments by schema', () => {
 
   it('fills URI templates from pairs, listed values, dates and quotes, or not at all', () => {
     expect(listedValues('Meeting notes by topic (release, onboarding)')).toEqual(['release', 'onboarding']);
-    expect(fillUriTemplate('notes://{topic}', 'Meeting notes by topic (release, onboarding)', 'the onboarding notes')).toBe('notes://onboarding');
-    expect(fillUriTemplate('notes://me/{day}', 'Notes of a day, as YYYY-MM-DD.', 'notes of 2025-06-02')).toBe('notes://me/2025-06-02');
+    expect(
+      fillUriTemplate('notes://{topic}', 'Meeting notes by topic (release, onboarding)', 'the onboarding notes'),
+    ).toBe('notes://onboarding');
+    expect(fillUriTemplate('notes://me/{day}', 'Notes of a day, as YYYY-MM-DD.', 'notes of 2025-06-02')).toBe(
+      'notes://me/2025-06-02',
+    );
     expect(fillUriTemplate('items://{id}', undefined, 'item id: 42')).toBe('items://42');
     expect(fillUriTemplate('docs://{name}', undefined, 'open "a b/c"')).toBe('docs://a%20b%2Fc');
     expect(fillUriTemplate('docs://{name}', undefined, 'open the docs')).toBeUndefined();
@@ -200,14 +227,30 @@ describe('choosing steps', () => {
   });
 
   const describeStep = (step: PlannedStep) => {
-    if (step.kind === 'tool') return { tool: step.tool.name, args: fillArguments(step.tool.inputSchema, step.text, { toolWords: toolStems(step.tool) }).args };
+    if (step.kind === 'tool')
+      return {
+        tool: step.tool.name,
+        args: fillArguments(step.tool.inputSchema, step.text, { toolWords: toolStems(step.tool) }).args,
+      };
     return { read: step.uri };
   };
 
   it.each([
-    { file: 'calculator', message: 'What is 12 * (3 + 4)?', steps: [{ tool: 'evaluate', args: { expression: '12 * (3 + 4)' } }] },
-    { file: 'calculator', message: 'Convert 5 km to mi', steps: [{ tool: 'convert', args: { value: 5, from: 'km', to: 'mi' } }] },
-    { file: 'calculator', message: 'mean and median of 4, 8, 15, 16, 23, 42', steps: [{ tool: 'statistics', args: { numbers: [4, 8, 15, 16, 23, 42] } }] },
+    {
+      file: 'calculator',
+      message: 'What is 12 * (3 + 4)?',
+      steps: [{ tool: 'evaluate', args: { expression: '12 * (3 + 4)' } }],
+    },
+    {
+      file: 'calculator',
+      message: 'Convert 5 km to mi',
+      steps: [{ tool: 'convert', args: { value: 5, from: 'km', to: 'mi' } }],
+    },
+    {
+      file: 'calculator',
+      message: 'mean and median of 4, 8, 15, 16, 23, 42',
+      steps: [{ tool: 'statistics', args: { numbers: [4, 8, 15, 16, 23, 42] } }],
+    },
     {
       file: 'calculator',
       message: 'What is 2 + 2 and convert 100 f to c',
@@ -218,13 +261,29 @@ describe('choosing steps', () => {
     },
     { file: 'calculator', message: 'Which constants do you know?', steps: [{ read: 'calc://constants' }] },
     { file: 'calculator', message: 'Tell me a joke', steps: [] },
-    { file: 'weather', message: 'What will the weather be like in Berlin for the next three days?', steps: [{ tool: 'get_forecast', args: { days: 3 } }] },
-    { file: 'weather', message: 'Is it windy right now at 48.85, 2.35?', steps: [{ tool: 'get_current_weather', args: { latitude: 48.85, longitude: 2.35 } }] },
-    { file: 'weather', message: 'Where is Lake Tahoe? Use find_location.', steps: [{ tool: 'find_location', args: { name: 'Lake Tahoe' } }] },
+    {
+      file: 'weather',
+      message: 'What will the weather be like in Berlin for the next three days?',
+      steps: [{ tool: 'get_forecast', args: { days: 3 } }],
+    },
+    {
+      file: 'weather',
+      message: 'Is it windy right now at 48.85, 2.35?',
+      steps: [{ tool: 'get_current_weather', args: { latitude: 48.85, longitude: 2.35 } }],
+    },
+    {
+      file: 'weather',
+      message: 'Where is Lake Tahoe? Use find_location.',
+      steps: [{ tool: 'find_location', args: { name: 'Lake Tahoe' } }],
+    },
     { file: 'weather', message: 'What do the weather codes mean?', steps: [{ read: 'weather://codes' }] },
     { file: 'notes', message: 'What did I write down today?', steps: [{ read: 'notes://me/today' }] },
     { file: 'notes', message: 'What did I write on 2025-06-02?', steps: [{ read: 'notes://me/2025-06-02' }] },
-    { file: 'notes', message: 'Read notes://team/handbook and search my notes for offsite', steps: [{ read: 'notes://team/handbook' }] },
+    {
+      file: 'notes',
+      message: 'Read notes://team/handbook and search my notes for offsite',
+      steps: [{ read: 'notes://team/handbook' }],
+    },
     {
       file: 'notes',
       message: 'Search my notes for offsite and show the team handbook',
@@ -238,15 +297,27 @@ describe('choosing steps', () => {
   });
 
   it.each([
-    { template: 'basic', message: 'Please say hello to Ada Lovelace.', steps: [{ tool: 'greet', args: { name: 'Ada Lovelace' } }] },
+    {
+      template: 'basic',
+      message: 'Please say hello to Ada Lovelace.',
+      steps: [{ tool: 'greet', args: { name: 'Ada Lovelace' } }],
+    },
     { template: 'basic', message: 'What can this server do? Check its help page.', steps: [{ read: 'docs://help' }] },
-    { template: 'basic', message: 'Echo message: ping, count: 2', steps: [{ tool: 'echo', args: { message: 'ping', count: 2 } }] },
+    {
+      template: 'basic',
+      message: 'Echo message: ping, count: 2',
+      steps: [{ tool: 'echo', args: { message: 'ping', count: 2 } }],
+    },
     {
       template: 'advanced',
       message: 'How many words are in this sentence: the quick brown fox?',
       steps: [{ tool: 'text_stats', args: { text: 'the quick brown fox' } }],
     },
-    { template: 'advanced', message: 'What was decided in the release meeting? Check the release notes.', steps: [{ read: 'notes://release' }] },
+    {
+      template: 'advanced',
+      message: 'What was decided in the release meeting? Check the release notes.',
+      steps: [{ read: 'notes://release' }],
+    },
     { template: 'advanced', message: 'Summarize the meeting notes', steps: [{ read: undefined }] },
     {
       template: 'custom',
@@ -262,7 +333,9 @@ describe('choosing steps', () => {
 
   it('sees a resource limited to users only as one of them', async () => {
     const message = 'What are my preferences? Read my profile.';
-    expect(planRequest(await catalogOf(scaffolds.file('advanced'), 'alice'), message).map(describeStep)).toEqual([{ read: 'profile://me' }]);
+    expect(planRequest(await catalogOf(scaffolds.file('advanced'), 'alice'), message).map(describeStep)).toEqual([
+      { read: 'profile://me' },
+    ]);
     expect(planRequest(await catalogOf(scaffolds.file('advanced'), 'carol'), message).map(describeStep)).toEqual([]);
   });
 
@@ -274,7 +347,11 @@ describe('choosing steps', () => {
           description: 'Weather for a city',
           inputSchema: { type: 'object', properties: { city: { type: 'string', description: 'a city name' } } },
         },
-        { name: 'get_time', description: 'The time in a city', inputSchema: { type: 'object', properties: { city: { type: 'string' } } } },
+        {
+          name: 'get_time',
+          description: 'The time in a city',
+          inputSchema: { type: 'object', properties: { city: { type: 'string' } } },
+        },
       ],
       resources: [],
       templates: [],

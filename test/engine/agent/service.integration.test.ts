@@ -39,7 +39,9 @@ describe('the test service', () => {
     ]);
     expect(result.success_rate).toBe(0.5);
     expect(result.ai_response).toContain('12 lamps in stock');
-    expect(result.ai_response).toContain('I called reorder_product with {"product":"lamps","quantity":5}, but it failed');
+    expect(result.ai_response).toContain(
+      'I called reorder_product with {"product":"lamps","quantity":5}, but it failed',
+    );
   });
 
   it('counts an error result as a failed call', async () => {
@@ -49,23 +51,32 @@ describe('the test service', () => {
       message: 'Show the price history of "desk lamps"',
       ai_model: 'mcpctl-local',
     });
-    expect(result.tool_calls).toMatchObject([{ name: 'price_history', ok: false, error: 'the price database is offline' }]);
+    expect(result.tool_calls).toMatchObject([
+      { name: 'price_history', ok: false, error: 'the price database is offline' },
+    ]);
     expect(result.success_rate).toBe(0);
   });
 
   it('says so when the server cannot be started for the test', async () => {
     const record = await harness.record(INVENTORY);
     const broken = { ...record, bundleDir: join(record.bundleDir, 'missing') };
-    const error = await harness.service.test(broken, { mcp_id: record.server.mcp_id, message: 'hi', ai_model: 'mcpctl-local' }).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
+    const error = await harness.service
+      .test(broken, { mcp_id: record.server.mcp_id, message: 'hi', ai_model: 'mcpctl-local' })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(error).toBeInstanceOf(ServiceError);
-    expect(error).toMatchObject({ code: 'internal', message: expect.stringContaining('the server inventory could not be started for the test') });
+    expect(error).toMatchObject({
+      code: 'internal',
+      message: expect.stringContaining('the server inventory could not be started for the test'),
+    });
   });
 
   it('logs each run', () => {
-    const runs = harness.logs.map((line) => JSON.parse(line) as Record<string, unknown>).filter((entry) => entry.msg === 'test run');
+    const runs = harness.logs
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((entry) => entry.msg === 'test run');
     expect(runs.length).toBeGreaterThanOrEqual(2);
     expect(runs[0]).toMatchObject({ ai_model: 'mcpctl-local', tool_calls: 2, success_rate: 0.5 });
   });

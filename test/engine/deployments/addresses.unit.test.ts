@@ -1,22 +1,41 @@
 import { describe, expect, it } from 'vitest';
-import { deploymentAudiences, httpsNotices, stableUrls, type EngineAddresses } from '../../../src/engine/deployments/addresses.js';
+import {
+  deploymentAudiences,
+  httpsNotices,
+  stableUrls,
+  type EngineAddresses,
+} from '../../../src/engine/deployments/addresses.js';
 
 const plain: EngineAddresses = { baseUrl: 'http://127.0.0.1:7070' };
 /** an engine whose certificates cover mcp.example.com and *.production.localhost */
 const secure: EngineAddresses = {
   baseUrl: 'http://127.0.0.1:7070',
-  https: { url: 'https://127.0.0.1:7443', port: 7443, covers: (host) => host === 'mcp.example.com' || /^[^.]+\.production\.localhost$/.test(host) },
+  https: {
+    url: 'https://127.0.0.1:7443',
+    port: 7443,
+    covers: (host) => host === 'mcp.example.com' || /^[^.]+\.production\.localhost$/.test(host),
+  },
 };
 
 describe('stable URLs', () => {
   it.each([
-    ['plain, no domain', plain, 'production', undefined, ['http://weather.production.localhost:7070/mcp', 'http://127.0.0.1:7070/d/weather.production/mcp']],
+    [
+      'plain, no domain',
+      plain,
+      'production',
+      undefined,
+      ['http://weather.production.localhost:7070/mcp', 'http://127.0.0.1:7070/d/weather.production/mcp'],
+    ],
     [
       'plain, a domain',
       plain,
       'staging',
       'mcp.example.com',
-      ['http://mcp.example.com:7070/mcp', 'http://weather.staging.localhost:7070/mcp', 'http://127.0.0.1:7070/d/weather.staging/mcp'],
+      [
+        'http://mcp.example.com:7070/mcp',
+        'http://weather.staging.localhost:7070/mcp',
+        'http://127.0.0.1:7070/d/weather.staging/mcp',
+      ],
     ],
     [
       'HTTPS for the domain and the localhost name',
@@ -35,7 +54,11 @@ describe('stable URLs', () => {
       secure,
       'development',
       'other.example.org',
-      ['http://other.example.org:7070/mcp', 'http://weather.development.localhost:7070/mcp', 'http://127.0.0.1:7070/d/weather.development/mcp'],
+      [
+        'http://other.example.org:7070/mcp',
+        'http://weather.development.localhost:7070/mcp',
+        'http://127.0.0.1:7070/d/weather.development/mcp',
+      ],
     ],
     [
       'a public address: no *.localhost form',
@@ -69,7 +92,9 @@ describe('HTTPS notices', () => {
     expect(httpsNotices(secure, 'production', 'other.example.org')[0]).toMatch(
       /^no certificate for other\.example\.org: it is served over plain HTTP only; give the engine/,
     );
-    expect(httpsNotices(secure, 'production', undefined)[0]).toMatch(/^HTTPS: served by this engine’s gateway on port 7443/);
+    expect(httpsNotices(secure, 'production', undefined)[0]).toMatch(
+      /^HTTPS: served by this engine’s gateway on port 7443/,
+    );
     expect(httpsNotices(plain, 'production', undefined)[0]).toMatch(
       /^no HTTPS: the URLs are plain HTTP on this host; give the engine a certificate and key \(`mcpctl serve --tls-cert/,
     );

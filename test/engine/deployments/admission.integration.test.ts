@@ -22,7 +22,11 @@ describe('instance starts through the start queue', () => {
     const stages = new Set<string>();
     const deployments = await Promise.all(
       Array.from({ length: 4 }, (_, i) =>
-        h!.service.deploy(server, { mcp_id: server.server.mcp_id, environment: i % 2 === 0 ? 'staging' : 'production' }, { wait: false }),
+        h!.service.deploy(
+          server,
+          { mcp_id: server.server.mcp_id, environment: i % 2 === 0 ? 'staging' : 'production' },
+          { wait: false },
+        ),
       ),
     );
     const settled = await Promise.all(
@@ -54,11 +58,16 @@ describe('instance starts through the start queue', () => {
     const starts = new WorkQueue('starts', { concurrency: 1, maxWaiting: 1 });
     h = await createHarness({ starts });
     const server = await h.addServer('slow', { listenDelayMs: 400 });
-    const deploy = () => h!.service.deploy(server, { mcp_id: server.server.mcp_id, environment: 'staging' }, { wait: false });
+    const deploy = () =>
+      h!.service.deploy(server, { mcp_id: server.server.mcp_id, environment: 'staging' }, { wait: false });
     const first = await deploy();
     const second = await deploy();
-    await expect(deploy()).rejects.toMatchObject({ code: 'unavailable', headers: { 'Retry-After': expect.stringMatching(/^\d+$/) } });
-    for (const d of [first, second]) await h.waitUntil(d.deployment_id, (c) => c.status === 'deployed', 'deployed', 30_000);
+    await expect(deploy()).rejects.toMatchObject({
+      code: 'unavailable',
+      headers: { 'Retry-After': expect.stringMatching(/^\d+$/) },
+    });
+    for (const d of [first, second])
+      await h.waitUntil(d.deployment_id, (c) => c.status === 'deployed', 'deployed', 30_000);
   });
 });
 

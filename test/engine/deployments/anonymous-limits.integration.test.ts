@@ -28,7 +28,12 @@ const GREET = {
   handler: { type: 'static' as const, content: [{ type: 'text' as const, text: 'Hello {{args.name}}' }] },
 };
 const OPEN: BuildRequestInput = { name: 'flooded', template: 'basic', sessions: true, tools: [GREET] };
-const GUARDED: BuildRequestInput = { name: 'guarded', template: 'basic', auth: { type: 'bearer', token: '${GATE_TOKEN}' }, tools: [GREET] };
+const GUARDED: BuildRequestInput = {
+  name: 'guarded',
+  template: 'basic',
+  auth: { type: 'bearer', token: '${GATE_TOKEN}' },
+  tools: [GREET],
+};
 const INITIALIZE = JSON.stringify({
   jsonrpc: '2.0',
   id: 1,
@@ -163,13 +168,18 @@ describe('large request bodies at once through the gateway', () => {
         await client.close();
       }
       // three more addresses fill the whole budget; a fifth is refused
-      for (const from of ['127.0.0.3', '127.0.0.4', '127.0.0.5']) for (let i = 0; i < perAddress; i += 1) first.push(holdBody(from, sockets));
+      for (const from of ['127.0.0.3', '127.0.0.4', '127.0.0.5'])
+        for (let i = 0; i < perAddress; i += 1) first.push(holdBody(from, sockets));
       expect(await busyFor('127.0.0.6')).toEqual({ status: 503, retryAfter: '1' });
       // over the size limit is 413 whatever the budget
-      const tooLarge = await post(openUrl, 'x', '127.0.0.7', { 'content-length': String(perRequest + 1) }).catch(() => ({ status: 0 }));
+      const tooLarge = await post(openUrl, 'x', '127.0.0.7', { 'content-length': String(perRequest + 1) }).catch(
+        () => ({ status: 0 }),
+      );
       expect([413, 0]).toContain(tooLarge.status);
       // the engine's API answers throughout
-      expect((await fetch(`${engine.url}/v1/health`, { headers: { authorization: `Bearer ${API_KEY}` } })).status).toBe(200);
+      expect((await fetch(`${engine.url}/v1/health`, { headers: { authorization: `Bearer ${API_KEY}` } })).status).toBe(
+        200,
+      );
       // the held uploads give their room back when they end
       for (const socket of sockets) socket.destroy();
       await Promise.all(first);

@@ -61,7 +61,10 @@ interface Answer {
 }
 
 /** One HTTP request, with any Host (a domain) and no pooling. */
-function send(url: string, options: { method?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<Answer> {
+function send(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: unknown } = {},
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const text = options.body === undefined ? undefined : JSON.stringify(options.body);
     const headers: Record<string, string> = {
@@ -69,19 +72,26 @@ function send(url: string, options: { method?: string; headers?: Record<string, 
       ...(text === undefined ? {} : { 'content-type': 'application/json' }),
       ...options.headers,
     };
-    const request = httpRequest(url, { method: options.method ?? (text === undefined ? 'GET' : 'POST'), headers, agent: false }, (response) => {
-      let body = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (body += chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body }));
-    });
+    const request = httpRequest(
+      url,
+      { method: options.method ?? (text === undefined ? 'GET' : 'POST'), headers, agent: false },
+      (response) => {
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (body += chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body }));
+      },
+    );
     request.on('error', reject);
     request.end(text);
   });
 }
 
 /** The JSON-RPC result of an answer (JSON or one event of a stream). */
-function resultOf(answer: Answer): { result?: { content?: Array<{ text?: string }>; contents?: Array<{ text?: string }> }; error?: { message: string } } {
+function resultOf(answer: Answer): {
+  result?: { content?: Array<{ text?: string }>; contents?: Array<{ text?: string }> };
+  error?: { message: string };
+} {
   const data = answer.body.startsWith('{') ? answer.body : (/^data: (.*)$/m.exec(answer.body)?.[1] ?? '{}');
   return JSON.parse(data) as ReturnType<typeof resultOf>;
 }
@@ -113,10 +123,15 @@ beforeAll(async () => {
   as = await startAuthorizationServer();
   home = await tempDir('mcpctl-auth-');
   // the MCP Inspector's page may call the deployments
-  engine = await startRealEngine(home.dir, { apiKey: API_KEY, fast: false, env: { MCPCTL_ALLOWED_ORIGINS: 'http://localhost:6274' } });
+  engine = await startRealEngine(home.dir, {
+    apiKey: API_KEY,
+    fast: false,
+    env: { MCPCTL_ALLOWED_ORIGINS: 'http://localhost:6274' },
+  });
   client = new ApiClient({ baseUrl: engine.url, apiKey: API_KEY });
   const server = await client.build(definition(as.issuer));
-  deployment = (await client.deploy({ mcp_id: server.mcp_id, environment: 'production', config: { domain: DOMAIN } })).deployment;
+  deployment = (await client.deploy({ mcp_id: server.mcp_id, environment: 'production', config: { domain: DOMAIN } }))
+    .deployment;
   expect(deployment.status).toBe('deployed');
   port = new URL(engine.url).port;
   const stable = `${engine.url}/d/notes.production/mcp`;
@@ -149,7 +164,9 @@ describe('a production deployment with OAuth', () => {
       expect(challenge, path.label).toContain(`resource_metadata="${metadataUrl}"`);
       expect(challenge, path.label).toContain('scope="notes:read"');
 
-      const document = await send(`${engine.url}/.well-known/oauth-protected-resource${resource.pathname}`, { headers: hostHeader(path.host) });
+      const document = await send(`${engine.url}/.well-known/oauth-protected-resource${resource.pathname}`, {
+        headers: hostHeader(path.host),
+      });
       expect(document.status, path.label).toBe(200);
       expect(JSON.parse(document.body), path.label).toMatchObject({
         resource: path.resource,
@@ -157,7 +174,10 @@ describe('a production deployment with OAuth', () => {
         scopes_supported: expect.arrayContaining(['notes:read', 'notes:write']),
       });
     }
-    expect(deployment.auth).toEqual({ type: 'oauth', resource_metadata: `http://${DOMAIN}:${port}/.well-known/oauth-protected-resource/mcp` });
+    expect(deployment.auth).toEqual({
+      type: 'oauth',
+      resource_metadata: `http://${DOMAIN}:${port}/.well-known/oauth-protected-resource/mcp`,
+    });
   });
 
   it('lets a page (a browser-based client) read the refusal and the metadata', async () => {
@@ -166,7 +186,9 @@ describe('a production deployment with OAuth', () => {
     expect(refused.status).toBe(401);
     expect(refused.headers['access-control-allow-origin']).toBe('*');
     expect(String(refused.headers['access-control-expose-headers'])).toContain('WWW-Authenticate');
-    const document = await send(`${engine.url}/.well-known/oauth-protected-resource/d/notes.production/mcp`, { headers: origin });
+    const document = await send(`${engine.url}/.well-known/oauth-protected-resource/d/notes.production/mcp`, {
+      headers: origin,
+    });
     expect(document.status).toBe(200);
     expect(document.headers['access-control-allow-origin']).toBe('*');
   });
@@ -174,7 +196,10 @@ describe('a production deployment with OAuth', () => {
   it('answers a good token through the deployment URL, the stable URL and the domain, with the identity from the token', async () => {
     const token = await aliceToken();
     for (const path of paths) {
-      const answer = await send(path.url, { body: call('whoami'), headers: { ...hostHeader(path.host), ...bearer(token) } });
+      const answer = await send(path.url, {
+        body: call('whoami'),
+        headers: { ...hostHeader(path.host), ...bearer(token) },
+      });
       expect(answer.status, path.label).toBe(200);
       expect(resultOf(answer).result?.content?.[0]?.text, path.label).toBe('you are alice');
     }
@@ -192,9 +217,14 @@ describe('a production deployment with OAuth', () => {
     };
     for (const path of paths) {
       for (const [what, token] of Object.entries(forged)) {
-        const answer = await send(path.url, { body: call('whoami'), headers: { ...hostHeader(path.host), ...bearer(token) } });
+        const answer = await send(path.url, {
+          body: call('whoami'),
+          headers: { ...hostHeader(path.host), ...bearer(token) },
+        });
         expect(answer.status, `${what} via ${path.label}`).toBe(401);
-        expect(String(answer.headers['www-authenticate']), `${what} via ${path.label}`).toContain('error="invalid_token"');
+        expect(String(answer.headers['www-authenticate']), `${what} via ${path.label}`).toContain(
+          'error="invalid_token"',
+        );
       }
     }
   });
@@ -215,24 +245,41 @@ describe('a production deployment with OAuth', () => {
   });
 
   it('gives a per-user resource to its user by token, and nothing to an identity a client names', async () => {
-    const alice = await send(paths[1]!.url, { body: read('notes://alice/private'), headers: bearer(await aliceToken()) });
+    const alice = await send(paths[1]!.url, {
+      body: read('notes://alice/private'),
+      headers: bearer(await aliceToken()),
+    });
     expect(resultOf(alice).result?.contents?.[0]?.text).toBe('alice-secret-notes');
 
     const bob = await as.token({ clientId: 'bob', resource: paths[1]!.resource });
     const spoofs: Array<{ what: string; headers: Record<string, string>; body: unknown }> = [
-      { what: 'header, bob', headers: { ...bearer(bob), 'x-mcp-user-id': 'alice' }, body: read('notes://alice/private') },
+      {
+        what: 'header, bob',
+        headers: { ...bearer(bob), 'x-mcp-user-id': 'alice' },
+        body: read('notes://alice/private'),
+      },
       { what: '_meta, bob', headers: bearer(bob), body: read('notes://alice/private', { 'mcpctl/user_id': 'alice' }) },
-      { what: 'both, bob', headers: { ...bearer(bob), 'x-mcp-user-id': 'alice' }, body: read('notes://alice/private', { 'mcpctl/user_id': 'alice' }) },
+      {
+        what: 'both, bob',
+        headers: { ...bearer(bob), 'x-mcp-user-id': 'alice' },
+        body: read('notes://alice/private', { 'mcpctl/user_id': 'alice' }),
+      },
       { what: 'header, no token', headers: { 'x-mcp-user-id': 'alice' }, body: read('notes://alice/private') },
       { what: '_meta, no token', headers: {}, body: read('notes://alice/private', { 'mcpctl/user_id': 'alice' }) },
     ];
     for (const spoof of spoofs) {
       for (const path of paths) {
-        const answer = await send(path.url, { body: spoof.body, headers: { ...hostHeader(path.host), ...spoof.headers } });
+        const answer = await send(path.url, {
+          body: spoof.body,
+          headers: { ...hostHeader(path.host), ...spoof.headers },
+        });
         expect(answer.body, `${spoof.what} via ${path.label}`).not.toContain('alice-secret-notes');
       }
     }
-    const whoami = await send(paths[1]!.url, { body: call('whoami', { 'mcpctl/user_id': 'admin' }), headers: { ...bearer(bob), 'x-mcp-user-id': 'admin' } });
+    const whoami = await send(paths[1]!.url, {
+      body: call('whoami', { 'mcpctl/user_id': 'admin' }),
+      headers: { ...bearer(bob), 'x-mcp-user-id': 'admin' },
+    });
     expect(resultOf(whoami).result?.content?.[0]?.text).toBe('you are bob');
   });
 
@@ -254,7 +301,12 @@ describe('a production deployment with OAuth', () => {
   });
 
   it('tests an OAuth server offline: the engine signs the test user’s token itself', async () => {
-    const result = await client.test({ mcp_id: deployment.mcp_id!, message: 'Who am I?', context: { user_id: 'carol' }, expect: { tools: ['whoami'] } });
+    const result = await client.test({
+      mcp_id: deployment.mcp_id!,
+      message: 'Who am I?',
+      context: { user_id: 'carol' },
+      expect: { tools: ['whoami'] },
+    });
     expect(result.tools_used).toContain('whoami');
     expect(result.tool_calls?.[0]).toMatchObject({ name: 'whoami', ok: true });
     expect(JSON.stringify(result)).toContain('you are carol');
@@ -264,7 +316,9 @@ describe('a production deployment with OAuth', () => {
 describe('exposure', () => {
   it('refuses a deployment with a domain whose definition has no auth, naming auth; auth: none deploys and says so', async () => {
     const open = await client.build({ ...definition(as.issuer, 'open'), auth: undefined });
-    const refused = await client.deploy({ mcp_id: open.mcp_id, environment: 'production', config: { domain: 'open.example.test' } }).catch((e: unknown) => e);
+    const refused = await client
+      .deploy({ mcp_id: open.mcp_id, environment: 'production', config: { domain: 'open.example.test' } })
+      .catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(ApiError);
     expect((refused as ApiError).code).toBe('validation_failed');
     expect((refused as ApiError).message).toContain('auth');
@@ -276,7 +330,11 @@ describe('exposure', () => {
     expect(local.deployment.auth).toBeUndefined();
 
     const publicServer = await client.build({ ...definition(as.issuer, 'public'), auth: { type: 'none' } });
-    const shown = await client.deploy({ mcp_id: publicServer.mcp_id, environment: 'production', config: { domain: 'public.example.test' } });
+    const shown = await client.deploy({
+      mcp_id: publicServer.mcp_id,
+      environment: 'production',
+      config: { domain: 'public.example.test' },
+    });
     expect(shown.deployment.status).toBe('deployed');
     expect(shown.deployment.auth).toEqual({ type: 'none' });
     expect(shown.deployment.notices?.some((n) => n.startsWith('public: anyone who reaches it can call it'))).toBe(true);

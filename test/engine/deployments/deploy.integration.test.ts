@@ -30,7 +30,11 @@ describe('deploy', () => {
 
     const health = await fetch(d.health_check);
     expect(health.status).toBe(200);
-    expect(await health.json()).toMatchObject({ status: 'healthy', deployment_id: d.deployment_id, instances: { total: 2, healthy: 2 } });
+    expect(await health.json()).toMatchObject({
+      status: 'healthy',
+      deployment_id: d.deployment_id,
+      instances: { total: 2, healthy: 2 },
+    });
 
     const answer = await callTool(`${d.url}/mcp`, 'echo', { text: 'hi' });
     expect(answer).toMatchObject({ status: 200, text: 'hi' });
@@ -57,7 +61,9 @@ describe('deploy', () => {
     await expect(h.deploy(server, 'development', { scaling: { min_instances: 2 } })).rejects.toMatchObject({
       details: [{ path: 'config.scaling.min_instances', message: expect.stringMatching(/exactly 1/) }],
     });
-    await expect(h.deploy(server, 'production', { scaling: { min_instances: 5, max_instances: 3 } })).rejects.toMatchObject({
+    await expect(
+      h.deploy(server, 'production', { scaling: { min_instances: 5, max_instances: 3 } }),
+    ).rejects.toMatchObject({
       details: [{ path: 'config.scaling.min_instances' }],
     });
     expect(await h.store.listDeployments()).toEqual([]);
@@ -76,7 +82,11 @@ describe('deploy', () => {
 
   it('answers at once with deploying when asked not to wait, then settles', async () => {
     const server = await h.addServer('weather');
-    const first = await h.service.deploy(server, { mcp_id: server.server.mcp_id, environment: 'development' }, { wait: false });
+    const first = await h.service.deploy(
+      server,
+      { mcp_id: server.server.mcp_id, environment: 'development' },
+      { wait: false },
+    );
     expect(first.status).toBe('deploying');
     expect(first.deploy_time).toBeNull();
     const settled = await h.waitUntil(first.deployment_id, (d) => d.status !== 'deploying', 'the deployment to settle');
@@ -111,7 +121,12 @@ describe('deploy', () => {
     expect(d.notices!.join(' ')).toMatch(/DNS/);
     expect((await callTool(`${d.url}/mcp`, 'echo', { text: 'by path' })).text).toBe('by path');
 
-    const rpc = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'by host' } } });
+    const rpc = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'echo', arguments: { text: 'by host' } },
+    });
     const viaDomain = await rawRequest(`${h.baseUrl}/mcp`, {
       method: 'POST',
       headers: { host: 'mcp.example.test:8080', 'content-type': 'application/json' },
@@ -123,10 +138,15 @@ describe('deploy', () => {
     expect(JSON.parse(health.body)).toMatchObject({ deployment_id: d.deployment_id, status: 'healthy' });
     // Other paths and hosts are not the gateway's.
     expect((await rawRequest(`${h.baseUrl}/v1/health`, { headers: { host: 'mcp.example.test' } })).status).toBe(404);
-    expect((await rawRequest(`${h.baseUrl}/mcp`, { method: 'POST', headers: { host: 'other.example.test' }, body: rpc })).status).toBe(404);
+    expect(
+      (await rawRequest(`${h.baseUrl}/mcp`, { method: 'POST', headers: { host: 'other.example.test' }, body: rpc }))
+        .status,
+    ).toBe(404);
 
     const other = await h.addServer('other');
-    await expect(h.deploy(other, 'production', { domain: 'mcp.example.test' })).rejects.toMatchObject({ code: 'conflict' });
+    await expect(h.deploy(other, 'production', { domain: 'mcp.example.test' })).rejects.toMatchObject({
+      code: 'conflict',
+    });
     await expect(h.deploy(other, 'production', { domain: 'http://x' })).rejects.toMatchObject({
       code: 'validation_failed',
       details: [{ path: 'config.domain' }],
@@ -139,7 +159,12 @@ describe('deploy', () => {
     const response = await fetch(`${d.url}/mcp`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'stream', arguments: { text: 'second' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: { name: 'stream', arguments: { text: 'second' } },
+      }),
     });
     expect(response.headers.get('content-type')).toBe('text/event-stream');
     const reader = response.body!.getReader();

@@ -61,7 +61,11 @@ describe('durable acknowledgements', () => {
   it('shows deployed, and wakes long-polls, only once the deployed record is on disk', async () => {
     const server = await h.addServer('weather');
     const watch = holdWriteOf('deployed');
-    const first = await h.service.deploy(server, { mcp_id: server.server.mcp_id, environment: 'development' }, { wait: false });
+    const first = await h.service.deploy(
+      server,
+      { mcp_id: server.server.mcp_id, environment: 'development' },
+      { wait: false },
+    );
     expect(first.status).toBe('deploying');
     await watch.follow(first.deployment_id, (d) => d.status !== 'deploying');
 
@@ -94,10 +98,19 @@ describe('durable acknowledgements', () => {
 describe('a long-poll that says what the caller already has', () => {
   it('ends only when the deployment no longer looks unchanged to it, with the view that ended it', async () => {
     const server = await h.addServer('weather');
-    const first = await h.service.deploy(server, { mcp_id: server.server.mcp_id, environment: 'development' }, { wait: false });
+    const first = await h.service.deploy(
+      server,
+      { mcp_id: server.server.mcp_id, environment: 'development' },
+      { wait: false },
+    );
     expect(first.status).toBe('deploying');
     // every stage of the start is a change, but not one this caller waits for
-    const settled = await h.service.waitForChange(first.deployment_id, 20_000, undefined, (d) => d.status === 'deploying');
+    const settled = await h.service.waitForChange(
+      first.deployment_id,
+      20_000,
+      undefined,
+      (d) => d.status === 'deploying',
+    );
     expect(settled?.status).toBe('deployed');
   });
 
@@ -107,10 +120,20 @@ describe('a long-poll that says what the caller already has', () => {
     expect(d.status).toBe('deployed');
     const asked = new AbortController();
     // were the deployed change missed, this would wait the full minute (and the test time out)
-    const seen = await h.service.waitForChange(d.deployment_id, 60_000, asked.signal, (view) => view.status === 'deploying');
+    const seen = await h.service.waitForChange(
+      d.deployment_id,
+      60_000,
+      asked.signal,
+      (view) => view.status === 'deploying',
+    );
     expect(seen?.status).toBe('deployed');
     const stopping = h.service.stop(d.deployment_id);
-    const after = await h.service.waitForChange(d.deployment_id, 60_000, asked.signal, (view) => view.status === 'deployed');
+    const after = await h.service.waitForChange(
+      d.deployment_id,
+      60_000,
+      asked.signal,
+      (view) => view.status === 'deployed',
+    );
     expect(after?.status).toBe('stopped');
     await stopping;
   });
@@ -122,7 +145,9 @@ describe('a record that cannot be written', () => {
     h.store.putDeployment = async () => {
       throw new Error('disk full');
     };
-    await expect(h.service.deploy(server, { mcp_id: server.server.mcp_id, environment: 'development' }, { wait: false })).rejects.toMatchObject({
+    await expect(
+      h.service.deploy(server, { mcp_id: server.server.mcp_id, environment: 'development' }, { wait: false }),
+    ).rejects.toMatchObject({
       code: 'unavailable',
       message: expect.stringMatching(/could not be saved.*disk full/),
     });
@@ -136,7 +161,10 @@ describe('a record that cannot be written', () => {
     h.store.putDeployment = async () => {
       throw new Error('disk full');
     };
-    await expect(h.service.stop(d.deployment_id)).rejects.toMatchObject({ code: 'unavailable', message: expect.stringMatching(/could not be saved/) });
+    await expect(h.service.stop(d.deployment_id)).rejects.toMatchObject({
+      code: 'unavailable',
+      message: expect.stringMatching(/could not be saved/),
+    });
     expect((await h.service.status(d.deployment_id))?.status).toBe('deployed');
   });
 });

@@ -23,7 +23,9 @@ describe('environments', () => {
     await eventually(async () => {
       const dev = await harness.store.listDeployments({ environment: 'development' });
       const weather = dev.filter((r) => r.mcpId === server.server.mcp_id);
-      expect(weather.filter((r) => r.deployment.status === 'deployed').map((r) => r.deployment.deployment_id)).toEqual([third.deployment_id]);
+      expect(weather.filter((r) => r.deployment.status === 'deployed').map((r) => r.deployment.deployment_id)).toEqual([
+        third.deployment_id,
+      ]);
       expect(weather.filter((r) => r.deployment.status === 'stopped')).toHaveLength(2);
     });
     expect((await h.service.status(first.deployment_id))?.reason).toBe(`replaced by ${second.deployment_id}`);
@@ -43,7 +45,12 @@ describe('environments', () => {
       const answer = await rawRequest(`${h!.baseUrl}/mcp`, {
         method: 'POST',
         headers: { host: 'weather.example.test', 'content-type': 'application/json' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'version', arguments: {} } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'version', arguments: {} },
+        }),
       });
       return answer.status === 200
         ? (JSON.parse(answer.body) as { result: { content: Array<{ text: string }> } }).result.content[0]!.text

@@ -13,10 +13,26 @@ describe('exposure', () => {
   it.each([
     ['a loopback engine, no domain, processes', { domain: undefined, engineExposed: false, runner: 'process' }, []],
     ['a loopback engine with Docker containers', { domain: undefined, engineExposed: false, runner: 'docker' }, []],
-    ['a domain', { domain: 'notes.example.com', engineExposed: false, runner: 'process' }, ['the domain notes.example.com']],
-    ['a domain on Kubernetes', { domain: 'notes.example.com', engineExposed: false, runner: 'kubernetes' }, ['an Ingress serves notes.example.com']],
-    ['an engine on every address', { domain: undefined, engineExposed: true, runner: 'process' }, ['this engine listens on an address other machines reach']],
-    ['a Swarm service', { domain: undefined, engineExposed: false, runner: 'swarm' }, ['a Swarm service publishes its port']],
+    [
+      'a domain',
+      { domain: 'notes.example.com', engineExposed: false, runner: 'process' },
+      ['the domain notes.example.com'],
+    ],
+    [
+      'a domain on Kubernetes',
+      { domain: 'notes.example.com', engineExposed: false, runner: 'kubernetes' },
+      ['an Ingress serves notes.example.com'],
+    ],
+    [
+      'an engine on every address',
+      { domain: undefined, engineExposed: true, runner: 'process' },
+      ['this engine listens on an address other machines reach'],
+    ],
+    [
+      'a Swarm service',
+      { domain: undefined, engineExposed: false, runner: 'swarm' },
+      ['a Swarm service publishes its port'],
+    ],
   ])('with %s', (_, input, expected) => {
     const reasons = exposureReasons(input);
     expect(reasons).toHaveLength(expected.length);

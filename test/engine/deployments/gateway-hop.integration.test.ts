@@ -5,7 +5,13 @@
  * a client that leaves, the headers passed each way, and the hop over an instance's Unix socket.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo, Socket } from 'node:net';
@@ -33,7 +39,10 @@ interface FakeInstance {
 }
 
 /** A deployment of `instances`, picked in order (never one already tried). */
-function deploymentOf(instances: FakeInstance[], options: { repeatable: boolean; guard?: Guard }): Upstream & { outcomes: CallOutcome[] } {
+function deploymentOf(
+  instances: FakeInstance[],
+  options: { repeatable: boolean; guard?: Guard },
+): Upstream & { outcomes: CallOutcome[] } {
   const outcomes: CallOutcome[] = [];
   return {
     id: 'deploy_test',
@@ -67,9 +76,16 @@ function deploymentOf(instances: FakeInstance[], options: { repeatable: boolean;
  * The gateway in front of `upstream` as deployment `app`, on a loopback port: its MCP URL. With
  * `requestId`, the gateway is given that id for every request, as the engine's HTTP layer gives it.
  */
-async function gatewayFor(upstream: Upstream, options: { requestId?: string; limits?: typeof DEFAULT_LIMITS } = {}): Promise<string> {
+async function gatewayFor(
+  upstream: Upstream,
+  options: { requestId?: string; limits?: typeof DEFAULT_LIMITS } = {},
+): Promise<string> {
   const gateway: Gateway = createGateway(
-    { byName: (name) => (name === 'app' ? upstream : undefined), byDomain: () => undefined, inactive: async () => undefined },
+    {
+      byName: (name) => (name === 'app' ? upstream : undefined),
+      byDomain: () => undefined,
+      inactive: async () => undefined,
+    },
     { limits: options.limits ?? DEFAULT_LIMITS, clock: Date.now, newRequestId },
   );
   const { server, url } = await listen((req, res) => {
@@ -82,7 +98,10 @@ async function gatewayFor(upstream: Upstream, options: { requestId?: string; lim
 }
 
 /** A plain HTTP server playing an instance. */
-async function instance(id: string, handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<FakeInstance & { server: Server }> {
+async function instance(
+  id: string,
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+): Promise<FakeInstance & { server: Server }> {
   const { server } = await listen(handler);
   started.push({ close: () => closeServer(server) });
   return { id, port: (server.address() as AddressInfo).port, refused: 0, server };
@@ -120,7 +139,11 @@ function answerCall(req: IncomingMessage, res: ServerResponse): void {
 }
 
 async function post(url: string, headers: Record<string, string> = {}): Promise<{ status: number; text: string }> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json', ...headers }, body: CALL });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
+    body: CALL,
+  });
   return { status: res.status, text: await res.text() };
 }
 
@@ -165,7 +188,10 @@ describe('the gateway tries another instance', () => {
         expect(otherCalls).toBe(1);
       } else {
         expect(second.status).toBe(502);
-        expect(JSON.parse(second.text)).toMatchObject({ id: 7, error: { message: expect.stringContaining('closed the connection before answering') } });
+        expect(JSON.parse(second.text)).toMatchObject({
+          id: 7,
+          error: { message: expect.stringContaining('closed the connection before answering') },
+        });
         expect(otherCalls).toBe(0);
       }
     }
@@ -208,7 +234,12 @@ describe('the hop over an instance’s Unix socket', () => {
     const dir = socketFolder();
     const stale = join(dir, 'stale.sock');
     await staleSocket(stale);
-    const missing: FakeInstance = { id: 'missing', port: await closedPort(), socketPath: join(dir, 'missing.sock'), refused: 0 };
+    const missing: FakeInstance = {
+      id: 'missing',
+      port: await closedPort(),
+      socketPath: join(dir, 'missing.sock'),
+      refused: 0,
+    };
     const killed: FakeInstance = { id: 'killed', port: await closedPort(), socketPath: stale, refused: 0 };
     const live = await instance('live', answerCall);
     const upstream = deploymentOf([missing, killed, live], { repeatable: false });
@@ -299,7 +330,11 @@ describe('the hop to an instance', () => {
     });
     const url = await gatewayFor(deploymentOf([quiet], { repeatable: true }));
     const response = await new Promise<IncomingMessage>((resolve, reject) => {
-      const req = httpRequest(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' } }, resolve);
+      const req = httpRequest(
+        url,
+        { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' } },
+        resolve,
+      );
       req.on('error', reject);
       req.end(CALL);
     });
@@ -319,11 +354,15 @@ describe('the hop to an instance', () => {
         arrived = true;
         req.resume();
         res.on('close', () => (upstreamClosed = true));
-        if (when === 'during') res.writeHead(200, { 'content-type': 'text/event-stream' }).write('event: message\ndata: {}\n\n');
+        if (when === 'during')
+          res.writeHead(200, { 'content-type': 'text/event-stream' }).write('event: message\ndata: {}\n\n');
       });
       const upstream = deploymentOf([held], { repeatable: true });
       const url = await gatewayFor(upstream);
-      const client = httpRequest(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' } });
+      const client = httpRequest(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      });
       client.on('error', () => {});
       client.end(CALL);
       if (when === 'during') {
@@ -333,7 +372,9 @@ describe('the hop to an instance', () => {
         await waitFor('the request to reach the instance', () => (arrived ? true : undefined));
       }
       client.destroy();
-      await waitFor(`the instance's request to be closed (client gone ${when} the answer)`, () => (upstreamClosed ? true : undefined));
+      await waitFor(`the instance's request to be closed (client gone ${when} the answer)`, () =>
+        upstreamClosed ? true : undefined,
+      );
       await waitFor('the outcome', () => upstream.outcomes[0]);
       expect([when, upstream.outcomes.map((o) => o.status)]).toEqual([when, [499]]);
     }
@@ -377,7 +418,10 @@ describe('the hop to an instance', () => {
     });
     answer.resume();
     expect(answer.statusCode).toBe(200);
-    const pairs = Array.from({ length: received.length / 2 }, (_, i) => [received[2 * i]!.toLowerCase(), received[2 * i + 1]!]);
+    const pairs = Array.from({ length: received.length / 2 }, (_, i) => [
+      received[2 * i]!.toLowerCase(),
+      received[2 * i + 1]!,
+    ]);
     const values = (name: string) => pairs.filter(([n]) => n === name).map(([, v]) => v);
     expect(values('x-twice')).toEqual(['a', 'b']);
     expect(values('te')).toEqual([]);
@@ -400,9 +444,16 @@ describe('the request id', () => {
       answerCall(req, res);
     });
     const given = 'req_giventhegatewy';
-    const url = await gatewayFor(deploymentOf([live], { repeatable: false }), { requestId: given, limits: { ...DEFAULT_LIMITS, maxBodyBytes: 64 } });
+    const url = await gatewayFor(deploymentOf([live], { repeatable: false }), {
+      requestId: given,
+      limits: { ...DEFAULT_LIMITS, maxBodyBytes: 64 },
+    });
     const ask = async (target: string, body: string): Promise<{ status: number; id: string | null }> => {
-      const res = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json', 'x-request-id': 'req_fromtheclient0' }, body });
+      const res = await fetch(target, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-request-id': 'req_fromtheclient0' },
+        body,
+      });
       await res.text();
       return { status: res.status, id: res.headers.get('x-request-id') };
     };
@@ -425,7 +476,9 @@ describe('the request id', () => {
 
 describe('the gateway checks credentials before any instance sees a request', () => {
   /** An instance that answers everything and keeps what it was sent: only the gateway can refuse. */
-  async function trusting(): Promise<FakeInstance & { seen: Array<{ headers: IncomingMessage['headers']; body: string }> }> {
+  async function trusting(): Promise<
+    FakeInstance & { seen: Array<{ headers: IncomingMessage['headers']; body: string }> }
+  > {
     const seen: Array<{ headers: IncomingMessage['headers']; body: string }> = [];
     const fake = await instance('trusting', (req, res) => {
       let body = '';
@@ -463,7 +516,12 @@ describe('the gateway checks credentials before any instance sees a request', ()
     });
     const res = await fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json', authorization: 'Bearer token-new-0123', 'x-mcp-user-id': 'admin' },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json',
+        authorization: 'Bearer token-new-0123',
+        'x-mcp-user-id': 'admin',
+      },
       body,
     });
     expect(res.status).toBe(200);

@@ -49,7 +49,11 @@ async function openSession(mcpUrl: string): Promise<string> {
     jsonrpc: '2.0',
     id: 1,
     method: 'initialize',
-    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'sessions-test', version: '1.0.0' } },
+    params: {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 'sessions-test', version: '1.0.0' },
+    },
   });
   expect(init.status).toBe(200);
   expect(init.session).toBeDefined();
@@ -59,7 +63,11 @@ async function openSession(mcpUrl: string): Promise<string> {
 }
 
 async function call(mcpUrl: string, session: string, tool: string): Promise<Answer & { text?: string }> {
-  const answer = await rpc(mcpUrl, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: tool, arguments: {} } }, session);
+  const answer = await rpc(
+    mcpUrl,
+    { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: tool, arguments: {} } },
+    session,
+  );
   return { ...answer, text: answer.message?.result?.content?.[0]?.text };
 }
 
@@ -105,7 +113,9 @@ describe('sessions through the gateway', () => {
     try {
       const texts = [];
       for (let i = 0; i < 3; i += 1) {
-        const result = (await client.callTool({ name: 'count', arguments: {} })) as { content: Array<{ text: string }> };
+        const result = (await client.callTool({ name: 'count', arguments: {} })) as {
+          content: Array<{ text: string }>;
+        };
         texts.push(result.content[0]!.text);
       }
       expect(texts).toEqual(['1', '2', '3']);
@@ -132,6 +142,8 @@ describe('sessions through the gateway', () => {
     const stopped = await stopping;
     expect(stopped.status).toBe('stopped');
     expect((await call(mcp, session, 'count')).status).not.toBe(200);
-    expect((await h.service.status(d.deployment_id))!.instances!.every((instance) => instance.state === 'stopped')).toBe(true);
+    expect(
+      (await h.service.status(d.deployment_id))!.instances!.every((instance) => instance.state === 'stopped'),
+    ).toBe(true);
   });
 });

@@ -49,7 +49,11 @@ describe('summarizeMetrics', () => {
 
   it('has null rates and percentiles with no traffic, and counts throughput over the age of a young deployment', () => {
     const empty = summarizeMetrics([], { deploymentId: 'deploy_x', windowSeconds: 60, now });
-    expect(empty).toMatchObject({ requests: 0, tool_error_rate: null, latency_ms: { p50: null, p95: null, p99: null } });
+    expect(empty).toMatchObject({
+      requests: 0,
+      tool_error_rate: null,
+      latency_ms: { p50: null, p95: null, p99: null },
+    });
     const young = summarizeMetrics([sample(1, 5), sample(2, 5), sample(3, 5), sample(4, 5)], {
       deploymentId: 'deploy_x',
       windowSeconds: 300,
@@ -95,7 +99,12 @@ describe('metrics through the gateway', () => {
       tool_calls: 9,
       tool_errors: 3,
       tool_error_rate: 0.3333,
-      per_tool: { echo: { calls: 5, errors: 0 }, fail: { calls: 2, errors: 2 }, boom: { calls: 1, errors: 1 }, stream: { calls: 1, errors: 0 } },
+      per_tool: {
+        echo: { calls: 5, errors: 0 },
+        fail: { calls: 2, errors: 2 },
+        boom: { calls: 1, errors: 1 },
+        stream: { calls: 1, errors: 0 },
+      },
     });
     expect(m.latency_ms.p50).toBeGreaterThan(0);
     expect(m.latency_ms.p99).toBeGreaterThanOrEqual(m.latency_ms.p50!);

@@ -10,17 +10,25 @@ describe('deployment notices', () => {
     expect(notices).toContain('no certificate for mcp.example.com: it is served over plain HTTP only');
     expect(notices).toContain('DNS for it is yours to set up');
     expect(noticesFor('production', undefined, engine)).toEqual(noticesFor('production', undefined, engine, 'process'));
-    expect(noticesFor('production', undefined, engine, 'swarm').join('\n')).toContain('Swarm service: its tasks are spread');
+    expect(noticesFor('production', undefined, engine, 'swarm').join('\n')).toContain(
+      'Swarm service: its tasks are spread',
+    );
   });
 
   it('on Kubernetes: cert-manager issues the domain’s certificate, the pods spread over regions', () => {
     const withDomain = noticesFor('production', 'mcp.example.com', undefined, 'kubernetes').join('\n');
-    expect(withDomain).toMatch(/HTTPS: an Ingress routes mcp\.example\.com to the pods, and cert-manager issues its certificate/);
+    expect(withDomain).toMatch(
+      /HTTPS: an Ingress routes mcp\.example\.com to the pods, and cert-manager issues its certificate/,
+    );
     expect(withDomain).toContain('https://mcp.example.com/mcp');
     expect(withDomain).toContain('topology.kubernetes.io/region');
     expect(withDomain).not.toMatch(/single machine|no automatic HTTPS|yours to set up/);
-    expect(noticesFor('production', undefined, undefined, 'kubernetes').join('\n')).toMatch(/no HTTPS: without a domain there is no Ingress/);
-    expect(noticesFor('staging', 'stg.example.com', undefined, 'kubernetes').join('\n')).toContain('cert-manager issues its certificate');
+    expect(noticesFor('production', undefined, undefined, 'kubernetes').join('\n')).toMatch(
+      /no HTTPS: without a domain there is no Ingress/,
+    );
+    expect(noticesFor('staging', 'stg.example.com', undefined, 'kubernetes').join('\n')).toContain(
+      'cert-manager issues its certificate',
+    );
     expect(noticesFor('development', undefined, undefined, 'kubernetes')).toEqual([]);
   });
 });

@@ -5,7 +5,13 @@ import { safeToRepeat } from '../../../src/engine/deployments/upstream.js';
 import { splitTarget } from '../../../src/engine/deployments/gateway.js';
 import type { LiveDeployment } from '../../../src/engine/deployments/live-deployment.js';
 import { isHealthCheckLine, toLogLine } from '../../../src/engine/deployments/log-lines.js';
-import { findCallFailure, inspectRequest, loggableAsIs, parseSseMessages, redactForLog } from '../../../src/engine/deployments/mcp-messages.js';
+import {
+  findCallFailure,
+  inspectRequest,
+  loggableAsIs,
+  parseSseMessages,
+  redactForLog,
+} from '../../../src/engine/deployments/mcp-messages.js';
 import { applyTransition, canTransition, wasDeployed } from '../../../src/engine/deployments/states.js';
 import type { Deployment } from '../../../src/api/contract.js';
 
@@ -24,7 +30,12 @@ describe('resolveScaling', () => {
   it.each([
     ['production', { min_instances: 1 }, 'config.scaling.min_instances', /from 2 to 8 in production \(got 1\)/],
     ['production', { max_instances: 9 }, 'config.scaling.max_instances', /from 2 to 8/],
-    ['production', { min_instances: 5, max_instances: 3 }, 'config.scaling.min_instances', /must not exceed max_instances \(3\)/],
+    [
+      'production',
+      { min_instances: 5, max_instances: 3 },
+      'config.scaling.min_instances',
+      /must not exceed max_instances \(3\)/,
+    ],
     ['staging', { max_instances: 3 }, 'config.scaling.max_instances', /from 1 to 2 in staging/],
     ['development', { max_instances: 2 }, 'config.scaling.max_instances', /exactly 1/],
   ] as const)('%s %j is refused at %s', (environment, scaling, path, message) => {
@@ -63,7 +74,9 @@ describe('small rules', () => {
 
   it('allows only the transitions of docs/api.md', () => {
     const states = ['deploying', 'deployed', 'failed', 'stopped'] as const;
-    const allowed = states.flatMap((from) => states.filter((to) => canTransition(from, to)).map((to) => `${from}→${to}`));
+    const allowed = states.flatMap((from) =>
+      states.filter((to) => canTransition(from, to)).map((to) => `${from}→${to}`),
+    );
     expect(allowed).toEqual(['deploying→deployed', 'deploying→failed', 'deployed→failed', 'deployed→stopped']);
   });
 
@@ -85,7 +98,16 @@ describe('small rules', () => {
 });
 
 describe('decideScale', () => {
-  const base: ScaleInput = { current: 2, min: 2, max: 4, load: 0, targetPerInstance: 4, now: 10_000, lowSince: undefined, scaleDownDelayMs: 1000 };
+  const base: ScaleInput = {
+    current: 2,
+    min: 2,
+    max: 4,
+    load: 0,
+    targetPerInstance: 4,
+    now: 10_000,
+    lowSince: undefined,
+    scaleDownDelayMs: 1000,
+  };
   it.each([
     ['steady load stays', { load: 6 }, { desired: 2, lowSince: undefined }],
     ['more load scales up at once, as far as needed', { load: 13 }, { desired: 4, lowSince: undefined }],
@@ -114,29 +136,49 @@ describe('MCP messages', () => {
     expect(inspectRequest(body)).toEqual(expected);
   });
 
-  const sse = (...messages: unknown[]) => messages.map((m) => `event: message\ndata: ${JSON.stringify(m)}\n\n`).join('');
+  const sse = (...messages: unknown[]) =>
+    messages.map((m) => `event: message\ndata: ${JSON.stringify(m)}\n\n`).join('');
   it.each([
     ['application/json', '{"jsonrpc":"2.0","id":1,"result":{"content":[]}}', 1, false],
     ['application/json', '{"jsonrpc":"2.0","id":1,"result":{"content":[],"isError":true}}', 1, true],
     ['application/json', '{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"bad"}}', 1, true],
     ['application/json', '{"jsonrpc":"2.0","id":1,"res', 1, undefined],
-    ['text/event-stream', sse({ jsonrpc: '2.0', method: 'notifications/progress' }, { jsonrpc: '2.0', id: 'a', result: { isError: true } }), 'a', true],
-    ['text/event-stream', sse({ jsonrpc: '2.0', id: 'other', result: { isError: true } }, { jsonrpc: '2.0', id: 'a', result: {} }), 'a', false],
+    [
+      'text/event-stream',
+      sse({ jsonrpc: '2.0', method: 'notifications/progress' }, { jsonrpc: '2.0', id: 'a', result: { isError: true } }),
+      'a',
+      true,
+    ],
+    [
+      'text/event-stream',
+      sse({ jsonrpc: '2.0', id: 'other', result: { isError: true } }, { jsonrpc: '2.0', id: 'a', result: {} }),
+      'a',
+      false,
+    ],
     ['text/event-stream', 'data: {"jsonrpc":"2.0","id":1,"result"', 1, undefined],
   ])('findCallFailure(%s, %s)', (contentType, body, id, expected) => {
     expect(findCallFailure(contentType, body, id)).toBe(expected);
   });
 
   it('reads SSE data fields, multi-line and CRLF included', () => {
-    expect(parseSseMessages('id: 1\r\ndata: {"a":\r\ndata: 1}\r\n\r\n: comment\n\ndata: [2]\n\n')).toEqual([{ a: 1 }, [2]]);
+    expect(parseSseMessages('id: 1\r\ndata: {"a":\r\ndata: 1}\r\n\r\n: comment\n\ndata: [2]\n\n')).toEqual([
+      { a: 1 },
+      [2],
+    ]);
   });
 
   it('hides secret-looking values and cuts long strings for logs', () => {
-    const shown = redactForLog({ city: 'Oslo', apiKey: 'k', nested: [{ password: 'p', Authorization: 'Bearer x' }], long: 'x'.repeat(600) }) as Record<
-      string,
-      unknown
-    >;
-    expect(shown).toMatchObject({ city: 'Oslo', apiKey: '[redacted]', nested: [{ password: '[redacted]', Authorization: '[redacted]' }] });
+    const shown = redactForLog({
+      city: 'Oslo',
+      apiKey: 'k',
+      nested: [{ password: 'p', Authorization: 'Bearer x' }],
+      long: 'x'.repeat(600),
+    }) as Record<string, unknown>;
+    expect(shown).toMatchObject({
+      city: 'Oslo',
+      apiKey: '[redacted]',
+      nested: [{ password: '[redacted]', Authorization: '[redacted]' }],
+    });
     expect((shown.long as string).length).toBe(501);
   });
 
@@ -206,7 +248,15 @@ describe('safeToRepeat', () => {
 describe('runtime log lines', () => {
   it('become deployment log lines: message or event first, then the other fields', () => {
     const line = toLogLine(
-      { time: '2026-01-01T00:00:00.000Z', level: 'info', event: 'request', method: 'POST', status: 200, rpc: 'tools/call', request_id: 'req_1' },
+      {
+        time: '2026-01-01T00:00:00.000Z',
+        level: 'info',
+        event: 'request',
+        method: 'POST',
+        status: 200,
+        rpc: 'tools/call',
+        request_id: 'req_1',
+      },
       'i2',
       0,
     );

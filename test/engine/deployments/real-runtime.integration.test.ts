@@ -109,7 +109,11 @@ describe('deployments of real bundles', () => {
     const api = new ApiClient({ baseUrl: running.url, apiKey: API_KEY });
     const server = await api.build(DEFINITION);
     const { deployment } = await api.deploy({ mcp_id: server.mcp_id, environment: 'production' });
-    expect(deployment).toMatchObject({ status: 'deployed', url: `${running.url}/d/${deployment.deployment_id}`, desired_instances: 2 });
+    expect(deployment).toMatchObject({
+      status: 'deployed',
+      url: `${running.url}/d/${deployment.deployment_id}`,
+      desired_instances: 2,
+    });
 
     const health = await fetch(deployment.health_check);
     expect(await health.json()).toMatchObject({ status: 'healthy', instances: { total: 2, healthy: 2 } });
@@ -121,7 +125,11 @@ describe('deployments of real bundles', () => {
     await mcp.close();
 
     const metrics = await api.metrics(deployment.deployment_id, 60);
-    expect(metrics).toMatchObject({ tool_calls: 2, tool_errors: 1, per_tool: { greet: { calls: 1, errors: 0 }, broken: { calls: 1, errors: 1 } } });
+    expect(metrics).toMatchObject({
+      tool_calls: 2,
+      tool_errors: 1,
+      per_tool: { greet: { calls: 1, errors: 0 }, broken: { calls: 1, errors: 1 } },
+    });
 
     // SIGKILL one instance: the other serves, and the supervisor brings it back.
     const victim = deployment.instances![0]!;
@@ -167,7 +175,8 @@ describe('deployments of real bundles', () => {
     expect(statSync(join(home, 'run')).mode & 0o777).toBe(0o700);
 
     const mcp = await connect(`${deployment.url}/mcp`);
-    for (let i = 0; i < 4; i += 1) expect(text(await mcp.callTool({ name: 'greet', arguments: { name: `n${i}` } }))).toBe(`Hello n${i}`);
+    for (let i = 0; i < 4; i += 1)
+      expect(text(await mcp.callTool({ name: 'greet', arguments: { name: `n${i}` } }))).toBe(`Hello n${i}`);
     // the gateway's kept-alive connections to the instances are on their sockets
     expect(sockets.map(connectionsOn).reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
 
@@ -175,9 +184,12 @@ describe('deployments of real bundles', () => {
     const victim = deployment.instances![0]!;
     process.kill(victim.pid!, 'SIGKILL');
     await waitGone(victim.pid!);
-    for (let i = 0; i < 4; i += 1) expect(text(await mcp.callTool({ name: 'greet', arguments: { name: `k${i}` } }))).toBe(`Hello k${i}`);
+    for (let i = 0; i < 4; i += 1)
+      expect(text(await mcp.callTool({ name: 'greet', arguments: { name: `k${i}` } }))).toBe(`Hello k${i}`);
     await mcp.close();
-    await waitFor('the killed instance’s socket to be removed', () => (sockets.filter((path) => existsSync(path)).length === 1 ? true : undefined));
+    await waitFor('the killed instance’s socket to be removed', () =>
+      sockets.filter((path) => existsSync(path)).length === 1 ? true : undefined,
+    );
 
     await api.stop(deployment.deployment_id);
     await waitFor('every socket to be removed', () => (socketFiles(home).length === 0 ? true : undefined));

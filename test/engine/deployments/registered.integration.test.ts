@@ -47,9 +47,15 @@ describe('deployments on disk that do not run', () => {
     const server = await h.addServer('weather');
     await registerStopped(server, 40);
     const running = await h.deploy(await h.addServer('other'), 'development');
-    const reads = [vi.spyOn(h.store, 'getDeployment'), vi.spyOn(h.store, 'listDeployments'), vi.spyOn(h.store, 'getServer'), vi.spyOn(h.store, 'listServers')];
+    const reads = [
+      vi.spyOn(h.store, 'getDeployment'),
+      vi.spyOn(h.store, 'listDeployments'),
+      vi.spyOn(h.store, 'getServer'),
+      vi.spyOn(h.store, 'listServers'),
+    ];
 
-    for (let i = 0; i < 5; i += 1) expect((await callTool(`${running.url}/mcp`, 'echo', { text: `call ${i}` })).text).toBe(`call ${i}`);
+    for (let i = 0; i < 5; i += 1)
+      expect((await callTool(`${running.url}/mcp`, 'echo', { text: `call ${i}` })).text).toBe(`call ${i}`);
     const health = await fetch(`${running.url}/health`);
     expect(health.status).toBe(200);
 
@@ -69,7 +75,9 @@ describe('deployments on disk that do not run', () => {
     const list = vi.spyOn(h.store, 'listDeployments');
     const next = await h.deploy(server, 'development');
     expect((await h.store.getDeployment(next.deployment_id))?.previousId).toBe(ids.at(-1));
-    const returned = await Promise.all(list.mock.results.map(async (result) => ((await result.value) as unknown[]).length));
+    const returned = await Promise.all(
+      list.mock.results.map(async (result) => ((await result.value) as unknown[]).length),
+    );
     expect(returned).toEqual([1]);
   });
 });

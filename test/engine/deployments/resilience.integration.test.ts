@@ -59,16 +59,29 @@ describe('supervision', () => {
     const answer = fetch(`${d.url}/mcp`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 'call-7', method: 'tools/call', params: { name: 'slow', arguments: { ms: 5000 } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 'call-7',
+        method: 'tools/call',
+        params: { name: 'slow', arguments: { ms: 5000 } },
+      }),
     });
     // once the instance has the call, it dies
     await eventually(async () =>
-      expect((await h.service.logs(d.deployment_id, { limit: 1000 })).some((l) => /request tools\/call slow/.test(l.message))).toBe(true),
+      expect(
+        (await h.service.logs(d.deployment_id, { limit: 1000 })).some((l) =>
+          /request tools\/call slow/.test(l.message),
+        ),
+      ).toBe(true),
     );
     process.kill(pid, 'SIGKILL');
     const response = await answer;
     expect(response.status).toBe(502);
-    expect(await response.json()).toMatchObject({ jsonrpc: '2.0', id: 'call-7', error: { message: expect.stringMatching(/closed the connection/) } });
+    expect(await response.json()).toMatchObject({
+      jsonrpc: '2.0',
+      id: 'call-7',
+      error: { message: expect.stringMatching(/closed the connection/) },
+    });
   });
 
   it('replaces an instance that stops answering its health checks', async () => {
@@ -77,7 +90,11 @@ describe('supervision', () => {
     const before = d.instances![0]!;
     expect((await callTool(`${d.url}/mcp`, 'hang_health')).status).toBe(200);
 
-    const healed = await h.waitUntil(d.deployment_id, (x) => running(x) === 1 && x.instances![0]!.restarts! >= 1, 'the unresponsive instance to be replaced');
+    const healed = await h.waitUntil(
+      d.deployment_id,
+      (x) => running(x) === 1 && x.instances![0]!.restarts! >= 1,
+      'the unresponsive instance to be replaced',
+    );
     expect(healed.instances![0]!.pid).not.toBe(before.pid);
     expect((await callTool(`${d.url}/mcp`, 'pid')).text).toBe(String(healed.instances![0]!.pid));
     const lines = await h.service.logs(d.deployment_id, { limit: 1000 });
@@ -93,7 +110,9 @@ describe('supervision', () => {
     expect(failed.reason).toMatch(/restarts are exhausted/);
     expect(failed.instances![0]).toMatchObject({ state: 'failed', restarts: 3 });
     expect(failed.transitions!.map((t) => t.status)).toEqual(['deploying', 'deployed', 'failed']);
-    await eventually(async () => expect((await h.store.getDeployment(d.deployment_id))?.deployment.status).toBe('failed'));
+    await eventually(async () =>
+      expect((await h.store.getDeployment(d.deployment_id))?.deployment.status).toBe('failed'),
+    );
     const lines = await h.service.logs(d.deployment_id, { limit: 1000 });
     expect(lines.some((l) => /given up after 3 restarts in a row: exited with code 9/.test(l.message))).toBe(true);
     expect(lines.some((l) => /crashing as told/.test(l.message))).toBe(true);

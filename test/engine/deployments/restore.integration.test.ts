@@ -19,7 +19,11 @@ describe('engine stop and start', () => {
     const staging = await h.deploy(server, 'staging');
     const gone = await h.deploy(await h.addServer('gone'), 'development');
     await h.service.stop(gone.deployment_id);
-    const pending = await h.service.deploy(server, { mcp_id: server.server.mcp_id, environment: 'development' }, { wait: false });
+    const pending = await h.service.deploy(
+      server,
+      { mcp_id: server.server.mcp_id, environment: 'development' },
+      { wait: false },
+    );
     expect(pending.status).toBe('deploying');
     const pidsBefore = new Set(h.fixtures.handles.map((x) => x.pid));
 
@@ -29,7 +33,12 @@ describe('engine stop and start', () => {
     expect(h.fixtures.handles.filter((x) => pidsBefore.has(x.pid) && isAlive(x.pid))).toEqual([]);
     for (const before of [prod, staging]) {
       const after = await h.service.status(before.deployment_id);
-      expect(after).toMatchObject({ status: 'deployed', url: before.url, health_check: before.health_check, stage: 'running' });
+      expect(after).toMatchObject({
+        status: 'deployed',
+        url: before.url,
+        health_check: before.health_check,
+        stage: 'running',
+      });
       expect(running(after!)).toBe(before.instances!.length);
       expect(after!.instances!.every((i) => !pidsBefore.has(i.pid!))).toBe(true);
       expect((await callTool(`${before.url}/mcp`, 'echo', { text: 'back' })).text).toBe('back');
@@ -82,7 +91,9 @@ describe('engine stop and start', () => {
     expect(prod.notices!.join('\n')).toMatch(/no certificate for mcp\.example\.com/);
 
     // the engine comes back with a certificate for the domain
-    await h.restart({ https: { url: 'https://127.0.0.1:7443', port: 7443, covers: (host) => host === 'mcp.example.com' } });
+    await h.restart({
+      https: { url: 'https://127.0.0.1:7443', port: 7443, covers: (host) => host === 'mcp.example.com' },
+    });
     const after = await h.service.status(prod.deployment_id);
     expect(after).toMatchObject({ status: 'deployed', url: prod.url });
     expect(after!.stable_urls).toEqual([
@@ -90,10 +101,14 @@ describe('engine stop and start', () => {
       `http://weather.production.localhost:${port}/mcp`,
       `${h.baseUrl}/d/weather.production/mcp`,
     ]);
-    expect(after!.notices!.join('\n')).toContain('HTTPS: served by this engine’s gateway with the certificate for mcp.example.com (port 7443)');
+    expect(after!.notices!.join('\n')).toContain(
+      'HTTPS: served by this engine’s gateway with the certificate for mcp.example.com (port 7443)',
+    );
     expect(after!.notices!.join('\n')).not.toMatch(/no certificate/);
     // and it is on disk: what a stopped engine's record says too
-    expect((await h.store.getDeployment(prod.deployment_id))!.deployment.stable_urls![0]).toBe('https://mcp.example.com:7443/mcp');
+    expect((await h.store.getDeployment(prod.deployment_id))!.deployment.stable_urls![0]).toBe(
+      'https://mcp.example.com:7443/mcp',
+    );
   });
 
   it('follows a deployment log as lines come, until the signal aborts', async () => {
@@ -114,7 +129,9 @@ describe('engine stop and start', () => {
     await following;
     expect(seen.some((l) => l.message.includes('followed'))).toBe(true);
     expect(seen.at(-1)?.message).toMatch(/deployment stopped/);
-    await expect(h.service.followLogs('deploy_unknown', () => {}, controller.signal)).rejects.toMatchObject({ code: 'not_found' });
+    await expect(h.service.followLogs('deploy_unknown', () => {}, controller.signal)).rejects.toMatchObject({
+      code: 'not_found',
+    });
   });
 });
 

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_NAMES, OTHER_NAMES, SampleRing, summarizeMetrics, type RequestSample } from '../../../src/engine/deployments/samples.js';
+import {
+  MAX_NAMES,
+  OTHER_NAMES,
+  SampleRing,
+  summarizeMetrics,
+  type RequestSample,
+} from '../../../src/engine/deployments/samples.js';
 
 /** The plain-array ring the columns replaced: what `since` must keep answering. */
 function reference(capacity: number, samples: RequestSample[], from: number): RequestSample[] {
@@ -7,7 +13,11 @@ function reference(capacity: number, samples: RequestSample[], from: number): Re
 }
 
 function sample(i: number): RequestSample {
-  const s: RequestSample = { t: 1_700_000_000_000 + i * 7.5, latencyMs: (i % 97) / 3, status: [200, 404, 499, 502, 0][i % 5]! };
+  const s: RequestSample = {
+    t: 1_700_000_000_000 + i * 7.5,
+    latencyMs: (i % 97) / 3,
+    status: [200, 404, 499, 502, 0][i % 5]!,
+  };
   if (i % 3 !== 2) s.method = i % 3 === 0 ? 'tools/call' : 'resources/read';
   if (i % 3 === 0) {
     s.tool = `tool_${i % 4}`;
@@ -38,7 +48,8 @@ describe('SampleRing', () => {
 
   it('keeps the first names it sees and counts the names after them as one', () => {
     const ring = new SampleRing(5000);
-    for (let i = 0; i < MAX_NAMES + 10; i++) ring.push({ t: i, latencyMs: 1, status: 200, method: 'tools/call', tool: `t${i}`, toolError: false });
+    for (let i = 0; i < MAX_NAMES + 10; i++)
+      ring.push({ t: i, latencyMs: 1, status: 200, method: 'tools/call', tool: `t${i}`, toolError: false });
     const tools = ring.since(0).map((s) => s.tool);
     // the method takes one of the names
     expect(new Set(tools.slice(0, MAX_NAMES - 1)).size).toBe(MAX_NAMES - 1);
@@ -61,6 +72,8 @@ describe('SampleRing', () => {
     for (const s of pushed) ring.push(s);
     const now = pushed.at(-1)!.t;
     const options = { deploymentId: 'd', windowSeconds: 2, now };
-    expect(summarizeMetrics(ring.since(now - 2000), options)).toEqual(summarizeMetrics(reference(500, pushed, now - 2000), options));
+    expect(summarizeMetrics(ring.since(now - 2000), options)).toEqual(
+      summarizeMetrics(reference(500, pushed, now - 2000), options),
+    );
   });
 });

@@ -24,7 +24,8 @@ describe('autoscaling', () => {
       while (loaded && calls < 5000) {
         calls += 1;
         const answer = await callTool(`${d.url}/mcp`, 'slow', { ms: 50 });
-        if (answer.status !== 200) failures.push(`${answer.status} ${JSON.stringify(answer.message?.error ?? answer.message)}`);
+        if (answer.status !== 200)
+          failures.push(`${answer.status} ${JSON.stringify(answer.message?.error ?? answer.message)}`);
       }
     };
     const clients = Array.from({ length: 16 }, client);

@@ -35,7 +35,11 @@ const DEFINITION: BuildRequestInput = {
       inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
       handler: {
         type: 'exec',
-        command: [process.execPath, '-e', 'process.stderr.write(`token ${process.env.SECRET_TOKEN} note ${process.env.PLAIN_NOTE}`); process.exit(2)'],
+        command: [
+          process.execPath,
+          '-e',
+          'process.stderr.write(`token ${process.env.SECRET_TOKEN} note ${process.env.PLAIN_NOTE}`); process.exit(2)',
+        ],
         env: { SECRET_TOKEN: '${SECRET_TOKEN}', PLAIN_NOTE: '${PLAIN_NOTE}' },
       },
     },
@@ -52,11 +56,19 @@ const DEFINITION: BuildRequestInput = {
 const FAILS_AT_START: BuildRequestInput = {
   name: 'refuses',
   template: 'custom',
-  tools: [{ name: 'x', description: 'x', inputSchema: { type: 'object' }, handler: { type: 'module', module: 'tool.mjs', export: 'x' } }],
+  tools: [
+    {
+      name: 'x',
+      description: 'x',
+      inputSchema: { type: 'object' },
+      handler: { type: 'module', module: 'tool.mjs', export: 'x' },
+    },
+  ],
   files: {
     'tool.mjs': {
       encoding: 'utf8',
-      content: "if (process.env.SECRET_TOKEN !== undefined) throw new Error('cannot start with ' + process.env.SECRET_TOKEN);\nexport const x = () => 'x';\n",
+      content:
+        "if (process.env.SECRET_TOKEN !== undefined) throw new Error('cannot start with ' + process.env.SECRET_TOKEN);\nexport const x = () => 'x';\n",
     },
   },
 };
@@ -107,7 +119,8 @@ async function filesHolding(home: string, value: string): Promise<Array<{ file: 
     for (const entry of await readdir(dir, { withFileTypes: true })) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) await visit(path);
-      else if (entry.isFile() && (await readFile(path)).includes(value)) found.push({ file: relative(home, path), mode: (await stat(path)).mode & 0o777 });
+      else if (entry.isFile() && (await readFile(path)).includes(value))
+        found.push({ file: relative(home, path), mode: (await stat(path)).mode & 0o777 });
     }
   };
   await visit(home);
@@ -134,13 +147,18 @@ describe('secrets of a deployment', () => {
     expect(shown).not.toContain(TOKEN);
     expect(shown).not.toContain(NOTE);
     // development logs arguments and results at debug level: those too
-    expect(JSON.stringify(await client.callTool({ name: 'echo', arguments: { text: `${TOKEN} and ${NOTE}` } }))).toContain(TOKEN);
+    expect(
+      JSON.stringify(await client.callTool({ name: 'echo', arguments: { text: `${TOKEN} and ${NOTE}` } })),
+    ).toContain(TOKEN);
     await client.close();
 
     const id = deployment.deployment_id;
     const lines = await waitFor('the calls in the log', async () => {
       const found = await engine!.deployments!.logs(id, { limit: 5000 });
-      return found.filter((line) => line.message.includes('leak')).length >= 2 && found.some((line) => line.message.includes('← 200')) ? found : undefined;
+      return found.filter((line) => line.message.includes('leak')).length >= 2 &&
+        found.some((line) => line.message.includes('← 200'))
+        ? found
+        : undefined;
     });
     expect(lines.some((line) => line.level === 'debug')).toBe(true);
     const text = JSON.stringify(lines);
@@ -164,7 +182,11 @@ describe('secrets of a deployment', () => {
   it('are hidden from the reason of a deployment whose server refused to start with one in its message', async () => {
     const api = new ApiClient({ baseUrl: engine!.url, apiKey: API_KEY });
     const server = await api.build(FAILS_AT_START);
-    const answer = await api.deploy({ mcp_id: server.mcp_id, environment: 'staging', config: { env_vars: { SECRET_TOKEN: TOKEN } } });
+    const answer = await api.deploy({
+      mcp_id: server.mcp_id,
+      environment: 'staging',
+      config: { env_vars: { SECRET_TOKEN: TOKEN } },
+    });
     expect(answer.deployment.status).toBe('failed');
     expect(answer.deployment.reason).toContain('cannot start with [redacted]');
     expect(JSON.stringify(answer)).not.toContain(TOKEN);
@@ -177,7 +199,11 @@ describe('secrets of a deployment', () => {
   it("of one deployment, and the engine's API key, are hidden from another deployment's log that prints them", async () => {
     const api = new ApiClient({ baseUrl: engine!.url, apiKey: API_KEY });
     const holder = await api.build(DEFINITION);
-    const a = await api.deploy({ mcp_id: holder.mcp_id, environment: 'staging', config: { env_vars: { SECRET_TOKEN: TOKEN, PLAIN_NOTE: NOTE } } });
+    const a = await api.deploy({
+      mcp_id: holder.mcp_id,
+      environment: 'staging',
+      config: { env_vars: { SECRET_TOKEN: TOKEN, PLAIN_NOTE: NOTE } },
+    });
     expect(a.deployment.status).toBe('deployed');
     const printer = await api.build(PRINTER);
     const b = await api.deploy({ mcp_id: printer.mcp_id, environment: 'development' });

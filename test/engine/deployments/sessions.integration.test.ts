@@ -33,12 +33,24 @@ afterEach(async () => {
   await sandbox.cleanup();
 });
 
-async function openSession(mcpUrl: string): Promise<{ client: Client; transport: StreamableHTTPClientTransport; logs: unknown[] }> {
-  const client = new Client({ name: 'sessions-deployment-test', version: '1.0.0' }, { capabilities: { sampling: {}, elicitation: {} } });
+async function openSession(
+  mcpUrl: string,
+): Promise<{ client: Client; transport: StreamableHTTPClientTransport; logs: unknown[] }> {
+  const client = new Client(
+    { name: 'sessions-deployment-test', version: '1.0.0' },
+    { capabilities: { sampling: {}, elicitation: {} } },
+  );
   const logs: unknown[] = [];
   client.setNotificationHandler('notifications/message', (notification) => void logs.push(notification.params.data));
-  client.setRequestHandler('sampling/createMessage', async () => ({ role: 'assistant', model: 'stand-in', content: { type: 'text', text: 'four' } }));
-  client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { username: 'ada', email: 'ada@example.com' } }));
+  client.setRequestHandler('sampling/createMessage', async () => ({
+    role: 'assistant',
+    model: 'stand-in',
+    content: { type: 'text', text: 'four' },
+  }));
+  client.setRequestHandler('elicitation/create', async () => ({
+    action: 'accept',
+    content: { username: 'ada', email: 'ada@example.com' },
+  }));
   const transport = new StreamableHTTPClientTransport(new URL(mcpUrl));
   await client.connect(transport);
   return { client, transport, logs };
@@ -64,13 +76,19 @@ describe('sessions behind the gateway, 2 instances (needs the gateway to route b
       for (let round = 0; round < 3; round++) {
         for (const { client, logs } of sessions) {
           await client.setLoggingLevel('info');
-          expect(text(await client.callTool({ name: 'test_sampling', arguments: { prompt: '2+2?' } }))).toBe('LLM response: four');
+          expect(text(await client.callTool({ name: 'test_sampling', arguments: { prompt: '2+2?' } }))).toBe(
+            'LLM response: four',
+          );
           expect(text(await client.callTool({ name: 'test_elicitation', arguments: { message: 'who?' } }))).toBe(
             'User response: action=accept, content={"username":"ada","email":"ada@example.com"}',
           );
           await client.subscribeResource({ uri: 'test://watched-resource' });
           await client.callTool({ name: 'test_tool_with_logging', arguments: {} });
-          expect(logs.slice(-3)).toEqual(['Tool execution started', 'Tool processing data', 'Tool execution completed']);
+          expect(logs.slice(-3)).toEqual([
+            'Tool execution started',
+            'Tool processing data',
+            'Tool execution completed',
+          ]);
         }
       }
 
@@ -83,7 +101,9 @@ describe('sessions behind the gateway, 2 instances (needs the gateway to route b
       expect(city.completion.values).toEqual(['Berlin']);
 
       // kill one instance: its sessions are gone (404, the client must initialise again), the others still work
-      const victim = (await api.status(deployment.deployment_id)).deployment!.instances!.find((x) => x.state === 'healthy')!;
+      const victim = (await api.status(deployment.deployment_id)).deployment!.instances!.find(
+        (x) => x.state === 'healthy',
+      )!;
       process.kill(victim.pid!, 'SIGKILL');
       const outcomes = await Promise.all(
         sessions.map(({ client }) =>
@@ -98,7 +118,9 @@ describe('sessions behind the gateway, 2 instances (needs the gateway to route b
         outcomes.join(', '),
       ).toBe(true);
       const again = await openSession(mcpUrl);
-      expect(text(await again.client.callTool({ name: 'test_sampling', arguments: { prompt: 'again' } }))).toBe('LLM response: four');
+      expect(text(await again.client.callTool({ name: 'test_sampling', arguments: { prompt: 'again' } }))).toBe(
+        'LLM response: four',
+      );
       await again.client.close();
       for (const { client } of sessions) await client.close().catch(() => {});
     } finally {

@@ -12,6 +12,8 @@ describe('productionPackages', () => {
     expect(NOT_IN_IMAGES.has('@kubernetes/client-node')).toBe(true);
     expect(has('@kubernetes/client-node')).toBe(false);
     // nor what only it needs
-    expect(packages.some((dir) => dir.includes(`${sep}openid-client`) || dir.includes(`${sep}isomorphic-ws`))).toBe(false);
+    expect(packages.some((dir) => dir.includes(`${sep}openid-client`) || dir.includes(`${sep}isomorphic-ws`))).toBe(
+      false,
+    );
   });
 });

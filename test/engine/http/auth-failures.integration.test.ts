@@ -17,18 +17,25 @@ afterAll(async () => {
 });
 
 /** GET /v1/servers with `key`, from `from`. */
-function get(key: string, from: string): Promise<{ status: number; retryAfter: string | undefined; code: string | undefined }> {
+function get(
+  key: string,
+  from: string,
+): Promise<{ status: number; retryAfter: string | undefined; code: string | undefined }> {
   const url = new URL('/v1/servers', target.url);
   return new Promise((resolve, reject) => {
-    const req = request(url, { localAddress: from, headers: { authorization: `Bearer ${key}` }, agent: false }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => {
-        const body = JSON.parse(text) as { error?: { code?: string } };
-        resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'], code: body.error?.code });
-      });
-    });
+    const req = request(
+      url,
+      { localAddress: from, headers: { authorization: `Bearer ${key}` }, agent: false },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => {
+          const body = JSON.parse(text) as { error?: { code?: string } };
+          resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'], code: body.error?.code });
+        });
+      },
+    );
     req.on('error', reject);
     req.end();
   });

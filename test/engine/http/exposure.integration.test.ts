@@ -30,7 +30,11 @@ function send(
 ): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const target = new URL(url);
-    const common = { method: options.method ?? 'GET', headers: { connection: 'close', ...options.headers }, agent: false as const };
+    const common = {
+      method: options.method ?? 'GET',
+      headers: { connection: 'close', ...options.headers },
+      agent: false as const,
+    };
     const onAnswer = (res: IncomingMessage) => {
       let body = '';
       res.setEncoding('utf8');
@@ -78,14 +82,21 @@ describe('HTTPS on its own address', () => {
 
   it('serves HTTPS on the TLS address and plain HTTP only on its own', async () => {
     expect(engine.tls?.url).toBe(`https://127.0.0.2:${engine.tls!.port}`);
-    const secure = await send(`https://127.0.0.2:${engine.tls!.port}/v1/health`, { ca: ca.ca, headers: { authorization: `Bearer ${API_KEY}` } });
+    const secure = await send(`https://127.0.0.2:${engine.tls!.port}/v1/health`, {
+      ca: ca.ca,
+      headers: { authorization: `Bearer ${API_KEY}` },
+    });
     expect(secure.status).toBe(200);
-    const plain = await send(`http://127.0.0.1:${engine.port}/v1/health`, { headers: { authorization: `Bearer ${API_KEY}` } });
+    const plain = await send(`http://127.0.0.1:${engine.port}/v1/health`, {
+      headers: { authorization: `Bearer ${API_KEY}` },
+    });
     expect(plain.status).toBe(200);
     // ATTACK: plain HTTP on the address HTTPS faces the network on
     await expect(send(`http://127.0.0.2:${engine.port}/v1/health`)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
     // and HTTPS is not on the plain address either
-    await expect(send(`https://127.0.0.1:${engine.tls!.port}/v1/health`, { ca: ca.ca })).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    await expect(send(`https://127.0.0.1:${engine.tls!.port}/v1/health`, { ca: ca.ca })).rejects.toMatchObject({
+      code: 'ECONNREFUSED',
+    });
   });
 
   it('sends Strict-Transport-Security on every HTTPS answer (API, refusals and data plane), never on HTTP', async () => {
@@ -101,7 +112,11 @@ describe('HTTPS on its own address', () => {
   it('refuses to serve HTTPS on a public address without MCPCTL_API_KEY', async () => {
     const box = await createSandbox();
     try {
-      const result = await runCli(['serve', '--port', '0', '--tls-host', '0.0.0.0'], { env: box.env, cwd: box.dir, signal: AbortSignal.timeout(20_000) });
+      const result = await runCli(['serve', '--port', '0', '--tls-host', '0.0.0.0'], {
+        env: box.env,
+        cwd: box.dir,
+        signal: AbortSignal.timeout(20_000),
+      });
       expect(result.code).toBe(3);
       expect(result.stderr).toContain('refusing to listen on 0.0.0.0 without MCPCTL_API_KEY');
     } finally {
@@ -113,10 +128,13 @@ describe('HTTPS on its own address', () => {
 describe('the Host check of a wildcard bind', () => {
   it('answers loopback names and the machine’s addresses, and refuses any other name', async () => {
     // the engine's own policy for 0.0.0.0, behind the real app on a loopback socket
-    const app = await startTestApp({ hosts: engineHostPolicy({ host: '0.0.0.0', tlsHost: undefined, publicUrl: undefined, env: {} }) });
+    const app = await startTestApp({
+      hosts: engineHostPolicy({ host: '0.0.0.0', tlsHost: undefined, publicUrl: undefined, env: {} }),
+    });
     try {
       const port = new URL(app.url).port;
-      const health = (host: string) => send(`${app.url}/v1/health`, { headers: { host, authorization: `Bearer ${TEST_KEY}` } });
+      const health = (host: string) =>
+        send(`${app.url}/v1/health`, { headers: { host, authorization: `Bearer ${TEST_KEY}` } });
       expect((await health(`127.0.0.1:${port}`)).status).toBe(200);
       expect((await health(`localhost:${port}`)).status).toBe(200);
       // ATTACK: DNS rebinding, a name the attacker points at this machine
@@ -130,13 +148,23 @@ describe('the Host check of a wildcard bind', () => {
   });
 
   it('adds a public URL’s host and MCPCTL_ALLOWED_HOSTS; * still answers any name', () => {
-    const policy = engineHostPolicy({ host: '::', tlsHost: undefined, publicUrl: 'https://mcp.example.com', env: { MCPCTL_ALLOWED_HOSTS: 'ci.internal' } });
+    const policy = engineHostPolicy({
+      host: '::',
+      tlsHost: undefined,
+      publicUrl: 'https://mcp.example.com',
+      env: { MCPCTL_ALLOWED_HOSTS: 'ci.internal' },
+    });
     expect(policy.allows('mcp.example.com')).toBe(true);
     expect(policy.allows('ci.internal:7070')).toBe(true);
     expect(policy.allows('evil.example')).toBe(false);
-    expect(engineHostPolicy({ host: '0.0.0.0', tlsHost: undefined, publicUrl: undefined, env: { MCPCTL_ALLOWED_HOSTS: '*' } }).allows('any.example')).toBe(
-      true,
-    );
+    expect(
+      engineHostPolicy({
+        host: '0.0.0.0',
+        tlsHost: undefined,
+        publicUrl: undefined,
+        env: { MCPCTL_ALLOWED_HOSTS: '*' },
+      }).allows('any.example'),
+    ).toBe(true);
   });
 });
 
@@ -144,7 +172,8 @@ describe('browser pages and the API', () => {
   it('refuses a page of another origin even with the right key, and answers the engine’s own origin', async () => {
     const app = await startTestApp({ publicUrl: 'https://engine.example.com' });
     try {
-      const health = (origin: string) => send(`${app.url}/v1/health`, { headers: { origin, authorization: `Bearer ${TEST_KEY}` } });
+      const health = (origin: string) =>
+        send(`${app.url}/v1/health`, { headers: { origin, authorization: `Bearer ${TEST_KEY}` } });
       // ATTACK: a page that learned the key
       const evil = await health('http://evil.example');
       expect(evil.status).toBe(403);
@@ -156,7 +185,9 @@ describe('browser pages and the API', () => {
       expect((await health(new URL(app.url).origin)).status).toBe(200);
       expect((await health('https://engine.example.com')).status).toBe(200);
       // the CLI and programs send no Origin
-      expect((await send(`${app.url}/v1/health`, { headers: { authorization: `Bearer ${TEST_KEY}` } })).status).toBe(200);
+      expect((await send(`${app.url}/v1/health`, { headers: { authorization: `Bearer ${TEST_KEY}` } })).status).toBe(
+        200,
+      );
     } finally {
       await app.close();
     }
@@ -180,12 +211,20 @@ describe('CORS of deployments', () => {
   const preflight = (origin: string) =>
     send(mcp, {
       method: 'OPTIONS',
-      headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, mcp-protocol-version' },
+      headers: {
+        origin,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type, mcp-protocol-version',
+      },
     });
   const list = (origin?: string) =>
     send(mcp, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(origin === undefined ? {} : { origin }) },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        ...(origin === undefined ? {} : { origin }),
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
 
@@ -201,7 +240,12 @@ describe('CORS of deployments', () => {
 
   it('refuses another port of localhost and any unlisted page; programs without Origin are unaffected', async () => {
     // ATTACK: any page on http://localhost:<port> used to get CORS to every deployment
-    for (const origin of ['http://localhost:9999', 'http://127.0.0.1:6274', 'https://localhost:6274', 'http://evil.example']) {
+    for (const origin of [
+      'http://localhost:9999',
+      'http://127.0.0.1:6274',
+      'https://localhost:6274',
+      'http://evil.example',
+    ]) {
       const answer = await preflight(origin);
       expect(answer.status, origin).toBe(403);
       expect(answer.headers['access-control-allow-origin'], origin).toBeUndefined();
@@ -215,7 +259,11 @@ describe('CORS of deployments', () => {
   it('mcpctl serve refuses an MCPCTL_ALLOWED_ORIGINS entry that is not an origin, naming it', async () => {
     const box = await createSandbox({ MCPCTL_ALLOWED_ORIGINS: 'localhost' });
     try {
-      const result = await runCli(['serve', '--port', '0'], { env: box.env, cwd: box.dir, signal: AbortSignal.timeout(20_000) });
+      const result = await runCli(['serve', '--port', '0'], {
+        env: box.env,
+        cwd: box.dir,
+        signal: AbortSignal.timeout(20_000),
+      });
       expect(result.code).toBe(3);
       expect(result.stderr).toContain('MCPCTL_ALLOWED_ORIGINS cannot be used: "localhost" is not an origin');
     } finally {

@@ -27,8 +27,15 @@ import type { WorkloadSpec } from '../../../src/engine/runners/orchestrator.js';
 
 const DIGEST = 'd'.repeat(64);
 const HOME = '/home/ci/.local/state/mcpctl';
-const SETTINGS: KubernetesSettings = { address: 'port-forward', progressDeadlineSeconds: 120, registry: 'registry.example.com/team' };
-const MODELS = { Secret, Service, Deployment, PodDisruptionBudget, Ingress } as Record<string, new (o: unknown) => { validate(): void }>;
+const SETTINGS: KubernetesSettings = {
+  address: 'port-forward',
+  progressDeadlineSeconds: 120,
+  registry: 'registry.example.com/team',
+};
+const MODELS = { Secret, Service, Deployment, PodDisruptionBudget, Ingress } as Record<
+  string,
+  new (o: unknown) => { validate(): void }
+>;
 
 function spec(overrides: Partial<WorkloadSpec> = {}): WorkloadSpec {
   return {
@@ -47,7 +54,14 @@ describe('kubernetesSettings', () => {
       settings: { address: 'port-forward', progressDeadlineSeconds: DEFAULT_PROGRESS_DEADLINE_SECONDS },
       problems: [],
     });
-    const file = { namespace: 'mcp', registry: 'ghcr.io/acme', address: 'pod', issuer: 'internal-ca', ingress_class: 'nginx', progress_deadline_seconds: 300 };
+    const file = {
+      namespace: 'mcp',
+      registry: 'ghcr.io/acme',
+      address: 'pod',
+      issuer: 'internal-ca',
+      ingress_class: 'nginx',
+      progress_deadline_seconds: 300,
+    };
     expect(kubernetesSettings({}, file).settings).toEqual({
       namespace: 'mcp',
       registry: 'ghcr.io/acme',
@@ -56,8 +70,17 @@ describe('kubernetesSettings', () => {
       ingressClass: 'nginx',
       progressDeadlineSeconds: 300,
     });
-    const env = { MCPCTL_KUBERNETES_NAMESPACE: 'other', MCPCTL_KUBERNETES_REGISTRY: 'localhost:5000', MCPCTL_KUBERNETES_CONTEXT: 'kind-ci' };
-    expect(kubernetesSettings(env, file).settings).toMatchObject({ namespace: 'other', registry: 'localhost:5000', context: 'kind-ci', address: 'pod' });
+    const env = {
+      MCPCTL_KUBERNETES_NAMESPACE: 'other',
+      MCPCTL_KUBERNETES_REGISTRY: 'localhost:5000',
+      MCPCTL_KUBERNETES_CONTEXT: 'kind-ci',
+    };
+    expect(kubernetesSettings(env, file).settings).toMatchObject({
+      namespace: 'other',
+      registry: 'localhost:5000',
+      context: 'kind-ci',
+      address: 'pod',
+    });
   });
 
   it('says every problem, and what is wrong with it', () => {
@@ -67,11 +90,15 @@ describe('kubernetesSettings', () => {
     );
     expect(problems).toEqual([
       '"kubernetes.namespace" in engine-settings.json: "Team_A" is not a namespace name (lower case letters, digits and -)',
-      expect.stringMatching(/^"kubernetes.registry" in engine-settings.json: "https:\/\/ghcr.io\/acme": .*without a scheme/),
+      expect.stringMatching(
+        /^"kubernetes.registry" in engine-settings.json: "https:\/\/ghcr.io\/acme": .*without a scheme/,
+      ),
       'MCPCTL_KUBERNETES_ADDRESS must be one of port-forward, pod, not "nodeport"',
       'MCPCTL_KUBERNETES_PROGRESS_DEADLINE must be a whole number of seconds, at least 10, not "5"',
     ]);
-    expect(kubernetesSettings({}, { issuer: ['x'] }).problems).toEqual(['"kubernetes.issuer" in engine-settings.json must be a string']);
+    expect(kubernetesSettings({}, { issuer: ['x'] }).problems).toEqual([
+      '"kubernetes.issuer" in engine-settings.json must be a string',
+    ]);
   });
 });
 
@@ -82,12 +109,27 @@ describe('the workload', () => {
     expect(workloadName('/other/home', 'weather', 'production')).not.toBe(workloadName(HOME, 'weather', 'production'));
     expect(workloadName(HOME, 'weather', 'staging')).not.toBe(workloadName(HOME, 'weather', 'production'));
     expect(engineLabel(HOME)).toMatch(/^e-[0-9a-f]{16}$/);
-    expect(workloadSelector(HOME, 'n')).toEqual({ 'mcpctl/engine': engineLabel(HOME), 'app.kubernetes.io/instance': 'n' });
+    expect(workloadSelector(HOME, 'n')).toEqual({
+      'mcpctl/engine': engineLabel(HOME),
+      'app.kubernetes.io/instance': 'n',
+    });
   });
 
   it('the objects are the export’s, labelled for the engine, with a fixed count (the engine scales) and each valid', () => {
-    const plan = workloadManifests({ spec: spec({ domain: 'mcp.example.com' }), digest: DIGEST, version: '1.0.0', namespace: 'mcp', settings: SETTINGS });
-    expect(plan.objects.map((o) => o.kind)).toEqual(['Secret', 'Service', 'Deployment', 'PodDisruptionBudget', 'Ingress']);
+    const plan = workloadManifests({
+      spec: spec({ domain: 'mcp.example.com' }),
+      digest: DIGEST,
+      version: '1.0.0',
+      namespace: 'mcp',
+      settings: SETTINGS,
+    });
+    expect(plan.objects.map((o) => o.kind)).toEqual([
+      'Secret',
+      'Service',
+      'Deployment',
+      'PodDisruptionBudget',
+      'Ingress',
+    ]);
     for (const object of plan.objects) {
       new MODELS[object.kind]!(object).validate();
       expect(object.metadata).toMatchObject({
@@ -102,10 +144,15 @@ describe('the workload', () => {
         annotations: { 'mcpctl/engine-home': HOME, 'mcpctl/server-name': 'weather' },
       });
     }
-    const deployment = plan.objects.find((o) => o.kind === 'Deployment') as Extract<KubernetesObject, { kind: 'Deployment' }>;
+    const deployment = plan.objects.find((o) => o.kind === 'Deployment') as Extract<
+      KubernetesObject,
+      { kind: 'Deployment' }
+    >;
     expect(deployment.spec!.replicas).toBe(2);
     expect(deployment.spec!.progressDeadlineSeconds).toBe(120);
-    expect(deployment.spec!.template.spec!.containers[0]!.image).toBe(`registry.example.com/team/mcpctl-server:${DIGEST}`);
+    expect(deployment.spec!.template.spec!.containers[0]!.image).toBe(
+      `registry.example.com/team/mcpctl-server:${DIGEST}`,
+    );
     // the same objects the export writes, but for the engine's name and labels
     const exported = kubernetesManifests(
       { name: 'weather', version: '1.0.0', digest: DIGEST },
@@ -137,15 +184,26 @@ describe('the workload', () => {
       namespace: 'default',
       settings: { ...SETTINGS, issuer: 'internal-ca', ingressClass: 'nginx' },
     });
-    const deployment = plan.objects.find((o) => o.kind === 'Deployment') as Extract<KubernetesObject, { kind: 'Deployment' }>;
+    const deployment = plan.objects.find((o) => o.kind === 'Deployment') as Extract<
+      KubernetesObject,
+      { kind: 'Deployment' }
+    >;
     const container = deployment.spec!.template.spec!.containers[0]!;
-    expect(container.resources).toEqual({ requests: { cpu: '1000m', memory: '512Mi' }, limits: { cpu: '1000m', memory: '512Mi' } });
+    expect(container.resources).toEqual({
+      requests: { cpu: '1000m', memory: '512Mi' },
+      limits: { cpu: '1000m', memory: '512Mi' },
+    });
     expect(container.command![container.command!.indexOf('--log-level') + 1]).toBe('debug');
     const ingress = plan.objects.find((o) => o.kind === 'Ingress') as Extract<KubernetesObject, { kind: 'Ingress' }>;
     expect(ingress.metadata!.annotations!['cert-manager.io/cluster-issuer']).toBe('internal-ca');
     expect(ingress.spec!.ingressClassName).toBe('nginx');
     // without a domain the issuer of the settings is not a problem: there is no Ingress
-    const none = workloadManifests({ spec: spec(), digest: DIGEST, namespace: 'default', settings: { ...SETTINGS, issuer: 'internal-ca' } });
+    const none = workloadManifests({
+      spec: spec(),
+      digest: DIGEST,
+      namespace: 'default',
+      settings: { ...SETTINGS, issuer: 'internal-ca' },
+    });
     expect(none.objects.map((o) => o.kind)).not.toContain('Ingress');
   });
 
@@ -185,8 +243,20 @@ describe('endpointsOf', () => {
   it('a pod that is pending, waiting, stopped or being deleted is not running, and says why', () => {
     const pods = [
       pod('pending', { status: { phase: 'Pending', podIP: '10.0.0.9' } }),
-      pod('pull', { status: { phase: 'Pending', podIP: '10.0.0.8', containerStatuses: [{ state: { waiting: { reason: 'ImagePullBackOff' } } }] } }),
-      pod('crash', { status: { phase: 'Running', podIP: '10.0.0.7', containerStatuses: [{ state: { waiting: { reason: 'CrashLoopBackOff' } } }] } }),
+      pod('pull', {
+        status: {
+          phase: 'Pending',
+          podIP: '10.0.0.8',
+          containerStatuses: [{ state: { waiting: { reason: 'ImagePullBackOff' } } }],
+        },
+      }),
+      pod('crash', {
+        status: {
+          phase: 'Running',
+          podIP: '10.0.0.7',
+          containerStatuses: [{ state: { waiting: { reason: 'CrashLoopBackOff' } } }],
+        },
+      }),
       pod('going', { metadata: { name: 'going', deletionTimestamp: 'now', labels: {} } }),
     ];
     expect(endpointsOf(pods, 'pod', 8080, () => undefined).map((e) => [e.id, e.running, e.state])).toEqual([
@@ -203,7 +273,9 @@ describe('endpointsOf', () => {
 describe('rolloutPhase', () => {
   const replicas = { desired: 2, updated: 2, ready: 2, available: 2 };
   it('maps the rollout to the seam’s phases, and a rollback the runner started to rolling_back then rolled_back', () => {
-    expect(rolloutPhase({ state: 'deploying', reason: '1 of 2 instances available', replicas }, { started: false })).toEqual({
+    expect(
+      rolloutPhase({ state: 'deploying', reason: '1 of 2 instances available', replicas }, { started: false }),
+    ).toEqual({
       phase: 'progressing',
       message: '1 of 2 instances available',
     });
@@ -213,13 +285,16 @@ describe('rolloutPhase', () => {
       message: 'p: InvalidImageName',
     });
     const rollback = { started: true as const, reason: 'the rollout made no progress before its deadline' };
-    expect(rolloutPhase({ state: 'deploying', reason: '1 old instance is still stopping', replicas }, rollback)).toEqual({
+    expect(
+      rolloutPhase({ state: 'deploying', reason: '1 old instance is still stopping', replicas }, rollback),
+    ).toEqual({
       phase: 'rolling_back',
       message: 'the rollout made no progress before its deadline; going back: 1 old instance is still stopping',
     });
     expect(rolloutPhase({ state: 'deployed', reason: '2 of 2', replicas }, rollback)).toEqual({
       phase: 'rolled_back',
-      message: "the update failed and the previous deployment's objects were applied again: the rollout made no progress before its deadline",
+      message:
+        "the update failed and the previous deployment's objects were applied again: the rollout made no progress before its deadline",
     });
   });
 });

@@ -17,7 +17,13 @@ import type { RunningEngine } from '../../../src/engine/engine.js';
 import { CONTAINER_LABELS } from '../../../src/engine/runners/docker-runner.js';
 import { DOCKER_ENV_FILE } from '../../../src/runtime/image.js';
 import { requireBuilt, tempHome } from '../../support/app.js';
-import { dockerSkipReason, ensureNodeBaseImage, removeContainers, startTestDocker, type TestDocker } from '../../support/docker.js';
+import {
+  dockerSkipReason,
+  ensureNodeBaseImage,
+  removeContainers,
+  startTestDocker,
+  type TestDocker,
+} from '../../support/docker.js';
 import { startRealEngine } from '../../support/engine.js';
 import type { TempDir } from '../../support/temp.js';
 import { waitFor } from '../../support/wait.js';
@@ -31,13 +37,24 @@ const LEAKER: BuildRequestInput = {
   name: 'leaker',
   template: 'custom',
   tools: [
-    { name: 'connect', description: 'Fails quoting its database URL', inputSchema: { type: 'object' }, handler: { type: 'module', module: 'tools.mjs' } },
-    { name: 'hello', description: 'Answers', inputSchema: { type: 'object' }, handler: { type: 'module', module: 'tools.mjs' } },
+    {
+      name: 'connect',
+      description: 'Fails quoting its database URL',
+      inputSchema: { type: 'object' },
+      handler: { type: 'module', module: 'tools.mjs' },
+    },
+    {
+      name: 'hello',
+      description: 'Answers',
+      inputSchema: { type: 'object' },
+      handler: { type: 'module', module: 'tools.mjs' },
+    },
   ],
   files: {
     'tools.mjs': {
       encoding: 'utf8',
-      content: "export function connect() { throw new Error('cannot connect to ' + process.env.DATABASE_URL); }\nexport const hello = () => 'hello';\n",
+      content:
+        "export function connect() { throw new Error('cannot connect to ' + process.env.DATABASE_URL); }\nexport const hello = () => 'hello';\n",
     },
   },
 };
@@ -96,7 +113,11 @@ describe.skipIf(dockerSkipReason !== undefined)(
     it('hides a value a module error quotes from the client and the log, and docker inspect shows it nowhere (ATTACK)', async () => {
       const api = new ApiClient({ baseUrl: engine!.url, apiKey: API_KEY });
       const server = await api.build(LEAKER);
-      const { deployment } = await api.deploy({ mcp_id: server.mcp_id, environment: 'staging', config: { env_vars: { DATABASE_URL } } });
+      const { deployment } = await api.deploy({
+        mcp_id: server.mcp_id,
+        environment: 'staging',
+        config: { env_vars: { DATABASE_URL } },
+      });
       expect(deployment.status, deployment.reason).toBe('deployed');
 
       const mcp = new Client({ name: 'docker-secrets-test', version: '1.0.0' });
@@ -119,15 +140,25 @@ describe.skipIf(dockerSkipReason !== undefined)(
       expect(details.Config.Env.some((item) => item.startsWith('DATABASE_URL'))).toBe(false);
       expect(details.Config.Cmd).toContain('--env-is-secret');
       // the file it came in is gone once the runtime read it
-      await expect(client.json('HEAD', `/containers/${details.Id}/archive`, { query: { path: DOCKER_ENV_FILE } })).rejects.toMatchObject({ status: 404 });
+      await expect(
+        client.json('HEAD', `/containers/${details.Id}/archive`, { query: { path: DOCKER_ENV_FILE } }),
+      ).rejects.toMatchObject({ status: 404 });
       await api.close();
     }, 300_000);
 
     it("puts each deployment's containers on a network of its own, off the default bridge, removed with the deployment", async () => {
       const api = new ApiClient({ baseUrl: engine!.url, apiKey: API_KEY });
       const server = await api.build(LEAKER);
-      const a = (await api.deploy({ mcp_id: server.mcp_id, environment: 'staging', config: { env_vars: { DATABASE_URL } } })).deployment;
-      const b = (await api.deploy({ mcp_id: server.mcp_id, environment: 'development', config: { env_vars: { OTHER: OTHER_VALUE } } })).deployment;
+      const a = (
+        await api.deploy({ mcp_id: server.mcp_id, environment: 'staging', config: { env_vars: { DATABASE_URL } } })
+      ).deployment;
+      const b = (
+        await api.deploy({
+          mcp_id: server.mcp_id,
+          environment: 'development',
+          config: { env_vars: { OTHER: OTHER_VALUE } },
+        })
+      ).deployment;
       expect([a.status, b.status]).toEqual(['deployed', 'deployed']);
       const [ofA, ofB] = [await inspect(a.deployment_id), await inspect(b.deployment_id)];
       const [netA, netB] = [Object.keys(ofA.NetworkSettings.Networks), Object.keys(ofB.NetworkSettings.Networks)];
@@ -135,7 +166,10 @@ describe.skipIf(dockerSkipReason !== undefined)(
       expect(netB).toHaveLength(1);
       expect(netA[0]).not.toBe(netB[0]);
       expect([...netA, ...netB]).not.toContain('bridge');
-      const network = await client.json<{ Labels: Record<string, string>; Options: Record<string, string> }>('GET', `/networks/${netA[0]}`);
+      const network = await client.json<{ Labels: Record<string, string>; Options: Record<string, string> }>(
+        'GET',
+        `/networks/${netA[0]}`,
+      );
       expect(network.Labels[NETWORK_LABELS.deployment]).toBe(a.deployment_id);
       expect(network.Options['com.docker.network.bridge.enable_icc']).toBe('false');
       // and the engine still reaches them: through the gateway

@@ -84,7 +84,9 @@ describe('the kubernetes runner on a real cluster', () => {
         MCPCTL_RATE_LIMIT: '0',
         MCPCTL_RUNNER: 'kubernetes',
       };
-      cluster = await connectCluster({ ...(env.MCPCTL_KUBERNETES_NAMESPACE === undefined ? {} : { namespace: env.MCPCTL_KUBERNETES_NAMESPACE }) });
+      cluster = await connectCluster({
+        ...(env.MCPCTL_KUBERNETES_NAMESPACE === undefined ? {} : { namespace: env.MCPCTL_KUBERNETES_NAMESPACE }),
+      });
       const cli = (args: string[]) => runCli(args, cliEnv);
 
       if ((env.MCPCTL_KUBERNETES_REGISTRY ?? '') === '') {
@@ -92,7 +94,9 @@ describe('the kubernetes runner on a real cluster', () => {
         const built = await cli(['--json', 'export', 'image', CALCULATOR]);
         expect(built.code, built.stderr).toBe(0);
         const image = (JSON.parse(built.stdout) as { image: string }).image;
-        await run('kind', ['load', 'docker-image', image, '--name', env.MCPCTL_TEST_KIND_CLUSTER!], { timeout: 300_000 });
+        await run('kind', ['load', 'docker-image', image, '--name', env.MCPCTL_TEST_KIND_CLUSTER!], {
+          timeout: 300_000,
+        });
       }
 
       const startDaemon = () => spawnDaemon(cliEnv, children);
@@ -103,7 +107,12 @@ describe('the kubernetes runner on a real cluster', () => {
 
       const deployed = await cli(['--json', 'deploy', CALCULATOR, '--env', 'production', '--timeout', '400']);
       expect(deployed.code, deployed.stderr).toBe(0);
-      const deployment = JSON.parse(deployed.stdout) as { deployment_id: string; url: string; status: string; runner?: string };
+      const deployment = JSON.parse(deployed.stdout) as {
+        deployment_id: string;
+        url: string;
+        status: string;
+        runner?: string;
+      };
       expect(deployment).toMatchObject({ status: 'deployed', runner: 'kubernetes' });
 
       const selector = labelSelector({ [ENGINE_LABELS.engine]: engineLabel(home) });
@@ -118,7 +127,9 @@ describe('the kubernetes runner on a real cluster', () => {
       const logs = await waitFor(
         'log lines from the pods',
         async () => {
-          const answer = await call(state.url, 'GET', `/v1/deploy/${deployment.deployment_id}/logs?limit=500`, { key: state.apiKey });
+          const answer = await call(state.url, 'GET', `/v1/deploy/${deployment.deployment_id}/logs?limit=500`, {
+            key: state.apiKey,
+          });
           const lines = (answer.body.data as { lines: Array<{ instance?: string; message: string }> }).lines;
           return lines.some((line) => line.instance !== undefined && pods.has(line.instance)) ? lines : undefined;
         },
@@ -133,7 +144,9 @@ describe('the kubernetes runner on a real cluster', () => {
       const restored = await waitFor(
         'the deployment restored',
         async () => {
-          const answer = await call(state.url, 'GET', `/v1/deploy/${deployment.deployment_id}/status`, { key: state.apiKey });
+          const answer = await call(state.url, 'GET', `/v1/deploy/${deployment.deployment_id}/status`, {
+            key: state.apiKey,
+          });
           const data = answer.body.data as { status: string; url: string; instances: Array<{ state: string }> };
           return data.status === 'deployed' && data.instances.some((i) => i.state === 'healthy') ? data : undefined;
         },
@@ -145,8 +158,16 @@ describe('the kubernetes runner on a real cluster', () => {
 
       const stopped = await cli(['--json', 'stop', deployment.deployment_id]);
       expect(stopped.code, stopped.stderr).toBe(0);
-      await waitFor('every object removed', async () => ((await cluster!.list(selector)).length === 0 ? true : undefined), 120_000);
-      await waitFor('every pod gone', async () => ((await cluster!.pods(selector)).length === 0 ? true : undefined), 180_000);
+      await waitFor(
+        'every object removed',
+        async () => ((await cluster!.list(selector)).length === 0 ? true : undefined),
+        120_000,
+      );
+      await waitFor(
+        'every pod gone',
+        async () => ((await cluster!.pods(selector)).length === 0 ? true : undefined),
+        180_000,
+      );
       const engineStop = await cli(['engine', 'stop']);
       expect(engineStop.code, engineStop.stderr).toBe(0);
     },

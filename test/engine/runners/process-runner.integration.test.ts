@@ -79,7 +79,10 @@ describe('the process runner’s sockets', () => {
   it('gives none when the path would be too long, or without a folder: the instance is reached on its port', async () => {
     const asked: RuntimeProcessOptions[] = [];
     const long = join(await tempDir(), 'x'.repeat(100));
-    for (const runner of [createProcessRunner(recordingStarter(asked), { socketDir: long }), createProcessRunner(recordingStarter(asked))]) {
+    for (const runner of [
+      createProcessRunner(recordingStarter(asked), { socketDir: long }),
+      createProcessRunner(recordingStarter(asked)),
+    ]) {
       const instance = await runner.start(SPEC);
       expect(instance.socketPath).toBeUndefined();
       expect(instance.port).toBe(1);

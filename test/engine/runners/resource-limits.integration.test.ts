@@ -24,8 +24,18 @@ const HOG: BuildRequestInput = {
   name: 'hog',
   template: 'custom',
   tools: [
-    { name: 'hog', description: 'Takes memory', inputSchema: { type: 'object' }, handler: { type: 'module', module: 'hog.mjs', export: 'hog' } },
-    { name: 'ping', description: 'Answers', inputSchema: { type: 'object' }, handler: { type: 'static', content: [{ type: 'text', text: 'pong' }] } },
+    {
+      name: 'hog',
+      description: 'Takes memory',
+      inputSchema: { type: 'object' },
+      handler: { type: 'module', module: 'hog.mjs', export: 'hog' },
+    },
+    {
+      name: 'ping',
+      description: 'Answers',
+      inputSchema: { type: 'object' },
+      handler: { type: 'static', content: [{ type: 'text', text: 'pong' }] },
+    },
   ],
   files: {
     'hog.mjs': {
@@ -41,7 +51,9 @@ const engines = realEnginePerTest(API_KEY);
 /** The control group path of a process for one controller (cgroup v1) or the unified one (v2). */
 async function groupOf(pid: number, controller: string): Promise<string | undefined> {
   const lines = (await readFile(`/proc/${pid}/cgroup`, 'utf8')).split('\n');
-  const line = lines.find((entry) => entry.split(':')[1]?.split(',').includes(controller)) ?? lines.find((entry) => entry.startsWith('0::'));
+  const line =
+    lines.find((entry) => entry.split(':')[1]?.split(',').includes(controller)) ??
+    lines.find((entry) => entry.startsWith('0::'));
   return line?.split(':')[2];
 }
 
@@ -51,7 +63,11 @@ describe.skipIf(canLimit === undefined)('resources on the process runner', () =>
     const api = new ApiClient({ baseUrl: engine.url, apiKey: API_KEY });
     try {
       const server = await api.build(HOG);
-      const { deployment } = await api.deploy({ mcp_id: server.mcp_id, environment: 'development', config: { resources: { memory_mb: 96, cpus: 0.5 } } });
+      const { deployment } = await api.deploy({
+        mcp_id: server.mcp_id,
+        environment: 'development',
+        config: { resources: { memory_mb: 96, cpus: 0.5 } },
+      });
       expect(deployment.status).toBe('deployed');
       expect(deployment.notices ?? []).not.toContainEqual(expect.stringContaining('resources'));
       const live = await api.status(deployment.deployment_id);
@@ -64,7 +80,9 @@ describe.skipIf(canLimit === undefined)('resources on the process runner', () =>
       const memoryLimit = await readFile(join(memoryGroup, v1 ? 'memory.limit_in_bytes' : 'memory.max'), 'utf8');
       expect(Number(memoryLimit.trim())).toBe(96 * 1024 * 1024);
       const cpuGroup = join('/sys/fs/cgroup', v1 ? 'cpu' : '', (await groupOf(pid!, 'cpu'))!);
-      const cpu = v1 ? await readFile(join(cpuGroup, 'cpu.cfs_quota_us'), 'utf8') : await readFile(join(cpuGroup, 'cpu.max'), 'utf8');
+      const cpu = v1
+        ? await readFile(join(cpuGroup, 'cpu.cfs_quota_us'), 'utf8')
+        : await readFile(join(cpuGroup, 'cpu.max'), 'utf8');
       expect(cpu.trim().split(' ')[0]).toBe('50000');
 
       const client = new Client({ name: 'limits-test', version: '1.0.0' });
@@ -78,7 +96,9 @@ describe.skipIf(canLimit === undefined)('resources on the process runner', () =>
       // the supervisor replaces the instance the kernel ended
       await waitFor('a new instance', async () => {
         const now = await api.status(deployment.deployment_id);
-        const next = now.deployment?.instances?.find((instance) => instance.pid !== pid && instance.state === 'healthy');
+        const next = now.deployment?.instances?.find(
+          (instance) => instance.pid !== pid && instance.state === 'healthy',
+        );
         return next;
       });
     } finally {

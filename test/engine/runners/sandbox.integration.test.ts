@@ -27,7 +27,14 @@ const hasBubblewrap = findSandbox('auto', { home: '/nonexistent' }).sandbox !== 
 const HOLDER: BuildRequestInput = {
   name: 'holder',
   template: 'custom',
-  tools: [{ name: 'noop', description: 'Does nothing', inputSchema: { type: 'object' }, handler: { type: 'module', module: 'tool.mjs', export: 'noop' } }],
+  tools: [
+    {
+      name: 'noop',
+      description: 'Does nothing',
+      inputSchema: { type: 'object' },
+      handler: { type: 'module', module: 'tool.mjs', export: 'noop' },
+    },
+  ],
   files: {
     'tool.mjs': { encoding: 'utf8', content: "export const noop = () => 'ok';\n" },
     'private.txt': { encoding: 'utf8', content: `${PRIVATE_DATA}\n` },
@@ -78,13 +85,19 @@ async function pidHolding(value: string): Promise<number | undefined> {
 }
 
 /** Deploys A and B, and has B read every place that holds A's values or the engine's: what each read returned. */
-async function attack(env: Record<string, string>): Promise<{ answers: string[]; logs: string; engine: RunningEngine }> {
+async function attack(
+  env: Record<string, string>,
+): Promise<{ answers: string[]; logs: string; engine: RunningEngine }> {
   const { engine, home } = await engines.start(env);
   // the daemon's key file, as `mcpctl engine start` writes it
   await writeFile(join(home, 'engine.json'), JSON.stringify({ api_key: API_KEY }), { mode: 0o600 });
   const api = new ApiClient({ baseUrl: engine.url, apiKey: API_KEY });
   try {
-    const a = await api.deploy({ mcp_id: (await api.build(HOLDER)).mcp_id, environment: 'staging', config: { env_vars: { SECRET_A } } });
+    const a = await api.deploy({
+      mcp_id: (await api.build(HOLDER)).mcp_id,
+      environment: 'staging',
+      config: { env_vars: { SECRET_A } },
+    });
     expect(a.deployment.status).toBe('deployed');
     const b = await api.deploy({ mcp_id: (await api.build(READER)).mcp_id, environment: 'development' });
     expect(b.deployment.status).toBe('deployed');
@@ -126,7 +139,9 @@ describe.skipIf(!hasBubblewrap)('the process runner’s sandbox', () => {
     expect(answers.filter(leaked)).toEqual([]);
     expect(answers.every((answer) => answer.startsWith('refused:'))).toBe(true);
     expect(leaked(logs)).toBe(false);
-    const health = (await (await fetch(`${engine.url}/v1/health`, { headers: { authorization: `Bearer ${API_KEY}` } })).json()) as {
+    const health = (await (
+      await fetch(`${engine.url}/v1/health`, { headers: { authorization: `Bearer ${API_KEY}` } })
+    ).json()) as {
       data: { isolation?: { sandbox: string } };
     };
     expect(health.data.isolation?.sandbox).toBe('bubblewrap');

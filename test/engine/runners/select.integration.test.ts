@@ -29,7 +29,16 @@ describe('the Docker runner without a daemon', () => {
 
 describe('the kubernetes runner without a cluster', () => {
   const start = (home: string, env: Record<string, string>) =>
-    startEngine({ home, host: '127.0.0.1', port: 0, apiKey: TEST_KEY, version: '0.0.0-test', logger: silentLogger, env, runner: 'kubernetes' });
+    startEngine({
+      home,
+      host: '127.0.0.1',
+      port: 0,
+      apiKey: TEST_KEY,
+      version: '0.0.0-test',
+      logger: silentLogger,
+      env,
+      runner: 'kubernetes',
+    });
 
   it('stops the engine start when the API server does not answer, naming it and where the kubeconfig comes from', async () => {
     await using home = await tempDir();
@@ -58,7 +67,10 @@ describe('the kubernetes runner without a cluster', () => {
     await expect(start(home.dir, { KUBECONFIG: join(home.dir, 'missing') })).rejects.toThrow(
       /the kubernetes runner cannot start: the kubeconfig cannot be read/,
     );
-    await writeFile(join(home.dir, 'engine-settings.json'), JSON.stringify({ kubernetes: { address: 'nodeport', registry: 'https://r.example' } }));
+    await writeFile(
+      join(home.dir, 'engine-settings.json'),
+      JSON.stringify({ kubernetes: { address: 'nodeport', registry: 'https://r.example' } }),
+    );
     await expect(start(home.dir, {})).rejects.toThrow(
       /"kubernetes.registry" in engine-settings.json: "https:\/\/r.example": .*scheme.*; "kubernetes.address" in engine-settings.json must be one of port-forward, pod, not "nodeport"/,
     );

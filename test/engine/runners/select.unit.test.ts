@@ -21,6 +21,8 @@ describe('choosing the runner of an engine', () => {
 
   it('names where a wrong kind came from and the kinds there are', () => {
     expect(() => chooseRunner([{ value: 'podman', from: 'MCPCTL_RUNNER' }])).toThrow(RunnerConfigError);
-    expect(() => chooseRunner([{ value: 'podman', from: 'MCPCTL_RUNNER' }])).toThrow('MCPCTL_RUNNER must be one of process, docker, kubernetes, not "podman"');
+    expect(() => chooseRunner([{ value: 'podman', from: 'MCPCTL_RUNNER' }])).toThrow(
+      'MCPCTL_RUNNER must be one of process, docker, kubernetes, not "podman"',
+    );
   });
 });

@@ -1,10 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SWARM_SETTINGS, SERVICE_LABELS, serviceName, serviceSpec, workloadLabelsOf } from '../../../src/engine/docker/service-spec.js';
+import {
+  DEFAULT_SWARM_SETTINGS,
+  SERVICE_LABELS,
+  serviceName,
+  serviceSpec,
+  workloadLabelsOf,
+} from '../../../src/engine/docker/service-spec.js';
 import { rolloutOutcome } from '../../../src/engine/runners/orchestrator.js';
 import { imageContract, SWARM_ENV_FILE } from '../../../src/runtime/image.js';
 
 const DIGEST = 'a'.repeat(64);
-const labels = { engine: '/home/me/.mcpctl', server: 'Calculator_Pro', environment: 'production', deployment: 'deploy_abc' };
+const labels = {
+  engine: '/home/me/.mcpctl',
+  server: 'Calculator_Pro',
+  environment: 'production',
+  deployment: 'deploy_abc',
+};
 const limits = { memoryBytes: 256 * 1024 * 1024, cpus: 0.5, pids: 256, tmpBytes: 64 * 1024 * 1024 };
 
 describe('the Swarm service of a deployment', () => {
@@ -24,7 +35,14 @@ describe('the Swarm service of a deployment', () => {
 
   it('is hardened, health-gated, rolls start-first with automatic rollback, spreads over regions and publishes in host mode', () => {
     const spec = serviceSpec(
-      { labels, bundleDir: '/b', env: { A: '1' }, logLevel: 'info', replicas: 3, resources: { memoryMb: 300, cpus: 0.25 } },
+      {
+        labels,
+        bundleDir: '/b',
+        env: { A: '1' },
+        logLevel: 'info',
+        replicas: 3,
+        resources: { memoryMb: 300, cpus: 0.25 },
+      },
       imageContract(DIGEST, { envFile: SWARM_ENV_FILE }),
       limits,
       { ...DEFAULT_SWARM_SETTINGS, monitorMs: 3000 },
@@ -32,25 +50,46 @@ describe('the Swarm service of a deployment', () => {
       // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the test reads the Engine API spec loosely
     ) as Record<string, any>;
     expect(spec.Mode).toEqual({ Replicated: { Replicas: 3 } });
-    expect(spec.UpdateConfig).toMatchObject({ Parallelism: 1, Order: 'start-first', FailureAction: 'rollback', Monitor: 3e9 });
+    expect(spec.UpdateConfig).toMatchObject({
+      Parallelism: 1,
+      Order: 'start-first',
+      FailureAction: 'rollback',
+      Monitor: 3e9,
+    });
     expect(spec.RollbackConfig).toMatchObject({ Parallelism: 1, Order: 'start-first' });
     const container = spec.TaskTemplate.ContainerSpec;
-    expect(container).toMatchObject({ User: '10001:10001', ReadOnly: true, Privileges: { NoNewPrivileges: true }, CapabilityDrop: ['ALL'], Init: true });
+    expect(container).toMatchObject({
+      User: '10001:10001',
+      ReadOnly: true,
+      Privileges: { NoNewPrivileges: true },
+      CapabilityDrop: ['ALL'],
+      Init: true,
+    });
     // the values come as a secret the runtime reads, not as Env (ATTACK: `docker service inspect` and Swarm's log)
     expect(container.Env).not.toContain('A=1');
     expect(JSON.stringify(container.Env)).not.toContain('A=');
     expect(container.Secrets).toEqual([
-      { SecretID: 'sec123', SecretName: 'mcpctl-x-env-1', File: { Name: 'mcpctl-env', UID: '10001', GID: '10001', Mode: 0o400 } },
+      {
+        SecretID: 'sec123',
+        SecretName: 'mcpctl-x-env-1',
+        File: { Name: 'mcpctl-env', UID: '10001', GID: '10001', Mode: 0o400 },
+      },
     ]);
     expect(container.Command.slice(-3)).toEqual(['--env-is-secret', '--values-file', SWARM_ENV_FILE]);
     expect(container.Labels[SERVICE_LABELS.task]).toBe('deploy_abc');
     expect(container.Mounts).toEqual([expect.objectContaining({ Type: 'tmpfs', Target: '/tmp' })]);
     expect(container.Healthcheck.Test.slice(0, 3)).toEqual(['CMD', 'node', '-e']);
     expect(container.Healthcheck.Test[3]).toContain("path:'/health'");
-    expect(spec.TaskTemplate.Resources.Limits).toEqual({ NanoCPUs: 250_000_000, MemoryBytes: 300 * 1024 * 1024, Pids: 256 });
+    expect(spec.TaskTemplate.Resources.Limits).toEqual({
+      NanoCPUs: 250_000_000,
+      MemoryBytes: 300 * 1024 * 1024,
+      Pids: 256,
+    });
     expect(spec.TaskTemplate.RestartPolicy.Condition).toBe('any');
     expect(spec.TaskTemplate.Placement.Preferences).toEqual([{ Spread: { SpreadDescriptor: 'node.labels.region' } }]);
-    expect(spec.EndpointSpec.Ports).toEqual([{ Protocol: 'tcp', TargetPort: 8080, PublishedPort: 0, PublishMode: 'host' }]);
+    expect(spec.EndpointSpec.Ports).toEqual([
+      { Protocol: 'tcp', TargetPort: 8080, PublishedPort: 0, PublishMode: 'host' },
+    ]);
   });
 });
 

@@ -16,7 +16,13 @@ import { SECRET_LABELS } from '../../../src/engine/docker/swarm-secrets.js';
 import { isProcessAlive } from '../../../src/engine/state.js';
 import { call, killEngineOf, requireBuilt, ROOT, tempHome } from '../../support/app.js';
 import { spawnDaemon, waitForDaemon } from '../../support/daemon.js';
-import { dockerSkipReason, ensureNodeBaseImage, ensureSwarm, startTestDocker, type TestDocker } from '../../support/docker.js';
+import {
+  dockerSkipReason,
+  ensureNodeBaseImage,
+  ensureSwarm,
+  startTestDocker,
+  type TestDocker,
+} from '../../support/docker.js';
 import { tempDir, type TempDir } from '../../support/temp.js';
 import { waitFor } from '../../support/wait.js';
 import { runBin, type BinResult } from '../../support/cli.js';
@@ -127,7 +133,9 @@ describe.skipIf(dockerSkipReason !== undefined)(
       requireBuilt();
       docker = await startTestDocker();
       client = docker.client;
-      imagesBefore = new Set((await client.json<Array<{ Id: string }>>('GET', '/images/json')).map((image) => image.Id));
+      imagesBefore = new Set(
+        (await client.json<Array<{ Id: string }>>('GET', '/images/json')).map((image) => image.Id),
+      );
       swarm = await ensureSwarm(client);
       baseImage = await ensureNodeBaseImage(client);
       folder = await tempDir('mcpctl-swarm-server-');
@@ -141,11 +149,15 @@ describe.skipIf(dockerSkipReason !== undefined)(
       for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       if (home !== undefined) killEngineOf(home);
       if (client !== undefined) {
-        for (const service of await servicesOf().catch(() => [])) await client.json('DELETE', `/services/${service.ID}`).catch(() => undefined);
+        for (const service of await servicesOf().catch(() => []))
+          await client.json('DELETE', `/services/${service.ID}`).catch(() => undefined);
         await swarm?.leave();
         if (!docker.owned) {
-          const added = (await client.json<Array<{ Id: string }>>('GET', '/images/json')).filter((image) => !imagesBefore.has(image.Id));
-          for (const image of added) await client.json('DELETE', `/images/${image.Id}`, { query: { force: 1 } }).catch(() => undefined);
+          const added = (await client.json<Array<{ Id: string }>>('GET', '/images/json')).filter(
+            (image) => !imagesBefore.has(image.Id),
+          );
+          for (const image of added)
+            await client.json('DELETE', `/images/${image.Id}`, { query: { force: 1 } }).catch(() => undefined);
         }
       }
       await folder?.cleanup();
@@ -154,7 +166,9 @@ describe.skipIf(dockerSkipReason !== undefined)(
     }, 180_000);
 
     function servicesOf(): Promise<ServiceSummary[]> {
-      return client.json<ServiceSummary[]>('GET', '/services', { query: { filters: JSON.stringify({ label: [`${SERVICE_LABELS.engine}=${home}`] }) } });
+      return client.json<ServiceSummary[]>('GET', '/services', {
+        query: { filters: JSON.stringify({ label: [`${SERVICE_LABELS.engine}=${home}`] }) },
+      });
     }
     async function runningTasks(service: string): Promise<TaskSummary[]> {
       const tasks = await client.json<TaskSummary[]>('GET', '/tasks', {
@@ -174,24 +188,51 @@ describe.skipIf(dockerSkipReason !== undefined)(
         ...docker.env,
       };
       // the rest of the Swarm settings from the home's settings file (the environment variables come first)
-      await writeFile(join(home, 'engine-settings.json'), JSON.stringify({ swarm: { spread: 'region', health_interval_seconds: 1 } }));
+      await writeFile(
+        join(home, 'engine-settings.json'),
+        JSON.stringify({ swarm: { spread: 'region', health_interval_seconds: 1 } }),
+      );
       const startDaemon = () => spawnDaemon(env, children);
       const engineState = () => waitForDaemon(home);
       const file = join(folder.dir, 'server.yaml');
       const deploy = (appVersion: string, breakAtStart = 'no') =>
-        runCli(['--json', 'deploy', file, '--env', 'production', '--env-var', 'APP_VERSION', '--env-var', 'BREAK_AT_START', '--env-var', 'DB_PASSWORD'], {
-          ...env,
-          APP_VERSION: appVersion,
-          BREAK_AT_START: breakAtStart,
-          DB_PASSWORD: SWARM_SECRET,
-        });
+        runCli(
+          [
+            '--json',
+            'deploy',
+            file,
+            '--env',
+            'production',
+            '--env-var',
+            'APP_VERSION',
+            '--env-var',
+            'BREAK_AT_START',
+            '--env-var',
+            'DB_PASSWORD',
+          ],
+          {
+            ...env,
+            APP_VERSION: appVersion,
+            BREAK_AT_START: breakAtStart,
+            DB_PASSWORD: SWARM_SECRET,
+          },
+        );
       const secretsOf = (service: string) =>
-        client.json<Array<{ ID: string }>>('GET', '/secrets', { query: { filters: JSON.stringify({ label: [`${SECRET_LABELS.service}=${service}`] }) } });
+        client.json<Array<{ ID: string }>>('GET', '/secrets', {
+          query: { filters: JSON.stringify({ label: [`${SECRET_LABELS.service}=${service}`] }) },
+        });
       startDaemon();
       let state = await engineState();
-      const written = JSON.parse(await readFile(join(home, 'engine.json'), 'utf8')) as { runner?: string; swarm?: string };
-      expect(written).toMatchObject({ runner: 'docker', swarm: 'production as Swarm services (spread over node.labels.region)' });
-      const statusOf = async (id: string) => (await call(state.url, 'GET', `/v1/deploy/${id}/status`, { key: state.apiKey })).body.data as DeploymentView;
+      const written = JSON.parse(await readFile(join(home, 'engine.json'), 'utf8')) as {
+        runner?: string;
+        swarm?: string;
+      };
+      expect(written).toMatchObject({
+        runner: 'docker',
+        swarm: 'production as Swarm services (spread over node.labels.region)',
+      });
+      const statusOf = async (id: string) =>
+        (await call(state.url, 'GET', `/v1/deploy/${id}/status`, { key: state.apiKey })).body.data as DeploymentView;
       const stable = `${state.url}/d/swarmver.production/mcp`;
 
       // --- a production deployment is a service of 2 replicas
@@ -217,7 +258,10 @@ describe.skipIf(dockerSkipReason !== undefined)(
       // Privileges.NoNewPrivileges is sent too; Docker releases before it (20.10 here) drop it from the spec
       expect(container).toMatchObject({ User: '10001:10001', ReadOnly: true, CapabilityDrop: ['ALL'] });
       expect(container.Healthcheck.Test.join(' ')).toContain('/health');
-      expect(spec.TaskTemplate.Resources.Limits).toMatchObject({ MemoryBytes: 256 * 1024 * 1024, NanoCPUs: 500_000_000 });
+      expect(spec.TaskTemplate.Resources.Limits).toMatchObject({
+        MemoryBytes: 256 * 1024 * 1024,
+        NanoCPUs: 500_000_000,
+      });
       const tasks = await runningTasks(service!.ID);
       expect(tasks).toHaveLength(2);
       const inspected = await client.json<{
@@ -225,7 +269,12 @@ describe.skipIf(dockerSkipReason !== undefined)(
         HostConfig: { ReadonlyRootfs: boolean; CapDrop: string[]; Memory: number; NanoCpus: number };
       }>('GET', `/containers/${tasks[0]!.Status.ContainerStatus!.ContainerID}/json`);
       expect(inspected.Config.User).toBe('10001:10001');
-      expect(inspected.HostConfig).toMatchObject({ ReadonlyRootfs: true, CapDrop: ['ALL'], Memory: 256 * 1024 * 1024, NanoCpus: 500_000_000 });
+      expect(inspected.HostConfig).toMatchObject({
+        ReadonlyRootfs: true,
+        CapDrop: ['ALL'],
+        Memory: 256 * 1024 * 1024,
+        NanoCpus: 500_000_000,
+      });
       // ATTACK: the values are a Docker secret the runtime reads, nowhere in the service's or the task's inspect
       expect(JSON.stringify(service)).not.toContain(SWARM_SECRET);
       expect(JSON.stringify(inspected)).not.toContain(SWARM_SECRET);
@@ -255,13 +304,18 @@ describe.skipIf(dockerSkipReason !== undefined)(
       expect(rolled!.ID).toBe(service!.ID);
       expect(rolled!.UpdateStatus?.State).toBe('completed');
       const v2Tasks = await runningTasks(service!.ID);
-      expect(v2Tasks.map((task) => task.Spec.ContainerSpec.Labels?.[SERVICE_LABELS.task])).toEqual([v2.deployment_id, v2.deployment_id]);
+      expect(v2Tasks.map((task) => task.Spec.ContainerSpec.Labels?.[SERVICE_LABELS.task])).toEqual([
+        v2.deployment_id,
+        v2.deployment_id,
+      ]);
 
       // --- a version that cannot start: Swarm rolls it back by itself, v2 stays live
       steady = steadyClient(stable);
       const bad = await deploy('v3', 'yes');
       expect(bad.code).not.toBe(0);
-      const failed = (await call(state.url, 'GET', '/v1/deployments', { key: state.apiKey })).body.data as { deployments: DeploymentView[] };
+      const failed = (await call(state.url, 'GET', '/v1/deployments', { key: state.apiKey })).body.data as {
+        deployments: DeploymentView[];
+      };
       const v3 = failed.deployments.find((d) => d.status === 'failed')!;
       expect(v3.reason).toContain('Swarm rolled the update back');
       expect(v3.reason).toContain('boom at start');
@@ -290,7 +344,9 @@ describe.skipIf(dockerSkipReason !== undefined)(
         'the deployment to be restored',
         async () => {
           const view = await statusOf(v1again.deployment_id).catch(() => undefined);
-          return view?.status === 'deployed' && view.instances?.filter((i) => i.state === 'healthy').length === 2 ? view : undefined;
+          return view?.status === 'deployed' && view.instances?.filter((i) => i.state === 'healthy').length === 2
+            ? view
+            : undefined;
         },
         60_000,
       );
@@ -311,11 +367,14 @@ describe.skipIf(dockerSkipReason !== undefined)(
       expect(logs.stdout).toContain('listening');
 
       // --- staging stays a plain container of the docker runner
-      const staged = await runCli(['--json', 'deploy', file, '--env', 'staging', '--env-var', 'APP_VERSION', '--env-var', 'BREAK_AT_START'], {
-        ...env,
-        APP_VERSION: 'v9',
-        BREAK_AT_START: 'no',
-      });
+      const staged = await runCli(
+        ['--json', 'deploy', file, '--env', 'staging', '--env-var', 'APP_VERSION', '--env-var', 'BREAK_AT_START'],
+        {
+          ...env,
+          APP_VERSION: 'v9',
+          BREAK_AT_START: 'no',
+        },
+      );
       expect(staged.code, staged.stderr).toBe(0);
       const staging = JSON.parse(staged.stdout) as DeploymentView;
       expect(staging).toMatchObject({ status: 'deployed', runner: 'docker' });
@@ -330,12 +389,19 @@ describe.skipIf(dockerSkipReason !== undefined)(
       const engineLabel = JSON.stringify({ label: [`mcpctl/engine=${home}`] });
       await waitFor(
         'the staging container to be gone',
-        async () => ((await client.json<unknown[]>('GET', '/containers/json', { query: { all: 1, filters: engineLabel } })).length === 0 ? true : undefined),
+        async () =>
+          (await client.json<unknown[]>('GET', '/containers/json', { query: { all: 1, filters: engineLabel } }))
+            .length === 0
+            ? true
+            : undefined,
         60_000,
       );
       await waitFor(
         'the tasks to be gone',
-        async () => ((await client.json<unknown[]>('GET', '/containers/json', { query: { all: 1, filters } })).length === 0 ? true : undefined),
+        async () =>
+          (await client.json<unknown[]>('GET', '/containers/json', { query: { all: 1, filters } })).length === 0
+            ? true
+            : undefined,
         60_000,
       );
     }, 900_000);

@@ -20,7 +20,13 @@ afterEach(async () => {
 
 describe('refilling the warm pool', () => {
   it('loads several processes at once when none is ready, and stops them all when closed', async () => {
-    pool = new WarmPool({ size: 2, parallel: 2, engine: '/tmp/mcpctl-warm-refill-test', load: async () => spawnWarmRuntimeProcess, logger: silentLogger });
+    pool = new WarmPool({
+      size: 2,
+      parallel: 2,
+      engine: '/tmp/mcpctl-warm-refill-test',
+      load: async () => spawnWarmRuntimeProcess,
+      logger: silentLogger,
+    });
     let mostLoading = 0;
     pool.fill();
     const pids = await waitFor('two ready processes', () => {
@@ -35,7 +41,13 @@ describe('refilling the warm pool', () => {
   });
 
   it('loads one at a time with parallel 1', async () => {
-    pool = new WarmPool({ size: 2, parallel: 1, engine: '/tmp/mcpctl-warm-refill-test', load: async () => spawnWarmRuntimeProcess, logger: silentLogger });
+    pool = new WarmPool({
+      size: 2,
+      parallel: 1,
+      engine: '/tmp/mcpctl-warm-refill-test',
+      load: async () => spawnWarmRuntimeProcess,
+      logger: silentLogger,
+    });
     let mostLoading = 0;
     pool.fill();
     await waitFor('two ready processes', () => {

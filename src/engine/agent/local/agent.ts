@@ -58,7 +58,11 @@ export const runLocalAgent: Agent = async ({ message: whole, session, limits, si
     }
     // in the schema's order, like the arguments taken from the message
     const order = Object.keys(tool.inputSchema.properties ?? {});
-    const args = Object.fromEntries(order.filter((name) => name in filled.args || name in found).map((name) => [name, filled.args[name] ?? found[name]]));
+    const args = Object.fromEntries(
+      order
+        .filter((name) => name in filled.args || name in found)
+        .map((name) => [name, filled.args[name] ?? found[name]]),
+    );
     return { args, missing: filled.missing.filter((name) => !(name in found)) };
   };
 
@@ -112,7 +116,9 @@ function findProvider(
   for (const other of catalog.tools) {
     if (other.name === tool.name || called.has(other.name)) continue;
     const about = new Set(
-      contentStems(`${other.name} ${other.title ?? ''} ${other.description ?? ''} ${Object.keys(other.outputSchema?.properties ?? {}).join(' ')}`),
+      contentStems(
+        `${other.name} ${other.title ?? ''} ${other.description ?? ''} ${Object.keys(other.outputSchema?.properties ?? {}).join(' ')}`,
+      ),
     );
     const covers = missing.filter((name) => {
       const words = [stem(name), ...splitWords(name).map(stem), ...(RELATED[name.toLowerCase()] ?? [])];
@@ -152,10 +158,12 @@ export function findInResults(results: unknown[], name: string, type: unknown): 
 function coerceTo(value: unknown, type: unknown): unknown {
   const types = Array.isArray(type) ? (type as unknown[]) : [type];
   if (types.includes('number') || types.includes('integer')) {
-    const number = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
+    const number =
+      typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
     if (!Number.isFinite(number)) return undefined;
     return types.includes('integer') && !types.includes('number') && !Number.isInteger(number) ? undefined : number;
   }
-  if (types.includes('string')) return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : undefined;
+  if (types.includes('string'))
+    return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : undefined;
   return value;
 }

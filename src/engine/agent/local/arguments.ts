@@ -6,7 +6,17 @@
  */
 import { compileLinear, type LinearRegExp } from '../../../shared/linear-regexp.js';
 import type { InputSchema, JsonSchema } from '../agent-types.js';
-import { findDates, findExpression, findNames, findNumbers, findQuoted, isStopWord, splitWords, stem, type NumberMention } from './text.js';
+import {
+  findDates,
+  findExpression,
+  findNames,
+  findNumbers,
+  findQuoted,
+  isStopWord,
+  splitWords,
+  stem,
+  type NumberMention,
+} from './text.js';
 
 export interface FilledArguments {
   args: Record<string, unknown>;
@@ -29,9 +39,15 @@ const MAX_PHRASE = 500;
 const NEAR = 40;
 
 /** The arguments of a tool for a message, as far as the message tells them. `specificOnly` stops after the specific values (for scoring). */
-export function fillArguments(schema: InputSchema, text: string, options: { toolWords?: string[]; specificOnly?: boolean } = {}): FilledArguments {
+export function fillArguments(
+  schema: InputSchema,
+  text: string,
+  options: { toolWords?: string[]; specificOnly?: boolean } = {},
+): FilledArguments {
   const properties = Object.entries(schema.properties ?? {}).filter(([, s]) => s !== null && typeof s === 'object');
-  const required = new Set(Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === 'string') : []);
+  const required = new Set(
+    Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === 'string') : [],
+  );
   const args: Record<string, unknown> = {};
   const used: Span[] = [];
   let specific = 0;
@@ -51,12 +67,16 @@ export function fillArguments(schema: InputSchema, text: string, options: { tool
   }
 
   // 2. enum values mentioned: first "<param> <value>" (to mi), then in the order they are mentioned
-  const enumParams = properties.filter(([name, p]) => !(name in args) && Array.isArray(p.enum) && p.enum.some((v) => typeof v === 'string'));
+  const enumParams = properties.filter(
+    ([name, p]) => !(name in args) && Array.isArray(p.enum) && p.enum.some((v) => typeof v === 'string'),
+  );
   const mentions: Array<{ value: string; span: Span }> = [];
   for (const [, property] of enumParams) {
     for (const value of property.enum as unknown[]) {
       if (typeof value !== 'string' || value === '') continue;
-      for (const match of text.matchAll(new RegExp(`(?<![\\p{L}\\p{N}_])${escapeRegExp(value)}(?![\\p{L}\\p{N}_])`, 'giu'))) {
+      for (const match of text.matchAll(
+        new RegExp(`(?<![\\p{L}\\p{N}_])${escapeRegExp(value)}(?![\\p{L}\\p{N}_])`, 'giu'),
+      )) {
         const span = { start: match.index, end: match.index + match[0].length };
         if (!mentions.some((m) => m.span.start === span.start)) mentions.push({ value, span });
       }
@@ -66,14 +86,19 @@ export function fillArguments(schema: InputSchema, text: string, options: { tool
   for (const [name, property] of enumParams) {
     const words = splitWords(name).map(stem);
     const direct = mentions.find(
-      (m) => free(m.span) && (property.enum as unknown[]).includes(m.value) && words.includes(stem(lastWordBefore(text, m.span.start))),
+      (m) =>
+        free(m.span) &&
+        (property.enum as unknown[]).includes(m.value) &&
+        words.includes(stem(lastWordBefore(text, m.span.start))),
     );
     if (direct !== undefined) take(name, direct.value, direct.span);
   }
   for (const [name, property] of enumParams) {
     if (name in args) continue;
     // `in` (inches) or `at` only count right after the parameter's name: they are words too
-    const next = mentions.find((m) => free(m.span) && (property.enum as unknown[]).includes(m.value) && !isStopWord(m.value));
+    const next = mentions.find(
+      (m) => free(m.span) && (property.enum as unknown[]).includes(m.value) && !isStopWord(m.value),
+    );
     if (next !== undefined) take(name, next.value, next.span);
   }
 
@@ -102,7 +127,9 @@ export function fillArguments(schema: InputSchema, text: string, options: { tool
 
   // 4. numbers: next to the parameter's name (three days, top 5), then the rest in order for required ones
   const numbers = findNumbers(text).filter(free);
-  const numberParams = properties.filter(([name, p]) => !(name in args) && (accepts(p, 'number') || accepts(p, 'integer')));
+  const numberParams = properties.filter(
+    ([name, p]) => !(name in args) && (accepts(p, 'number') || accepts(p, 'integer')),
+  );
   for (const [name, property] of numberParams) {
     const near = numbers.find((n) => free(n) && fits(n.value, property) && isNear(text, n, name));
     if (near !== undefined) take(name, near.value, near);
@@ -113,7 +140,12 @@ export function fillArguments(schema: InputSchema, text: string, options: { tool
     if (next !== undefined) take(name, next.value, next, false);
   }
   for (const [name, property] of properties) {
-    if (name in args || !accepts(property, 'array') || !(accepts(property.items ?? {}, 'number') || accepts(property.items ?? {}, 'integer'))) continue;
+    if (
+      name in args ||
+      !accepts(property, 'array') ||
+      !(accepts(property.items ?? {}, 'number') || accepts(property.items ?? {}, 'integer'))
+    )
+      continue;
     const items = numbers.filter((n) => free(n) && fits(n.value, property.items ?? {}));
     if (items.length > 0)
       take(
@@ -127,7 +159,9 @@ export function fillArguments(schema: InputSchema, text: string, options: { tool
   if (options.specificOnly === true) return { args, missing: [], specific };
 
   // 5. text: quoted strings in order, then one phrase for a lone text parameter
-  const textParams = properties.filter(([name, p]) => !(name in args) && accepts(p, 'string') && !Array.isArray(p.enum) && typeof p.pattern !== 'string');
+  const textParams = properties.filter(
+    ([name, p]) => !(name in args) && accepts(p, 'string') && !Array.isArray(p.enum) && typeof p.pattern !== 'string',
+  );
   const quoted = findQuoted(text).filter(free);
   for (const [name] of textParams) {
     if (!required.has(name) && textParams.length > 1) continue;
@@ -157,12 +191,20 @@ export function fillArguments(schema: InputSchema, text: string, options: { tool
  * description lists and the message mentions, dates, quoted strings); undefined when one is unknown.
  * Only simple `{var}` expressions are filled.
  */
-export function fillUriTemplate(uriTemplate: string, description: string | undefined, text: string): string | undefined {
+export function fillUriTemplate(
+  uriTemplate: string,
+  description: string | undefined,
+  text: string,
+): string | undefined {
   return fillTemplate(uriTemplate, description, text)?.uri;
 }
 
 /** Like fillUriTemplate, and whether every variable came from something specific (not just a quoted string). */
-export function fillTemplate(uriTemplate: string, description: string | undefined, text: string): { uri: string; specific: boolean } | undefined {
+export function fillTemplate(
+  uriTemplate: string,
+  description: string | undefined,
+  text: string,
+): { uri: string; specific: boolean } | undefined {
   const variables = [...uriTemplate.matchAll(/\{([^}]*)\}/g)];
   if (variables.length === 0) return { uri: uriTemplate, specific: false };
   const listed = listedValues(description ?? '');
@@ -172,14 +214,22 @@ export function fillTemplate(uriTemplate: string, description: string | undefine
     if (expression === undefined || !/^[A-Za-z0-9_]+$/.test(expression)) return undefined;
     if (values.has(expression)) continue;
     const pair = findPair(text, expression);
-    const mentioned = listed.find((value) => new RegExp(`(?<![\\p{L}\\p{N}_])${escapeRegExp(value)}(?![\\p{L}\\p{N}_])`, 'iu').test(text));
-    const date = DATE_WORDS.test(splitWords(expression).join(' ')) || /yyyy-mm-dd/i.test(description ?? '') ? findDates(text)[0]?.value : undefined;
+    const mentioned = listed.find((value) =>
+      new RegExp(`(?<![\\p{L}\\p{N}_])${escapeRegExp(value)}(?![\\p{L}\\p{N}_])`, 'iu').test(text),
+    );
+    const date =
+      DATE_WORDS.test(splitWords(expression).join(' ')) || /yyyy-mm-dd/i.test(description ?? '')
+        ? findDates(text)[0]?.value
+        : undefined;
     const value = pair?.value ?? mentioned ?? date ?? findQuoted(text)[0]?.value;
     if (value === undefined || value === '') return undefined;
     if ((pair?.value ?? mentioned ?? date) === undefined) specific = false;
     values.set(expression, value);
   }
-  return { uri: uriTemplate.replace(/\{([^}]*)\}/g, (_, name: string) => encodeURIComponent(values.get(name) ?? '')), specific };
+  return {
+    uri: uriTemplate.replace(/\{([^}]*)\}/g, (_, name: string) => encodeURIComponent(values.get(name) ?? '')),
+    specific,
+  };
 }
 
 /** Values a description lists in parentheses: "Meeting notes by topic (release, onboarding)". */
@@ -206,9 +256,11 @@ function findPair(text: string, name: string): (Span & { value: string }) | unde
 
 function coerce(raw: string, schema: JsonSchema): unknown {
   if (accepts(schema, 'integer') && /^-?\d+$/.test(raw)) return fits(Number(raw), schema) ? Number(raw) : undefined;
-  if (accepts(schema, 'number') && /^-?\d+(?:\.\d+)?$/.test(raw)) return fits(Number(raw), schema) ? Number(raw) : undefined;
+  if (accepts(schema, 'number') && /^-?\d+(?:\.\d+)?$/.test(raw))
+    return fits(Number(raw), schema) ? Number(raw) : undefined;
   if (accepts(schema, 'boolean') && /^(true|false|yes|no)$/i.test(raw)) return /^(true|yes)$/i.test(raw);
-  if (Array.isArray(schema.enum)) return schema.enum.find((v) => typeof v === 'string' && v.toLowerCase() === raw.toLowerCase());
+  if (Array.isArray(schema.enum))
+    return schema.enum.find((v) => typeof v === 'string' && v.toLowerCase() === raw.toLowerCase());
   if (accepts(schema, 'string')) return raw;
   return undefined;
 }
@@ -233,7 +285,9 @@ function fits(value: number, schema: JsonSchema): boolean {
 function isNear(text: string, number: NumberMention, name: string): boolean {
   const words = new Set(splitWords(name).map(stem));
   const after = /^\s*([A-Za-z]+)/.exec(text.slice(number.end, number.end + NEAR))?.[1];
-  const before = /([A-Za-z]+)\s*(?:of|:|=|is)?\s*$/.exec(text.slice(Math.max(0, number.start - NEAR), number.start))?.[1];
+  const before = /([A-Za-z]+)\s*(?:of|:|=|is)?\s*$/.exec(
+    text.slice(Math.max(0, number.start - NEAR), number.start),
+  )?.[1];
   return (after !== undefined && words.has(stem(after))) || (before !== undefined && words.has(stem(before)));
 }
 
@@ -241,7 +295,11 @@ function lastWordBefore(text: string, index: number): string {
   return /([A-Za-z]+)\W*$/.exec(text.slice(Math.max(0, index - NEAR), index))?.[1] ?? '';
 }
 
-function matchPattern(text: string, pattern: string, free: (span: Span) => boolean): (Span & { value: string }) | undefined {
+function matchPattern(
+  text: string,
+  pattern: string,
+  free: (span: Span) => boolean,
+): (Span & { value: string }) | undefined {
   // the definition's pattern, on the linear-time engine: no message can make it backtrack for long
   let regex: LinearRegExp;
   try {
@@ -269,7 +327,8 @@ function likelyPhrase(text: string, toolWords: string[], schema: JsonSchema): st
       .replace(/^["'“‘]|["'”’]$/g, '')
       .replace(/[\s.?!,;]+$/, '')
       .trim();
-    const limited = typeof schema.maxLength === 'number' ? trimmed.slice(0, schema.maxLength) : trimmed.slice(0, MAX_PHRASE);
+    const limited =
+      typeof schema.maxLength === 'number' ? trimmed.slice(0, schema.maxLength) : trimmed.slice(0, MAX_PHRASE);
     return limited === '' ? undefined : limited;
   };
   // `notes://x` has no space after its colon, so it is not a colon of the sentence

@@ -57,13 +57,21 @@ export function indexCatalog(catalog: Catalog): CatalogIndex {
     add(weights, tool.description ?? '', WEIGHT.description);
     for (const [name, schema] of Object.entries(tool.inputSchema.properties ?? {})) {
       const enumText = Array.isArray(schema?.enum) ? schema.enum.filter((v) => typeof v === 'string').join(' ') : '';
-      add(weights, `${name} ${typeof schema?.description === 'string' ? schema.description : ''} ${enumText}`, WEIGHT.parameter);
+      add(
+        weights,
+        `${name} ${typeof schema?.description === 'string' ? schema.description : ''} ${enumText}`,
+        WEIGHT.parameter,
+      );
     }
     entries.push({ candidate: { kind: 'tool', key: `tool:${tool.name}`, tool }, weights });
   }
   for (const resource of catalog.resources) {
     const weights = new Map<string, number>();
-    add(weights, `${resource.name} ${resource.title ?? ''} ${resource.uri.replace(/^[a-z][a-z0-9+.-]*:\/\//i, ' ')}`, WEIGHT.name);
+    add(
+      weights,
+      `${resource.name} ${resource.title ?? ''} ${resource.uri.replace(/^[a-z][a-z0-9+.-]*:\/\//i, ' ')}`,
+      WEIGHT.name,
+    );
     add(weights, resource.description ?? '', WEIGHT.description);
     entries.push({ candidate: { kind: 'resource', key: `resource:${resource.uri}`, resource }, weights });
   }
@@ -72,11 +80,16 @@ export function indexCatalog(catalog: Catalog): CatalogIndex {
     const literal = template.uriTemplate.replace(/^[a-z][a-z0-9+.-]*:\/\//i, ' ').replace(/\{[^}]*\}/g, ' ');
     add(weights, `${template.name} ${template.title ?? ''} ${literal}`, WEIGHT.name);
     add(weights, template.description ?? '', WEIGHT.description);
-    add(weights, [...template.uriTemplate.matchAll(/\{[^A-Za-z_]*([A-Za-z0-9_]+)/g)].map((m) => m[1]).join(' '), WEIGHT.parameter);
+    add(
+      weights,
+      [...template.uriTemplate.matchAll(/\{[^A-Za-z_]*([A-Za-z0-9_]+)/g)].map((m) => m[1]).join(' '),
+      WEIGHT.parameter,
+    );
     entries.push({ candidate: { kind: 'template', key: `template:${template.uriTemplate}`, template }, weights });
   }
   const frequency = new Map<string, number>();
-  for (const entry of entries) for (const stem of entry.weights.keys()) frequency.set(stem, (frequency.get(stem) ?? 0) + 1);
+  for (const entry of entries)
+    for (const stem of entry.weights.keys()) frequency.set(stem, (frequency.get(stem) ?? 0) + 1);
   return { entries, frequency };
 }
 
@@ -134,8 +147,12 @@ export function toolStems(tool: ToolInfo): string[] {
 }
 
 function specificValues(candidate: Candidate, text: string): number {
-  if (candidate.kind === 'tool') return fillArguments(candidate.tool.inputSchema, text, { specificOnly: true }).specific;
-  if (candidate.kind === 'template') return fillTemplate(candidate.template.uriTemplate, candidate.template.description, text)?.specific === true ? 1 : 0;
+  if (candidate.kind === 'tool')
+    return fillArguments(candidate.tool.inputSchema, text, { specificOnly: true }).specific;
+  if (candidate.kind === 'template')
+    return fillTemplate(candidate.template.uriTemplate, candidate.template.description, text)?.specific === true
+      ? 1
+      : 0;
   return 0;
 }
 
@@ -146,7 +163,11 @@ function toStep(candidate: Candidate, text: string): PlannedStep {
     case 'resource':
       return { kind: 'resource', uri: candidate.resource.uri };
     case 'template':
-      return { kind: 'template', template: candidate.template, uri: fillUriTemplate(candidate.template.uriTemplate, candidate.template.description, text) };
+      return {
+        kind: 'template',
+        template: candidate.template,
+        uri: fillUriTemplate(candidate.template.uriTemplate, candidate.template.description, text),
+      };
   }
 }
 
@@ -160,7 +181,8 @@ function namedInMessage(catalog: Catalog, message: string): PlannedStep[] {
   const words = [...message.matchAll(/[A-Za-z0-9]+/g)];
   for (const tool of catalog.tools) {
     let at = -1;
-    if (/[_-]|[a-z][A-Z]|\d/.test(tool.name)) at = message.search(new RegExp(`(?<![\\w-])${escapeRegExp(tool.name)}(?![\\w-])`));
+    if (/[_-]|[a-z][A-Z]|\d/.test(tool.name))
+      at = message.search(new RegExp(`(?<![\\w-])${escapeRegExp(tool.name)}(?![\\w-])`));
     if (at === -1) at = wordsRunTogether(words, tool.name.toLowerCase());
     if (at !== -1) found.push({ at, step: { kind: 'tool', tool, text: message } });
   }
@@ -180,7 +202,8 @@ function namedInMessage(catalog: Catalog, message: string): PlannedStep[] {
     if (f.step.kind !== 'tool') continue;
     const clause = clauses.find((c) => f.at >= c.start && f.at < c.end);
     const text = clause === undefined ? message : message.slice(clause.start, clause.end);
-    if (fillArguments(f.step.tool.inputSchema, text, { toolWords: toolStems(f.step.tool) }).missing.length === 0) f.step = { ...f.step, text };
+    if (fillArguments(f.step.tool.inputSchema, text, { toolWords: toolStems(f.step.tool) }).missing.length === 0)
+      f.step = { ...f.step, text };
   }
   return found.map((f) => f.step);
 }
@@ -222,7 +245,8 @@ function clauseSpans(message: string): Array<{ start: number; end: number }> {
   let masked = message.replace(/"[^"]*"|“[^”]*”|‘[^’]*’/g, (m) => '_'.repeat(m.length));
   const colon = /:\s/.exec(masked);
   if (colon !== null) masked = masked.slice(0, colon.index + 1) + '_'.repeat(masked.length - colon.index - 1);
-  const separator = /(?<=[.?!])\s+(?=\S)|\s*;\s*(?:(?:and )?then\s+|also\s+)?|\s+(?:and then|and also|then|also|and|plus)\s+/gi;
+  const separator =
+    /(?<=[.?!])\s+(?=\S)|\s*;\s*(?:(?:and )?then\s+|also\s+)?|\s+(?:and then|and also|then|also|and|plus)\s+/gi;
   const spans: Array<{ start: number; end: number }> = [];
   let start = 0;
   for (const match of masked.matchAll(separator)) {

@@ -31,11 +31,15 @@ export function composeReply(steps: Step[]): string {
       }
       case 'read':
         parts.push(
-          step.outcome.ok ? `I read ${step.uri}:\n${quote(step.outcome.text)}` : `I tried to read ${step.uri}, but it failed:\n${quote(step.outcome.text)}`,
+          step.outcome.ok
+            ? `I read ${step.uri}:\n${quote(step.outcome.text)}`
+            : `I tried to read ${step.uri}, but it failed:\n${quote(step.outcome.text)}`,
         );
         break;
       case 'needs':
-        parts.push(`I would use ${step.tool}, but the message does not give its ${list(step.missing)}, so I did not call it.`);
+        parts.push(
+          `I would use ${step.tool}, but the message does not give its ${list(step.missing)}, so I did not call it.`,
+        );
         break;
       case 'needs-uri':
         parts.push(`I would read ${step.template}, but the message does not say which one, so I did not read it.`);
@@ -54,7 +58,9 @@ export function composeReply(steps: Step[]): string {
 function quote(text: string): string {
   const trimmed = text.trim();
   if (trimmed === '') return '(empty)';
-  return trimmed.length > QUOTE_CHARS ? `${trimmed.slice(0, QUOTE_CHARS)}… (${trimmed.length - QUOTE_CHARS} more characters)` : trimmed;
+  return trimmed.length > QUOTE_CHARS
+    ? `${trimmed.slice(0, QUOTE_CHARS)}… (${trimmed.length - QUOTE_CHARS} more characters)`
+    : trimmed;
 }
 
 function list(names: string[]): string {

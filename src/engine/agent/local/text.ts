@@ -56,7 +56,11 @@ export function operatorsIn(text: string): string[] {
     if (!OPERATORS.has(char)) continue;
     const before = clean.slice(0, i).trimEnd().at(-1);
     const after = clean.slice(i + 1).trimStart()[0];
-    if ((before !== undefined && /[A-Za-z]/.test(before)) || (after !== undefined && /[A-Za-z]/.test(after) && !isFunctionAt(clean, i + 1))) continue;
+    if (
+      (before !== undefined && /[A-Za-z]/.test(before)) ||
+      (after !== undefined && /[A-Za-z]/.test(after) && !isFunctionAt(clean, i + 1))
+    )
+      continue;
     found.push(char);
   }
   return found;
@@ -119,7 +123,11 @@ function findExpressionOf(text: string): string | undefined {
     let depth = 0;
     let operators = 0;
     let operands = 0;
-    for (let match = piece.exec(clean); match !== null && piece.lastIndex - start <= MAX_EXPRESSION; match = piece.exec(clean)) {
+    for (
+      let match = piece.exec(clean);
+      match !== null && piece.lastIndex - start <= MAX_EXPRESSION;
+      match = piece.exec(clean)
+    ) {
       const [, operand, call, operator, punctuation] = match;
       if (operand !== undefined) operands += 1;
       else if (call !== undefined || operator !== undefined) operators += 1;
@@ -131,7 +139,8 @@ function findExpressionOf(text: string): string | undefined {
       if (depth === 0 && (operand !== undefined || punctuation === ')')) end = piece.lastIndex;
     }
     const candidate = clean.slice(start, end).trim();
-    if (operators > 0 && operands > 0 && /\d/.test(candidate) && (best === undefined || candidate.length > best.length)) best = candidate;
+    if (operators > 0 && operands > 0 && /\d/.test(candidate) && (best === undefined || candidate.length > best.length))
+      best = candidate;
     // a start inside this expression gives a shorter one
     if (end > start) start = end - 1;
   }
@@ -139,7 +148,10 @@ function findExpressionOf(text: string): string | undefined {
 }
 
 function spansOf(text: string, pattern: RegExp): Array<{ start: number; end: number }> {
-  return [...text.matchAll(new RegExp(pattern.source, 'g'))].map((m) => ({ start: m.index, end: m.index + m[0].length }));
+  return [...text.matchAll(new RegExp(pattern.source, 'g'))].map((m) => ({
+    start: m.index,
+    end: m.index + m[0].length,
+  }));
 }
 
 const CONNECTORS = new Set(['of', 'de', 'del', 'da', 'di', 'la', 'le', 'am', 'an', 'van', 'von', 'upon']);

@@ -25,9 +25,18 @@ export function createAnthropicAgent(options: AnthropicAgentOptions): Agent {
     type ToolResultBlockParam = Anthropic.ToolResultBlockParam;
     type Tool = Anthropic.Tool;
 
-    const client = new AnthropicClient({ apiKey: options.apiKey, baseURL: options.baseUrl, maxRetries: options.maxRetries, timeout: limits.timeoutMs });
+    const client = new AnthropicClient({
+      apiKey: options.apiKey,
+      baseURL: options.baseUrl,
+      maxRetries: options.maxRetries,
+      timeout: limits.timeoutMs,
+    });
     const { tools, resourceTool } = offeredTools(session.catalog);
-    const offered: Tool[] = tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: tool.inputSchema as Tool['input_schema'] }));
+    const offered: Tool[] = tools.map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      input_schema: tool.inputSchema as Tool['input_schema'],
+    }));
     const messages: MessageParam[] = [{ role: 'user', content: message }];
     const budget = { left: limits.maxToolCalls, limit: limits.maxToolCalls };
     let reply = '';
@@ -72,12 +81,19 @@ export function createAnthropicAgent(options: AnthropicAgentOptions): Agent {
       const results: ToolResultBlockParam[] = [];
       for (const use of uses) {
         const outcome = await carryOut(session, budget, resourceTool, use.name, use.input);
-        results.push({ type: 'tool_result', tool_use_id: use.id, content: outcome.text, ...(outcome.isError ? { is_error: true } : {}) });
+        results.push({
+          type: 'tool_result',
+          tool_use_id: use.id,
+          content: outcome.text,
+          ...(outcome.isError ? { is_error: true } : {}),
+        });
       }
       messages.push({ role: 'user', content: results });
       if (signal.aborted) break;
     }
-    const ending = signal.aborted ? 'the test run reached its time limit' : `the test run allows ${limits.maxTurns} turns`;
+    const ending = signal.aborted
+      ? 'the test run reached its time limit'
+      : `the test run allows ${limits.maxTurns} turns`;
     return `${reply === '' ? '' : `${reply}\n\n`}(stopped before the model finished: ${ending})`;
   };
 

@@ -23,7 +23,12 @@ export function createOpenAiAgent(options: OpenAiAgentOptions): Agent {
     type MessageParam = OpenAI.Chat.ChatCompletionMessageParam;
     type Tool = OpenAI.Chat.ChatCompletionTool;
 
-    const client = new OpenAIClient({ apiKey: options.apiKey, baseURL: options.baseUrl, maxRetries: options.maxRetries, timeout: limits.timeoutMs });
+    const client = new OpenAIClient({
+      apiKey: options.apiKey,
+      baseURL: options.baseUrl,
+      maxRetries: options.maxRetries,
+      timeout: limits.timeoutMs,
+    });
     const { tools, resourceTool } = offeredTools(session.catalog);
     const offered: Tool[] = tools.map((tool) => ({
       type: 'function',
@@ -69,7 +74,11 @@ export function createOpenAiAgent(options: OpenAiAgentOptions): Agent {
       messages.push({
         role: 'assistant',
         content: answer.content ?? null,
-        tool_calls: calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.function.name, arguments: call.function.arguments } })),
+        tool_calls: calls.map((call) => ({
+          id: call.id,
+          type: 'function',
+          function: { name: call.function.name, arguments: call.function.arguments },
+        })),
       });
       for (const call of calls) {
         let input: unknown;
@@ -77,15 +86,25 @@ export function createOpenAiAgent(options: OpenAiAgentOptions): Agent {
           input = call.function.arguments.trim() === '' ? {} : (JSON.parse(call.function.arguments) as unknown);
         } catch {
           session.recordRejectedCall(call.function.name, 'the model sent arguments that are not JSON');
-          messages.push({ role: 'tool', tool_call_id: call.id, content: 'The arguments were not valid JSON; call the tool again with a JSON object.' });
+          messages.push({
+            role: 'tool',
+            tool_call_id: call.id,
+            content: 'The arguments were not valid JSON; call the tool again with a JSON object.',
+          });
           continue;
         }
         const outcome = await carryOut(session, budget, resourceTool, call.function.name, input);
-        messages.push({ role: 'tool', tool_call_id: call.id, content: outcome.isError ? `Error: ${outcome.text}` : outcome.text });
+        messages.push({
+          role: 'tool',
+          tool_call_id: call.id,
+          content: outcome.isError ? `Error: ${outcome.text}` : outcome.text,
+        });
       }
       if (signal.aborted) break;
     }
-    const ending = signal.aborted ? 'the test run reached its time limit' : `the test run allows ${limits.maxTurns} turns`;
+    const ending = signal.aborted
+      ? 'the test run reached its time limit'
+      : `the test run allows ${limits.maxTurns} turns`;
     return `${reply === '' ? '' : `${reply}\n\n`}(stopped before the model finished: ${ending})`;
   };
 }

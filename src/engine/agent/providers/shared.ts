@@ -22,7 +22,8 @@ export function systemPrompt(catalog: Catalog): string {
     'You are an assistant that answers the user with the tools and resources of one MCP server.',
     'Use the tools when they help; read a resource when its content is needed. Answer briefly, from what the tools and resources returned.',
   ];
-  if (catalog.instructions !== undefined && catalog.instructions.trim() !== '') lines.push('', 'The server says:', catalog.instructions.trim());
+  if (catalog.instructions !== undefined && catalog.instructions.trim() !== '')
+    lines.push('', 'The server says:', catalog.instructions.trim());
   return lines.join('\n');
 }
 
@@ -38,15 +39,24 @@ export function offeredTools(catalog: Catalog): { tools: OfferedTool[]; resource
   let name = RESOURCE_TOOL;
   for (let n = 2; catalog.tools.some((t) => t.name === name); n += 1) name = `${RESOURCE_TOOL}_${n}`;
   const listed = [
-    ...catalog.resources.slice(0, LISTED_RESOURCES).map((r) => `- ${r.uri} (${r.name})${r.description === undefined ? '' : `: ${r.description}`}`),
+    ...catalog.resources
+      .slice(0, LISTED_RESOURCES)
+      .map((r) => `- ${r.uri} (${r.name})${r.description === undefined ? '' : `: ${r.description}`}`),
     ...catalog.templates
       .slice(0, LISTED_RESOURCES)
-      .map((t) => `- ${t.uriTemplate} (template; fill in the {variables})${t.description === undefined ? '' : `: ${t.description}`}`),
+      .map(
+        (t) =>
+          `- ${t.uriTemplate} (template; fill in the {variables})${t.description === undefined ? '' : `: ${t.description}`}`,
+      ),
   ];
   tools.push({
     name,
     description: `Reads a resource of the server by its URI and returns its content. Resources:\n${listed.join('\n')}`,
-    inputSchema: { type: 'object', properties: { uri: { type: 'string', description: 'the URI of the resource' } }, required: ['uri'] },
+    inputSchema: {
+      type: 'object',
+      properties: { uri: { type: 'string', description: 'the URI of the resource' } },
+      required: ['uri'],
+    },
   });
   return { tools, resourceTool: name };
 }
@@ -59,9 +69,14 @@ export async function carryOut(
   name: string,
   input: unknown,
 ): Promise<{ text: string; isError: boolean }> {
-  if (budget.left <= 0) return { text: `Not run: this test allows at most ${budget.limit} tool calls. Answer with what you have.`, isError: true };
+  if (budget.left <= 0)
+    return {
+      text: `Not run: this test allows at most ${budget.limit} tool calls. Answer with what you have.`,
+      isError: true,
+    };
   budget.left -= 1;
-  const args = input !== null && typeof input === 'object' && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
+  const args =
+    input !== null && typeof input === 'object' && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
   if (name === resourceTool) {
     const uri = typeof args.uri === 'string' ? args.uri : '';
     if (uri === '') return { text: 'read_resource needs a uri', isError: true };
@@ -94,7 +109,8 @@ export interface ProviderFailure {
 export function providerError(failure: ProviderFailure): ServiceError {
   const { provider, keyVariable, status, message } = failure;
   const said = message.trim() === '' ? '' : `: ${message.trim().slice(0, 300)}`;
-  if (status === undefined) return new ServiceError('unavailable', `could not reach ${provider} at ${failure.baseUrl}${said}`);
+  if (status === undefined)
+    return new ServiceError('unavailable', `could not reach ${provider} at ${failure.baseUrl}${said}`);
   if (status === 401 || status === 403) {
     return new ServiceError(
       'model_not_configured',
