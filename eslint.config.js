@@ -11,9 +11,9 @@ export const LAYERS = {
   definition: ['shared'],
   api: ['definition', 'shared'],
   runtime: ['api', 'definition', 'shared'],
-  engine: ['runtime', 'api', 'definition', 'shared'],
-  export: ['runtime', 'api', 'definition', 'shared'],
-  cli: ['engine', 'runtime', 'api', 'definition', 'shared', 'export'],
+  packaging: ['runtime', 'api', 'definition', 'shared'],
+  engine: ['packaging', 'runtime', 'api', 'definition', 'shared'],
+  cli: ['engine', 'packaging', 'runtime', 'api', 'definition', 'shared'],
 };
 
 /** One config per layer: importing a layer that is not below it is an error, statically or with import(). */

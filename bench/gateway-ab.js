@@ -47,8 +47,8 @@ if (process.argv[2] === '--stub') {
   const stub = await startProcess([self, '--stub', ...(process.argv.includes('--sse') ? ['--sse'] : [])]);
   const logger = { info() {}, warn() {}, error() {}, debug() {}, child: () => logger };
   const side = async (root) => {
-    const { createApp } = await import(`${root}/dist/engine/app.js`);
-    const { createGateway } = await import(`${root}/dist/engine/deployments/gateway.js`);
+    const { createApp } = await import(`${root}/dist/engine/http/app.js`);
+    const { createGateway } = await import(`${root}/dist/engine/gateway/gateway.js`);
     const { newRequestId } = await import(`${root}/dist/engine/ids.js`);
     const attempt = {
       instance: 'i1',

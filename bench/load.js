@@ -210,7 +210,7 @@ export function benchArgs(defaultSeconds, defaultRounds) {
  * deployment's instance runs it (serve-bundle of `root`'s build); resolves as startProcess does.
  */
 export async function startEchoInstance(root, temp) {
-  const { writeBundle } = await import(join(root, 'dist', 'runtime', 'bundle.js'));
+  const { writeBundle } = await import(join(root, 'dist', 'runtime', 'host', 'bundle.js'));
   const inputSchema = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] };
   const { dir } = await writeBundle(
     {

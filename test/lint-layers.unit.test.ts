@@ -64,11 +64,11 @@ describe('the import-direction lint', () => {
     expect(
       await layerErrors(
         'src/cli/steps/x.ts',
-        "import { a } from '../../engine/a.js';\nimport { b } from '../../export/b.js';\nexport const x = [a, b];\n",
+        "import { a } from '../../engine/a.js';\nimport { b } from '../../packaging/b.js';\nexport const x = [a, b];\n",
       ),
     ).toEqual([]);
     expect(
-      await layerErrors('src/export/x.ts', "import { a } from '../engine/a.js';\nexport const x = a;\n"),
+      await layerErrors('src/packaging/x.ts', "import { a } from '../engine/a.js';\nexport const x = a;\n"),
     ).toHaveLength(1);
   });
 

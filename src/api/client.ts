@@ -1,11 +1,11 @@
 /**
  * A typed client of the `/v1` contract: one method per operation. The transport under it
- * (`transport.ts`) sends with the key, timeouts and retries; `answers.ts` checks every answer
+ * (`transport.ts`) sends with the key, timeouts and retries; `responses.ts` checks every answer
  * against the contract's zod schemas; `log-stream.ts` follows a deployment's logs.
  */
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
-import { header } from './answers.js';
+import { header } from './responses.js';
 import {
   Deployment,
   DeploymentList,
@@ -26,7 +26,7 @@ import { followLogStream } from './log-stream.js';
 import { Transport } from './transport.js';
 import type { ApiClientOptions } from './transport-options.js';
 
-export { codeForStatus, parseRetryAfter } from './answers.js';
+export { codeForStatus, parseRetryAfter } from './responses.js';
 export {
   DEFAULT_REQUEST_TIMEOUT_MS,
   DEFAULT_RETRY,

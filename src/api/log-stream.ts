@@ -4,7 +4,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { formatPath } from '../shared/paths.js';
-import { contractError, header, parseAnswer } from './answers.js';
+import { contractError, header, parseAnswer } from './responses.js';
 import { LogLine, LogPage } from './operations.js';
 import { ApiError } from './errors.js';
 import { assertComplete, exchange, readBodyQuietly, watchSilence } from './http-request.js';

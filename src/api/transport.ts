@@ -15,7 +15,7 @@
  */
 import type { Agent } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
-import { header, parseAnswer, type Answer, type Call } from './answers.js';
+import { header, parseAnswer, type Answer, type Call } from './responses.js';
 import { ApiError } from './errors.js';
 import { createAgent, exchange, readBody } from './http-request.js';
 import { DEFAULT_RETRY, type ApiClientOptions, type RetryPolicy } from './transport-options.js';

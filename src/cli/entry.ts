@@ -19,7 +19,7 @@ async function start(): Promise<void> {
     return;
   }
   const command = argv.find((arg) => !arg.startsWith('-'));
-  // `export image` talks to Docker through undici (src/engine/docker/engine-api.ts)
+  // `export image` talks to Docker through undici (src/engine/runners/docker/engine-api.ts)
   if (command === 'export' && argv.includes('image')) await baselineWasm();
   await runMain();
 }

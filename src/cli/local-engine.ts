@@ -19,7 +19,7 @@ import {
   stopOrphans,
   type EngineState,
   type HealthResult,
-} from '../engine/state.js';
+} from '../engine/engine-lock.js';
 import { packageRoot } from '../shared/package-root.js';
 import { VERSION as cliVersion } from '../shared/version.js';
 

@@ -7,7 +7,7 @@
  * are not stop words or generic verbs ("returns", "tool", "value" …), lightly stemmed, so
  * "forecasts" meets "forecast" — that is, shared stems / stems in either. Pure.
  */
-import { splitWords, stem, wordStems } from './words.js';
+import { splitWords, stem, wordStems } from './tokenize.js';
 
 /** From this similarity on, two descriptions are near-identical: `validate` warns, and the guidance flags a tool used from such a pair. */
 export const NEAR_IDENTICAL = 0.6;

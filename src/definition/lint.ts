@@ -12,7 +12,7 @@ import {
   quoteWords,
   stemSimilarity,
 } from './descriptions.js';
-import { wordStems } from './words.js';
+import { wordStems } from './tokenize.js';
 import type { DefinitionIssue } from './errors.js';
 import type { ServerDefinition } from './schema.js';
 

@@ -4,7 +4,7 @@
  * A definition identical to an earlier one is the earlier server.
  */
 import { BuildRequest } from '../api/contract.js';
-import { isValidated, markValidated } from '../runtime/bundle.js';
+import { isValidated, markValidated } from '../runtime/host/bundle.js';
 import { requiredEnvVars } from '../definition/check.js';
 import { createAdmission, type WorkQueue } from './admission.js';
 import { parseEnvRefs } from '../definition/interpolate.js';
@@ -14,17 +14,14 @@ import { checkBuildLimits } from './engine-limits.js';
 import { createLocalCredentials, type LocalCredentials } from './local-credentials.js';
 import { probeMcp, ProbeError } from './mcp-probe.js';
 import type { Problem } from '../shared/errors.js';
-import type { SpawnWarmRuntime } from './runners/warm-pool.js';
-import {
-  ServiceError,
-  type BuildService,
-  type Logger,
-  type ServerRecord,
-  type StartRuntimeProcess,
-  type Store,
-} from './types.js';
+import type { SpawnWarmRuntime } from './runners/process/warm-pool.js';
+import { ServiceError } from './service-error.js';
+import type { BuildService, StartRuntimeProcess } from './services.js';
+import type { Logger } from './engine-log.js';
+import type { ServerRecord } from './records.js';
+import type { Store } from './store/store.js';
 
-/** What a build needs from the runtime (src/runtime/bundle.ts and process.ts). */
+/** What a build needs from the runtime (src/runtime/host/bundle.ts and process.ts). */
 export interface RuntimeModules {
   writeBundle(request: BuildRequest, bundlesRoot: string): Promise<{ dir: string; digest: string }>;
   startRuntimeProcess: StartRuntimeProcess;
@@ -265,7 +262,7 @@ export function validateBuildRequest(input: BuildRequest): BuildRequest {
 
 /** Loads the runtime modules when the first build needs them. */
 export async function loadRuntimeModules(): Promise<RuntimeModules> {
-  const [bundle, proc] = await Promise.all([import('../runtime/bundle.js'), import('../runtime/process.js')]);
+  const [bundle, proc] = await Promise.all([import('../runtime/host/bundle.js'), import('../runtime/host/process.js')]);
   return {
     writeBundle: bundle.writeBundle,
     startRuntimeProcess: proc.startRuntimeProcess,

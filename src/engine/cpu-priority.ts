@@ -2,7 +2,7 @@
  * The background engine gives way to its instances when every core is busy. On Linux the scheduler
  * shares the CPU out between autogroups (one per session) before the processes in them; the engine
  * runs in a session of its own (it is started detached) and every instance in one of its own
- * (src/runtime/process.ts), so the engine lowers the weight of its own group and of nothing else.
+ * (src/runtime/host/process.ts), so the engine lowers the weight of its own group and of nothing else.
  * The instances do the work the gateway passes on: when the machine is saturated, CPU the engine
  * takes is CPU the slowest step of every request does not get. Measured on a 2-core machine
  * (docs/engine.md, "CPU priority"): the gateway's throughput went from about 0.9 to about 1.03 of

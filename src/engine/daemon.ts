@@ -10,7 +10,7 @@ import { HomeLockedError, runEngineHost } from './host.js';
 import { limitsFromEnv } from './engine-limits.js';
 import { engineNiceFromEnv, yieldToInstances } from './cpu-priority.js';
 import { ensureDir } from './store/atomic.js';
-import { EXIT_ALREADY_RUNNING, loadSettings, saveSettings } from './state.js';
+import { EXIT_ALREADY_RUNNING, loadSettings, saveSettings } from './engine-lock.js';
 import { VERSION as version } from '../shared/version.js';
 
 async function runDaemon(env: NodeJS.ProcessEnv): Promise<void> {

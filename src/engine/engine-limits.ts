@@ -47,7 +47,7 @@ export interface EngineLimits {
   requestTimeoutMs: number;
   /** the bounded queues of work that needs a process (src/engine/admission.ts) */
   admission: AdmissionLimits;
-  /** runtime processes kept loaded and waiting for a bundle (src/engine/runners/warm-pool.ts); 0 turns the pool off */
+  /** runtime processes kept loaded and waiting for a bundle (src/engine/runners/process/warm-pool.ts); 0 turns the pool off */
   warmPool: number;
 }
 

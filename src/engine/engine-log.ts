@@ -3,9 +3,8 @@
  * `request_id`). Written to a file by the background engine and to stdout by `mcpctl serve`.
  * The engine wraps it with `redactingEngineLogger`, so no line carries a value it hides.
  */
-import type { Redactor } from '../runtime/logger.js';
+import type { Redactor } from '../runtime/server/logger.js';
 import { isoTime } from '../shared/iso-time.js';
-import type { Logger } from './types.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
@@ -120,4 +119,14 @@ function serializeFields(fields: Record<string, unknown> | undefined): Record<st
     out[key] = value instanceof Error ? { name: value.name, message: value.message, stack: value.stack } : value;
   }
   return out;
+}
+
+/** The engine's structured log: one JSON line per call, with the fields given. */
+export interface Logger {
+  debug(message: string, fields?: Record<string, unknown>): void;
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+  /** a logger that adds these fields to every line */
+  child(fields: Record<string, unknown>): Logger;
 }

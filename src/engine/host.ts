@@ -13,8 +13,8 @@ import {
   stopOrphans,
   writeEngineState,
   type EngineState,
-} from './state.js';
-import type { Logger } from './types.js';
+} from './engine-lock.js';
+import type { Logger } from './engine-log.js';
 
 /** Another engine holds the home's lock. */
 export class HomeLockedError extends Error {

@@ -5,11 +5,11 @@
  * control-group limits where the engine may make them. What it has is reported by `engine status`
  * and, when a deployment would run with less, in its notices.
  */
-import { findCgroupLimiter } from '../runtime/cgroup-limits.js';
-import type { Isolation } from '../runtime/isolation.js';
+import { findCgroupLimiter } from '../runtime/host/cgroup-limits.js';
+import type { Isolation } from '../runtime/host/isolation.js';
 import { EngineConfigError } from './engine-errors.js';
 import type { RuntimeModules } from './builder.js';
-import { findSandbox, SandboxUnavailableError, type SandboxSetting } from '../runtime/sandbox.js';
+import { findSandbox, SandboxUnavailableError, type SandboxSetting } from '../runtime/host/sandbox.js';
 
 /** What the engine says about its instances' isolation (the health answer's `isolation`). */
 export interface IsolationReport {

@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import type * as JoseModule from 'jose';
 import type { BuildRequest } from '../api/contract.js';
 import { parseEnvRefs, resolveEnvRefs } from '../definition/interpolate.js';
-import { LOCAL_ISSUER, LOCAL_JWKS_ENV } from '../runtime/auth.js';
+import { LOCAL_ISSUER, LOCAL_JWKS_ENV } from '../runtime/server/auth.js';
 
 const KEY_LIFETIME_MS = 60 * 60_000;
 const TOKEN_LIFETIME_SECONDS = 10 * 60;

@@ -11,7 +11,7 @@
  * deployment's own shorter values (from 4 characters, as the runtime's) are hidden from its own log.
  */
 import { isSecretName } from '../shared/secret-name.js';
-import { replaceSecrets, Secrets, secretMatcher, type Redactor } from '../runtime/logger.js';
+import { replaceSecrets, Secrets, secretMatcher, type Redactor } from '../runtime/server/logger.js';
 
 /** The owner of the engine's own keys. */
 export const ENGINE_OWNER = 'engine';

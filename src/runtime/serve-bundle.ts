@@ -23,7 +23,7 @@
  *   node dist/runtime/serve-bundle.js --warm
  *
  * A warm process (the engine's pool): Node, the MCP SDK and every module of the runtime are loaded,
- * and their request path compiled by a throwaway exchange (src/runtime/warm-up.ts; `--no-warm-up`
+ * and their request path compiled by a throwaway exchange (src/runtime/host/warm-up.ts; `--no-warm-up`
  * skips it, for measuring), when it writes `{"event":"warm","pid":N}`; it then reads one JSON line on standard input,
  * `{"args":[…the options above…],"env":{…}}`, replaces its whole environment with `env` and serves
  * as if it had been started with those options and that environment. It serves that one bundle
@@ -33,16 +33,16 @@ import { createServer, type Server } from 'node:http';
 import { isIP } from 'node:net';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { AUDIENCES_ENV, LOCAL_JWKS_ENV } from './auth.js';
-import { readBundle } from './bundle.js';
-import { loadEnvFile } from './env-file.js';
-import { createJsonLogger } from './logger.js';
-import { RUNTIME_SERVER_OPTIONS } from './http-front.js';
+import { AUDIENCES_ENV, LOCAL_JWKS_ENV } from './server/auth.js';
+import { readBundle } from './host/bundle.js';
+import { loadEnvFile } from './host/env-file.js';
+import { createJsonLogger } from './server/logger.js';
+import { RUNTIME_SERVER_OPTIONS } from './server/http-front.js';
 import { problemText, type Problem } from '../shared/errors.js';
 import { removeSocketFile } from '../shared/socket-file.js';
-import { createRuntime, RuntimeStartError, type Runtime } from './server.js';
-import { prepareSchemaChecks } from './validate-args.js';
-import { warmUp } from './warm-up.js';
+import { createRuntime, RuntimeStartError, type Runtime } from './server/server.js';
+import { prepareSchemaChecks } from './server/validate-args.js';
+import { warmUp } from './host/warm-up.js';
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 /**

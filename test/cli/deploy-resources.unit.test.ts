@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { configFromDefinition } from '../../src/cli/steps/deploy-config.js';
 import { newDeploymentRecord } from '../../src/engine/deployments/new-record.js';
 import type { IsolationReport } from '../../src/engine/isolation.js';
-import type { ServerRecord } from '../../src/engine/types.js';
+import type { ServerRecord } from '../../src/engine/records.js';
 
 describe('deploy.resources', () => {
   it('merges an environment’s resources field by field over the defaults', async () => {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../src/api/client.js';
-import type { ServerRecord } from '../../src/engine/types.js';
+import type { ServerRecord } from '../../src/engine/records.js';
 import { runCli, type Sandbox } from '../support/cli.js';
 import { contractDefinition } from '../support/contract-suite.js';
 import { startTestEngine, type TestEngine } from '../support/engine.js';

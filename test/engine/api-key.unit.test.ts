@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { apiKeyProblem, MIN_API_KEY_LENGTH } from '../../src/engine/api-key.js';
-import { generateApiKey } from '../../src/engine/state.js';
+import { generateApiKey } from '../../src/engine/engine-lock.js';
 
 describe('the API key', () => {
   it('refuses a 16-character key and accepts 32 characters and the generated key', () => {

@@ -6,7 +6,7 @@
 import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AnyEnvelope, Deployment, ERROR_CODES, McpServer } from '../../src/api/contract.js';
-import { ServiceError } from '../../src/engine/types.js';
+import { ServiceError } from '../../src/engine/service-error.js';
 import {
   call,
   fakeBuilds,

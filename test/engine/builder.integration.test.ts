@@ -17,9 +17,9 @@ import {
   type RuntimeModules,
 } from '../../src/engine/builder.js';
 import { silentLogger } from '../../src/engine/engine-log.js';
-import { isProcessAlive } from '../../src/engine/state.js';
+import { isProcessAlive } from '../../src/engine/engine-lock.js';
 import { FileStore } from '../../src/engine/store/file-store.js';
-import { ServiceError } from '../../src/engine/types.js';
+import { ServiceError } from '../../src/engine/service-error.js';
 import { loadDefinition } from '../../src/definition/load.js';
 import { toBuildRequest } from '../../src/api/build-request.js';
 import { runCli } from '../support/cli.js';

@@ -13,7 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startEngine } from '../../src/engine/engine.js';
 import { silentLogger } from '../../src/engine/engine-log.js';
 import { FileStore } from '../../src/engine/store/file-store.js';
-import { isProcessAlive } from '../../src/engine/state.js';
+import { isProcessAlive } from '../../src/engine/engine-lock.js';
 import { BIN, call, killEngineOf, requireBuilt, ROOT, tempHome, waitFor, weatherDefinition } from '../support/app.js';
 import { spawnDaemon, waitForDaemon, type DaemonState } from '../support/daemon.js';
 

@@ -7,7 +7,7 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { AnyEnvelope } from '../../src/api/contract.js';
-import type { TestService } from '../../src/engine/types.js';
+import type { TestService } from '../../src/engine/services.js';
 import {
   call,
   fakeBuilds,

@@ -7,7 +7,7 @@ import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet
 import { describe, expect, it } from 'vitest';
 import type { BuildRequest } from '../../src/api/contract.js';
 import { createLocalCredentials, LOCAL_SUBJECT } from '../../src/engine/local-credentials.js';
-import { LOCAL_ISSUER, LOCAL_JWKS_ENV } from '../../src/runtime/auth.js';
+import { LOCAL_ISSUER, LOCAL_JWKS_ENV } from '../../src/runtime/server/auth.js';
 
 type Definition = Pick<BuildRequest, 'auth' | 'tools'>;
 

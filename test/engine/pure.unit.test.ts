@@ -11,7 +11,7 @@ import { issuesToDetails } from '../../src/engine/http/zod-details.js';
 import { formatPath } from '../../src/shared/paths.js';
 import { newId } from '../../src/engine/ids.js';
 import { checkBuildLimits, DEFAULT_LIMITS, limitsFromEnv } from '../../src/engine/engine-limits.js';
-import { etagOf } from '../../src/engine/routes.js';
+import { etagOf } from '../../src/engine/http/routes.js';
 
 describe('formatPath', () => {
   it.each([

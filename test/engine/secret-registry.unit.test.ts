@@ -15,7 +15,7 @@ import {
   SHARED_MIN_LENGTH,
 } from '../../src/engine/secret-registry.js';
 import { LogBook } from '../../src/engine/deployments/log-book.js';
-import { Secrets } from '../../src/runtime/logger.js';
+import { Secrets } from '../../src/runtime/server/logger.js';
 
 const KEY = 'engine-key-0123456789abcdef0123456789';
 const A_VALUE = 'postgres://a:pw-of-a@db/a';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { writeFileAtomic } from '../../src/engine/store/atomic.js';
 import { FileStore, STORE_SCHEMA_VERSION, StoreOpenError } from '../../src/engine/store/file-store.js';
-import type { DeploymentRecord, ServerRecord } from '../../src/engine/types.js';
+import type { DeploymentRecord, ServerRecord } from '../../src/engine/records.js';
 import { tempHome } from '../support/app.js';
 
 const cleanups: Array<() => Promise<void>> = [];

@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, ClientCredentialsProvider, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createLocalCredentials } from '../../src/engine/local-credentials.js';
-import { AUDIENCES_ENV, LOCAL_JWKS_ENV } from '../../src/runtime/auth.js';
-import { readBundle } from '../../src/runtime/bundle.js';
-import { createRuntime, type RuntimeDefinition } from '../../src/runtime/server.js';
+import { AUDIENCES_ENV, LOCAL_JWKS_ENV } from '../../src/runtime/server/auth.js';
+import { readBundle } from '../../src/runtime/host/bundle.js';
+import { createRuntime, type RuntimeDefinition } from '../../src/runtime/server/server.js';
 import { startAuthorizationServer, type AuthorizationServer } from '../support/authorization-server.js';
 import { bundleDefinition, closeServer, listen, makeTempDir } from '../support/runtime.js';
 

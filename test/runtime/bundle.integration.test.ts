@@ -6,8 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { readdir, readFile, rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BuildRequestInput } from '../../src/api/contract.js';
-import { BundleError, readBundle, writeBundle } from '../../src/runtime/bundle.js';
-import { createRuntime } from '../../src/runtime/server.js';
+import { BundleError, readBundle, writeBundle } from '../../src/runtime/host/bundle.js';
+import { createRuntime } from '../../src/runtime/server/server.js';
 import { connect, firstText, listen, closeServer, makeTempDir } from '../support/runtime.js';
 
 function calculator(

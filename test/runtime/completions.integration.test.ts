@@ -9,7 +9,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ProtocolError } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
-import { RuntimeStartError } from '../../src/runtime/server.js';
+import { RuntimeStartError } from '../../src/runtime/server/server.js';
 import { connect, makeTempDir, serveDefinition } from '../support/runtime.js';
 
 const DEFINITION = `

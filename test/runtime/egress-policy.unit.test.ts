@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EgressPolicy } from '../../src/runtime/egress.js';
+import { EgressPolicy } from '../../src/runtime/server/egress.js';
 
 describe('egress policy', () => {
   const deployed = new EgressPolicy(undefined);

@@ -3,8 +3,8 @@
  * runtime started as the engine starts it (no allowPrivateEgress) and as `mcpctl dev` does.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { LogEntry } from '../../src/runtime/logger.js';
-import { createRuntime, type RuntimeDefinition } from '../../src/runtime/server.js';
+import type { LogEntry } from '../../src/runtime/server/logger.js';
+import { createRuntime, type RuntimeDefinition } from '../../src/runtime/server/server.js';
 import { closeServer, connect, firstText, listen, makeTempDir, startBackend } from '../support/runtime.js';
 
 const cleanups: Array<() => Promise<void>> = [];

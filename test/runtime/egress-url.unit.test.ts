@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compileTemplate } from '../../src/definition/template.js';
-import { renderUrl, UrlValueError } from '../../src/runtime/egress-url.js';
+import { renderUrl, UrlValueError } from '../../src/runtime/server/egress-url.js';
 
 const PROFILE = compileTemplate('https://api.example.com/v1/users/{{args.id}}/profile?fields={{args.fields}}');
 

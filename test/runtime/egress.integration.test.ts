@@ -6,8 +6,8 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EgressConfig } from '../../src/definition/schema.js';
-import { createEgress, type Egress, type EgressLookup, type EgressReport } from '../../src/runtime/egress.js';
-import { callHttp, HttpCallError, MAX_REDIRECTS } from '../../src/runtime/http-call.js';
+import { createEgress, type Egress, type EgressLookup, type EgressReport } from '../../src/runtime/server/egress.js';
+import { callHttp, HttpCallError, MAX_REDIRECTS } from '../../src/runtime/server/http-call.js';
 import { closeServer, listen } from '../support/http.js';
 
 interface Seen {

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { BuildRequestInput } from '../../src/api/contract.js';
-import { writeBundle } from '../../src/runtime/bundle.js';
+import { writeBundle } from '../../src/runtime/host/bundle.js';
 import { requireBuilt, ROOT } from '../support/app.js';
 import { connect, firstText } from '../support/runtime.js';
 import { tempDir, type TempDir } from '../support/temp.js';

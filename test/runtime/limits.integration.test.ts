@@ -7,8 +7,8 @@
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { EXEC_CONCURRENCY_ENV } from '../../src/runtime/run-exec.js';
-import { DEFAULT_MAX_SESSIONS } from '../../src/runtime/sessions.js';
+import { EXEC_CONCURRENCY_ENV } from '../../src/runtime/server/run-exec.js';
+import { DEFAULT_MAX_SESSIONS } from '../../src/runtime/server/sessions.js';
 import { connect, FIXTURES, firstText, makeTempDir, serveDefinition } from '../support/runtime.js';
 
 const LIMITS = join(FIXTURES, 'limits', 'server.yaml');

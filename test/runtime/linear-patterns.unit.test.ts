@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { validateJsonSchema } from '../../src/definition/json-schema.js';
-import { createSchemaCompiler } from '../../src/runtime/validate-args.js';
+import { createSchemaCompiler } from '../../src/runtime/server/validate-args.js';
 
 const EVIL = `${'a'.repeat(50_000)}!`;
 

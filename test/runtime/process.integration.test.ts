@@ -10,7 +10,7 @@ import { Agent, get } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
-import { spawnWarmRuntimeProcess, startRuntimeProcess, RuntimeProcessError } from '../../src/runtime/process.js';
+import { spawnWarmRuntimeProcess, startRuntimeProcess, RuntimeProcessError } from '../../src/runtime/host/process.js';
 import { sessionOf } from '../../src/engine/cpu-priority.js';
 import { staleSocket } from '../support/http.js';
 import { FIXTURES, bundleDefinition, connect, firstText, makeTempDir } from '../support/runtime.js';
@@ -203,7 +203,7 @@ describe('serve-bundle', () => {
       [
         '--input-type=module',
         '-e',
-        `const { startRuntimeProcess } = await import(${JSON.stringify(join(import.meta.dirname, '../../dist/runtime/process.js'))});
+        `const { startRuntimeProcess } = await import(${JSON.stringify(join(import.meta.dirname, '../../dist/runtime/host/process.js'))});
          const child = await startRuntimeProcess({ bundleDir: ${JSON.stringify(bundleDir)}, env: { SLOW_API_KEY: 'key-12345' } });
          process.stdout.write(child.pid + '\\n');
          setInterval(() => {}, 1000);`,
@@ -343,7 +343,7 @@ describe('serve-bundle --warm', () => {
       [
         '--input-type=module',
         '-e',
-        `const { spawnWarmRuntimeProcess } = await import(${JSON.stringify(join(import.meta.dirname, '../../dist/runtime/process.js'))});
+        `const { spawnWarmRuntimeProcess } = await import(${JSON.stringify(join(import.meta.dirname, '../../dist/runtime/host/process.js'))});
          const warm = spawnWarmRuntimeProcess({});
          await warm.ready;
          process.stdout.write(warm.pid + '\\n');

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createRuntime } from '../../src/runtime/server.js';
+import { createRuntime } from '../../src/runtime/server/server.js';
 import {
   FIXTURES,
   closeServer,

@@ -9,8 +9,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { heapLimitArgs, isolate } from '../../src/runtime/isolation.js';
-import { Sandbox } from '../../src/runtime/sandbox.js';
+import { heapLimitArgs, isolate } from '../../src/runtime/host/isolation.js';
+import { Sandbox } from '../../src/runtime/host/sandbox.js';
 import { packageRoot } from '../../src/shared/package-root.js';
 
 const temps: string[] = [];

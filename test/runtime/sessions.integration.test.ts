@@ -11,8 +11,8 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { describe, expect, it } from 'vitest';
 import { startDev } from '../support/dev-session.js';
 import { closeServer, firstText, listen, makeTempDir, bundleDefinition } from '../support/runtime.js';
-import { readBundle } from '../../src/runtime/bundle.js';
-import { createRuntime } from '../../src/runtime/server.js';
+import { readBundle } from '../../src/runtime/host/bundle.js';
+import { createRuntime } from '../../src/runtime/server/server.js';
 
 const EXAMPLE = join(import.meta.dirname, '..', '..', 'examples', 'everything');
 

@@ -6,7 +6,7 @@
 import { createServer } from 'node:http';
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { RUNTIME_SERVER_OPTIONS } from '../../src/runtime/http-front.js';
+import { RUNTIME_SERVER_OPTIONS } from '../../src/runtime/server/http-front.js';
 import { closeServer, listen } from '../support/http.js';
 
 describe('the runtime server and a slow client', () => {

@@ -3,7 +3,7 @@
  * meta-schema first (one checker per process), so a schema that is not JSON Schema is refused.
  */
 import { describe, expect, it } from 'vitest';
-import { createSchemaCompiler } from '../../src/runtime/validate-args.js';
+import { createSchemaCompiler } from '../../src/runtime/server/validate-args.js';
 
 describe('the schema compiler', () => {
   it('refuses a schema its meta-schema refuses, in every dialect', () => {

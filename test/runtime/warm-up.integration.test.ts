@@ -1,12 +1,12 @@
 /**
- * The warm-up of a warm runtime process (src/runtime/warm-up.ts): it serves its throwaway
+ * The warm-up of a warm runtime process (src/runtime/host/warm-up.ts): it serves its throwaway
  * definition once over loopback and leaves nothing behind: no socket, no timer, no change to the
  * environment, nothing on stdout. And a warm process that did it still serves its one bundle.
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { spawnWarmRuntimeProcess } from '../../src/runtime/process.js';
-import { warmUp } from '../../src/runtime/warm-up.js';
+import { spawnWarmRuntimeProcess } from '../../src/runtime/host/process.js';
+import { warmUp } from '../../src/runtime/host/warm-up.js';
 import { FIXTURES, bundleDefinition, connect, makeTempDir } from '../support/runtime.js';
 
 let temp: Awaited<ReturnType<typeof makeTempDir>>;

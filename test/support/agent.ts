@@ -9,9 +9,10 @@ import { toBuildRequest } from '../../src/api/build-request.js';
 import { loadDefinition } from '../../src/definition/load.js';
 import { createTestService, type TestServiceDeps } from '../../src/engine/agent/test-service.js';
 import { createLogger } from '../../src/engine/engine-log.js';
-import type { RuntimeProcessHandle, ServerRecord, TestService } from '../../src/engine/types.js';
-import { writeBundle } from '../../src/runtime/bundle.js';
-import { startRuntimeProcess } from '../../src/runtime/process.js';
+import type { RuntimeProcessHandle, TestService } from '../../src/engine/services.js';
+import type { ServerRecord } from '../../src/engine/records.js';
+import { writeBundle } from '../../src/runtime/host/bundle.js';
+import { startRuntimeProcess } from '../../src/runtime/host/process.js';
 import { tempDir } from './temp.js';
 
 export interface Harness {

@@ -8,12 +8,13 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import type { Deployment, LogLine, Metrics } from '../../src/api/contract.js';
-import { createApp, createEngineServer, type App, type AppOptions } from '../../src/engine/app.js';
+import { createApp, createEngineServer, type App, type AppOptions } from '../../src/engine/http/app.js';
 import { createLogger } from '../../src/engine/engine-log.js';
 import { FileStore } from '../../src/engine/store/file-store.js';
-import { isEngineProcess } from '../../src/engine/state.js';
-import type { BuildService, DeploymentService, ServerRecord } from '../../src/engine/types.js';
-import { ServiceError } from '../../src/engine/types.js';
+import { isEngineProcess } from '../../src/engine/engine-lock.js';
+import type { BuildService, DeploymentService } from '../../src/engine/services.js';
+import type { ServerRecord } from '../../src/engine/records.js';
+import { ServiceError } from '../../src/engine/service-error.js';
 import { closeServer, listen } from './http.js';
 import { tempDir, type TempDir } from './temp.js';
 

@@ -14,7 +14,9 @@ import {
 } from '../../src/engine/deployments/index.js';
 import { silentLogger } from '../../src/engine/engine-log.js';
 import { FileStore } from '../../src/engine/store/file-store.js';
-import type { HttpsEndpoint, ServerRecord, Store } from '../../src/engine/types.js';
+import type { HttpsEndpoint } from '../../src/engine/services.js';
+import type { ServerRecord } from '../../src/engine/records.js';
+import type { Store } from '../../src/engine/store/store.js';
 import { createFixtureStarter, type FixtureStarter } from './fixture-instance.js';
 import { closeServer, listen } from './http.js';
 import { tempDir } from './temp.js';

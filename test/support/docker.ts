@@ -19,8 +19,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createDockerClient, readProgress, type DockerClient } from '../../src/engine/docker/engine-api.js';
-import { tarStream } from '../../src/engine/docker/tar.js';
+import { createDockerClient, readProgress, type DockerClient } from '../../src/engine/runners/docker/engine-api.js';
+import { tarStream } from '../../src/engine/runners/docker/tar.js';
 
 const DOCKERD_CANDIDATES = ['/usr/sbin/dockerd', '/usr/bin/dockerd', '/usr/local/bin/dockerd'];
 const dockerd = DOCKERD_CANDIDATES.find((path) => existsSync(path));

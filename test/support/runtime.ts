@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { toBuildRequest } from '../../src/api/build-request.js';
 import { loadDefinition } from '../../src/definition/load.js';
-import { readBundle, writeBundle } from '../../src/runtime/bundle.js';
-import type { LogEntry } from '../../src/runtime/logger.js';
-import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/runtime/server.js';
+import { readBundle, writeBundle } from '../../src/runtime/host/bundle.js';
+import type { LogEntry } from '../../src/runtime/server/logger.js';
+import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/runtime/server/server.js';
 import { closeServer, listen } from './http.js';
 import { tempDir } from './temp.js';
 

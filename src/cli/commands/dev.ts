@@ -16,12 +16,12 @@ import { formatProblem } from '../render/format.js';
 import { authFields, describeAuth, type DevAuth } from '../steps/dev-auth.js';
 import { checkDevHost } from '../steps/dev-host.js';
 import { createDevLogger } from '../steps/dev-log.js';
-import { metadataUrlOf } from '../../runtime/auth.js';
-import { RUNTIME_SERVER_OPTIONS } from '../../runtime/http-front.js';
+import { metadataUrlOf } from '../../runtime/server/auth.js';
+import { RUNTIME_SERVER_OPTIONS } from '../../runtime/server/http-front.js';
 import { UserError } from '../../shared/errors.js';
 import type { CommandContext } from '../context.js';
 import type { LocalAccess, LocalCredentials } from '../../engine/local-credentials.js';
-import type { Runtime } from '../../runtime/server.js';
+import type { Runtime } from '../../runtime/server/server.js';
 import { displayPath } from '../../shared/paths.js';
 
 export interface DevCommandOptions {
@@ -77,8 +77,8 @@ export async function devCommand(ctx: CommandContext, file: string, options: Dev
   ] = await Promise.all([
     import('../../definition/load.js'),
     import('../../api/build-request.js'),
-    import('../../runtime/bundle.js'),
-    import('../../runtime/server.js'),
+    import('../../runtime/host/bundle.js'),
+    import('../../runtime/server/server.js'),
     import('../../definition/interpolate.js'),
   ]);
 

@@ -1,7 +1,7 @@
 /**
  * `mcpctl export image <file> [--base-image B] [--registry R]`: the container image of a server,
  * `mcpctl-server:<bundle digest>`, built on the Docker host of DOCKER_HOST through the Engine API
- * (src/engine/docker/images.ts), from the base image (node:20-slim unless told otherwise) plus this
+ * (src/engine/runners/docker/images.ts), from the base image (node:20-slim unless told otherwise) plus this
  * mcpctl's runtime and the bundle `build` would make of the file. With `--registry` it is tagged
  * `R/mcpctl-server:<digest>` and pushed there (credentials: the `auths` of ~/.docker/config.json).
  *
@@ -33,15 +33,15 @@ export async function exportImageCommand(
       },
     );
   }
-  const { checkRegistry, DEFAULT_BASE_IMAGE } = await import('../../runtime/image.js');
+  const { checkRegistry, DEFAULT_BASE_IMAGE } = await import('../../packaging/image.js');
   const registryProblem = options.registry === undefined ? undefined : checkRegistry(options.registry);
   if (registryProblem !== undefined) throw new UserError(`--registry ${options.registry}: ${registryProblem}`);
   const file = await loadDefinitionFile(ctx, target);
   const [{ toBuildRequest }, { writeBundle }, docker, { createImageBuilder }] = await Promise.all([
     import('../../api/build-request.js'),
-    import('../../runtime/bundle.js'),
-    import('../../engine/docker/engine-api.js'),
-    import('../../engine/docker/images.js'),
+    import('../../runtime/host/bundle.js'),
+    import('../../engine/runners/docker/engine-api.js'),
+    import('../../engine/runners/docker/images.js'),
   ]);
   const baseImage = options.baseImage ?? DEFAULT_BASE_IMAGE;
   const temp = await mkdtemp(join(tmpdir(), 'mcpctl-image-'));
@@ -62,7 +62,7 @@ export async function exportImageCommand(
       pushed = await builder.push(
         built.digest,
         options.registry,
-        await (await import('../../engine/docker/registry-auth.js')).registryAuth(options.registry, ctx.io.env),
+        await (await import('../../engine/runners/docker/registry-auth.js')).registryAuth(options.registry, ctx.io.env),
       );
     }
     progress.stop();

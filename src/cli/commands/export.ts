@@ -20,7 +20,7 @@ import { withApi } from '../api-errors.js';
 import type { CommandContext } from '../context.js';
 import { EXIT, UserError, type Problem } from '../../shared/errors.js';
 import { loadDefinitionFile, type DefinitionFile } from '../steps/definition-file.js';
-import type { KubernetesExportOptions } from '../../export/kubernetes.js';
+import type { KubernetesExportOptions } from '../../packaging/kubernetes-manifests.js';
 import { applyDeployFlags, configFromDefinition, locateDeployField, type DeployFlags } from '../steps/deploy-config.js';
 
 export interface ExportKubernetesOptions extends Pick<
@@ -56,14 +56,14 @@ export async function exportKubernetesCommand(
   target: string,
   options: ExportKubernetesOptions,
 ): Promise<void> {
-  const { checkRegistry } = await import('../../runtime/image.js');
+  const { checkRegistry } = await import('../../packaging/image.js');
   const registryProblem = options.registry === undefined ? undefined : checkRegistry(options.registry);
   if (registryProblem !== undefined) throw new UserError(`--registry ${options.registry}: ${registryProblem}`);
 
   const source = MCP_ID_PATTERN.test(target)
     ? await fromBuild(ctx, target, options)
     : await fromFile(ctx, target, options);
-  const { checkKubernetesOptions, kubernetesManifests } = await import('../../export/kubernetes.js');
+  const { checkKubernetesOptions, kubernetesManifests } = await import('../../packaging/kubernetes-manifests.js');
   const exportOptions = {
     environment: options.env,
     ...(source.config.domain === undefined ? {} : { domain: source.config.domain }),
@@ -102,7 +102,7 @@ export async function exportKubernetesCommand(
       : supplyHint(result.envWithoutValue, secretWritten ? undefined : { secretName, namespace: options.namespace });
 
   if (options.out === '-') {
-    const { toYamlStream } = await import('../../export/write.js');
+    const { toYamlStream } = await import('../../packaging/write-objects.js');
     // the manifests are the output: a JSON List with --json (kubectl takes both)
     if (ctx.out.json) ctx.out.writeJson({ apiVersion: 'v1', kind: 'List', items: result.objects });
     else ctx.out.raw(await toYamlStream(result.objects, header));
@@ -112,7 +112,7 @@ export async function exportKubernetesCommand(
   }
 
   const dir = resolve(ctx.io.cwd, options.out ?? `k8s/${result.name}`);
-  const { writeManifestFolder } = await import('../../export/write.js');
+  const { writeManifestFolder } = await import('../../packaging/write-objects.js');
   const { written, removed } = await writeManifestFolder(dir, result.objects, header);
   const shownDir = shownPath(ctx.io.cwd, dir);
   const data = {
@@ -159,7 +159,7 @@ async function fromFile(ctx: CommandContext, target: string, options: ExportKube
   const file = await loadDefinitionFile(ctx, target);
   const definition = file.loaded.definition;
   const { toBuildRequest } = await import('../../api/build-request.js');
-  const { bundleDigest } = await import('../../runtime/image.js');
+  const { bundleDigest } = await import('../../packaging/image.js');
   const digest = bundleDigest(await toBuildRequest(file.loaded));
 
   // deploy.env_vars: a value whose references this environment cannot resolve stays without one
@@ -221,7 +221,7 @@ function withoutEnvVars(
 /** A server built before, read from the service; its settings come from the flags. */
 async function fromBuild(ctx: CommandContext, mcpId: string, options: ExportKubernetesOptions): Promise<ExportSource> {
   const server = await withApi(ctx, (client) => client.getServer(mcpId));
-  const { DIGEST_PATTERN } = await import('../../runtime/image.js');
+  const { DIGEST_PATTERN } = await import('../../packaging/image.js');
   const digest = server.bundle_digest;
   if (digest === undefined || !DIGEST_PATTERN.test(digest)) {
     const what =

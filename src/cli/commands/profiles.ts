@@ -45,7 +45,7 @@ async function localEngine(
 ): Promise<{ home: string; running: boolean; url?: string; pid?: number }> {
   const [{ homePaths, resolveHome }, { isEngineProcess, readEngineState }] = await Promise.all([
     import('../../engine/home.js'),
-    import('../../engine/state.js'),
+    import('../../engine/engine-lock.js'),
   ]);
   const paths = homePaths(resolveHome(ctx.io.env, ctx.io.cwd));
   const state = await readEngineState(paths);

@@ -75,7 +75,7 @@ export async function serveCommand(ctx: CommandContext, options: ServeOptions): 
     import('../../engine/engine-log.js'),
     import('../../engine/engine-limits.js'),
     import('../../engine/host.js'),
-    import('../../engine/state.js'),
+    import('../../engine/engine-lock.js'),
   ]);
   const logger = createLogger({
     write: (line) => ctx.out.raw(line),

@@ -5,7 +5,7 @@
  * writes into this log.
  */
 import type { CommandContext } from '../context.js';
-import type { LogEntry, RuntimeLogger } from '../../runtime/logger.js';
+import type { LogEntry, RuntimeLogger } from '../../runtime/server/logger.js';
 import { jsonText, serviceText } from '../render/service-text.js';
 
 type Style = CommandContext['out']['style'];

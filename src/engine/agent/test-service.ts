@@ -8,7 +8,10 @@ import { computeGuidance } from '../../api/guidance.js';
 import { findModel, MODELS, type ModelInfo } from '../../shared/models.js';
 import { placeholderEnv } from '../builder.js';
 import { createLocalCredentials, type LocalCredentials } from '../local-credentials.js';
-import { ServiceError, type Logger, type ServerRecord, type StartRuntimeProcess, type TestService } from '../types.js';
+import { ServiceError } from '../service-error.js';
+import type { Logger } from '../engine-log.js';
+import type { ServerRecord } from '../records.js';
+import type { StartRuntimeProcess, TestService } from '../services.js';
 import { DEFAULT_AGENT_LIMITS, type Agent, type AgentLimits } from './agent-types.js';
 import type * as SessionModule from './session.js';
 

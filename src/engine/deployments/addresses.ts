@@ -9,7 +9,7 @@
  */
 import type { IsolationReport } from '../isolation.js';
 import type { Deployment, Environment } from '../../api/contract.js';
-import type { HttpsEndpoint } from '../types.js';
+import type { HttpsEndpoint } from '../services.js';
 import { deploymentUrl } from './registry.js';
 
 export interface EngineAddresses {

@@ -8,19 +8,15 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { createAdmission, type WorkQueue } from '../admission.js';
 import type { Deployment, DeployRequest, LogLine, Metrics } from '../../api/contract.js';
-import {
-  ServiceError,
-  type DeploymentRecord,
-  type DeploymentService,
-  type DeploymentServiceDeps,
-  type Logger,
-  type ServerRecord,
-  type Store,
-} from '../types.js';
+import { ServiceError } from '../service-error.js';
+import type { DeploymentRecord, ServerRecord } from '../records.js';
+import type { DeploymentService, DeploymentServiceDeps } from '../services.js';
+import type { Logger } from '../engine-log.js';
+import type { Store } from '../store/store.js';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createProcessRunner } from '../runners/process-runner.js';
+import { createProcessRunner } from '../runners/process/process-runner.js';
 import { runnerKindFor, type Runner } from '../runners/runner.js';
-import { createGateway, type Gateway } from './gateway.js';
+import { createGateway, type Gateway } from '../gateway/gateway.js';
 import { newRequestId } from '../ids.js';
 import { originsFromEnv } from '../../shared/origins.js';
 import {
@@ -43,14 +39,14 @@ import { applyTransition, canTransition, isActive } from './states.js';
 import { SecretRegistry } from '../secret-registry.js';
 
 /**
- * What the engine passes (types.ts), plus the timing knobs tests shorten (health checks, restarts,
+ * What the engine passes (services.ts), plus the timing knobs tests shorten (health checks, restarts,
  * autoscaling, idle clean-up; see limits.ts). Logs are kept in `<home>/deployment-logs/`.
  */
 export interface DeploymentServiceOptions extends DeploymentServiceDeps {
   limits?: Partial<DeploymentLimits>;
 }
 
-/** The DeploymentService of types.ts, plus what tests and the engine may look at. */
+/** The DeploymentService of services.ts, plus what tests and the engine may look at. */
 export interface LocalDeploymentService extends DeploymentService {
   rollback(deploymentId: string, options?: { wait: boolean }): Promise<Deployment>;
   readonly limits: DeploymentLimits;

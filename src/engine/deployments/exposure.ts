@@ -6,8 +6,9 @@
  * answer. On a loopback engine without a domain nothing is asked: that is the development loop.
  */
 import type { Deployment } from '../../api/contract.js';
-import { metadataUrlOf } from '../../runtime/auth.js';
-import { ServiceError, type ServerRecord } from '../types.js';
+import { metadataUrlOf } from '../../runtime/server/auth.js';
+import { ServiceError } from '../service-error.js';
+import type { ServerRecord } from '../records.js';
 
 export interface ExposureInput {
   domain: string | undefined;

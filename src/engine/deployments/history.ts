@@ -4,7 +4,8 @@
  * ones (their last write may still be on its way), so they are read first.
  */
 import type { Environment } from '../../api/contract.js';
-import type { DeploymentRecord, Store } from '../types.js';
+import type { DeploymentRecord } from '../records.js';
+import type { Store } from '../store/store.js';
 import type { Registry } from './registry.js';
 import { wasDeployed } from './states.js';
 

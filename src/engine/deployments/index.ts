@@ -6,4 +6,4 @@ export {
 } from './deployment-service.js';
 export { noticesFor } from './new-record.js';
 export { DEFAULT_LIMITS, type DeploymentLimits } from './limits.js';
-export type { DeploymentServiceDeps, RuntimeProcessHandle, StartRuntimeProcess } from '../types.js';
+export type { DeploymentServiceDeps, RuntimeProcessHandle, StartRuntimeProcess } from '../services.js';

@@ -8,7 +8,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { START_PRIORITY, type WorkQueue } from '../admission.js';
-import { createProcessRunner } from '../runners/process-runner.js';
+import { createProcessRunner } from '../runners/process/process-runner.js';
 import {
   RunnerStartError,
   type ExitInfo,
@@ -16,11 +16,11 @@ import {
   type Runner,
   type RunnerInstance,
 } from '../runners/runner.js';
-import type { StartRuntimeProcess } from '../types.js';
+import type { StartRuntimeProcess } from '../services.js';
 import type { DeploymentLimits } from './limits.js';
 import { restartDelay } from './limits.js';
 
-export type { RuntimeProcessHandle, StartRuntimeProcess } from '../types.js';
+export type { RuntimeProcessHandle, StartRuntimeProcess } from '../services.js';
 
 export type InstanceState = 'starting' | 'healthy' | 'unhealthy' | 'restarting' | 'draining' | 'stopped' | 'failed';
 

@@ -70,7 +70,7 @@ export interface DeploymentLimits {
   idleCheckMs: number;
   /** a synchronous deploy answers `deploying` after this */
   syncDeployTimeoutMs: number;
-  /** request bodies through the gateway: what an instance accepts (src/runtime/server.ts) */
+  /** request bodies through the gateway: what an instance accepts (src/runtime/server/server.ts) */
   maxBodyBytes: number;
   /** bytes of request bodies the gateway holds at once, all requests together (default in body-budget.ts) */
   bodyBudgetBytes?: number;

@@ -1,6 +1,8 @@
 /** What a running deployment (live-deployment.ts) is given by the deployment service. */
 import type { WorkQueue } from '../admission.js';
-import type { Logger, ServerRecord, Store } from '../types.js';
+import type { Logger } from '../engine-log.js';
+import type { ServerRecord } from '../records.js';
+import type { Store } from '../store/store.js';
 import type { Runner } from '../runners/runner.js';
 import type { Orchestrator } from '../runners/orchestrator.js';
 import type { DeploymentLimits } from './limits.js';

@@ -4,21 +4,22 @@
  * asks it for an instance per request.
  */
 import type { Deployment, DeploymentState, LogLine } from '../../api/contract.js';
-import { AUDIENCES_ENV } from '../../runtime/auth.js';
-import { redact, type Redactor } from '../../runtime/logger.js';
+import { AUDIENCES_ENV } from '../../runtime/server/auth.js';
+import { redact, type Redactor } from '../../runtime/server/logger.js';
 import { deploymentRedactor } from '../secret-registry.js';
 import { deploymentAudiences } from './addresses.js';
 import { isoTime } from '../../shared/iso-time.js';
 import { START_PRIORITY } from '../admission.js';
 import type { LiveContext } from './live-context.js';
-import { ServiceError, type DeploymentRecord } from '../types.js';
+import { ServiceError } from '../service-error.js';
+import type { DeploymentRecord } from '../records.js';
 import { ManagedInstance, type InstanceHooks } from './instance.js';
 import { resourcesOf } from './limits.js';
 import { describeAhead, isHealthCheckLine, toLogLine } from './log-lines.js';
 import { SampleRing } from './samples.js';
 import { applyTransition, canTransition, isActive } from './states.js';
 import { Scaler } from './scaler.js';
-import { DeploymentUpstream, type Backend } from './upstream.js';
+import { DeploymentUpstream, type Backend } from '../gateway/upstream.js';
 import { OrchestratedRun, ownerOf } from './orchestrated.js';
 
 const RECENT_CHANGE_MS = 250;

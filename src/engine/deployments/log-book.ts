@@ -9,7 +9,7 @@ import { closeSync, fstatSync, mkdirSync, openSync, renameSync, writeSync } from
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { LogLine } from '../../api/contract.js';
-import type { Redactor } from '../../runtime/logger.js';
+import type { Redactor } from '../../runtime/server/logger.js';
 
 const ROTATE_BYTES = 4 * 1024 * 1024;
 /**

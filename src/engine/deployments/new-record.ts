@@ -5,7 +5,8 @@
 import { isolationNotices, type IsolationReport } from '../isolation.js';
 import type { Deployment, DeployRequest, Environment } from '../../api/contract.js';
 import { newDeploymentId, newStagingName } from '../ids.js';
-import type { DeploymentRecord, HttpsEndpoint, ServerRecord } from '../types.js';
+import type { DeploymentRecord, ServerRecord } from '../records.js';
+import type { HttpsEndpoint } from '../services.js';
 import { httpsNotices, stableUrls, type EngineAddresses } from './addresses.js';
 import { authView, publicNotice } from './exposure.js';
 import { deploymentUrl } from './registry.js';

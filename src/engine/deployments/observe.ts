@@ -3,7 +3,8 @@
  * log, and its metrics over a window.
  */
 import type { Deployment, LogLine, Metrics } from '../../api/contract.js';
-import { ServiceError, type DeploymentRecord } from '../types.js';
+import { ServiceError } from '../service-error.js';
+import type { DeploymentRecord } from '../records.js';
 import { LogBook } from './log-book.js';
 import { summarizeMetrics } from './samples.js';
 import type { Registry } from './registry.js';

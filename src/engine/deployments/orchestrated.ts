@@ -15,7 +15,7 @@ import {
   type WorkloadSpec,
 } from '../runners/orchestrator.js';
 import type { Deployment } from '../../api/contract.js';
-import type { Backend } from './upstream.js';
+import type { Backend } from '../gateway/upstream.js';
 import { parseLogLine } from './instance.js';
 import { resourcesOf } from './limits.js';
 import type { LiveDeployment } from './live-deployment.js';

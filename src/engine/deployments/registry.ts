@@ -3,8 +3,9 @@
  * `<name>` of `/d/<name>/mcp`), by domain, by stable name (`<server>.<environment>`), and (for a
  * clear answer) a stopped one on disk.
  */
-import type { DeploymentRecord, Store } from '../types.js';
-import { GATEWAY_PREFIX } from '../types.js';
+import type { DeploymentRecord } from '../records.js';
+import type { Store } from '../store/store.js';
+import { GATEWAY_PREFIX } from '../gateway/prefix.js';
 import type { LiveDeployment } from './live-deployment.js';
 import { isActive } from './states.js';
 

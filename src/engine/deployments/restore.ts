@@ -6,7 +6,10 @@
 import type { IsolationReport } from '../isolation.js';
 import { authView, publicNotice } from './exposure.js';
 import { runnerKindFor, type Runner } from '../runners/runner.js';
-import type { DeploymentRecord, HttpsEndpoint, Logger, ServerRecord, Store } from '../types.js';
+import type { DeploymentRecord, ServerRecord } from '../records.js';
+import type { HttpsEndpoint } from '../services.js';
+import type { Logger } from '../engine-log.js';
+import type { Store } from '../store/store.js';
 import { stableUrls } from './addresses.js';
 import { deploymentNotices } from './new-record.js';
 import type { DeploymentLimits } from './limits.js';

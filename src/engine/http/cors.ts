@@ -6,7 +6,7 @@
  * no `Origin`.
  */
 import type { IncomingMessage } from 'node:http';
-import { requestOrigin } from '../../runtime/auth.js';
+import { requestOrigin } from '../../runtime/server/auth.js';
 import { ALLOWED_ORIGINS_ENV, allowedOrigin, normalizeOrigin } from '../../shared/origins.js';
 
 /** What a deployment allows a cross-origin request to send and read. */

@@ -5,7 +5,7 @@
  * then replays its answer, so a retry never runs the work twice and never fails for being early.
  */
 import { createHash } from 'node:crypto';
-import type { Store } from '../types.js';
+import type { Store } from '../store/store.js';
 import { HttpError } from './respond.js';
 
 /** Up to 200 printable ASCII characters (docs/api.md). */

@@ -2,7 +2,7 @@
  * Writing answers: the envelope on every response, errors with their stable code and status.
  */
 import { ERROR_CODES, type ErrorCode, type ErrorDetail } from '../../api/contract.js';
-import { ServiceError } from '../types.js';
+import { ServiceError } from '../service-error.js';
 
 /** A ServiceError that also sets response headers (Allow, Retry-After, WWW-Authenticate). */
 export class HttpError extends ServiceError {

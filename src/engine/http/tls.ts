@@ -7,7 +7,7 @@
  */
 import { unwatchFile, watchFile } from 'node:fs';
 import { createServer, type Server } from 'node:https';
-import type { Logger } from '../types.js';
+import type { Logger } from '../engine-log.js';
 import { certificateFor, coversHost, hasCertificates, loadCertificates, type CertificateSet } from './certificates.js';
 import { TlsConfigError, type TlsSettings } from './tls-settings.js';
 

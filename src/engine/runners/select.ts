@@ -6,20 +6,21 @@
  * The Docker runner reads DOCKER_HOST (default /var/run/docker.sock), MCPCTL_DOCKER_BASE_IMAGE
  * (default node:20-slim), MCPCTL_DOCKER_MEMORY_MB and MCPCTL_DOCKER_CPUS (the limits of each container);
  * on a Swarm manager, MCPCTL_SWARM_* and `swarm` in the settings file (swarm-config.ts).
- * The kubernetes runner (src/engine/kubernetes/kubernetes-runner.ts) reads the kubeconfig, MCPCTL_KUBERNETES_*
+ * The kubernetes runner (src/engine/runners/kubernetes/kubernetes-runner.ts) reads the kubeconfig, MCPCTL_KUBERNETES_*
  * and `kubernetes` in the settings file; @kubernetes/client-node loads only then.
  */
 import { readFile } from 'node:fs/promises';
-import { DEFAULT_BASE_IMAGE } from '../../runtime/image.js';
-import type { Logger, StartRuntimeProcess } from '../types.js';
-import { createProcessRunner } from './process-runner.js';
+import { DEFAULT_BASE_IMAGE } from '../../packaging/image.js';
+import type { Logger } from '../engine-log.js';
+import type { StartRuntimeProcess } from '../services.js';
+import { createProcessRunner } from './process/process-runner.js';
 import { RunnerConfigError, type Runner } from './runner.js';
 import type { Orchestrator } from './orchestrator.js';
-import type { DockerClient } from '../docker/engine-api.js';
-import type { ImageBuilder } from '../docker/images.js';
-import type { ContainerLimits } from './docker-runner.js';
-import type { SwarmSettings } from '../docker/service-spec.js';
-import { swarmConfig } from './swarm-config.js';
+import type { DockerClient } from './docker/engine-api.js';
+import type { ImageBuilder } from './docker/images.js';
+import type { ContainerLimits } from './docker/docker-runner.js';
+import type { SwarmSettings } from './docker/service-spec.js';
+import { swarmConfig } from './docker/swarm-config.js';
 
 export const RUNNER_KINDS = ['process', 'docker', 'kubernetes'] as const;
 export type RunnerKind = (typeof RUNNER_KINDS)[number];
@@ -68,7 +69,7 @@ export interface RunnerDeps {
 export async function createRunner(kind: RunnerKind, deps: RunnerDeps): Promise<Runner> {
   if (kind === 'process') return createProcessRunner(deps.startRuntime);
   if (kind === 'kubernetes') {
-    const { createKubernetesRunner, KubernetesUnavailableError } = await import('../kubernetes/kubernetes-runner.js');
+    const { createKubernetesRunner, KubernetesUnavailableError } = await import('./kubernetes/kubernetes-runner.js');
     const settings = deps.settingsFile === undefined ? undefined : await settingsEntry(deps.settingsFile, 'kubernetes');
     try {
       return await createKubernetesRunner({ env: deps.env, logger: deps.logger, settings });
@@ -79,7 +80,11 @@ export async function createRunner(kind: RunnerKind, deps: RunnerDeps): Promise<
     }
   }
   const [{ createDockerClient, DockerUnavailableError }, { createImageBuilder }, { createDockerRunner }] =
-    await Promise.all([import('../docker/engine-api.js'), import('../docker/images.js'), import('./docker-runner.js')]);
+    await Promise.all([
+      import('./docker/engine-api.js'),
+      import('./docker/images.js'),
+      import('./docker/docker-runner.js'),
+    ]);
   const { env } = deps;
   let docker;
   try {
@@ -137,8 +142,8 @@ async function swarmOf(
   logger: Logger,
 ): Promise<Orchestrator | undefined> {
   const [{ createSwarmOrchestrator, isSwarmManager }, { DEFAULT_CONTAINER_LIMITS }] = await Promise.all([
-    import('./swarm-orchestrator.js'),
-    import('./docker-runner.js'),
+    import('./docker/swarm-orchestrator.js'),
+    import('./docker/docker-runner.js'),
   ]);
   if (!(await isSwarmManager(docker))) return undefined;
   logger.info('docker host is a Swarm manager: production deployments run as Swarm services', { ...settings });

@@ -6,15 +6,9 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type {
-  DeploymentFilter,
-  DeploymentRecord,
-  Logger,
-  ServerFilter,
-  ServerRecord,
-  Store,
-  TestRunRecord,
-} from '../types.js';
+import type { DeploymentFilter, ServerFilter, Store } from './store.js';
+import type { DeploymentRecord, ServerRecord, TestRunRecord } from '../records.js';
+import type { Logger } from '../engine-log.js';
 import { wasDeployed as everDeployed } from '../deployments/states.js';
 import { ensureDir, removeStaleTemps, syncDir, writeFileAtomic } from './atomic.js';
 

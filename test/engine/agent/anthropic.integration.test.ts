@@ -4,7 +4,7 @@
  * tool results it sends back, the loop's limits, and the provider's failures as service errors.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ServiceError } from '../../../src/engine/types.js';
+import { ServiceError } from '../../../src/engine/service-error.js';
 import { requireBuilt } from '../../support/app.js';
 import { createHarness, type Harness } from '../../support/agent.js';
 import {

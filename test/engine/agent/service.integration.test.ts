@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestResult } from '../../../src/api/contract.js';
-import { ServiceError } from '../../../src/engine/types.js';
+import { ServiceError } from '../../../src/engine/service-error.js';
 import { requireBuilt } from '../../support/app.js';
 import { createHarness, type Harness } from '../../support/agent.js';
 

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Deployment } from '../../../src/api/contract.js';
-import { ServiceError } from '../../../src/engine/types.js';
+import { ServiceError } from '../../../src/engine/service-error.js';
 import { callTool, createHarness, rawRequest, running, type Harness } from '../../support/deployments.js';
 
 let h: Harness;

@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Deployment, DeploymentState } from '../../../src/api/contract.js';
-import type { DeploymentRecord } from '../../../src/engine/types.js';
+import type { DeploymentRecord } from '../../../src/engine/records.js';
 import { createHarness, type Harness } from '../../support/deployments.js';
 
 let h: Harness;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { authView, checkExposure, exposureReasons, publicNotice } from '../../../src/engine/deployments/exposure.js';
-import { ServiceError, type ServerRecord } from '../../../src/engine/types.js';
+import { ServiceError } from '../../../src/engine/service-error.js';
+import type { ServerRecord } from '../../../src/engine/records.js';
 
 function server(auth?: ServerRecord['definition']['auth']): ServerRecord {
   return {

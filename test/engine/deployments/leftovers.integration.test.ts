@@ -5,8 +5,8 @@
  */
 import { execFileSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LABELS_ENV } from '../../../src/engine/runners/process-runner.js';
-import { isProcessAlive } from '../../../src/engine/state.js';
+import { LABELS_ENV } from '../../../src/engine/runners/process/process-runner.js';
+import { isProcessAlive } from '../../../src/engine/engine-lock.js';
 import { createHarness, eventually, type Harness } from '../../support/deployments.js';
 
 let h: Harness;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { decideScale, type ScaleInput } from '../../../src/engine/deployments/autoscale.js';
 import { checkDomain, devIdleFromEnv, resolveScaling, restartDelay } from '../../../src/engine/deployments/limits.js';
-import { safeToRepeat } from '../../../src/engine/deployments/upstream.js';
-import { splitTarget } from '../../../src/engine/deployments/gateway.js';
+import { safeToRepeat } from '../../../src/engine/gateway/upstream.js';
+import { splitTarget } from '../../../src/engine/gateway/gateway.js';
 import type { LiveDeployment } from '../../../src/engine/deployments/live-deployment.js';
 import { isHealthCheckLine, toLogLine } from '../../../src/engine/deployments/log-lines.js';
 import {
@@ -11,7 +11,7 @@ import {
   loggableAsIs,
   parseSseMessages,
   redactForLog,
-} from '../../../src/engine/deployments/mcp-messages.js';
+} from '../../../src/engine/gateway/mcp-messages.js';
 import { applyTransition, canTransition, wasDeployed } from '../../../src/engine/deployments/states.js';
 import type { Deployment } from '../../../src/api/contract.js';
 

@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { newDeploymentRecord } from '../../../src/engine/deployments/new-record.js';
 import { applyTransition } from '../../../src/engine/deployments/states.js';
-import type { ServerRecord } from '../../../src/engine/types.js';
+import type { ServerRecord } from '../../../src/engine/records.js';
 import { callTool, createHarness, type Harness } from '../../support/deployments.js';
 
 let h: Harness;

@@ -2,7 +2,7 @@
  * The local planner's reading of text: words split out of identifiers, a light stemmer, stop
  * words, number words, arithmetic operators, numbers and dates in a message. Pure.
  */
-import { isStopWord, splitWords, stem, wordStems } from '../../../definition/words.js';
+import { isStopWord, splitWords, stem, wordStems } from '../../../definition/tokenize.js';
 
 export { isStopWord, splitWords, stem };
 

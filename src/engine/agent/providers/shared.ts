@@ -4,7 +4,7 @@
  * run's budget, and turning a provider's failure into the service error docs/api.md names.
  */
 import { HttpError } from '../../http/respond.js';
-import { ServiceError } from '../../types.js';
+import { ServiceError } from '../../service-error.js';
 import type { AgentSession, Catalog, InputSchema } from '../agent-types.js';
 
 export interface OfferedTool {

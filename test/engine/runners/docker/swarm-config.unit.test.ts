@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { swarmConfig } from '../../../../src/engine/runners/docker/swarm-config.js';
+import { RunnerConfigError } from '../../../../src/engine/runners/select.js';
+
+const FILE = '/home/me/.mcpctl/engine-settings.json';
+
+describe('the Swarm settings of the docker runner', () => {
+  it('is on with the defaults when nothing is set', () => {
+    expect(swarmConfig({}, undefined, FILE)).toEqual({ enabled: true, settings: {} });
+  });
+
+  it('reads "swarm" of the settings file', () => {
+    const config = swarmConfig(
+      {},
+      { enabled: true, spread: 'zone', monitor_seconds: 3, health_interval_seconds: 1 },
+      FILE,
+    );
+    expect(config).toEqual({
+      enabled: true,
+      settings: { spread: 'node.labels.zone', monitorMs: 3000, healthIntervalMs: 1000, healthStartMs: 10_000 },
+    });
+    expect(swarmConfig({}, { enabled: false }, FILE).enabled).toBe(false);
+    expect(swarmConfig({}, { spread: 'node.hostname' }, FILE).settings.spread).toBe('node.hostname');
+  });
+
+  it('takes each environment variable over the file', () => {
+    const env = {
+      MCPCTL_SWARM: 'auto',
+      MCPCTL_SWARM_SPREAD: 'rack',
+      MCPCTL_SWARM_MONITOR_SECONDS: '5',
+      MCPCTL_SWARM_HEALTH_INTERVAL_SECONDS: '',
+    };
+    const config = swarmConfig(
+      env,
+      { enabled: false, spread: 'zone', monitor_seconds: 3, health_interval_seconds: 2 },
+      FILE,
+    );
+    expect(config).toEqual({
+      enabled: true,
+      settings: { spread: 'node.labels.rack', monitorMs: 5000, healthIntervalMs: 2000, healthStartMs: 20_000 },
+    });
+    expect(swarmConfig({ MCPCTL_SWARM: 'off' }, { enabled: true }, FILE).enabled).toBe(false);
+  });
+
+  it('names the file and the key of a wrong value', () => {
+    const wrong = (section: unknown) => () => swarmConfig({}, section, FILE);
+    expect(wrong('yes')).toThrow(RunnerConfigError);
+    expect(wrong('yes')).toThrow(`"swarm" in ${FILE} must be an object`);
+    expect(wrong({ enabled: 'yes' })).toThrow(`"swarm.enabled" in ${FILE} must be true or false, not "yes"`);
+    expect(wrong({ spread: 3 })).toThrow(`"swarm.spread" in ${FILE} must be a node label such as "region", not 3`);
+    expect(wrong({ spread: ' ' })).toThrow(`"swarm.spread" in ${FILE}`);
+    expect(wrong({ monitor_seconds: '3' })).toThrow(
+      `"swarm.monitor_seconds" in ${FILE} must be a positive number of seconds, not "3"`,
+    );
+    expect(wrong({ health_interval_seconds: 0 })).toThrow(
+      `"swarm.health_interval_seconds" in ${FILE} must be a positive number of seconds, not 0`,
+    );
+    expect(wrong({ monitor: 3 })).toThrow(
+      `"swarm.monitor" in ${FILE} is not a setting; the keys are enabled, spread, monitor_seconds, health_interval_seconds`,
+    );
+  });
+
+  it('names the environment variable of a wrong value', () => {
+    expect(() => swarmConfig({ MCPCTL_SWARM: 'on' }, undefined, FILE)).toThrow(
+      'MCPCTL_SWARM must be auto or off, not "on"',
+    );
+    expect(() => swarmConfig({ MCPCTL_SWARM_MONITOR_SECONDS: '-1' }, { monitor_seconds: 3 }, FILE)).toThrow(
+      'MCPCTL_SWARM_MONITOR_SECONDS must be a positive number, not "-1"',
+    );
+  });
+});

@@ -1,0 +1,113 @@
+import { describe, expect, it } from 'vitest';
+import {
+  DEFAULT_SWARM_SETTINGS,
+  SERVICE_LABELS,
+  serviceName,
+  serviceSpec,
+  workloadLabelsOf,
+} from '../../../../src/engine/runners/docker/service-spec.js';
+import { rolloutOutcome } from '../../../../src/engine/runners/orchestrator.js';
+import { imageContract, SWARM_ENV_FILE } from '../../../../src/packaging/image.js';
+
+const DIGEST = 'a'.repeat(64);
+const labels = {
+  engine: '/home/me/.mcpctl',
+  server: 'Calculator_Pro',
+  environment: 'production',
+  deployment: 'deploy_abc',
+};
+const limits = { memoryBytes: 256 * 1024 * 1024, cpus: 0.5, pids: 256, tmpBytes: 64 * 1024 * 1024 };
+
+describe('the Swarm service of a deployment', () => {
+  it('is named per engine, server and environment, and carries the labels a restarted engine finds it by', () => {
+    const name = serviceName(labels);
+    expect(name).toMatch(/^mcpctl-calculator-pro-prod-[0-9a-f]{8}$/);
+    expect(serviceName({ ...labels, engine: '/other' })).not.toBe(name);
+    expect(serviceName({ ...labels, server: 'Calculator_Pro' })).toBe(name);
+    const spec = serviceSpec(
+      { labels, bundleDir: '/b', env: { A: '1' }, logLevel: 'info', replicas: 2 },
+      imageContract(DIGEST),
+      limits,
+      DEFAULT_SWARM_SETTINGS,
+    );
+    expect(workloadLabelsOf(spec.Labels)).toEqual(labels);
+  });
+
+  it('is hardened, health-gated, rolls start-first with automatic rollback, spreads over regions and publishes in host mode', () => {
+    const spec = serviceSpec(
+      {
+        labels,
+        bundleDir: '/b',
+        env: { A: '1' },
+        logLevel: 'info',
+        replicas: 3,
+        resources: { memoryMb: 300, cpus: 0.25 },
+      },
+      imageContract(DIGEST, { envFile: SWARM_ENV_FILE }),
+      limits,
+      { ...DEFAULT_SWARM_SETTINGS, monitorMs: 3000 },
+      { id: 'sec123', name: 'mcpctl-x-env-1' },
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the test reads the Engine API spec loosely
+    ) as Record<string, any>;
+    expect(spec.Mode).toEqual({ Replicated: { Replicas: 3 } });
+    expect(spec.UpdateConfig).toMatchObject({
+      Parallelism: 1,
+      Order: 'start-first',
+      FailureAction: 'rollback',
+      Monitor: 3e9,
+    });
+    expect(spec.RollbackConfig).toMatchObject({ Parallelism: 1, Order: 'start-first' });
+    const container = spec.TaskTemplate.ContainerSpec;
+    expect(container).toMatchObject({
+      User: '10001:10001',
+      ReadOnly: true,
+      Privileges: { NoNewPrivileges: true },
+      CapabilityDrop: ['ALL'],
+      Init: true,
+    });
+    // the values come as a secret the runtime reads, not as Env (ATTACK: `docker service inspect` and Swarm's log)
+    expect(container.Env).not.toContain('A=1');
+    expect(JSON.stringify(container.Env)).not.toContain('A=');
+    expect(container.Secrets).toEqual([
+      {
+        SecretID: 'sec123',
+        SecretName: 'mcpctl-x-env-1',
+        File: { Name: 'mcpctl-env', UID: '10001', GID: '10001', Mode: 0o400 },
+      },
+    ]);
+    expect(container.Command.slice(-3)).toEqual(['--env-is-secret', '--values-file', SWARM_ENV_FILE]);
+    expect(container.Labels[SERVICE_LABELS.task]).toBe('deploy_abc');
+    expect(container.Mounts).toEqual([expect.objectContaining({ Type: 'tmpfs', Target: '/tmp' })]);
+    expect(container.Healthcheck.Test.slice(0, 3)).toEqual(['CMD', 'node', '-e']);
+    expect(container.Healthcheck.Test[3]).toContain("path:'/health'");
+    expect(spec.TaskTemplate.Resources.Limits).toEqual({
+      NanoCPUs: 250_000_000,
+      MemoryBytes: 300 * 1024 * 1024,
+      Pids: 256,
+    });
+    expect(spec.TaskTemplate.RestartPolicy.Condition).toBe('any');
+    expect(spec.TaskTemplate.Placement.Preferences).toEqual([{ Spread: { SpreadDescriptor: 'node.labels.region' } }]);
+    expect(spec.EndpointSpec.Ports).toEqual([
+      { Protocol: 'tcp', TargetPort: 8080, PublishedPort: 0, PublishMode: 'host' },
+    ]);
+  });
+});
+
+describe('a rollout as a deployment state', () => {
+  it('is deployed once completed, failed with the reason once rolled back, failed or paused, and still deploying otherwise', () => {
+    expect(rolloutOutcome({ phase: 'progressing' })).toEqual({ done: false });
+    expect(rolloutOutcome({ phase: 'rolling_back', message: 'x' })).toEqual({ done: false });
+    expect(rolloutOutcome({ phase: 'completed' })).toEqual({ done: true, deployed: true });
+    expect(rolloutOutcome({ phase: 'rolled_back', message: 'Swarm rolled the update back: task t1 exited' })).toEqual({
+      done: true,
+      deployed: false,
+      reason: 'Swarm rolled the update back: task t1 exited',
+    });
+    expect(rolloutOutcome({ phase: 'paused', message: 'Swarm paused the update' })).toMatchObject({
+      done: true,
+      deployed: false,
+      reason: expect.stringContaining('paused'),
+    });
+    expect(rolloutOutcome({ phase: 'failed' })).toMatchObject({ done: true, deployed: false });
+  });
+});
