@@ -32,7 +32,7 @@ export interface BuildService {
 
 export interface DeploymentService {
   /** starts a deployment; with `wait` resolves when it is deployed or failed, otherwise at once (deploying) */
-  deploy(server: ServerRecord, request: DeployRequest, options: { wait: boolean }): Promise<Deployment>;
+  deploy(server: ServerRecord, request: DeployRequest, options?: { wait: boolean }): Promise<Deployment>;
   /** the live view of a deployment (instances, stage) */
   status(deploymentId: string): Promise<Deployment | undefined>;
   /**

@@ -113,7 +113,7 @@ class Deployments implements LocalDeploymentService {
 
   // --- deploy -------------------------------------------------------------------------------
 
-  async deploy(server: ServerRecord, request: DeployRequest, options: DeployOptions): Promise<Deployment> {
+  async deploy(server: ServerRecord, request: DeployRequest, options: DeployOptions = { wait: false }): Promise<Deployment> {
     if (this.closing) throw new ServiceError('unavailable', 'the engine is stopping; retry once it is up again');
     const environment = request.environment;
     const scaling = resolveScaling(environment, request.config?.scaling);
@@ -326,7 +326,7 @@ class Deployments implements LocalDeploymentService {
     return storedView(record.deployment);
   }
 
-  async rollback(deploymentId: string, options: { wait: boolean } = { wait: true }): Promise<Deployment> {
+  async rollback(deploymentId: string, options: { wait: boolean } = { wait: false }): Promise<Deployment> {
     const record = await this.requireRecord(deploymentId);
     const status = record.deployment.status;
     if (status === 'deploying') {

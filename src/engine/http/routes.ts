@@ -221,7 +221,7 @@ export function createRoutes(deps: RouteDeps): Router<Route> {
       const server = await findServer(request.mcp_id, 'mcp_id');
       const service = requireDeployments();
       checkRequiredEnv(server, request);
-      return settle(ctx, await service.deploy(server, request, { wait: false }));
+      return settle(ctx, await service.deploy(server, request));
     },
   });
 
@@ -280,7 +280,7 @@ export function createRoutes(deps: RouteDeps): Router<Route> {
     handle: async (ctx) => {
       const record = await findDeployment(ctx.params.id!);
       const service = requireDeployments();
-      return settle(ctx, await service.rollback(record.deployment.deployment_id, { wait: false }));
+      return settle(ctx, await service.rollback(record.deployment.deployment_id));
     },
   });
 
