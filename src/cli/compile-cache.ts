@@ -18,6 +18,7 @@ import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Script, constants as vmConstants } from 'node:vm';
+import { SETTINGS, settingValue } from '../shared/settings.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -27,10 +28,10 @@ export function compileCacheDir(
   platform: NodeJS.Platform = process.platform,
   home: () => string = homedir,
 ): string | undefined {
-  const setting = env.MCPCTL_COMPILE_CACHE;
+  const setting = settingValue(SETTINGS.compileCache, { env });
   if (setting === '0' || setting === 'false' || setting === 'off' || env.NODE_DISABLE_COMPILE_CACHE === '1')
     return undefined;
-  if (setting !== undefined && setting !== '') return setting;
+  if (setting !== undefined) return setting;
   if (platform === 'win32') return env.LOCALAPPDATA ? join(env.LOCALAPPDATA, 'mcpctl', 'Cache') : undefined;
   if (env.XDG_CACHE_HOME && platform !== 'darwin') return join(env.XDG_CACHE_HOME, 'mcpctl');
   let dir: string;
@@ -74,10 +75,9 @@ interface CjsModule {
  */
 export function startCompileCache(env: Env = process.env): void {
   const setting = compileCacheDir(env);
-  const debug =
-    env.MCPCTL_DEBUG_COMPILE_CACHE === '1'
-      ? (line: string) => process.stderr.write(`compile cache: ${line}\n`)
-      : undefined;
+  const debug = settingValue(SETTINGS.debugCompileCache, { env })
+    ? (line: string) => process.stderr.write(`compile cache: ${line}\n`)
+    : undefined;
   const enableCompileCache = (nodeModule as { enableCompileCache?: (dir?: string) => unknown }).enableCompileCache;
   if (enableCompileCache !== undefined) {
     // Node's own: NODE_COMPILE_CACHE, when set, is the user's choice of folder

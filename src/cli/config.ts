@@ -4,37 +4,20 @@
  * 1. flags: `--api-url`, `--profile`;
  * 2. environment: `MCPCTL_API_URL`, `MCPCTL_API_KEY`, `MCPCTL_PROFILE`;
  * 3. the config file (`$MCPCTL_CONFIG`, else `$XDG_CONFIG_HOME/mcpctl/config.json`, else
- *    `~/.config/mcpctl/config.json`) with named profiles;
+ *    `~/.config/mcpctl/config.json`, config-file.ts) with named profiles;
  * 4. the local engine (the profile `default`), started in the background when needed.
  *
  * Every value remembers where it came from, so errors can say "from MCPCTL_API_URL" or
  * "from profile ci". The key itself is never shown.
  */
-import { randomUUID } from 'node:crypto';
-import { chmod, mkdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
 import { ApiClient, OPERATION_OBJECTS, type ApiExchange } from '../api/client.js';
 import type { CommandContext } from './context.js';
 import { requestTimeoutMs } from './request-timeout.js';
+import type { ConfigFile, LoadedConfig, Profile } from './config-file.js';
+import { configPath, readConfig } from './config-file.js';
 import { EXIT, UserError } from '../shared/errors.js';
+import { resolveSetting, SETTINGS, settingValue } from '../shared/settings.js';
 import { VERSION as version } from '../shared/version.js';
-
-export interface Profile {
-  api_url?: string;
-  api_key?: string;
-}
-
-export interface ConfigFile {
-  profiles: Record<string, Profile>;
-  current?: string;
-}
-
-export interface LoadedConfig {
-  path: string;
-  exists: boolean;
-  config: ConfigFile;
-}
 
 /** The service the CLI talks to, with where each part came from. */
 export interface Connection {
@@ -51,21 +34,6 @@ export interface Connection {
   pid?: number;
   /** true while the local engine's process runs */
   isAlive?: () => boolean;
-}
-
-type Env = Record<string, string | undefined>;
-
-/** The config file's path for this environment. */
-export function configPath(env: Env): string {
-  if (nonEmpty(env.MCPCTL_CONFIG)) return env.MCPCTL_CONFIG;
-  const base = nonEmpty(env.XDG_CONFIG_HOME)
-    ? env.XDG_CONFIG_HOME
-    : join(nonEmpty(env.HOME) ? env.HOME : homedir(), '.config');
-  return join(base, 'mcpctl', 'config.json');
-}
-
-function nonEmpty(value: string | undefined): value is string {
-  return value !== undefined && value.trim() !== '';
 }
 
 /** A URL safe to print: no user name or password. */
@@ -122,104 +90,6 @@ function checkUrl(url: string, source: string): string {
   return url;
 }
 
-/**
- * Reads the config file. A missing file is an empty config; a file readable by other users is
- * read with a warning (it holds keys).
- */
-export async function readConfig(path: string, warn?: (text: string) => void): Promise<LoadedConfig> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { path, exists: false, config: { profiles: {} } };
-    throw new UserError(`cannot read the config file ${path}: ${(error as Error).message}`, {
-      exitCode: EXIT.config,
-      code: 'bad_config',
-    });
-  }
-  if (warn !== undefined && process.platform !== 'win32') {
-    const info = await stat(path);
-    if ((info.mode & 0o077) !== 0) warn(`the config file ${path} can be read by other users; run: chmod 600 ${path}`);
-  }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (error) {
-    throw new UserError(`the config file ${path} is not valid JSON: ${(error as Error).message}`, {
-      exitCode: EXIT.config,
-      hint: 'fix the file, or remove it and run `mcpctl login` again',
-      code: 'bad_config',
-    });
-  }
-  return { path, exists: true, config: parseConfig(raw, path) };
-}
-
-/** Checks the shape of a config file, naming each wrong field. */
-export function parseConfig(raw: unknown, path: string): ConfigFile {
-  const problems: Array<{ path: string; message: string }> = [];
-  const config: ConfigFile = { profiles: {} };
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    problems.push({ path: '', message: 'must be a JSON object' });
-  } else {
-    const { profiles, current } = raw as Record<string, unknown>;
-    if (current !== undefined) {
-      if (typeof current === 'string') config.current = current;
-      else problems.push({ path: 'current', message: 'must be a profile name (a string)' });
-    }
-    if (profiles !== undefined) {
-      if (typeof profiles !== 'object' || profiles === null || Array.isArray(profiles)) {
-        problems.push({ path: 'profiles', message: 'must be an object of named profiles' });
-      } else {
-        for (const [name, value] of Object.entries(profiles as Record<string, unknown>)) {
-          if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-            problems.push({ path: `profiles.${name}`, message: 'must be an object with api_url and api_key' });
-            continue;
-          }
-          const profile: Profile = {};
-          for (const field of ['api_url', 'api_key'] as const) {
-            const v = (value as Record<string, unknown>)[field];
-            if (v === undefined) continue;
-            if (typeof v === 'string') profile[field] = v;
-            else problems.push({ path: `profiles.${name}.${field}`, message: 'must be a string' });
-          }
-          config.profiles[name] = profile;
-        }
-      }
-    }
-  }
-  if (problems.length > 0) {
-    throw new UserError(
-      `the config file ${path} has ${problems.length === 1 ? 'a problem' : `${problems.length} problems`}`,
-      {
-        exitCode: EXIT.config,
-        problems: problems.map((p) => ({ where: path, path: p.path, message: p.message })),
-        hint: 'fix the file, or remove it and run `mcpctl login` again',
-        code: 'bad_config',
-      },
-    );
-  }
-  return config;
-}
-
-/** Writes the config file atomically, mode 0600, in a folder created with mode 0700. */
-export async function writeConfig(path: string, config: ConfigFile): Promise<void> {
-  const dir = dirname(path);
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  const temp = join(dir, `.config.${randomUUID().slice(0, 8)}.tmp`);
-  const text = `${JSON.stringify(config, null, 2)}\n`;
-  try {
-    await writeFile(temp, text, { mode: 0o600, flag: 'wx' });
-    await chmod(temp, 0o600);
-    await rename(temp, path);
-  } catch (error) {
-    await unlink(temp).catch(() => undefined);
-    throw new UserError(`cannot write the config file ${path}: ${(error as Error).message}`, {
-      exitCode: EXIT.config,
-      code: 'bad_config',
-    });
-  }
-}
-
 /** The profile that means the local engine: it needs no URL and no key. */
 export const LOCAL_PROFILE = 'default';
 
@@ -232,9 +102,8 @@ export interface ProfileChoice {
 
 /** Which profile is in use: --profile, MCPCTL_PROFILE, the file's `current`, else `default` (the local engine). */
 export function chooseProfile(ctx: Pick<CommandContext, 'globals' | 'io'>, config: ConfigFile): ProfileChoice {
-  if (ctx.globals.profile !== undefined) return { name: ctx.globals.profile, source: 'from --profile', explicit: true };
-  if (nonEmpty(ctx.io.env.MCPCTL_PROFILE))
-    return { name: ctx.io.env.MCPCTL_PROFILE, source: 'from MCPCTL_PROFILE', explicit: true };
+  const named = resolveSetting(SETTINGS.profile, { env: ctx.io.env, flag: ctx.globals.profile });
+  if (named !== undefined) return { name: named.value, source: `from ${named.from}`, explicit: true };
   if (config.current !== undefined)
     return { name: config.current, source: 'current in the config file', explicit: false };
   return { name: LOCAL_PROFILE, source: 'default', explicit: false };
@@ -247,7 +116,7 @@ export function chooseProfile(ctx: Pick<CommandContext, 'globals' | 'io'>, confi
 export function serviceProfile(config: ConfigFile, name: string): Profile | undefined {
   const profile = config.profiles[name];
   if (profile === undefined) return undefined;
-  if (name === LOCAL_PROFILE && !nonEmpty(profile.api_url)) return undefined;
+  if (name === LOCAL_PROFILE && (profile.api_url ?? '').trim() === '') return undefined;
   return profile;
 }
 
@@ -274,9 +143,23 @@ export type ConnectionPlan =
       profile: string | undefined;
     };
 
+const KEY_SOURCE = `from ${SETTINGS.apiKey.env}`;
+
+/** The URL of --api-url, else MCPCTL_API_URL, checked, with where it came from. */
+function givenUrl(ctx: Pick<CommandContext, 'globals' | 'io'>): { url: string; source: string } | undefined {
+  const given = resolveSetting(SETTINGS.apiUrl, { env: ctx.io.env, flag: ctx.globals.apiUrl });
+  if (given === undefined) return undefined;
+  const source = `from ${given.from}`;
+  return { url: checkUrl(given.value, source), source };
+}
+
+/** MCPCTL_API_KEY, without the spaces a pasted key may bring. */
+function givenKey(env: Record<string, string | undefined>): string | undefined {
+  return settingValue(SETTINGS.apiKey, { env })?.trim();
+}
+
 /** Works out the service and key, in the documented order, from flags, environment and file. */
 export function planConnection(ctx: Pick<CommandContext, 'globals' | 'io'>, loaded: LoadedConfig): ConnectionPlan {
-  const env = ctx.io.env;
   const choice = chooseProfile(ctx, loaded.config);
   const profile = serviceProfile(loaded.config, choice.name);
   if (profile === undefined && choice.explicit && choice.name !== LOCAL_PROFILE) {
@@ -288,19 +171,11 @@ export function planConnection(ctx: Pick<CommandContext, 'globals' | 'io'>, load
   }
   const profileLabel = `from profile ${choice.name}`;
 
-  let url: string | undefined;
-  let urlSource = '';
-  if (ctx.globals.apiUrl !== undefined) {
-    url = checkUrl(ctx.globals.apiUrl, 'from --api-url');
-    urlSource = 'from --api-url';
-  } else if (nonEmpty(env.MCPCTL_API_URL)) {
-    url = checkUrl(env.MCPCTL_API_URL, 'from MCPCTL_API_URL');
-    urlSource = 'from MCPCTL_API_URL';
-  } else if (profile?.api_url !== undefined && profile.api_url !== '') {
-    url = checkUrl(profile.api_url, `${profileLabel} (${loaded.path})`);
-    urlSource = profileLabel;
-  }
-  if (url === undefined) return { local: true, choice };
+  let given = givenUrl(ctx);
+  if (given === undefined && profile?.api_url !== undefined && profile.api_url !== '')
+    given = { url: checkUrl(profile.api_url, `${profileLabel} (${loaded.path})`), source: profileLabel };
+  if (given === undefined) return { local: true, choice };
+  const { url, source: urlSource } = given;
 
   const plan = {
     local: false as const,
@@ -309,8 +184,8 @@ export function planConnection(ctx: Pick<CommandContext, 'globals' | 'io'>, load
     urlSource,
     profile: profile === undefined ? undefined : choice.name,
   };
-  if (nonEmpty(env.MCPCTL_API_KEY))
-    return { ...plan, key: { value: env.MCPCTL_API_KEY.trim(), source: 'from MCPCTL_API_KEY', profile: plan.profile } };
+  const apiKey = givenKey(ctx.io.env);
+  if (apiKey !== undefined) return { ...plan, key: { value: apiKey, source: KEY_SOURCE, profile: plan.profile } };
   // A profile's key goes only to its own service, never to a URL given elsewhere.
   if (
     profile?.api_key !== undefined &&
@@ -334,6 +209,16 @@ export function planConnection(ctx: Pick<CommandContext, 'globals' | 'io'>, load
   return plan;
 }
 
+/** URL and key from flags and environment alone (a CI job): the config file is not needed. */
+function directConnection(ctx: Pick<CommandContext, 'globals' | 'io'>): Connection | undefined {
+  const apiKey = givenKey(ctx.io.env);
+  const profile = resolveSetting(SETTINGS.profile, { env: ctx.io.env, flag: ctx.globals.profile });
+  if (apiKey === undefined || profile !== undefined) return undefined;
+  const given = givenUrl(ctx);
+  if (given === undefined) return undefined;
+  return { url: given.url, apiKey, urlSource: given.source, keySource: KEY_SOURCE, profile: undefined, local: false };
+}
+
 /** Finds (and if needed starts) the local engine. Loaded only when no service is configured. */
 async function findLocalEngine(ctx: CommandContext) {
   const { ensureLocalEngine } = await import('./local-engine.js');
@@ -346,26 +231,9 @@ async function findLocalEngine(ctx: CommandContext) {
 
 /** Resolves the service URL and key, in the documented order; starts the local engine when it is the one. */
 export async function resolveConnection(ctx: CommandContext): Promise<Connection> {
-  const env = ctx.io.env;
-  // URL and key from flags and environment alone (a CI job): the config file is not needed.
-  const directUrl = ctx.globals.apiUrl ?? (nonEmpty(env.MCPCTL_API_URL) ? env.MCPCTL_API_URL : undefined);
-  if (
-    directUrl !== undefined &&
-    nonEmpty(env.MCPCTL_API_KEY) &&
-    ctx.globals.profile === undefined &&
-    !nonEmpty(env.MCPCTL_PROFILE)
-  ) {
-    const urlSource = ctx.globals.apiUrl !== undefined ? 'from --api-url' : 'from MCPCTL_API_URL';
-    return {
-      url: checkUrl(directUrl, urlSource),
-      apiKey: env.MCPCTL_API_KEY.trim(),
-      urlSource,
-      keySource: 'from MCPCTL_API_KEY',
-      profile: undefined,
-      local: false,
-    };
-  }
-  const loaded = await readConfig(configPath(env), (text) => ctx.out.warn(text));
+  const direct = directConnection(ctx);
+  if (direct !== undefined) return direct;
+  const loaded = await readConfig(configPath(ctx.io.env), (text) => ctx.out.warn(text));
   const plan = planConnection(ctx, loaded);
   if (plan.local) {
     const engine = await findLocalEngine(ctx);

@@ -12,21 +12,23 @@
  * the terminal's group, and lowering that would slow the user's shell too.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { SETTINGS, settingValueOrDefault, type SettingSources } from '../shared/settings.js';
 
 /** The autogroup nice value the background engine takes unless MCPCTL_ENGINE_NICE says otherwise. */
-export const DEFAULT_ENGINE_NICE = 5;
-const MAX_NICE = 19;
+export const DEFAULT_ENGINE_NICE = SETTINGS.engineNice.default;
 
-/** MCPCTL_ENGINE_NICE: a whole number from 0 (off) to 19; unset is the default. */
+/**
+ * MCPCTL_ENGINE_NICE, else `tuning.engine_nice` of the settings file: a whole number from 0 (off) to 19;
+ * unset is the default. A bad value is a problem to log, not a reason to stay down.
+ */
+export function engineNice(sources: SettingSources): { nice: number; problem?: string } {
+  const { value, problem } = settingValueOrDefault(SETTINGS.engineNice, sources);
+  return problem === undefined ? { nice: value } : { nice: value, problem: `${problem}; using ${value}` };
+}
+
+/** The nice value of the environment alone (see engineNice). */
 export function engineNiceFromEnv(env: Record<string, string | undefined>): { nice: number; problem?: string } {
-  const raw = env.MCPCTL_ENGINE_NICE?.trim();
-  if (raw === undefined || raw === '') return { nice: DEFAULT_ENGINE_NICE };
-  const nice = Number(raw);
-  if (Number.isInteger(nice) && nice >= 0 && nice <= MAX_NICE) return { nice };
-  return {
-    nice: DEFAULT_ENGINE_NICE,
-    problem: `MCPCTL_ENGINE_NICE is ${JSON.stringify(raw)}: it takes a whole number from 0 (off) to ${MAX_NICE}; using ${DEFAULT_ENGINE_NICE}`,
-  };
+  return engineNice({ env });
 }
 
 /** The session id in the text of /proc/<pid>/stat: the fourth field after the command's closing parenthesis. */

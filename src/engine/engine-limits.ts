@@ -8,6 +8,7 @@ import type { BuildRequest } from '../api/contract.js';
 import { availableParallelism } from 'node:os';
 import { LIMITS } from '../definition/schema.js';
 import type { ErrorDetail } from '../api/contract.js';
+import { SETTINGS, settingValue, type SettingsFile } from '../shared/settings.js';
 
 /** The sizes of the engine's queues of work that needs a process (src/engine/admission.ts). */
 export interface AdmissionLimits {
@@ -24,7 +25,7 @@ export interface AdmissionLimits {
 /** One slot per core for each kind of work: a starting Node process keeps a core busy. */
 export function defaultAdmissionLimits(cores = availableParallelism()): AdmissionLimits {
   const perCore = Math.max(1, cores);
-  return { starts: perCore, builds: perCore, tests: perCore, maxWaiting: 500 };
+  return { starts: perCore, builds: perCore, tests: perCore, maxWaiting: SETTINGS.queueMax.default };
 }
 
 export interface EngineLimits {
@@ -56,11 +57,16 @@ export function defaultWarmPoolSize(cores = availableParallelism()): number {
   return Math.max(1, Math.min(4, Math.floor(cores)));
 }
 
+/** The burst of a rate: three seconds' worth, at least 1. */
+function rateCapacity(perSecond: number): number {
+  return Math.max(1, Math.ceil(perSecond * 3));
+}
+
 export const DEFAULT_LIMITS: EngineLimits = {
   bodyBytes: 10 * 1024 * 1024,
-  rateCapacity: 120,
-  ratePerSecond: 40,
-  authFailures: 10,
+  rateCapacity: rateCapacity(SETTINGS.rateLimit.default),
+  ratePerSecond: SETTINGS.rateLimit.default,
+  authFailures: SETTINGS.authFailureLimit.default,
   maxWaitSeconds: 60,
   syncDeploySeconds: 120,
   keepAliveMs: 15_000,
@@ -70,63 +76,35 @@ export const DEFAULT_LIMITS: EngineLimits = {
   warmPool: defaultWarmPoolSize(),
 };
 
-const ADMISSION_ENV: Record<keyof AdmissionLimits, string> = {
-  starts: 'MCPCTL_START_CONCURRENCY',
-  builds: 'MCPCTL_BUILD_CONCURRENCY',
-  tests: 'MCPCTL_TEST_CONCURRENCY',
-  maxWaiting: 'MCPCTL_QUEUE_MAX',
-};
+const ADMISSION_SETTINGS = {
+  starts: SETTINGS.startConcurrency,
+  builds: SETTINGS.buildConcurrency,
+  tests: SETTINGS.testConcurrency,
+  maxWaiting: SETTINGS.queueMax,
+} as const;
 
 /**
- * The limits the engine's environment sets: `MCPCTL_RATE_LIMIT=<per second>` sets the refill
- * rate (the burst is three seconds' worth, at least 1); `MCPCTL_START_CONCURRENCY`,
- * `MCPCTL_BUILD_CONCURRENCY`, `MCPCTL_TEST_CONCURRENCY` and `MCPCTL_QUEUE_MAX` size the queues;
- * `MCPCTL_WARM_POOL` sizes the pool of warm runtime processes (0 turns it off);
- * `MCPCTL_AUTH_FAILURE_LIMIT` is the number of refused API keys per minute that blocks an address.
- * A bad value is an error naming the variable.
+ * The limits the engine's environment and the `tuning` section of its settings file set (docs/tuning.md):
+ * `MCPCTL_RATE_LIMIT=<per second>` sets the refill rate (the burst is three seconds' worth, at least 1);
+ * the concurrency settings and `MCPCTL_QUEUE_MAX` size the queues; `MCPCTL_WARM_POOL` sizes the pool of
+ * warm runtime processes (0 turns it off); `MCPCTL_AUTH_FAILURE_LIMIT` is the number of refused API keys
+ * per minute that blocks an address. A bad value is an error naming the variable or the key.
  */
-export function limitsFromEnv(env: Record<string, string | undefined>): EngineLimits {
+export function engineLimits(sources: { env: Record<string, string | undefined>; file?: SettingsFile }): EngineLimits {
   const limits: EngineLimits = { ...DEFAULT_LIMITS, admission: { ...DEFAULT_LIMITS.admission } };
-  const raw = env.MCPCTL_RATE_LIMIT;
-  if (raw !== undefined && raw.trim() !== '') {
-    const rate = Number(raw);
-    if (!Number.isFinite(rate) || rate < 0) {
-      throw new Error(
-        `MCPCTL_RATE_LIMIT must be a number of requests per second ≥ 0 (0 turns limiting off), not ${JSON.stringify(raw)}`,
-      );
-    }
-    limits.ratePerSecond = rate;
-    limits.rateCapacity = Math.max(1, Math.ceil(rate * 3));
+  limits.ratePerSecond = settingValue(SETTINGS.rateLimit, sources);
+  limits.rateCapacity = rateCapacity(limits.ratePerSecond);
+  for (const key of Object.keys(ADMISSION_SETTINGS) as Array<keyof AdmissionLimits>) {
+    limits.admission[key] = settingValue(ADMISSION_SETTINGS[key], sources) ?? limits.admission[key];
   }
-  for (const key of Object.keys(ADMISSION_ENV) as Array<keyof AdmissionLimits>) {
-    const value = env[ADMISSION_ENV[key]];
-    if (value === undefined || value.trim() === '') continue;
-    const count = Number(value);
-    if (!Number.isInteger(count) || count < 1)
-      throw new Error(`${ADMISSION_ENV[key]} must be a whole number ≥ 1, not ${JSON.stringify(value)}`);
-    limits.admission[key] = count;
-  }
-  const failures = env.MCPCTL_AUTH_FAILURE_LIMIT;
-  if (failures !== undefined && failures.trim() !== '') {
-    const count = Number(failures);
-    if (!Number.isInteger(count) || count < 0) {
-      throw new Error(
-        `MCPCTL_AUTH_FAILURE_LIMIT must be a whole number ≥ 0 of refused API keys per minute from one address (0 turns the limit off), not ${JSON.stringify(failures)}`,
-      );
-    }
-    limits.authFailures = count;
-  }
-  const pool = env.MCPCTL_WARM_POOL;
-  if (pool !== undefined && pool.trim() !== '') {
-    const count = Number(pool);
-    if (!Number.isInteger(count) || count < 0 || count > 64) {
-      throw new Error(
-        `MCPCTL_WARM_POOL must be a whole number from 0 to 64 (0 turns the pool of warm processes off), not ${JSON.stringify(pool)}`,
-      );
-    }
-    limits.warmPool = count;
-  }
+  limits.authFailures = settingValue(SETTINGS.authFailureLimit, sources);
+  limits.warmPool = settingValue(SETTINGS.warmPool, sources) ?? limits.warmPool;
   return limits;
+}
+
+/** The limits of the environment alone (see engineLimits). */
+export function limitsFromEnv(env: Record<string, string | undefined>): EngineLimits {
+  return engineLimits({ env });
 }
 
 /** Instance bounds of the local engine, per environment (docs/api.md, limits). */

@@ -4,14 +4,15 @@
  */
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
+import { SETTINGS, settingValue } from '../shared/settings.js';
 
 /**
  * The engine's state folder: `MCPCTL_HOME`, else `$XDG_STATE_HOME/mcpctl`, else
  * `~/.local/state/mcpctl`. A relative MCPCTL_HOME is taken from `cwd`.
  */
 export function resolveHome(env: Record<string, string | undefined>, cwd = '.'): string {
-  const explicit = env.MCPCTL_HOME;
-  if (explicit !== undefined && explicit !== '') return resolve(cwd, explicit);
+  const explicit = settingValue(SETTINGS.home, { env });
+  if (explicit !== undefined) return resolve(cwd, explicit);
   const xdg = env.XDG_STATE_HOME;
   // The XDG spec says relative values are invalid and must be ignored.
   if (xdg !== undefined && xdg !== '' && isAbsolute(xdg)) return join(xdg, 'mcpctl');

@@ -8,6 +8,7 @@
 import { findCgroupLimiter } from '../runtime/host/cgroup-limits.js';
 import type { Isolation } from '../runtime/host/isolation.js';
 import { EngineConfigError } from './engine-errors.js';
+import { SETTINGS, settingValue } from '../shared/settings.js';
 import type { RuntimeModules } from './builder.js';
 import { findSandbox, SandboxUnavailableError, type SandboxSetting } from '../runtime/host/sandbox.js';
 
@@ -25,13 +26,10 @@ export interface ChosenIsolation {
   report: IsolationReport;
 }
 
-const SETTINGS: readonly SandboxSetting[] = ['auto', 'bubblewrap', 'off'];
-
 export function chooseIsolation(env: NodeJS.ProcessEnv, home: string): ChosenIsolation {
-  const raw = (env.MCPCTL_SANDBOX ?? 'auto').trim().toLowerCase();
-  const setting = SETTINGS.find((value) => value === raw);
-  if (setting === undefined) throw new EngineConfigError(`MCPCTL_SANDBOX=${raw} is not one of ${SETTINGS.join(', ')}`);
-  const readOnly = (env.MCPCTL_SANDBOX_PATHS ?? '').split(':').filter((path) => path !== '');
+  const configError = (message: string) => new EngineConfigError(message);
+  const setting: SandboxSetting = settingValue(SETTINGS.sandbox, { env }, configError);
+  const readOnly = settingValue(SETTINGS.sandboxPaths, { env }, configError) ?? [];
   let found;
   try {
     found = findSandbox(setting, { home, readOnly, ...(env.PATH === undefined ? {} : { path: env.PATH }) });

@@ -3,9 +3,10 @@
  * values, so `http://localhost:6274` lets the page on that port in and no other port of
  * localhost. The list comes from `MCPCTL_ALLOWED_ORIGINS` (comma- or space-separated). Pure.
  */
+import { SETTINGS, settingValue } from './settings.js';
 
 /** The variable that lists the origins allowed to call deployments and `mcpctl dev` from a browser. */
-export const ALLOWED_ORIGINS_ENV = 'MCPCTL_ALLOWED_ORIGINS';
+export const ALLOWED_ORIGINS_ENV = SETTINGS.allowedOrigins.env;
 
 /** `HTTP://LocalHost:80/` → `http://localhost`; undefined for what is not an http(s) origin. */
 export function normalizeOrigin(value: string): string | undefined {
@@ -51,7 +52,7 @@ export function parseOrigins(value: string | undefined): { origins: string[]; pr
 
 /** The origins `MCPCTL_ALLOWED_ORIGINS` lists (entries that are not origins are left out). */
 export function originsFromEnv(env: Record<string, string | undefined>): string[] {
-  return parseOrigins(env[ALLOWED_ORIGINS_ENV]).origins;
+  return parseOrigins(settingValue(SETTINGS.allowedOrigins, { env })).origins;
 }
 
 /** The `Origin` header's origin when the list lets it in (exact scheme, host and port), else undefined. */

@@ -193,7 +193,7 @@ describe('mcpctl build', () => {
       cwd: sandbox.dir,
     });
     expect(bad.code).toBe(3);
-    expect(bad.stderr).toContain('MCPCTL_REQUEST_TIMEOUT is not a number of seconds: soon');
+    expect(bad.stderr).toContain('MCPCTL_REQUEST_TIMEOUT must be a number of seconds > 0, not "soon"');
   });
 
   it('--debug shows each exchange with the key redacted', async () => {

@@ -2,15 +2,8 @@ import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  configPath,
-  displayUrl,
-  planConnection,
-  readConfig,
-  resolveConnection,
-  writeConfig,
-  type ConfigFile,
-} from '../../src/cli/config.js';
+import { displayUrl, planConnection, resolveConnection } from '../../src/cli/config.js';
+import { configPath, readConfig, writeConfig, type ConfigFile } from '../../src/cli/config-file.js';
 import type { CommandContext, GlobalOptions } from '../../src/cli/context.js';
 import { UserError } from '../../src/shared/errors.js';
 import { Output } from '../../src/cli/output.js';

@@ -4,7 +4,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { writeConfig } from '../../src/cli/config.js';
+import { writeConfig } from '../../src/cli/config-file.js';
 import { createSandbox, runCli, type Sandbox } from '../support/cli.js';
 
 let sandbox: Sandbox;

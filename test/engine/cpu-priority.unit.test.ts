@@ -42,8 +42,9 @@ describe('the engine CPU priority', () => {
     for (const bad of ['-1', '20', '2.5', 'low']) {
       const read = engineNiceFromEnv({ MCPCTL_ENGINE_NICE: bad });
       expect(read.nice).toBe(DEFAULT_ENGINE_NICE);
-      expect(read.problem).toContain(`MCPCTL_ENGINE_NICE is "${bad}"`);
-      expect(read.problem).toContain('0 (off) to 19');
+      expect(read.problem).toBe(
+        `MCPCTL_ENGINE_NICE must be a whole number from 0 (off) to 19, not "${bad}"; using ${DEFAULT_ENGINE_NICE}`,
+      );
     }
   });
 

@@ -6,18 +6,8 @@
 import type { Readable } from 'node:stream';
 import { ApiError } from '../../api/errors.js';
 import { explainApiError } from '../api-errors.js';
-import {
-  chooseProfile,
-  configPath,
-  createClient,
-  displayUrl,
-  LOCAL_PROFILE,
-  readConfig,
-  serviceProfile,
-  writeConfig,
-  type ConfigFile,
-  type Connection,
-} from '../config.js';
+import { chooseProfile, createClient, displayUrl, LOCAL_PROFILE, serviceProfile, type Connection } from '../config.js';
+import { configPath, readConfig, writeConfig, type ConfigFile } from '../config-file.js';
 import type { CommandContext } from '../context.js';
 import { EXIT, UserError } from '../../shared/errors.js';
 import { askSecret } from '../prompt.js';

@@ -4,18 +4,8 @@
  * starts the engine: it only says whether it runs.
  */
 import type { CommandContext } from '../context.js';
-import {
-  chooseProfile,
-  configPath,
-  displayUrl,
-  knownProfiles,
-  LOCAL_PROFILE,
-  planConnection,
-  readConfig,
-  serviceProfile,
-  writeConfig,
-  type LoadedConfig,
-} from '../config.js';
+import { chooseProfile, displayUrl, knownProfiles, LOCAL_PROFILE, planConnection, serviceProfile } from '../config.js';
+import { configPath, readConfig, writeConfig, type LoadedConfig } from '../config-file.js';
 import { EXIT, UserError } from '../../shared/errors.js';
 import { requestTimeoutMs } from '../request-timeout.js';
 import { formatSeconds } from '../render/format.js';

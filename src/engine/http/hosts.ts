@@ -6,6 +6,7 @@
  * the machine's interfaces), its public URL's host, the names in `MCPCTL_ALLOWED_HOSTS` and the
  * domains of its deployments. Pure.
  */
+import { SETTINGS, settingValue } from '../../shared/settings.js';
 
 export interface HostPolicy {
   /** true when a request with this `Host` header may be answered */
@@ -91,8 +92,5 @@ export function createHostPolicy(options: HostPolicyOptions): HostPolicy {
 
 /** `MCPCTL_ALLOWED_HOSTS=api.example.com,10.0.0.5` as a list. */
 export function allowedHostsFromEnv(env: Record<string, string | undefined>): string[] {
-  return (env.MCPCTL_ALLOWED_HOSTS ?? '')
-    .split(',')
-    .map((name) => name.trim())
-    .filter((name) => name !== '');
+  return settingValue(SETTINGS.allowedHosts, { env }) ?? [];
 }

@@ -4,8 +4,11 @@
  * Read at every engine start, so it loads no TLS code: tls.ts (node:https) loads only when
  * there may be certificates.
  */
-import { access, readFile } from 'node:fs/promises';
+import { access } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
+import { readSettingsFile } from '../../shared/settings-file.js';
+import { valueAtKey } from '../../shared/settings-resolver.js';
+import { resolveSetting, SETTINGS, settingValue, type Setting, type SettingsFile } from '../../shared/settings.js';
 
 export interface CertificateFiles {
   cert: string;
@@ -44,7 +47,21 @@ export interface TlsSettings {
 }
 
 /** The HTTPS port without --tls-port, MCPCTL_TLS_PORT or `"tls": { "port" }`: any free one. */
-export const DEFAULT_TLS_PORT = 0;
+export const DEFAULT_TLS_PORT = SETTINGS.tlsPort.default;
+
+const tlsError = (message: string) => new TlsConfigError(message);
+
+/** A file of a TLS setting, resolved: a flag's or a variable's from the working folder, the file's from the home. */
+function tlsFile(
+  setting: Setting<string, undefined>,
+  given: string | undefined,
+  sources: { env: Record<string, string | undefined>; file: SettingsFile; home: string },
+): { value: string; from: string } | undefined {
+  const found = resolveSetting(setting, { ...sources, flag: given }, tlsError);
+  if (found === undefined) return undefined;
+  const fromFile = found.from !== setting.flag && found.from !== setting.env;
+  return { value: fromFile ? inHome(sources.home, found.value) : resolve(found.value), from: found.from };
+}
 
 /** The TLS settings of the options, the environment and the settings file (relative paths from the home). */
 export async function tlsSettings(input: {
@@ -53,26 +70,12 @@ export async function tlsSettings(input: {
   settingsFile: string;
   home: string;
 }): Promise<TlsSettings> {
-  const { env, settingsFile, home } = input;
+  const { env, home } = input;
   const options = input.options ?? {};
-  const file = await tlsOfSettingsFile(settingsFile);
-  const fileFrom = (field: string) => `"tls.${field}" in ${settingsFile}`;
-  const pick = (
-    given: string | undefined,
-    flag: string,
-    variable: string,
-    field: string,
-  ): { value: string; from: string } | undefined => {
-    if (given !== undefined && given !== '') return { value: resolve(given), from: flag };
-    const fromEnv = env[variable];
-    if (fromEnv !== undefined && fromEnv !== '') return { value: resolve(fromEnv), from: variable };
-    const fromFile = file[field];
-    if (typeof fromFile === 'string' && fromFile !== '')
-      return { value: inHome(home, fromFile), from: fileFrom(field) };
-    return undefined;
-  };
-  const cert = pick(options.cert, '--tls-cert', 'MCPCTL_TLS_CERT', 'cert');
-  const key = pick(options.key, '--tls-key', 'MCPCTL_TLS_KEY', 'key');
+  const file = await tlsSettingsFile(input.settingsFile);
+  const sources = { env, file, home };
+  const cert = tlsFile(SETTINGS.tlsCert, options.cert, sources);
+  const key = tlsFile(SETTINGS.tlsKey, options.key, sources);
   if ((cert === undefined) !== (key === undefined)) {
     const [given, missing] =
       cert === undefined ? [key!, '--tls-cert (MCPCTL_TLS_CERT)'] : [cert, '--tls-key (MCPCTL_TLS_KEY)'];
@@ -80,79 +83,56 @@ export async function tlsSettings(input: {
       `${given.from} is set but ${missing} is not: HTTPS needs both the certificate and its key`,
     );
   }
-  const certsDir = pick(options.certsDir, '--tls-certs-dir', 'MCPCTL_TLS_CERTS_DIR', 'certs_dir');
-  const domains: Record<string, CertificateFiles> = {};
-  const fileDomains = file.domains;
+  const certsDir = tlsFile(SETTINGS.tlsCertsDir, options.certsDir, sources);
+  const watchSeconds = settingValue(SETTINGS.tlsWatchSeconds, { env, file }, tlsError);
+  return {
+    ...(cert === undefined || key === undefined
+      ? {}
+      : { default: { cert: cert.value, key: key.value, from: `${cert.from} and ${key.from}` } }),
+    domains: domainsOf(file, home),
+    certsDir: certsDir?.value ?? join(home, 'certs'),
+    certsDirOptional: certsDir === undefined,
+    port: settingValue(SETTINGS.tlsPort, { env, file, flag: options.port }, tlsError),
+    ...(options.host === undefined || options.host === '' ? {} : { host: options.host }),
+    watchIntervalMs: Math.round(watchSeconds * 1000),
+  };
+}
+
+/** The certificates per domain of `"tls": { "domains" }` (names in lower case). */
+function domainsOf(file: SettingsFile, home: string): Record<string, CertificateFiles> {
+  const fileFrom = (field: string) => `"tls.${field}" in ${file.path}`;
+  const fileDomains = valueAtKey(file.values, 'tls.domains');
   if (
     fileDomains !== undefined &&
     (typeof fileDomains !== 'object' || fileDomains === null || Array.isArray(fileDomains))
   ) {
     throw new TlsConfigError(`${fileFrom('domains')} must be an object of domain → { "cert": file, "key": file }`);
   }
+  const domains: Record<string, CertificateFiles> = {};
   for (const [domain, pair] of Object.entries((fileDomains ?? {}) as Record<string, unknown>)) {
-    const { cert: c, key: k } = (pair ?? {}) as { cert?: unknown; key?: unknown };
-    if (typeof c !== 'string' || typeof k !== 'string') {
+    const { cert, key } = (pair ?? {}) as { cert?: unknown; key?: unknown };
+    if (typeof cert !== 'string' || typeof key !== 'string') {
       throw new TlsConfigError(`${fileFrom(`domains["${domain}"]`)} must be { "cert": file, "key": file }`);
     }
     domains[domain.toLowerCase()] = {
-      cert: inHome(home, c),
-      key: inHome(home, k),
+      cert: inHome(home, cert),
+      key: inHome(home, key),
       from: fileFrom(`domains["${domain}"]`),
     };
   }
-  return {
-    ...(cert === undefined || key === undefined
-      ? {}
-      : { default: { cert: cert.value, key: key.value, from: `${cert.from} and ${key.from}` } }),
-    domains,
-    certsDir: certsDir?.value ?? join(home, 'certs'),
-    certsDirOptional: certsDir === undefined,
-    port: tlsPort(options.port, env.MCPCTL_TLS_PORT, file.port, fileFrom('port')),
-    ...(options.host === undefined || options.host === '' ? {} : { host: options.host }),
-    watchIntervalMs: watchInterval(env.MCPCTL_TLS_WATCH_SECONDS),
-  };
+  return domains;
 }
 
-function watchInterval(value: string | undefined): number {
-  if (value === undefined || value === '') return 2_000;
-  const seconds = Number(value);
-  if (!Number.isFinite(seconds) || seconds < 0)
-    throw new TlsConfigError(
-      `MCPCTL_TLS_WATCH_SECONDS must be a number of seconds (0: never), not ${JSON.stringify(value)}`,
-    );
-  return Math.round(seconds * 1000);
-}
-
-function tlsPort(given: number | undefined, fromEnv: string | undefined, fromFile: unknown, fileFrom: string): number {
-  const check = (value: unknown, from: string): number => {
-    const port = typeof value === 'string' ? Number(value) : value;
-    if (typeof port !== 'number' || !Number.isInteger(port) || port < 0 || port > 65_535) {
-      throw new TlsConfigError(`${from} must be a port number from 0 to 65535, not ${JSON.stringify(value)}`);
-    }
-    return port;
-  };
-  if (given !== undefined) return check(given, '--tls-port');
-  if (fromEnv !== undefined && fromEnv !== '') return check(fromEnv, 'MCPCTL_TLS_PORT');
-  if (fromFile !== undefined) return check(fromFile, fileFrom);
-  return DEFAULT_TLS_PORT;
-}
-
-async function tlsOfSettingsFile(settingsFile: string): Promise<Record<string, unknown>> {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(await readFile(settingsFile, 'utf8'));
-  } catch {
-    // missing or not JSON: the engine's own settings code says so
-    return {};
-  }
-  const tls = (parsed as { tls?: unknown } | null)?.tls;
-  if (tls === undefined) return {};
-  if (typeof tls !== 'object' || tls === null || Array.isArray(tls)) {
+/** The settings file, with its `"tls"` section checked to be an object. */
+async function tlsSettingsFile(settingsFile: string): Promise<SettingsFile> {
+  const file = await readSettingsFile(settingsFile);
+  const tls = file.values.tls;
+  if (tls !== undefined && (typeof tls !== 'object' || tls === null || Array.isArray(tls))) {
     throw new TlsConfigError(
       `"tls" in ${settingsFile} must be an object such as { "cert": "cert.pem", "key": "key.pem" }`,
     );
   }
-  return tls as Record<string, unknown>;
+  return file;
 }
 
 function inHome(home: string, path: string): string {
@@ -179,12 +159,9 @@ export async function tlsHostSetting(input: {
   env: Record<string, string | undefined>;
   settingsFile: string;
 }): Promise<{ value: string; from: string } | undefined> {
-  if (input.given !== undefined && input.given !== '') return { value: input.given, from: '--tls-host' };
-  const fromEnv = input.env.MCPCTL_TLS_HOST;
-  if (fromEnv !== undefined && fromEnv !== '') return { value: fromEnv, from: 'MCPCTL_TLS_HOST' };
-  const fromFile = (await tlsOfSettingsFile(input.settingsFile)).host;
-  if (fromFile === undefined || fromFile === '') return undefined;
-  if (typeof fromFile !== 'string')
+  const file = await tlsSettingsFile(input.settingsFile);
+  const fileHost = valueAtKey(file.values, 'tls.host');
+  if (fileHost !== undefined && typeof fileHost !== 'string')
     throw new TlsConfigError(`"tls.host" in ${input.settingsFile} must be an address such as "0.0.0.0"`);
-  return { value: fromFile, from: `"tls.host" in ${input.settingsFile}` };
+  return resolveSetting(SETTINGS.tlsHost, { env: input.env, file, flag: input.given }, tlsError);
 }

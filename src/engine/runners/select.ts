@@ -9,7 +9,6 @@
  * The kubernetes runner (src/engine/runners/kubernetes/kubernetes-runner.ts) reads the kubeconfig, MCPCTL_KUBERNETES_*
  * and `kubernetes` in the settings file; @kubernetes/client-node loads only then.
  */
-import { readFile } from 'node:fs/promises';
 import { DEFAULT_BASE_IMAGE } from '../../packaging/image.js';
 import type { Logger } from '../engine-log.js';
 import type { StartRuntimeProcess } from '../services.js';
@@ -21,40 +20,41 @@ import type { ImageBuilder } from './docker/images.js';
 import type { ContainerLimits } from './docker/docker-runner.js';
 import type { SwarmSettings } from './docker/service-spec.js';
 import { swarmConfig } from './docker/swarm-config.js';
+import { readSettingsFile } from '../../shared/settings-file.js';
+import { SETTINGS, settingValue, type SettingSources } from '../../shared/settings.js';
+import { RUNNER_KINDS } from '../../shared/settings-engine.js';
 
-export const RUNNER_KINDS = ['process', 'docker', 'kubernetes'] as const;
 export type RunnerKind = (typeof RUNNER_KINDS)[number];
 
-export { RunnerConfigError };
+export { RUNNER_KINDS, RunnerConfigError };
 
 export function isRunnerKind(value: unknown): value is RunnerKind {
   return typeof value === 'string' && (RUNNER_KINDS as readonly string[]).includes(value);
 }
 
+const runnerError = (message: string) => new RunnerConfigError(message);
+
+/** The runner of `--runner`, else MCPCTL_RUNNER, else `runner` of the settings file, else `process`. */
+export function runnerKind(sources: SettingSources): RunnerKind {
+  return settingValue(SETTINGS.runner, sources, runnerError);
+}
+
 /** `runner` of the settings file, when it has one. */
 export async function runnerFromSettings(settingsFile: string): Promise<string | undefined> {
-  const value = await settingsEntry(settingsFile, 'runner');
+  const value = (await readSettingsFile(settingsFile)).values.runner;
   return typeof value === 'string' ? value : undefined;
 }
 
-/** One entry of the settings file (undefined when the file or the entry is missing). */
-export async function settingsEntry(settingsFile: string, key: string): Promise<unknown> {
-  try {
-    return (JSON.parse(await readFile(settingsFile, 'utf8')) as Record<string, unknown>)[key];
-  } catch {
-    return undefined;
-  }
-}
-
-/** The first of the given choices that is set, checked. */
+/** The first of the given choices that is set, checked (runnerKind with sources of the caller's naming). */
 export function chooseRunner(choices: { value: string | undefined; from: string }[]): RunnerKind {
+  const { parser } = SETTINGS.runner;
   for (const { value, from } of choices) {
     if (value === undefined || value === '') continue;
-    if (!isRunnerKind(value))
-      throw new RunnerConfigError(`${from} must be one of ${RUNNER_KINDS.join(', ')}, not ${JSON.stringify(value)}`);
-    return value;
+    const kind = parser.parse(value);
+    if (kind === undefined) throw runnerError(`${from} must be ${parser.allowed}, not ${JSON.stringify(value)}`);
+    return kind;
   }
-  return 'process';
+  return SETTINGS.runner.default;
 }
 
 export interface RunnerDeps {
@@ -70,9 +70,14 @@ export async function createRunner(kind: RunnerKind, deps: RunnerDeps): Promise<
   if (kind === 'process') return createProcessRunner(deps.startRuntime);
   if (kind === 'kubernetes') {
     const { createKubernetesRunner, KubernetesUnavailableError } = await import('./kubernetes/kubernetes-runner.js');
-    const settings = deps.settingsFile === undefined ? undefined : await settingsEntry(deps.settingsFile, 'kubernetes');
+    const file = deps.settingsFile === undefined ? undefined : await readSettingsFile(deps.settingsFile);
     try {
-      return await createKubernetesRunner({ env: deps.env, logger: deps.logger, settings });
+      return await createKubernetesRunner({
+        env: deps.env,
+        logger: deps.logger,
+        settings: file?.values.kubernetes,
+        settingsFile: deps.settingsFile,
+      });
     } catch (error) {
       if (error instanceof KubernetesUnavailableError)
         throw new RunnerConfigError(`the kubernetes runner cannot start: ${error.message}`);
@@ -97,12 +102,10 @@ export async function createRunner(kind: RunnerKind, deps: RunnerDeps): Promise<
       throw new RunnerConfigError(`the docker runner needs a Docker daemon: ${error.message}`);
     throw new RunnerConfigError(`the docker runner cannot use the Docker daemon: ${(error as Error).message}`);
   }
-  const baseImage =
-    env.MCPCTL_DOCKER_BASE_IMAGE !== undefined && env.MCPCTL_DOCKER_BASE_IMAGE !== ''
-      ? env.MCPCTL_DOCKER_BASE_IMAGE
-      : DEFAULT_BASE_IMAGE;
-  const memoryMb = positive(env.MCPCTL_DOCKER_MEMORY_MB, 'MCPCTL_DOCKER_MEMORY_MB');
-  const cpus = positive(env.MCPCTL_DOCKER_CPUS, 'MCPCTL_DOCKER_CPUS');
+  const file = deps.settingsFile === undefined ? undefined : await readSettingsFile(deps.settingsFile);
+  const baseImage = settingValue(SETTINGS.dockerBaseImage, { env }) ?? DEFAULT_BASE_IMAGE;
+  const memoryMb = settingValue(SETTINGS.dockerMemoryMb, { env }, runnerError);
+  const cpus = settingValue(SETTINGS.dockerCpus, { env }, runnerError);
   const images = createImageBuilder({
     docker,
     baseImage,
@@ -113,11 +116,7 @@ export async function createRunner(kind: RunnerKind, deps: RunnerDeps): Promise<
     ...(cpus === undefined ? {} : { cpus }),
   };
   const runner = createDockerRunner({ docker, images, limits });
-  const swarm = swarmConfig(
-    env,
-    deps.settingsFile === undefined ? undefined : await settingsEntry(deps.settingsFile, 'swarm'),
-    deps.settingsFile,
-  );
+  const swarm = swarmConfig(env, file?.values.swarm, deps.settingsFile);
   const orchestrator = swarm.enabled ? await swarmOf(swarm.settings, docker, images, limits, deps.logger) : undefined;
   if (orchestrator === undefined) return runner;
   return {
@@ -148,12 +147,4 @@ async function swarmOf(
   if (!(await isSwarmManager(docker))) return undefined;
   logger.info('docker host is a Swarm manager: production deployments run as Swarm services', { ...settings });
   return createSwarmOrchestrator({ docker, images, limits: { ...DEFAULT_CONTAINER_LIMITS, ...limits }, settings });
-}
-
-function positive(value: string | undefined, name: string): number | undefined {
-  if (value === undefined || value === '') return undefined;
-  const number = Number(value);
-  if (!Number.isFinite(number) || number <= 0)
-    throw new RunnerConfigError(`${name} must be a positive number, not ${JSON.stringify(value)}`);
-  return number;
 }

@@ -7,17 +7,20 @@
  */
 import { spawn } from 'node:child_process';
 import { availableParallelism } from 'node:os';
+import { SETTINGS, settingValueOrDefault } from '../../shared/settings.js';
 
 /** The variable of the instance's environment that sets how many exec programs may run at once. */
-export const EXEC_CONCURRENCY_ENV = 'MCPCTL_EXEC_CONCURRENCY';
+export const EXEC_CONCURRENCY_ENV = SETTINGS.execConcurrency.env;
 
 /** Programs running now in this process. */
 let running = 0;
 
-/** The cap: `MCPCTL_EXEC_CONCURRENCY` when it is a whole number ≥ 1, else 4 per core. Read at each call (a warm process gets its environment late). */
+/**
+ * The cap: `MCPCTL_EXEC_CONCURRENCY` when it is a whole number ≥ 1, else 4 per core. Read at each call (a
+ * warm process gets its environment late); a wrong value is the default, not a failed call.
+ */
 export function execConcurrency(env: Record<string, string | undefined> = process.env): number {
-  const given = Number(env[EXEC_CONCURRENCY_ENV]);
-  return Number.isInteger(given) && given >= 1 ? given : 4 * Math.max(1, availableParallelism());
+  return settingValueOrDefault(SETTINGS.execConcurrency, { env }).value ?? 4 * Math.max(1, availableParallelism());
 }
 
 export interface ExecOptions {

@@ -72,7 +72,7 @@ describe('the kubernetes runner without a cluster', () => {
       JSON.stringify({ kubernetes: { address: 'nodeport', registry: 'https://r.example' } }),
     );
     await expect(start(home.dir, {})).rejects.toThrow(
-      /"kubernetes.registry" in engine-settings.json: "https:\/\/r.example": .*scheme.*; "kubernetes.address" in engine-settings.json must be one of port-forward, pod, not "nodeport"/,
+      /"kubernetes.registry" in \S*engine-settings.json: "https:\/\/r.example": .*scheme.*; "kubernetes.address" in \S*engine-settings.json must be one of port-forward, pod, not "nodeport"/,
     );
   });
 });

@@ -10,6 +10,7 @@
  */
 import type { SwarmSettings } from './service-spec.js';
 import { RunnerConfigError } from '../runner.js';
+import { SETTINGS, settingValue } from '../../../shared/settings.js';
 
 export interface SwarmConfig {
   /** false when turned off; otherwise Swarm applies whenever the daemon is a Swarm manager */
@@ -25,31 +26,12 @@ export function swarmConfig(
   section: unknown,
   settingsFile = 'engine-settings.json',
 ): SwarmConfig {
-  const where = (key: string) => `"swarm.${key}" in ${settingsFile}`;
-  if (section !== undefined && (typeof section !== 'object' || section === null || Array.isArray(section))) {
-    throw new RunnerConfigError(
-      `"swarm" in ${settingsFile} must be an object such as {"enabled": true, "spread": "region"}, not ${JSON.stringify(section)}`,
-    );
-  }
-  const file = (section ?? {}) as Record<string, unknown>;
-  const unknownKey = Object.keys(file).find((key) => !(SWARM_SETTING_KEYS as readonly string[]).includes(key));
-  if (unknownKey !== undefined)
-    throw new RunnerConfigError(`${where(unknownKey)} is not a setting; the keys are ${SWARM_SETTING_KEYS.join(', ')}`);
-
-  const enabled = enabledOf(env.MCPCTL_SWARM, file.enabled, where('enabled'));
-  const spread = textOf(env.MCPCTL_SWARM_SPREAD, file.spread, where('spread'));
-  const monitor = secondsOf(
-    env.MCPCTL_SWARM_MONITOR_SECONDS,
-    'MCPCTL_SWARM_MONITOR_SECONDS',
-    file.monitor_seconds,
-    where('monitor_seconds'),
-  );
-  const interval = secondsOf(
-    env.MCPCTL_SWARM_HEALTH_INTERVAL_SECONDS,
-    'MCPCTL_SWARM_HEALTH_INTERVAL_SECONDS',
-    file.health_interval_seconds,
-    where('health_interval_seconds'),
-  );
+  checkSection(section, settingsFile);
+  const sources = { env, file: { path: settingsFile, values: { swarm: section } } };
+  const enabled = settingValue(SETTINGS.swarm, sources, runnerError) === 'auto';
+  const spread = settingValue(SETTINGS.swarmSpread, sources, runnerError);
+  const monitor = settingValue(SETTINGS.swarmMonitorSeconds, sources, runnerError);
+  const interval = settingValue(SETTINGS.swarmHealthIntervalSeconds, sources, runnerError);
   return {
     enabled,
     settings: {
@@ -65,37 +47,19 @@ export function swarmConfig(
   };
 }
 
-const isSet = (value: string | undefined): value is string => value !== undefined && value !== '';
+const runnerError = (message: string) => new RunnerConfigError(message);
 
-function enabledOf(fromEnv: string | undefined, inFile: unknown, where: string): boolean {
-  if (isSet(fromEnv)) {
-    if (fromEnv !== 'auto' && fromEnv !== 'off')
-      throw new RunnerConfigError(`MCPCTL_SWARM must be auto or off, not ${JSON.stringify(fromEnv)}`);
-    return fromEnv === 'auto';
+/** `swarm` of the settings file is an object of known keys. */
+function checkSection(section: unknown, settingsFile: string): void {
+  if (section !== undefined && (typeof section !== 'object' || section === null || Array.isArray(section))) {
+    throw new RunnerConfigError(
+      `"swarm" in ${settingsFile} must be an object such as {"enabled": true, "spread": "region"}, not ${JSON.stringify(section)}`,
+    );
   }
-  if (inFile === undefined) return true;
-  if (typeof inFile !== 'boolean')
-    throw new RunnerConfigError(`${where} must be true or false, not ${JSON.stringify(inFile)}`);
-  return inFile;
-}
-
-function textOf(fromEnv: string | undefined, inFile: unknown, where: string): string | undefined {
-  if (isSet(fromEnv)) return fromEnv;
-  if (inFile === undefined) return undefined;
-  if (typeof inFile !== 'string' || inFile.trim() === '')
-    throw new RunnerConfigError(`${where} must be a node label such as "region", not ${JSON.stringify(inFile)}`);
-  return inFile;
-}
-
-function secondsOf(fromEnv: string | undefined, envName: string, inFile: unknown, where: string): number | undefined {
-  if (isSet(fromEnv)) {
-    const seconds = Number(fromEnv);
-    if (!Number.isFinite(seconds) || seconds <= 0)
-      throw new RunnerConfigError(`${envName} must be a positive number, not ${JSON.stringify(fromEnv)}`);
-    return seconds;
+  const unknownKey = Object.keys(section ?? {}).find((key) => !(SWARM_SETTING_KEYS as readonly string[]).includes(key));
+  if (unknownKey !== undefined) {
+    throw new RunnerConfigError(
+      `"swarm.${unknownKey}" in ${settingsFile} is not a setting; the keys are ${SWARM_SETTING_KEYS.join(', ')}`,
+    );
   }
-  if (inFile === undefined) return undefined;
-  if (typeof inFile !== 'number' || !Number.isFinite(inFile) || inFile <= 0)
-    throw new RunnerConfigError(`${where} must be a positive number of seconds, not ${JSON.stringify(inFile)}`);
-  return inFile;
 }

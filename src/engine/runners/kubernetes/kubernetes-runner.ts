@@ -17,6 +17,7 @@ import { RunnerStartError, type Runner } from '../runner.js';
 import { connectCluster, KubernetesUnavailableError } from './cluster.js';
 import { createKubernetesOrchestrator, type ImagePublisher } from './kubernetes-orchestrator.js';
 import { kubernetesSettings } from './plan.js';
+import { SETTINGS, settingValue } from '../../../shared/settings.js';
 
 export { KubernetesUnavailableError };
 
@@ -25,10 +26,12 @@ export interface KubernetesRunnerDeps {
   logger: Logger;
   /** `kubernetes` of engine-settings.json */
   settings: unknown;
+  /** the settings file, for messages */
+  settingsFile?: string | undefined;
 }
 
 export async function createKubernetesRunner(deps: KubernetesRunnerDeps): Promise<Runner> {
-  const { settings, problems } = kubernetesSettings(deps.env, deps.settings);
+  const { settings, problems } = kubernetesSettings(deps.env, deps.settings, deps.settingsFile);
   if (problems.length > 0) throw new KubernetesUnavailableError(problems.join('; '));
   const cluster = await connectCluster({
     ...(settings.namespace === undefined ? {} : { namespace: settings.namespace }),
@@ -93,10 +96,7 @@ async function imagePublisher(
     import('../docker/images.js'),
     import('../docker/registry-auth.js'),
   ]);
-  const baseImage =
-    env.MCPCTL_DOCKER_BASE_IMAGE !== undefined && env.MCPCTL_DOCKER_BASE_IMAGE !== ''
-      ? env.MCPCTL_DOCKER_BASE_IMAGE
-      : DEFAULT_BASE_IMAGE;
+  const baseImage = settingValue(SETTINGS.dockerBaseImage, { env }) ?? DEFAULT_BASE_IMAGE;
   const builder = createImageBuilder({
     docker,
     baseImage,

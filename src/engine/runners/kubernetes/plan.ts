@@ -15,10 +15,16 @@ import {
 } from '../../../packaging/kubernetes-manifests.js';
 import type { Endpoint, RolloutStatus, WorkloadSpec } from '../orchestrator.js';
 import type { PodView, Rollout } from './rollout.js';
+import {
+  resolveSetting,
+  SETTINGS,
+  SettingError,
+  type ResolvedSettingOf,
+  type Setting,
+} from '../../../shared/settings.js';
 
 /** How the engine's gateway reaches the pods. */
-export const ADDRESS_MODES = ['port-forward', 'pod'] as const;
-export type AddressMode = (typeof ADDRESS_MODES)[number];
+export type AddressMode = NonNullable<ReturnType<typeof SETTINGS.kubernetesAddress.parser.parse>>;
 
 export interface KubernetesSettings {
   /** the namespace of every object; default: the kubeconfig context's, else `default` */
@@ -39,7 +45,7 @@ export interface KubernetesSettings {
   progressDeadlineSeconds: number;
 }
 
-export const DEFAULT_PROGRESS_DEADLINE_SECONDS = 120;
+export const DEFAULT_PROGRESS_DEADLINE_SECONDS = SETTINGS.kubernetesProgressDeadline.default;
 
 /** Labels the runner adds to every object it applies (and every pod). */
 export const ENGINE_LABELS = {
@@ -52,58 +58,45 @@ export const ENGINE_LABELS = {
 export const ENGINE_HOME_ANNOTATION = 'mcpctl/engine-home';
 export const SERVER_NAME_ANNOTATION = 'mcpctl/server-name';
 
-/** The settings, from the environment (MCPCTL_KUBERNETES_*) over `kubernetes` in engine-settings.json; problems as messages. */
+/**
+ * The settings, from the environment (MCPCTL_KUBERNETES_*) over `kubernetes` (`section`) of the settings file;
+ * every wrong value is a problem, and the setting keeps its default.
+ */
 export function kubernetesSettings(
   env: Record<string, string | undefined>,
-  file: unknown,
+  section: unknown,
+  settingsFile = 'engine-settings.json',
 ): { settings: KubernetesSettings; problems: string[] } {
-  const fromFile = typeof file === 'object' && file !== null ? (file as Record<string, unknown>) : {};
+  const sources = { env, file: { path: settingsFile, values: { kubernetes: section } } };
   const problems: string[] = [];
-  const from: Record<string, string> = {};
-  const pick = (envName: string, key: string): string | undefined => {
-    const value = env[envName];
-    if (value !== undefined && value !== '') {
-      from[key] = envName;
-      return value;
+  const read = <T, D extends T | undefined>(setting: Setting<T, D>): ResolvedSettingOf<T, D> | undefined => {
+    try {
+      return resolveSetting(setting, sources);
+    } catch (error) {
+      if (!(error instanceof SettingError)) throw error;
+      problems.push(error.message);
+      return setting.default === undefined ? undefined : { value: setting.default, from: 'default' };
     }
-    const inFile = fromFile[key];
-    from[key] = `"kubernetes.${key}" in engine-settings.json`;
-    if (inFile === undefined) return undefined;
-    if (typeof inFile === 'string') return inFile;
-    if (typeof inFile === 'number') return String(inFile);
-    problems.push(`${from[key]} must be a string`);
-    return undefined;
   };
-  const namespace = pick('MCPCTL_KUBERNETES_NAMESPACE', 'namespace');
-  if (namespace !== undefined && !/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(namespace))
-    problems.push(
-      `${from.namespace}: ${JSON.stringify(namespace)} is not a namespace name (lower case letters, digits and -)`,
-    );
-  const registry = pick('MCPCTL_KUBERNETES_REGISTRY', 'registry');
-  const registryProblem = registry === undefined ? undefined : checkRegistry(registry);
-  if (registryProblem !== undefined) problems.push(`${from.registry}: ${JSON.stringify(registry)}: ${registryProblem}`);
-  const address = pick('MCPCTL_KUBERNETES_ADDRESS', 'address') ?? 'port-forward';
-  if (!(ADDRESS_MODES as readonly string[]).includes(address))
-    problems.push(`${from.address} must be one of ${ADDRESS_MODES.join(', ')}, not ${JSON.stringify(address)}`);
-  const deadlineText = pick('MCPCTL_KUBERNETES_PROGRESS_DEADLINE', 'progress_deadline_seconds');
-  const deadline = deadlineText === undefined ? DEFAULT_PROGRESS_DEADLINE_SECONDS : Number(deadlineText);
-  if (!Number.isInteger(deadline) || deadline < 10)
-    problems.push(
-      `${from.progress_deadline_seconds} must be a whole number of seconds, at least 10, not ${JSON.stringify(deadlineText)}`,
-    );
-  const context = pick('MCPCTL_KUBERNETES_CONTEXT', 'context');
-  const issuer = pick('MCPCTL_KUBERNETES_ISSUER', 'issuer');
-  const ingressClass = pick('MCPCTL_KUBERNETES_INGRESS_CLASS', 'ingress_class');
+  const namespace = read(SETTINGS.kubernetesNamespace)?.value;
+  const registry = read(SETTINGS.kubernetesRegistry);
+  const registryProblem = registry === undefined ? undefined : checkRegistry(registry.value);
+  if (registryProblem !== undefined)
+    problems.push(`${registry!.from}: ${JSON.stringify(registry!.value)}: ${registryProblem}`);
+  const address = read(SETTINGS.kubernetesAddress)!.value;
+  const progressDeadlineSeconds = read(SETTINGS.kubernetesProgressDeadline)!.value;
+  const context = read(SETTINGS.kubernetesContext)?.value;
+  const issuer = read(SETTINGS.kubernetesIssuer)?.value;
+  const ingressClass = read(SETTINGS.kubernetesIngressClass)?.value;
   return {
     settings: {
       ...(namespace === undefined ? {} : { namespace }),
       ...(context === undefined ? {} : { context }),
-      ...(registry === undefined || registryProblem !== undefined ? {} : { registry }),
-      address: (ADDRESS_MODES as readonly string[]).includes(address) ? (address as AddressMode) : 'port-forward',
+      ...(registry === undefined || registryProblem !== undefined ? {} : { registry: registry.value }),
+      address,
       ...(issuer === undefined ? {} : { issuer }),
       ...(ingressClass === undefined ? {} : { ingressClass }),
-      progressDeadlineSeconds:
-        Number.isInteger(deadline) && deadline >= 10 ? deadline : DEFAULT_PROGRESS_DEADLINE_SECONDS,
+      progressDeadlineSeconds,
     },
     problems,
   };

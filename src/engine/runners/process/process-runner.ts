@@ -16,6 +16,7 @@ import { get } from 'node:http';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { removeSocketFile } from '../../../shared/socket-file.js';
+import { SETTINGS } from '../../../shared/settings.js';
 import { isProcessAlive } from '../../engine-lock.js';
 import type { StartRuntimeProcess } from '../../services.js';
 import {
@@ -27,7 +28,7 @@ import {
 } from '../runner.js';
 
 /** The environment variable that carries an instance's labels (JSON). */
-export const LABELS_ENV = 'MCPCTL_INSTANCE';
+export const LABELS_ENV = SETTINGS.instanceLabels.env;
 
 /** The longest Unix socket path the system takes (sun_path, less its final NUL). */
 const MAX_SOCKET_PATH = process.platform === 'linux' ? 107 : 103;

@@ -89,7 +89,7 @@ describe('kubernetesSettings', () => {
       { namespace: 'Team_A', registry: 'https://ghcr.io/acme', issuer: 3 },
     );
     expect(problems).toEqual([
-      '"kubernetes.namespace" in engine-settings.json: "Team_A" is not a namespace name (lower case letters, digits and -)',
+      '"kubernetes.namespace" in engine-settings.json must be a namespace name (lower case letters, digits and -), not "Team_A"',
       expect.stringMatching(
         /^"kubernetes.registry" in engine-settings.json: "https:\/\/ghcr.io\/acme": .*without a scheme/,
       ),
@@ -97,7 +97,7 @@ describe('kubernetesSettings', () => {
       'MCPCTL_KUBERNETES_PROGRESS_DEADLINE must be a whole number of seconds, at least 10, not "5"',
     ]);
     expect(kubernetesSettings({}, { issuer: ['x'] }).problems).toEqual([
-      '"kubernetes.issuer" in engine-settings.json must be a string',
+      '"kubernetes.issuer" in engine-settings.json must be a string, not ["x"]',
     ]);
   });
 });
