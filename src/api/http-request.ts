@@ -5,7 +5,7 @@
  * Why not undici: a CLI command makes a handful of requests, and what it pays to load the client
  * counts more than anything the client does. undici's parts the client used cost about 65 to 125 ms
  * of CPU before the first request (its modules, its WebAssembly HTTP parser, and the builtins they
- * load: crypto, tls, http2, perf_hooks …); `node:http` costs about 10 (docs/architecture.md,
+ * load: crypto, tls, http2, perf_hooks …); `node:http` costs about 10 (docs/performance.md,
  * "The CLI's HTTP client"). HTTPS goes through the same `request` with an `https.Agent`, so
  * `node:https` (and TLS) load only for an https URL.
  */
