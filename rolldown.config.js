@@ -97,7 +97,10 @@ export default defineConfig({
         { name: 'output', test: /dist[\\/]cli[\\/](output|github)\.js$|node_modules[\\/]chalk[\\/]/ },
         { name: 'zod', test: /node_modules[\\/]zod[\\/]/ },
         // the light parts of the definition that validate and the service commands both use
-        { name: 'names', test: /dist[\\/](definition[\\/](names|scaling|descriptions|tokenize)|shared[\\/]paths)\.js$/ },
+        {
+          name: 'names',
+          test: /dist[\\/](definition[\\/](names|scaling|descriptions|tokenize)|shared[\\/]paths)\.js$/,
+        },
         // a definition file loaded and checked: validate, build, deploy <file>, test, up, dev, export. Not schema.js,
         // which builds every schema at once (the /v1/build request's): loading checks with schema-builders.js, section by section
         {
@@ -109,7 +112,10 @@ export default defineConfig({
           name: 'client',
           test: /dist[\\/](api[\\/](responses|client|errors|guidance|http-request|log-stream|operations|transport|transport-options)|cli[\\/](api-errors|config))\.js$/,
         },
-        { name: 'local-engine', test: /dist[\\/](cli[\\/]local-engine|engine[\\/](home|engine-lock|store[\\/]atomic))\.js$/ },
+        {
+          name: 'local-engine',
+          test: /dist[\\/](cli[\\/](local-engine|engine-daemon)|engine[\\/](home|engine-lock|store[\\/]atomic))\.js$/,
+        },
         // following a deployment: deploy, up, rollback, status
         {
           name: 'deployment',

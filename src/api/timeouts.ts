@@ -1,2 +1,4 @@
 /** How long a request waits for its answer unless told otherwise (`--request-timeout`). Pure. */
-export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+import { SETTINGS } from '../shared/settings.js';
+
+export const DEFAULT_REQUEST_TIMEOUT_MS = SETTINGS.requestTimeout.default * 1000;

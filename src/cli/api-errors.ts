@@ -47,180 +47,280 @@ function resumeHint(error: ApiError): string | undefined {
   return `run the same command again with --idempotency-key ${shellQuote(error.idempotencyKey)} to pick up its result instead of starting another`;
 }
 
+/** What an error is explained from: the error, where it went, and the service's words made safe to print. */
+interface Situation {
+  error: ApiError;
+  connection: Connection | undefined;
+  /** "the service at <url> (<where the URL came from>)" */
+  service: string;
+  /** the service's message and code: escape sequences in them must not reach the terminal as such */
+  said: string;
+  saidCode: string;
+  problems: Problem[];
+  /** " (after 3 attempts)", or nothing */
+  attempts: string;
+  /** what the operation makes ("build", "deployment", "test run"), when known */
+  object: string | undefined;
+  env: Record<string, string | undefined> | undefined;
+}
+
+/** The user error an explanation becomes: what went wrong, its exit code, and the next step. */
+interface Explanation {
+  message: string;
+  exitCode: ExitCode;
+  hint?: string | undefined;
+  problems?: Problem[];
+  code?: string;
+}
+
+interface Row {
+  when: (s: Situation) => boolean;
+  explain: (s: Situation) => Explanation;
+}
+
+const isHttp = (s: Situation): boolean => s.error.kind === 'http';
+const hasCode =
+  (code: string) =>
+  (s: Situation): boolean =>
+    isHttp(s) && !s.error.stillRunning && s.error.code === code;
+const hasStatus =
+  (test: (status: number) => boolean) =>
+  (s: Situation): boolean =>
+    isHttp(s) && !s.error.stillRunning && test(s.error.status);
+const isTimeout = (s: Situation): boolean => s.error.kind === 'network' && s.error.code === 'timeout';
+const keySource = (s: Situation): string => s.connection?.keySource ?? 'unknown source';
+const RETRY_LATER = 'it is safe to wait and run the command again';
+
+/** Every way a request can fail, first match wins: how the client failed, then the service's code, then the HTTP status. */
+const ROWS: Row[] = [
+  {
+    when: (s) => s.error.kind === 'aborted',
+    explain: () => ({ message: 'interrupted', exitCode: EXIT.interrupted, code: 'interrupted' }),
+  },
+  {
+    // the local engine runs, but stayed too loaded to answer for the whole wait
+    when: (s) => isTimeout(s) && s.error.waitedMs !== undefined,
+    explain: (s) => {
+      const resume = resumeHint(s.error);
+      return {
+        message: `${s.service} runs but did not answer within ${minutes(s.error.waitedMs ?? 0)}`,
+        exitCode: EXIT.transient,
+        hint: `it is safe to retry once it is less busy; \`mcpctl engine logs\` shows what it does${resume === undefined ? '' : `; ${resume}`}`,
+      };
+    },
+  },
+  {
+    when: isTimeout,
+    explain: (s) => {
+      const resume = resumeHint(s.error);
+      return {
+        message: `${s.service} did not answer in time: ${s.said}${s.attempts}`,
+        exitCode: EXIT.transient,
+        hint:
+          'it is safe to retry; if the service is only slow, wait longer with --request-timeout <seconds> (or MCPCTL_REQUEST_TIMEOUT)' +
+          (resume === undefined ? '' : `; the ${s.object ?? 'request'} may still go on there: ${resume}`),
+      };
+    },
+  },
+  {
+    when: (s) => s.error.kind === 'network',
+    explain: (s) => ({
+      message: `cannot reach ${s.service}: ${s.said}${s.attempts}`,
+      exitCode: EXIT.transient,
+      hint:
+        s.connection?.local === true
+          ? 'it is safe to retry; `mcpctl engine status` shows the local engine'
+          : 'it is safe to retry; check that the service is running and the URL is right',
+    }),
+  },
+  {
+    // retrying cannot help: the URL points at something that is not a compatible /v1 service
+    when: (s) => s.error.kind === 'contract',
+    explain: (s) => ({
+      message: `${s.service} answered outside the /v1 contract: ${s.said.replace(/^the answer does not follow the \/v1 contract: /, '')}`,
+      exitCode: EXIT.config,
+      hint: 'check that the URL points at a /v1 service of a compatible version',
+    }),
+  },
+  {
+    when: (s) => s.error.stillRunning && s.error.waitedMs !== undefined,
+    explain: (s) => ({
+      message: `the ${s.object ?? 'request'} is still running on ${s.service} after ${minutes(s.error.waitedMs ?? 0)} of waiting`,
+      exitCode: EXIT.timeout,
+      code: 'still_running',
+      hint: resumeHint(s.error) ?? RETRY_LATER,
+    }),
+  },
+  {
+    when: (s) => s.error.stillRunning,
+    explain: (s) => ({
+      message: `the ${s.object ?? 'request'} is still running on ${s.service}: ${s.said}`,
+      exitCode: EXIT.timeout,
+      code: 'still_running',
+      hint: resumeHint(s.error) ?? RETRY_LATER,
+    }),
+  },
+  {
+    when: hasCode('build_failed'),
+    explain: (s) => ({
+      message: `the build failed: ${s.said}`,
+      exitCode: EXIT.build_failed,
+      problems: s.problems,
+      hint: 'fix the definition (`mcpctl validate <file>` checks it offline) and build again',
+    }),
+  },
+  {
+    when: hasCode('deploy_failed'),
+    explain: (s) => ({
+      message: `the deployment failed: ${s.said}`,
+      exitCode: EXIT.deploy_failed,
+      problems: s.problems,
+      hint: 'read its logs: `mcpctl logs <deployment_id>`',
+    }),
+  },
+  {
+    when: hasCode('idempotency_mismatch'),
+    explain: (s) => ({
+      message: s.said,
+      exitCode: EXIT.usage,
+      hint: 'this idempotency key was used with another request; pass a new --idempotency-key, or none',
+    }),
+  },
+  {
+    when: hasCode('validation_failed'),
+    explain: (s) => ({
+      message: `the service rejected the request: ${s.said}`,
+      exitCode: EXIT.usage,
+      problems: s.problems,
+      hint: validationHint(s.error, s.problems, s.env),
+    }),
+  },
+  {
+    when: hasCode('model_not_configured'),
+    explain: (s) => ({
+      message: s.said,
+      exitCode: EXIT.config,
+      hint:
+        s.connection?.local === true
+          ? 'export the variable named above, run `mcpctl engine stop`, and the next command starts the engine with it; or use --model mcpctl-local'
+          : 'ask whoever runs the service to set the variable named above, or use another --model',
+    }),
+  },
+  {
+    when: hasStatus((status) => status === 401),
+    explain: (s) => ({
+      message: `${s.service} rejected the API key (${keySource(s)}): ${s.said}`,
+      exitCode: EXIT.config,
+      hint: loginHint(s.connection),
+    }),
+  },
+  {
+    when: hasStatus((status) => status === 403),
+    explain: (s) => ({
+      message: `the API key (${keySource(s)}) may not do this: ${s.said}`,
+      exitCode: EXIT.config,
+      hint: 'use a key that may, with `mcpctl login` or MCPCTL_API_KEY',
+    }),
+  },
+  {
+    when: hasStatus((status) => status === 429),
+    explain: (s) => ({
+      message: `${s.service} is rate-limiting requests: ${s.said}${s.attempts}`,
+      exitCode: EXIT.transient,
+      hint: `it is safe to retry ${s.error.retryAfter === undefined ? 'in a moment' : `after ${s.error.retryAfter} s`}`,
+    }),
+  },
+  {
+    when: hasStatus((status) => status === 501),
+    explain: (s) => ({
+      message: `${s.service} does not offer this: ${s.said}`,
+      exitCode: EXIT.config,
+      problems: s.problems,
+      hint: 'use a service that does (--api-url, or a profile)',
+    }),
+  },
+  {
+    when: hasStatus((status) => status >= 500),
+    explain: (s) => ({
+      message: `${s.service} failed (HTTP ${s.error.status} ${s.saidCode}): ${s.said}${s.attempts}`,
+      exitCode: EXIT.transient,
+      hint:
+        s.error.retryAfter === undefined
+          ? 'it is safe to retry; if it keeps failing, report it with the request id'
+          : `it is safe to retry after ${s.error.retryAfter} s`,
+    }),
+  },
+  {
+    when: hasStatus((status) => status === 404),
+    explain: (s) => ({
+      message: s.said,
+      exitCode: EXIT.usage,
+      problems: s.problems,
+      hint: 'check the id; `mcpctl ls` lists servers and deployments',
+    }),
+  },
+  {
+    when: hasStatus((status) => status === 409),
+    explain: (s) => ({
+      message: s.said,
+      exitCode: EXIT.usage,
+      problems: s.problems,
+      hint:
+        s.object === 'test run' || s.object === 'build'
+          ? 'it is safe to run the command again once the service is done'
+          : '`mcpctl status <deployment_id>` shows the current state',
+    }),
+  },
+  {
+    when: hasStatus((status) => status === 413),
+    explain: (s) => ({
+      message: s.said,
+      exitCode: EXIT.usage,
+      problems: s.problems,
+      hint: 'make the definition and its files smaller',
+    }),
+  },
+];
+
+function otherRejection(s: Situation): Explanation {
+  return {
+    message: `${s.service} rejected the request (HTTP ${s.error.status} ${s.saidCode}): ${s.said}`,
+    exitCode: EXIT.usage,
+    problems: s.problems,
+  };
+}
+
+function situation(error: ApiError, connection: Connection | undefined, options: ExplainOptions): Situation {
+  return {
+    error,
+    connection,
+    service: service(connection),
+    said: serviceText(error.message),
+    saidCode: serviceText(error.code),
+    problems: error.details.map((d) => {
+      const where = options.locate?.(d.path);
+      return { ...(where === undefined ? {} : { where }), path: serviceText(d.path), message: serviceText(d.message) };
+    }),
+    attempts: error.attempts > 1 ? ` (after ${error.attempts} attempts)` : '',
+    object: OPERATION_OBJECTS[error.operation ?? ''],
+    env: options.env,
+  };
+}
+
 /** The user-facing form of any error that came from the client; other errors pass through. */
 export function explainApiError(error: unknown, connection?: Connection, options: ExplainOptions = {}): unknown {
   if (!(error instanceof ApiError)) return error;
+  const s = situation(error, connection, options);
+  const explained = (ROWS.find((row) => row.when(s))?.explain ?? otherRejection)(s);
   const requestId = error.requestId === undefined ? undefined : serviceText(error.requestId);
-  const base = { cause: error, code: error.code, ...(requestId === undefined ? {} : { requestId }) };
-  const fail = (
-    message: string,
-    exitCode: ExitCode,
-    extra: { hint?: string | undefined; problems?: Problem[]; code?: string } = {},
-  ) =>
-    new UserError(message, {
-      ...base,
-      exitCode,
-      ...(extra.hint === undefined ? {} : { hint: extra.hint }),
-      ...(extra.problems === undefined ? {} : { problems: extra.problems }),
-      ...(extra.code === undefined ? {} : { code: extra.code }),
-    });
-  // the service's own words: a message or field name carrying escape sequences must not reach the terminal as such
-  const said = serviceText(error.message);
-  const saidCode = serviceText(error.code);
-  const problems: Problem[] = error.details.map((d) => {
-    const where = options.locate?.(d.path);
-    return { ...(where === undefined ? {} : { where }), path: serviceText(d.path), message: serviceText(d.message) };
+  return new UserError(explained.message, {
+    cause: error,
+    code: explained.code ?? error.code,
+    ...(requestId === undefined ? {} : { requestId }),
+    exitCode: explained.exitCode,
+    ...(explained.hint === undefined ? {} : { hint: explained.hint }),
+    ...(explained.problems === undefined ? {} : { problems: explained.problems }),
   });
-  const attempts = error.attempts > 1 ? ` (after ${error.attempts} attempts)` : '';
-  const object = OPERATION_OBJECTS[error.operation ?? ''];
-
-  switch (error.kind) {
-    case 'aborted':
-      return new UserError('interrupted', { ...base, exitCode: EXIT.interrupted, code: 'interrupted' });
-    case 'network': {
-      if (error.code === 'timeout' && error.waitedMs !== undefined) {
-        // the local engine runs, but stayed too loaded to answer for the whole wait
-        return fail(
-          `${service(connection)} runs but did not answer within ${minutes(error.waitedMs)}`,
-          EXIT.transient,
-          {
-            hint: `it is safe to retry once it is less busy; \`mcpctl engine logs\` shows what it does${resumeHint(error) === undefined ? '' : `; ${resumeHint(error)!}`}`,
-          },
-        );
-      }
-      if (error.code === 'timeout') {
-        const resume = resumeHint(error);
-        return fail(`${service(connection)} did not answer in time: ${said}${attempts}`, EXIT.transient, {
-          hint:
-            'it is safe to retry; if the service is only slow, wait longer with --request-timeout <seconds> (or MCPCTL_REQUEST_TIMEOUT)' +
-            (resume === undefined ? '' : `; the ${object ?? 'request'} may still go on there: ${resume}`),
-        });
-      }
-      return fail(`cannot reach ${service(connection)}: ${said}${attempts}`, EXIT.transient, {
-        hint:
-          connection?.local === true
-            ? 'it is safe to retry; `mcpctl engine status` shows the local engine'
-            : 'it is safe to retry; check that the service is running and the URL is right',
-      });
-    }
-    case 'contract':
-      // Retrying cannot help: the URL points at something that is not a compatible /v1 service.
-      return fail(
-        `${service(connection)} answered outside the /v1 contract: ${said.replace(/^the answer does not follow the \/v1 contract: /, '')}`,
-        EXIT.config,
-        {
-          hint: 'check that the URL points at a /v1 service of a compatible version',
-        },
-      );
-    case 'http':
-      break;
-  }
-
-  if (error.stillRunning) {
-    const what = object ?? 'request';
-    if (error.waitedMs !== undefined) {
-      return fail(
-        `the ${what} is still running on ${service(connection)} after ${minutes(error.waitedMs)} of waiting`,
-        EXIT.timeout,
-        {
-          code: 'still_running',
-          hint: resumeHint(error) ?? 'it is safe to wait and run the command again',
-        },
-      );
-    }
-    return fail(`the ${what} is still running on ${service(connection)}: ${said}`, EXIT.timeout, {
-      code: 'still_running',
-      hint: resumeHint(error) ?? 'it is safe to wait and run the command again',
-    });
-  }
-
-  const message = said;
-  switch (error.code) {
-    case 'build_failed':
-      return fail(`the build failed: ${message}`, EXIT.build_failed, {
-        problems,
-        hint: 'fix the definition (`mcpctl validate <file>` checks it offline) and build again',
-      });
-    case 'deploy_failed':
-      return fail(`the deployment failed: ${message}`, EXIT.deploy_failed, {
-        problems,
-        hint: 'read its logs: `mcpctl logs <deployment_id>`',
-      });
-    case 'idempotency_mismatch':
-      return fail(message, EXIT.usage, {
-        hint: 'this idempotency key was used with another request; pass a new --idempotency-key, or none',
-      });
-    case 'validation_failed':
-      return fail(`the service rejected the request: ${message}`, EXIT.usage, {
-        problems,
-        hint: validationHint(error, problems, options.env),
-      });
-    case 'model_not_configured':
-      return fail(message, EXIT.config, {
-        hint:
-          connection?.local === true
-            ? 'export the variable named above, run `mcpctl engine stop`, and the next command starts the engine with it; or use --model mcpctl-local'
-            : 'ask whoever runs the service to set the variable named above, or use another --model',
-      });
-  }
-  if (error.status === 401) {
-    return fail(
-      `${service(connection)} rejected the API key (${connection?.keySource ?? 'unknown source'}): ${message}`,
-      EXIT.config,
-      {
-        hint: loginHint(connection),
-      },
-    );
-  }
-  if (error.status === 403) {
-    return fail(`the API key (${connection?.keySource ?? 'unknown source'}) may not do this: ${message}`, EXIT.config, {
-      hint: 'use a key that may, with `mcpctl login` or MCPCTL_API_KEY',
-    });
-  }
-  if (error.status === 429) {
-    const when = error.retryAfter === undefined ? 'in a moment' : `after ${error.retryAfter} s`;
-    return fail(`${service(connection)} is rate-limiting requests: ${message}${attempts}`, EXIT.transient, {
-      hint: `it is safe to retry ${when}`,
-    });
-  }
-  if (error.status === 501) {
-    return fail(`${service(connection)} does not offer this: ${message}`, EXIT.config, {
-      problems,
-      hint: 'use a service that does (--api-url, or a profile)',
-    });
-  }
-  if (error.status >= 500) {
-    return fail(
-      `${service(connection)} failed (HTTP ${error.status} ${saidCode}): ${message}${attempts}`,
-      EXIT.transient,
-      {
-        hint:
-          error.retryAfter === undefined
-            ? 'it is safe to retry; if it keeps failing, report it with the request id'
-            : `it is safe to retry after ${error.retryAfter} s`,
-      },
-    );
-  }
-  if (error.status === 404) {
-    return fail(message, EXIT.usage, { problems, hint: 'check the id; `mcpctl ls` lists servers and deployments' });
-  }
-  if (error.status === 409) {
-    return fail(message, EXIT.usage, {
-      problems,
-      hint:
-        object === 'test run' || object === 'build'
-          ? 'it is safe to run the command again once the service is done'
-          : '`mcpctl status <deployment_id>` shows the current state',
-    });
-  }
-  if (error.status === 413) {
-    return fail(message, EXIT.usage, { problems, hint: 'make the definition and its files smaller' });
-  }
-  return fail(
-    `${service(connection)} rejected the request (HTTP ${error.status} ${saidCode}): ${message}`,
-    EXIT.usage,
-    { problems },
-  );
 }
 
 /**

@@ -2,8 +2,7 @@
  * The local engine, seen from the CLI: find the engine of this MCPCTL_HOME, start it in the
  * background when it is not running, stop it, report on it.
  */
-import { closeSync, existsSync, openSync } from 'node:fs';
-import { open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EXIT, UserError } from '../shared/errors.js';
@@ -13,15 +12,15 @@ import {
   checkHealth,
   EXIT_ALREADY_RUNNING,
   isEngineProcess,
-  isProcessAlive,
   readEngineState,
   removeEngineState,
   stopOrphans,
   type EngineState,
   type HealthResult,
 } from '../engine/engine-lock.js';
-import { packageRoot } from '../shared/package-root.js';
+import { SETTINGS } from '../shared/settings.js';
 import { VERSION as cliVersion } from '../shared/version.js';
+import { claimStart, lastError, rotateLog, spawnDaemon, START_GUARD, START_TIMEOUT_MS } from './engine-daemon.js';
 
 export interface EnsureLocalEngineOptions {
   env: Record<string, string | undefined>;
@@ -44,12 +43,8 @@ export interface LocalEngine {
   isAlive: () => boolean;
 }
 
-/** How long a new engine has to start answering, while its process runs. */
-const START_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 15_000;
 const DEFAULT_PATIENCE_MS = 30_000;
-/** The log is rotated (one old copy kept) when it passes this size at a start. */
-const LOG_ROTATE_BYTES = 10 * 1024 * 1024;
 
 /** Returns the URL and key of the local engine, starting it in the background when it is not running. */
 export async function ensureLocalEngine(options: EnsureLocalEngineOptions): Promise<LocalEngine> {
@@ -157,7 +152,7 @@ export async function prepareHome(home: string): Promise<void> {
     throw new UserError(`cannot keep the engine's state in ${home}: ${why}`, {
       exitCode: EXIT.config,
       code: 'bad_home',
-      hint: 'set MCPCTL_HOME to a folder you can write (or unset it for the default)',
+      hint: `set ${SETTINGS.home.env} to a folder you can write (or unset it for the default)`,
       cause: error,
     });
   }
@@ -218,70 +213,6 @@ export async function startBackgroundEngine(
     code: 'engine_start_timeout',
     hint: `read its log with \`mcpctl engine logs\` (${paths.logFile}); on a busy machine, wait longer with --request-timeout <seconds>`,
   });
-}
-
-/** A file that says one command is starting the engine: the others wait instead of starting more. */
-const START_GUARD = 'engine.starting';
-
-/**
- * Takes the start guard, or says another live command holds it. A guard whose writer is gone, or
- * older than a start may take, is taken over.
- */
-async function claimStart(guard: string): Promise<boolean> {
-  for (let attempt = 0; attempt < 2; attempt += 1) {
-    try {
-      const handle = await open(guard, 'wx', 0o600);
-      try {
-        await handle.writeFile(String(process.pid));
-      } finally {
-        await handle.close();
-      }
-      return true;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-    const [text, info] = await Promise.all([
-      readFile(guard, 'utf8').catch(() => ''),
-      stat(guard).catch(() => undefined),
-    ]);
-    const holder = Number(text);
-    const age = info === undefined ? 0 : Date.now() - info.mtimeMs;
-    const fresh =
-      text === ''
-        ? age < 5_000
-        : Number.isInteger(holder) && holder > 0 && isProcessAlive(holder) && age < START_TIMEOUT_MS;
-    if (fresh || info === undefined) return false;
-    await rm(guard, { force: true });
-  }
-  return false;
-}
-
-/**
- * Starts the daemon detached, in its own folder, with no hold on this process's stdio.
- * node:child_process (and dgram with it) loads only here: a command that finds its engine running never needs it.
- */
-async function spawnDaemon(
-  paths: HomePaths,
-  env: Record<string, string | undefined>,
-  onExit: (code: number | null, signal: NodeJS.Signals | null) => void,
-): Promise<void> {
-  const { spawn } = await import('node:child_process');
-  const entry = daemonEntry();
-  const logFd = openSync(paths.logFile, 'a', 0o600);
-  try {
-    // Detached, with no hold on this process's stdio: the CLI (and a CI job) can exit.
-    const child = spawn(process.execPath, [entry], {
-      detached: true,
-      stdio: ['ignore', logFd, logFd],
-      cwd: paths.home,
-      env: { ...env, MCPCTL_HOME: paths.home },
-    });
-    child.once('exit', (code, signal) => onExit(code, signal));
-    child.once('error', () => onExit(-1, null));
-    child.unref();
-  } finally {
-    closeSync(logFd);
-  }
 }
 
 export interface StopResult {
@@ -370,15 +301,6 @@ export async function localEngineStatus(paths: HomePaths, options: PatienceOptio
   };
 }
 
-/** The daemon's entry: the built engine folder of the package (from a source checkout too). */
-export function daemonEntry(): string {
-  const built = join(packageRoot(), 'dist', 'engine', 'daemon.js');
-  if (existsSync(built)) return built;
-  throw new UserError('the engine is not built: dist/engine/daemon.js is missing', {
-    hint: 'run `npm run build` first',
-  });
-}
-
 /** An engine that died without stopping (kill -9): stop the servers it left, remove its state file. */
 async function forgetDeadEngine(paths: HomePaths, state: EngineState): Promise<void> {
   if (state.mode === 'background') stopOrphans(state.pid);
@@ -392,30 +314,4 @@ async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
     await sleep(100);
   }
   return !isEngineProcess(pid);
-}
-
-async function rotateLog(logFile: string): Promise<void> {
-  const size = await stat(logFile).then(
-    (s) => s.size,
-    () => 0,
-  );
-  if (size > LOG_ROTATE_BYTES) await rename(logFile, `${logFile}.1`).catch(() => {});
-}
-
-/** The message of the last error line of the log, to say why a start failed. */
-async function lastError(logFile: string): Promise<string> {
-  const text = await readFile(logFile, 'utf8').catch(() => '');
-  const lines = text.trimEnd().split('\n').slice(-50).reverse();
-  for (const line of lines) {
-    try {
-      const entry = JSON.parse(line) as { level?: unknown; msg?: unknown; error?: { message?: unknown } };
-      if (entry.level === 'error') {
-        const detail = typeof entry.error?.message === 'string' ? `: ${entry.error.message}` : '';
-        return ` (${String(entry.msg)}${detail})`;
-      }
-    } catch {
-      if (line.trim() !== '') return ` (${line.trim().slice(0, 300)})`;
-    }
-  }
-  return '';
 }

@@ -7,13 +7,11 @@ import { BuildRequest } from '../api/contract.js';
 import { isValidated, markValidated } from '../runtime/host/bundle.js';
 import { requiredEnvVars } from '../definition/check.js';
 import { createAdmission, type WorkQueue } from './admission.js';
-import { parseEnvRefs } from '../definition/interpolate.js';
 import { issuesToDetails } from './http/zod-details.js';
 import { newId } from './ids.js';
 import { checkBuildLimits } from './engine-limits.js';
 import { createLocalCredentials, type LocalCredentials } from './local-credentials.js';
-import { probeMcp, ProbeError } from './mcp-probe.js';
-import type { Problem } from '../shared/errors.js';
+import { messageOf, problemsOf, smokeCheck, type SmokeCheckDeps } from './smoke-check.js';
 import type { SpawnWarmRuntime } from './runners/process/warm-pool.js';
 import { ServiceError } from './service-error.js';
 import type { BuildService, StartRuntimeProcess } from './services.js';
@@ -49,20 +47,24 @@ export interface BuilderOptions {
   localCredentials?: LocalCredentials;
 }
 
-/** Placeholder for `${VAR}` references during the smoke start: the real values come with a deployment's env_vars. */
-export const PLACEHOLDER_VALUE = 'mcpctl-build-check';
+export { PLACEHOLDER_VALUE, placeholderEnv } from './smoke-check.js';
+
 const DEFAULT_VERSION = '0.1.0';
 
 export function createBuilder(options: BuilderOptions): BuildService & { close(): Promise<void> } {
   const clock = options.clock ?? Date.now;
   const loadRuntime = options.runtime ?? loadRuntimeModules;
-  const smokeTimeoutMs = options.smokeTimeoutMs ?? 30_000;
   const queue = options.queue ?? createAdmission(undefined, clock).builds;
   const inFlight = new Map<string, Promise<ServerRecord>>();
   /** checks under way, their process's stop included */
   const checks = new Set<Promise<void>>();
   const log = options.logger;
-  const localCredentials = options.localCredentials ?? createLocalCredentials(clock);
+  const check: SmokeCheckDeps = {
+    localCredentials: options.localCredentials ?? createLocalCredentials(clock),
+    timeoutMs: options.smokeTimeoutMs ?? 30_000,
+    clientVersion: options.version,
+    logger: log,
+  };
 
   const build = async (input: BuildRequest): Promise<ServerRecord> => {
     const request = validateBuildRequest(input);
@@ -98,7 +100,7 @@ export function createBuilder(options: BuilderOptions): BuildService & { close()
       // once the check passed; the slot is the check process's until it is gone (tracked: close waits).
       let told = false;
       await new Promise<void>((passed, failed) => {
-        const slot = queue.run(() => smokeCheck(runtime, request, bundle.dir, passed), {
+        const slot = queue.run(() => smokeCheck(check, runtime, request, bundle.dir, passed), {
           onWait: (ahead) => {
             // said once, not at every step of a long queue
             if (told) return;
@@ -109,28 +111,8 @@ export function createBuilder(options: BuilderOptions): BuildService & { close()
         const tracked = slot.then(passed, failed).finally(() => checks.delete(tracked));
         checks.add(tracked);
       });
-      const mcpId = newId('mcp');
-      const { files: _files, ...definition } = request;
-      const requiredEnv = requiredEnvVars(definition).map((v) => v.name);
-      const record: ServerRecord = {
-        server: {
-          mcp_id: mcpId,
-          name: request.name,
-          status: 'ready',
-          url: `${options.baseUrl}/v1/servers/${mcpId}`,
-          build_time: Math.round(clock() - started) / 1000,
-          template: request.template,
-          version: request.version ?? DEFAULT_VERSION,
-          created_at: new Date(clock()).toISOString(),
-          tools: request.tools?.length ?? 0,
-          resources: request.resources?.length ?? 0,
-          prompts: request.prompts?.length ?? 0,
-          ...(requiredEnv.length === 0 ? {} : { required_env: requiredEnv }),
-        },
-        bundleDir: bundle.dir,
-        digest: bundle.digest,
-        definition,
-      };
+      const record = serverRecordOf(request, bundle, options.baseUrl, clock() - started, clock);
+      const mcpId = record.server.mcp_id;
       await options.store.putServer(record);
       log.info('built', {
         mcp_id: mcpId,
@@ -148,90 +130,6 @@ export function createBuilder(options: BuilderOptions): BuildService & { close()
     }
   };
 
-  /**
-   * Starts the bundle, checks that it answers MCP and offers what the definition declares, stops it.
-   * `passed` is called as soon as the check passed, before the process is stopped.
-   */
-  const smokeCheck = async (
-    runtime: RuntimeModules,
-    request: BuildRequest,
-    bundleDir: string,
-    passed: () => void,
-  ): Promise<void> => {
-    const access = await localCredentials.prepare(request, placeholderEnv(request));
-    const env = access.env;
-    const recent: string[] = [];
-    const onLog = (line: string) => {
-      recent.push(line.slice(0, 300));
-      if (recent.length > 20) recent.shift();
-    };
-    let child;
-    try {
-      child = await runtime.startRuntimeProcess({
-        bundleDir,
-        port: 0,
-        host: '127.0.0.1',
-        env,
-        logLevel: 'info',
-        onLog,
-      });
-    } catch (error) {
-      const problems = problemsOf(error);
-      // the details say why, each at its field; the message need not say it again
-      throw new ServiceError(
-        'build_failed',
-        problems === undefined ? `the server did not start: ${messageOf(error)}` : 'the server did not start',
-        problems,
-      );
-    }
-    try {
-      const token = await access.token(child.mcpUrl);
-      const found = await probeMcp({
-        mcpUrl: child.mcpUrl,
-        ...(token === undefined ? {} : { token }),
-        lists: {
-          tools: (request.tools?.length ?? 0) > 0,
-          resources: (request.resources?.length ?? 0) > 0,
-          prompts: (request.prompts?.length ?? 0) > 0,
-        },
-        timeoutMs: smokeTimeoutMs,
-        clientVersion: options.version,
-      });
-      const missing = [
-        ...missingItems(request.tools ?? [], (t) => t.name, found.tools, 'tools', 'name', 'tool'),
-        // URI templates are listed apart, and a resource limited to `users` is listed only to them.
-        ...missingItems(
-          request.resources ?? [],
-          (r) => r.uri,
-          found.resources,
-          'resources',
-          'uri',
-          'resource',
-          (r) => !r.uri.includes('{') && r.users === undefined,
-        ),
-        ...missingItems(request.prompts ?? [], (p) => p.name, found.prompts, 'prompts', 'name', 'prompt'),
-      ];
-      if (missing.length > 0)
-        throw new ServiceError(
-          'build_failed',
-          'the server started but does not offer everything the definition declares',
-          missing,
-        );
-      passed();
-    } catch (error) {
-      if (error instanceof ServiceError) throw error;
-      if (error instanceof ProbeError) {
-        const logs = recent.length === 0 ? [] : [{ path: '', message: `server log: ${recent.slice(-5).join(' | ')}` }];
-        throw new ServiceError('build_failed', `the server started but did not answer MCP: ${error.message}`, logs);
-      }
-      throw error;
-    } finally {
-      await child
-        .stop(2000)
-        .catch((error: unknown) => log.warn('could not stop a build check server', { pid: child.pid, error }));
-    }
-  };
-
   /** Waits for the checks under way, and for their processes to be gone. */
   const close = async (): Promise<void> => {
     while (checks.size > 0) await Promise.allSettled([...checks]);
@@ -244,6 +142,38 @@ export function createBuilder(options: BuilderOptions): BuildService & { close()
  * A build request as the builder trusts it: one validated at the HTTP edge (the contract and this
  * service's limits) is taken as it is; any other (a direct caller) is validated here, once.
  */
+/** The record of a server just built and checked. */
+function serverRecordOf(
+  request: BuildRequest,
+  bundle: { dir: string; digest: string },
+  baseUrl: string,
+  elapsedMs: number,
+  clock: () => number,
+): ServerRecord {
+  const mcpId = newId('mcp');
+  const { files: _files, ...definition } = request;
+  const requiredEnv = requiredEnvVars(definition).map((v) => v.name);
+  return {
+    server: {
+      mcp_id: mcpId,
+      name: request.name,
+      status: 'ready',
+      url: `${baseUrl}/v1/servers/${mcpId}`,
+      build_time: Math.round(elapsedMs) / 1000,
+      template: request.template,
+      version: request.version ?? DEFAULT_VERSION,
+      created_at: new Date(clock()).toISOString(),
+      tools: request.tools?.length ?? 0,
+      resources: request.resources?.length ?? 0,
+      prompts: request.prompts?.length ?? 0,
+      ...(requiredEnv.length === 0 ? {} : { required_env: requiredEnv }),
+    },
+    bundleDir: bundle.dir,
+    digest: bundle.digest,
+    definition,
+  };
+}
+
 export function validateBuildRequest(input: BuildRequest): BuildRequest {
   if (isValidated(input)) return input;
   const parsed = BuildRequest.safeParse(input);
@@ -268,70 +198,4 @@ export async function loadRuntimeModules(): Promise<RuntimeModules> {
     startRuntimeProcess: proc.startRuntimeProcess,
     spawnWarmRuntimeProcess: proc.spawnWarmRuntimeProcess,
   };
-}
-
-/**
- * A value for every variable the definition references without a default, so the server can
- * start for the check. A bearer token's variables are left to local-credentials.ts, which gives
- * them a random value it then sends.
- */
-export function placeholderEnv(request: BuildRequest): Record<string, string> {
-  const env: Record<string, string> = {};
-  const { files: _files, auth, ...rest } = request;
-  const visit = (value: unknown, depth: number): void => {
-    if (depth > 80) return;
-    if (typeof value === 'string') {
-      if (!value.includes('${')) return;
-      try {
-        for (const part of parseEnvRefs(value))
-          if (part.kind === 'ref' && part.fallback === undefined) env[part.name] = PLACEHOLDER_VALUE;
-      } catch {
-        // a malformed reference fails the start with its own message
-      }
-    } else if (Array.isArray(value)) value.forEach((item) => visit(item, depth + 1));
-    else if (value !== null && typeof value === 'object')
-      Object.values(value).forEach((item) => visit(item, depth + 1));
-  };
-  visit(rest, 0);
-  if (auth?.type === 'oauth') visit(auth, 0);
-  return env;
-}
-
-function missingItems<T>(
-  declared: T[],
-  keyOf: (item: T) => string,
-  offered: string[],
-  field: string,
-  keyField: string,
-  what: string,
-  listed: (item: T) => boolean = () => true,
-): Array<{ path: string; message: string }> {
-  const have = new Set(offered);
-  const missing: Array<{ path: string; message: string }> = [];
-  declared.forEach((item, index) => {
-    if (listed(item) && !have.has(keyOf(item)))
-      missing.push({
-        path: `${field}[${index}].${keyField}`,
-        message: `the started server does not list this ${what}`,
-      });
-  });
-  return missing;
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-/**
- * The problems of the runtime's errors become details: a RuntimeProcessError's `{ path, message }`
- * as they are, a BundleError's lines (each names its own source file) as messages.
- */
-function problemsOf(error: unknown): Array<{ path: string; message: string }> | undefined {
-  const { details, problems } = (error ?? {}) as { details?: Problem[]; problems?: unknown };
-  const found: Problem[] = Array.isArray(details)
-    ? details
-    : Array.isArray(problems)
-      ? problems.filter((p): p is string => typeof p === 'string').map((message) => ({ message }))
-      : [];
-  return found.length === 0 ? undefined : found.map((p) => ({ path: p.path ?? '', message: p.message }));
 }

@@ -4,25 +4,28 @@
  * engine through host.ts on loopback (the last port again when free), and on SIGTERM or SIGINT
  * stops cleanly.
  */
-import { batchedWrite, createLogger, parseLogLevel } from './engine-log.js';
+import { batchedWrite, createLogger } from './engine-log.js';
 import { homePaths, resolveHome } from './home.js';
 import { HomeLockedError, runEngineHost } from './host.js';
-import { limitsFromEnv } from './engine-limits.js';
-import { engineNiceFromEnv, yieldToInstances } from './cpu-priority.js';
+import { engineLimits } from './engine-limits.js';
+import { engineNice, yieldToInstances } from './cpu-priority.js';
 import { ensureDir } from './store/atomic.js';
 import { EXIT_ALREADY_RUNNING, loadSettings, saveSettings } from './engine-lock.js';
 import { VERSION as version } from '../shared/version.js';
+import { SETTINGS, settingValueOrDefault } from '../shared/settings.js';
+import { readSettingsFile } from '../shared/settings-file.js';
 
 async function runDaemon(env: NodeJS.ProcessEnv): Promise<void> {
   const home = resolveHome(env);
   const paths = homePaths(home);
+  const file = await readSettingsFile(paths.settingsFile);
   const logger = createLogger({
     write: batchedWrite((text) => process.stdout.write(text)),
-    level: parseLogLevel(env.MCPCTL_LOG_LEVEL) ?? 'info',
+    level: settingValueOrDefault(SETTINGS.logLevel, { env }).value,
   });
   await ensureDir(home);
   process.on('SIGHUP', () => logger.info('SIGHUP: the engine stays up (with HTTPS, it reads its certificates again)'));
-  const priority = engineNiceFromEnv(env);
+  const priority = engineNice({ env, file });
   if (priority.problem !== undefined) logger.warn(priority.problem);
   const outcome = yieldToInstances(priority.nice);
   if (outcome === 'lowered')
@@ -45,7 +48,7 @@ async function runDaemon(env: NodeJS.ProcessEnv): Promise<void> {
         version,
         logger,
         env,
-        limits: limitsFromEnv(env),
+        limits: engineLimits({ env, file }),
       },
       onListening: async (engine) => {
         if (settings.port !== engine.port) await saveSettings(paths, { ...settings, port: engine.port });

@@ -1,33 +1,32 @@
 /**
  * One running engine: the store, the builder, the deployment service, the app and the HTTP server
  * on one port. The background daemon and `mcpctl serve` both run this; tests run it in-process.
+ * It starts in phases: the home, the store, the listeners, the services, the app, the restore.
  */
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo, Server as NetServer } from 'node:net';
-import { closeAdmission, createAdmission, type Admission, type WorkQueue } from './admission.js';
+import type { Server } from 'node:http';
+import { closeAdmission, type Admission } from './admission.js';
 import { apiKeyProblem } from './api-key.js';
-import { createApp, createEngineServer, engineServerOptions, wireEngineServer, type App } from './http/app.js';
-import { createBuilder, loadRuntimeModules, type RuntimeModules } from './builder.js';
-import { createLocalCredentials } from './local-credentials.js';
+import type { RuntimeModules } from './builder.js';
 import { homePaths } from './home.js';
-import { engineHostPolicy, listensBeyondLoopback, urlHost, withHsts } from './http/exposure.js';
+import type { App } from './http/app.js';
+import { urlHost } from './http/exposure.js';
 export { urlHost };
 import { DEFAULT_LIMITS, type EngineLimits } from './engine-limits.js';
 import { redactingEngineLogger } from './engine-log.js';
+import { answerStarting, closeServer, listenAll, loadTls, type Handler, type Listeners } from './engine-listen.js';
+export { ListenError } from './engine-listen.js';
+import { createEngineApp, createServices, type EngineBase, type EngineServices } from './engine-services.js';
 import { ENGINE_OWNER, engineSecretValues, SecretRegistry } from './secret-registry.js';
 import { BUNDLE_TEMP_PREFIX } from '../runtime/host/bundle.js';
 import { ensureDir, removeStaleTempDirs, removeStaleTemps } from './store/atomic.js';
 import { FileStore } from './store/file-store.js';
-import { WarmPool } from './runners/process/warm-pool.js';
+import type { WarmPool } from './runners/process/warm-pool.js';
 import type { Runner } from './runners/runner.js';
-import { chooseRunner, createRunner, RunnerConfigError, runnerFromSettings } from './runners/select.js';
-import type { TestServiceDeps } from './agent/index.js';
 import type { TlsListener } from './http/tls.js';
-import { isolatedRuntime } from './isolation.js';
 import { EngineConfigError } from './engine-errors.js';
 import { secureHome } from './file-modes.js';
 import type { TlsOptions } from './http/tls-settings.js';
-import type { DeploymentService, DeploymentServiceDeps, StartRuntimeProcess, TestService } from './services.js';
+import type { DeploymentService, DeploymentServiceDeps, TestService } from './services.js';
 import type { Logger } from './engine-log.js';
 
 export interface StartEngineOptions {
@@ -91,17 +90,6 @@ export interface RunningEngine {
   close(graceMs?: number): Promise<void>;
 }
 
-/** Raised when the port cannot be bound. */
-export class ListenError extends Error {
-  override readonly name = 'ListenError';
-  constructor(
-    message: string,
-    readonly code: string | undefined,
-  ) {
-    super(message);
-  }
-}
-
 export { EngineConfigError };
 
 export async function startEngine(options: StartEngineOptions): Promise<RunningEngine> {
@@ -112,358 +100,143 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
   const secrets = new SecretRegistry();
   secrets.add(ENGINE_OWNER, engineSecretValues(options.apiKey, options.env));
   const logger = redactingEngineLogger(options.logger, secrets);
-  const paths = homePaths(options.home);
-  await ensureDir(paths.home);
-  // a home other users can write is refused; one they can read is made private, with a warning
-  for (const warning of secureHome(paths)) logger.warn(warning);
-  await ensureDir(paths.bundlesDir);
   const limits: EngineLimits = { ...DEFAULT_LIMITS, ...options.limits };
-  // What a crash left half-written: temporary files of the state files, unfinished bundles.
-  // The caller holds the home's lock, so nothing else writes there now.
-  const leftovers =
-    (await removeStaleTemps(paths.home)) + (await removeStaleTempDirs(paths.bundlesDir, BUNDLE_TEMP_PREFIX));
-  if (leftovers > 0) logger.info('removed unfinished writes left by a crash', { files: leftovers });
+  const paths = await openHome(options.home, logger);
   // Certificates are checked before anything listens: a bad one stops the start, naming its file.
   const tlsConfig = await loadTls(options, paths);
   const store = await FileStore.open({ dir: paths.storeDir, logger, clock, idempotencyTtlMs: limits.idempotencyTtlMs });
 
   // Listen first: deployment URLs need the port. Until the app is ready every request is 503.
-  let handler: (req: IncomingMessage, res: ServerResponse) => unknown = answerStarting;
-  const server = createEngineServer((req, res) => handler(req, res), limits);
-  let port: number;
-  let tls: RunningEngine['tls'];
-  try {
-    port = await listen(server, options.port, options.host).catch(async (error: unknown) => {
-      if (options.anyPortIfTaken === true && options.port !== 0 && (error as ListenError).code === 'EADDRINUSE') {
-        logger.info('the previous port is taken; using another', { port: options.port });
-        return listen(server, 0, options.host);
-      }
-      throw error;
-    });
-    if (tlsConfig !== undefined) {
-      const listener = tlsConfig.create({
-        serverOptions: engineServerOptions(limits),
-        handler: withHsts((req, res) => void handler(req, res)),
-        logger,
-      });
-      wireEngineServer(listener.server);
-      // HTTPS may face the network on its own address while plain HTTP stays on loopback
-      const tlsHost = tlsConfig.settings.host ?? options.host;
-      const tlsPort = await listen(listener.server, tlsConfig.settings.port, tlsHost).catch((error: unknown) => {
-        listener.close();
-        throw error;
-      });
-      tls = { url: `https://${urlHost(tlsHost)}:${tlsPort}`, host: tlsHost, port: tlsPort, listener };
-    }
-  } catch (error) {
-    server.close();
+  let handler: Handler = answerStarting;
+  const listeners = await listenAll(options, tlsConfig, limits, () => handler, logger).catch(async (error: unknown) => {
     await store.close();
     throw error;
-  }
-  const url = (options.publicUrl ?? `http://${urlHost(options.host)}:${port}`).replace(/\/+$/, '');
-
+  });
+  const url = (options.publicUrl ?? `http://${urlHost(options.host)}:${listeners.port}`).replace(/\/+$/, '');
+  const base: EngineBase = { options, paths, limits, logger, clock, secrets, store, url, tls: listeners.tls };
   try {
-    const { load: loadRuntime, report: isolation } = isolatedRuntime(
-      options.runtime ?? loadRuntimeModules,
-      options.env,
-      paths.home,
-    );
-    const admission = createAdmission(limits.admission, clock);
-    // Every start (build checks, test instances, deployments' instances) takes a warm process when it can.
-    const warmPool = new WarmPool({
-      size: limits.warmPool,
-      engine: paths.home,
-      load: async () => (await loadRuntime())?.spawnWarmRuntimeProcess,
-      busy: () => busyStarting(admission),
-      limitsEnforced: isolation.limits !== 'node heap',
-      logger: logger.child({ component: 'warm-pool' }),
-    });
-    const runtime = withWarmPool(loadRuntime, warmPool);
-    // one key of the engine's own for the checks and tests of servers with OAuth
-    const localCredentials = createLocalCredentials(clock);
-    const builds = createBuilder({
-      localCredentials,
-      store,
-      bundlesDir: paths.bundlesDir,
-      baseUrl: url,
-      version: options.version,
-      logger: logger.child({ component: 'builder' }),
-      runtime,
-      clock,
-      queue: admission.builds,
-      ...(options.smokeTimeoutMs === undefined ? {} : { smokeTimeoutMs: options.smokeTimeoutMs }),
-    });
-    const factory =
-      options.deployments === false ? undefined : (options.deployments ?? (await loadDeploymentFactory()));
-    let deployments: DeploymentService | undefined;
-    // the process runner is the deployment service's default (made with its startRuntime); another is made here
-    const chosen =
-      factory === undefined
-        ? undefined
-        : await chosenRunner(options, paths.settingsFile, lazyStartRuntime(runtime), logger);
-    const runner = chosen?.runner;
-    if (factory !== undefined) {
-      deployments = await factory({
-        store,
-        home: paths.home,
-        baseUrl: url,
-        logger: logger.child({ component: 'deployments' }),
-        env: options.env,
-        startRuntime: lazyStartRuntime(runtime),
-        ...(runner === undefined ? {} : { runner }),
-        ...(tls === undefined
-          ? {}
-          : { https: { url: tls.url, port: tls.port, covers: (host: string) => tls.listener.covers(host) } }),
-        exposed: listensBeyondLoopback(options.host, tls?.host),
-        isolation,
-        starts: admission.starts,
-        clock,
-        secrets,
-      });
-    }
-    const agent =
-      options.tests === false
-        ? undefined
-        : (options.tests ??
-          (await loadTestServiceFactory())({
-            env: options.env,
-            logger: logger.child({ component: 'tests' }),
-            startRuntime: lazyStartRuntime(runtime),
-            version: options.version,
-            localCredentials,
-            clock,
-          }));
-    const tests = agent === undefined ? undefined : queuedTests(agent, admission.tests);
-    const app = createApp({
-      store,
-      builds,
-      deployments,
-      tests,
-      admission,
-      warmPool,
-      isolation,
-      hosts: engineHostPolicy({
-        host: options.host,
-        tlsHost: tls?.host,
-        publicUrl: options.publicUrl,
-        env: options.env,
-      }),
-      publicUrl: options.publicUrl,
-      apiKey: options.apiKey,
-      version: options.version,
-      logger: logger.child({ component: 'api' }),
-      limits,
-      clock,
-    });
+    const services = await createServices(base);
+    const app = createEngineApp(base, services);
     // What the last stop interrupted is settled before the first answer.
-    await deployments?.recover?.();
+    await services.deployments?.recover?.();
     handler = app;
-    logger.info('engine listening', {
-      url,
-      host: options.host,
-      port,
-      ...(tls === undefined
-        ? {}
-        : { https: tls.url, tls_host: tls.host, certificates: [...tls.listener.certificates().byName.keys()] }),
-      home: paths.home,
-      version: options.version,
-      deployments: deployments !== undefined,
-      runner: chosen?.kind,
-      tests: tests !== undefined,
-      slots: limits.admission,
-    });
-    const restored = (deployments?.restore() ?? Promise.resolve()).catch((error: unknown) => {
-      logger.error('restoring deployments failed', { error });
-    });
-    // the pool fills once what was running is back (refills wait for quiet anyway)
-    void restored.then(() => warmPool.fill());
-
-    let closing: Promise<void> | undefined;
-    const close = (graceMs = 5_000): Promise<void> => {
-      closing ??= (async () => {
-        app.setDraining(true);
-        logger.info('engine stopping');
-        const servers = [server, ...(tls === undefined ? [] : [tls.listener.server])];
-        const serverClosed = Promise.all(servers.map(closeServer));
-        tls?.listener.close();
-        await warmPool.close();
-        // builds and tests answer before their processes are gone: these wait for them
-        await Promise.all([builds.close?.(), tests?.close?.()]);
-        if (deployments !== undefined) {
-          await deployments.close().catch((error: unknown) => logger.error('stopping deployments failed', { error }));
-        }
-        await runner?.close?.().catch((error: unknown) => logger.error('stopping the runner failed', { error }));
-        // work still waiting for a slot is dropped (its requests get 503); what runs finishes
-        closeAdmission(admission);
-        const timer = setTimeout(() => servers.forEach((s) => s.closeAllConnections()), graceMs);
-        await serverClosed;
-        clearTimeout(timer);
-        await store.close();
-        logger.info('engine stopped');
-      })();
-      return closing;
-    };
-
-    const kind = chosen?.kind ?? 'process';
-    const swarm = runner?.orchestrator?.kind === 'swarm' ? runner.orchestrator.summary : undefined;
-    return {
-      url,
-      host: options.host,
-      port,
-      server,
-      store,
-      app,
-      deployments,
-      runner: kind,
-      ...(swarm === undefined ? {} : { swarm }),
-      ...(tls && { tls }),
-      admission,
-      warmPool,
-      restored,
-      close,
-    };
+    announce(base, listeners, services);
+    const restored = restore(base, services);
+    return runningEngine(base, listeners, services, app, restored);
   } catch (error) {
-    tls?.listener.close();
-    for (const s of [server, tls?.listener.server]) {
-      s?.close();
-      s?.closeAllConnections();
-    }
-    await store.close();
+    await closeAtFailedStart(listeners, store);
     throw error;
   }
 }
 
-function answerStarting(_req: IncomingMessage, res: ServerResponse): void {
-  const body = JSON.stringify({
-    success: false,
-    data: null,
-    meta: { request_id: 'req_starting', timestamp: new Date().toISOString() },
-    error: { code: 'unavailable', message: 'the engine is starting; retry in a moment' },
+/**
+ * The home made ready: its folders, private, and what a crash left half-written removed
+ * (temporary files of the state files, unfinished bundles). The caller holds the home's lock,
+ * so nothing else writes there now.
+ */
+async function openHome(home: string, logger: Logger): Promise<ReturnType<typeof homePaths>> {
+  const paths = homePaths(home);
+  await ensureDir(paths.home);
+  // a home other users can write is refused; one they can read is made private, with a warning
+  for (const warning of secureHome(paths)) logger.warn(warning);
+  await ensureDir(paths.bundlesDir);
+  const leftovers =
+    (await removeStaleTemps(paths.home)) + (await removeStaleTempDirs(paths.bundlesDir, BUNDLE_TEMP_PREFIX));
+  if (leftovers > 0) logger.info('removed unfinished writes left by a crash', { files: leftovers });
+  return paths;
+}
+
+function announce(base: EngineBase, { port, tls }: Listeners, services: EngineServices): void {
+  const { options, limits } = base;
+  base.logger.info('engine listening', {
+    url: base.url,
+    host: options.host,
+    port,
+    ...(tls === undefined
+      ? {}
+      : { https: tls.url, tls_host: tls.host, certificates: [...tls.listener.certificates().byName.keys()] }),
+    home: base.paths.home,
+    version: options.version,
+    deployments: services.deployments !== undefined,
+    runner: services.chosen?.kind,
+    tests: services.tests !== undefined,
+    slots: limits.admission,
   });
-  res.writeHead(503, {
-    'Content-Type': 'application/json; charset=utf-8',
-    'Retry-After': '1',
-    'Content-Length': Buffer.byteLength(body),
+}
+
+/** The deployments that were running start again; the warm pool fills once they are back. */
+function restore(base: EngineBase, { deployments, warmPool }: EngineServices): Promise<void> {
+  const restored = (deployments?.restore() ?? Promise.resolve()).catch((error: unknown) => {
+    base.logger.error('restoring deployments failed', { error });
   });
-  res.end(body);
+  // refills wait for quiet anyway
+  void restored.then(() => warmPool.fill());
+  return restored;
 }
 
-function listen(server: NetServer, port: number, host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const onError = (error: NodeJS.ErrnoException) => {
-      server.off('listening', onListening);
-      const reason = error.code === 'EADDRINUSE' ? `port ${port} on ${host} is already in use` : error.message;
-      reject(new ListenError(reason, error.code));
-    };
-    const onListening = () => {
-      server.off('error', onError);
-      resolve((server.address() as AddressInfo).port);
-    };
-    server.once('error', onError);
-    server.once('listening', onListening);
-    server.listen(port, host);
-  });
-}
-
-function closeServer(server: Server | TlsListener['server']): Promise<void> {
-  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-  server.closeIdleConnections();
-  return closed;
-}
-
-/** The engine's certificates (none: HTTP only), checked; a problem is an EngineConfigError naming the file. */
-async function loadTls(options: StartEngineOptions, paths: { home: string; settingsFile: string }) {
-  const { tlsSettings, mayServeHttps, TlsConfigError } = await import('./http/tls-settings.js');
-  try {
-    const settings = await tlsSettings({ options: options.tls, env: options.env, ...paths });
-    // node:https and node:tls load only when there may be certificates
-    return (await mayServeHttps(settings)) ? await (await import('./http/tls.js')).prepareTls(settings) : undefined;
-  } catch (error) {
-    throw error instanceof TlsConfigError ? new EngineConfigError(`HTTPS cannot start: ${error.message}`) : error;
-  }
-}
-
-/** The runner of the options, the environment or the settings file (engine.ts's option says the order). */
-async function chosenRunner(
-  options: StartEngineOptions,
-  settingsFile: string,
-  startRuntime: StartRuntimeProcess,
-  logger: Logger,
-): Promise<{ kind: string; runner?: Runner }> {
-  if (typeof options.runner === 'object') return { kind: options.runner.kind, runner: options.runner };
-  try {
-    const kind = chooseRunner([
-      { value: options.runner, from: '--runner' },
-      { value: options.env.MCPCTL_RUNNER, from: 'MCPCTL_RUNNER' },
-      { value: await runnerFromSettings(settingsFile), from: `"runner" in ${settingsFile}` },
-    ]);
-    if (kind === 'process') return { kind };
-    return {
-      kind,
-      runner: await createRunner(kind, {
-        env: options.env,
-        startRuntime,
-        logger: logger.child({ component: 'runner' }),
-        settingsFile,
-      }),
-    };
-  } catch (error) {
-    if (error instanceof RunnerConfigError) throw new EngineConfigError(error.message);
-    throw error;
-  }
-}
-
-/** The runtime starter for deployments, loaded on first use. */
-function lazyStartRuntime(load: () => Promise<RuntimeModules | undefined>): StartRuntimeProcess {
-  return async (options) => {
-    const runtime = await load();
-    if (runtime === undefined) throw new Error('this engine does not include the server runtime');
-    return runtime.startRuntimeProcess(options);
-  };
-}
-
-/** The runtime with its starter going through the warm pool. */
-function withWarmPool(
-  load: () => Promise<RuntimeModules | undefined>,
-  pool: WarmPool,
-): () => Promise<RuntimeModules | undefined> {
-  let pooled: Promise<RuntimeModules | undefined> | undefined;
-  return () =>
-    (pooled ??= load().then(
-      (modules) => modules && { ...modules, startRuntimeProcess: pool.wrap(modules.startRuntimeProcess) },
-    )).catch((error: unknown) => {
-      pooled = undefined;
-      throw error;
-    });
-}
-
-/** Whether work that starts processes runs or waits: a refill of the pool waits for it. */
-function busyStarting(admission: Admission): boolean {
-  const starts = admission.starts.stats();
-  const builds = admission.builds.stats();
-  return starts.running + starts.waiting > 0 || builds.running + builds.waiting > 0;
-}
-
-/** Test runs through the test queue: the run (and its time limit) starts when it has a slot. */
-function queuedTests(agent: TestService, queue: WorkQueue): TestService {
+function runningEngine(
+  base: EngineBase,
+  listeners: Listeners,
+  services: EngineServices,
+  app: App,
+  restored: Promise<void>,
+): RunningEngine {
+  const runner = services.chosen?.runner;
+  const swarm = runner?.orchestrator?.kind === 'swarm' ? runner.orchestrator.summary : undefined;
+  const tls = listeners.tls;
+  let closing: Promise<void> | undefined;
   return {
-    test: (server, request) => {
-      queue.admit('test runs');
-      return queue.run(() => agent.test(server, request));
-    },
-    models: () => agent.models(),
-    ...(agent.close === undefined ? {} : { close: () => agent.close!() }),
+    url: base.url,
+    host: base.options.host,
+    port: listeners.port,
+    server: listeners.server,
+    store: base.store,
+    app,
+    deployments: services.deployments,
+    runner: services.chosen?.kind ?? 'process',
+    ...(swarm === undefined ? {} : { swarm }),
+    ...(tls && { tls }),
+    admission: services.admission,
+    warmPool: services.warmPool,
+    restored,
+    close: (graceMs = 5_000) => (closing ??= stopEngine(base, listeners, services, app, graceMs)),
   };
 }
 
-type DeploymentFactory = (deps: DeploymentServiceDeps) => DeploymentService | Promise<DeploymentService>;
-
-/** The test agent of src/engine/agent, loaded when the engine starts (its models load on first use). */
-async function loadTestServiceFactory(): Promise<(deps: TestServiceDeps) => TestService> {
-  return (await import('./agent/index.js')).createTestService;
+/** Drains and stops, in order: the listeners stop taking requests, then the work, then the store. */
+async function stopEngine(
+  { logger, store }: EngineBase,
+  { server, tls }: Listeners,
+  { warmPool, builds, tests, deployments, chosen, admission }: EngineServices,
+  app: App,
+  graceMs: number,
+): Promise<void> {
+  app.setDraining(true);
+  logger.info('engine stopping');
+  const servers = [server, ...(tls === undefined ? [] : [tls.listener.server])];
+  const serverClosed = Promise.all(servers.map(closeServer));
+  tls?.listener.close();
+  await warmPool.close();
+  // builds and tests answer before their processes are gone: these wait for them
+  await Promise.all([builds.close?.(), tests?.close?.()]);
+  if (deployments !== undefined) {
+    await deployments.close().catch((error: unknown) => logger.error('stopping deployments failed', { error }));
+  }
+  await chosen?.runner?.close?.().catch((error: unknown) => logger.error('stopping the runner failed', { error }));
+  // work still waiting for a slot is dropped (its requests get 503); what runs finishes
+  closeAdmission(admission);
+  const timer = setTimeout(() => servers.forEach((s) => s.closeAllConnections()), graceMs);
+  await serverClosed;
+  clearTimeout(timer);
+  await store.close();
+  logger.info('engine stopped');
 }
 
-/** The deployment service of src/engine/deployments, loaded when the engine starts. */
-async function loadDeploymentFactory(): Promise<DeploymentFactory> {
-  return (await import('./deployments/index.js')).createDeploymentService;
+async function closeAtFailedStart({ server, tls }: Listeners, store: FileStore): Promise<void> {
+  tls?.listener.close();
+  for (const s of [server, tls?.listener.server]) {
+    s?.close();
+    s?.closeAllConnections();
+  }
+  await store.close();
 }

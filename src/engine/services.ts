@@ -31,8 +31,8 @@ export interface BuildService {
 }
 
 export interface DeploymentService {
-  /** starts a deployment; with `wait` resolves when it is deployed or failed, otherwise at once (deploying) */
-  deploy(server: ServerRecord, request: DeployRequest, options?: { wait: boolean }): Promise<Deployment>;
+  /** starts a deployment and answers at once (deploying); waitForChange follows it to deployed or failed */
+  deploy(server: ServerRecord, request: DeployRequest): Promise<Deployment>;
   /** the live view of a deployment (instances, stage) */
   status(deploymentId: string): Promise<Deployment | undefined>;
   /**
@@ -47,8 +47,8 @@ export interface DeploymentService {
     unchanged?: (deployment: Deployment) => boolean,
   ): Promise<Deployment | undefined>;
   stop(deploymentId: string): Promise<Deployment>;
-  /** like deploy: with `wait` resolves when the new deployment is deployed or failed, otherwise at once */
-  rollback(deploymentId: string, options?: { wait: boolean }): Promise<Deployment>;
+  /** like deploy: answers at once with the new deployment (deploying) */
+  rollback(deploymentId: string): Promise<Deployment>;
   logs(deploymentId: string, options: { since?: string; limit?: number }): Promise<LogLine[]>;
   /** follows new log lines until the signal aborts */
   followLogs(deploymentId: string, onLine: (line: LogLine) => void, signal: AbortSignal): Promise<void>;

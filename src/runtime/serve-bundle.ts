@@ -31,20 +31,17 @@
  */
 import { createServer, type Server } from 'node:http';
 import { isIP } from 'node:net';
-import { createInterface } from 'node:readline';
-import { parseArgs } from 'node:util';
-import { AUDIENCES_ENV, LOCAL_JWKS_ENV } from './server/auth.js';
 import { readBundle } from './host/bundle.js';
 import { loadEnvFile } from './host/env-file.js';
-import { createJsonLogger } from './server/logger.js';
+import { environmentValues } from './host/environment-secrets.js';
+import { parseServeOptions, type ServeOptions } from './host/serve-options.js';
+import { createJsonLogger, type RuntimeLogger } from './server/logger.js';
 import { RUNTIME_SERVER_OPTIONS } from './server/http-front.js';
 import { problemText, type Problem } from '../shared/errors.js';
 import { removeSocketFile } from '../shared/socket-file.js';
 import { createRuntime, RuntimeStartError, type Runtime } from './server/server.js';
-import { prepareSchemaChecks } from './server/validate-args.js';
-import { warmUp } from './host/warm-up.js';
+import { replaceEnvironment, waitForRequest, type ServeRequest } from './host/serve-request.js';
 
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 /**
  * How long an idle connection is kept, on the port and on the socket. Far longer than the engine
  * keeps its own (4 s): a request the engine sends on a connection this process is closing at that
@@ -88,178 +85,203 @@ function urlHost(host: string): string {
   return isIP(host) === 6 ? `[${host}]` : host;
 }
 
-/**
- * Variables a process is given besides the deployment's own: not secrets (auth's are URLs and public
- * keys; the rest are what a container, its base image or Kubernetes set, whatever the deployment).
- */
-const SYSTEM_VARIABLES = new Set([
-  'PATH',
-  'SystemRoot',
-  AUDIENCES_ENV,
-  LOCAL_JWKS_ENV,
-  'HOME',
-  'HOSTNAME',
-  'NODE_ENV',
-  'NODE_VERSION',
-  'YARN_VERSION',
-  'TERM',
-  'LANG',
-  'PWD',
-  'SHLVL',
-]);
-/** Kubernetes' own (KUBERNETES_SERVICE_HOST, KUBERNETES_PORT_443_TCP...): addresses of the cluster's API. */
-const SYSTEM_PREFIX = 'KUBERNETES_';
-
-function environmentValues(env: NodeJS.ProcessEnv): string[] {
-  return Object.entries(env)
-    .filter(
-      ([name, value]) =>
-        !SYSTEM_VARIABLES.has(name) && !name.startsWith(SYSTEM_PREFIX) && value !== undefined && value !== '',
-    )
-    .map(([, value]) => value!);
+/** Why the server cannot start, as one of its start steps found it; `main` reports it (fail). */
+class StartFailed extends Error {
+  constructor(
+    message: string,
+    readonly problems: Problem[] = [],
+  ) {
+    super(message);
+  }
 }
 
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Where the server listens: its port, and its Unix socket when it was given one and could listen there. */
+interface Listening {
+  servers: Server[];
+  port: number;
+  url: string;
+  socketPath: string | undefined;
+  /** why it does not listen on the socket it was given */
+  socketError: Error | undefined;
+}
+
+/** A server that is up, and what its stop needs. */
+interface Serving {
+  runtime: Runtime;
+  listening: Listening;
+  options: ServeOptions;
+  logger: RuntimeLogger;
+  /** its supervisor holds its standard input, whose end says the supervisor is gone */
+  lifeline: boolean;
+}
+
+/** Serves the bundle the options name until it is signalled; 1 (with the reason reported) when it cannot start. */
 async function main(args: string[]): Promise<number> {
-  let values;
   try {
-    ({ values } = parseArgs({
-      args,
-      options: {
-        bundle: { type: 'string' },
-        port: { type: 'string', default: '0' },
-        host: { type: 'string', default: '127.0.0.1' },
-        'log-level': { type: 'string', default: 'info' },
-        'allowed-host': { type: 'string', multiple: true },
-        'drain-timeout': { type: 'string', default: '30' },
-        'env-is-secret': { type: 'boolean', default: false },
-        // not --env-file: Node 20 takes that flag as its own even after the script name, and reads the file as dotenv
-        'values-file': { type: 'string' },
-        lifeline: { type: 'boolean', default: false },
-        socket: { type: 'string' },
-      },
-      strict: true,
-    }));
+    const options = readOptions(args);
+    const logger = createJsonLogger(logLine, { debug: options.debug });
+    const runtime = await startRuntime(options, logger);
+    const listening = await listen(runtime, options);
+    reportListening(runtime, listening, options, logger);
+    stopWhenAsked({ runtime, listening, options, logger, lifeline: warm || options.lifeline });
+    return 0;
   } catch (error) {
-    return fail(error instanceof Error ? error.message : String(error));
+    if (error instanceof StartFailed) return fail(error.message, error.problems);
+    throw error;
   }
-  const port = Number(values.port);
-  const lifeline = warm || values.lifeline === true;
-  const drainSeconds = Number(values['drain-timeout']);
-  if (values.bundle === undefined) return fail('--bundle DIR is required');
-  if (!Number.isInteger(port) || port < 0 || port > 65535) return fail('--port must be a whole number from 0 to 65535');
-  if (!Number.isFinite(drainSeconds) || drainSeconds < 0) return fail('--drain-timeout must be a number of seconds');
-  if (values['log-level'] !== 'info' && values['log-level'] !== 'debug')
-    return fail('--log-level must be info or debug');
-  const host = values.host;
+}
 
-  // Loopback: only local host names (DNS rebinding). Elsewhere a proxy sets Host: check only what is listed.
-  const extra = values['allowed-host'] ?? [];
-  const allowedHosts = extra.includes('*')
-    ? false
-    : LOOPBACK.has(host) || extra.length > 0
-      ? ['localhost', '127.0.0.1', '[::1]', ...extra]
-      : false;
-  // pages of other origins: only those MCPCTL_ALLOWED_ORIGINS lists (createRuntime reads it)
-  const allowedOrigins = extra.includes('*') ? (false as const) : undefined;
-
-  const logger = createJsonLogger(logLine, { debug: values['log-level'] === 'debug' });
-  let runtime: Runtime;
+function readOptions(args: string[]): ServeOptions {
   try {
-    const fromFile = values['values-file'] === undefined ? [] : loadEnvFile(values['values-file'], process.env);
-    const bundle = await readBundle(values.bundle);
-    const secrets = [...fromFile, ...(values['env-is-secret'] === true ? environmentValues(process.env) : [])];
-    runtime = await createRuntime(bundle.definition, {
+    return parseServeOptions(args);
+  } catch (error) {
+    throw new StartFailed(messageOf(error));
+  }
+}
+
+/**
+ * The runtime of the bundle, its values loaded first; a definition it cannot serve is a StartFailed
+ * with its problems.
+ */
+async function startRuntime(options: ServeOptions, logger: RuntimeLogger): Promise<Runtime> {
+  try {
+    const secrets = readValues(options);
+    const bundle = await readBundle(options.bundleDir);
+    return await createRuntime(bundle.definition, {
       dir: bundle.filesDir,
       env: process.env,
       logger,
-      allowedHosts,
-      allowedOrigins,
+      allowedHosts: options.allowedHosts,
+      allowedOrigins: options.allowedOrigins,
       secrets,
     });
   } catch (error) {
-    if (error instanceof RuntimeStartError) return fail(error.message, error.details);
+    if (error instanceof RuntimeStartError) throw new StartFailed(error.message, error.details);
     // a BundleError's problems are lines of text that name their own place
     const problems = (error as { problems?: string[] }).problems ?? [];
-    return fail(
-      error instanceof Error ? error.message : String(error),
+    throw new StartFailed(
+      messageOf(error),
       problems.map((message) => ({ message })),
     );
   }
+}
 
+/**
+ * Loads the values file into the environment, and says which values are secrets: the file's, and
+ * with --env-is-secret every one of the deployment's.
+ */
+function readValues(options: ServeOptions): string[] {
+  const fromFile = options.valuesFile === undefined ? [] : loadEnvFile(options.valuesFile, process.env);
+  return [...fromFile, ...(options.envIsSecret ? environmentValues(process.env) : [])];
+}
+
+function runtimeServer(runtime: Runtime): Server {
   const server = createServer(RUNTIME_SERVER_OPTIONS, runtime.handler);
   server.keepAliveTimeout = KEEP_ALIVE_MS;
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, host, () => {
-        server.off('error', reject);
-        resolve();
-      });
+  return server;
+}
+
+/** Resolves once `server` listens where `start` asked it to; rejects with the error that kept it from it. */
+function whenListening(server: Server, start: (onListening: () => void) => void): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    start(() => {
+      server.off('error', reject);
+      resolve();
     });
+  });
+}
+
+/** Listens on the port (a StartFailed when it cannot), then on the socket (the port still serves when that fails). */
+async function listen(runtime: Runtime, options: ServeOptions): Promise<Listening> {
+  const { host } = options;
+  const server = runtimeServer(runtime);
+  try {
+    await whenListening(server, (done) => server.listen(options.port, host, done));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    return fail(
+    throw new StartFailed(
       code === 'EADDRINUSE'
-        ? `port ${port} on ${host} is in use`
-        : `cannot listen on ${host}:${port}: ${String(error)}`,
+        ? `port ${options.port} on ${host} is in use`
+        : `cannot listen on ${host}:${options.port}: ${String(error)}`,
     );
   }
   const address = server.address();
-  const boundPort = typeof address === 'object' && address !== null ? address.port : port;
-  const url = `http://${urlHost(host)}:${boundPort}`;
-  const socketPath = values.socket === undefined || values.socket === '' ? undefined : values.socket;
+  const port = typeof address === 'object' && address !== null ? address.port : options.port;
+  const socketPath = options.socketPath;
   const onSocket = socketPath === undefined ? undefined : await listenOnSocket(runtime, socketPath);
   const socketServer = onSocket instanceof Error ? undefined : onSocket;
-  const servers = socketServer === undefined ? [server] : [server, socketServer];
+  return {
+    servers: socketServer === undefined ? [server] : [server, socketServer],
+    port,
+    url: `http://${urlHost(host)}:${port}`,
+    socketPath: socketServer === undefined ? undefined : socketPath,
+    socketError: onSocket instanceof Error ? onSocket : undefined,
+  };
+}
+
+/**
+ * The same server on a Unix socket too; the error when it cannot listen there (the port still
+ * serves). A socket file left at `path` (a process that was killed) is removed first.
+ */
+async function listenOnSocket(runtime: Runtime, path: string): Promise<Server | Error> {
+  const server = runtimeServer(runtime);
+  try {
+    removeSocketFile(path);
+    await whenListening(server, (done) => server.listen(path, done));
+    return server;
+  } catch (error) {
+    return error instanceof Error ? error : new Error(String(error));
+  }
+}
+
+/** The first line on stdout: where it listens, and what it serves. */
+function reportListening(runtime: Runtime, listening: Listening, options: ServeOptions, logger: RuntimeLogger): void {
+  const { port, url, socketPath, socketError } = listening;
   writeLine(
     JSON.stringify({
       event: 'listening',
-      port: boundPort,
+      port,
       url,
-      ...(socketServer === undefined ? {} : { socket: socketPath }),
+      ...(socketPath === undefined ? {} : { socket: socketPath }),
       name: runtime.name,
       version: runtime.version,
       pid: process.pid,
       ...runtime.counts,
     }),
   );
-  if (onSocket instanceof Error)
-    logger.log({ level: 'warn', event: 'socket_failed', socket: socketPath, error: onSocket.message });
+  if (socketError !== undefined)
+    logger.log({ level: 'warn', event: 'socket_failed', socket: options.socketPath, error: socketError.message });
+}
 
+/** Drains and stops the server on SIGTERM or SIGINT, when its supervisor is gone, or when its stdout breaks. */
+function stopWhenAsked(serving: Serving): void {
   let stopping = false;
   const stop = async (signal: string): Promise<void> => {
     if (stopping) return;
     stopping = true;
-    logger.log({ level: 'info', event: 'draining', signal, in_flight: runtime.inFlight });
-    // open sessions are still served while they drain, on new connections too
-    if (!runtime.sessions) {
-      for (const each of servers) {
-        each.close();
-        each.closeIdleConnections();
-      }
-    }
-    const drained = await runtime.drain(drainSeconds * 1000);
-    for (const each of servers) {
-      each.close();
-      each.closeAllConnections();
-    }
-    if (socketServer !== undefined) removeSocketFile(socketPath!);
-    await runtime.close();
-    logger.log({ level: drained ? 'info' : 'warn', event: 'stopped', drained });
-    if (lifeline) process.stdin.destroy();
-    process.exitCode = 0;
-    // nothing should be left; if a handle lingers (a stuck subprocess pipe), do not wait for it
-    setTimeout(() => process.exit(0), 2_000).unref();
+    await drainAndStop(serving, signal);
   };
   process.once('SIGTERM', () => void stop('SIGTERM'));
   process.once('SIGINT', () => void stop('SIGINT'));
-  // An instance never outlives its supervisor: if the engine dies (even by SIGKILL) its stdout pipe
-  // breaks, and the process drains and exits instead of lingering. A warm process, or one started
-  // with --lifeline, reads the supervisor's end of its standard input: that end closes the moment
-  // the supervisor is gone, and nothing wakes the process up until then (a hundred idle instances
-  // polling once a second each cost the machine about 0.75 ms of CPU per wake-up). Otherwise
-  // the process looks whether it was re-parented, every second; not when it started as the child
-  // of init (a container's entry point), which no parent can leave.
+  watchSupervisor(stop, serving.lifeline);
+  process.stdout.on('error', () => void stop('stdout-closed'));
+}
+
+/**
+ * An instance never outlives its supervisor: if the engine dies (even by SIGKILL) its stdout pipe
+ * breaks, and the process drains and exits instead of lingering. A warm process, or one started
+ * with --lifeline, reads the supervisor's end of its standard input: that end closes the moment
+ * the supervisor is gone, and nothing wakes the process up until then (a hundred idle instances
+ * polling once a second each cost the machine about 0.75 ms of CPU per wake-up). Otherwise
+ * the process looks whether it was re-parented, every second; not when it started as the child
+ * of init (a container's entry point), which no parent can leave.
+ */
+function watchSupervisor(stop: (reason: string) => Promise<void>, lifeline: boolean): void {
   if (lifeline) {
     process.stdin.once('end', () => void stop('stdin-closed'));
     process.stdin.resume();
@@ -269,91 +291,56 @@ async function main(args: string[]): Promise<number> {
       if (process.ppid !== parent) void stop('parent-exited');
     }, 1_000).unref();
   }
-  process.stdout.on('error', () => void stop('stdout-closed'));
-  return 0;
+}
+
+/** Stops accepting, drains in-flight requests (and open sessions), closes the runtime, and lets the process end. */
+async function drainAndStop(serving: Serving, signal: string): Promise<void> {
+  const { runtime, listening, options, logger } = serving;
+  const { servers } = listening;
+  logger.log({ level: 'info', event: 'draining', signal, in_flight: runtime.inFlight });
+  // open sessions are still served while they drain, on new connections too
+  if (!runtime.sessions) {
+    for (const each of servers) {
+      each.close();
+      each.closeIdleConnections();
+    }
+  }
+  const drained = await runtime.drain(options.drainMs);
+  for (const each of servers) {
+    each.close();
+    each.closeAllConnections();
+  }
+  if (listening.socketPath !== undefined) removeSocketFile(listening.socketPath);
+  await runtime.close();
+  logger.log({ level: drained ? 'info' : 'warn', event: 'stopped', drained });
+  if (serving.lifeline) process.stdin.destroy();
+  process.exitCode = 0;
+  // nothing should be left; if a handle lingers (a stuck subprocess pipe), do not wait for it
+  setTimeout(() => process.exit(0), 2_000).unref();
 }
 
 /**
- * The same server on a Unix socket too; the error when it cannot listen there (the port still serves). A socket file left at `path` (a process that was killed) is removed first.
+ * A warm process: waits for its serve request, then serves it as a cold start with those options
+ * and that environment would. Its standard input ending first (the pool, or the engine, let it go) ends it.
  */
-async function listenOnSocket(runtime: Runtime, path: string): Promise<Server | Error> {
-  const server = createServer(RUNTIME_SERVER_OPTIONS, runtime.handler);
-  server.keepAliveTimeout = KEEP_ALIVE_MS;
+async function serveWhenAsked(): Promise<number> {
+  let request: ServeRequest | undefined;
   try {
-    removeSocketFile(path);
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(path, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-    return server;
+    request = await waitForRequest(writeLine);
   } catch (error) {
-    return error instanceof Error ? error : new Error(String(error));
+    const code = fail(`the serve request cannot be read: ${messageOf(error)}`);
+    process.stdin.destroy();
+    return code;
   }
-}
-
-/** What a warm process is told to serve: the options of a cold start, and its whole environment. */
-interface ServeRequest {
-  args: string[];
-  env: Record<string, string>;
-}
-
-/** Waits (loaded, listening to nothing) for the one request on standard input. */
-async function waitForRequest(): Promise<ServeRequest | undefined> {
-  const parent = process.ppid;
-  const orphaned = setInterval(() => {
-    if (process.ppid !== parent) process.exit(0);
-  }, 1_000);
-  orphaned.unref();
-  const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
-  const first = new Promise<string | undefined>((resolve) => {
-    lines.once('line', resolve);
-    lines.once('close', () => resolve(undefined));
-  });
-  // what the first definition would otherwise pay for: the meta-schema of its schemas, and the
-  // compiling of the request path (a throwaway definition served once; nothing of it is kept)
-  prepareSchemaChecks();
-  if (!process.argv.includes('--no-warm-up')) await warmUp();
-  writeLine(JSON.stringify({ event: 'warm', pid: process.pid }));
-  const line = await first;
-  clearInterval(orphaned);
-  // the rest of standard input is not read; its end still stops the server
-  lines.removeAllListeners('close');
-  lines.close();
-  process.stdin.resume();
-  if (line === undefined) return undefined;
-  const request = JSON.parse(line) as Partial<ServeRequest>;
-  if (!Array.isArray(request.args) || typeof request.env !== 'object' || request.env === null)
-    throw new Error('a serve request needs args and env');
-  return { args: request.args.map(String), env: request.env };
-}
-
-/** Makes the environment exactly `env`: nothing of the warm process's own is left. */
-function replaceEnvironment(env: Record<string, string>): void {
-  for (const name of Object.keys(process.env)) delete process.env[name];
-  for (const [name, value] of Object.entries(env)) process.env[name] = String(value);
+  if (request === undefined) {
+    process.stdin.destroy();
+    return 0;
+  }
+  replaceEnvironment(request.env);
+  const code = await main(request.args);
+  if (code !== 0) process.stdin.destroy();
+  return code;
 }
 
 const warm = process.argv.slice(2).includes('--warm');
-if (!warm) process.exitCode = await main(process.argv.slice(2));
-else {
-  let request: ServeRequest | undefined;
-  try {
-    request = await waitForRequest();
-  } catch (error) {
-    process.exitCode = fail(
-      `the serve request cannot be read: ${error instanceof Error ? error.message : String(error)}`,
-    );
-  }
-  if (request === undefined) {
-    // standard input ended before any request: the pool (or the engine) let it go
-    if (process.exitCode === undefined) process.exitCode = 0;
-    process.stdin.destroy();
-  } else {
-    replaceEnvironment(request.env);
-    process.exitCode = await main(request.args);
-    if (process.exitCode !== 0) process.stdin.destroy();
-  }
-}
+process.exitCode = warm ? await serveWhenAsked() : await main(process.argv.slice(2));

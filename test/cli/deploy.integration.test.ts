@@ -21,19 +21,22 @@ async function buildOnce(): Promise<string> {
   return result.stdout.trim();
 }
 
-beforeEach(async () => {
-  t = await startTestEngine();
-  server = await startProxy(t.engine.url);
-  sandbox = t.sandbox;
-  env = { ...t.env, MCPCTL_API_URL: server.url, WEATHER_TOKEN: 'tok-123' };
-  await writeFile(join(sandbox.dir, 'weather.yaml'), WEATHER_YAML);
-  mcpId = await buildOnce();
-  server.requests.length = 0;
-});
-afterEach(async () => {
-  await server.close();
-  await t.close();
-});
+/** An engine per case, behind a recording proxy, with weather.yaml built once: for the cases that deploy. */
+function withBuiltServer(): void {
+  beforeEach(async () => {
+    t = await startTestEngine();
+    server = await startProxy(t.engine.url);
+    sandbox = t.sandbox;
+    env = { ...t.env, MCPCTL_API_URL: server.url, WEATHER_TOKEN: 'tok-123' };
+    await writeFile(join(sandbox.dir, 'weather.yaml'), WEATHER_YAML);
+    mcpId = await buildOnce();
+    server.requests.length = 0;
+  });
+  afterEach(async () => {
+    await server.close();
+    await t.close();
+  });
+}
 
 /** A built server whose instances start as `settings` say (test/fixtures/instance): slowly, or not at all. */
 async function fixture(settings: Record<string, unknown>): Promise<string> {
@@ -57,6 +60,8 @@ function deployBody(): unknown {
 }
 
 describe('mcpctl deploy', () => {
+  withBuiltServer();
+
   it('deploys an id asynchronously and follows the status to deployed', async () => {
     const result = await deploy([mcpId, '--env', 'production']);
     expect(result.code).toBe(0);
@@ -278,8 +283,7 @@ tools:
     const held = await fixture(HOLD);
     const controller = new AbortController();
     const waiting = deploy([held], { signal: controller.signal });
-    for (let i = 0; i < 200 && server.requestsTo(/\/status$/).length === 0; i++)
-      await new Promise((r) => setTimeout(r, 10));
+    await waitFor('the first status request', () => server.requestsTo(/\/status$/)[0]);
     controller.abort();
     const result = await waiting;
     expect(result.code).toBe(130);
@@ -342,6 +346,27 @@ tools:
     expect(server.requestsTo('/v1/build')[0]!.headers['idempotency-key']).toBe('job-8.build');
     expect(server.requestsTo('/v1/deploy')[0]!.headers['idempotency-key']).toBe('job-8');
   });
+
+  it('an env file or --env-var that sets a variable of deploy.env_vars makes its ${VAR} unneeded', async () => {
+    // WEATHER_YAML's deploy.env_vars has API_TOKEN: ${WEATHER_TOKEN}; the environment here lacks it
+    const { WEATHER_TOKEN: _unset, ...without } = env;
+    await writeFile(join(sandbox.dir, 'secrets.env'), 'API_TOKEN=from-the-file\n');
+    const fromFile = await runCli(['deploy', 'weather.yaml', '--env-file', 'secrets.env', '--no-wait', '--json'], {
+      env: without,
+      cwd: sandbox.dir,
+    });
+    expect(fromFile.code, fromFile.stderr).toBe(0);
+    expect(deployBody()).toMatchObject({ config: { env_vars: { API_TOKEN: 'from-the-file' } } });
+
+    const fromFlag = await runCli(['deploy', 'weather.yaml', '--env-var', 'API_TOKEN', '--no-wait', '--json'], {
+      env: { ...without, API_TOKEN: 'from-env' },
+      cwd: sandbox.dir,
+    });
+    expect(fromFlag.code, fromFlag.stderr).toBe(0);
+    expect(server.requestsTo('/v1/deploy', 'POST')[1]!.body).toMatchObject({
+      config: { env_vars: { API_TOKEN: 'from-env' } },
+    });
+  });
 });
 
 describe('deploy config', () => {
@@ -386,27 +411,6 @@ describe('deploy config', () => {
       env_vars: { A: 'a' },
     });
     await expect(configFromDefinition(defaults, 'production', { A: 'a' })).rejects.toThrow(/ONLY_IN_PROD/);
-  });
-
-  it('an env file or --env-var that sets a variable of deploy.env_vars makes its ${VAR} unneeded', async () => {
-    // WEATHER_YAML's deploy.env_vars has API_TOKEN: ${WEATHER_TOKEN}; the environment here lacks it
-    const { WEATHER_TOKEN: _unset, ...without } = env;
-    await writeFile(join(sandbox.dir, 'secrets.env'), 'API_TOKEN=from-the-file\n');
-    const fromFile = await runCli(['deploy', 'weather.yaml', '--env-file', 'secrets.env', '--no-wait', '--json'], {
-      env: without,
-      cwd: sandbox.dir,
-    });
-    expect(fromFile.code, fromFile.stderr).toBe(0);
-    expect(deployBody()).toMatchObject({ config: { env_vars: { API_TOKEN: 'from-the-file' } } });
-
-    const fromFlag = await runCli(['deploy', 'weather.yaml', '--env-var', 'API_TOKEN', '--no-wait', '--json'], {
-      env: { ...without, API_TOKEN: 'from-env' },
-      cwd: sandbox.dir,
-    });
-    expect(fromFlag.code, fromFlag.stderr).toBe(0);
-    expect(server.requestsTo('/v1/deploy', 'POST')[1]!.body).toMatchObject({
-      config: { env_vars: { API_TOKEN: 'from-env' } },
-    });
   });
 
   it('flags win over the file', async () => {

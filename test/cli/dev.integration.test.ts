@@ -11,6 +11,7 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { FIXTURES, closeServer, connect, firstText, listen, makeTempDir } from '../support/runtime.js';
 import { startDev } from '../support/dev-session.js';
+import { eventually } from '../support/wait.js';
 
 async function copyFixture(root: string): Promise<string> {
   await cp(join(FIXTURES, 'dev'), join(root, 'dev'), { recursive: true });
@@ -53,14 +54,11 @@ describe('mcpctl dev', () => {
     expect(firstText(await client.callTool({ name: 'hello', arguments: { name: 'Bo' } }))).toBe('Hi there, Bo.');
 
     await writeFile(join(temp.path, 'dev', 'greeting.txt'), 'second version\n');
-    for (let i = 0; i < 200; i++) {
-      const text = (await client.readResource({ uri: 'text://greeting' })).contents[0] as { text: string };
-      if (text.text === 'second version\n') break;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-    expect((await client.readResource({ uri: 'text://greeting' })).contents[0]).toMatchObject({
-      text: 'second version\n',
-    });
+    await eventually(async () =>
+      expect((await client.readResource({ uri: 'text://greeting' })).contents[0]).toMatchObject({
+        text: 'second version\n',
+      }),
+    );
 
     await writeFile(file, source.replace('name: hello', 'name: "hello world!"'));
     await dev.waitFor(/reload failed; still serving the last good version[\s\S]*server\.yaml:\d+:\d+/, 'stderr');

@@ -17,17 +17,20 @@ async function service(engine: TestEngine): Promise<Service> {
   return Object.assign(await startProxy(engine.engine.url), { apiKey: TEST_KEY });
 }
 
-beforeEach(async () => {
-  t = await startTestEngine();
-  server = await service(t);
-  // the CLI's own sandbox, apart from the engine's: no MCPCTL_API_URL, so login decides where commands go
-  sandbox = t.sandbox;
-  await writeFile(join(sandbox.dir, 'weather.yaml'), WEATHER_YAML);
-});
-afterEach(async () => {
-  await server.close();
-  await t.close();
-});
+/** An engine per case behind a recording proxy: for the cases that log in or out. */
+function withService(): void {
+  beforeEach(async () => {
+    t = await startTestEngine();
+    server = await service(t);
+    // the CLI's own sandbox, apart from the engine's: no MCPCTL_API_URL, so login decides where commands go
+    sandbox = t.sandbox;
+    await writeFile(join(sandbox.dir, 'weather.yaml'), WEATHER_YAML);
+  });
+  afterEach(async () => {
+    await server.close();
+    await t.close();
+  });
+}
 
 const cli = (args: string[], options: { stdin?: string; env?: Record<string, string> } = {}) =>
   runCli(args, {
@@ -49,6 +52,8 @@ async function readConfigFile(): Promise<SavedConfig> {
 const hostProfile = () => new URL(server.url).host.replace(':', '-');
 
 describe('mcpctl login', () => {
+  withService();
+
   it('reads the key from stdin, checks it, saves it 0600 in a 0700 folder, and never prints it', async () => {
     const result = await cli(['login', '--api-url', server.url, '--with-key'], { stdin: `${server.apiKey}\n` });
     expect(result.code).toBe(0);
@@ -172,6 +177,8 @@ describe('mcpctl login', () => {
 });
 
 describe('mcpctl logout', () => {
+  withService();
+
   it('removes the key; commands that name no profile go to the local engine again', async () => {
     await cli(['login', '--api-url', server.url, '--with-key'], { stdin: server.apiKey });
     const name = hostProfile();

@@ -5,18 +5,44 @@ import { run } from '../../src/cli/main.js';
 import { runCli } from '../support/cli.js';
 import { callTool } from '../support/deployments.js';
 import { startTestEngine, type TestEngine } from '../support/engine.js';
+import { waitUntil } from '../support/wait.js';
 
 let t: TestEngine;
-beforeEach(async () => {
-  t = await startTestEngine();
-});
-afterEach(async () => {
-  await t.close();
-});
 
 const logs = (...args: string[]) => runCli(['logs', ...args], { env: t.env, cwd: t.sandbox.dir });
 
+/**
+ * Runs `mcpctl logs <args>` until what it printed holds `marker`, then stops it as Ctrl-C would
+ * (or after 15 s, so that a test that never sees the marker fails instead of hanging).
+ */
+function logsUntil(args: string[], marker: string): { printed: () => string; exit: Promise<number> } {
+  const controller = new AbortController();
+  const stdout = new PassThrough();
+  let printed = '';
+  stdout.on('data', (chunk: Buffer) => {
+    printed += chunk.toString('utf8');
+    if (printed.includes(marker)) controller.abort();
+  });
+  const safety = setTimeout(() => controller.abort(), 15_000);
+  const exit = run(['logs', ...args], {
+    stdout,
+    stderr: new PassThrough(),
+    stdin: Readable.from([]),
+    env: t.env,
+    cwd: t.sandbox.dir,
+    signal: controller.signal,
+  }).finally(() => clearTimeout(safety));
+  return { printed: () => printed, exit };
+}
+
 describe('mcpctl logs', () => {
+  beforeEach(async () => {
+    t = await startTestEngine();
+  });
+  afterEach(async () => {
+    await t.close();
+  });
+
   it('prints the deployment log: events, instance output and (in development) MCP requests', async () => {
     const d = await t.deploy(await t.addServer('weather'), 'development');
     await callTool(`${d.url}/mcp`, 'echo', { text: 'hello logs' });
@@ -34,29 +60,12 @@ describe('mcpctl logs', () => {
 
   it('--follow prints new lines as they come until Ctrl-C, which ends it with exit 0', async () => {
     const d = await t.deploy(await t.addServer('weather'), 'development');
-    const controller = new AbortController();
-    const stdout = new PassThrough();
-    let seen = '';
-    stdout.on('data', (chunk: Buffer) => {
-      seen += chunk.toString('utf8');
-      if (seen.includes('marker-after-start')) controller.abort();
-    });
-    const safety = setTimeout(() => controller.abort(), 15_000);
-    const running = run(['logs', d.deployment_id, '--follow'], {
-      stdout,
-      stderr: new PassThrough(),
-      stdin: Readable.from([]),
-      env: t.env,
-      cwd: t.sandbox.dir,
-      signal: controller.signal,
-    });
+    const following = logsUntil([d.deployment_id, '--follow'], 'marker-after-start');
     // The recent lines come first; a call made now shows up after them.
-    for (let i = 0; i < 100 && !seen.includes('healthy'); i += 1)
-      await new Promise((resolve) => setTimeout(resolve, 50));
+    await waitUntil('the recent lines', () => following.printed().includes('healthy'));
     await callTool(`${d.url}/mcp`, 'echo', { text: 'marker-after-start' });
-    const code = await running;
-    clearTimeout(safety);
-    expect(code).toBe(0);
+    expect(await following.exit).toBe(0);
+    const seen = following.printed();
     expect(seen.indexOf('instance i1 healthy')).toBeLessThan(seen.indexOf('marker-after-start'));
   });
 
@@ -67,27 +76,12 @@ describe('mcpctl logs', () => {
     expect(all.length).toBeGreaterThan(2);
     const newest = all.at(-1)!.message;
 
-    const controller = new AbortController();
-    const stdout = new PassThrough();
-    let seen = '';
-    stdout.on('data', (chunk: Buffer) => {
-      seen += chunk.toString('utf8');
-      if (seen.includes('marker-after-start')) controller.abort();
-    });
-    const safety = setTimeout(() => controller.abort(), 15_000);
-    const running = run(['logs', d.deployment_id, '--follow', '--lines', '1', '--json'], {
-      stdout,
-      stderr: new PassThrough(),
-      stdin: Readable.from([]),
-      env: t.env,
-      cwd: t.sandbox.dir,
-      signal: controller.signal,
-    });
-    for (let i = 0; i < 100 && seen === ''; i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+    const following = logsUntil([d.deployment_id, '--follow', '--lines', '1', '--json'], 'marker-after-start');
+    await waitUntil('the newest line', () => following.printed() !== '');
     await callTool(`${d.url}/mcp`, 'echo', { text: 'marker-after-start' });
-    expect(await running).toBe(0);
-    clearTimeout(safety);
-    const lines = seen
+    expect(await following.exit).toBe(0);
+    const lines = following
+      .printed()
       .split('\n')
       .filter(Boolean)
       .map((line) => JSON.parse(line) as { message: string });
@@ -103,7 +97,9 @@ describe('mcpctl logs', () => {
     expect(bad.stderr).toContain('use a duration such as 10m');
     expect((await logs('web')).code).toBe(2);
   });
+});
 
+describe('logs --since', () => {
   it.each([
     ['30s', '2026-01-10T11:59:30.000Z'],
     ['10m', '2026-01-10T11:50:00.000Z'],

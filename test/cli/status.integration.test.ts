@@ -118,8 +118,7 @@ describe('mcpctl status', () => {
     const id = await deployment({ async: true, server: await fixture(HOLD) });
     const controller = new AbortController();
     const watching = status([id, '--watch'], controller.signal);
-    for (let i = 0; i < 200 && server.requestsTo(/\/status$/).length < 2; i++)
-      await new Promise((r) => setTimeout(r, 10));
+    await waitFor('a second status request', () => server.requestsTo(/\/status$/)[1]);
     controller.abort();
     const result = await watching;
     expect(result.code).toBe(130);

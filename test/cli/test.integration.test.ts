@@ -39,18 +39,21 @@ afterAll(async () => {
   await anthropic?.close();
   await openai?.close();
 });
-beforeEach(async () => {
-  plan = () => [];
-  server = await startProxy(t.engine.url);
-  env = { ...t.env, MCPCTL_API_URL: server.url };
-  await writeFile(join(sandbox.dir, 'weather.yaml'), WEATHER_YAML);
-  const built = await runCli(['build', 'weather.yaml', '--quiet'], { env, cwd: sandbox.dir });
-  mcpId = built.stdout.trim();
-  server.requests.length = 0;
-});
-afterEach(async () => {
-  await server.close();
-});
+/** A new recording proxy per case and weather.yaml built through it: for the cases that run the command. */
+function withBuiltServer(): void {
+  beforeEach(async () => {
+    plan = () => [];
+    server = await startProxy(t.engine.url);
+    env = { ...t.env, MCPCTL_API_URL: server.url };
+    await writeFile(join(sandbox.dir, 'weather.yaml'), WEATHER_YAML);
+    const built = await runCli(['build', 'weather.yaml', '--quiet'], { env, cwd: sandbox.dir });
+    mcpId = built.stdout.trim();
+    server.requests.length = 0;
+  });
+  afterEach(async () => {
+    await server.close();
+  });
+}
 
 /** A message the engine's offline agent (mcpctl-local) answers with get_forecast. */
 const FORECAST = 'What is the forecast in Paris? Use get_forecast.';
@@ -82,6 +85,8 @@ function serviceAnswers(result: Partial<TestResult>) {
 }
 
 describe('mcpctl test', () => {
+  withBuiltServer();
+
   it('sends one message by id and prints the reply, tools, resources, time and band', async () => {
     const result = await test([mcpId, '-m', `${FORECAST} And read notes://today`]);
     expect(result.code).toBe(0);

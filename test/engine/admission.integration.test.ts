@@ -10,6 +10,7 @@ import { silentLogger } from '../../src/engine/engine-log.js';
 import { HttpError } from '../../src/engine/http/respond.js';
 import { DEFAULT_LIMITS, limitsFromEnv } from '../../src/engine/engine-limits.js';
 import { call, tempHome } from '../support/app.js';
+import { waitFor } from '../support/wait.js';
 
 /** Work that runs until `finish()` is called. */
 function gate() {
@@ -160,10 +161,12 @@ describe('test runs on the engine', () => {
         async test(): Promise<TestResult> {
           running += 1;
           most = Math.max(most, running);
-          // while this one runs, the others wait: the engine says so
-          health ??= (await call(engine.url, 'GET', '/v1/health', { key: 'test-key-0123456789abcdef0123456789' })).body
-            .data.queues.tests;
-          await new Promise((resolve) => setTimeout(resolve, 50));
+          // the first run holds its slot until the other two wait behind it: the engine says so
+          health ??= await waitFor('the other runs to wait', async () => {
+            const queue = (await call(engine.url, 'GET', '/v1/health', { key: 'test-key-0123456789abcdef0123456789' }))
+              .body.data.queues.tests as { waiting: number };
+            return queue.waiting === 2 ? queue : undefined;
+          });
           running -= 1;
           return { ai_response: 'ok', tools_used: [], resources_accessed: [], execution_time: 0.05, success_rate: 1 };
         },
@@ -193,7 +196,7 @@ describe('test runs on the engine', () => {
       );
       expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
       expect(most).toBe(1);
-      expect(health).toMatchObject({ running: 1, concurrency: 1 });
+      expect(health).toMatchObject({ running: 1, waiting: 2, concurrency: 1 });
     } finally {
       await engine.close();
       await home.cleanup();

@@ -18,6 +18,7 @@ import {
   type Answer,
   type TestApp,
 } from '../support/app.js';
+import { waitUntil } from '../support/wait.js';
 
 let target: TestApp | undefined;
 afterEach(async () => {
@@ -527,7 +528,8 @@ describe('reads', () => {
     const { url, store } = await start();
     const builds = fakeBuilds(store);
     const a = await builds.build(weatherDefinition('alpha'));
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    // newest first needs a later creation time than alpha's
+    await waitUntil('the clock to move past alpha', () => new Date().toISOString() > a.server.created_at!);
     const b = await builds.build(weatherDefinition('beta'));
     const list = await call(url, 'GET', '/v1/servers/');
     expect(list.body.data.servers.map((s: { mcp_id: string }) => s.mcp_id)).toEqual([b.server.mcp_id, a.server.mcp_id]);

@@ -14,13 +14,12 @@ import { describe, expect, it } from 'vitest';
 import { UserError } from '../../src/shared/errors.js';
 import { checkRegistry, imageContract, imageName } from '../../src/packaging/image.js';
 import {
-  DEFAULT_RESOURCES,
   kubernetesManifests,
   kubernetesName,
-  kubernetesResources,
   type KubernetesExportOptions,
   type KubernetesObject,
 } from '../../src/packaging/kubernetes-manifests.js';
+import { DEFAULT_RESOURCES, kubernetesResources } from '../../src/packaging/kubernetes-objects.js';
 import { toYamlStream } from '../../src/packaging/write-objects.js';
 
 const DIGEST = 'a'.repeat(20) + '0123456789abcdef'.repeat(2) + 'b'.repeat(12);

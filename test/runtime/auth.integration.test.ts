@@ -14,6 +14,7 @@ import { readBundle } from '../../src/runtime/host/bundle.js';
 import { createRuntime, type RuntimeDefinition } from '../../src/runtime/server/server.js';
 import { startAuthorizationServer, type AuthorizationServer } from '../support/authorization-server.js';
 import { bundleDefinition, closeServer, listen, makeTempDir } from '../support/runtime.js';
+import { eventually } from '../support/wait.js';
 
 const FIXTURE = join(import.meta.dirname, '..', 'fixtures', 'auth', 'notes', 'server.yaml');
 const PROTOCOL_VERSION = '2025-11-25';
@@ -256,16 +257,9 @@ describe('key rotation', () => {
       await rotating.rotateKeys();
       const fresh = await rotating.token({ clientId: 'alice', resource: instance.mcpUrl });
       // the server reads the keys again on an unknown kid, at most once a second
-      let status = 0;
-      for (
-        const deadline = Date.now() + 10_000;
-        Date.now() < deadline;
-        await new Promise((resolve) => setTimeout(resolve, 200))
-      ) {
-        status = (await rpc(instance.mcpUrl, 'tools/list', {}, bearer(fresh))).status;
-        if (status === 200) break;
-      }
-      expect(status).toBe(200);
+      await eventually(async () =>
+        expect((await rpc(instance.mcpUrl, 'tools/list', {}, bearer(fresh))).status).toBe(200),
+      );
 
       const refused = await rpc(instance.mcpUrl, 'tools/list', {}, bearer(old));
       expect(refused.status).toBe(401);

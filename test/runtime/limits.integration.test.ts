@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { EXEC_CONCURRENCY_ENV } from '../../src/runtime/server/run-exec.js';
 import { DEFAULT_MAX_SESSIONS } from '../../src/runtime/server/sessions.js';
 import { connect, FIXTURES, firstText, makeTempDir, serveDefinition } from '../support/runtime.js';
+import { eventually } from '../support/wait.js';
 
 const LIMITS = join(FIXTURES, 'limits', 'server.yaml');
 const INITIALIZE = JSON.stringify({
@@ -45,9 +46,7 @@ describe('exec calls beyond the cap', () => {
     const release = join(folder.path, 'release');
     const hold = () => client.callTool({ name: 'hold', arguments: { file: release } });
     const held = [hold(), hold()];
-    for (let i = 0; i < 400 && (await readdir(folder.path)).length < 2; i += 1)
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    expect(await readdir(folder.path)).toHaveLength(2);
+    await eventually(async () => expect(await readdir(folder.path)).toHaveLength(2));
     // a third call while both programs wait is refused at once
     const busy = await hold();
     expect(busy.isError).toBe(true);

@@ -14,6 +14,7 @@ import { spawnWarmRuntimeProcess, startRuntimeProcess, RuntimeProcessError } fro
 import { sessionOf } from '../../src/engine/cpu-priority.js';
 import { staleSocket } from '../support/http.js';
 import { FIXTURES, bundleDefinition, connect, firstText, makeTempDir } from '../support/runtime.js';
+import { waitUntil } from '../support/wait.js';
 
 let temp: Awaited<ReturnType<typeof makeTempDir>>;
 let bundleDir: string;
@@ -26,14 +27,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await temp?.[Symbol.asyncDispose]();
 });
-
-async function waitFor(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`gave up waiting for ${what}`);
-}
 
 /** A process that exited but was not reaped (this machine's pid 1 does not reap orphans). */
 function isZombie(pid: number): boolean {
@@ -78,7 +71,7 @@ describe('serve-bundle', () => {
     expect(firstText(await client.callTool({ name: 'wait', arguments: { ms: 1, startedFile: started } }))).toBe(
       'waited 1 ms',
     );
-    await waitFor(() => lines.some((line) => line.includes('"rpc":"tools/call"')), 'the request log line');
+    await waitUntil('the request log line', () => lines.some((line) => line.includes('"rpc":"tools/call"')));
     const entry = JSON.parse(lines.find((line) => line.includes('"rpc":"tools/call"'))!) as Record<string, unknown>;
     expect(entry).toMatchObject({
       level: 'info',
@@ -123,10 +116,8 @@ describe('serve-bundle', () => {
       });
       expect(runtime.socketPath).toBeUndefined();
       expect((await fetch(runtime.healthUrl)).status).toBe(200);
-      await waitFor(
-        () =>
-          lines.some((line) => line.includes('"event":"socket_failed"') && line.includes(JSON.stringify(socketPath))),
-        'the warning',
+      await waitUntil('the warning', () =>
+        lines.some((line) => line.includes('"event":"socket_failed"') && line.includes(JSON.stringify(socketPath))),
       );
     }
     // a file that is not a socket is left as it was
@@ -173,9 +164,9 @@ describe('serve-bundle', () => {
       await using client = await connect(runtime.mcpUrl);
       const startedFile = join(temp.path, 'slow.started');
       const call = client.callTool({ name: 'wait', arguments: { ms: 3000, startedFile } });
-      await waitFor(() => existsSync(startedFile), 'the tool to start');
+      await waitUntil('the tool to start', () => existsSync(startedFile));
       const stopping = runtime.stop(20_000);
-      await waitFor(() => lines.some((line) => line.includes('"event":"draining"')), 'draining');
+      await waitUntil('draining', () => lines.some((line) => line.includes('"event":"draining"')));
       // the listening socket is closed: a new connection is refused, or answered 503 while draining
       const late = await fetch(runtime.mcpUrl, {
         method: 'POST',
@@ -224,7 +215,7 @@ describe('serve-bundle', () => {
     expect(alive()).toBe(true);
     supervisor.kill('SIGKILL');
     try {
-      await waitFor(() => !alive() || isZombie(pid), 'the orphaned server to exit');
+      await waitUntil('the orphaned server to exit', () => !alive() || isZombie(pid));
     } finally {
       if (alive() && !isZombie(pid)) process.kill(pid, 'SIGKILL');
     }
@@ -365,7 +356,7 @@ describe('serve-bundle --warm', () => {
     expect(alive()).toBe(true);
     supervisor.kill('SIGKILL');
     try {
-      await waitFor(() => !alive(), 'the waiting process to exit');
+      await waitUntil('the waiting process to exit', () => !alive());
     } finally {
       if (alive()) process.kill(pid, 'SIGKILL');
     }

@@ -11,6 +11,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { describe, expect, it } from 'vitest';
 import { startDev } from '../support/dev-session.js';
 import { closeServer, firstText, listen, makeTempDir, bundleDefinition } from '../support/runtime.js';
+import { waitFor, waitUntil } from '../support/wait.js';
 import { readBundle } from '../../src/runtime/host/bundle.js';
 import { createRuntime } from '../../src/runtime/server/server.js';
 
@@ -62,15 +63,6 @@ async function connectClient(mcpUrl: string): Promise<{
   const transport = new StreamableHTTPClientTransport(new URL(mcpUrl));
   await client.connect(transport);
   return { client, transport, heard, [Symbol.asyncDispose]: () => client.close() };
-}
-
-async function until<T>(what: string, check: () => T | undefined): Promise<T> {
-  for (let i = 0; i < 400; i++) {
-    const value = check();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`gave up waiting for ${what}`);
 }
 
 async function copyExample(): Promise<{ path: string; file: string; [Symbol.asyncDispose](): Promise<void> }> {
@@ -218,14 +210,14 @@ describe('a definition with sessions, through mcpctl dev', () => {
 
     // a module's announcement reaches the subscriber only
     await bystander.client.callTool({ name: 'touch_watched', arguments: {} });
-    await until('the module update', () => (updates(subscriber.heard).length === 1 ? true : undefined));
+    await waitUntil('the module update', () => updates(subscriber.heard).length === 1);
     expect(updates(subscriber.heard)[0]!.params).toEqual({ uri: 'test://watched-resource' });
 
     // the file changes on disk: dev reloads, the session moves to the new runtime and hears both
     await writeFile(join(copy.path, 'data', 'watched.txt'), 'Watched resource: version 2.\n');
     await dev.waitFor(/reloaded .*server\.yaml/, 'stderr');
-    await until('the file update', () => (updates(subscriber.heard).length === 2 ? true : undefined));
-    await until('list_changed', () => subscriber.heard.find((h) => h.method === 'notifications/tools/list_changed'));
+    await waitUntil('the file update', () => updates(subscriber.heard).length === 2);
+    await waitFor('list_changed', () => subscriber.heard.find((h) => h.method === 'notifications/tools/list_changed'));
     const read = await subscriber.client.readResource({ uri: 'test://watched-resource' });
     expect(read.contents[0]).toMatchObject({ text: 'Watched resource: version 2.\n' });
     expect(updates(bystander.heard)).toEqual([]);
@@ -343,7 +335,7 @@ describe('session lifetime', () => {
     await using session = await connectClient(`${served.url}/mcp`);
     await session.client.subscribeResource({ uri: 'test://watched-resource' });
     await writeFile(join(served.filesDir, 'data', 'watched.txt'), 'changed on disk\n');
-    const update = await until('the update', () =>
+    const update = await waitFor('the update', () =>
       session.heard.find((h) => h.method === 'notifications/resources/updated'),
     );
     expect(update.params).toEqual({ uri: 'test://watched-resource' });
@@ -354,7 +346,7 @@ describe('session lifetime', () => {
     const { runtime, post } = served;
     const sessionId = await served.open();
     expect(runtime.health().sessions).toBe(1);
-    await until('the idle session to close', () => (runtime.health().sessions === 0 ? true : undefined));
+    await waitUntil('the idle session to close', () => runtime.health().sessions === 0);
     expect((await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, sessionId)).status).toBe(404);
   });
 });

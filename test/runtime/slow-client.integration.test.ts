@@ -22,7 +22,8 @@ describe('the runtime server and a slow client', () => {
       socket.on('close', () => (closed = true));
       socket.on('error', () => (closed = true));
       socket.write('POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n');
-      // one header byte every half second, for at most twice the header time-out
+      // the trickle is the attack: one header byte every half second keeps the connection busy but never
+      // finishes the headers; give up after twice the header time-out
       const limit = (2 * RUNTIME_SERVER_OPTIONS.headersTimeout) / 500;
       for (let i = 0; i < limit && !closed; i += 1) {
         await new Promise((resolve) => setTimeout(resolve, 500));

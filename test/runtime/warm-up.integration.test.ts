@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { spawnWarmRuntimeProcess } from '../../src/runtime/host/process.js';
 import { warmUp } from '../../src/runtime/host/warm-up.js';
 import { FIXTURES, bundleDefinition, connect, makeTempDir } from '../support/runtime.js';
+import { eventually } from '../support/wait.js';
 
 let temp: Awaited<ReturnType<typeof makeTempDir>>;
 let bundleDir: string;
@@ -48,8 +49,7 @@ describe('the warm-up of a warm process', () => {
     expect(writes).not.toHaveBeenCalled();
     expect(process.env).toEqual(env);
     // closed sockets are let go on the next turns of the loop
-    for (let i = 0; i < 50 && added(before).length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(added(before)).toEqual([]);
+    await eventually(async () => expect(added(before)).toEqual([]), 1_000);
     expect([...resources().keys()].filter((kind) => kind.startsWith('TCP'))).toEqual([]);
   });
 

@@ -205,7 +205,7 @@ export function fakeDeployments(
     wake();
     return record.deployment;
   };
-  const create = async (mcpId: string, environment: 'production' | 'staging' | 'development', wait: boolean) => {
+  const create = async (mcpId: string, environment: 'production' | 'staging' | 'development') => {
     const id = `deploy_${Math.random().toString(36).slice(2, 12)}`;
     const deployment: Deployment = {
       deployment_id: id,
@@ -221,23 +221,18 @@ export function fakeDeployments(
     await store.putDeployment({ deployment, mcpId, config: {}, version: 1 });
     const settle = async () =>
       update(id, options.outcome ?? 'deployed', options.outcome === 'failed' ? 'instances did not start' : undefined);
-    const settled = new Promise<Deployment>((resolve) => {
-      const timer = setTimeout(() => {
-        timers.delete(timer);
-        void settle().then(resolve);
-      }, options.settleMs ?? 20);
-      timers.add(timer);
-    });
-    return wait ? settled : deployment;
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      void settle();
+    }, options.settleMs ?? 20);
+    timers.add(timer);
+    return deployment;
   };
   const service = {
     followed: 0,
     gatewayCalls: 0,
-    deploy: (
-      server: ServerRecord,
-      request: { environment: 'production' | 'staging' | 'development' },
-      o: { wait: boolean },
-    ) => create(server.server.mcp_id, request.environment, o.wait),
+    deploy: (server: ServerRecord, request: { environment: 'production' | 'staging' | 'development' }) =>
+      create(server.server.mcp_id, request.environment),
     status: get,
     async waitForChange(id: string, timeoutMs: number, signal?: AbortSignal) {
       await new Promise<void>((resolve) => {
@@ -256,9 +251,9 @@ export function fakeDeployments(
         throw new ServiceError('conflict', `deployment ${id} is ${current?.status}, not deployed`);
       return update(id, 'stopped');
     },
-    async rollback(id: string, o?: { wait: boolean }) {
+    async rollback(id: string) {
       const record = (await store.getDeployment(id))!;
-      return create(record.mcpId, record.deployment.environment ?? 'development', o?.wait ?? false);
+      return create(record.mcpId, record.deployment.environment ?? 'development');
     },
     async logs(): Promise<LogLine[]> {
       return [{ time: new Date().toISOString(), level: 'info', message: 'started' }];

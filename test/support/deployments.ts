@@ -104,12 +104,10 @@ export async function createHarness(
       serial += 1;
       return addFixtureServer(store, home, baseUrl, `${name}${serial}`, name, settings);
     },
-    deploy(server, environment, config) {
-      return service!.deploy(
-        server,
-        { mcp_id: server.server.mcp_id, environment, ...(config === undefined ? {} : { config }) },
-        { wait: true },
-      );
+    async deploy(server, environment, config) {
+      const request = { mcp_id: server.server.mcp_id, environment, ...(config === undefined ? {} : { config }) };
+      const accepted = await service!.deploy(server, request);
+      return harness.waitUntil(accepted.deployment_id, (d) => d.status !== 'deploying', 'the deploy to settle', 60_000);
     },
     async restart(restartOptions = {}) {
       await service!.close();
@@ -123,9 +121,11 @@ export async function createHarness(
         if (current !== undefined && check(current)) return current;
         if (Date.now() > deadline)
           throw new Error(`gave up waiting for ${what}; the deployment is ${JSON.stringify(current, null, 2)}`);
-        await service!.waitForChange(id, 250);
+        // a long poll that answers as soon as the deployment satisfies `check` (a stored one: after 250 ms)
+        await service!.waitForChange(id, 250, undefined, (d) => !check(d));
       }
     },
+
     async close() {
       await service?.close();
       await fixtures.killAll();

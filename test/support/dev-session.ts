@@ -6,6 +6,9 @@ import { PassThrough } from 'node:stream';
 import { run } from '../../src/cli/main.js';
 import { collector } from './cli.js';
 
+// a bounded wait well inside the 30 s a test may take; a loaded machine starts `mcpctl dev` slowly
+const WAIT_MS = 20_000;
+
 export interface DevSession {
   stdout(): string;
   stderr(): string;
@@ -25,6 +28,7 @@ export function startDev(
   const stdin = new PassThrough();
   const controller = new AbortController();
   let settled: number | undefined;
+  const transcript = (stream: string) => `on ${stream}:\nstdout: ${stdout.text()}\nstderr: ${stderr.text()}`;
   const exit = run(['dev', ...args], {
     stdout: stdout.stream,
     stderr: stderr.stream,
@@ -37,17 +41,8 @@ export function startDev(
   const session: DevSession = {
     stdout: () => stdout.text(),
     stderr: () => stderr.text(),
-    async waitFor(pattern, stream = 'stdout') {
-      for (let i = 0; i < 400; i++) {
-        const match = (stream === 'stdout' ? stdout : stderr).text().match(pattern);
-        if (match !== null) return match;
-        if (settled !== undefined)
-          throw new Error(`mcpctl dev exited with ${settled} before ${pattern}:\n${stdout.text()}\n${stderr.text()}`);
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
-      throw new Error(
-        `gave up waiting for ${pattern} on ${stream}:\nstdout: ${stdout.text()}\nstderr: ${stderr.text()}`,
-      );
+    waitFor(pattern, stream = 'stdout') {
+      return waitForOutput(stream === 'stdout' ? stdout : stderr, pattern, exit, () => transcript(stream));
     },
     async stop() {
       controller.abort(new Error('interrupted'));
@@ -58,4 +53,38 @@ export function startDev(
     },
   };
   return session;
+}
+
+/**
+ * Resolves with the first match of `pattern` in what `output` holds, checked on each chunk written;
+ * rejects when the command exits first or nothing matches within WAIT_MS.
+ */
+function waitForOutput(
+  output: ReturnType<typeof collector>,
+  pattern: RegExp,
+  exit: Promise<number>,
+  transcript: () => string,
+): Promise<RegExpMatchArray> {
+  return new Promise((resolve, reject) => {
+    const settle = (outcome: () => void) => {
+      clearTimeout(deadline);
+      output.stream.off('data', check);
+      outcome();
+    };
+    const check = () => {
+      const match = output.text().match(pattern);
+      if (match !== null) settle(() => resolve(match));
+      return match !== null;
+    };
+    const deadline = setTimeout(
+      () => settle(() => reject(new Error(`gave up waiting for ${pattern} ${transcript()}`))),
+      WAIT_MS,
+    );
+    if (check()) return;
+    // listeners run in the order they were added: the collector has stored the chunk by now
+    output.stream.on('data', check);
+    void exit.then((code) => {
+      if (!check()) settle(() => reject(new Error(`mcpctl dev exited with ${code} before ${pattern} ${transcript()}`)));
+    });
+  });
 }

@@ -15,6 +15,15 @@ export async function waitFor<T>(
   }, timeoutMs);
 }
 
+/** Polls `check` until it holds, for at most `timeoutMs`. */
+export async function waitUntil(
+  what: string,
+  check: () => Promise<boolean> | boolean,
+  timeoutMs = 15_000,
+): Promise<void> {
+  await waitFor(what, async () => ((await check()) ? true : undefined), timeoutMs);
+}
+
 /** Retries `check` until it stops throwing, for at most `timeoutMs`; then throws its last error. */
 export async function eventually<T>(check: () => Promise<T>, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;

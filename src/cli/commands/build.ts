@@ -4,16 +4,9 @@ import type { CommandContext } from '../context.js';
 import { publishToGithub } from '../github.js';
 import { shellQuote } from '../render/format.js';
 import { buildDefinition, loadDefinitionFile, renderServerFields } from '../steps/definition-file.js';
+import type { BuildOptions } from '../specs/service.js';
 
-export interface BuildCommandOptions {
-  idempotencyKey?: string;
-}
-
-export async function buildCommand(
-  ctx: CommandContext,
-  file: string,
-  options: BuildCommandOptions = {},
-): Promise<void> {
+export async function buildCommand(ctx: CommandContext, file: string, options: BuildOptions): Promise<void> {
   const definition = await loadDefinitionFile(ctx, file);
   const server = await withApi(
     ctx,

@@ -9,17 +9,12 @@ import type { CommandContext } from '../context.js';
 import { publishToGithub } from '../github.js';
 import { deploymentSummary } from '../render/ci-summary.js';
 import { buildDefinition, loadDefinitionFile, type DefinitionFile } from '../steps/definition-file.js';
-import { locateDeployField, type DeployFlags } from '../steps/deploy-config.js';
+import { locateDeployField } from '../steps/deploy-config.js';
 import { deploymentHeading, deploymentOutputs, deployServer, planDeployment } from '../steps/deploy-server.js';
 import { reportDeployment } from '../steps/deployment-wait.js';
+import type { DeployOptions } from '../specs/service.js';
 
-export type DeployCommandOptions = DeployFlags;
-
-export async function deployCommand(
-  ctx: CommandContext,
-  target: string,
-  options: DeployCommandOptions = {},
-): Promise<void> {
+export async function deployCommand(ctx: CommandContext, target: string, options: DeployOptions): Promise<void> {
   const byId = MCP_ID_PATTERN.test(target);
   const file: DefinitionFile | undefined = byId ? undefined : await loadDefinitionFile(ctx, target);
   // Everything local is checked before the first request: a missing variable builds nothing.

@@ -6,8 +6,10 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { CommandContext } from '../context.js';
 import { requestTimeoutMs } from '../request-timeout.js';
 import { EXIT, ExitError, UserError } from '../../shared/errors.js';
+import { SETTINGS } from '../../shared/settings.js';
 import type { Printer } from '../output.js';
 import type { EngineStatus } from '../local-engine.js';
+import type { EngineLogsOptions } from '../specs/engine.js';
 
 async function pathsOf(ctx: CommandContext) {
   const { homePaths, resolveHome } = await import('../../engine/home.js');
@@ -22,7 +24,7 @@ export async function engineStartCommand(ctx: CommandContext): Promise<void> {
   try {
     result = await startBackgroundEngine(
       paths,
-      { ...ctx.io.env, MCPCTL_HOME: paths.home },
+      { ...ctx.io.env, [SETTINGS.home.env]: paths.home },
       { patienceMs: requestTimeoutMs(ctx) },
     );
   } catch (error) {
@@ -130,11 +132,6 @@ export function isolationText(isolation: NonNullable<EngineStatus['isolation']>)
   return `${sandbox}, ${limits}${why}${missing}`;
 }
 
-export interface EngineLogsOptions {
-  follow?: boolean;
-  lines?: number;
-}
-
 export async function engineLogsCommand(ctx: CommandContext, options: EngineLogsOptions): Promise<void> {
   const paths = await pathsOf(ctx);
   const count = options.lines ?? 200;
@@ -238,6 +235,6 @@ function formatUptime(seconds: number): string {
 
 /** `2 of 2 ready`, `1 of 2 ready, 1 loading`, `off` */
 function warmPoolText(pool: { size: number; ready: number; warming: number }): string {
-  if (pool.size === 0) return 'off (MCPCTL_WARM_POOL=0)';
+  if (pool.size === 0) return `off (${SETTINGS.warmPool.env}=0)`;
   return `${pool.ready} of ${pool.size} ready${pool.warming > 0 ? `, ${pool.warming} loading` : ''}`;
 }

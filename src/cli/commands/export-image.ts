@@ -14,11 +14,7 @@ import { MCP_ID_PATTERN } from '../../api/operations.js';
 import type { CommandContext } from '../context.js';
 import { EXIT, UserError } from '../../shared/errors.js';
 import { loadDefinitionFile } from '../steps/definition-file.js';
-
-export interface ExportImageOptions {
-  baseImage?: string;
-  registry?: string;
-}
+import type { ExportImageOptions } from '../specs/export.js';
 
 export async function exportImageCommand(
   ctx: CommandContext,

@@ -21,20 +21,8 @@ import type { CommandContext } from '../context.js';
 import { EXIT, UserError, type Problem } from '../../shared/errors.js';
 import { loadDefinitionFile, type DefinitionFile } from '../steps/definition-file.js';
 import type { KubernetesExportOptions } from '../../packaging/kubernetes-manifests.js';
-import { applyDeployFlags, configFromDefinition, locateDeployField, type DeployFlags } from '../steps/deploy-config.js';
-
-export interface ExportKubernetesOptions extends Pick<
-  DeployFlags,
-  'domain' | 'minInstances' | 'maxInstances' | 'envVar' | 'envFile'
-> {
-  env: Environment;
-  registry?: string;
-  /** a folder, or `-` for stdout */
-  out?: string;
-  issuer?: string;
-  namespace?: string;
-  ingressClass?: string;
-}
+import { applyDeployFlags, configFromDefinition, locateDeployField } from '../steps/deploy-config.js';
+import type { ExportKubernetesOptions } from '../specs/export.js';
 
 /** What the manifests are made from. */
 interface ExportSource {

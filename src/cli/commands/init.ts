@@ -12,17 +12,10 @@ import { askChoice, askText, canPrompt } from '../prompt.js';
 import { plural, shellQuote } from '../render/format.js';
 import { displayPath } from '../../shared/paths.js';
 import { packageRoot } from '../../shared/package-root.js';
+import type { InitOptions } from '../specs/definitions.js';
 
 export const TEMPLATE_NAMES = ['basic', 'advanced', 'custom'] as const;
 export type TemplateName = (typeof TEMPLATE_NAMES)[number];
-
-export interface InitOptions {
-  name?: string;
-  template?: string;
-  tool?: string;
-  yes?: boolean;
-  force?: boolean;
-}
 
 export interface InitResult {
   /** absolute path of the folder written to */
@@ -117,11 +110,7 @@ function isTemplate(value: string): value is TemplateName {
   return (TEMPLATE_NAMES as readonly string[]).includes(value);
 }
 
-export async function initCommand(
-  ctx: CommandContext,
-  dir: string | undefined,
-  options: InitOptions = {},
-): Promise<void> {
+export async function initCommand(ctx: CommandContext, dir: string | undefined, options: InitOptions): Promise<void> {
   const result = await initProject(ctx, dir ?? '.', options);
   const shownDir = displayPath(result.dir, ctx.io.cwd);
   const definition = displayPath(join(result.dir, 'server.yaml'), ctx.io.cwd);
@@ -186,7 +175,9 @@ export async function initProject(ctx: CommandContext, dir: string, options: Ini
   } else if (isTemplate(options.template)) {
     template = options.template;
   } else {
-    throw new UserError(`unknown template "${options.template}"`, { hint: `use one of ${TEMPLATE_NAMES.join(', ')}` });
+    throw new UserError(`unknown template "${String(options.template)}"`, {
+      hint: `use one of ${TEMPLATE_NAMES.join(', ')}`,
+    });
   }
   if (options.tool !== undefined) {
     const problem = checkTool(template, options.tool);

@@ -10,11 +10,9 @@ import { chooseProfile, createClient, displayUrl, LOCAL_PROFILE, serviceProfile,
 import { configPath, readConfig, writeConfig, type ConfigFile } from '../config-file.js';
 import type { CommandContext } from '../context.js';
 import { EXIT, UserError } from '../../shared/errors.js';
+import { resolveSetting, SETTINGS } from '../../shared/settings.js';
 import { askSecret } from '../prompt.js';
-
-export interface LoginCommandOptions {
-  withKey?: boolean;
-}
+import type { LoginOptions } from '../specs/credentials.js';
 
 async function readAll(stream: Readable): Promise<string> {
   const chunks: Buffer[] = [];
@@ -79,16 +77,11 @@ export interface LoginResult {
   previous_current?: string;
 }
 
-export async function loginCommand(ctx: CommandContext, options: LoginCommandOptions = {}): Promise<void> {
+export async function loginCommand(ctx: CommandContext, options: LoginOptions): Promise<void> {
   const path = configPath(ctx.io.env);
   const loaded = await readConfig(path, (text) => ctx.out.warn(text));
-  const fromEnv = ctx.io.env.MCPCTL_API_URL;
-  const flagOrEnv =
-    ctx.globals.apiUrl !== undefined
-      ? ([ctx.globals.apiUrl, 'from --api-url'] as const)
-      : fromEnv !== undefined && fromEnv.trim() !== ''
-        ? ([fromEnv, 'from MCPCTL_API_URL'] as const)
-        : undefined;
+  const given = resolveSetting(SETTINGS.apiUrl, { env: ctx.io.env, flag: ctx.globals.apiUrl });
+  const flagOrEnv = given === undefined ? undefined : ([given.value, `from ${given.from}`] as const);
   const { name: profileName, explicit } = loginProfileName(ctx, loaded.config, flagOrEnv?.[0]);
   if (profileName === LOCAL_PROFILE && serviceProfile(loaded.config, LOCAL_PROFILE) === undefined) {
     throw new UserError('the profile "default" is the local engine: it needs no login', {
@@ -110,25 +103,8 @@ export async function loginCommand(ctx: CommandContext, options: LoginCommandOpt
       hint: 'pass it: mcpctl login --api-url https://mcp.example.com (the local engine needs no login)',
     });
   }
-  try {
-    const parsed = new URL(url);
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('not http');
-  } catch {
-    throw new UserError(`the service URL (${urlSource}) is not an http(s) URL: ${displayUrl(url)}`, {
-      hint: 'use a URL such as https://mcp.example.com',
-    });
-  }
-
-  const key =
-    options.withKey === true
-      ? cleanKey(await readAll(ctx.io.stdin), 'stdin')
-      : cleanKey(
-          await askSecret(ctx, {
-            message: `API key for ${displayUrl(url)}`,
-            flag: '--with-key (with the key on stdin)',
-          }),
-          'prompt',
-        );
+  assertHttpUrl(url, urlSource);
+  const key = await readKey(ctx, options, url);
 
   const connection: Connection = {
     url,
@@ -138,37 +114,7 @@ export async function loginCommand(ctx: CommandContext, options: LoginCommandOpt
     profile: profileName,
     local: false,
   };
-  const client = createClient(ctx, connection);
-  let verified = true;
-  try {
-    await client.listServers();
-  } catch (error) {
-    if (error instanceof ApiError && error.kind === 'http' && (error.status === 401 || error.status === 403)) {
-      throw new UserError(`${displayUrl(url)} rejected this API key (HTTP ${error.status}); nothing was saved`, {
-        exitCode: EXIT.config,
-        code: error.code,
-        hint: 'check the key and run `mcpctl login` again',
-        ...(error.requestId === undefined ? {} : { requestId: error.requestId }),
-      });
-    }
-    // Not every service lists servers: a 404 says nothing about the key.
-    if (error instanceof ApiError && error.kind === 'http' && error.status === 404) verified = false;
-    else {
-      const explained = explainApiError(error, connection);
-      if (explained instanceof UserError) {
-        throw new UserError(`${explained.message}; nothing was saved`, {
-          exitCode: explained.exitCode,
-          code: explained.code,
-          problems: explained.problems,
-          ...(explained.hint === undefined ? {} : { hint: explained.hint }),
-          ...(explained.requestId === undefined ? {} : { requestId: explained.requestId }),
-        });
-      }
-      throw explained;
-    }
-  } finally {
-    await client.close();
-  }
+  const verified = await verifyKey(ctx, connection);
 
   // A login that names no profile is a wish to use this service from now on; one that names a
   // profile only saves it. Either way, a change of the current profile is said out loud.
@@ -210,6 +156,69 @@ export async function loginCommand(ctx: CommandContext, options: LoginCommandOpt
     }
     p.next('mcpctl build <file>');
   });
+}
+
+function assertHttpUrl(url: string, urlSource: string): void {
+  try {
+    const parsed = new URL(url);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('not http');
+  } catch {
+    throw new UserError(`the service URL (${urlSource}) is not an http(s) URL: ${displayUrl(url)}`, {
+      hint: 'use a URL such as https://mcp.example.com',
+    });
+  }
+}
+
+async function readKey(ctx: CommandContext, options: LoginOptions, url: string): Promise<string> {
+  return options.withKey === true
+    ? cleanKey(await readAll(ctx.io.stdin), 'stdin')
+    : cleanKey(
+        await askSecret(ctx, {
+          message: `API key for ${displayUrl(url)}`,
+          flag: '--with-key (with the key on stdin)',
+        }),
+        'prompt',
+      );
+}
+
+/**
+ * Checks the key with GET /v1/servers before anything is saved: false when the service does not list
+ * servers, so the key could not be checked.
+ */
+async function verifyKey(ctx: CommandContext, connection: Connection): Promise<boolean> {
+  const client = createClient(ctx, connection);
+  const url = connection.url;
+  let verified = true;
+  try {
+    await client.listServers();
+  } catch (error) {
+    if (error instanceof ApiError && error.kind === 'http' && (error.status === 401 || error.status === 403)) {
+      throw new UserError(`${displayUrl(url)} rejected this API key (HTTP ${error.status}); nothing was saved`, {
+        exitCode: EXIT.config,
+        code: error.code,
+        hint: 'check the key and run `mcpctl login` again',
+        ...(error.requestId === undefined ? {} : { requestId: error.requestId }),
+      });
+    }
+    // Not every service lists servers: a 404 says nothing about the key.
+    if (error instanceof ApiError && error.kind === 'http' && error.status === 404) verified = false;
+    else {
+      const explained = explainApiError(error, connection);
+      if (explained instanceof UserError) {
+        throw new UserError(`${explained.message}; nothing was saved`, {
+          exitCode: explained.exitCode,
+          code: explained.code,
+          problems: explained.problems,
+          ...(explained.hint === undefined ? {} : { hint: explained.hint }),
+          ...(explained.requestId === undefined ? {} : { requestId: explained.requestId }),
+        });
+      }
+      throw explained;
+    }
+  } finally {
+    await client.close();
+  }
+  return verified;
 }
 
 /** A profile as a person reads it: `default` is the local engine. */

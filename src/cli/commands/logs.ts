@@ -12,14 +12,7 @@ import { UserError } from '../../shared/errors.js';
 import type { Output } from '../output.js';
 import { serviceText } from '../render/service-text.js';
 import { requireDeploymentId } from '../steps/deployment-id.js';
-
-export interface LogsCommandOptions {
-  follow?: boolean;
-  /** an ISO time, or a duration back from now: 30s, 10m, 2h, 1d */
-  since?: string;
-  /** how many of the newest lines */
-  lines?: number;
-}
+import type { LogsOptions } from '../specs/service.js';
 
 const UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
 
@@ -54,11 +47,7 @@ export function formatLogLine(out: Output, line: LogLine): string {
   return `${s.dim(time)} ${levelText} ${instance}${serviceText(line.message)}${request}\n`;
 }
 
-export async function logsCommand(
-  ctx: CommandContext,
-  deploymentId: string,
-  options: LogsCommandOptions = {},
-): Promise<void> {
+export async function logsCommand(ctx: CommandContext, deploymentId: string, options: LogsOptions): Promise<void> {
   requireDeploymentId(deploymentId);
   const since = options.since === undefined ? undefined : parseSince(options.since);
   const write = (line: LogLine) => (ctx.out.json ? ctx.out.jsonLine(line) : ctx.out.raw(formatLogLine(ctx.out, line)));

@@ -4,13 +4,7 @@
  * an mcp_… id); --servers or --deployments shows only one of the two, and --env or --status, which
  * filter deployments only, show the deployments alone.
  */
-import {
-  DEPLOYMENT_STATES,
-  MCP_ID_PATTERN,
-  type Deployment,
-  type Environment,
-  type McpServer,
-} from '../../api/operations.js';
+import { DEPLOYMENT_STATES, MCP_ID_PATTERN, type Deployment, type McpServer } from '../../api/operations.js';
 import type { DeploymentFilter } from '../../api/client.js';
 import { withApi } from '../api-errors.js';
 import type { CommandContext } from '../context.js';
@@ -18,21 +12,14 @@ import { UserError } from '../../shared/errors.js';
 import type { Printer } from '../output.js';
 import { instanceCounts } from '../render/deployment.js';
 import { serviceData } from '../render/service-text.js';
-
-export interface LsCommandOptions {
-  env?: Environment;
-  status?: string;
-  server?: string;
-  servers?: boolean;
-  deployments?: boolean;
-}
+import type { LsOptions } from '../specs/service.js';
 
 export interface LsResult {
   servers?: McpServer[];
   deployments?: Deployment[];
 }
 
-export async function lsCommand(ctx: CommandContext, options: LsCommandOptions = {}): Promise<void> {
+export async function lsCommand(ctx: CommandContext, options: LsOptions): Promise<void> {
   if (options.status !== undefined && !(DEPLOYMENT_STATES as readonly string[]).includes(options.status)) {
     throw new UserError(`--status ${options.status} is not a deployment state`, {
       hint: `use one of ${DEPLOYMENT_STATES.join(', ')}`,

@@ -10,16 +10,12 @@ import type { Printer } from '../output.js';
 import { renderBarChart } from '../render/chart.js';
 import { formatRate, formatSeconds } from '../render/format.js';
 import { requireDeploymentId } from '../steps/deployment-id.js';
-
-export interface MetricsCommandOptions {
-  /** seconds */
-  window?: number;
-}
+import type { MetricsOptions } from '../specs/service.js';
 
 export async function metricsCommand(
   ctx: CommandContext,
   deploymentId: string,
-  options: MetricsCommandOptions = {},
+  options: MetricsOptions,
 ): Promise<void> {
   requireDeploymentId(deploymentId);
   const metrics = await withApi(ctx, (client) => client.metrics(deploymentId, options.window));

@@ -7,6 +7,7 @@ import type { CommandContext } from '../context.js';
 import { chooseProfile, displayUrl, knownProfiles, LOCAL_PROFILE, planConnection, serviceProfile } from '../config.js';
 import { configPath, readConfig, writeConfig, type LoadedConfig } from '../config-file.js';
 import { EXIT, UserError } from '../../shared/errors.js';
+import { resolveSetting, SETTINGS } from '../../shared/settings.js';
 import { requestTimeoutMs } from '../request-timeout.js';
 import { formatSeconds } from '../render/format.js';
 
@@ -93,7 +94,7 @@ export async function configShowCommand(ctx: CommandContext): Promise<void> {
           'key',
           service.local
             ? 'the local engine’s own'
-            : (service.key ?? p.style.yellow('none: run `mcpctl login` or set MCPCTL_API_KEY')),
+            : (service.key ?? p.style.yellow(`none: run \`mcpctl login\` or set ${SETTINGS.apiKey.env}`)),
         ],
         ['state', service.local ? service.home : undefined],
         ['request timeout', `${formatSeconds(data.request_timeout_seconds) ?? ''}`],
@@ -136,11 +137,7 @@ export async function configUseCommand(ctx: CommandContext, name: string): Promi
   if (changed) await writeConfig(path, config);
   const target = profile?.api_url === undefined ? 'the local engine' : displayUrl(profile.api_url);
   const overridden =
-    ctx.globals.profile !== undefined
-      ? '--profile'
-      : (ctx.io.env.MCPCTL_PROFILE ?? '').trim() !== ''
-        ? 'MCPCTL_PROFILE'
-        : undefined;
+    ctx.globals.profile !== undefined ? '--profile' : resolveSetting(SETTINGS.profile, { env: ctx.io.env })?.from;
   ctx.out.result({ profile: name, previous: before, changed, config_file: path }, (p) => {
     if (changed) p.success(`${name} is now the current profile: commands go to ${target} (before: ${before})`);
     else p.success(`${name} is already the current profile: commands go to ${target}`);

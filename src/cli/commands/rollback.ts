@@ -13,19 +13,12 @@ import {
   type EndMessages,
   type WaitOutcome,
 } from '../steps/deployment-wait.js';
-
-export interface RollbackCommandOptions {
-  /** false with --no-wait */
-  wait?: boolean;
-  /** seconds */
-  timeout?: number;
-  idempotencyKey?: string;
-}
+import type { RollbackOptions } from '../specs/service.js';
 
 export async function rollbackCommand(
   ctx: CommandContext,
   deploymentId: string,
-  options: RollbackCommandOptions = {},
+  options: RollbackOptions,
 ): Promise<void> {
   requireDeploymentId(deploymentId);
   const timeoutSeconds = options.timeout ?? 600;

@@ -10,12 +10,7 @@ import { describeProgress } from '../render/deployment.js';
 import { formatSeconds } from '../render/format.js';
 import { serviceText } from '../render/service-text.js';
 import { followDeployment, reportDeployment } from '../steps/deployment-wait.js';
-
-export interface StatusCommandOptions {
-  watch?: boolean;
-  /** seconds */
-  timeout?: number;
-}
+import type { StatusOptions } from '../specs/service.js';
 
 function headingFor(answer: Deployment): string {
   const d = { ...answer, deployment_id: serviceText(answer.deployment_id) };
@@ -32,11 +27,7 @@ function headingFor(answer: Deployment): string {
   }
 }
 
-export async function statusCommand(
-  ctx: CommandContext,
-  deploymentId: string,
-  options: StatusCommandOptions = {},
-): Promise<void> {
+export async function statusCommand(ctx: CommandContext, deploymentId: string, options: StatusOptions): Promise<void> {
   if (!DEPLOYMENT_ID_PATTERN.test(deploymentId)) {
     throw new UserError(`not a deployment id: ${deploymentId}`, {
       hint: deploymentId.startsWith('mcp_')

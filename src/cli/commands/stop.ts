@@ -11,10 +11,7 @@ import { withApi } from '../api-errors.js';
 import type { CommandContext } from '../context.js';
 import { renderDeploymentFields } from '../render/deployment.js';
 import { requireDeploymentId } from '../steps/deployment-id.js';
-
-export interface StopCommandOptions {
-  idempotencyKey?: string;
-}
+import type { StopOptions } from '../specs/service.js';
 
 export interface StopOutcome {
   deployment: Deployment;
@@ -22,11 +19,7 @@ export interface StopOutcome {
   already: boolean;
 }
 
-export async function stopCommand(
-  ctx: CommandContext,
-  deploymentId: string,
-  options: StopCommandOptions = {},
-): Promise<void> {
+export async function stopCommand(ctx: CommandContext, deploymentId: string, options: StopOptions): Promise<void> {
   requireDeploymentId(deploymentId);
   const { deployment, already } = await withApi(ctx, async (client): Promise<StopOutcome> => {
     try {

@@ -18,16 +18,10 @@ import {
   runCases,
   testsFailed,
   writeJUnit,
-  type TestFlags,
 } from '../steps/run-tests.js';
+import type { TestOptions } from '../specs/service.js';
 
-export type TestCommandOptions = TestFlags;
-
-export async function testCommand(
-  ctx: CommandContext,
-  target: string,
-  options: TestCommandOptions = {},
-): Promise<void> {
+export async function testCommand(ctx: CommandContext, target: string, options: TestOptions): Promise<void> {
   const byId = MCP_ID_PATTERN.test(target);
   const file = byId ? undefined : await loadDefinitionFile(ctx, target);
   const tests = file?.loaded.definition.tests;

@@ -11,7 +11,7 @@ import { connect, type Connection } from '../config.js';
 import type { CommandContext } from '../context.js';
 import { EXIT, ExitError, UserError } from '../../shared/errors.js';
 import { publishToGithub } from '../github.js';
-import { upSummary, type StepStatus } from '../render/ci-summary.js';
+import { upSummary } from '../render/ci-summary.js';
 import { mcpEndpoint, renderDeployment } from '../render/deployment.js';
 import { formatSeconds } from '../render/format.js';
 import { renderReport, type TestReport } from '../render/test-result.js';
@@ -22,7 +22,7 @@ import {
   locateTool,
   type DefinitionFile,
 } from '../steps/definition-file.js';
-import { locateDeployField, type DeployFlags } from '../steps/deploy-config.js';
+import { locateDeployField } from '../steps/deploy-config.js';
 import { deploymentHeading, deployServer, planDeployment, type DeployPlan } from '../steps/deploy-server.js';
 import { outcomeError } from '../steps/deployment-wait.js';
 import {
@@ -34,224 +34,234 @@ import {
   writeJUnit,
   type TestCaseSpec,
 } from '../steps/run-tests.js';
-import { lintLoaded, renderValidation, type ValidateResult } from '../steps/validate-definition.js';
-
-export interface UpCommandOptions extends DeployFlags {
-  model?: string;
-  threshold?: number;
-  junit?: string;
-}
+import { createStepRunner, StepFailed, type StepRecord, type StepRunner } from '../steps/step-runner.js';
+import { lintLoaded, renderValidation } from '../steps/validate-definition.js';
+import type { UpOptions } from '../specs/service.js';
 
 const STEPS = ['validate', 'build', 'test', 'deploy'] as const;
 type StepName = (typeof STEPS)[number];
 
-interface StepRecord {
-  step: StepName;
-  status: StepStatus;
-  /** why it was skipped */
-  reason?: string;
-  /** what it produced: the validation, the server, the test report, the deployment */
-  result?: unknown;
-  error?: {
-    code: string;
-    message: string;
-    exit_code: number;
-    problems?: unknown[];
-    hint?: string;
-    request_id?: string;
-  };
+/** What one run knows so far: filled in step by step, read by the summary at the end. */
+interface UpRun {
+  ctx: CommandContext;
+  target: string;
+  options: UpOptions;
+  steps: StepRunner<StepName>;
+  connection?: Connection;
+  client?: ApiClient;
+  file?: DefinitionFile;
+  server?: McpServer;
+  tests?: TestReport;
+  deployment?: Deployment;
 }
 
-/** A step that failed: already recorded, the run ends with its error. */
-class StepFailed extends Error {
-  constructor(readonly error: UserError) {
-    super(error.message);
-  }
+/** The validated file and what is planned from it before anything is sent. */
+interface Planned {
+  file: DefinitionFile;
+  plan: DeployPlan;
+  cases: TestCaseSpec[];
+  threshold: number;
 }
 
-export async function upCommand(ctx: CommandContext, target: string, options: UpCommandOptions = {}): Promise<void> {
-  const steps: StepRecord[] = STEPS.map((step) => ({ step, status: 'skipped' }));
-  const record = (name: StepName, update: Partial<StepRecord>) =>
-    Object.assign(
-      steps.find((s) => s.step === name)!,
-      update,
-    );
-  // step results for people, as they come; with --quiet only the deployment's URL
-  const text = (human: Parameters<typeof ctx.out.result>[1], evenQuiet = false) => {
-    if (ctx.out.json || (ctx.out.quiet && !evenQuiet)) return;
-    ctx.out.result(undefined, human, { always: true });
-  };
-  let connection: Connection | undefined;
-  let file: DefinitionFile | undefined;
-  let plan: DeployPlan | undefined;
+/** The service the build, the tests and the deployment go to. */
+interface Service {
+  client: ApiClient;
+  connection: Connection;
+}
 
-  /** Records a step's failure; the error to end the run with. */
-  const fail = (name: StepName, error: UserError): StepFailed => {
-    record(name, {
-      status: 'failed',
-      error: {
-        code: error.code,
-        message: error.message,
-        exit_code: error.exitCode,
-        ...(error.problems.length === 0 ? {} : { problems: error.problems }),
-        ...(error.hint === undefined ? {} : { hint: error.hint }),
-        ...(error.requestId === undefined ? {} : { request_id: error.requestId }),
-      },
-    });
-    return new StepFailed(error);
-  };
+export async function upCommand(ctx: CommandContext, target: string, options: UpOptions): Promise<void> {
+  const run: UpRun = { ctx, target, options, steps: createStepRunner(STEPS, (error) => explain(run, error)) };
+  const failure = await runSteps(run);
+  await reportUp(run, failure);
+}
 
-  /** Runs one step: its result recorded, or its error (explained) recorded and the run ended. */
-  const step = async <T>(
-    name: StepName,
-    run: () => Promise<T>,
-    options: { locate?: (path: string) => string | undefined; done?: boolean } = {},
-  ): Promise<T> => {
-    const { locate } = options;
-    try {
-      const result = await run();
-      // a check made ahead for a later step leaves it to run
-      if (options.done !== false) record(name, { status: 'ok' });
-      return result;
-    } catch (error) {
-      const explained = explainApiError(error, connection, {
-        env: ctx.io.env,
-        ...(locate === undefined ? {} : { locate }),
-      });
-      if (!(explained instanceof UserError)) throw explained;
-      throw fail(name, explained);
-    }
-  };
-
-  let server: McpServer | undefined;
-  let tests: TestReport | undefined;
-  let deployment: Deployment | undefined;
-  let failure: UserError | undefined;
-  let client: ApiClient | undefined;
+/** Runs the steps in order; the first failure's error, or undefined when every step passed. */
+async function runSteps(run: UpRun): Promise<UserError | undefined> {
   try {
-    // 1. validate: offline, with the lint, and the deployment's local inputs
-    const validation: ValidateResult = await step('validate', async () => {
-      file = await loadDefinitionFile(ctx, target, { showWarnings: false });
-      const result = await lintLoaded(file.loaded, file.shown);
-      plan = await planDeployment(ctx, file, options);
-      return result;
-    });
-    record('validate', { result: validation });
-    text((p) => renderValidation(p, validation));
-    for (const warning of validation.warnings) annotateProblem(ctx, 'warning', warning);
-    const loaded = file!;
-    const definition = loaded.loaded.definition;
-    const cases: TestCaseSpec[] = definition.tests === undefined ? [] : planCases(target, loaded, {});
-    const threshold = options.threshold ?? definition.tests?.threshold ?? DEFAULT_THRESHOLD;
-    const key = options.idempotencyKey;
-
-    ({ client, connection } = await step('build', () => connect(ctx), { done: false }));
-    const api = client;
-
-    // the test models can run (asked before anything is built)
-    await step(
-      'test',
-      () =>
-        checkModels(
-          ctx,
-          api,
-          connection!,
-          cases.map((c) => options.model ?? c.model ?? definition.tests?.model),
-        ),
-      { done: false },
-    );
-
-    // 2. build
-    server = await step(
-      'build',
-      () => buildDefinition(ctx, api, loaded, { idempotencyKey: key === undefined ? undefined : `${key}.build` }),
-      {
-        locate: loaded.locate,
-      },
-    );
-    record('build', { result: server });
-    const built = server;
-    text((p) =>
-      p.success(
-        `${built.reused === true ? 'Reused' : 'Built'} ${built.name} (${built.mcp_id}) in ${formatSeconds(built.build_time) ?? '?'}`,
-      ),
-    );
-
-    // 3. test: the file's cases; a failed case deploys nothing
-    if (cases.length === 0) {
-      record('test', { status: 'skipped', reason: `${loaded.shown} has no tests: cases` });
-      ctx.out.warn(
-        `${loaded.shown} has no tests: cases, so nothing tests ${definition.name} before it is deployed (docs/definition.md, tests)`,
-      );
-    } else {
-      const report = await step('test', () =>
-        runCases(ctx, api, {
-          mcpId: built.mcp_id,
-          cases,
-          threshold,
-          flags: { ...(options.model === undefined ? {} : { model: options.model }) },
-          file: loaded,
-        }),
-      );
-      tests = report;
-      record('test', { result: report });
-      if (options.junit !== undefined) await writeJUnit(ctx, options.junit, report);
-      text((p) => renderReport(p, report, ctx.out.quiet, (tool) => locateTool(loaded, tool)));
-      annotateReport(ctx, report, loaded);
-      if (!report.passed) {
-        const failed = report.cases.filter((c) => !c.passed).length;
-        const error = new UserError(
-          `${failed} of ${report.cases.length} test ${report.cases.length === 1 ? 'case' : 'cases'} failed, so ${definition.name} was not deployed`,
-          {
-            exitCode: EXIT.test_failed,
-            code: 'test_failed',
-            hint: 'follow the causes under each case, then run mcpctl up again; --threshold sets the bar',
-          },
-        );
-        throw fail('test', error);
-      }
-    }
-
-    // 4. deploy
-    const deployPlan = plan!;
-    const timeoutSeconds = options.timeout ?? 600;
-    const outcome = await step(
-      'deploy',
-      () =>
-        deployServer(ctx, api, built.mcp_id, deployPlan, { wait: options.wait, timeoutSeconds, idempotencyKey: key }),
-      {
-        locate: locateDeployField(loaded, deployPlan.environment, options),
-      },
-    );
-    deployment = outcome.deployment;
-    record('deploy', { result: deployment });
-    const settled = deployment;
-    text((p) => {
-      if (ctx.out.quiet) p.line(settled.url);
-      else renderDeployment(p, settled, deploymentHeading(settled, definition.name, deployPlan.environment));
-    }, true);
-    const ended = outcomeError(outcome, timeoutSeconds);
-    if (ended !== undefined) throw fail('deploy', ended);
+    const planned = await validate(run);
+    const service = await connectToService(run);
+    await checkTestModels(run, service, planned);
+    const built = await build(run, service.client, planned);
+    await test(run, service.client, planned, built);
+    await deploy(run, service.client, planned, built);
+    return undefined;
   } catch (error) {
     if (!(error instanceof StepFailed)) throw error;
-    failure = error.error;
+    return error.error;
   } finally {
-    await client?.close();
+    await run.client?.close();
   }
+}
 
-  // what was not run, and why
-  const failed = steps.find((s) => s.status === 'failed');
-  for (const s of steps)
-    if (s.status === 'skipped' && s.reason === undefined && failed !== undefined)
-      s.reason = `not run: the ${failed.step} step failed`;
+/** A step's error as the user is told it; `locate` maps a request field back to the file. */
+function explain(run: UpRun, error: unknown, locate?: (path: string) => string | undefined): unknown {
+  return explainApiError(error, run.connection, {
+    env: run.ctx.io.env,
+    ...(locate === undefined ? {} : { locate }),
+  });
+}
 
-  const ok = failure === undefined;
-  const name = file?.loaded.definition.name ?? target;
+/** Step results for people, as they come; with --quiet only what is shown `evenQuiet` (the deployment's URL). */
+function say(ctx: CommandContext, human: Parameters<CommandContext['out']['result']>[1], evenQuiet = false): void {
+  if (ctx.out.json || (ctx.out.quiet && !evenQuiet)) return;
+  ctx.out.result(undefined, human, { always: true });
+}
+
+/** 1. validate: offline, with the lint, and the deployment's local inputs. */
+async function validate(run: UpRun): Promise<Planned> {
+  const { ctx, target, options } = run;
+  const { file, validation, plan } = await run.steps.run('validate', async () => {
+    const loaded = await loadDefinitionFile(ctx, target, { showWarnings: false });
+    run.file = loaded;
+    const result = await lintLoaded(loaded.loaded, loaded.shown);
+    return { file: loaded, validation: result, plan: await planDeployment(ctx, loaded, options) };
+  });
+  run.steps.record('validate', { result: validation });
+  say(ctx, (p) => renderValidation(p, validation));
+  for (const warning of validation.warnings) annotateProblem(ctx, 'warning', warning);
+  const tests = file.loaded.definition.tests;
+  return {
+    file,
+    plan,
+    cases: tests === undefined ? [] : planCases(target, file, {}),
+    threshold: options.threshold ?? tests?.threshold ?? DEFAULT_THRESHOLD,
+  };
+}
+
+/** The service, connected to as the build's first part. */
+async function connectToService(run: UpRun): Promise<Service> {
+  const service = await run.steps.run('build', () => connect(run.ctx), { done: false });
+  run.client = service.client;
+  run.connection = service.connection;
+  return service;
+}
+
+/** The test models can run: asked before anything is built. */
+async function checkTestModels(run: UpRun, service: Service, planned: Planned): Promise<void> {
+  const model = run.options.model;
+  const fileModel = planned.file.loaded.definition.tests?.model;
+  const wanted = planned.cases.map((c) => model ?? c.model ?? fileModel);
+  await run.steps.run('test', () => checkModels(run.ctx, service.client, service.connection, wanted), {
+    done: false,
+  });
+}
+
+/** 2. build */
+async function build(run: UpRun, api: ApiClient, planned: Planned): Promise<McpServer> {
+  const key = run.options.idempotencyKey;
+  const idempotencyKey = key === undefined ? undefined : `${key}.build`;
+  const built = await run.steps.run('build', () => buildDefinition(run.ctx, api, planned.file, { idempotencyKey }), {
+    explain: (error) => explain(run, error, planned.file.locate),
+  });
+  run.server = built;
+  run.steps.record('build', { result: built });
+  const verb = built.reused === true ? 'Reused' : 'Built';
+  say(run.ctx, (p) =>
+    p.success(`${verb} ${built.name} (${built.mcp_id}) in ${formatSeconds(built.build_time) ?? '?'}`),
+  );
+  return built;
+}
+
+/** 3. test: the file's cases; a failed case deploys nothing. */
+async function test(run: UpRun, api: ApiClient, planned: Planned, built: McpServer): Promise<void> {
+  const { ctx, options } = run;
+  const { file, cases } = planned;
+  const name = file.loaded.definition.name;
+  if (cases.length === 0) {
+    run.steps.record('test', { status: 'skipped', reason: `${file.shown} has no tests: cases` });
+    ctx.out.warn(
+      `${file.shown} has no tests: cases, so nothing tests ${name} before it is deployed (docs/definition.md, tests)`,
+    );
+    return;
+  }
+  const flags = options.model === undefined ? {} : { model: options.model };
+  const report = await run.steps.run('test', () =>
+    runCases(ctx, api, { mcpId: built.mcp_id, cases, threshold: planned.threshold, flags, file }),
+  );
+  run.tests = report;
+  run.steps.record('test', { result: report });
+  if (options.junit !== undefined) await writeJUnit(ctx, options.junit, report);
+  say(ctx, (p) => renderReport(p, report, ctx.out.quiet, (tool) => locateTool(file, tool)));
+  annotateReport(ctx, report, file);
+  if (!report.passed) throw run.steps.fail('test', casesFailed(report, name));
+}
+
+function casesFailed(report: TestReport, name: string): UserError {
+  const failed = report.cases.filter((c) => !c.passed).length;
+  const total = report.cases.length;
+  return new UserError(
+    `${failed} of ${total} test ${total === 1 ? 'case' : 'cases'} failed, so ${name} was not deployed`,
+    {
+      exitCode: EXIT.test_failed,
+      code: 'test_failed',
+      hint: 'follow the causes under each case, then run mcpctl up again; --threshold sets the bar',
+    },
+  );
+}
+
+/** 4. deploy */
+async function deploy(run: UpRun, api: ApiClient, planned: Planned, built: McpServer): Promise<void> {
+  const { ctx, options } = run;
+  const { file, plan } = planned;
+  const timeoutSeconds = options.timeout ?? 600;
+  const flags = { wait: options.wait, timeoutSeconds, idempotencyKey: options.idempotencyKey };
+  const locate = locateDeployField(file, plan.environment, options);
+  const outcome = await run.steps.run('deploy', () => deployServer(ctx, api, built.mcp_id, plan, flags), {
+    explain: (error) => explain(run, error, locate),
+  });
+  const deployment = outcome.deployment;
+  run.deployment = deployment;
+  run.steps.record('deploy', { result: deployment });
+  const heading = deploymentHeading(deployment, file.loaded.definition.name, plan.environment);
+  say(
+    ctx,
+    (p) => {
+      if (ctx.out.quiet) p.line(deployment.url);
+      else renderDeployment(p, deployment, heading);
+    },
+    true,
+  );
+  const ended = outcomeError(outcome, timeoutSeconds);
+  if (ended !== undefined) throw run.steps.fail('deploy', ended);
+}
+
+/** The CI summary and outputs, then the result: one JSON document, or the failure, or the last line. */
+async function reportUp(run: UpRun, failure: UserError | undefined): Promise<void> {
+  const { ctx } = run;
+  const failed = run.steps.finish();
+  const name = run.file?.loaded.definition.name ?? run.target;
+  await publishUp(run, name, failed);
+  if (ctx.out.json) {
+    ctx.out.writeJson({
+      ok: failure === undefined,
+      exit_code: failure?.exitCode ?? EXIT.ok,
+      ...(failed === undefined ? {} : { failed_step: failed.step }),
+      steps: run.steps.records,
+    });
+    if (failure !== undefined) throw new ExitError(failure.exitCode);
+    return;
+  }
+  if (failure !== undefined) throw failure;
+  const line = doneLine(name, run.server!, run.tests, run.deployment!);
+  say(ctx, (p) => p.success(line));
+}
+
+function doneLine(name: string, server: McpServer, tests: TestReport | undefined, d: Deployment): string {
+  const count = tests?.cases.length ?? 0;
+  const tested =
+    tests === undefined ? 'not tested (no cases)' : `${count} of ${count} ${count === 1 ? 'case' : 'cases'} passed`;
+  const at = d.status === 'deployed' ? mcpEndpoint(d) : d.url;
+  return `up: ${name} validated, built (${server.mcp_id}), ${tested}, ${d.status} at ${at}`;
+}
+
+/** In GitHub Actions: the job summary and the step outputs. */
+async function publishUp(run: UpRun, name: string, failed: StepRecord<StepName> | undefined): Promise<void> {
+  const { ctx, server, tests, deployment } = run;
   await publishToGithub(ctx.io, (t) => ctx.out.warn(t), {
     summary: upSummary({
       name,
-      ok,
-      steps: steps.map((s) => ({ step: s.step, status: s.status, detail: stepDetail(s) })),
+      ok: failed === undefined,
+      steps: run.steps.records.map((s) => ({ step: s.step, status: s.status, detail: stepDetail(s) })),
       server,
       tests,
       deployment,
@@ -263,33 +273,10 @@ export async function upCommand(ctx: CommandContext, target: string, options: Up
       status: deployment?.status ?? (failed === undefined ? undefined : `${failed.step}_failed`),
     },
   });
-
-  const exitCode = failure?.exitCode ?? EXIT.ok;
-  if (ctx.out.json) {
-    ctx.out.writeJson({
-      ok,
-      exit_code: exitCode,
-      ...(failed === undefined ? {} : { failed_step: failed.step }),
-      steps,
-    });
-    if (failure !== undefined) throw new ExitError(failure.exitCode);
-    return;
-  }
-  if (failure !== undefined) throw failure;
-  const d = deployment!;
-  text((p) => {
-    const tested =
-      tests === undefined
-        ? 'not tested (no cases)'
-        : `${tests.cases.length} of ${tests.cases.length} ${tests.cases.length === 1 ? 'case' : 'cases'} passed`;
-    p.success(
-      `up: ${name} validated, built (${server!.mcp_id}), ${tested}, ${d.status} at ${d.status === 'deployed' ? mcpEndpoint(d) : d.url}`,
-    );
-  });
 }
 
 /** One line for the summary: what the step did, or why it failed or was skipped. */
-function stepDetail(s: StepRecord): string {
+function stepDetail(s: StepRecord<StepName>): string {
   if (s.status === 'failed') return s.error?.message ?? 'failed';
   if (s.status === 'skipped') return s.reason ?? 'skipped';
   const result = s.result as Record<string, unknown> | undefined;

@@ -103,24 +103,7 @@ export function createTestService(deps: TestServiceDeps): TestService {
       const reply = await agent({ message: request.message, session, limits, signal });
       phase('agent_ms', mark);
       const calls = session.calls;
-      const run = {
-        ai_response: reply,
-        tools_used: [...new Set(calls.map((c) => c.name))],
-        resources_accessed: [...session.resourcesRead],
-        success_rate: successRate(calls, session.resourcesRead),
-        ai_model: model,
-        tool_calls: [...calls],
-      };
-      const result: TestResult = {
-        ...run,
-        execution_time: Math.round(clock() - started) / 1000,
-        guidance: computeGuidance({
-          run,
-          tools: definition.tools ?? [],
-          expectedTools: request.expect?.tools,
-          unmet: model === 'mcpctl-local' ? session.unmet : undefined,
-        }),
-      };
+      const result = testResultOf({ reply, session, model, request, definition, elapsedMs: clock() - started });
       log.info('test run', {
         mcp_id: server.server.mcp_id,
         ai_model: model,
@@ -149,19 +132,53 @@ export function createTestService(deps: TestServiceDeps): TestService {
     while (stopping.size > 0) await Promise.allSettled([...stopping]);
   };
 
-  const models = (): ModelStatus[] =>
-    (MODELS as readonly ModelInfo[]).map((model) => {
-      const missing = missingKey(model, deps.env);
-      return {
-        id: model.id,
-        ...(model.id === DEFAULT_AI_MODEL ? { default: true } : {}),
-        available: missing === undefined,
-        ...(model.keyVariable === undefined ? {} : { key_variable: model.keyVariable }),
-        ...(missing === undefined ? {} : { reason: `${missing} is not set where the engine runs` }),
-      };
-    });
+  return { test, models: () => modelStatuses(deps.env), close };
+}
 
-  return { test, models, close };
+/** What the run did, with the guidance for the server's author (docs/api.md). */
+function testResultOf(input: {
+  reply: string;
+  session: Awaited<ReturnType<typeof SessionModule.openSession>>;
+  model: string;
+  request: TestRequest;
+  definition: ServerRecord['definition'];
+  elapsedMs: number;
+}): TestResult {
+  const { reply, session, model, request, definition } = input;
+  const calls = session.calls;
+  const resourcesRead = [...session.resourcesRead];
+  const run = {
+    ai_response: reply,
+    tools_used: [...new Set(calls.map((c) => c.name))],
+    resources_accessed: resourcesRead,
+    success_rate: successRate(calls, resourcesRead),
+    ai_model: model,
+    tool_calls: [...calls],
+  };
+  return {
+    ...run,
+    execution_time: Math.round(input.elapsedMs) / 1000,
+    guidance: computeGuidance({
+      run,
+      tools: definition.tools ?? [],
+      expectedTools: request.expect?.tools,
+      unmet: model === 'mcpctl-local' ? session.unmet : undefined,
+    }),
+  };
+}
+
+/** Each model of the service, and whether the engine's environment has what it needs. */
+function modelStatuses(env: Record<string, string | undefined>): ModelStatus[] {
+  return (MODELS as readonly ModelInfo[]).map((model) => {
+    const missing = missingKey(model, env);
+    return {
+      id: model.id,
+      ...(model.id === DEFAULT_AI_MODEL ? { default: true } : {}),
+      available: missing === undefined,
+      ...(model.keyVariable === undefined ? {} : { key_variable: model.keyVariable }),
+      ...(missing === undefined ? {} : { reason: `${missing} is not set where the engine runs` }),
+    };
+  });
 }
 
 let sessionModule: Promise<typeof SessionModule> | undefined;

@@ -1,6 +1,6 @@
 /**
  * The deployment service: deploy, status, stop, rollback, logs, metrics, the gateway, and the
- * engine's start (restore.ts) and stop (close). It owns every LiveDeployment (registry.ts) and
+ * engine's start (restore.ts, service-restore.ts) and stop (close). It owns every LiveDeployment (registry.ts) and
  * the rules between them: one active deployment per server name and environment (a newer one
  * replaces the older once it is deployed), domains, idle clean-up of development deployments.
  */
@@ -19,23 +19,19 @@ import { runnerKindFor, type Runner } from '../runners/runner.js';
 import { createGateway, type Gateway } from '../gateway/gateway.js';
 import { newRequestId } from '../ids.js';
 import { originsFromEnv } from '../../shared/origins.js';
-import {
-  checkDomain,
-  DEFAULT_LIMITS,
-  devIdleFromEnv,
-  resolveScaling,
-  type DeploymentLimits,
-  type FieldProblem,
-} from './limits.js';
-import { LiveDeployment } from './live-deployment.js';
+import { DEFAULT_LIMITS, devIdleFromEnv, type DeploymentLimits } from './limits.js';
+import type { LiveDeployment } from './live-deployment.js';
 import { LogBook } from './log-book.js';
 import { checkExposure } from './exposure.js';
 import { newDeploymentRecord } from './new-record.js';
 import { followLogs, readLogs, readMetrics, storedView, type Observed } from './observe.js';
 import { History } from './history.js';
 import { Registry } from './registry.js';
-import { failInterrupted, restoreOne, stopLeftInstances, type RestoreContext } from './restore.js';
-import { applyTransition, canTransition, isActive } from './states.js';
+import { failInterrupted } from './restore.js';
+import { adoptDeployment, restoreContextOf, restoreDeployed, settled, type ServiceParts } from './service-restore.js';
+import { applyTransition, canTransition } from './states.js';
+import { isIdle, planReplacement } from './decisions.js';
+import { checkDomainFree, rollbackTarget, validateDeploy } from './deploy-checks.js';
 import { SecretRegistry } from '../secret-registry.js';
 
 /**
@@ -48,7 +44,6 @@ export interface DeploymentServiceOptions extends DeploymentServiceDeps {
 
 /** The DeploymentService of services.ts, plus what tests and the engine may look at. */
 export interface LocalDeploymentService extends DeploymentService {
-  rollback(deploymentId: string, options?: { wait: boolean }): Promise<Deployment>;
   readonly limits: DeploymentLimits;
 }
 
@@ -57,7 +52,6 @@ export function createDeploymentService(deps: DeploymentServiceOptions): LocalDe
 }
 
 interface DeployOptions {
-  wait: boolean;
   /** for a rollback: the chain to keep (its target's predecessor) */
   previousId?: string | null;
   note?: string;
@@ -113,21 +107,9 @@ class Deployments implements LocalDeploymentService {
 
   // --- deploy -------------------------------------------------------------------------------
 
-  async deploy(server: ServerRecord, request: DeployRequest, options: DeployOptions = { wait: false }): Promise<Deployment> {
+  async deploy(server: ServerRecord, request: DeployRequest, options: DeployOptions = {}): Promise<Deployment> {
     if (this.closing) throw new ServiceError('unavailable', 'the engine is stopping; retry once it is up again');
-    const environment = request.environment;
-    const scaling = resolveScaling(environment, request.config?.scaling);
-    const problems: FieldProblem[] = scaling.ok ? [] : [...scaling.problems];
-    const domain = request.config?.domain?.toLowerCase();
-    const domainProblem = domain === undefined ? undefined : checkDomain(domain);
-    if (domainProblem !== undefined) problems.push(domainProblem);
-    if (!scaling.ok || problems.length > 0) {
-      throw new ServiceError(
-        'validation_failed',
-        `the deployment config is not valid: ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}`,
-        problems,
-      );
-    }
+    const { environment, scaling, domain } = validateDeploy(request);
     checkExposure(server, {
       domain,
       engineExposed: this.deps.exposed === true,
@@ -135,22 +117,7 @@ class Deployments implements LocalDeploymentService {
     });
     this.starts.admit('instance starts');
     const name = server.server.name;
-    if (domain !== undefined) {
-      const holder = this.registry
-        .all()
-        .find(
-          (other) =>
-            isActive(other.status) &&
-            other.domain === domain &&
-            !(other.serverName === name && other.environment === environment),
-        );
-      if (holder !== undefined) {
-        throw new ServiceError(
-          'conflict',
-          `domain ${domain} is in use by ${holder.id} (${holder.serverName} in ${holder.environment}); stop that deployment first`,
-        );
-      }
-    }
+    if (domain !== undefined) checkDomainFree(this.registry.all(), domain, name, environment);
     const previousId =
       options.previousId === undefined
         ? await this.history.previous(name, environment)
@@ -195,15 +162,8 @@ class Deployments implements LocalDeploymentService {
         `the deployment could not be saved, so it was not started: ${error instanceof Error ? error.message : String(error)}`,
       );
     }
-    const done = this.bringUp(live);
-    if (options.wait) {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        done,
-        new Promise((resolve) => (timer = setTimeout(resolve, this.limits.syncDeployTimeoutMs))),
-      ]);
-      clearTimeout(timer);
-    }
+    // The answer is the deployment as accepted (`deploying`); clients follow it with waitForChange.
+    void this.bringUp(live);
     return live.toDeployment();
   }
 
@@ -224,7 +184,7 @@ class Deployments implements LocalDeploymentService {
     await settled(live);
   }
 
-  /** One active deployment per server name and environment: the newest deployed one wins. */
+  /** One active deployment per server name and environment: the newest deployed one wins (decisions.ts). */
   private async replaceOthers(live: LiveDeployment): Promise<void> {
     const rivals = this.registry
       .all()
@@ -235,10 +195,9 @@ class Deployments implements LocalDeploymentService {
           other.serverName === live.serverName &&
           other.environment === live.environment,
       );
-    for (const other of rivals) {
-      const older = other.createdAt < live.createdAt || (other.createdAt === live.createdAt && other.id < live.id);
-      if (older) await this.stopLive(other, `replaced by ${live.id}`).catch(() => undefined);
-      else return this.stopLive(live, `replaced by ${other.id}`);
+    for (const { stop, by } of planReplacement(live, rivals)) {
+      if (stop === live) return this.stopLive(live, `replaced by ${by.id}`);
+      await this.stopLive(stop, `replaced by ${by.id}`).catch(() => undefined);
     }
   }
 
@@ -246,7 +205,7 @@ class Deployments implements LocalDeploymentService {
     if (!canTransition(live.status, 'stopped')) return;
     live.transition('stopped', reason);
     // No new requests reach it now; let the ones in flight finish.
-    await Promise.all(live.instances.map((instance) => live.drain(instance)));
+    await live.drainAll();
     await live.stopInstances();
     this.registry.retire();
     // rejects when `stopped` did not reach the disk: a stop request must not be told it did
@@ -326,7 +285,7 @@ class Deployments implements LocalDeploymentService {
     return storedView(record.deployment);
   }
 
-  async rollback(deploymentId: string, options: { wait: boolean } = { wait: false }): Promise<Deployment> {
+  async rollback(deploymentId: string): Promise<Deployment> {
     const record = await this.requireRecord(deploymentId);
     const status = record.deployment.status;
     if (status === 'deploying') {
@@ -335,25 +294,9 @@ class Deployments implements LocalDeploymentService {
         `deployment ${deploymentId} is still deploying; wait for it to settle, then roll back`,
       );
     }
-    const name = await this.history.serverNameOf(record.mcpId);
-    const environment = record.deployment.environment ?? 'development';
-    const target = await this.history.rollbackTarget(record);
-    if (target === undefined) {
-      throw new ServiceError(
-        'conflict',
-        `there is no earlier deployment of ${name ?? record.mcpId} in ${environment} to roll back to`,
-      );
-    }
-    const server = await this.store.getServer(target.mcpId);
-    if (server === undefined) {
-      throw new ServiceError(
-        'conflict',
-        `the build ${target.mcpId} of ${target.deployment.deployment_id} no longer exists; deploy a build instead`,
-      );
-    }
+    const { name, environment, target, server } = await rollbackTarget(this.history, this.store, record);
     const request: DeployRequest = { mcp_id: target.mcpId, environment, config: target.config };
     return this.deploy(server, request, {
-      wait: options.wait,
       previousId: target.previousId ?? null,
       note: `rolling back ${name ?? ''} to the build and config of ${target.deployment.deployment_id} (${target.mcpId})`,
     });
@@ -377,43 +320,14 @@ class Deployments implements LocalDeploymentService {
    * as deploying on its way to nowhere.
    */
   recover(): Promise<void> {
-    this.recovered ??= failInterrupted(this.restoreContext());
+    this.recovered ??= failInterrupted(restoreContextOf(this.parts()));
     return this.recovered;
   }
 
   /** Brings back every deployment that was deployed, through the start queue like any start. */
   async restore(): Promise<void> {
     await this.recover();
-    const ctx = this.restoreContext();
-    await stopLeftInstances(ctx);
-    const records = await this.store.listDeployments({ status: 'deployed' });
-    await Promise.all(
-      records
-        .filter((record) => !this.registry.has(record.deployment.deployment_id))
-        .map((record) => restoreOne(ctx, record)),
-    );
-  }
-
-  private restoreContext(): RestoreContext {
-    return {
-      store: this.store,
-      registry: this.registry,
-      runner: this.runner,
-      home: this.deps.home,
-      baseUrl: this.deps.baseUrl,
-      https: this.deps.https,
-      isolation: this.deps.isolation,
-      logDir: this.logDir,
-      limits: this.limits,
-      logger: this.logger,
-      clock: this.clock,
-      closing: () => this.closing,
-      adopt: (record, server, routeName, min, max, logs) => this.adopt(record, server, routeName, min, max, logs),
-      finish: async (live) => {
-        this.registry.retire();
-        await settled(live);
-      },
-    };
+    await restoreDeployed(restoreContextOf(this.parts()));
   }
 
   async close(): Promise<void> {
@@ -442,25 +356,13 @@ class Deployments implements LocalDeploymentService {
     max: number,
     logs: LogBook,
   ): LiveDeployment {
-    const live = new LiveDeployment(record, {
-      server,
-      routeName,
-      min,
-      max,
-      store: this.store,
-      runner: this.runner,
-      ...(this.runner.orchestrator === undefined ? {} : { orchestrator: this.runner.orchestrator }),
-      engine: this.deps.home,
-      starts: this.starts,
-      limits: this.limits,
-      clock: this.clock,
-      logs,
-      logger: this.logger,
-      secrets: this.secrets,
-      writable: () => !this.closed,
-    });
-    this.registry.add(live);
-    return live;
+    return adoptDeployment(this.parts(), record, server, routeName, min, max, logs);
+  }
+
+  private parts(): ServiceParts {
+    const { deps, store, registry, runner, starts, secrets, limits, logger, clock, logDir } = this;
+    const common = { deps, store, registry, runner, starts, secrets, limits, logger, clock, logDir };
+    return { ...common, closing: () => this.closing, closed: () => this.closed };
   }
 
   private async requireRecord(deploymentId: string): Promise<DeploymentRecord> {
@@ -472,8 +374,9 @@ class Deployments implements LocalDeploymentService {
   private async stopIdle(): Promise<void> {
     const now = this.clock();
     for (const live of this.registry.all()) {
-      if (live.environment !== 'development' || live.status !== 'deployed') continue;
-      if (now - live.lastActivity < this.limits.devIdleMs || live.instances.some((i) => i.outstanding > 0)) continue;
+      const busy = live.instances.some((instance) => instance.outstanding > 0);
+      const { environment, status, lastActivity } = live;
+      if (!isIdle({ environment, status, lastActivity, busy }, now, this.limits.devIdleMs)) continue;
       const minutes = Math.round(this.limits.devIdleMs / 60_000);
       await this.stopLive(
         live,
@@ -481,11 +384,6 @@ class Deployments implements LocalDeploymentService {
       ).catch(() => undefined);
     }
   }
-}
-
-/** Waits for a deployment's writes in the background, where a failed one is already logged. */
-function settled(live: LiveDeployment): Promise<void> {
-  return live.flush().catch(() => undefined);
 }
 
 function cannotStop(deploymentId: string, status: string): ServiceError {

@@ -9,18 +9,19 @@ import { redact, type Redactor } from '../../runtime/server/logger.js';
 import { deploymentRedactor } from '../secret-registry.js';
 import { deploymentAudiences } from './addresses.js';
 import { isoTime } from '../../shared/iso-time.js';
-import { START_PRIORITY } from '../admission.js';
 import type { LiveContext } from './live-context.js';
 import { ServiceError } from '../service-error.js';
 import type { DeploymentRecord } from '../records.js';
-import { ManagedInstance, type InstanceHooks } from './instance.js';
-import { resourcesOf } from './limits.js';
-import { describeAhead, isHealthCheckLine, toLogLine } from './log-lines.js';
+import type { ManagedInstance, InstanceHooks } from './instance.js';
+import { failsWhenGivenUp } from './decisions.js';
+import { isHealthCheckLine, toLogLine } from './log-lines.js';
 import { SampleRing } from './samples.js';
-import { applyTransition, canTransition, isActive } from './states.js';
+import { applyTransition, canTransition } from './states.js';
 import { Scaler } from './scaler.js';
 import { DeploymentUpstream, type Backend } from '../gateway/upstream.js';
 import { OrchestratedRun, ownerOf } from './orchestrated.js';
+import type { LaunchVerb, Placement } from './placement.js';
+import { SupervisedPlacement } from './supervised.js';
 
 const RECENT_CHANGE_MS = 250;
 
@@ -29,21 +30,18 @@ export class LiveDeployment {
   readonly samples: SampleRing;
   /** the engine's values and its own env_vars values: hidden from its log lines, the engine's log and its reasons */
   private readonly secrets: Redactor & { release(): void };
-  instances: ManagedInstance[] = [];
   /** what the gateway sees of it */
   readonly upstream: DeploymentUpstream;
-  /** set when an orchestrator runs it (then `instances` stays empty) */
-  readonly orchestrated: OrchestratedRun | undefined;
+  /** where its instances run: supervised by the engine, or an orchestrator's workload */
+  readonly placement: Placement;
+  private readonly supervised: SupervisedPlacement | undefined;
   /** when the last gateway request arrived (or the deployment became deployed) */
   lastActivity: number;
   /** when it started serving, for throughput */
   servingSince: number | undefined;
-  private nextInstance = 1;
   private readonly waiters = new Set<() => void>();
   /** woken by every change, written or not: the engine's own waits (a launch) */
   private readonly watchers = new Set<() => void>();
-  /** the launch in progress, for its stage */
-  private launching: { verb: 'starting' | 'restoring'; instances: ManagedInstance[] } | undefined;
   private readonly scaler: Scaler;
   private persisting: Promise<void> = Promise.resolve();
   /**
@@ -73,10 +71,17 @@ export class LiveDeployment {
     this.lastActivity = ctx.clock();
     this.scaler = new Scaler(this, ctx);
     this.upstream = new DeploymentUpstream(this);
-    this.orchestrated =
-      ctx.orchestrator?.handles(this.environment) === true
-        ? new OrchestratedRun(ownerOf(this), ctx.orchestrator)
-        : undefined;
+    if (ctx.orchestrator?.handles(this.environment) === true) {
+      this.placement = new OrchestratedRun(ownerOf(this), ctx.orchestrator);
+    } else {
+      this.supervised = new SupervisedPlacement(this);
+      this.placement = this.supervised;
+    }
+  }
+
+  /** the instances the engine supervises (none when an orchestrator runs it) */
+  get instances(): readonly ManagedInstance[] {
+    return this.placement.instances;
   }
 
   /** Its values leave the engine's set (once no other deployment in memory holds them). */
@@ -243,7 +248,7 @@ export class LiveDeployment {
         this.ctx.logs.append(toLogLine(shown, instance, this.ctx.clock()));
       },
       changed: () => {
-        this.describeLaunch();
+        this.supervised?.describeLaunch();
         this.changed();
       },
       gaveUp: () => this.onInstanceGaveUp(),
@@ -261,70 +266,21 @@ export class LiveDeployment {
     return env;
   }
 
-  private createInstance(): ManagedInstance {
-    const instance = new ManagedInstance(
-      `i${this.nextInstance++}`,
-      {
-        owner: { engine: this.ctx.engine, deployment: this.id },
-        bundleDir: this.ctx.server.bundleDir,
-        env: this.instanceEnv(),
-        logLevel: this.environment === 'development' ? 'debug' : 'info',
-        ...resourcesOf(this.record.config.resources),
-      },
-      {
-        runner: this.ctx.runner,
-        starts: this.ctx.starts,
-        limits: this.ctx.limits,
-        clock: this.ctx.clock,
-        hooks: this.hooks(),
-      },
-    );
-    this.instances.push(instance);
-    return instance;
-  }
-
   /**
-   * Starts `count` instances, each through the start queue, each retried with back-off when its
-   * start fails in a way that may pass (a time-out on a busy machine). A deploy (`starting`)
-   * resolves when every one answers its health check and fails at the first instance given up
-   * (at once when the server refuses to start). A restore keeps every instance that came up: it
-   * resolves when each one answers or has been given up, and fails only when every one is given up.
+   * Brings up `count` instances through its placement. A deploy (`starting`) resolves when every
+   * one serves and fails at the first instance given up (at once when the server refuses to
+   * start); a restore keeps every instance that came up and fails only when none did. A deploy
+   * that fails stops what it started.
    */
-  async launch(count: number, verb: 'starting' | 'restoring'): Promise<void> {
-    if (this.orchestrated !== undefined) {
-      return this.orchestrated.launch(verb).catch(async (error: unknown) => {
-        if (verb === 'starting') await this.stopInstances();
-        throw error;
-      });
-    }
-    const started = Array.from({ length: count }, () => this.createInstance());
-    this.launching = { verb, instances: started };
-    this.describeLaunch();
-    const priority = verb === 'restoring' ? START_PRIORITY.restore : START_PRIORITY.deploy;
-    for (const instance of started) void instance.start({ retry: true, failFast: verb === 'starting', priority });
-    try {
-      const failure = await this.until(() => {
-        const serving = started.filter((instance) => instance.serving).length;
-        const failed = started.filter((instance) => instance.state === 'failed');
-        if (serving === count) return { done: true };
-        if (verb === 'restoring' && serving > 0 && serving + failed.length === count) return { done: true };
-        if (failed.length > 0 && (verb === 'starting' || failed.length === count))
-          return { done: false, reason: failed[0]!.failure ?? 'it did not start' };
-        if (!isActive(this.status) || started.every((instance) => instance.state === 'stopped'))
-          return { done: false, reason: 'stopped while starting' };
-        return undefined;
-      });
-      if (!failure.done) {
-        if (verb === 'starting') await this.stopInstances();
-        throw new Error(failure.reason);
-      }
-    } finally {
-      this.launching = undefined;
-    }
+  async launch(count: number, verb: LaunchVerb): Promise<void> {
+    await this.placement.launch(count, verb).catch(async (error: unknown) => {
+      if (verb === 'starting') await this.stopInstances();
+      throw error;
+    });
   }
 
   /** Resolves with the first answer of `check` other than undefined, looking again at every change. */
-  private async until<T>(check: () => T | undefined): Promise<T> {
+  async until<T>(check: () => T | undefined): Promise<T> {
     for (;;) {
       const answer = check();
       if (answer !== undefined) return answer;
@@ -338,44 +294,34 @@ export class LiveDeployment {
     }
   }
 
-  /** The stage of a launch: how many instances answer, or how long the queue is before the first start. */
-  private describeLaunch(): void {
-    const launch = this.launching;
-    if (launch === undefined || !isActive(this.status)) return;
-    const { verb, instances } = launch;
-    const healthy = instances.filter((instance) => instance.serving).length;
-    const queued = instances.map((instance) => instance.queued).filter((ahead): ahead is number => ahead !== undefined);
-    const stage =
-      healthy === 0 && queued.length === instances.length
-        ? `queued: ${describeAhead(Math.min(...queued))}`
-        : `${verb} instances ${healthy}/${instances.length}`;
-    this.setStage(stage);
+  /** How many sessions `instance` holds: a drain waits for them. */
+  sessionsHeldBy(instance: ManagedInstance): number {
+    return this.upstream.sessions.heldBy(instance);
   }
 
   healthy(): number {
-    return this.instances.filter((instance) => instance.serving).length + (this.orchestrated?.healthy() ?? 0);
+    return this.placement.healthy();
   }
 
   /** What the gateway may route to. */
   backends(): Backend[] {
-    return this.orchestrated?.backends() ?? this.instances;
+    return this.placement.backends();
   }
 
-  /** Lets an instance finish its requests and its sessions (bounded), then stops it. */
-  drain(instance: ManagedInstance): Promise<void> {
-    return instance.drain(() => this.upstream.sessions.heldBy(instance) > 0);
+  /** Lets every instance finish its requests and sessions (bounded), then stops it. */
+  drainAll(): Promise<void> {
+    return this.placement.drainAll();
   }
 
   async stopInstances(): Promise<void> {
     this.scaler.stop();
-    await Promise.all([...this.instances.map((instance) => instance.stop()), this.orchestrated?.stop()]);
+    await this.placement.stop();
     this.changed();
   }
 
   private onInstanceGaveUp(): void {
     if (this.status !== 'deployed' || this.settling) return;
-    const alive = this.instances.some((instance) => instance.state !== 'failed' && instance.state !== 'stopped');
-    if (alive) {
+    if (!failsWhenGivenUp(this.instances)) {
       this.log('warn', `running with ${this.healthy()} of ${this.desired} instances`);
       return;
     }
@@ -401,38 +347,14 @@ export class LiveDeployment {
     this.record.deployment.desired_instances = desired;
     const why = `mean ${load.toFixed(1)} requests in flight, target ${this.ctx.limits.targetOutstandingPerInstance} per instance`;
     this.log('info', `scaling from ${from} to ${desired} instances (${why})`);
-    if (this.orchestrated !== undefined) {
-      this.orchestrated.scale(desired).catch((error: unknown) => this.log('warn', `could not scale: ${String(error)}`));
-      return this.changed(true);
-    }
-    const active = () => this.instances.filter((i) => i.state !== 'draining' && i.state !== 'stopped');
-    for (let n = active().length; n < desired; n += 1)
-      void this.createInstance().start({ retry: true, priority: START_PRIORITY.scale });
-    while (active().length > desired) {
-      // Remove the instance that matters least: one not serving, else the least busy, newest first.
-      const victim = [...active()]
-        .reverse()
-        .sort((a, b) => Number(a.serving) - Number(b.serving) || a.outstanding - b.outstanding)[0]!;
-      void this.drain(victim).then(() => {
-        this.instances = this.instances.filter((instance) => instance !== victim);
-        this.changed(true);
-      });
-    }
+    this.placement.scale(desired);
     this.changed(true);
   }
 
   // --- views --------------------------------------------------------------------------------
 
   describeInstances(): NonNullable<Deployment['instances']> {
-    if (this.orchestrated !== undefined) return this.orchestrated.describe();
-    return this.instances.map((instance) => ({
-      id: instance.id,
-      state: instance.state,
-      ...(instance.port === undefined ? {} : { port: instance.port }),
-      ...(instance.pid === undefined ? {} : { pid: instance.pid }),
-      restarts: instance.restarts,
-      ...(instance.lastCheck === undefined ? {} : { last_check: new Date(instance.lastCheck).toISOString() }),
-    }));
+    return this.placement.describe();
   }
 
   /**

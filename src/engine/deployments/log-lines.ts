@@ -50,3 +50,22 @@ export function toLogLine(line: Record<string, unknown>, instance: string, now: 
 export function isHealthCheckLine(line: Record<string, unknown>): boolean {
   return line.event === 'request' && line.path === '/health' && typeof line.status === 'number' && line.status < 400;
 }
+
+/** The runtime writes JSON log lines; anything else (stderr text) is kept as a warning. */
+export function parseLogLine(raw: string): Record<string, unknown> {
+  if (raw.startsWith('{')) {
+    try {
+      const parsed: unknown = JSON.parse(raw);
+      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))
+        return parsed as Record<string, unknown>;
+    } catch {
+      // not JSON after all
+    }
+  }
+  return { level: 'warn', msg: raw };
+}
+
+/** How a process ended, as a reason says it. */
+export function describeExit(exit: { code: number | null; signal: string | null }): string {
+  return exit.signal !== null ? `was killed by ${exit.signal}` : `exited with code ${exit.code ?? 'unknown'}`;
+}

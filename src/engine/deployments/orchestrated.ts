@@ -16,9 +16,11 @@ import {
 } from '../runners/orchestrator.js';
 import type { Deployment } from '../../api/contract.js';
 import type { Backend } from '../gateway/upstream.js';
-import { parseLogLine } from './instance.js';
+import { parseLogLine } from './log-lines.js';
 import { resourcesOf } from './limits.js';
 import type { LiveDeployment } from './live-deployment.js';
+import type { ManagedInstance } from './instance.js';
+import type { LaunchVerb, Placement } from './placement.js';
 
 /** What the run needs of its deployment. */
 export interface OrchestratedOwner {
@@ -144,7 +146,9 @@ class ReplicaBackend implements Backend {
   }
 }
 
-export class OrchestratedRun {
+export class OrchestratedRun implements Placement {
+  /** the orchestrator supervises the replicas: the engine has no instances of its own here */
+  readonly instances: readonly ManagedInstance[] = [];
   private workload: Workload | undefined;
   private readonly replicas = new Map<string, ReplicaBackend>();
   private readonly waiters = new Set<() => void>();
@@ -162,10 +166,10 @@ export class OrchestratedRun {
   /**
    * Applies the deployment's spec (a deploy: a create or a rollout) or takes over the workload that
    * runs it (a restore: no rollout unless the workload runs another spec), and resolves once the
-   * rollout completed and a replica answers; rejects with the reason when it did not (rolled back,
+   * rollout completed and a replica answers (the count is the deployment's desired one); rejects with the reason when it did not (rolled back,
    * failed, paused).
    */
-  async launch(verb: 'starting' | 'restoring'): Promise<void> {
+  async launch(_count: number, verb: LaunchVerb): Promise<void> {
     const owner = this.owner;
     const spec = { ...owner.spec(), replicas: owner.desired };
     owner.setStage('preparing the image');
@@ -238,9 +242,14 @@ export class OrchestratedRun {
     return count;
   }
 
-  async scale(replicas: number): Promise<void> {
-    await this.workload?.scale(replicas);
+  scale(replicas: number): void {
+    this.workload
+      ?.scale(replicas)
+      .catch((error: unknown) => this.owner.log('warn', `could not scale: ${String(error)}`));
   }
+
+  /** The orchestrator drains its replicas itself when the workload is removed. */
+  async drainAll(): Promise<void> {}
 
   /** Removes the workload if this deployment still owns it; otherwise only stops watching it. */
   async stop(): Promise<void> {

@@ -9,15 +9,16 @@
  * wrong credentials is refused (429) for a while (src/engine/http/failure-limit.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { endpointOfMetadataPath, requestOrigin, type Admitted } from '../../runtime/server/auth.js';
+import { endpointOfMetadataPath, requestOrigin, type Guard } from '../../runtime/server/auth.js';
 import { firstHeader, sendJson } from '../../shared/http.js';
 import { deploymentCrossOrigin } from '../http/cors.js';
 import { FailureLimiter } from '../http/failure-limit.js';
 import { GATEWAY_PREFIX } from './prefix.js';
 import { BodyBudget } from './body-budget.js';
-import { createInstanceConnections } from './instance-connections.js';
+import { createInstanceConnections, type InstanceConnections } from './instance-connections.js';
 import type { DeploymentLimits } from '../deployments/limits.js';
-import { proxyMcp, sendRpcError } from './proxy.js';
+import { proxyMcp, type ProxyOptions } from './proxy.js';
+import { sendRpcError } from './rpc-errors.js';
 import type { Upstream } from './upstream.js';
 
 export interface GatewayRoutes {
@@ -47,148 +48,216 @@ export type Gateway = ((req: IncomingMessage, res: ServerResponse, requestId?: s
 };
 
 export function createGateway(routes: GatewayRoutes, options: GatewayOptions): Gateway {
-  const connections = createInstanceConnections();
-  // Wrong bearer tokens per source address, across deployments: a guesser is blocked for a while.
-  const failures = new FailureLimiter({}, options.clock);
-  const budget = new BodyBudget(options.limits.bodyBudgetBytes);
-
-  /** The deployment whose domain the request's Host names. */
-  const byHost = (req: IncomingMessage): Upstream | undefined => {
-    const host = (req.headers.host ?? '').replace(/:\d+$/, '').toLowerCase();
-    return host === '' ? undefined : routes.byDomain(host);
+  const gateway: GatewayState = {
+    routes,
+    options,
+    connections: createInstanceConnections(),
+    // Wrong bearer tokens per source address, across deployments: a guesser is blocked for a while.
+    failures: new FailureLimiter({}, options.clock),
+    budget: new BodyBudget(options.limits.bodyBudgetBytes),
   };
-
-  const handle = async (req: IncomingMessage, res: ServerResponse, given?: string): Promise<boolean> => {
-    const { pathname, search } = splitTarget(req.url ?? '/');
-    const metadataOf = endpointOfMetadataPath(pathname);
-    if (metadataOf !== undefined) return serveMetadata(req, res, metadataOf, given);
-    let target: { upstream: Upstream | undefined; name: string; rest: string };
-    if (pathname.startsWith(`${GATEWAY_PREFIX}/`)) {
-      const { name, rest } = namedPath(pathname);
-      target = { upstream: routes.byName(name), name, rest };
-    } else {
-      if (pathname !== '/mcp' && pathname !== '/health') return false;
-      const upstream = byHost(req);
-      // Not one of ours: the engine's own routes answer it.
-      if (upstream === undefined) return false;
-      target = { upstream, name: upstream.id, rest: pathname };
-    }
-    const { upstream, name, rest } = target;
-    const requestId = given ?? firstHeader(req.headers['x-request-id']) ?? options.newRequestId();
-    // Pages of other origins call only when allowed; the instance never sees the Origin (cors.ts decides).
-    const cross = deploymentCrossOrigin(req, options.allowedOrigins ?? [], options.publicUrl);
-    if (cross.kind === 'refused') {
-      sendRpcError(res, 403, cross.message, { 'X-Request-Id': requestId });
-      return true;
-    }
-    if (cross.kind === 'allowed') {
-      for (const [header, value] of Object.entries(cross.headers)) res.setHeader(header, value);
-      // a preflight is answered here: it carries no credential and needs no instance
-      if (req.method === 'OPTIONS') {
-        res.writeHead(204, { 'X-Request-Id': requestId }).end();
-        return true;
-      }
-    }
-    // A draining deployment still serves the sessions its instances hold.
-    const draining = upstream !== undefined && rest === '/mcp' && req.headers['mcp-session-id'] !== undefined;
-    const serving =
-      upstream !== undefined && ((upstream.status !== 'stopped' && upstream.status !== 'failed') || draining);
-    // A passed-on answer gets the id with the instance's headers, in one go; the gateway's own here.
-    if (serving && rest === '/mcp') {
-      const guard = upstream.guard;
-      let auth: { guard: NonNullable<typeof guard>; admitted: Admitted; resource: string } | undefined;
-      if (guard !== undefined) {
-        const resource = `${requestOrigin(req)}${pathname}`;
-        const address = req.socket.remoteAddress;
-        // Shared secrets can be guessed; signed tokens cannot, and a refused one is usually just expired.
-        const counted = guard.kind === 'bearer';
-        const waiting = counted ? failures.blockedFor(address) : 0;
-        if (waiting > 0) {
-          sendRpcError(res, 429, `too many requests with a wrong credential from this address; retry in ${waiting} s`, {
-            'Retry-After': String(waiting),
-            'X-Request-Id': requestId,
-          });
-          return true;
-        }
-        const decision = await guard.check({ authorization: req.headers.authorization, resource });
-        if (!decision.ok) {
-          if (counted && decision.status === 401 && req.headers.authorization !== undefined) failures.fail(address);
-          sendRpcError(res, decision.status, decision.message, {
-            ...decision.headers,
-            ...readableByPages(req),
-            'X-Request-Id': requestId,
-          });
-          return true;
-        }
-        auth = { guard, admitted: decision, resource };
-      }
-      await proxyMcp(upstream, req, res, { search, connections, requestId, auth, budget, ...options });
-      return true;
-    }
-    res.setHeader('X-Request-Id', requestId);
-    if (rest !== '/mcp' && rest !== '/health') {
-      sendJson(res, 404, {
-        error: `no such endpoint; use ${GATEWAY_PREFIX}/${name}/mcp or ${GATEWAY_PREFIX}/${name}/health`,
-      });
-      return true;
-    }
-    if (!serving) {
-      const known =
-        upstream === undefined ? await routes.inactive(name) : { deployment_id: upstream.id, status: upstream.status };
-      if (known === undefined) {
-        const body = { error: `no deployment named ${name}` };
-        if (rest === '/health') sendJson(res, 404, body);
-        else sendRpcError(res, 404, body.error);
-        return true;
-      }
-      if (rest === '/health') {
-        sendJson(res, 503, {
-          status: known.status,
-          deployment_id: known.deployment_id,
-          instances: { total: 0, healthy: 0 },
-          last_check: null,
-        });
-      } else {
-        sendRpcError(res, 503, `deployment ${known.deployment_id} is ${known.status}`);
-      }
-      return true;
-    }
-    const report = upstream.healthReport();
-    sendJson(res, report.healthy ? 200 : 503, report.body, { headOnly: req.method === 'HEAD' });
-    return true;
-  };
-  /** The RFC 9728 document of a deployment's MCP URL `endpoint` (`/d/<name>/mcp`, or `/mcp` and `` on a domain). */
-  const serveMetadata = (
-    req: IncomingMessage,
-    res: ServerResponse,
-    endpoint: string,
-    given: string | undefined,
-  ): boolean => {
-    let upstream: Upstream | undefined;
-    let path = endpoint;
-    if (endpoint.startsWith(`${GATEWAY_PREFIX}/`)) {
-      const { name, rest } = namedPath(endpoint);
-      if (rest === '/mcp') upstream = routes.byName(name);
-    } else if (endpoint === '' || endpoint === '/mcp') {
-      upstream = byHost(req);
-      // Not one of ours: the engine's own routes answer it.
-      if (upstream === undefined) return false;
-      path = '/mcp';
-    } else return false;
-    res.setHeader('X-Request-Id', given ?? firstHeader(req.headers['x-request-id']) ?? options.newRequestId());
-    const document = upstream?.guard?.metadata(`${requestOrigin(req)}${path}`);
-    if (document === undefined) {
-      sendJson(res, 404, {
-        error:
-          upstream === undefined
-            ? 'no such deployment'
-            : 'this server does not use OAuth: it has no protected resource metadata',
-      });
-    } else sendJson(res, 200, document, { headOnly: req.method === 'HEAD', headers: readableByPages(req) });
-    return true;
-  };
+  const handle = (req: IncomingMessage, res: ServerResponse, given?: string) => route(gateway, req, res, given);
   // Open connections are cut: the instances are being stopped, and nothing waits for their answers.
-  return Object.assign(handle, { close: () => void connections.destroy().catch(() => {}) });
+  return Object.assign(handle, { close: () => void gateway.connections.destroy().catch(() => {}) });
+}
+
+/** What every request of one gateway shares. */
+interface GatewayState {
+  routes: GatewayRoutes;
+  options: GatewayOptions;
+  connections: InstanceConnections;
+  failures: FailureLimiter;
+  budget: BodyBudget;
+}
+
+/** A request of the data plane, with the deployment it names. */
+interface GatewayRequest {
+  req: IncomingMessage;
+  res: ServerResponse;
+  pathname: string;
+  search: string;
+  /** undefined: no running deployment of that name */
+  upstream: Upstream | undefined;
+  name: string;
+  /** the endpoint: `/mcp`, `/health`, or anything else asked for */
+  rest: string;
+  requestId: string;
+}
+
+/** The steps of a request, in order; false when the request is not the data plane's. */
+async function route(gateway: GatewayState, req: IncomingMessage, res: ServerResponse, given?: string) {
+  const { pathname, search } = splitTarget(req.url ?? '/');
+  const metadataOf = endpointOfMetadataPath(pathname);
+  if (metadataOf !== undefined) return serveMetadata(gateway, req, res, metadataOf, given);
+  const target = findTarget(gateway, req, pathname);
+  // Not one of ours: the engine's own routes answer it.
+  if (target === undefined) return false;
+  const requestId = given ?? firstHeader(req.headers['x-request-id']) ?? gateway.options.newRequestId();
+  const request: GatewayRequest = { req, res, pathname, search, ...target, requestId };
+  if (answerCrossOrigin(gateway, request)) return true;
+  const serving = isServing(request);
+  // A passed-on answer gets the id with the instance's headers, in one go; the gateway's own here.
+  if (serving && request.rest === '/mcp') await passOn(gateway, request, serving);
+  else {
+    res.setHeader('X-Request-Id', requestId);
+    if (request.rest !== '/mcp' && request.rest !== '/health') answerNoEndpoint(request);
+    else if (!serving) await answerNotServing(gateway, request);
+    else answerHealth(request, serving);
+  }
+  return true;
+}
+
+/** The deployment whose domain the request's Host names. */
+function byHost(gateway: GatewayState, req: IncomingMessage): Upstream | undefined {
+  const host = (req.headers.host ?? '').replace(/:\d+$/, '').toLowerCase();
+  return host === '' ? undefined : gateway.routes.byDomain(host);
+}
+
+/** `/d/<name>/…`, or `/mcp` and `/health` on a deployment's domain; undefined for any other request. */
+function findTarget(
+  gateway: GatewayState,
+  req: IncomingMessage,
+  pathname: string,
+): Pick<GatewayRequest, 'upstream' | 'name' | 'rest'> | undefined {
+  if (pathname.startsWith(`${GATEWAY_PREFIX}/`)) {
+    const { name, rest } = namedPath(pathname);
+    return { upstream: gateway.routes.byName(name), name, rest };
+  }
+  if (pathname !== '/mcp' && pathname !== '/health') return undefined;
+  const upstream = byHost(gateway, req);
+  return upstream === undefined ? undefined : { upstream, name: upstream.id, rest: pathname };
+}
+
+/**
+ * Pages of other origins call only when allowed; the instance never sees the Origin (cors.ts
+ * decides). True when that answered the request: a refusal, or a preflight, which carries no
+ * credential and needs no instance.
+ */
+function answerCrossOrigin({ options }: GatewayState, { req, res, requestId }: GatewayRequest): boolean {
+  const cross = deploymentCrossOrigin(req, options.allowedOrigins ?? [], options.publicUrl);
+  if (cross.kind === 'refused') {
+    sendRpcError(res, 403, cross.message, { 'X-Request-Id': requestId });
+    return true;
+  }
+  if (cross.kind !== 'allowed') return false;
+  for (const [header, value] of Object.entries(cross.headers)) res.setHeader(header, value);
+  if (req.method !== 'OPTIONS') return false;
+  res.writeHead(204, { 'X-Request-Id': requestId }).end();
+  return true;
+}
+
+/** The upstream when it serves the request: running, or draining and asked for a session it holds. */
+function isServing({ upstream, rest, req }: GatewayRequest): Upstream | undefined {
+  if (upstream === undefined) return undefined;
+  const draining = rest === '/mcp' && req.headers['mcp-session-id'] !== undefined;
+  return (upstream.status !== 'stopped' && upstream.status !== 'failed') || draining ? upstream : undefined;
+}
+
+type Admission = NonNullable<ProxyOptions['auth']>;
+
+/**
+ * The credential check of a deployment with `auth`: its admission, undefined when it checks none,
+ * or 'answered' when the request was refused.
+ */
+async function admit(
+  { failures }: GatewayState,
+  { req, res, pathname, requestId }: GatewayRequest,
+  guard: Guard | undefined,
+): Promise<Admission | undefined | 'answered'> {
+  if (guard === undefined) return undefined;
+  const resource = `${requestOrigin(req)}${pathname}`;
+  const address = req.socket.remoteAddress;
+  // Shared secrets can be guessed; signed tokens cannot, and a refused one is usually just expired.
+  const counted = guard.kind === 'bearer';
+  const waiting = counted ? failures.blockedFor(address) : 0;
+  if (waiting > 0) {
+    sendRpcError(res, 429, `too many requests with a wrong credential from this address; retry in ${waiting} s`, {
+      'Retry-After': String(waiting),
+      'X-Request-Id': requestId,
+    });
+    return 'answered';
+  }
+  const decision = await guard.check({ authorization: req.headers.authorization, resource });
+  if (decision.ok) return { guard, admitted: decision, resource };
+  if (counted && decision.status === 401 && req.headers.authorization !== undefined) failures.fail(address);
+  sendRpcError(res, decision.status, decision.message, {
+    ...decision.headers,
+    ...readableByPages(req),
+    'X-Request-Id': requestId,
+  });
+  return 'answered';
+}
+
+/** An MCP request of a serving deployment, admitted, passed on to an instance (proxy.ts). */
+async function passOn(gateway: GatewayState, request: GatewayRequest, upstream: Upstream): Promise<void> {
+  const auth = await admit(gateway, request, upstream.guard);
+  if (auth === 'answered') return;
+  const { req, res, search, requestId } = request;
+  const { connections, budget, options } = gateway;
+  await proxyMcp(upstream, req, res, { search, connections, requestId, auth, budget, ...options });
+}
+
+function answerNoEndpoint({ res, name }: GatewayRequest): void {
+  sendJson(res, 404, {
+    error: `no such endpoint; use ${GATEWAY_PREFIX}/${name}/mcp or ${GATEWAY_PREFIX}/${name}/health`,
+  });
+}
+
+/** A deployment that does not run, or none of that name: its health or a JSON-RPC error. */
+async function answerNotServing({ routes }: GatewayState, { res, upstream, name, rest }: GatewayRequest) {
+  const known =
+    upstream === undefined ? await routes.inactive(name) : { deployment_id: upstream.id, status: upstream.status };
+  if (known === undefined) {
+    const body = { error: `no deployment named ${name}` };
+    if (rest === '/health') sendJson(res, 404, body);
+    else sendRpcError(res, 404, body.error);
+  } else if (rest === '/health') {
+    sendJson(res, 503, {
+      status: known.status,
+      deployment_id: known.deployment_id,
+      instances: { total: 0, healthy: 0 },
+      last_check: null,
+    });
+  } else {
+    sendRpcError(res, 503, `deployment ${known.deployment_id} is ${known.status}`);
+  }
+}
+
+function answerHealth({ req, res }: GatewayRequest, upstream: Upstream): void {
+  const report = upstream.healthReport();
+  sendJson(res, report.healthy ? 200 : 503, report.body, { headOnly: req.method === 'HEAD' });
+}
+
+/** The RFC 9728 document of a deployment's MCP URL `endpoint` (`/d/<name>/mcp`, or `/mcp` and `` on a domain). */
+function serveMetadata(
+  gateway: GatewayState,
+  req: IncomingMessage,
+  res: ServerResponse,
+  endpoint: string,
+  given: string | undefined,
+): boolean {
+  let upstream: Upstream | undefined;
+  let path = endpoint;
+  if (endpoint.startsWith(`${GATEWAY_PREFIX}/`)) {
+    const { name, rest } = namedPath(endpoint);
+    if (rest === '/mcp') upstream = gateway.routes.byName(name);
+  } else if (endpoint === '' || endpoint === '/mcp') {
+    upstream = byHost(gateway, req);
+    // Not one of ours: the engine's own routes answer it.
+    if (upstream === undefined) return false;
+    path = '/mcp';
+  } else return false;
+  res.setHeader('X-Request-Id', given ?? firstHeader(req.headers['x-request-id']) ?? gateway.options.newRequestId());
+  const document = upstream?.guard?.metadata(`${requestOrigin(req)}${path}`);
+  if (document === undefined) {
+    sendJson(res, 404, {
+      error:
+        upstream === undefined
+          ? 'no such deployment'
+          : 'this server does not use OAuth: it has no protected resource metadata',
+    });
+  } else sendJson(res, 200, document, { headOnly: req.method === 'HEAD', headers: readableByPages(req) });
+  return true;
 }
 
 /** `/d/<name>/rest…` → the name and the rest (`/mcp`, `/health`, …). */

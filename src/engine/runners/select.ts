@@ -39,24 +39,6 @@ export function runnerKind(sources: SettingSources): RunnerKind {
   return settingValue(SETTINGS.runner, sources, runnerError);
 }
 
-/** `runner` of the settings file, when it has one. */
-export async function runnerFromSettings(settingsFile: string): Promise<string | undefined> {
-  const value = (await readSettingsFile(settingsFile)).values.runner;
-  return typeof value === 'string' ? value : undefined;
-}
-
-/** The first of the given choices that is set, checked (runnerKind with sources of the caller's naming). */
-export function chooseRunner(choices: { value: string | undefined; from: string }[]): RunnerKind {
-  const { parser } = SETTINGS.runner;
-  for (const { value, from } of choices) {
-    if (value === undefined || value === '') continue;
-    const kind = parser.parse(value);
-    if (kind === undefined) throw runnerError(`${from} must be ${parser.allowed}, not ${JSON.stringify(value)}`);
-    return kind;
-  }
-  return SETTINGS.runner.default;
-}
-
 export interface RunnerDeps {
   env: Record<string, string | undefined>;
   startRuntime: StartRuntimeProcess;

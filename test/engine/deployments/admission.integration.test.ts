@@ -22,11 +22,10 @@ describe('instance starts through the start queue', () => {
     const stages = new Set<string>();
     const deployments = await Promise.all(
       Array.from({ length: 4 }, (_, i) =>
-        h!.service.deploy(
-          server,
-          { mcp_id: server.server.mcp_id, environment: i % 2 === 0 ? 'staging' : 'production' },
-          { wait: false },
-        ),
+        h!.service.deploy(server, {
+          mcp_id: server.server.mcp_id,
+          environment: i % 2 === 0 ? 'staging' : 'production',
+        }),
       ),
     );
     const settled = await Promise.all(
@@ -58,8 +57,7 @@ describe('instance starts through the start queue', () => {
     const starts = new WorkQueue('starts', { concurrency: 1, maxWaiting: 1 });
     h = await createHarness({ starts });
     const server = await h.addServer('slow', { listenDelayMs: 400 });
-    const deploy = () =>
-      h!.service.deploy(server, { mcp_id: server.server.mcp_id, environment: 'staging' }, { wait: false });
+    const deploy = () => h!.service.deploy(server, { mcp_id: server.server.mcp_id, environment: 'staging' });
     const first = await deploy();
     const second = await deploy();
     await expect(deploy()).rejects.toMatchObject({

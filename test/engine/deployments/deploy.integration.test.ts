@@ -82,11 +82,7 @@ describe('deploy', () => {
 
   it('answers at once with deploying when asked not to wait, then settles', async () => {
     const server = await h.addServer('weather');
-    const first = await h.service.deploy(
-      server,
-      { mcp_id: server.server.mcp_id, environment: 'development' },
-      { wait: false },
-    );
+    const first = await h.service.deploy(server, { mcp_id: server.server.mcp_id, environment: 'development' });
     expect(first.status).toBe('deploying');
     expect(first.deploy_time).toBeNull();
     const settled = await h.waitUntil(first.deployment_id, (d) => d.status !== 'deploying', 'the deployment to settle');

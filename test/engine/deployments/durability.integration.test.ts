@@ -61,11 +61,7 @@ describe('durable acknowledgements', () => {
   it('shows deployed, and wakes long-polls, only once the deployed record is on disk', async () => {
     const server = await h.addServer('weather');
     const watch = holdWriteOf('deployed');
-    const first = await h.service.deploy(
-      server,
-      { mcp_id: server.server.mcp_id, environment: 'development' },
-      { wait: false },
-    );
+    const first = await h.service.deploy(server, { mcp_id: server.server.mcp_id, environment: 'development' });
     expect(first.status).toBe('deploying');
     await watch.follow(first.deployment_id, (d) => d.status !== 'deploying');
 
@@ -98,11 +94,7 @@ describe('durable acknowledgements', () => {
 describe('a long-poll that says what the caller already has', () => {
   it('ends only when the deployment no longer looks unchanged to it, with the view that ended it', async () => {
     const server = await h.addServer('weather');
-    const first = await h.service.deploy(
-      server,
-      { mcp_id: server.server.mcp_id, environment: 'development' },
-      { wait: false },
-    );
+    const first = await h.service.deploy(server, { mcp_id: server.server.mcp_id, environment: 'development' });
     expect(first.status).toBe('deploying');
     // every stage of the start is a change, but not one this caller waits for
     const settled = await h.service.waitForChange(
@@ -146,7 +138,7 @@ describe('a record that cannot be written', () => {
       throw new Error('disk full');
     };
     await expect(
-      h.service.deploy(server, { mcp_id: server.server.mcp_id, environment: 'development' }, { wait: false }),
+      h.service.deploy(server, { mcp_id: server.server.mcp_id, environment: 'development' }),
     ).rejects.toMatchObject({
       code: 'unavailable',
       message: expect.stringMatching(/could not be saved.*disk full/),

@@ -67,7 +67,9 @@ describe('environments', () => {
     const b = await h.deploy(v2, 'production', { domain: 'weather.example.test' });
     expect(b.status).toBe('deployed');
     await h.waitUntil(a.deployment_id, (x) => x.status === 'stopped', 'the old deployment to be replaced');
-    const rolled = await h.service.rollback(b.deployment_id);
+    const accepted = await h.service.rollback(b.deployment_id);
+    expect(accepted.status).toBe('deploying');
+    const rolled = await h.waitUntil(accepted.deployment_id, (x) => x.status !== 'deploying', 'the rollback to settle');
     expect(rolled.status).toBe('deployed');
     expect(rolled.mcp_id).toBe(v1.server.mcp_id);
     await h.waitUntil(b.deployment_id, (x) => x.status === 'stopped', 'the rolled-back deployment to be replaced');

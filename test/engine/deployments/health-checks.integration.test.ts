@@ -13,9 +13,20 @@ describe('health checks', () => {
     h = await createHarness({ limits: { healthIntervalMs: 100 } });
     const d = await h.deploy(await h.addServer('quiet'), 'development');
     const before = Number((await callTool(`${d.url}/mcp`, 'health_checks')).text);
-    // 3 s idle: at a fixed 100 ms interval that is about 30 checks; spaced out (doubling up to
-    // 800 ms) about 7. Timers that fire late on a busy machine only make it fewer.
-    await sleep(3_000);
+    // Idle, the checks space out (doubling up to 800 ms): wait until two checks in a row are at
+    // least 700 ms apart, which a fixed 100 ms interval never gives. Reading the status does not
+    // reach the instance, so it stays idle.
+    const checks: number[] = [];
+    await h.waitUntil(
+      d.deployment_id,
+      (x) => {
+        const last = x.instances?.[0]?.last_check;
+        const at = last === undefined ? undefined : Date.parse(last);
+        if (at !== undefined && at !== checks.at(-1)) checks.push(at);
+        return checks.length >= 2 && checks.at(-1)! - checks.at(-2)! >= 700;
+      },
+      'the checks of an idle instance to space out',
+    );
     const after = Number((await callTool(`${d.url}/mcp`, 'health_checks')).text);
     expect(after - before).toBeGreaterThan(0);
     expect(after - before).toBeLessThan(15);

@@ -19,11 +19,7 @@ describe('engine stop and start', () => {
     const staging = await h.deploy(server, 'staging');
     const gone = await h.deploy(await h.addServer('gone'), 'development');
     await h.service.stop(gone.deployment_id);
-    const pending = await h.service.deploy(
-      server,
-      { mcp_id: server.server.mcp_id, environment: 'development' },
-      { wait: false },
-    );
+    const pending = await h.service.deploy(server, { mcp_id: server.server.mcp_id, environment: 'development' });
     expect(pending.status).toBe('deploying');
     const pidsBefore = new Set(h.fixtures.handles.map((x) => x.pid));
 

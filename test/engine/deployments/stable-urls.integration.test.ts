@@ -40,7 +40,8 @@ describe('stable URLs', () => {
     expect([await byPath(), await byHost()]).toEqual(['2', '2']);
     expect(await version(`${a.url}/mcp`)).not.toBe('2');
 
-    const rolled = await h.service.rollback(b.deployment_id);
+    const accepted = await h.service.rollback(b.deployment_id);
+    const rolled = await h.waitUntil(accepted.deployment_id, (x) => x.status !== 'deploying', 'the rollback to settle');
     expect(rolled.status).toBe('deployed');
     expect([await byPath(), await byHost()]).toEqual(['1', '1']);
 

@@ -4,19 +4,20 @@
  * name, enum values mentioned, strings that match the parameter's pattern, dates, arithmetic,
  * and for a lone text parameter the most likely phrase. Pure.
  */
-import { compileLinear, type LinearRegExp } from '../../../shared/linear-regexp.js';
 import type { InputSchema, JsonSchema } from '../agent-types.js';
 import {
-  findDates,
-  findExpression,
-  findNames,
-  findNumbers,
-  findQuoted,
-  isStopWord,
-  splitWords,
-  stem,
-  type NumberMention,
-} from './text.js';
+  accepts,
+  coerce,
+  escapeRegExp,
+  findPair,
+  fits,
+  isNear,
+  lastWordBefore,
+  likelyPhrase,
+  matchPattern,
+  type Span,
+} from './argument-values.js';
+import { findDates, findExpression, findNumbers, findQuoted, isStopWord, splitWords, stem } from './text.js';
 
 export interface FilledArguments {
   args: Record<string, unknown>;
@@ -26,17 +27,8 @@ export interface FilledArguments {
   specific: number;
 }
 
-interface Span {
-  start: number;
-  end: number;
-}
-
-const CUE_WORDS = ['about', 'for', 'called', 'named', 'titled', 'on', 'regarding', 'containing', 'with'];
 const EXPRESSION_WORDS = /\b(expression|formula|equation|arithmetic|calculation|math)/i;
 const DATE_WORDS = /\b(date|day|yyyy-mm-dd)\b/i;
-const MAX_PHRASE = 500;
-/** How far around a value the parameter's name is looked for. */
-const NEAR = 40;
 
 /** The arguments of a tool for a message, as far as the message tells them. `specificOnly` stops after the specific values (for scoring). */
 export function fillArguments(
@@ -44,45 +36,72 @@ export function fillArguments(
   text: string,
   options: { toolWords?: string[]; specificOnly?: boolean } = {},
 ): FilledArguments {
+  const fill = startFilling(schema, text, options.toolWords ?? []);
+  for (const strategy of SPECIFIC_STRATEGIES) strategy(fill);
+  if (options.specificOnly === true) return { args: fill.args, missing: [], specific: fill.specific };
+  for (const strategy of GENERAL_STRATEGIES) strategy(fill);
+  const { args, properties, required } = fill;
+  const missing = [...required].filter((name) => !(name in args) && properties.some(([n]) => n === name));
+  // in the schema's order, as a person would write them
+  const ordered = Object.fromEntries(properties.filter(([name]) => name in args).map(([name]) => [name, args[name]]));
+  return { args: ordered, missing, specific: fill.specific };
+}
+
+/** Arguments being filled: what is found so far, and which parts of the message are taken. */
+interface Filling {
+  text: string;
+  toolWords: string[];
+  properties: Array<[string, JsonSchema]>;
+  required: Set<string>;
+  args: Record<string, unknown>;
+  specific: number;
+  take: (name: string, value: unknown, span?: Span, isSpecific?: boolean) => void;
+  /** the span overlaps nothing taken yet */
+  free: (span: Span) => boolean;
+}
+
+/** One way of finding values; it fills what it finds into `fill`. */
+type Strategy = (fill: Filling) => void;
+
+function startFilling(schema: InputSchema, text: string, toolWords: string[]): Filling {
   const properties = Object.entries(schema.properties ?? {}).filter(([, s]) => s !== null && typeof s === 'object');
   const required = new Set(
     Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === 'string') : [],
   );
-  const args: Record<string, unknown> = {};
   const used: Span[] = [];
-  let specific = 0;
-  const take = (name: string, value: unknown, span?: Span, isSpecific = true) => {
-    args[name] = value;
-    if (span !== undefined) used.push(span);
-    if (isSpecific) specific += 1;
+  const fill: Filling = {
+    text,
+    toolWords,
+    properties,
+    required,
+    args: {},
+    specific: 0,
+    take: (name, value, span, isSpecific = true) => {
+      fill.args[name] = value;
+      if (span !== undefined) used.push(span);
+      if (isSpecific) fill.specific += 1;
+    },
+    free: (span) => !used.some((u) => span.start < u.end && span.end > u.start),
   };
-  const free = (span: Span) => !used.some((u) => span.start < u.end && span.end > u.start);
+  return fill;
+}
 
-  // 1. name: value, name=value
+/** name: value, name=value */
+const takePairs: Strategy = ({ text, properties, take }) => {
   for (const [name, property] of properties) {
     const pair = findPair(text, name);
     if (pair === undefined) continue;
     const value = coerce(pair.value, property);
     if (value !== undefined) take(name, value, pair);
   }
+};
 
-  // 2. enum values mentioned: first "<param> <value>" (to mi), then in the order they are mentioned
+/** Enum values mentioned: first "<param> <value>" (to mi), then in the order they are mentioned. */
+const takeEnumValues: Strategy = ({ text, properties, args, take, free }) => {
   const enumParams = properties.filter(
     ([name, p]) => !(name in args) && Array.isArray(p.enum) && p.enum.some((v) => typeof v === 'string'),
   );
-  const mentions: Array<{ value: string; span: Span }> = [];
-  for (const [, property] of enumParams) {
-    for (const value of property.enum as unknown[]) {
-      if (typeof value !== 'string' || value === '') continue;
-      for (const match of text.matchAll(
-        new RegExp(`(?<![\\p{L}\\p{N}_])${escapeRegExp(value)}(?![\\p{L}\\p{N}_])`, 'giu'),
-      )) {
-        const span = { start: match.index, end: match.index + match[0].length };
-        if (!mentions.some((m) => m.span.start === span.start)) mentions.push({ value, span });
-      }
-    }
-  }
-  mentions.sort((a, b) => a.span.start - b.span.start);
+  const mentions = enumMentions(text, enumParams);
   for (const [name, property] of enumParams) {
     const words = splitWords(name).map(stem);
     const direct = mentions.find(
@@ -101,8 +120,27 @@ export function fillArguments(
     );
     if (next !== undefined) take(name, next.value, next.span);
   }
+};
 
-  // 3. strings by their pattern, dates, arithmetic
+/** Where the message mentions a value of the parameters' enums, in the order it does. */
+function enumMentions(text: string, enumParams: Array<[string, JsonSchema]>): Array<{ value: string; span: Span }> {
+  const mentions: Array<{ value: string; span: Span }> = [];
+  for (const [, property] of enumParams) {
+    for (const value of property.enum as unknown[]) {
+      if (typeof value !== 'string' || value === '') continue;
+      for (const match of text.matchAll(
+        new RegExp(`(?<![\\p{L}\\p{N}_])${escapeRegExp(value)}(?![\\p{L}\\p{N}_])`, 'giu'),
+      )) {
+        const span = { start: match.index, end: match.index + match[0].length };
+        if (!mentions.some((m) => m.span.start === span.start)) mentions.push({ value, span });
+      }
+    }
+  }
+  return mentions.sort((a, b) => a.span.start - b.span.start);
+}
+
+/** Strings by their pattern, dates, arithmetic. */
+const takeShapedStrings: Strategy = ({ text, properties, args, take, free }) => {
   for (const [name, property] of properties) {
     if (name in args || !accepts(property, 'string')) continue;
     if (typeof property.pattern === 'string') {
@@ -124,8 +162,10 @@ export function fillArguments(
       }
     }
   }
+};
 
-  // 4. numbers: next to the parameter's name (three days, top 5), then the rest in order for required ones
+/** Numbers: next to the parameter's name (three days, top 5), then the rest in order for required ones, then lists. */
+const takeNumbers: Strategy = ({ text, properties, required, args, take, free }) => {
   const numbers = findNumbers(text).filter(free);
   const numberParams = properties.filter(
     ([name, p]) => !(name in args) && (accepts(p, 'number') || accepts(p, 'integer')),
@@ -140,25 +180,22 @@ export function fillArguments(
     if (next !== undefined) take(name, next.value, next, false);
   }
   for (const [name, property] of properties) {
-    if (
-      name in args ||
-      !accepts(property, 'array') ||
-      !(accepts(property.items ?? {}, 'number') || accepts(property.items ?? {}, 'integer'))
-    )
+    const items = property.items ?? {};
+    if (name in args || !accepts(property, 'array') || !(accepts(items, 'number') || accepts(items, 'integer')))
       continue;
-    const items = numbers.filter((n) => free(n) && fits(n.value, property.items ?? {}));
-    if (items.length > 0)
+    const found = numbers.filter((n) => free(n) && fits(n.value, items));
+    if (found.length > 0)
       take(
         name,
-        items.map((n) => n.value),
+        found.map((n) => n.value),
         undefined,
         false,
       );
   }
+};
 
-  if (options.specificOnly === true) return { args, missing: [], specific };
-
-  // 5. text: quoted strings in order, then one phrase for a lone text parameter
+/** Text: quoted strings in order, then one phrase for a lone text parameter. */
+const takeText: Strategy = ({ text, toolWords, properties, required, args, take, free }) => {
   const textParams = properties.filter(
     ([name, p]) => !(name in args) && accepts(p, 'string') && !Array.isArray(p.enum) && typeof p.pattern !== 'string',
   );
@@ -168,23 +205,24 @@ export function fillArguments(
     const next = quoted.find(free);
     if (next !== undefined) take(name, next.value, next, false);
   }
-  const openText = textParams.filter(([name]) => !(name in args));
-  const requiredText = openText.filter(([name]) => required.has(name));
+  const requiredText = textParams.filter(([name]) => !(name in args) && required.has(name));
   const lone = requiredText.length === 1 ? requiredText[0] : undefined;
-  if (lone !== undefined) {
-    const phrase = likelyPhrase(text, options.toolWords ?? [], lone[1]);
-    if (phrase !== undefined) take(lone[0], phrase, undefined, false);
-  }
+  if (lone === undefined) return;
+  const phrase = likelyPhrase(text, toolWords, lone[1]);
+  if (phrase !== undefined) take(lone[0], phrase, undefined, false);
+};
 
-  // 6. a required parameter with a default takes it
+/** A required parameter with a default takes it. */
+const takeDefaults: Strategy = ({ properties, required, args }) => {
   for (const [name, property] of properties) {
     if (!(name in args) && required.has(name) && property.default !== undefined) args[name] = property.default;
   }
-  const missing = [...required].filter((name) => !(name in args) && properties.some(([n]) => n === name));
-  // in the schema's order, as a person would write them
-  const ordered = Object.fromEntries(properties.filter(([name]) => name in args).map(([name]) => [name, args[name]]));
-  return { args: ordered, missing, specific };
-}
+};
+
+/** Values from something only this schema asks for (what scoring counts), in the order they are tried. */
+const SPECIFIC_STRATEGIES: readonly Strategy[] = [takePairs, takeEnumValues, takeShapedStrings, takeNumbers];
+/** What fills the rest when a call is being made. */
+const GENERAL_STRATEGIES: readonly Strategy[] = [takeText, takeDefaults];
 
 /**
  * A URI from a URI template, its variables filled from the message (pairs, values the
@@ -241,115 +279,4 @@ export function listedValues(description: string): string[] {
     for (const part of parts) if (/^[\w.-]{1,40}$/.test(part)) values.push(part);
   }
   return values;
-}
-
-function findPair(text: string, name: string): (Span & { value: string }) | undefined {
-  const names = [...new Set([name, name.replace(/[_-]+/g, ' ')])].map(escapeRegExp).join('|');
-  const pattern = new RegExp(`(?<![\\w])(?:${names})\\s*[:=]\\s*(?:"([^"]*)"|'([^']*)'|([^\\s,;)]+))`, 'i');
-  const match = pattern.exec(text);
-  if (match === null) return undefined;
-  const value = match[1] ?? match[2] ?? (match[3] ?? '').replace(/[.?!]+$/, '');
-  // `notes://x` is a URI, not a pair
-  if (value.startsWith('//')) return undefined;
-  return { value, start: match.index, end: match.index + match[0].length };
-}
-
-function coerce(raw: string, schema: JsonSchema): unknown {
-  if (accepts(schema, 'integer') && /^-?\d+$/.test(raw)) return fits(Number(raw), schema) ? Number(raw) : undefined;
-  if (accepts(schema, 'number') && /^-?\d+(?:\.\d+)?$/.test(raw))
-    return fits(Number(raw), schema) ? Number(raw) : undefined;
-  if (accepts(schema, 'boolean') && /^(true|false|yes|no)$/i.test(raw)) return /^(true|yes)$/i.test(raw);
-  if (Array.isArray(schema.enum))
-    return schema.enum.find((v) => typeof v === 'string' && v.toLowerCase() === raw.toLowerCase());
-  if (accepts(schema, 'string')) return raw;
-  return undefined;
-}
-
-/** Whether a schema accepts a JSON type (a schema without `type` accepts anything). */
-function accepts(schema: JsonSchema, type: string): boolean {
-  const declared = schema.type;
-  if (declared === undefined) return type === 'string' && schema.enum === undefined && schema.properties === undefined;
-  if (Array.isArray(declared)) return declared.includes(type) || (type === 'integer' && declared.includes('number'));
-  return declared === type || (type === 'integer' && declared === 'number');
-}
-
-function fits(value: number, schema: JsonSchema): boolean {
-  if (schema.type === 'integer' && !Number.isInteger(value)) return false;
-  if (typeof schema.minimum === 'number' && value < schema.minimum) return false;
-  if (typeof schema.maximum === 'number' && value > schema.maximum) return false;
-  if (Array.isArray(schema.enum) && !schema.enum.includes(value)) return false;
-  return true;
-}
-
-/** "three days", "days: 3", "top 5", "limit of 4": a number beside a word of the parameter's name. */
-function isNear(text: string, number: NumberMention, name: string): boolean {
-  const words = new Set(splitWords(name).map(stem));
-  const after = /^\s*([A-Za-z]+)/.exec(text.slice(number.end, number.end + NEAR))?.[1];
-  const before = /([A-Za-z]+)\s*(?:of|:|=|is)?\s*$/.exec(
-    text.slice(Math.max(0, number.start - NEAR), number.start),
-  )?.[1];
-  return (after !== undefined && words.has(stem(after))) || (before !== undefined && words.has(stem(before)));
-}
-
-function lastWordBefore(text: string, index: number): string {
-  return /([A-Za-z]+)\W*$/.exec(text.slice(Math.max(0, index - NEAR), index))?.[1] ?? '';
-}
-
-function matchPattern(
-  text: string,
-  pattern: string,
-  free: (span: Span) => boolean,
-): (Span & { value: string }) | undefined {
-  // the definition's pattern, on the linear-time engine: no message can make it backtrack for long
-  let regex: LinearRegExp;
-  try {
-    regex = compileLinear(pattern, 'u');
-  } catch {
-    return undefined;
-  }
-  for (const match of text.matchAll(/[^\s,;!?"'()]+/g)) {
-    const value = match[0].replace(/[.:]+$/, '');
-    const span = { start: match.index, end: match.index + value.length };
-    if (value !== '' && free(span) && regex.test(value)) return { value, ...span };
-  }
-  return undefined;
-}
-
-/**
- * The phrase a lone text parameter most likely wants: the text after a colon, a capitalised
- * name, the words after a cue such as "about" or "for", or else the message's own words
- * without stop words and the words that named the tool.
- */
-function likelyPhrase(text: string, toolWords: string[], schema: JsonSchema): string | undefined {
-  const clip = (value: string) => {
-    const trimmed = value
-      .trim()
-      .replace(/^["'“‘]|["'”’]$/g, '')
-      .replace(/[\s.?!,;]+$/, '')
-      .trim();
-    const limited =
-      typeof schema.maxLength === 'number' ? trimmed.slice(0, schema.maxLength) : trimmed.slice(0, MAX_PHRASE);
-    return limited === '' ? undefined : limited;
-  };
-  // `notes://x` has no space after its colon, so it is not a colon of the sentence
-  const colon = /:\s+(\S[\s\S]*)$/.exec(text);
-  if (colon !== null) {
-    const value = clip(colon[1]!);
-    if (value !== undefined) return value;
-  }
-  const name = findNames(text).find((n) => !toolWords.includes(stem(n.toLowerCase())));
-  if (name !== undefined) return name;
-  const toolStems = new Set(toolWords);
-  for (const cue of CUE_WORDS) {
-    const match = new RegExp(`\\b${cue}\\s+(.+?)(?:[.?!;]|$)`, 'i').exec(text);
-    if (match === null) continue;
-    const words = splitWords(match[1]!).filter((w) => !isStopWord(w) && !toolStems.has(stem(w)));
-    if (words.length > 0) return clip(words.join(' '));
-  }
-  const rest = splitWords(text).filter((w) => !isStopWord(w) && !toolStems.has(stem(w)));
-  return rest.length === 0 ? undefined : clip(rest.join(' '));
-}
-
-function escapeRegExp(value: string): string {
-  return value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

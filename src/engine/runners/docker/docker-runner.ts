@@ -25,8 +25,17 @@ import {
   imageContract,
   type ImageContract,
 } from '../../../packaging/image.js';
-import { DockerApiError, DockerUnavailableError, readLogLines, type DockerClient } from './engine-api.js';
-import { envArchive } from './env-archive.js';
+import { DockerUnavailableError, type DockerClient } from './engine-api.js';
+import {
+  copyValues,
+  createContainer,
+  followLogs,
+  publishedPort,
+  removeContainer,
+  startCreated,
+  stopContainer,
+  waitFor,
+} from './containers.js';
 import { DeploymentNetworks } from './networks.js';
 import type { ImageBuilder } from './images.js';
 import { probeHealth } from '../process/process-runner.js';
@@ -58,7 +67,7 @@ export interface ContainerLimits {
   tmpBytes: number;
 }
 
-/** As the Kubernetes manifests' limits (src/packaging/kubernetes-manifests.ts): 256 MiB, half a CPU. */
+/** As the Kubernetes manifests' limits (src/packaging/kubernetes-objects.ts): 256 MiB, half a CPU. */
 export const DEFAULT_CONTAINER_LIMITS: ContainerLimits = {
   memoryBytes: 256 * 1024 * 1024,
   cpus: 0.5,
@@ -153,114 +162,19 @@ async function startContainer(
   spec: StartInstanceSpec,
   network: string,
 ): Promise<RunnerInstance> {
-  const limits: ContainerLimits = {
-    ...defaults,
-    ...(spec.resources?.memoryMb === undefined ? {} : { memoryBytes: spec.resources.memoryMb * 1024 * 1024 }),
-    ...(spec.resources?.cpus === undefined ? {} : { cpus: spec.resources.cpus }),
-  };
   // built by prepare() already, unless the image was removed since
   const image = await buildImage(images, spec.bundleDir);
   const deadline = Date.now() + spec.limits.startTimeoutMs;
   const contract = imageContract(image.digest, { logLevel: spec.logLevel, envFile: DOCKER_ENV_FILE });
-  const labels: Record<string, string> = {
-    [CONTAINER_LABELS.engine]: spec.labels.engine,
-    [CONTAINER_LABELS.deployment]: spec.labels.deployment,
-    [CONTAINER_LABELS.instance]: spec.labels.instance,
-    [LABELS.bundle]: image.digest.slice(0, BUNDLE_LABEL_LENGTH),
-  };
-  const port = `${contract.port}/tcp`;
-  const name =
-    `mcpctl-${spec.labels.deployment || 'instance'}-${spec.labels.instance || 'x'}-${randomBytes(3).toString('hex')}`.replace(
-      /[^a-zA-Z0-9_.-]/g,
-      '-',
-    );
-  let id: string;
-  try {
-    ({ Id: id } = await docker.json<{ Id: string }>('POST', '/containers/create', {
-      query: { name },
-      json: containerConfig(contract, limits, labels, network),
-    }));
-  } catch (error) {
-    throw new RunnerStartError(
-      `could not create the container: ${(error as Error).message}`,
-      error instanceof DockerUnavailableError,
-      { cause: error },
-    );
-  }
-
-  try {
-    await docker.json('PUT', `/containers/${id}/archive`, {
-      query: { path: DOCKER_ENV_DIR },
-      stream: envArchive(DOCKER_ENV_DIR, DOCKER_ENV_FILE, spec.env, contract.user),
-    });
-  } catch (error) {
-    await removeContainer(docker, id);
-    throw new RunnerStartError(
-      `could not give the container its values: ${(error as Error).message}`,
-      error instanceof DockerUnavailableError,
-      {
-        cause: error,
-      },
-    );
-  }
-
-  let listening: (port: number) => void = () => {};
-  let failedToStart: (message: string) => void = () => {};
-  const ready = new Promise<number>((resolve, reject) => {
-    listening = resolve;
-    failedToStart = (message) => reject(new RunnerStartError(message, false));
-  });
-  const tail: string[] = [];
-  let started = false;
-  try {
-    await docker.json('POST', `/containers/${id}/start`);
-  } catch (error) {
-    await removeContainer(docker, id);
-    throw new RunnerStartError(
-      `could not start the container: ${(error as Error).message}`,
-      error instanceof DockerUnavailableError,
-      { cause: error },
-    );
-  }
+  const labels = containerLabels(spec.labels, image.digest);
+  const config = containerConfig(contract, containerLimits(defaults, spec), labels, network);
+  const id = await createContainer(docker, containerName(spec.labels), config);
+  await copyValues(docker, id, spec.env, contract.user);
+  await startCreated(docker, id);
   // `not-running` after the start: a container that already ended answers at once, with its code
   const exited = waitFor(docker, id);
-  void followLogs(docker, id, (line) => {
-    if (!started) {
-      tail.push(line);
-      if (tail.length > 20) tail.shift();
-      const event = eventOf(line);
-      if (event?.event === 'listening') {
-        started = true;
-        listening(contract.port);
-        return;
-      }
-      if (event?.event === 'start_failed')
-        failedToStart(typeof event.error === 'string' ? event.error : 'the server could not start');
-    }
-    spec.onLog(line);
-  });
-  void exited.then((exit) =>
-    failedToStart(
-      `the container ended before it listened (exit code ${exit.code ?? 'unknown'}): ${tail.slice(-5).join(' | ')}`,
-    ),
-  );
-
-  const timeout = sleep(Math.max(0, deadline - Date.now()), undefined, { ref: false }).then(() => {
-    throw new RunnerStartError(
-      `the container did not listen within ${Math.round(spec.limits.startTimeoutMs / 1000)} s`,
-      true,
-    );
-  });
-  let hostPort: number;
-  try {
-    await Promise.race([ready, timeout]);
-    hostPort = await publishedPort(docker, id, port);
-  } catch (error) {
-    await stopContainer(docker, id, 0);
-    throw error instanceof RunnerStartError
-      ? error
-      : new RunnerStartError((error as Error).message, true, { cause: error });
-  }
+  const listening = watchStart(docker, id, (line) => spec.onLog(line), exited);
+  const hostPort = await untilListening(docker, id, listening, deadline, spec.limits.startTimeoutMs, contract.port);
   const healthUrl = `http://127.0.0.1:${hostPort}${contract.healthPath}`;
   return {
     labels: spec.labels,
@@ -274,6 +188,97 @@ async function startContainer(
     stop: (graceMs) => stopContainer(docker, id, graceMs),
     health: (timeoutMs) => probeHealth(healthUrl, timeoutMs),
   };
+}
+
+/** The runner's limits, with the deployment's own `resources` over them. */
+function containerLimits(defaults: ContainerLimits, spec: StartInstanceSpec): ContainerLimits {
+  return {
+    ...defaults,
+    ...(spec.resources?.memoryMb === undefined ? {} : { memoryBytes: spec.resources.memoryMb * 1024 * 1024 }),
+    ...(spec.resources?.cpus === undefined ? {} : { cpus: spec.resources.cpus }),
+  };
+}
+
+function containerLabels(instance: InstanceLabels, digest: string): Record<string, string> {
+  return {
+    [CONTAINER_LABELS.engine]: instance.engine,
+    [CONTAINER_LABELS.deployment]: instance.deployment,
+    [CONTAINER_LABELS.instance]: instance.instance,
+    [LABELS.bundle]: digest.slice(0, BUNDLE_LABEL_LENGTH),
+  };
+}
+
+/** A container name Docker takes, unique by a random suffix. */
+function containerName(instance: InstanceLabels): string {
+  const suffix = randomBytes(3).toString('hex');
+  return `mcpctl-${instance.deployment || 'instance'}-${instance.instance || 'x'}-${suffix}`.replace(
+    /[^a-zA-Z0-9_.-]/g,
+    '-',
+  );
+}
+
+/**
+ * Resolves once the runtime logs that it listens; rejects when it logs that it cannot start, or the
+ * container ends first (with the last lines it wrote). Every line goes on to `onLog`.
+ */
+function watchStart(
+  docker: DockerClient,
+  id: string,
+  onLog: (line: string) => void,
+  exited: Promise<ExitInfo>,
+): Promise<void> {
+  let listening: () => void = () => {};
+  let failedToStart: (message: string) => void = () => {};
+  const ready = new Promise<void>((resolve, reject) => {
+    listening = resolve;
+    failedToStart = (message) => reject(new RunnerStartError(message, false));
+  });
+  const tail: string[] = [];
+  let started = false;
+  void followLogs(docker, id, (line) => {
+    if (!started) {
+      tail.push(line);
+      if (tail.length > 20) tail.shift();
+      const event = eventOf(line);
+      if (event?.event === 'listening') {
+        started = true;
+        listening();
+        return;
+      }
+      if (event?.event === 'start_failed')
+        failedToStart(typeof event.error === 'string' ? event.error : 'the server could not start');
+    }
+    onLog(line);
+  });
+  void exited.then((exit) =>
+    failedToStart(
+      `the container ended before it listened (exit code ${exit.code ?? 'unknown'}): ${tail.slice(-5).join(' | ')}`,
+    ),
+  );
+  return ready;
+}
+
+/** The host port of a container that listens in time; otherwise it is stopped and the start fails. */
+async function untilListening(
+  docker: DockerClient,
+  id: string,
+  listening: Promise<void>,
+  deadline: number,
+  startTimeoutMs: number,
+  containerPort: number,
+): Promise<number> {
+  const timeout = sleep(Math.max(0, deadline - Date.now()), undefined, { ref: false }).then(() => {
+    throw new RunnerStartError(`the container did not listen within ${Math.round(startTimeoutMs / 1000)} s`, true);
+  });
+  try {
+    await Promise.race([listening, timeout]);
+    return await publishedPort(docker, id, `${containerPort}/tcp`);
+  } catch (error) {
+    await stopContainer(docker, id, 0);
+    throw error instanceof RunnerStartError
+      ? error
+      : new RunnerStartError((error as Error).message, true, { cause: error });
+  }
 }
 
 /** The Engine API body of an instance's container: hardened, on its deployment's network, none of the deployment's values in it. */
@@ -325,71 +330,12 @@ async function buildImage(images: ImageBuilder, bundleDir: string) {
   }
 }
 
+/** A line of the runtime's log as its JSON event, when it is one. */
 function eventOf(line: string): Record<string, unknown> | undefined {
   if (!line.startsWith('{')) return undefined;
   try {
     return JSON.parse(line) as Record<string, unknown>;
   } catch {
     return undefined;
-  }
-}
-
-async function followLogs(docker: DockerClient, id: string, onLine: (line: string) => void): Promise<void> {
-  try {
-    const stream = await docker.stream('GET', `/containers/${id}/logs`, {
-      query: { follow: 1, stdout: 1, stderr: 1 },
-      long: true,
-    });
-    await readLogLines(stream, (line) => onLine(line));
-  } catch {
-    // the container is gone: its exit says so
-  }
-}
-
-/** Settles when the container ends, however it ends (a lost daemon counts as an end). */
-async function waitFor(docker: DockerClient, id: string): Promise<ExitInfo> {
-  try {
-    const result = await docker.json<{ StatusCode?: number }>('POST', `/containers/${id}/wait`, {
-      query: { condition: 'not-running' },
-      long: true,
-    });
-    const code = typeof result?.StatusCode === 'number' ? result.StatusCode : null;
-    // 128 + n: ended by signal n (137: SIGKILL, 143: SIGTERM)
-    const signal = code === 137 ? 'SIGKILL' : code === 143 ? 'SIGTERM' : null;
-    return { code, signal };
-  } catch {
-    return { code: null, signal: null };
-  }
-}
-
-async function publishedPort(docker: DockerClient, id: string, port: string): Promise<number> {
-  const info = await docker.json<{
-    NetworkSettings?: { Ports?: Record<string, { HostIp: string; HostPort: string }[] | null> };
-  }>('GET', `/containers/${id}/json`);
-  const binding =
-    info.NetworkSettings?.Ports?.[port]?.find((item) => item.HostIp === '127.0.0.1') ??
-    info.NetworkSettings?.Ports?.[port]?.[0];
-  const hostPort = Number(binding?.HostPort);
-  if (!Number.isInteger(hostPort) || hostPort <= 0) throw new Error(`the container's port ${port} is not published`);
-  return hostPort;
-}
-
-/** SIGTERM, SIGKILL after `graceMs`, then the container is removed; resolves once it is gone. */
-async function stopContainer(docker: DockerClient, id: string, graceMs: number): Promise<void> {
-  try {
-    await docker.json('POST', `/containers/${id}/stop`, { query: { t: Math.ceil(graceMs / 1000) }, long: true });
-  } catch (error) {
-    // 304: not running; 404: gone
-    if (!(error instanceof DockerApiError)) throw error;
-  }
-  await removeContainer(docker, id);
-}
-
-async function removeContainer(docker: DockerClient, id: string): Promise<void> {
-  try {
-    await docker.json('DELETE', `/containers/${id}`, { query: { force: 1, v: 1 } });
-  } catch (error) {
-    // already removed, or its removal is under way
-    if (!(error instanceof DockerApiError)) throw error;
   }
 }

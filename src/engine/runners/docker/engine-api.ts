@@ -55,58 +55,17 @@ export function createDockerClient(env: Record<string, string | undefined> = pro
       : new Pool(target.origin, { bodyTimeout: 0, connect: { ...readTlsFiles(target.tls), rejectUnauthorized: true } });
 
   async function send(method: string, path: string, request: DockerRequest = {}) {
-    const query = new URLSearchParams();
-    for (const [key, value] of Object.entries(request.query ?? {}))
-      if (value !== undefined) query.set(key, String(value));
-    const search = query.size > 0 ? `?${query.toString()}` : '';
-    const headers: Record<string, string> = { ...request.headers };
-    let body: string | Readable | undefined;
-    if (request.json !== undefined) {
-      body = JSON.stringify(request.json);
-      headers['content-type'] = 'application/json';
-    } else if (request.stream !== undefined) {
-      body = request.stream;
-      headers['content-type'] ??= 'application/x-tar';
-    }
     let response;
     try {
       response = await client.request({
         method,
-        path: `${path}${search}`,
-        headers,
-        body,
+        ...requestParts(path, request),
         headersTimeout: request.long === true ? 0 : 300_000,
       });
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (
-        code === 'ENOENT' ||
-        code === 'ECONNREFUSED' ||
-        code === 'EACCES' ||
-        code === 'ENOTFOUND' ||
-        code === 'UND_ERR_SOCKET' ||
-        isTlsFailure(code)
-      ) {
-        throw new DockerUnavailableError(
-          `cannot reach the Docker daemon at ${address} (${code}): start Docker, or point DOCKER_HOST at it`,
-        );
-      }
-      throw error;
+      throw unreachable(error, address);
     }
-    if (response.statusCode >= 400) {
-      const text = await response.body.text().catch(() => '');
-      let message = text.trim();
-      try {
-        const given = (JSON.parse(text) as { message?: unknown }).message;
-        if (typeof given === 'string') message = given;
-      } catch {
-        // not JSON: the text as it is
-      }
-      throw new DockerApiError(
-        `Docker ${method} ${path}: ${message || `status ${response.statusCode}`}`,
-        response.statusCode,
-      );
-    }
+    if (response.statusCode >= 400) throw await apiError(method, path, response);
     return response;
   }
 
@@ -126,6 +85,62 @@ export function createDockerClient(env: Record<string, string | undefined> = pro
     // closing twice (or while it closes) is not an error of the engine's stop
     close: () => (client.destroyed ? Promise.resolve() : client.destroy().catch(() => undefined)),
   };
+}
+
+/** The path with its query, the headers and the body of a request. */
+function requestParts(path: string, request: DockerRequest) {
+  const query = new URLSearchParams();
+  for (const [key, value] of Object.entries(request.query ?? {}))
+    if (value !== undefined) query.set(key, String(value));
+  const search = query.size > 0 ? `?${query.toString()}` : '';
+  const headers: Record<string, string> = { ...request.headers };
+  let body: string | Readable | undefined;
+  if (request.json !== undefined) {
+    body = JSON.stringify(request.json);
+    headers['content-type'] = 'application/json';
+  } else if (request.stream !== undefined) {
+    body = request.stream;
+    headers['content-type'] ??= 'application/x-tar';
+  }
+  return { path: `${path}${search}`, headers, body };
+}
+
+/** A failed connection as DockerUnavailableError when the daemon is not there; any other error as it is. */
+function unreachable(error: unknown, address: string): unknown {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (
+    code === 'ENOENT' ||
+    code === 'ECONNREFUSED' ||
+    code === 'EACCES' ||
+    code === 'ENOTFOUND' ||
+    code === 'UND_ERR_SOCKET' ||
+    isTlsFailure(code)
+  ) {
+    return new DockerUnavailableError(
+      `cannot reach the Docker daemon at ${address} (${code}): start Docker, or point DOCKER_HOST at it`,
+    );
+  }
+  return error;
+}
+
+/** An error status as DockerApiError, with the daemon's message when it sent one. */
+async function apiError(
+  method: string,
+  path: string,
+  response: { statusCode: number; body: { text(): Promise<string> } },
+): Promise<DockerApiError> {
+  const text = await response.body.text().catch(() => '');
+  let message = text.trim();
+  try {
+    const given = (JSON.parse(text) as { message?: unknown }).message;
+    if (typeof given === 'string') message = given;
+  } catch {
+    // not JSON: the text as it is
+  }
+  return new DockerApiError(
+    `Docker ${method} ${path}: ${message || `status ${response.statusCode}`}`,
+    response.statusCode,
+  );
 }
 
 /** The daemon's certificate was refused (not signed by ca.pem, another name) or the handshake failed. */

@@ -67,10 +67,33 @@ export class BaseImageError extends Error {
 }
 
 export function createImageBuilder(options: ImageBuilderOptions): ImageBuilder {
-  const { docker } = options;
-  const packageRoot = options.packageRoot ?? defaultPackageRoot();
+  const builder: Builder = {
+    docker: options.docker,
+    baseImage: options.baseImage,
+    packageRoot: options.packageRoot ?? defaultPackageRoot(),
+    ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
+    once: onceAtATime(),
+  };
+  return {
+    ensure: (bundleDir) => ensureServerImage(builder, bundleDir),
+    push: (digest, registry, auth) => pushImage(builder, digest, registry, auth),
+  };
+}
+
+/** What every step of a build works with. */
+interface Builder {
+  docker: DockerClient;
+  baseImage: string;
+  packageRoot: string;
+  onProgress?: (line: string) => void;
+  /** runs `work` for `key` unless it runs already; then its promise is shared */
+  once: <T>(key: string, work: () => Promise<T>) => Promise<T>;
+}
+
+/** Two deployments of one bundle at once build its image once. */
+function onceAtATime(): Builder['once'] {
   const inFlight = new Map<string, Promise<unknown>>();
-  const once = <T>(key: string, work: () => Promise<T>): Promise<T> => {
+  return <T>(key: string, work: () => Promise<T>): Promise<T> => {
     let pending = inFlight.get(key) as Promise<T> | undefined;
     if (pending === undefined) {
       pending = work().finally(() => inFlight.delete(key));
@@ -78,155 +101,156 @@ export function createImageBuilder(options: ImageBuilderOptions): ImageBuilder {
     }
     return pending;
   };
+}
 
-  /** The labels of an image, undefined when there is no such image. */
-  async function labelsOf(image: string): Promise<Record<string, string> | undefined> {
-    try {
-      return (
-        (
-          await docker.json<{ Config?: { Labels?: Record<string, string> | null } }>(
-            'GET',
-            `/images/${encodeURIComponent(image)}/json`,
-          )
-        ).Config?.Labels ?? {}
-      );
-    } catch (error) {
-      if (error instanceof DockerApiError && error.status === 404) return undefined;
-      throw error;
-    }
+/** An image's inspection, undefined when there is no such image. */
+async function inspectImage(
+  docker: DockerClient,
+  image: string,
+): Promise<{ Id: string; Config?: { Labels?: Record<string, string> | null } } | undefined> {
+  try {
+    return await docker.json('GET', `/images/${encodeURIComponent(image)}/json`);
+  } catch (error) {
+    if (error instanceof DockerApiError && error.status === 404) return undefined;
+    throw error;
   }
+}
 
-  async function exists(image: string): Promise<string | undefined> {
-    try {
-      return (await docker.json<{ Id: string }>('GET', `/images/${encodeURIComponent(image)}/json`)).Id;
-    } catch (error) {
-      if (error instanceof DockerApiError && error.status === 404) return undefined;
-      throw error;
-    }
+/** The id of the base image, pulled first when the host does not have it. */
+async function baseImageId({ docker, baseImage, onProgress }: Builder): Promise<string> {
+  const id = (await inspectImage(docker, baseImage))?.Id;
+  if (id !== undefined) return id;
+  const [name, tag] = splitReference(baseImage);
+  try {
+    await readProgress(
+      await docker.stream('POST', '/images/create', { query: { fromImage: name, tag }, long: true }),
+      onProgress,
+    );
+  } catch (error) {
+    throw new BaseImageError(
+      `the base image ${baseImage} is not on the Docker host and could not be pulled (${(error as Error).message}): ` +
+        'pull or load it there, or choose another with --base-image (MCPCTL_DOCKER_BASE_IMAGE for the engine)',
+    );
   }
+  const pulled = (await inspectImage(docker, baseImage))?.Id;
+  if (pulled === undefined) throw new BaseImageError(`the base image ${baseImage} could not be pulled`);
+  return pulled;
+}
 
-  async function baseImageId(): Promise<string> {
-    const base = options.baseImage;
-    const id = await exists(base);
-    if (id !== undefined) return id;
-    const [name, tag] = splitReference(base);
-    try {
-      await readProgress(
-        await docker.stream('POST', '/images/create', { query: { fromImage: name, tag }, long: true }),
-        options.onProgress,
-      );
-    } catch (error) {
-      throw new BaseImageError(
-        `the base image ${base} is not on the Docker host and could not be pulled (${(error as Error).message}): ` +
-          'pull or load it there, or choose another with --base-image (MCPCTL_DOCKER_BASE_IMAGE for the engine)',
-      );
-    }
-    const pulled = await exists(base);
-    if (pulled === undefined) throw new BaseImageError(`the base image ${base} could not be pulled`);
-    return pulled;
-  }
+type BuildContext = Parameters<typeof tarStream>[0];
 
-  async function build(
-    tag: string,
-    dockerfile: string,
-    context: Parameters<typeof tarStream>[0],
-    labels: Record<string, string>,
-  ): Promise<void> {
-    const stream = tarStream([{ name: 'Dockerfile', content: dockerfile }, ...context]);
-    const progress = await docker.stream('POST', '/build', {
-      query: { t: tag, rm: 1, forcerm: 1, labels: JSON.stringify(labels) },
-      stream,
-      long: true,
-    });
-    await readProgress(progress, options.onProgress);
-  }
+/** A classic `docker build` of a generated Dockerfile and its context. */
+async function buildImage(
+  { docker, onProgress }: Builder,
+  tag: string,
+  dockerfile: string,
+  context: BuildContext,
+  labels: Record<string, string>,
+): Promise<void> {
+  const stream = tarStream([{ name: 'Dockerfile', content: dockerfile }, ...context]);
+  const progress = await docker.stream('POST', '/build', {
+    query: { t: tag, rm: 1, forcerm: 1, labels: JSON.stringify(labels) },
+    stream,
+    long: true,
+  });
+  await readProgress(progress, onProgress);
+}
 
-  async function runtimeImage(): Promise<string> {
-    const baseId = await baseImageId();
-    const fingerprint = await packageFingerprint(packageRoot);
-    const hash = createHash('sha256').update(`${baseId}\n${VERSION}\n${fingerprint}`).digest('hex').slice(0, 20);
-    const tag = `${RUNTIME_IMAGE_REPOSITORY}:${hash}`;
-    return once(tag, async () => {
-      if ((await exists(tag)) !== undefined) return tag;
-      const packages = await productionPackages(packageRoot);
-      const skip = (path: string) =>
-        path === '.bin' || path.endsWith('/.bin') || path.split('/').includes('node_modules');
-      const dockerfile = [
-        `FROM ${options.baseImage}`,
-        `COPY mcpctl /opt/mcpctl`,
-        `LABEL mcpctl/runtime-version=${JSON.stringify(VERSION)}`,
-        '',
-      ].join('\n');
-      await build(
-        tag,
-        dockerfile,
-        [
-          { name: 'mcpctl/package.json', path: join(packageRoot, 'package.json') },
-          {
-            name: 'mcpctl/dist',
-            path: join(packageRoot, 'dist'),
-            skip: (path) => path.endsWith('.map') || path.endsWith('.d.ts'),
-          },
-          ...packages.map((dir) => ({
-            name: `mcpctl/${relative(packageRoot, dir).split(sep).join('/')}`,
-            path: dir,
-            skip,
-          })),
-        ],
-        { 'mcpctl/runtime-version': VERSION },
-      );
-      return tag;
-    });
-  }
+/** The package's dist/ (no source maps or declarations), package.json and production dependencies. */
+async function runtimeBuildContext(packageRoot: string): Promise<BuildContext> {
+  const packages = await productionPackages(packageRoot);
+  const skip = (path: string) => path === '.bin' || path.endsWith('/.bin') || path.split('/').includes('node_modules');
+  return [
+    { name: 'mcpctl/package.json', path: join(packageRoot, 'package.json') },
+    {
+      name: 'mcpctl/dist',
+      path: join(packageRoot, 'dist'),
+      skip: (path) => path.endsWith('.map') || path.endsWith('.d.ts'),
+    },
+    ...packages.map((dir) => ({ name: `mcpctl/${relative(packageRoot, dir).split(sep).join('/')}`, path: dir, skip })),
+  ];
+}
 
+/** The runtime image of this base image and package, built unless it exists; resolves with its tag. */
+async function ensureRuntimeImage(builder: Builder): Promise<string> {
+  const baseId = await baseImageId(builder);
+  const fingerprint = await packageFingerprint(builder.packageRoot);
+  const hash = createHash('sha256').update(`${baseId}\n${VERSION}\n${fingerprint}`).digest('hex').slice(0, 20);
+  const tag = `${RUNTIME_IMAGE_REPOSITORY}:${hash}`;
+  return builder.once(tag, async () => {
+    if ((await inspectImage(builder.docker, tag)) !== undefined) return tag;
+    const dockerfile = [
+      `FROM ${builder.baseImage}`,
+      `COPY mcpctl /opt/mcpctl`,
+      `LABEL mcpctl/runtime-version=${JSON.stringify(VERSION)}`,
+      '',
+    ].join('\n');
+    const context = await runtimeBuildContext(builder.packageRoot);
+    await buildImage(builder, tag, dockerfile, context, { 'mcpctl/runtime-version': VERSION });
+    return tag;
+  });
+}
+
+async function readBundleManifest(bundleDir: string): Promise<BundleManifest> {
+  const manifest = JSON.parse(await readFile(join(bundleDir, MANIFEST_FILE), 'utf8')) as BundleManifest;
+  if (!DIGEST_PATTERN.test(manifest.digest))
+    throw new Error(`${bundleDir} is not a bundle: its digest is ${String(manifest.digest)}`);
+  return manifest;
+}
+
+/** The server image's Dockerfile: the bundle on the runtime image, run as the image contract says. */
+function serverDockerfile(runtimeImage: string, contract: ImageContract): string {
+  return [
+    `FROM ${runtimeImage}`,
+    `COPY bundle ${contract.bundleDir}`,
+    ...Object.entries(contract.env).map(([name, value]) => `ENV ${name}=${JSON.stringify(value)}`),
+    `USER ${contract.user.uid}:${contract.user.gid}`,
+    `WORKDIR ${contract.bundleDir}`,
+    `EXPOSE ${contract.port}`,
+    `CMD ${JSON.stringify(contract.command)}`,
+    '',
+  ].join('\n');
+}
+
+function serverImageLabels(runtimeImage: string, manifest: BundleManifest): Record<string, string> {
   return {
-    async ensure(bundleDir) {
-      const manifest = JSON.parse(await readFile(join(bundleDir, MANIFEST_FILE), 'utf8')) as BundleManifest;
-      if (!DIGEST_PATTERN.test(manifest.digest))
-        throw new Error(`${bundleDir} is not a bundle: its digest is ${String(manifest.digest)}`);
-      const contract = imageContract(manifest.digest);
-      return once(contract.image, async () => {
-        const from = await runtimeImage();
-        // an image of this bundle on an older runtime (another mcpctl) may not take this runtime's command: built again
-        if ((await labelsOf(contract.image))?.[RUNTIME_IMAGE_LABEL] === from)
-          return { image: contract.image, digest: manifest.digest, contract, built: false };
-        const labels = {
-          [RUNTIME_IMAGE_LABEL]: from,
-          [LABELS.server]: manifest.name,
-          [LABELS.bundle]: manifest.digest.slice(0, BUNDLE_LABEL_LENGTH),
-          [BUNDLE_DIGEST_ANNOTATION]: manifest.digest,
-        };
-        const dockerfile = [
-          `FROM ${from}`,
-          `COPY bundle ${contract.bundleDir}`,
-          ...Object.entries(contract.env).map(([name, value]) => `ENV ${name}=${JSON.stringify(value)}`),
-          `USER ${contract.user.uid}:${contract.user.gid}`,
-          `WORKDIR ${contract.bundleDir}`,
-          `EXPOSE ${contract.port}`,
-          `CMD ${JSON.stringify(contract.command)}`,
-          '',
-        ].join('\n');
-        await build(contract.image, dockerfile, [{ name: 'bundle', path: bundleDir }], labels);
-        return { image: contract.image, digest: manifest.digest, contract, built: true };
-      });
-    },
-
-    async push(digest, registry, auth) {
-      const local = imageName(digest);
-      const target = imageName(digest, registry);
-      const repository = target.slice(0, target.lastIndexOf(':'));
-      await docker.json('POST', `/images/${encodeURIComponent(local)}/tag`, {
-        query: { repo: repository, tag: digest },
-      });
-      const progress = await docker.stream('POST', `/images/${encodeURIComponent(repository)}/push`, {
-        query: { tag: digest },
-        headers: { 'X-Registry-Auth': auth ?? Buffer.from('{}').toString('base64url') },
-        long: true,
-      });
-      await readProgress(progress, options.onProgress);
-      return target;
-    },
+    [RUNTIME_IMAGE_LABEL]: runtimeImage,
+    [LABELS.server]: manifest.name,
+    [LABELS.bundle]: manifest.digest.slice(0, BUNDLE_LABEL_LENGTH),
+    [BUNDLE_DIGEST_ANNOTATION]: manifest.digest,
   };
+}
+
+async function ensureServerImage(builder: Builder, bundleDir: string): Promise<BuiltImage> {
+  const manifest = await readBundleManifest(bundleDir);
+  const contract = imageContract(manifest.digest);
+  return builder.once(contract.image, async () => {
+    const from = await ensureRuntimeImage(builder);
+    const existing = await inspectImage(builder.docker, contract.image);
+    // an image of this bundle on an older runtime (another mcpctl) may not take this runtime's command: built again
+    if ((existing?.Config?.Labels ?? {})[RUNTIME_IMAGE_LABEL] === from)
+      return { image: contract.image, digest: manifest.digest, contract, built: false };
+    const labels = serverImageLabels(from, manifest);
+    const context = [{ name: 'bundle', path: bundleDir }];
+    await buildImage(builder, contract.image, serverDockerfile(from, contract), context, labels);
+    return { image: contract.image, digest: manifest.digest, contract, built: true };
+  });
+}
+
+async function pushImage({ docker, onProgress }: Builder, digest: string, registry: string, auth?: string) {
+  const local = imageName(digest);
+  const target = imageName(digest, registry);
+  const repository = target.slice(0, target.lastIndexOf(':'));
+  await docker.json('POST', `/images/${encodeURIComponent(local)}/tag`, {
+    query: { repo: repository, tag: digest },
+  });
+  const progress = await docker.stream('POST', `/images/${encodeURIComponent(repository)}/push`, {
+    query: { tag: digest },
+    headers: { 'X-Registry-Auth': auth ?? Buffer.from('{}').toString('base64url') },
+    long: true,
+  });
+  await readProgress(progress, onProgress);
+  return target;
 }
 
 /** `name[:tag]` → [name, tag]; a port in the registry host is not a tag. */

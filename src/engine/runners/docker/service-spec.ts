@@ -109,7 +109,6 @@ export function serviceSpec(
   const memoryBytes =
     spec.resources?.memoryMb === undefined ? limits.memoryBytes : Math.round(spec.resources.memoryMb * 1024 * 1024);
   const cpus = spec.resources?.cpus ?? limits.cpus;
-  const healthTimeoutMs = settings.healthTimeoutMs;
   const update = {
     Parallelism: 1,
     Delay: 0,
@@ -122,39 +121,7 @@ export function serviceSpec(
     Name: serviceName(spec.labels),
     Labels: serviceLabels(spec.labels),
     TaskTemplate: {
-      ContainerSpec: {
-        Image: contract.image,
-        Command: contract.command,
-        // the deployment's values are in the secret: a service's Env is kept by Swarm in clear
-        Env: Object.entries(contract.env).map(([key, value]) => `${key}=${value}`),
-        ...(envSecret === undefined
-          ? {}
-          : { Secrets: [secretReference(envSecret, posix.basename(SWARM_ENV_FILE), contract.user)] }),
-        User: `${contract.user.uid}:${contract.user.gid}`,
-        Dir: contract.bundleDir,
-        // the deployment in the task's spec: every deployment's update changes the tasks, so Swarm rolls
-        Labels: {
-          [SERVICE_LABELS.task]: spec.labels.deployment,
-          [LABELS.bundle]: contract.digest.slice(0, BUNDLE_LABEL_LENGTH),
-        },
-        ReadOnly: true,
-        Mounts: [
-          { Type: 'tmpfs', Target: contract.scratchDir, TmpfsOptions: { SizeBytes: limits.tmpBytes, Mode: 0o1777 } },
-        ],
-        Privileges: { NoNewPrivileges: true },
-        CapabilityDrop: ['ALL'],
-        Init: true,
-        StopSignal: 'SIGTERM',
-        // the runtime drains for up to drainSeconds on SIGTERM
-        StopGracePeriod: (contract.drainSeconds + 5) * 1000 * MS,
-        Healthcheck: {
-          Test: healthCommand(contract, healthTimeoutMs),
-          Interval: settings.healthIntervalMs * MS,
-          Timeout: healthTimeoutMs * MS,
-          Retries: settings.healthRetries,
-          StartPeriod: settings.healthStartMs * MS,
-        },
-      },
+      ContainerSpec: containerSpec(spec, contract, limits, settings, envSecret),
       Resources: { Limits: { NanoCPUs: Math.round(cpus * 1e9), MemoryBytes: memoryBytes, Pids: limits.pids } },
       RestartPolicy: { Condition: 'any', Delay: settings.restartDelayMs * MS, MaxAttempts: 0 },
       Placement: { Preferences: [{ Spread: { SpreadDescriptor: settings.spread } }] },
@@ -166,6 +133,50 @@ export function serviceSpec(
     EndpointSpec: {
       Mode: 'vip',
       Ports: [{ Protocol: 'tcp', TargetPort: contract.port, PublishedPort: 0, PublishMode: 'host' }],
+    },
+  };
+}
+
+/** A task's container: hardened as the Docker runner's, health-checked, values from the secret. */
+function containerSpec(
+  spec: WorkloadSpec,
+  contract: ImageContract,
+  limits: ServiceLimits,
+  settings: SwarmSettings,
+  envSecret: EnvSecret | undefined,
+): Record<string, unknown> {
+  const healthTimeoutMs = settings.healthTimeoutMs;
+  return {
+    Image: contract.image,
+    Command: contract.command,
+    // the deployment's values are in the secret: a service's Env is kept by Swarm in clear
+    Env: Object.entries(contract.env).map(([key, value]) => `${key}=${value}`),
+    ...(envSecret === undefined
+      ? {}
+      : { Secrets: [secretReference(envSecret, posix.basename(SWARM_ENV_FILE), contract.user)] }),
+    User: `${contract.user.uid}:${contract.user.gid}`,
+    Dir: contract.bundleDir,
+    // the deployment in the task's spec: every deployment's update changes the tasks, so Swarm rolls
+    Labels: {
+      [SERVICE_LABELS.task]: spec.labels.deployment,
+      [LABELS.bundle]: contract.digest.slice(0, BUNDLE_LABEL_LENGTH),
+    },
+    ReadOnly: true,
+    Mounts: [
+      { Type: 'tmpfs', Target: contract.scratchDir, TmpfsOptions: { SizeBytes: limits.tmpBytes, Mode: 0o1777 } },
+    ],
+    Privileges: { NoNewPrivileges: true },
+    CapabilityDrop: ['ALL'],
+    Init: true,
+    StopSignal: 'SIGTERM',
+    // the runtime drains for up to drainSeconds on SIGTERM
+    StopGracePeriod: (contract.drainSeconds + 5) * 1000 * MS,
+    Healthcheck: {
+      Test: healthCommand(contract, healthTimeoutMs),
+      Interval: settings.healthIntervalMs * MS,
+      Timeout: healthTimeoutMs * MS,
+      Retries: settings.healthRetries,
+      StartPeriod: settings.healthStartMs * MS,
     },
   };
 }

@@ -20,7 +20,7 @@ import {
   type ServiceLimits,
   type SwarmSettings,
 } from './service-spec.js';
-import type { Orchestrator, WorkloadHooks, WorkloadLabels } from '../orchestrator.js';
+import type { FoundWorkload, Orchestrator, WorkloadHooks, WorkloadLabels, WorkloadSpec } from '../orchestrator.js';
 import { SwarmWorkload, type ServiceInfo } from './swarm-workload.js';
 
 export interface SwarmOptions {
@@ -43,97 +43,113 @@ export async function isSwarmManager(docker: DockerClient): Promise<boolean> {
 }
 
 export function createSwarmOrchestrator(options: SwarmOptions): Orchestrator {
-  const { docker, images } = options;
   const settings = { ...DEFAULT_SWARM_SETTINGS, ...options.settings };
   const environments = new Set(options.environments ?? ['production']);
-  const workloads = new Set<SwarmWorkload>();
-  const timing = { pollMs: options.pollMs ?? 500, createTimeoutMs: options.createTimeoutMs ?? 180_000 };
-
-  const track = (workload: SwarmWorkload) => {
-    workloads.add(workload);
-    workload.onRelease(() => workloads.delete(workload));
-    workload.watch();
-    return workload;
+  const swarm: Swarm = {
+    docker: options.docker,
+    images: options.images,
+    limits: options.limits,
+    settings,
+    workloads: new Set<SwarmWorkload>(),
+    timing: { pollMs: options.pollMs ?? 500, createTimeoutMs: options.createTimeoutMs ?? 180_000 },
   };
-
   return {
     kind: 'swarm',
     summary: `${[...environments].join(', ')} as Swarm services (spread over ${settings.spread})`,
     handles: (environment) => environments.has(environment),
     prepare: async (bundleDir) => {
-      await images.ensure(bundleDir);
+      await swarm.images.ensure(bundleDir);
     },
-    async apply(spec, hooks) {
-      const image = await images.ensure(spec.bundleDir);
-      const contract = imageContract(image.digest, { logLevel: spec.logLevel, envFile: SWARM_ENV_FILE });
-      const name = serviceName(spec.labels);
-      const existing = await inspect(docker, name);
-      if (existing !== undefined && existing.Spec.Labels?.[SERVICE_LABELS.engine] !== spec.labels.engine) {
-        throw new Error(
-          `a Swarm service named ${name} exists and belongs to another engine; remove it or use another MCPCTL_HOME`,
-        );
-      }
-      const secret = await createEnvSecret(
-        docker,
-        { engine: spec.labels.engine, service: name, deployment: spec.labels.deployment },
-        spec.env,
-      );
-      const wanted = serviceSpec(spec, contract, options.limits, settings, secret);
-      // a service that was not made or updated leaves no secret behind
-      const forget = async (error: unknown): Promise<never> => {
-        await docker.json('DELETE', `/secrets/${secret.id}`).catch(() => undefined);
-        throw error;
-      };
-      if (existing === undefined) {
-        const { ID } = await docker.json<{ ID: string }>('POST', '/services/create', { json: wanted }).catch(forget);
-        return track(
-          new SwarmWorkload(docker, ID, spec.labels, hooks, { mode: 'created', replicas: spec.replicas, ...timing }),
-        );
-      }
-      const before = existing.UpdateStatus?.StartedAt;
-      await docker
-        .json('POST', `/services/${existing.ID}/update`, { query: { version: existing.Version.Index }, json: wanted })
-        .catch(forget);
-      // the spec now replaced stays for Swarm's own rollback; older secrets of the service go
-      await removeEnvSecrets(docker, name, [secret.id, ...referencedSecrets(existing.Spec)]).catch(() => undefined);
-      return track(
-        new SwarmWorkload(docker, existing.ID, spec.labels, hooks, {
-          mode: 'updated',
-          replicas: spec.replicas,
-          before,
-          ...timing,
-        }),
-      );
-    },
-    async adopt(labels: WorkloadLabels, hooks: WorkloadHooks) {
-      const existing = await inspect(docker, serviceName(labels));
-      if (existing === undefined) return undefined;
-      const found = workloadLabelsOf(existing.Spec.Labels);
-      if (found.engine !== labels.engine || found.deployment !== labels.deployment) return undefined;
-      const state = existing.UpdateStatus?.State;
-      // an update of its own that an engine stop interrupted: follow it to its end
-      const mode = state === 'updating' || state === 'rollback_started' ? 'updated' : 'adopted';
-      return track(
-        new SwarmWorkload(docker, existing.ID, labels, hooks, {
-          mode,
-          replicas: existing.Spec.Mode?.Replicated?.Replicas ?? 1,
-          ...timing,
-        }),
-      );
-    },
-    async find(engine) {
-      const services = await docker.json<ServiceInfo[]>('GET', '/services', {
-        query: { filters: JSON.stringify({ label: [`${SERVICE_LABELS.engine}=${engine}`] }) },
-      });
-      return services.map((service) => ({
-        labels: workloadLabelsOf(service.Spec.Labels),
-        remove: (graceMs: number) => SwarmWorkload.removeService(docker, service.ID, graceMs),
-      }));
-    },
+    apply: (spec, hooks) => applyService(swarm, spec, hooks),
+    adopt: (labels, hooks) => adoptService(swarm, labels, hooks),
+    find: (engine) => findServices(swarm.docker, engine),
     close: async () => {
-      for (const workload of [...workloads]) workload.release();
+      for (const workload of [...swarm.workloads]) workload.release();
     },
   };
+}
+
+/** What the orchestrator's operations share. */
+interface Swarm {
+  docker: DockerClient;
+  images: ImageBuilder;
+  limits: ServiceLimits;
+  settings: SwarmSettings;
+  /** the workloads it follows, until each is released */
+  workloads: Set<SwarmWorkload>;
+  timing: { pollMs: number; createTimeoutMs: number };
+}
+
+function track(swarm: Swarm, workload: SwarmWorkload): SwarmWorkload {
+  swarm.workloads.add(workload);
+  workload.onRelease(() => swarm.workloads.delete(workload));
+  workload.watch();
+  return workload;
+}
+
+/** Creates the deployment's service, or updates the one there; its values go in a new secret. */
+async function applyService(swarm: Swarm, spec: WorkloadSpec, hooks: WorkloadHooks): Promise<SwarmWorkload> {
+  const { docker, timing } = swarm;
+  const image = await swarm.images.ensure(spec.bundleDir);
+  const contract = imageContract(image.digest, { logLevel: spec.logLevel, envFile: SWARM_ENV_FILE });
+  const name = serviceName(spec.labels);
+  const existing = await inspect(docker, name);
+  if (existing !== undefined && existing.Spec.Labels?.[SERVICE_LABELS.engine] !== spec.labels.engine) {
+    throw new Error(
+      `a Swarm service named ${name} exists and belongs to another engine; remove it or use another MCPCTL_HOME`,
+    );
+  }
+  const secret = await createEnvSecret(
+    docker,
+    { engine: spec.labels.engine, service: name, deployment: spec.labels.deployment },
+    spec.env,
+  );
+  const wanted = serviceSpec(spec, contract, swarm.limits, swarm.settings, secret);
+  // a service that was not made or updated leaves no secret behind
+  const forget = async (error: unknown): Promise<never> => {
+    await docker.json('DELETE', `/secrets/${secret.id}`).catch(() => undefined);
+    throw error;
+  };
+  if (existing === undefined) {
+    const { ID } = await docker.json<{ ID: string }>('POST', '/services/create', { json: wanted }).catch(forget);
+    const options = { mode: 'created' as const, replicas: spec.replicas, ...timing };
+    return track(swarm, new SwarmWorkload(docker, ID, spec.labels, hooks, options));
+  }
+  const before = existing.UpdateStatus?.StartedAt;
+  await docker
+    .json('POST', `/services/${existing.ID}/update`, { query: { version: existing.Version.Index }, json: wanted })
+    .catch(forget);
+  // the spec now replaced stays for Swarm's own rollback; older secrets of the service go
+  await removeEnvSecrets(docker, name, [secret.id, ...referencedSecrets(existing.Spec)]).catch(() => undefined);
+  const options = { mode: 'updated' as const, replicas: spec.replicas, before, ...timing };
+  return track(swarm, new SwarmWorkload(docker, existing.ID, spec.labels, hooks, options));
+}
+
+/** The service of an engine's deployment, as it runs now; undefined when there is none of its own. */
+async function adoptService(
+  swarm: Swarm,
+  labels: WorkloadLabels,
+  hooks: WorkloadHooks,
+): Promise<SwarmWorkload | undefined> {
+  const existing = await inspect(swarm.docker, serviceName(labels));
+  if (existing === undefined) return undefined;
+  const found = workloadLabelsOf(existing.Spec.Labels);
+  if (found.engine !== labels.engine || found.deployment !== labels.deployment) return undefined;
+  const state = existing.UpdateStatus?.State;
+  // an update of its own that an engine stop interrupted: follow it to its end
+  const mode = state === 'updating' || state === 'rollback_started' ? 'updated' : 'adopted';
+  const options = { mode, replicas: existing.Spec.Mode?.Replicated?.Replicas ?? 1, ...swarm.timing } as const;
+  return track(swarm, new SwarmWorkload(swarm.docker, existing.ID, labels, hooks, options));
+}
+
+async function findServices(docker: DockerClient, engine: string): Promise<FoundWorkload[]> {
+  const services = await docker.json<ServiceInfo[]>('GET', '/services', {
+    query: { filters: JSON.stringify({ label: [`${SERVICE_LABELS.engine}=${engine}`] }) },
+  });
+  return services.map((service) => ({
+    labels: workloadLabelsOf(service.Spec.Labels),
+    remove: (graceMs: number) => SwarmWorkload.removeService(docker, service.ID, graceMs),
+  }));
 }
 
 async function inspect(docker: DockerClient, name: string): Promise<ServiceInfo | undefined> {

@@ -123,201 +123,222 @@ export async function connectCluster(options: ClusterOptions = {}): Promise<Clus
   return makeCluster(k8s, kc, namespace, server, version);
 }
 
-function makeCluster(k8s: ClientNode, kc: KubeConfig, namespace: string, server: string, version: string): Cluster {
-  const objects = k8s.KubernetesObjectApi.makeApiClient(kc);
-  const core = kc.makeApiClient(k8s.CoreV1Api);
-  const apps = kc.makeApiClient(k8s.AppsV1Api);
-  const notFound = (error: unknown) => (error as { code?: number }).code === 404;
+/** The API clients of one kubeconfig, bound to one namespace: what every cluster operation works with. */
+interface ClusterClient {
+  k8s: ClientNode;
+  kc: KubeConfig;
+  namespace: string;
+  objects: ClientNodeModule.KubernetesObjectApi;
+  core: ClientNodeModule.CoreV1Api;
+  apps: ClientNodeModule.AppsV1Api;
+}
 
+function makeCluster(k8s: ClientNode, kc: KubeConfig, namespace: string, server: string, version: string): Cluster {
+  const client: ClusterClient = {
+    k8s,
+    kc,
+    namespace,
+    objects: k8s.KubernetesObjectApi.makeApiClient(kc),
+    core: kc.makeApiClient(k8s.CoreV1Api),
+    apps: kc.makeApiClient(k8s.AppsV1Api),
+  };
   return {
     namespace,
     server,
     version,
-    async apply(list) {
-      for (const object of list) {
-        const body = { ...object, metadata: { ...object.metadata, namespace } };
-        try {
-          await objects.patch(
-            body as never,
-            undefined,
-            undefined,
-            FIELD_MANAGER,
-            true,
-            k8s.PatchStrategy.ServerSideApply,
-          );
-        } catch (error) {
-          throw new Error(
-            `applying ${object.kind} ${object.metadata?.name} in ${namespace} failed: ${describe(error)}`,
-            { cause: error },
-          );
-        }
-      }
+    apply: (list) => applyObjects(client, list),
+    readDeployment: (name) => readDeployment(client, name),
+    readService: (name) => readService(client, name),
+    pods: (selector) => listPods(client, selector),
+    podLog: (pod, options) => readPodLog(client, pod, options),
+    followPodLog: (pod, onLine, signal, sinceSeconds) => followPodLog(client, pod, onLine, signal, sinceSeconds),
+    list: (selector) => listApplied(client, selector),
+    scale: (name, replicas) => scaleDeployment(client, name, replicas),
+    delete: async (apiVersion, kind, name) => {
+      await deleteObject(client, apiVersion, kind, name);
     },
-    async readDeployment(name) {
-      try {
-        return await apps.readNamespacedDeployment({ name, namespace });
-      } catch (error) {
-        if (notFound(error)) return undefined;
-        throw error;
-      }
-    },
-    async readService(name) {
-      try {
-        const service = await core.readNamespacedService({ name, namespace });
-        return {
-          ...(service.spec?.clusterIP === undefined ? {} : { clusterIP: service.spec.clusterIP }),
-          port: service.spec?.ports?.[0]?.port,
-        };
-      } catch (error) {
-        if (notFound(error)) return undefined;
-        throw error;
-      }
-    },
-    async pods(selector) {
-      const list = await core.listNamespacedPod({ namespace, labelSelector: selector });
-      return list.items.map((pod) => ({
-        ...(pod as PodView),
-        name: pod.metadata?.name ?? '',
-        ready:
-          pod.metadata?.deletionTimestamp === undefined &&
-          (pod.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True'),
-      }));
-    },
-    async podLog(pod, { sinceSeconds, tailLines }) {
-      try {
-        return await core.readNamespacedPodLog({
-          name: pod,
-          namespace,
-          container: 'server',
-          timestamps: true,
-          ...(sinceSeconds === undefined ? {} : { sinceSeconds }),
-          ...(tailLines === undefined ? {} : { tailLines }),
-        });
-      } catch (error) {
-        // a pod that is gone, or whose container has not started yet, has no log
-        if (notFound(error) || (error as { code?: number }).code === 400) return '';
-        throw error;
-      }
-    },
-    async followPodLog(pod, onLine, signal, sinceSeconds) {
-      const { PassThrough } = await import('node:stream');
-      const { createInterface } = await import('node:readline');
-      const stream = new PassThrough();
-      const lines = createInterface({ input: stream });
-      lines.on('line', onLine);
-      const ended = new Promise<void>((resolve) => {
-        stream.on('end', resolve);
-        stream.on('close', resolve);
-      });
-      const controller = await new k8s.Log(kc).log(namespace, pod, 'server', stream, {
-        follow: true,
-        ...(sinceSeconds === undefined ? {} : { sinceSeconds }),
-      });
-      const abort = () => {
-        controller.abort();
-        stream.end();
-      };
-      if (signal.aborted) abort();
-      else signal.addEventListener('abort', abort, { once: true });
-      await ended;
-      signal.removeEventListener('abort', abort);
-      lines.close();
-    },
-    async list(selector) {
-      const found: ListedObject[] = [];
-      for (const { apiVersion, kind } of APPLIED_KINDS) {
-        const list = await objects.list(
-          apiVersion,
-          kind,
-          namespace,
-          undefined,
-          undefined,
-          undefined,
-          undefined,
-          selector,
-        );
-        // the items of a list do not say their kind
-        for (const item of list.items)
-          found.push({
-            ...(item as object),
-            apiVersion,
-            kind,
-            metadata: { ...item.metadata, name: item.metadata?.name ?? '' },
-          });
-      }
-      return found;
-    },
-    async scale(name, replicas) {
-      const body = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name, namespace }, spec: { replicas } };
-      await objects.patch(
-        body,
-        undefined,
-        undefined,
-        `${FIELD_MANAGER}-scale`,
-        true,
-        k8s.PatchStrategy.ServerSideApply,
-      );
-    },
-    async delete(apiVersion, kind, name) {
-      try {
-        await objects.delete(
-          { apiVersion, kind, metadata: { name, namespace } },
-          undefined,
-          undefined,
-          undefined,
-          undefined,
-          'Background',
-        );
-      } catch (error) {
-        if (!notFound(error)) throw error;
-      }
-    },
-    async remove(selector) {
-      const removed: string[] = [];
-      // the way in, backwards: nothing routes to the pods before they go
-      for (const { apiVersion, kind } of [...APPLIED_KINDS].reverse()) {
-        const list = await objects.list(
-          apiVersion,
-          kind,
-          namespace,
-          undefined,
-          undefined,
-          undefined,
-          undefined,
-          selector,
-        );
-        for (const item of list.items) {
-          const name = item.metadata?.name ?? '';
-          try {
-            await objects.delete(
-              { apiVersion, kind, metadata: { name, namespace } },
-              undefined,
-              undefined,
-              undefined,
-              undefined,
-              'Background',
-            );
-            removed.push(`${kind}/${name}`);
-          } catch (error) {
-            if (!notFound(error)) throw error;
-          }
-        }
-      }
-      return removed;
-    },
-    async forward(pod, port, socket) {
-      const forwarder = new k8s.PortForward(kc, true);
-      // the WebSocket (isomorphic-ws, whose types are not installed): only its close is used
-      const ws = (await forwarder.portForward(namespace, pod, [port], socket, null, socket)) as unknown as {
-        on(event: 'close', listener: () => void): void;
-        close(): void;
-      };
-      // either side closing closes the other: a pod that goes ends the gateway's connection, and a
-      // connection the gateway drops does not keep a WebSocket to the API server open
-      ws.on('close', () => socket.end());
-      socket.on('close', () => ws.close());
-    },
+    remove: (selector) => removeApplied(client, selector),
+    forward: (pod, port, socket) => forwardPort(client, pod, port, socket),
   };
+}
+
+function notFound(error: unknown): boolean {
+  return (error as { code?: number }).code === 404;
+}
+
+async function applyObjects({ k8s, objects, namespace }: ClusterClient, list: KubernetesObject[]): Promise<void> {
+  for (const object of list) {
+    const body = { ...object, metadata: { ...object.metadata, namespace } };
+    try {
+      await objects.patch(body as never, undefined, undefined, FIELD_MANAGER, true, k8s.PatchStrategy.ServerSideApply);
+    } catch (error) {
+      throw new Error(`applying ${object.kind} ${object.metadata?.name} in ${namespace} failed: ${describe(error)}`, {
+        cause: error,
+      });
+    }
+  }
+}
+
+async function readDeployment({ apps, namespace }: ClusterClient, name: string): Promise<DeploymentView | undefined> {
+  try {
+    return await apps.readNamespacedDeployment({ name, namespace });
+  } catch (error) {
+    if (notFound(error)) return undefined;
+    throw error;
+  }
+}
+
+async function readService(
+  { core, namespace }: ClusterClient,
+  name: string,
+): Promise<{ clusterIP?: string; port?: number } | undefined> {
+  try {
+    const service = await core.readNamespacedService({ name, namespace });
+    return {
+      ...(service.spec?.clusterIP === undefined ? {} : { clusterIP: service.spec.clusterIP }),
+      port: service.spec?.ports?.[0]?.port,
+    };
+  } catch (error) {
+    if (notFound(error)) return undefined;
+    throw error;
+  }
+}
+
+async function listPods({ core, namespace }: ClusterClient, selector: string): ReturnType<Cluster['pods']> {
+  const list = await core.listNamespacedPod({ namespace, labelSelector: selector });
+  return list.items.map((pod) => ({
+    ...(pod as PodView),
+    name: pod.metadata?.name ?? '',
+    ready:
+      pod.metadata?.deletionTimestamp === undefined &&
+      (pod.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True'),
+  }));
+}
+
+async function readPodLog(
+  { core, namespace }: ClusterClient,
+  pod: string,
+  { sinceSeconds, tailLines }: { sinceSeconds?: number; tailLines?: number },
+): Promise<string> {
+  try {
+    return await core.readNamespacedPodLog({
+      name: pod,
+      namespace,
+      container: 'server',
+      timestamps: true,
+      ...(sinceSeconds === undefined ? {} : { sinceSeconds }),
+      ...(tailLines === undefined ? {} : { tailLines }),
+    });
+  } catch (error) {
+    // a pod that is gone, or whose container has not started yet, has no log
+    if (notFound(error) || (error as { code?: number }).code === 400) return '';
+    throw error;
+  }
+}
+
+async function followPodLog(
+  { k8s, kc, namespace }: ClusterClient,
+  pod: string,
+  onLine: (line: string) => void,
+  signal: AbortSignal,
+  sinceSeconds?: number,
+): Promise<void> {
+  const { PassThrough } = await import('node:stream');
+  const { createInterface } = await import('node:readline');
+  const stream = new PassThrough();
+  const lines = createInterface({ input: stream });
+  lines.on('line', onLine);
+  const ended = new Promise<void>((resolve) => {
+    stream.on('end', resolve);
+    stream.on('close', resolve);
+  });
+  const controller = await new k8s.Log(kc).log(namespace, pod, 'server', stream, {
+    follow: true,
+    ...(sinceSeconds === undefined ? {} : { sinceSeconds }),
+  });
+  const abort = () => {
+    controller.abort();
+    stream.end();
+  };
+  if (signal.aborted) abort();
+  else signal.addEventListener('abort', abort, { once: true });
+  await ended;
+  signal.removeEventListener('abort', abort);
+  lines.close();
+}
+
+/** The objects of one kind that carry these labels. */
+async function listOfKind({ objects, namespace }: ClusterClient, apiVersion: string, kind: string, selector: string) {
+  const list = await objects.list(apiVersion, kind, namespace, undefined, undefined, undefined, undefined, selector);
+  return list.items;
+}
+
+async function listApplied(client: ClusterClient, selector: string): Promise<ListedObject[]> {
+  const found: ListedObject[] = [];
+  for (const { apiVersion, kind } of APPLIED_KINDS) {
+    // the items of a list do not say their kind
+    for (const item of await listOfKind(client, apiVersion, kind, selector))
+      found.push({
+        ...(item as object),
+        apiVersion,
+        kind,
+        metadata: { ...item.metadata, name: item.metadata?.name ?? '' },
+      });
+  }
+  return found;
+}
+
+async function scaleDeployment({ k8s, objects, namespace }: ClusterClient, name: string, replicas: number) {
+  const body = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name, namespace }, spec: { replicas } };
+  await objects.patch(body, undefined, undefined, `${FIELD_MANAGER}-scale`, true, k8s.PatchStrategy.ServerSideApply);
+}
+
+/** Deletes one object; false when it was gone already. */
+async function deleteObject(
+  { objects, namespace }: ClusterClient,
+  apiVersion: string,
+  kind: string,
+  name: string,
+): Promise<boolean> {
+  try {
+    await objects.delete(
+      { apiVersion, kind, metadata: { name, namespace } },
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      'Background',
+    );
+    return true;
+  } catch (error) {
+    if (!notFound(error)) throw error;
+    return false;
+  }
+}
+
+async function removeApplied(client: ClusterClient, selector: string): Promise<string[]> {
+  const removed: string[] = [];
+  // the way in, backwards: nothing routes to the pods before they go
+  for (const { apiVersion, kind } of [...APPLIED_KINDS].reverse()) {
+    for (const item of await listOfKind(client, apiVersion, kind, selector)) {
+      const name = item.metadata?.name ?? '';
+      if (await deleteObject(client, apiVersion, kind, name)) removed.push(`${kind}/${name}`);
+    }
+  }
+  return removed;
+}
+
+async function forwardPort({ k8s, kc, namespace }: ClusterClient, pod: string, port: number, socket: Socket) {
+  const forwarder = new k8s.PortForward(kc, true);
+  // the WebSocket (isomorphic-ws, whose types are not installed): only its close is used
+  const ws = (await forwarder.portForward(namespace, pod, [port], socket, null, socket)) as unknown as {
+    on(event: 'close', listener: () => void): void;
+    close(): void;
+  };
+  // either side closing closes the other: a pod that goes ends the gateway's connection, and a
+  // connection the gateway drops does not keep a WebSocket to the API server open
+  ws.on('close', () => socket.end());
+  socket.on('close', () => ws.close());
 }
 
 /** An API error as one line: the Status's message when the server sent one. */

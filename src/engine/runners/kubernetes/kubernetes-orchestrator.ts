@@ -24,6 +24,7 @@ import type {
   Workload,
   WorkloadHooks,
   WorkloadLabels,
+  WorkloadSpec,
 } from '../orchestrator.js';
 import { probeHealth } from '../process/process-runner.js';
 import { describe, labelSelector, type Cluster } from './cluster.js';
@@ -63,93 +64,117 @@ export function createKubernetesOrchestrator(options: KubernetesOrchestratorOpti
   const { cluster, settings, logger } = options;
   const pollMs = options.pollMs ?? 1_000;
   const published = new Map<string, Promise<void>>();
-  const watched = new Set<KubeWorkload>();
-
-  async function publish(bundleDir: string): Promise<void> {
-    const { digest } = await bundleManifest(bundleDir);
-    if (options.images === undefined) {
-      logger.warn('no Docker host: the cluster must already have the image of this build', {
-        image: imageName(digest, settings.registry),
-      });
-      return;
-    }
-    const built = await options.images.ensure(bundleDir).catch((error: unknown) => {
-      throw new Error(`the image of this build could not be built: ${(error as Error).message}`, { cause: error });
-    });
-    if (settings.registry === undefined) return;
-    await options.images.push(built.digest, settings.registry).catch((error: unknown) => {
-      throw new Error(
-        `the image could not be pushed to ${settings.registry}, where the cluster pulls it from: ${(error as Error).message} (docker login to it, or set MCPCTL_KUBERNETES_REGISTRY)`,
-        { cause: error },
-      );
-    });
-  }
-
-  const context = { cluster, settings, logger, pollMs, watched };
+  const context: Context = { cluster, settings, logger, pollMs, watched: new Set<KubeWorkload>() };
   return {
     kind: 'kubernetes',
     handles: () => true,
     async prepare(bundleDir) {
+      // one publication per build, however many deployments of it start at once
       let pending = published.get(bundleDir);
       if (pending === undefined) {
-        pending = publish(bundleDir);
+        pending = publishImage(options, bundleDir);
         published.set(bundleDir, pending);
         pending.catch(() => published.delete(bundleDir));
       }
       await pending;
     },
-    async apply(spec, hooks) {
-      const { digest, version } = await bundleManifest(spec.bundleDir);
-      const plan = workloadManifests({
-        spec,
-        digest,
-        ...(version === undefined ? {} : { version }),
-        namespace: cluster.namespace,
-        settings,
-      });
-      const selector = labelSelector(workloadSelector(spec.labels.engine, plan.name));
-      // the objects of the deployment that runs now, to go back to if this update fails
-      const current = await cluster.readDeployment(plan.name);
-      const previousOwner = current?.metadata === undefined ? undefined : ownerOf(current);
-      const previous =
-        previousOwner !== undefined &&
-        previousOwner !== spec.labels.deployment &&
-        rolloutState(current, [], 1).state === 'deployed'
-          ? (await cluster.list(selector)).map((object) => reapplicable(object))
-          : undefined;
-      await cluster.apply(plan.objects);
-      await prune(cluster, selector, plan.objects);
-      for (const notice of plan.notices) logger.info(notice, { workload: plan.name });
-      return new KubeWorkload(context, spec.labels, plan.name, spec.replicas, hooks, previous).start(0);
-    },
-    async adopt(labels, hooks) {
-      const name = workloadName(labels.engine, labels.server, labels.environment as Environment);
-      const current = await cluster.readDeployment(name);
-      if (current === undefined || ownerOf(current) !== labels.deployment) return undefined;
-      return new KubeWorkload(context, labels, name, current.spec?.replicas ?? 1, hooks, undefined).start(
-        Math.ceil(pollMs / 1000) + 1,
-      );
-    },
-    async find(engine) {
-      const found: FoundWorkload[] = [];
-      for (const object of await cluster.list(labelSelector({ [ENGINE_LABELS.engine]: engineLabel(engine) }))) {
-        if (object.kind !== 'Deployment') continue;
-        const metadata = object.metadata;
-        const labels: WorkloadLabels = {
-          engine: metadata.annotations?.[ENGINE_HOME_ANNOTATION] ?? engine,
-          server: metadata.annotations?.[SERVER_NAME_ANNOTATION] ?? metadata.labels?.['mcpctl/server'] ?? metadata.name,
-          environment: metadata.labels?.['mcpctl/environment'] ?? 'development',
-          deployment: metadata.labels?.[ENGINE_LABELS.deployment] ?? '',
-        };
-        const selector = labelSelector(workloadSelector(engine, metadata.name));
-        found.push({ labels, remove: async (graceMs) => removeAndWait(context, selector, graceMs) });
-      }
-      return found;
-    },
+    apply: (spec, hooks) => applyWorkload(context, spec, hooks),
+    adopt: (labels, hooks) => adoptWorkload(context, labels, hooks),
+    find: (engine) => findWorkloads(context, engine),
     async close() {
-      for (const workload of [...watched]) workload.release();
+      for (const workload of [...context.watched]) workload.release();
     },
   };
+}
+
+/** Builds the image of a build and pushes it where the cluster pulls it from. */
+async function publishImage(
+  { images, settings, logger }: KubernetesOrchestratorOptions,
+  bundleDir: string,
+): Promise<void> {
+  const { digest } = await bundleManifest(bundleDir);
+  if (images === undefined) {
+    logger.warn('no Docker host: the cluster must already have the image of this build', {
+      image: imageName(digest, settings.registry),
+    });
+    return;
+  }
+  const built = await images.ensure(bundleDir).catch((error: unknown) => {
+    throw new Error(`the image of this build could not be built: ${(error as Error).message}`, { cause: error });
+  });
+  if (settings.registry === undefined) return;
+  await images.push(built.digest, settings.registry).catch((error: unknown) => {
+    throw new Error(
+      `the image could not be pushed to ${settings.registry}, where the cluster pulls it from: ${(error as Error).message} (docker login to it, or set MCPCTL_KUBERNETES_REGISTRY)`,
+      { cause: error },
+    );
+  });
+}
+
+/** Applies the deployment's objects, drops those it no longer makes, and follows the rollout. */
+async function applyWorkload(context: Context, spec: WorkloadSpec, hooks: WorkloadHooks): Promise<Workload> {
+  const { cluster, settings, logger } = context;
+  const { digest, version } = await bundleManifest(spec.bundleDir);
+  const plan = workloadManifests({
+    spec,
+    digest,
+    ...(version === undefined ? {} : { version }),
+    namespace: cluster.namespace,
+    settings,
+  });
+  const selector = labelSelector(workloadSelector(spec.labels.engine, plan.name));
+  const previous = await objectsToRestore(cluster, plan.name, selector, spec.labels.deployment);
+  await cluster.apply(plan.objects);
+  await prune(cluster, selector, plan.objects);
+  for (const notice of plan.notices) logger.info(notice, { workload: plan.name });
+  return new KubeWorkload(context, spec.labels, plan.name, spec.replicas, hooks, previous).start(0);
+}
+
+/**
+ * The objects of the deployment that runs now under another owner, to go back to if this update
+ * fails; undefined when there is none, or it was not fully deployed.
+ */
+async function objectsToRestore(
+  cluster: Cluster,
+  name: string,
+  selector: string,
+  deployment: string,
+): Promise<KubernetesObject[] | undefined> {
+  const current = await cluster.readDeployment(name);
+  const previousOwner = current?.metadata === undefined ? undefined : ownerOf(current);
+  if (previousOwner === undefined || previousOwner === deployment) return undefined;
+  if (rolloutState(current, [], 1).state !== 'deployed') return undefined;
+  return (await cluster.list(selector)).map((object) => reapplicable(object));
+}
+
+async function adoptWorkload(
+  context: Context,
+  labels: WorkloadLabels,
+  hooks: WorkloadHooks,
+): Promise<Workload | undefined> {
+  const name = workloadName(labels.engine, labels.server, labels.environment as Environment);
+  const current = await context.cluster.readDeployment(name);
+  if (current === undefined || ownerOf(current) !== labels.deployment) return undefined;
+  return new KubeWorkload(context, labels, name, current.spec?.replicas ?? 1, hooks, undefined).start(
+    Math.ceil(context.pollMs / 1000) + 1,
+  );
+}
+
+async function findWorkloads(context: Context, engine: string): Promise<FoundWorkload[]> {
+  const found: FoundWorkload[] = [];
+  for (const object of await context.cluster.list(labelSelector({ [ENGINE_LABELS.engine]: engineLabel(engine) }))) {
+    if (object.kind !== 'Deployment') continue;
+    const metadata = object.metadata;
+    const labels: WorkloadLabels = {
+      engine: metadata.annotations?.[ENGINE_HOME_ANNOTATION] ?? engine,
+      server: metadata.annotations?.[SERVER_NAME_ANNOTATION] ?? metadata.labels?.['mcpctl/server'] ?? metadata.name,
+      environment: metadata.labels?.['mcpctl/environment'] ?? 'development',
+      deployment: metadata.labels?.[ENGINE_LABELS.deployment] ?? '',
+    };
+    const selector = labelSelector(workloadSelector(engine, metadata.name));
+    found.push({ labels, remove: async (graceMs) => removeAndWait(context, selector, graceMs) });
+  }
+  return found;
 }
 
 type Context = {

@@ -1,0 +1,56 @@
+/**
+ * What the command definitions of src/cli/specs share: the parsers of numeric flags, the deployment
+ * flags of `deploy` and `up`, and the type of the options a definition parses to. Imports commander
+ * alone, as the definitions load at every start.
+ */
+import { InvalidArgumentError, Option, type Command, type OptionValues } from '@commander-js/extra-typings';
+
+export const ENVIRONMENTS = ['production', 'staging', 'development'] as const;
+
+/** The options a command definition parses to, as its handler receives them. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type OptionsOf<C> = C extends Command<any[], infer Options, any> ? Options : never;
+
+export function parseInteger(name: string, min: number) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min) throw new InvalidArgumentError(`${name} must be a whole number ≥ ${min}`);
+    return n;
+  };
+}
+
+export function parseSeconds(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('must be a number of seconds > 0');
+  return n;
+}
+
+export function parseRate(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError('must be a number from 0 to 1');
+  return n;
+}
+
+export function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+/** The options that shape a deployment, shared by `deploy` and `up`. */
+export function withDeployOptions<Args extends unknown[], Options extends OptionValues, Globals extends OptionValues>(
+  command: Command<Args, Options, Globals>,
+) {
+  return command
+    .addOption(
+      new Option(
+        '-e, --env <environment>',
+        'target environment (default: the file’s deploy.environment, else development)',
+      ).choices(ENVIRONMENTS),
+    )
+    .option('--domain <host>', 'custom host name')
+    .option('--min-instances <n>', 'minimum instances', parseInteger('--min-instances', 0))
+    .option('--max-instances <n>', 'maximum instances', parseInteger('--max-instances', 1))
+    .option('--env-var <NAME>', 'pass this variable, with its value from your environment (repeatable)', collect)
+    .option('--env-file <file>', 'read NAME=value lines from this file into env_vars')
+    .option('--no-wait', 'return once the deployment is accepted; do not wait for it')
+    .option('--timeout <seconds>', 'how long to wait for the deployment', parseSeconds, 600);
+}

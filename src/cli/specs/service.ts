@@ -1,0 +1,139 @@
+/**
+ * The commands that call the /v1 service: build, deploy, inspect, stop, roll back, test and `up`.
+ * Each definition names the command, its arguments, options and help; its handler module loads only
+ * when it runs.
+ */
+import { Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
+import { describeModels } from '../../shared/models.js';
+import {
+  collect,
+  ENVIRONMENTS,
+  parseInteger,
+  parseRate,
+  parseSeconds,
+  withDeployOptions,
+  type OptionsOf,
+} from './options.js';
+
+const DEPLOYMENT_ID = ['<deployment_id>', 'a deploy_… id'] as const;
+
+export function defineBuild(parent: CommandUnknownOpts) {
+  return parent
+    .command('build')
+    .description('build a server from a definition (POST /v1/build)')
+    .argument('<file>', 'the definition (YAML)')
+    .option('--idempotency-key <key>', 'reuse a key so a repeated request does not build twice');
+}
+export type BuildOptions = OptionsOf<ReturnType<typeof defineBuild>>;
+
+export function defineDeploy(parent: CommandUnknownOpts) {
+  return withDeployOptions(
+    parent
+      .command('deploy')
+      .description('deploy a built server, or build and deploy a definition (POST /v1/deploy)')
+      .argument('<target>', 'an mcp_… id, or a definition file to build first'),
+  ).option('--idempotency-key <key>', 'reuse a key so a repeated request does not deploy twice');
+}
+export type DeployOptions = OptionsOf<ReturnType<typeof defineDeploy>>;
+
+export function defineStatus(parent: CommandUnknownOpts) {
+  return parent
+    .command('status')
+    .description('show the status of a deployment (GET /v1/deploy/{id}/status)')
+    .argument(...DEPLOYMENT_ID)
+    .option('-w, --watch', 'keep watching until the deployment settles')
+    .option('--timeout <seconds>', 'how long to watch', parseSeconds, 600);
+}
+export type StatusOptions = OptionsOf<ReturnType<typeof defineStatus>>;
+
+export function defineLs(parent: CommandUnknownOpts) {
+  return parent
+    .command('ls')
+    .description('list servers and deployments (GET /v1/servers, GET /v1/deployments)')
+    .addOption(new Option('-e, --env <environment>', 'only deployments in this environment').choices(ENVIRONMENTS))
+    .addOption(
+      new Option('--status <status>', 'only deployments in this state').choices([
+        'deploying',
+        'deployed',
+        'failed',
+        'stopped',
+      ] as const),
+    )
+    .option('--server <name|mcp_id>', 'only this server and its deployments')
+    .option('--servers', 'only the servers')
+    .option('--deployments', 'only the deployments');
+}
+export type LsOptions = OptionsOf<ReturnType<typeof defineLs>>;
+
+export function defineLogs(parent: CommandUnknownOpts) {
+  return parent
+    .command('logs')
+    .description('print the log of a deployment (GET /v1/deploy/{id}/logs)')
+    .argument(...DEPLOYMENT_ID)
+    .option('-f, --follow', 'keep printing new lines until Ctrl-C')
+    .option('--since <time>', 'lines since a time (2026-01-31T12:00:00Z) or a duration back (10m, 2h)')
+    .option('-n, --lines <n>', 'how many of the newest lines (at most 5000)', parseInteger('--lines', 1));
+}
+export type LogsOptions = OptionsOf<ReturnType<typeof defineLogs>>;
+
+export function defineStop(parent: CommandUnknownOpts) {
+  return parent
+    .command('stop')
+    .description('stop a deployment; its record and logs stay (POST /v1/deploy/{id}/stop)')
+    .argument(...DEPLOYMENT_ID)
+    .option('--idempotency-key <key>', 'reuse a key so a repeated request does not stop twice');
+}
+export type StopOptions = OptionsOf<ReturnType<typeof defineStop>>;
+
+export function defineRollback(parent: CommandUnknownOpts) {
+  return parent
+    .command('rollback')
+    .description('redeploy the previous deployment of the same server and environment (POST /v1/deploy/{id}/rollback)')
+    .argument(...DEPLOYMENT_ID)
+    .option('--no-wait', 'return once the rollback is accepted; do not wait for it')
+    .option('--timeout <seconds>', 'how long to wait for the new deployment', parseSeconds, 600)
+    .option('--idempotency-key <key>', 'reuse a key so a repeated request does not roll back twice');
+}
+export type RollbackOptions = OptionsOf<ReturnType<typeof defineRollback>>;
+
+export function defineMetrics(parent: CommandUnknownOpts) {
+  return parent
+    .command('metrics')
+    .description('response times, throughput and tool errors of a deployment (GET /v1/deploy/{id}/metrics)')
+    .argument(...DEPLOYMENT_ID)
+    .option('-w, --window <seconds>', 'the time window, at most 86400', parseInteger('--window', 1), 300);
+}
+export type MetricsOptions = OptionsOf<ReturnType<typeof defineMetrics>>;
+
+export function defineTest(parent: CommandUnknownOpts) {
+  return parent
+    .command('test')
+    .description('let an AI agent use a server and report how it went (POST /v1/test)')
+    .argument('<target>', 'an mcp_… id, or a definition file to build first')
+    .option('-m, --message <text>', 'message for the agent (default: the file’s tests: cases)')
+    .option('--model <id>', 'AI model, listed below (default: the service’s default); checked before anything is built')
+    .option('--user-id <id>', 'user id for per-user resources')
+    .option('--threshold <rate>', 'fail (exit 7) below this success rate, 0 to 1 (default 0.8)', parseRate)
+    .option('--expect-tool <name>', 'with --message: a tool the agent should call (repeatable)', collect)
+    .option('--junit <file>', 'also write a JUnit XML report to this file')
+    .addHelpText('after', `\n${describeModels()}`);
+}
+export type TestOptions = OptionsOf<ReturnType<typeof defineTest>>;
+
+export function defineUp(parent: CommandUnknownOpts) {
+  return withDeployOptions(
+    parent
+      .command('up')
+      .description('validate, build and test a definition, and deploy it only if its tests: cases pass')
+      .argument('<file>', 'the definition (YAML)'),
+  )
+    .option('--idempotency-key <key>', 'reuse a key so a repeated run does not build or deploy twice')
+    .option('--model <id>', 'AI model for every case (see mcpctl test --help)')
+    .option(
+      '--threshold <rate>',
+      'a case fails below this success rate, 0 to 1 (default: the file’s, else 0.8)',
+      parseRate,
+    )
+    .option('--junit <file>', 'also write a JUnit XML report of the cases to this file');
+}
+export type UpOptions = OptionsOf<ReturnType<typeof defineUp>>;

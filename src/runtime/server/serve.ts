@@ -1,0 +1,118 @@
+/**
+ * The serve stage of a runtime: how requests reach the compiled definition. Stateless by
+ * default, a fresh SDK server per request, so any instance can answer any request and nothing
+ * leaks between clients; with `sessions: true` a session per client as well (`sessions.ts`);
+ * and long-lived connections (stdio) built on demand. All behind the HTTP front.
+ */
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import { createMcpHandler, localhostAllowedHostnames, type Server } from '@modelcontextprotocol/server';
+import { originsFromEnv } from '../../shared/origins.js';
+import type { CompiledDefinition } from './compile.js';
+import { createHttpFront, rejectDraining, type HealthBody, type HttpFront, type McpServe } from './http-front.js';
+import { buildServer, type Operations } from './mcp-server.js';
+import { createOperations } from './operations.js';
+import { createSuccession, operationsOf, type Succession } from './reload.js';
+import type { CreateServerOptions, RuntimeOptions } from './runtime-types.js';
+import { SessionStore } from './sessions.js';
+import type { Connection } from './subscriptions.js';
+import { createTracer } from './tracing.js';
+
+const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+/** A compiled definition being served. */
+export interface Serving {
+  succession: Succession;
+  store: SessionStore | undefined;
+  front: HttpFront;
+  health(draining: boolean): HealthBody;
+  /** a long-lived connection (stdio): it may subscribe, and it hears about changes */
+  connectServer(options: CreateServerOptions): Server;
+  /** ends the stateless MCP handler */
+  closeMcp(): Promise<void>;
+}
+
+export function createServing(compiled: CompiledDefinition, options: RuntimeOptions, started: number): Serving {
+  const { logger, shape } = compiled;
+  const tracer = createTracer(logger, compiled.secrets);
+  const ops = createOperations(compiled, {
+    tracer,
+    defaultUserId: options.defaultUserId,
+    current: () => succession.current(),
+  });
+  const connect = (connection: Connection, follow: () => Operations): Server => {
+    const server = buildServer(follow, shape, connection);
+    connection.server = server;
+    return server;
+  };
+  const store = createSessionStore(compiled, options, connect, () => succession.current());
+  const succession = createSuccession(ops, store);
+  const mcp = createMcpHandler(() => buildServer(() => ops, shape), {
+    onerror: (error) => logger.log({ level: 'warn', event: 'mcp_error', error: error.message }),
+  });
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const serveStateless = toNodeHandler(mcp, { maxRequestBodySize: maxBodyBytes });
+  const serve: McpServe = async (req, res, body, draining) => {
+    const record = tracer.requests.getStore();
+    if (store !== undefined && (await store.serve(req, res, body, record, draining))) return;
+    if (draining) return rejectDraining(res, record);
+    await serveStateless(req, res, body);
+  };
+  const health = (draining: boolean): HealthBody => ({
+    status: draining ? 'draining' : 'ok',
+    name: compiled.serverInfo.name,
+    version: compiled.serverInfo.version,
+    uptime_seconds: Math.round((Date.now() - started) / 1000),
+    ...compiled.counts,
+    ...(store === undefined ? {} : { sessions: store.size }),
+  });
+  const front = createHttpFront({
+    ...frontAccess(options),
+    guard: compiled.guard,
+    maxBodyBytes,
+    logger,
+    tracer,
+    health,
+    serve,
+  });
+  const connectServer = (serverOptions: CreateServerOptions): Server => {
+    const connection: Connection = { subscriptions: new Set() };
+    const follow = (): Operations => {
+      const runtime = serverOptions.follow?.();
+      return (runtime === undefined ? undefined : operationsOf(runtime)) ?? succession.current();
+    };
+    const server = connect(connection, follow);
+    succession.current().subscribers.add(connection);
+    server.onclose = () => succession.current().subscribers.delete(connection);
+    return server;
+  };
+  return { succession, store, front, health, connectServer, closeMcp: () => mcp.close() };
+}
+
+/** The sessions of a definition with `sessions: true`; each session's server follows the newest runtime. */
+function createSessionStore(
+  compiled: CompiledDefinition,
+  options: RuntimeOptions,
+  connect: (connection: Connection, follow: () => Operations) => Server,
+  current: () => Operations,
+): SessionStore | undefined {
+  if (!compiled.sessions) return undefined;
+  return new SessionStore({
+    createServer: (connection) => connect(connection, current),
+    onOpen: (session) => current().subscribers.add(session),
+    onClose: (session) => current().subscribers.delete(session),
+    logger: compiled.logger,
+    ...(options.sessionIdleMs === undefined ? {} : { idleMs: options.sessionIdleMs }),
+  });
+}
+
+/** Which hosts and page origins may call: localhost and MCPCTL_ALLOWED_ORIGINS unless told otherwise. */
+function frontAccess(options: RuntimeOptions): {
+  allowedHosts: string[] | undefined;
+  allowedOrigins: string[] | undefined;
+} {
+  return {
+    allowedHosts: options.allowedHosts === false ? undefined : (options.allowedHosts ?? localhostAllowedHostnames()),
+    allowedOrigins:
+      options.allowedOrigins === false ? undefined : (options.allowedOrigins ?? originsFromEnv(options.env ?? {})),
+  };
+}
