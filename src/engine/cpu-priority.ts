@@ -26,11 +26,6 @@ export function engineNice(sources: SettingSources): { nice: number; problem?: s
   return problem === undefined ? { nice: value } : { nice: value, problem: `${problem}; using ${value}` };
 }
 
-/** The nice value of the environment alone (see engineNice). */
-export function engineNiceFromEnv(env: Record<string, string | undefined>): { nice: number; problem?: string } {
-  return engineNice({ env });
-}
-
 /** The session id in the text of /proc/<pid>/stat: the fourth field after the command's closing parenthesis. */
 export function sessionOf(stat: string): number | undefined {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');

@@ -102,11 +102,6 @@ export function engineLimits(sources: { env: Record<string, string | undefined>;
   return limits;
 }
 
-/** The limits of the environment alone (see engineLimits). */
-export function limitsFromEnv(env: Record<string, string | undefined>): EngineLimits {
-  return engineLimits({ env });
-}
-
 /** Instance bounds of the local engine, per environment (docs/api.md, limits). */
 export const INSTANCE_BOUNDS = {
   development: { min: 1, max: 1, defaultMin: 1, defaultMax: 1 },

@@ -8,7 +8,7 @@ import { WorkQueue } from '../../src/engine/admission.js';
 import { startEngine } from '../../src/engine/engine.js';
 import { silentLogger } from '../../src/engine/engine-log.js';
 import { HttpError } from '../../src/engine/http/respond.js';
-import { DEFAULT_LIMITS, limitsFromEnv } from '../../src/engine/engine-limits.js';
+import { DEFAULT_LIMITS, engineLimits } from '../../src/engine/engine-limits.js';
 import { call, tempHome } from '../support/app.js';
 import { waitFor } from '../support/wait.js';
 
@@ -130,13 +130,13 @@ describe('WorkQueue', () => {
 
 describe('the sizes of the queues', () => {
   it('default to one slot per core and take MCPCTL_* variables, naming a bad one', () => {
-    const limits = limitsFromEnv({ MCPCTL_START_CONCURRENCY: '3', MCPCTL_QUEUE_MAX: '50' });
+    const limits = engineLimits({ env: { MCPCTL_START_CONCURRENCY: '3', MCPCTL_QUEUE_MAX: '50' } });
     expect(limits.admission).toMatchObject({ starts: 3, maxWaiting: 50 });
     expect(limits.admission.builds).toBeGreaterThanOrEqual(1);
-    expect(() => limitsFromEnv({ MCPCTL_BUILD_CONCURRENCY: '0' })).toThrow(
+    expect(() => engineLimits({ env: { MCPCTL_BUILD_CONCURRENCY: '0' } })).toThrow(
       /MCPCTL_BUILD_CONCURRENCY must be a whole number/,
     );
-    expect(() => limitsFromEnv({ MCPCTL_TEST_CONCURRENCY: 'many' })).toThrow(/MCPCTL_TEST_CONCURRENCY/);
+    expect(() => engineLimits({ env: { MCPCTL_TEST_CONCURRENCY: 'many' } })).toThrow(/MCPCTL_TEST_CONCURRENCY/);
   });
 });
 

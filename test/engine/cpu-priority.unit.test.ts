@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_ENGINE_NICE,
-  engineNiceFromEnv,
+  engineNice,
   sessionOf,
   yieldToInstances,
   type PriorityHost,
@@ -35,12 +35,12 @@ const statOf = (pid: number, session: number) =>
 
 describe('the engine CPU priority', () => {
   it('reads MCPCTL_ENGINE_NICE: unset is the default, 0 is off, anything but 0–19 is named and the default used', () => {
-    expect(engineNiceFromEnv({})).toEqual({ nice: DEFAULT_ENGINE_NICE });
-    expect(engineNiceFromEnv({ MCPCTL_ENGINE_NICE: ' ' })).toEqual({ nice: DEFAULT_ENGINE_NICE });
-    expect(engineNiceFromEnv({ MCPCTL_ENGINE_NICE: '0' })).toEqual({ nice: 0 });
-    expect(engineNiceFromEnv({ MCPCTL_ENGINE_NICE: '19' })).toEqual({ nice: 19 });
+    expect(engineNice({ env: {} })).toEqual({ nice: DEFAULT_ENGINE_NICE });
+    expect(engineNice({ env: { MCPCTL_ENGINE_NICE: ' ' } })).toEqual({ nice: DEFAULT_ENGINE_NICE });
+    expect(engineNice({ env: { MCPCTL_ENGINE_NICE: '0' } })).toEqual({ nice: 0 });
+    expect(engineNice({ env: { MCPCTL_ENGINE_NICE: '19' } })).toEqual({ nice: 19 });
     for (const bad of ['-1', '20', '2.5', 'low']) {
-      const read = engineNiceFromEnv({ MCPCTL_ENGINE_NICE: bad });
+      const read = engineNice({ env: { MCPCTL_ENGINE_NICE: bad } });
       expect(read.nice).toBe(DEFAULT_ENGINE_NICE);
       expect(read.problem).toBe(
         `MCPCTL_ENGINE_NICE must be a whole number from 0 (off) to 19, not "${bad}"; using ${DEFAULT_ENGINE_NICE}`,

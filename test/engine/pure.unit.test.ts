@@ -10,7 +10,7 @@ import { Router } from '../../src/engine/http/router.js';
 import { issuesToDetails } from '../../src/engine/http/zod-details.js';
 import { formatPath } from '../../src/shared/paths.js';
 import { newId } from '../../src/engine/ids.js';
-import { checkBuildLimits, DEFAULT_LIMITS, limitsFromEnv } from '../../src/engine/engine-limits.js';
+import { checkBuildLimits, DEFAULT_LIMITS, engineLimits } from '../../src/engine/engine-limits.js';
 import { etagOf } from '../../src/engine/http/routes.js';
 
 describe('formatPath', () => {
@@ -90,10 +90,10 @@ describe('RateLimiter', () => {
 
 describe('limits', () => {
   it('reads MCPCTL_RATE_LIMIT', () => {
-    expect(limitsFromEnv({})).toEqual(DEFAULT_LIMITS);
-    expect(limitsFromEnv({ MCPCTL_RATE_LIMIT: '10' })).toMatchObject({ ratePerSecond: 10, rateCapacity: 30 });
-    expect(limitsFromEnv({ MCPCTL_RATE_LIMIT: '0' }).ratePerSecond).toBe(0);
-    expect(() => limitsFromEnv({ MCPCTL_RATE_LIMIT: 'fast' })).toThrow(/MCPCTL_RATE_LIMIT/);
+    expect(engineLimits({ env: {} })).toEqual(DEFAULT_LIMITS);
+    expect(engineLimits({ env: { MCPCTL_RATE_LIMIT: '10' } })).toMatchObject({ ratePerSecond: 10, rateCapacity: 30 });
+    expect(engineLimits({ env: { MCPCTL_RATE_LIMIT: '0' } }).ratePerSecond).toBe(0);
+    expect(() => engineLimits({ env: { MCPCTL_RATE_LIMIT: 'fast' } })).toThrow(/MCPCTL_RATE_LIMIT/);
   });
 
   it('counts items and finds duplicate names', () => {
