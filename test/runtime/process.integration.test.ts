@@ -15,6 +15,10 @@ import { sessionOf } from '../../src/engine/cpu-priority.js';
 import { staleSocket } from '../support/http.js';
 import { FIXTURES, bundleDefinition, connect, firstText, makeTempDir } from '../support/runtime.js';
 import { waitUntil } from '../support/wait.js';
+import { findSandbox } from '../../src/runtime/host/sandbox.js';
+import { isProcessAlive } from '../../src/engine/engine-lock.js';
+
+const hasBubblewrap = findSandbox('auto', { home: '/nonexistent' }).sandbox !== undefined;
 
 let temp: Awaited<ReturnType<typeof makeTempDir>>;
 let bundleDir: string;
@@ -186,6 +190,33 @@ describe('serve-bundle', () => {
       await runtime.stop(1000);
     }
   });
+
+  it.skipIf(!hasBubblewrap)(
+    'in its sandbox, is gone itself (not only bwrap) once a stop that outlasted its grace resolves',
+    async () => {
+      const home = join(temp.path, 'sandbox-home');
+      const { sandbox } = findSandbox('auto', { home });
+      const runtime = await startRuntimeProcess({
+        bundleDir,
+        env: { SLOW_API_KEY: 'key-12345' },
+        isolation: { sandbox: sandbox! },
+      });
+      try {
+        await using client = await connect(runtime.mcpUrl);
+        // the call (its file goes to the sandbox's own /tmp) holds the drain open well past the
+        // grace, so the stop ends in SIGKILL
+        const call = client
+          .callTool({ name: 'wait', arguments: { ms: 30_000, startedFile: '/tmp/started' } })
+          .catch(() => undefined);
+        await sleep(300);
+        await runtime.stop(100);
+        expect(isProcessAlive(runtime.pid)).toBe(false);
+        await call;
+      } finally {
+        await runtime.stop(100);
+      }
+    },
+  );
 
   it('exits by itself when its supervisor is killed with SIGKILL', async () => {
     // A stand-in supervisor: starts the server, prints its pid, then waits to be killed.

@@ -15,16 +15,13 @@ export async function stopChild(spawned: Spawned, graceMs: number): Promise<void
   const inner = spawned.isolated.reportsPid ? await spawned.pid : undefined;
   if (inner === undefined) child.kill('SIGTERM');
   else signalPid(inner, 'SIGTERM');
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = await Promise.race([
-    exited.then(() => false),
-    new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(true), graceMs);
-    }),
-  ]);
-  clearTimeout(timer);
-  if (timedOut) {
-    // bwrap takes its sandbox down with it
+  if (!(await exitsWithin(exited, graceMs))) {
+    // the runtime first, and bwrap ends once it has reaped it: killing bwrap first would leave the
+    // runtime to --die-with-parent, which takes it down only a moment after bwrap is gone
+    if (inner !== undefined) {
+      signalPid(inner, 'SIGKILL');
+      if (await exitsWithin(exited, 1_000)) return;
+    }
     child.kill('SIGKILL');
     await exited;
   }
@@ -36,4 +33,17 @@ export async function killChild(spawned: Spawned): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   child.kill('SIGKILL');
   await exited;
+}
+
+/** Whether `exited` settles within `ms`. */
+async function exitsWithin(exited: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const within = await Promise.race([
+    exited.then(() => true),
+    new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), ms);
+    }),
+  ]);
+  clearTimeout(timer);
+  return within;
 }

@@ -182,7 +182,8 @@ async function startContainer(
     host: '127.0.0.1',
     port: hostPort,
     exited: exited.then(async (exit) => {
-      await removeContainer(docker, id);
+      // a daemon out of reach (or the engine's client closed) leaves it to the next start's sweep by label
+      await removeContainer(docker, id).catch(() => undefined);
       return exit;
     }),
     stop: (graceMs) => stopContainer(docker, id, graceMs),
