@@ -3,4 +3,3 @@ export * from './api/contract.js';
 export * as definition from './definition/schema.js';
 export { ApiClient, type ApiClientOptions } from './api/client.js';
 export { ApiError } from './api/errors.js';
-export { run } from './cli/main.js';

@@ -54,6 +54,11 @@ export interface SettingSources {
   /** the flag's value when given (commander's string or number) */
   flag?: unknown;
   file?: SettingsFile | undefined;
+  /**
+   * What a flag or variable of white space is: unset (the default), or a value for the parser to
+   * judge (`mcpctl serve` refuses a key of spaces rather than generate one in its place)
+   */
+  whiteSpace?: 'unset' | 'value';
 }
 
 export interface ResolvedSetting<T> {
@@ -84,9 +89,10 @@ export function valueAtKey(values: Record<string, unknown>, key: string): unknow
   return at;
 }
 
-/** Whether a flag or variable counts as given: not missing, not blank. */
-function isGiven(raw: unknown): boolean {
-  return raw !== undefined && raw !== null && !(typeof raw === 'string' && raw.trim() === '');
+/** Whether a flag or variable counts as given: not missing, not empty, not white space unless it is a value. */
+function isGiven(raw: unknown, whiteSpace: SettingSources['whiteSpace'] = 'unset'): boolean {
+  if (raw === undefined || raw === null || raw === '') return false;
+  return whiteSpace === 'value' || !(typeof raw === 'string' && raw.trim() === '');
 }
 
 /** Whether a value of the settings file counts as given: `""` and `null` mean unset, `" "` is a (wrong) value. */
@@ -99,10 +105,10 @@ function rawValue<T>(
   setting: Setting<T, T | undefined>,
   sources: SettingSources,
 ): { raw: unknown; from: string; parser: SettingParser<T> } | undefined {
-  if (setting.flag !== undefined && isGiven(sources.flag))
+  if (setting.flag !== undefined && isGiven(sources.flag, sources.whiteSpace))
     return { raw: sources.flag, from: setting.flag, parser: setting.parser };
   const fromEnv = sources.env[setting.env];
-  if (isGiven(fromEnv)) return { raw: fromEnv, from: setting.env, parser: setting.parser };
+  if (isGiven(fromEnv, sources.whiteSpace)) return { raw: fromEnv, from: setting.env, parser: setting.parser };
   if (setting.key === undefined || sources.file === undefined) return undefined;
   const inFile = valueAtKey(sources.file.values, setting.key);
   if (!isGivenInFile(inFile)) return undefined;

@@ -51,6 +51,15 @@ describe('resolving a setting', () => {
     expect(settingValue(sample, { env: {}, file: file({ sample: { port: null } }) })).toBe(0);
   });
 
+  it('with `whiteSpace: value`, hands white space to the parser; an empty variable is still unset', () => {
+    expect(settingValue(SETTINGS.apiKey, { env: { MCPCTL_API_KEY: '   ' }, whiteSpace: 'value' })).toBe('   ');
+    expect(settingValue(SETTINGS.apiKey, { env: { MCPCTL_API_KEY: '   ' } })).toBeUndefined();
+    expect(settingValue(SETTINGS.apiKey, { env: { MCPCTL_API_KEY: '' }, whiteSpace: 'value' })).toBeUndefined();
+    expect(() => settingValue(sample, { env: { MCPCTL_SAMPLE_PORT: ' ' }, whiteSpace: 'value' })).toThrow(
+      /MCPCTL_SAMPLE_PORT/,
+    );
+  });
+
   it('is undefined for a setting without a default that is not set', () => {
     expect(resolveSetting(SETTINGS.tlsCert, { env: {} })).toBeUndefined();
     expect(settingValue(SETTINGS.apiKey, { env: { MCPCTL_API_KEY: 'k' } })).toBe('k');

@@ -117,10 +117,8 @@ async function planServe(ctx: CommandContext, options: ServeOptions): Promise<Se
   const env = ctx.io.env;
   const host = options.host ?? '127.0.0.1';
   const port = settingValue(SETTINGS.port, { env, flag: options.port }, (message) => new UserError(message));
-  // Read as given, not through the resolver, which reads white space as unset: a key of white
-  // space is a mistake to refuse, never a reason to generate one.
-  const rawKey = env[SETTINGS.apiKey.env];
-  const givenKey = rawKey === undefined || rawKey === '' ? undefined : rawKey;
+  // A key of white space is a mistake to refuse, never a reason to generate one.
+  const givenKey = settingValue(SETTINGS.apiKey, { env, whiteSpace: 'value' });
   const { homePaths, resolveHome } = await import('../../engine/home.js');
   const paths = homePaths(resolveHome(env, ctx.io.cwd));
   const tlsHost = (await httpsAddress(options.tlsHost, env, paths.settingsFile))?.value;

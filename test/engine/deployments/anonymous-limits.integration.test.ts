@@ -18,6 +18,7 @@ import { DEFAULT_SESSIONS_PER_CLIENT } from '../../../src/engine/gateway/upstrea
 import type { RunningEngine } from '../../../src/engine/engine.js';
 import { createSandbox, type Sandbox } from '../../support/cli.js';
 import { startRealEngine } from '../../support/engine.js';
+import { waitFor } from '../../support/wait.js';
 
 const API_KEY = 'anonymous-limits-test-key-0123456789abcdef';
 const TOKEN = 'gateway-token-0123456789abcdef0123456789';
@@ -144,12 +145,10 @@ describe('large request bodies at once through the gateway', () => {
    * as it must once the uploads held open have all arrived; the refusal.
    */
   async function busyFor(from: string): Promise<{ status: number; retryAfter?: string }> {
-    let answer = await post(openUrl, INITIALIZE, from);
-    for (let i = 0; i < 100 && answer.status !== 503; i += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      answer = await post(openUrl, INITIALIZE, from);
-    }
-    return answer;
+    return waitFor('the gateway to refuse as busy', async () => {
+      const answer = await post(openUrl, INITIALIZE, from);
+      return answer.status === 503 ? answer : undefined;
+    });
   }
 
   it('holds a quarter of the budget per address and the budget in all: the rest 503 with Retry-After; the engine keeps serving', async () => {
@@ -183,15 +182,15 @@ describe('large request bodies at once through the gateway', () => {
       // the held uploads give their room back when they end
       for (const socket of sockets) socket.destroy();
       await Promise.all(first);
-      let served: string | undefined;
-      for (let i = 0; i < 100 && served === undefined; i += 1) {
+      const served = await waitFor('a client served again', async () => {
         const again = await sdkClient(openUrl).catch(() => undefined);
-        if (again === undefined) await new Promise((resolve) => setTimeout(resolve, 50));
-        else {
-          served = text(await again.callTool({ name: 'greet', arguments: { name: 'Grace' } }));
+        if (again === undefined) return undefined;
+        try {
+          return text(await again.callTool({ name: 'greet', arguments: { name: 'Grace' } }));
+        } finally {
           await again.close();
         }
-      }
+      });
       expect(served).toBe('Hello Grace');
     } finally {
       for (const socket of sockets) socket.destroy();

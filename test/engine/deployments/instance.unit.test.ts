@@ -1,20 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { WorkQueue } from '../../../src/engine/admission.js';
 import { ManagedInstance, type InstanceHooks } from '../../../src/engine/deployments/instance.js';
-import { DEFAULT_LIMITS, type DeploymentLimits } from '../../../src/engine/deployments/limits.js';
+import type { DeploymentLimits } from '../../../src/engine/deployments/limits.js';
 import { createFakeRunner, startError, type FakeRunner } from './fake-runner.js';
-
-const LIMITS: DeploymentLimits = {
-  ...DEFAULT_LIMITS,
-  healthIntervalMs: 100,
-  healthTimeoutMs: 50,
-  unhealthyThreshold: 2,
-  startTimeoutMs: 1000,
-  restartBackoffMs: 50,
-  restartBackoffMaxMs: 200,
-  maxRestarts: 3,
-  drainTimeoutMs: 1000,
-};
+import { elapse, LIMITS } from './supervision-setup.js';
 
 interface Setup {
   runner: FakeRunner;
@@ -45,9 +34,6 @@ function setup(limits: Partial<DeploymentLimits> = {}): Setup {
   );
   return { runner, instance, hooks };
 }
-
-/** Runs the timers (and the promises they settle) for `ms` of fake time. */
-const elapse = (ms: number) => vi.advanceTimersByTimeAsync(ms);
 
 /** Runs fake time in 10 ms steps until `done` holds (at most 5 s of it). */
 async function until(done: () => boolean): Promise<void> {

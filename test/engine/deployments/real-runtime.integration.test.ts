@@ -12,7 +12,8 @@ import type { BuildRequestInput } from '../../../src/api/contract.js';
 import type { RunningEngine } from '../../../src/engine/engine.js';
 import { createSandbox, type Sandbox } from '../../support/cli.js';
 import { startRealEngine } from '../../support/engine.js';
-import { waitFor } from '../../support/wait.js';
+import { waitFor, waitUntil } from '../../support/wait.js';
+import { isProcessAlive } from '../../../src/engine/engine-lock.js';
 
 const API_KEY = 'real-runtime-test-key-0123456789';
 
@@ -51,15 +52,7 @@ async function connect(mcpUrl: string): Promise<Client> {
 
 /** Waits (bounded) until the process has exited and been reaped. */
 async function waitGone(pid: number): Promise<void> {
-  for (let i = 0; i < 200; i += 1) {
-    try {
-      process.kill(pid, 0);
-    } catch {
-      return;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`process ${pid} is still there`);
+  await waitUntil(`process ${pid} to be gone`, () => !isProcessAlive(pid), 5_000);
 }
 
 function text(result: { content?: unknown }): string | undefined {
