@@ -89,8 +89,8 @@ describe('a supervised instance', () => {
     const { runner, instance } = setup();
     await instance.start({ retry: true });
     runner.started[0]!.healthy = false;
-    await elapse(160);
-    expect(instance.state).toBe('unhealthy');
+    // checks come 90 to 110 ms apart (jittered): the threshold's second failure is that far away
+    await until(() => instance.state === 'unhealthy');
     runner.started[0]!.healthy = true;
     await elapse(120);
     expect(instance.state).toBe('healthy');
