@@ -28,6 +28,7 @@ import type {
   TestService,
 } from './services.js';
 import type { FileStore } from './store/file-store.js';
+import type { Observers } from './observability/events.js';
 
 /** What every phase of the start is given. */
 export interface EngineBase {
@@ -41,6 +42,8 @@ export interface EngineBase {
   /** the address clients use */
   url: string;
   tls: EngineTls | undefined;
+  /** told of every request the gateway passes on (src/engine/observability/) */
+  observers: Observers;
 }
 
 export interface EngineServices {
@@ -120,6 +123,7 @@ async function createDeployments(
     starts: admission.starts,
     clock: base.clock,
     secrets: base.secrets,
+    observers: base.observers,
   });
   return { deployments, chosen };
 }

@@ -3,6 +3,7 @@
  * on one port. The background daemon and `mcpctl serve` both run this; tests run it in-process.
  * It starts in phases: the home, the store, the listeners, the services, the app, the restore.
  */
+import { Observers } from './observability/events.js';
 import type { Server } from 'node:http';
 import { closeAdmission, type Admission } from './admission.js';
 import { apiKeyProblem } from './api-key.js';
@@ -113,7 +114,19 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
     throw error;
   });
   const url = (options.publicUrl ?? `http://${urlHost(options.host)}:${listeners.port}`).replace(/\/+$/, '');
-  const base: EngineBase = { options, paths, limits, logger, clock, secrets, store, url, tls: listeners.tls };
+  const observers = new Observers((error) => logger.warn('an observer of requests failed', { error: String(error) }));
+  const base: EngineBase = {
+    options,
+    paths,
+    limits,
+    logger,
+    clock,
+    secrets,
+    store,
+    url,
+    tls: listeners.tls,
+    observers,
+  };
   try {
     const services = await createServices(base);
     const app = createEngineApp(base, services);

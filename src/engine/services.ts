@@ -3,6 +3,7 @@
  * builds, deployments, tests, ... })` depends on these interfaces only, so each service can be
  * built, replaced and tested on its own.
  */
+import type { DeploymentSnapshot, Observers } from './observability/events.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { IsolationReport } from './isolation.js';
 import type { WorkQueue } from './admission.js';
@@ -53,6 +54,8 @@ export interface DeploymentService {
   /** follows new log lines until the signal aborts */
   followLogs(deploymentId: string, onLine: (line: LogLine) => void, signal: AbortSignal): Promise<void>;
   metrics(deploymentId: string, windowSeconds: number): Promise<Metrics>;
+  /** the deployments in memory as they are now (the observers' view) */
+  snapshot?(): DeploymentSnapshot[];
   /**
    * the data plane: requests under the gateway prefix or for a custom domain; false when not ours.
    * `requestId` (the engine's id of the request) goes on every answer and to the instance.
@@ -112,6 +115,8 @@ export interface DeploymentServiceDeps {
   clock: () => number;
   /** the engine's one set of values hidden from every log line and answer; default: a set of the service's own */
   secrets?: SecretRegistry;
+  /** told of every request the gateway passes to a deployment (metrics, history, usage, alerts) */
+  observers?: Observers;
 }
 
 /** The engine's HTTPS listener, as deployments see it: its address and which names its certificates cover. */

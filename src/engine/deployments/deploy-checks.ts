@@ -96,3 +96,16 @@ export async function rollbackTarget(
   }
   return { name, environment, target, server };
 }
+
+/** A stop of a deployment that is not deployed. */
+export function cannotStop(deploymentId: string, status: string): ServiceError {
+  return new ServiceError(
+    'conflict',
+    `deployment ${deploymentId} is ${status}; only a deployed deployment can be stopped`,
+  );
+}
+
+/** The entries of `value` that are set. */
+export function withoutUndefined<T extends Record<string, unknown>>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

@@ -31,7 +31,8 @@ import { failInterrupted } from './restore.js';
 import { adoptDeployment, restoreContextOf, restoreDeployed, settled, type ServiceParts } from './service-restore.js';
 import { applyTransition, canTransition } from './states.js';
 import { isIdle, planReplacement } from './decisions.js';
-import { checkDomainFree, rollbackTarget, validateDeploy } from './deploy-checks.js';
+import { cannotStop, checkDomainFree, rollbackTarget, validateDeploy, withoutUndefined } from './deploy-checks.js';
+import type { DeploymentSnapshot } from '../observability/events.js';
 import { SecretRegistry } from '../secret-registry.js';
 
 /**
@@ -253,6 +254,10 @@ class Deployments implements LocalDeploymentService {
     return readMetrics(this.observed(), deploymentId, windowSeconds);
   }
 
+  snapshot(): DeploymentSnapshot[] {
+    return this.registry.all().map((live) => live.snapshot());
+  }
+
   private observed(): Observed {
     return {
       registry: this.registry,
@@ -384,15 +389,4 @@ class Deployments implements LocalDeploymentService {
       ).catch(() => undefined);
     }
   }
-}
-
-function cannotStop(deploymentId: string, status: string): ServiceError {
-  return new ServiceError(
-    'conflict',
-    `deployment ${deploymentId} is ${status}; only a deployed deployment can be stopped`,
-  );
-}
-
-function withoutUndefined<T extends Record<string, unknown>>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

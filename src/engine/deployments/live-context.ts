@@ -8,6 +8,7 @@ import type { Orchestrator } from '../runners/orchestrator.js';
 import type { DeploymentLimits } from './limits.js';
 import type { LogBook } from './log-book.js';
 import type { SecretRegistry } from '../secret-registry.js';
+import type { Observers } from '../observability/events.js';
 
 export interface LiveContext {
   server: ServerRecord;
@@ -31,4 +32,6 @@ export interface LiveContext {
   secrets: SecretRegistry;
   /** the record may be written (false once the service is closed) */
   writable: () => boolean;
+  /** the engine's observers of requests, when it has any */
+  observers?: Observers | undefined;
 }

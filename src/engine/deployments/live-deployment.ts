@@ -22,6 +22,7 @@ import { DeploymentUpstream, type Backend } from '../gateway/upstream.js';
 import { OrchestratedRun, ownerOf } from './orchestrated.js';
 import type { LaunchVerb, Placement } from './placement.js';
 import { SupervisedPlacement } from './supervised.js';
+import type { DeploymentSnapshot } from '../observability/events.js';
 
 const RECENT_CHANGE_MS = 250;
 
@@ -352,6 +353,18 @@ export class LiveDeployment {
   }
 
   // --- views --------------------------------------------------------------------------------
+
+  /** What the engine's observers see of it now. */
+  snapshot(): DeploymentSnapshot {
+    return {
+      deploymentId: this.id,
+      server: this.serverName,
+      environment: this.environment,
+      status: this.status,
+      desired: this.desired,
+      instances: this.describeInstances().map(({ id, state, restarts }) => ({ id, state, restarts: restarts ?? 0 })),
+    };
+  }
 
   describeInstances(): NonNullable<Deployment['instances']> {
     return this.placement.describe();

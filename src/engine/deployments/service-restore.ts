@@ -58,6 +58,7 @@ export function adoptDeployment(
     logger: parts.logger,
     secrets: parts.secrets,
     writable: () => !parts.closed(),
+    observers: parts.deps.observers,
   });
   parts.registry.add(live);
   return live;

@@ -108,7 +108,10 @@ async function proxyRead(
     session: firstHeader(req.headers[SESSION_HEADER]),
     info,
     sent: admitted.sent,
-    record: callRecorder(upstream, info, requestId, started, startedAt),
+    record: callRecorder(upstream, info, requestId, started, startedAt, {
+      bytesIn: admitted.sent.length,
+      session: firstHeader(req.headers[SESSION_HEADER]),
+    }),
   };
   await passToInstances(call, pickRequest(req, info, call.session));
 }
@@ -153,6 +156,7 @@ function callRecorder(
   requestId: string,
   started: number,
   startedAt: number,
+  about: { bytesIn: number; session: string | undefined },
 ): RecordCall {
   // as the request was traced: a trace turned on meanwhile starts with the next request
   const traced = upstream.traced;
@@ -160,6 +164,8 @@ function callRecorder(
     const latencyMs = performance.now() - startedAt;
     const call: CallOutcome = { at: started, latencyMs, status, method: info.method, tool: info.tool };
     if (info.method === 'tools/call') call.toolError = toolError ?? status >= 400;
+    call.bytesIn = about.bytesIn;
+    if (about.session !== undefined) call.session = about.session;
     upstream.report(call);
     if (traced) {
       const outcome = toolError === true ? 'failed' : 'ok';

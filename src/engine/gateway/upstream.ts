@@ -4,6 +4,7 @@
  * with the fewest requests in flight), what became of the call (metrics, the development log),
  * and which sessions live on which instance.
  */
+import type { RequestEvent } from '../observability/events.js';
 import type { DeploymentState, LogLine } from '../../api/contract.js';
 import { resolveEnvRefs } from '../../definition/interpolate.js';
 import { createGuard, resolveAuth, type Guard } from '../../runtime/server/auth.js';
@@ -37,16 +38,7 @@ export interface HealthReport {
 }
 
 /** What became of one request, for the deployment's metrics and (in development) its log. */
-export interface CallOutcome {
-  /** when the request arrived, ms since the epoch */
-  at: number;
-  latencyMs: number;
-  status: number;
-  method?: string;
-  tool?: string;
-  /** tools/call: whether the call failed (an error status, a JSON-RPC error or `isError`) */
-  toolError?: boolean;
-}
+export type CallOutcome = Omit<RequestEvent, 'deploymentId' | 'server' | 'environment'>;
 
 /** One try of a request on one instance. */
 export interface Attempt {
@@ -284,6 +276,13 @@ export class DeploymentUpstream implements Upstream {
     if (outcome.tool !== undefined) sample.tool = outcome.tool;
     if (outcome.toolError !== undefined) sample.toolError = outcome.toolError;
     this.live.samples.push(sample);
+    const observers = this.live.ctx.observers;
+    if (observers !== undefined && observers.size > 0) observers.request(this.requestEvent(outcome));
+  }
+
+  private requestEvent(outcome: CallOutcome): RequestEvent {
+    const { live } = this;
+    return { deploymentId: live.id, server: live.serverName, environment: live.environment, ...outcome };
   }
 
   log(level: 'debug' | 'info' | 'warn' | 'error', message: string, extra: Partial<LogLine> = {}): void {
