@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Observers, type RequestEvent } from '../../../src/engine/observability/events.js';
+import { errorTypeOf, Observers, type RequestEvent } from '../../../src/engine/observability/events.js';
 
 const EVENT: RequestEvent = {
   deploymentId: 'dep_1',
@@ -33,5 +33,16 @@ describe('the observers of requests', () => {
     observers.request(EVENT);
     expect(seen).toEqual(['add', 'add']);
     expect(observers.size).toBe(1);
+  });
+});
+
+describe('the error type of a request', () => {
+  it('is none for a success, tool_error for a failed call, and the class of an error status', () => {
+    expect(errorTypeOf({ status: 200 })).toBeUndefined();
+    expect(errorTypeOf({ status: 200, toolError: true })).toBe('tool_error');
+    expect(errorTypeOf({ status: 404 })).toBe('http_4xx');
+    expect(errorTypeOf({ status: 502, toolError: true })).toBe('http_5xx');
+    expect(errorTypeOf({ status: 0 })).toBe('http_5xx');
+    expect(errorTypeOf({ status: 499 })).toBe('client_gone');
   });
 });
