@@ -99,18 +99,18 @@ export default defineConfig({
         // the light parts of the definition that validate and the service commands both use
         {
           name: 'names',
-          test: /dist[\\/](definition[\\/](names|scaling|descriptions|tokenize)|shared[\\/]paths)\.js$/,
+          test: /dist[\\/](definition[\\/](names|scaling|descriptions|tokenize|alerts-schema)|shared[\\/]paths)\.js$/,
         },
         // a definition file loaded and checked: validate, build, deploy <file>, test, up, dev, export. Not schema.js,
         // which builds every schema at once (the /v1/build request's): loading checks with schema-builders.js, section by section
         {
           name: 'definition',
-          test: /dist[\\/](definition[\\/](?!(names|scaling|descriptions|tokenize|schema)\.js$)[^\\/]+|shared[\\/]secret-name|api[\\/]build-request)\.js$/,
+          test: /dist[\\/](definition[\\/](?!(names|scaling|descriptions|tokenize|alerts-schema|schema)\.js$)[^\\/]+|shared[\\/]secret-name|api[\\/]build-request)\.js$/,
         },
         // what every command that talks to a service loads
         {
           name: 'client',
-          test: /dist[\\/](api[\\/](responses|client|errors|guidance|http-request|log-stream|operations|transport|transport-options)|cli[\\/](api-errors|config))\.js$/,
+          test: /dist[\\/](api[\\/](alerts|responses|client|errors|guidance|http-request|log-stream|operations|transport|transport-options|usage)|cli[\\/](api-errors|config))\.js$/,
         },
         {
           name: 'local-engine',

@@ -21,6 +21,8 @@ import {
   type ModelStatus,
   type TestRequest,
 } from './operations.js';
+import { AlertList } from './alerts.js';
+import { MetricsHistory, Usage } from './usage.js';
 import type { BuildRequestInput } from './build-schema.js';
 import { followLogStream } from './log-stream.js';
 import { Transport } from './transport.js';
@@ -251,6 +253,45 @@ export class ApiClient {
         path: `/v1/deploy/${encodeURIComponent(deploymentId)}/metrics`,
         query: { window: windowSeconds },
         schema: Metrics,
+      }),
+    );
+  }
+
+  /** GET /v1/deploy/{id}/metrics?since=: the history, as at most `points` points plus totals */
+  async metricsHistory(deploymentId: string, since: string, points?: number): Promise<MetricsHistory> {
+    return this.transport.data(
+      await this.transport.send({
+        method: 'GET',
+        operation: 'metrics',
+        path: `/v1/deploy/${encodeURIComponent(deploymentId)}/metrics`,
+        query: { since, points },
+        schema: MetricsHistory,
+      }),
+    );
+  }
+
+  /** GET /v1/deploy/{id}/usage: calls per tool, client, user and day */
+  async usage(deploymentId: string, since?: string): Promise<Usage> {
+    return this.transport.data(
+      await this.transport.send({
+        method: 'GET',
+        operation: 'metrics',
+        path: `/v1/deploy/${encodeURIComponent(deploymentId)}/usage`,
+        query: { since },
+        schema: Usage,
+      }),
+    );
+  }
+
+  /** GET /v1/alerts: firing and recent alerts, of one deployment when given */
+  async alerts(deploymentId?: string): Promise<AlertList> {
+    return this.transport.data(
+      await this.transport.send({
+        method: 'GET',
+        operation: 'read',
+        path: '/v1/alerts',
+        query: { deployment: deploymentId },
+        schema: AlertList,
       }),
     );
   }

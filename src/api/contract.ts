@@ -11,3 +11,5 @@
  */
 export * from './operations.js';
 export * from './build-schema.js';
+export * from './alerts.js';
+export * from './usage.js';

@@ -7,6 +7,7 @@
  * Pure: no IO.
  */
 import { z } from 'zod';
+import { alertRules } from '../definition/alerts-schema.js';
 import { ENV_NAME_PATTERN, ENVIRONMENTS, TEMPLATES } from '../definition/names.js';
 import { MODELS, type ModelId } from '../shared/models.js';
 import { BAND_LABELS, CAUSE_KINDS } from './guidance.js';
@@ -158,6 +159,8 @@ export const DeployConfig = z.strictObject({
       cpus: z.number().positive().max(1024).optional(),
     })
     .optional(),
+  // Extension: alert rules (docs/observability.md); absent: the environment's defaults, []: none
+  alerts: alertRules().optional(),
 });
 export type DeployConfig = z.infer<typeof DeployConfig>;
 

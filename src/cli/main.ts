@@ -32,6 +32,8 @@ import {
   defineStop,
   defineTest,
   defineUp,
+  defineUsage,
+  defineAlerts,
 } from './specs/service.js';
 
 interface RunState {
@@ -130,6 +132,8 @@ export function createProgram(state: RunState): Command {
   on(defineStop(program), async () => (await import('./commands/stop.js')).stopCommand);
   on(defineRollback(program), async () => (await import('./commands/rollback.js')).rollbackCommand);
   on(defineMetrics(program), async () => (await import('./commands/metrics.js')).metricsCommand);
+  on(defineUsage(program), async () => (await import('./commands/usage.js')).usageCommand);
+  on(defineAlerts(program), async () => (await import('./commands/alerts.js')).alertsCommand);
   on(defineTest(program), async () => (await import('./commands/test.js')).testCommand);
   on(defineUp(program), async () => (await import('./commands/up.js')).upCommand);
   const exporter = defineExport(program);

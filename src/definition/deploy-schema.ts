@@ -3,6 +3,7 @@
  * env_vars, per environment). Not sent to /v1/build. Built on first use. Pure: no IO.
  */
 import { z } from 'zod';
+import { alertsConfig } from './alerts-schema.js';
 import { ENVIRONMENTS } from './names.js';
 import { envMap, once } from './schema-fields.js';
 
@@ -33,6 +34,7 @@ const deployTarget = once(() =>
     scaling: scalingConfig().optional(),
     resources: resourcesConfig().optional(),
     env_vars: envMap.optional(),
+    alerts: alertsConfig().optional(),
   }),
 );
 

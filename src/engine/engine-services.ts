@@ -19,7 +19,7 @@ import { WarmPool } from './runners/process/warm-pool.js';
 import type { Runner } from './runners/runner.js';
 import { createRunner, RunnerConfigError, runnerKind } from './runners/select.js';
 import { readSettingsFile } from '../shared/settings-file.js';
-import type { SecretRegistry } from './secret-registry.js';
+import { ENGINE_OWNER, type SecretRegistry } from './secret-registry.js';
 import type {
   BuildService,
   DeploymentService,
@@ -29,6 +29,11 @@ import type {
 } from './services.js';
 import type { FileStore } from './store/file-store.js';
 import type { Observers } from './observability/events.js';
+import { startTracing, type Tracing } from './observability/tracing.js';
+import type { AlertService, AlertSettings } from './alerts/index.js';
+import { metricsSettings, startMetrics, type MetricsEndpoint } from './observability/prometheus-endpoint.js';
+import type { History } from './observability/history.js';
+import { join } from 'node:path';
 
 /** What every phase of the start is given. */
 export interface EngineBase {
@@ -55,6 +60,14 @@ export interface EngineServices {
   /** the runner's kind, when there are deployments, and the runner when it is not the process runner */
   chosen: { kind: string; runner?: Runner } | undefined;
   tests: TestService | undefined;
+  /** the alert rules' evaluation and delivery (src/engine/alerts/), when there are deployments */
+  alerts: AlertService | undefined;
+  /** the metrics history and usage (src/engine/observability/history.ts); undefined when it could not open */
+  history: History | undefined;
+  /** GET /metrics, and its address of its own (src/engine/observability/prometheus-endpoint.ts) */
+  metrics: MetricsEndpoint;
+  /** OpenTelemetry traces (src/engine/observability/tracing.ts), when an OTLP endpoint is set */
+  tracing: Tracing | undefined;
 }
 
 /** The runtime (isolated, through the warm pool), the admission queues and the services built on them. */
@@ -66,6 +79,8 @@ export async function createServices(base: EngineBase): Promise<EngineServices> 
     paths.home,
   );
   const admission = createAdmission(limits.admission, clock);
+  // checked before anything starts: a wide metrics address without a token stops the start
+  const metricsConfig = await metricsSettings(options.env, paths.settingsFile);
   // Every start (build checks, test instances, deployments' instances) takes a warm process when it can.
   const warmPool = new WarmPool({
     size: limits.warmPool,
@@ -90,9 +105,55 @@ export async function createServices(base: EngineBase): Promise<EngineServices> 
     queue: admission.builds,
     ...(options.smokeTimeoutMs === undefined ? {} : { smokeTimeoutMs: options.smokeTimeoutMs }),
   });
-  const { deployments, chosen } = await createDeployments(base, runtime, admission, isolation);
+  // alert channels are checked before anything deploys: a bad one stops the start, naming its field
+  const alertSettings = (await import('./alerts/index.js')).readAlertSettings(
+    options.env,
+    await readSettingsFile(paths.settingsFile),
+  );
+  // traces only when an OTLP endpoint is set (OpenTelemetry is loaded then); a wrong setting stops the start
+  const tracing = await startTracing({
+    env: options.env,
+    settingsFile: paths.settingsFile,
+    version: options.version,
+    logger: logger.child({ component: 'tracing' }),
+    secrets: base.secrets,
+  });
+  const { deployments, chosen } = await createDeployments(
+    base,
+    runtime,
+    admission,
+    isolation,
+    alertSettings.channels.length > 0,
+    tracing,
+  );
   const tests = await createTests(base, runtime, localCredentials, admission.tests);
-  return { admission, warmPool, isolation, builds, deployments, chosen, tests };
+  const history = await openHistory(base);
+  const metrics = await startMetrics({
+    ...metricsConfig,
+    apiKey: options.apiKey,
+    observers: base.observers,
+    logger: logger.child({ component: 'metrics' }),
+    clock,
+    hideSecret: (value) => base.secrets.add(ENGINE_OWNER, [value]),
+    snapshot: () => deployments?.snapshot?.() ?? [],
+    admission,
+  });
+  const alerts = deployments && (await startAlerts(base, deployments, alertSettings));
+  return { admission, warmPool, isolation, builds, deployments, chosen, tests, history, metrics, alerts, tracing };
+}
+
+/** The metrics history and usage, read back from the store and told of every request from now on. */
+async function openHistory(base: EngineBase): Promise<History | undefined> {
+  const logger = base.logger.child({ component: 'history' });
+  try {
+    const { History } = await import('./observability/history.js');
+    const history = await History.open({ dir: join(base.paths.storeDir, 'history'), clock: base.clock, logger });
+    base.observers.add(history);
+    return history;
+  } catch (error) {
+    logger.error('the metrics history cannot be kept: it could not be opened', { error: String(error) });
+    return undefined;
+  }
 }
 
 async function createDeployments(
@@ -100,6 +161,8 @@ async function createDeployments(
   runtime: () => Promise<RuntimeModules | undefined>,
   admission: Admission,
   isolation: IsolationReport,
+  alerting: boolean,
+  tracing: Tracing | undefined,
 ): Promise<Pick<EngineServices, 'deployments' | 'chosen'>> {
   const { options, paths, logger, tls } = base;
   const factory = options.deployments === false ? undefined : (options.deployments ?? (await loadDeploymentFactory()));
@@ -124,8 +187,28 @@ async function createDeployments(
     clock: base.clock,
     secrets: base.secrets,
     observers: base.observers,
+    alerting,
+    tracing,
   });
   return { deployments, chosen };
+}
+
+/** The alert service, evaluating the deployments' rules and sending to the engine's channels. */
+async function startAlerts(
+  base: EngineBase,
+  deployments: DeploymentService,
+  settings: AlertSettings,
+): Promise<AlertService> {
+  return (await import('./alerts/index.js')).startAlerts({
+    settings,
+    store: base.store,
+    deployments,
+    observers: base.observers,
+    secrets: base.secrets,
+    logger: base.logger.child({ component: 'alerts' }),
+    clock: base.clock,
+    engineUrl: base.url,
+  });
 }
 
 async function createTests(
@@ -167,6 +250,9 @@ export function createEngineApp(base: EngineBase, services: EngineServices): App
     logger: base.logger.child({ component: 'api' }),
     limits: base.limits,
     clock: base.clock,
+    history: services.history,
+    metrics: services.metrics,
+    alerts: services.alerts,
   });
 }
 

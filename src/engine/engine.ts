@@ -127,8 +127,9 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
     tls: listeners.tls,
     observers,
   };
+  let services: EngineServices | undefined;
   try {
-    const services = await createServices(base);
+    services = await createServices(base);
     const app = createEngineApp(base, services);
     // What the last stop interrupted is settled before the first answer.
     await services.deployments?.recover?.();
@@ -137,6 +138,10 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
     const restored = restore(base, services);
     return runningEngine(base, listeners, services, app, restored);
   } catch (error) {
+    // what the services started that listens or ticks: a failed start leaves nothing running
+    await Promise.all([services?.metrics.close(), services?.alerts?.close(), services?.warmPool.close()]).catch(
+      () => undefined,
+    );
     await closeAtFailedStart(listeners, store);
     throw error;
   }
@@ -220,7 +225,7 @@ function runningEngine(
 async function stopEngine(
   { logger, store }: EngineBase,
   { server, tls }: Listeners,
-  { warmPool, builds, tests, deployments, chosen, admission }: EngineServices,
+  { warmPool, builds, tests, deployments, chosen, admission, history, metrics, alerts, tracing }: EngineServices,
   app: App,
   graceMs: number,
 ): Promise<void> {
@@ -229,13 +234,20 @@ async function stopEngine(
   const servers = [server, ...(tls === undefined ? [] : [tls.listener.server])];
   const serverClosed = Promise.all(servers.map(closeServer));
   tls?.listener.close();
+  await metrics.close();
   await warmPool.close();
+  // no evaluation while deployments stop: their instances going away is no alert
+  await alerts?.close();
   // builds and tests answer before their processes are gone: these wait for them
   await Promise.all([builds.close?.(), tests?.close?.()]);
   if (deployments !== undefined) {
     await deployments.close().catch((error: unknown) => logger.error('stopping deployments failed', { error }));
   }
   await chosen?.runner?.close?.().catch((error: unknown) => logger.error('stopping the runner failed', { error }));
+  // after the deployments: their last requests are in what is written
+  await history?.close();
+  // the last spans (the instances' too) leave, within a bound
+  await tracing?.close();
   // work still waiting for a slot is dropped (its requests get 503); what runs finishes
   closeAdmission(admission);
   const timer = setTimeout(() => servers.forEach((s) => s.closeAllConnections()), graceMs);

@@ -4,6 +4,7 @@
  * built, replaced and tested on its own.
  */
 import type { DeploymentSnapshot, Observers } from './observability/events.js';
+import type { Tracing } from './observability/tracing.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { IsolationReport } from './isolation.js';
 import type { WorkQueue } from './admission.js';
@@ -117,6 +118,10 @@ export interface DeploymentServiceDeps {
   secrets?: SecretRegistry;
   /** told of every request the gateway passes to a deployment (metrics, history, usage, alerts) */
   observers?: Observers;
+  /** the engine's traces, when it exports them: the gateway's spans, and the spans its instances report */
+  tracing?: Tracing | undefined;
+  /** the engine sends alerts to a channel: production deploys no longer say they are not watched */
+  alerting?: boolean;
 }
 
 /** The engine's HTTPS listener, as deployments see it: its address and which names its certificates cover. */

@@ -5,7 +5,11 @@
  */
 import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { KubernetesObject } from './kubernetes-manifests.js';
+import type { KubernetesObject as ManifestObject } from './kubernetes-manifests.js';
+import type { PrometheusRuleObject } from './prometheus-rule.js';
+
+/** What an export writes: the objects that run the server, and its alert rules. */
+export type KubernetesObject = ManifestObject | PrometheusRuleObject;
 
 /** Every file name an export may write; only these are ever replaced or removed in a folder. */
 export const MANIFEST_FILES = [
@@ -15,6 +19,7 @@ export const MANIFEST_FILES = [
   'poddisruptionbudget.yaml',
   'horizontalpodautoscaler.yaml',
   'ingress.yaml',
+  'prometheusrule.yaml',
 ] as const;
 
 export function manifestFileName(object: KubernetesObject): string {

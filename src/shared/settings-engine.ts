@@ -5,6 +5,13 @@
 import { list, number, oneOf, port, text, wholeNumber } from './setting-parsers.js';
 import { defineSetting as define } from './settings-resolver.js';
 
+/** An http:// or https:// URL (an OTLP/HTTP collector). */
+const otlpUrl = {
+  allowed: 'an http:// or https:// URL',
+  parse: (raw: unknown) =>
+    typeof raw === 'string' && /^https?:\/\/[^/]/i.test(raw) && URL.canParse(raw) ? raw : undefined,
+};
+
 /** What may run the engine's deployments (src/engine/runners/select.ts). */
 export const RUNNER_KINDS = ['process', 'docker', 'kubernetes'] as const;
 
@@ -147,6 +154,97 @@ export const ENGINE_SETTINGS = {
     audience: 'tuning',
     group: 'engine',
   }),
+  alertChannels: define({
+    env: 'MCPCTL_ALERT_CHANNELS',
+    key: 'alerts.channels',
+    parser: {
+      allowed: 'a JSON list of channels (docs/observability.md)',
+      parse: (raw) => {
+        try {
+          const value: unknown = typeof raw === 'string' ? JSON.parse(raw) : raw;
+          return Array.isArray(value) ? (value as unknown[]) : undefined;
+        } catch {
+          return undefined;
+        }
+      },
+    },
+    defaultText: 'none',
+    doc: 'where alerts are sent: webhook, Slack and PagerDuty channels (docs/observability.md); none: alerts are only listed',
+    audience: 'user',
+    group: 'engine',
+  }),
+  alertRepeatMinutes: define({
+    env: 'MCPCTL_ALERT_REPEAT_MINUTES',
+    key: 'alerts.repeat_minutes',
+    parser: number(0, { inclusive: false, allowed: 'a positive number of minutes' }),
+    default: 240,
+    doc: 'an alert still firing is sent again after this many minutes',
+    audience: 'user',
+    group: 'engine',
+  }),
+  alertInterval: define({
+    env: 'MCPCTL_ALERT_INTERVAL',
+    key: 'tuning.alert_interval',
+    parser: number(0, { inclusive: false, allowed: 'a positive number of seconds' }),
+    default: 5,
+    doc: 'seconds between two evaluations of the alert rules',
+    audience: 'tuning',
+    group: 'engine',
+  }),
+  metricsToken: define({
+    env: 'MCPCTL_METRICS_TOKEN',
+    key: 'metrics.token',
+    parser: text,
+    defaultText: 'none: `/metrics` takes the API key only',
+    doc: 'a read-only token for `GET /metrics` (Prometheus), which opens nothing else; at least 32 characters',
+    audience: 'user',
+    group: 'engine',
+  }),
+  metricsAddress: define({
+    env: 'MCPCTL_METRICS_ADDRESS',
+    key: 'metrics.address',
+    parser: text,
+    defaultText: "none: `/metrics` is on the engine's own address",
+    doc: '`host:port` where `/metrics` is served on its own too, such as `127.0.0.1:9464`; beyond loopback it needs `MCPCTL_METRICS_TOKEN`',
+    audience: 'user',
+    group: 'engine',
+  }),
+  otelEndpoint: define({
+    env: 'OTEL_EXPORTER_OTLP_ENDPOINT',
+    key: 'otel.endpoint',
+    parser: otlpUrl,
+    defaultText: 'none: no traces',
+    doc: 'the OTLP/HTTP collector traces are exported to (`/v1/traces` is added), such as `http://127.0.0.1:4318`',
+    audience: 'user',
+    group: 'engine',
+  }),
+  otelTracesEndpoint: define({
+    env: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+    key: 'otel.traces_endpoint',
+    parser: otlpUrl,
+    defaultText: 'none',
+    doc: 'the full OTLP/HTTP traces URL, taken as it is; wins over `OTEL_EXPORTER_OTLP_ENDPOINT`',
+    audience: 'user',
+    group: 'engine',
+  }),
+  otelHeaders: define({
+    env: 'OTEL_EXPORTER_OTLP_HEADERS',
+    key: 'otel.headers',
+    parser: text,
+    defaultText: 'none',
+    doc: 'headers sent with every export, `name=value` pairs separated by commas (an API key: never logged)',
+    audience: 'user',
+    group: 'engine',
+  }),
+  otelServiceName: define({
+    env: 'OTEL_SERVICE_NAME',
+    key: 'otel.service_name',
+    parser: text,
+    default: 'mcpctl',
+    doc: "`service.name` of the gateway's spans; an instance's spans carry its server's name",
+    audience: 'user',
+    group: 'engine',
+  }),
 };
 
 /** HTTPS of the engine (docs/engine.md, "HTTPS"); paths in the settings file are taken from the home. */
@@ -253,6 +351,13 @@ export const INSTANCE_SETTINGS = {
     env: 'MCPCTL_AUTH_LOCAL_JWKS',
     parser: text,
     doc: "the engine's local signing key, so a build's check and a test run can call a server that checks tokens",
+    audience: 'internal',
+    group: 'instance',
+  }),
+  traceSpans: define({
+    env: 'MCPCTL_TRACE_SPANS',
+    parser: text,
+    doc: '`1` when the engine exports traces: the instance writes a `span` line for each request that continues a sampled trace',
     audience: 'internal',
     group: 'instance',
   }),

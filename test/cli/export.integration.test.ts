@@ -96,7 +96,7 @@ describe('mcpctl export kubernetes <file>', () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(
-      '✔ Wrote 7 Kubernetes manifests for forecast (production) to k8s/forecast-production',
+      '✔ Wrote 8 Kubernetes manifests for forecast (production) to k8s/forecast-production',
     );
     expect(result.stdout).toContain('→ kubectl apply -f k8s/forecast-production');
     const dir = join(sandbox.dir, 'k8s', 'forecast-production');
@@ -107,9 +107,11 @@ describe('mcpctl export kubernetes <file>', () => {
       'ingress.yaml',
       'networkpolicy.yaml',
       'poddisruptionbudget.yaml',
+      'prometheusrule.yaml',
       'secret.yaml',
       'service.yaml',
     ]);
+    expect(files['prometheusrule.yaml'].spec.groups[0].rules).toHaveLength(5);
     expect(files['networkpolicy.yaml'].spec.policyTypes).toEqual(['Ingress', 'Egress']);
     expect((await stat(join(dir, 'secret.yaml'))).mode & 0o777).toBe(0o600);
 
@@ -168,6 +170,7 @@ describe('mcpctl export kubernetes <file>', () => {
     expect(doc.removed.map((f: string) => f.split('/').at(-1)).sort()).toEqual([
       'horizontalpodautoscaler.yaml',
       'poddisruptionbudget.yaml',
+      'prometheusrule.yaml',
     ]);
     expect((await readdir(join(sandbox.dir, 'again'))).sort()).toEqual([
       'deployment.yaml',
@@ -197,6 +200,7 @@ describe('mcpctl export kubernetes <file>', () => {
       'HorizontalPodAutoscaler',
       'Ingress',
       'NetworkPolicy',
+      'PrometheusRule',
     ]);
     expect(docs.every((d) => d.metadata.namespace === 'mcp')).toBe(true);
     const json = await exportK8s(['forecast.yaml', '--env', 'production', '--out', '-', '--json'], {
@@ -205,7 +209,7 @@ describe('mcpctl export kubernetes <file>', () => {
     });
     expect(json.code).toBe(0);
     expect(json.json()).toMatchObject({ apiVersion: 'v1', kind: 'List' });
-    expect(json.json().items).toHaveLength(7);
+    expect(json.json().items).toHaveLength(8);
   });
 
   it('the digest is the engine’s: the bundle the engine writes for the request has it', async () => {
@@ -241,6 +245,7 @@ describe('mcpctl export kubernetes <mcp_id>', () => {
       'HorizontalPodAutoscaler',
       'Ingress',
       'NetworkPolicy',
+      'PrometheusRule',
     ]);
     expect(items[1]!.spec.template.spec.containers[0].image).toBe(`mcpctl-server:${server.bundle_digest}`);
     // the variable the server needs is referenced even though no value was given

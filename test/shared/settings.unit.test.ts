@@ -131,7 +131,8 @@ describe('the registry', () => {
     const keys = ALL_SETTINGS.flatMap((setting) => (setting.key === undefined ? [] : [setting.key]));
     expect(new Set(keys).size).toBe(keys.length);
     for (const setting of ALL_SETTINGS) {
-      expect(setting.env).toMatch(/^MCPCTL_[A-Z0-9_]+$/);
+      // OpenTelemetry's own variables keep their standard names
+      expect(setting.env).toMatch(/^(MCPCTL|OTEL)_[A-Z0-9_]+$/);
       if (setting.key?.startsWith('tuning.')) expect(setting.audience).toBe('tuning');
       if (setting.audience === 'internal') expect(setting.key).toBeUndefined();
     }

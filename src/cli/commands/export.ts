@@ -80,10 +80,21 @@ export async function exportKubernetesCommand(
     );
   }
   const result = kubernetesManifests(source.server, exportOptions);
+  // the alert rules, for Prometheus and Alertmanager on the cluster (the engine's runner applies none)
+  const { prometheusRule } = await import('../../packaging/prometheus-rule.js');
+  const alertRule = prometheusRule({
+    name: result.name,
+    namespace: options.namespace,
+    server: source.server.name,
+    environment: options.env,
+    rules: source.config.alerts,
+    labels: result.objects.find((o) => o.kind === 'Service')?.metadata?.labels ?? {},
+  });
+  const objects = [...result.objects, ...(alertRule === undefined ? [] : [alertRule])];
 
   const header = [`mcpctl export kubernetes ${source.shown} --env ${options.env}`, `image ${result.image.image}`];
   const secretName = `${result.name}-env`;
-  const secretWritten = result.objects.some((o) => o.kind === 'Secret');
+  const secretWritten = objects.some((o) => o.kind === 'Secret');
   const missingHint =
     result.envWithoutValue.length === 0
       ? undefined
@@ -92,8 +103,8 @@ export async function exportKubernetesCommand(
   if (options.out === '-') {
     const { toYamlStream } = await import('../../packaging/write-objects.js');
     // the manifests are the output: a JSON List with --json (kubectl takes both)
-    if (ctx.out.json) ctx.out.writeJson({ apiVersion: 'v1', kind: 'List', items: result.objects });
-    else ctx.out.raw(await toYamlStream(result.objects, header));
+    if (ctx.out.json) ctx.out.writeJson({ apiVersion: 'v1', kind: 'List', items: objects });
+    else ctx.out.raw(await toYamlStream(objects, header));
     for (const notice of result.notices) ctx.out.warn(notice);
     if (missingHint !== undefined) ctx.out.notice(missingHint);
     return;
@@ -101,7 +112,7 @@ export async function exportKubernetesCommand(
 
   const dir = resolve(ctx.io.cwd, options.out ?? `k8s/${result.name}`);
   const { writeManifestFolder } = await import('../../packaging/write-objects.js');
-  const { written, removed } = await writeManifestFolder(dir, result.objects, header);
+  const { written, removed } = await writeManifestFolder(dir, objects, header);
   const shownDir = shownPath(ctx.io.cwd, dir);
   const data = {
     name: result.name,
@@ -112,7 +123,7 @@ export async function exportKubernetesCommand(
     dir,
     files: written,
     removed,
-    objects: result.objects.map((o) => ({ kind: o.kind, name: o.metadata?.name })),
+    objects: objects.map((o) => ({ kind: o.kind, name: o.metadata?.name })),
     env_without_value: result.envWithoutValue,
     notices: result.notices,
   };
@@ -123,7 +134,7 @@ export async function exportKubernetesCommand(
         `Wrote ${written.length} Kubernetes manifests for ${source.server.name} (${options.env}) to ${shownDir}`,
       );
       p.fields([
-        ['objects', result.objects.map((o) => o.kind).join(', ')],
+        ['objects', objects.map((o) => o.kind).join(', ')],
         ['image', result.image.image],
         [
           'instances',

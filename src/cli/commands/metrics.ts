@@ -1,13 +1,15 @@
 /**
  * `mcpctl metrics <deployment_id> [--window SECONDS]`: response-time percentiles, throughput,
  * tool-call error rate and calls per tool over the window, with small charts of latency and
- * throughput from the series. `--json` prints the metrics document.
+ * throughput from the series. `--since 24h|7d…` looks back over the engine's history instead
+ * (render/metrics-history.ts). `--json` prints the metrics document.
  */
 import type { Metrics } from '../../api/operations.js';
 import { withApi } from '../api-errors.js';
 import type { CommandContext } from '../context.js';
 import type { Printer } from '../output.js';
 import { renderBarChart } from '../render/chart.js';
+import { CHART_POINTS, metricsHistoryLine, renderMetricsHistory } from '../render/metrics-history.js';
 import { formatRate, formatSeconds } from '../render/format.js';
 import { requireDeploymentId } from '../steps/deployment-id.js';
 import type { MetricsOptions } from '../specs/service.js';
@@ -18,6 +20,16 @@ export async function metricsCommand(
   options: MetricsOptions,
 ): Promise<void> {
   requireDeploymentId(deploymentId);
+  if (options.since !== undefined) {
+    const since = options.since;
+    // the full resolution for machines; for the charts, a step that fits their width
+    const points = ctx.globals.json ? undefined : CHART_POINTS;
+    const history = await withApi(ctx, (client) => client.metricsHistory(deploymentId, since, points));
+    ctx.out.result(history, (p) => renderMetricsHistory(p, history, since), {
+      quiet: () => metricsHistoryLine(history),
+    });
+    return;
+  }
   const metrics = await withApi(ctx, (client) => client.metrics(deploymentId, options.window));
   ctx.out.result(metrics, (p) => renderMetrics(p, metrics), { quiet: () => metricsLine(metrics) });
 }

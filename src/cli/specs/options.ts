@@ -25,6 +25,16 @@ export function parseSeconds(value: string): number {
   return n;
 }
 
+/** A span such as 30m, 1h, 24h or 7d, from 1m to 30d (`since` of the history), kept as written. */
+export function parseSpan(value: string): string {
+  const match = /^(\d{1,6})(m|h|d)$/.exec(value.trim());
+  const minutes = match === null ? 0 : Number(match[1]) * { m: 1, h: 60, d: 1440 }[match[2] as 'm' | 'h' | 'd'];
+  if (minutes < 1 || minutes > 30 * 1440) {
+    throw new InvalidArgumentError('must be a span such as 30m, 1h, 24h or 7d, from 1m to 30d');
+  }
+  return value.trim();
+}
+
 export function parseRate(value: string): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError('must be a number from 0 to 1');

@@ -11,6 +11,7 @@ import {
   parseInteger,
   parseRate,
   parseSeconds,
+  parseSpan,
   withDeployOptions,
   type OptionsOf,
 } from './options.js';
@@ -101,9 +102,27 @@ export function defineMetrics(parent: CommandUnknownOpts) {
     .command('metrics')
     .description('response times, throughput and tool errors of a deployment (GET /v1/deploy/{id}/metrics)')
     .argument(...DEPLOYMENT_ID)
-    .option('-w, --window <seconds>', 'the time window, at most 86400', parseInteger('--window', 1), 300);
+    .option('-w, --window <seconds>', 'the time window, at most 86400', parseInteger('--window', 1), 300)
+    .option('--since <span>', 'look back over the kept history instead: 30m, 1h, 24h, 7d (at most 30d)', parseSpan);
 }
 export type MetricsOptions = OptionsOf<ReturnType<typeof defineMetrics>>;
+
+export function defineUsage(parent: CommandUnknownOpts) {
+  return parent
+    .command('usage')
+    .description('calls per tool, client, user and day of a deployment (GET /v1/deploy/{id}/usage)')
+    .argument(...DEPLOYMENT_ID)
+    .option('--since <span>', 'how far back, in whole UTC days: 1d, 7d, 30d (at most 30d)', parseSpan, '7d');
+}
+export type UsageOptions = OptionsOf<ReturnType<typeof defineUsage>>;
+
+export function defineAlerts(parent: CommandUnknownOpts) {
+  return parent
+    .command('alerts')
+    .description('alerts firing now and resolved lately, per deployment (GET /v1/alerts)')
+    .option('-d, --deployment <deployment_id>', 'only the alerts of this deployment');
+}
+export type AlertsOptions = OptionsOf<ReturnType<typeof defineAlerts>>;
 
 export function defineTest(parent: CommandUnknownOpts) {
   return parent

@@ -11,6 +11,7 @@ import type { DeployDefaults } from '../../definition/schema.js';
 import { ENV_NAME_PATTERN } from '../../definition/names.js';
 import { passVariablesHint } from '../api-errors.js';
 import { scalingProblem } from '../../definition/scaling.js';
+import { rulesOfConfig } from '../../definition/alerts-schema.js';
 import { EXIT, UserError, type Problem } from '../../shared/errors.js';
 import type { DefinitionFile } from './definition-file.js';
 
@@ -128,7 +129,10 @@ export async function configFromDefinition(
     override === undefined
       ? {}
       : resolveEnvDeep(
-          { ...override, ...(override.env_vars === undefined ? {} : { env_vars: kept(override.env_vars) }) },
+          {
+            ...withoutAlerts(override),
+            ...(override.env_vars === undefined ? {} : { env_vars: kept(override.env_vars) }),
+          },
           env,
           ['deploy', 'environments', environment],
         );
@@ -141,7 +145,15 @@ export async function configFromDefinition(
   if (Object.keys(mergedResources).length > 0) merged.resources = mergedResources;
   const mergedVars = { ...base.env_vars, ...over.env_vars };
   if (Object.keys(mergedVars).length > 0) merged.env_vars = mergedVars;
+  // alert rules: an environment's list replaces the top-level one; none given leaves the engine's defaults
+  const alerts = rulesOfConfig(override?.alerts ?? defaults.alerts);
+  if (alerts !== undefined) merged.alerts = alerts;
   return merged;
+}
+
+function withoutAlerts<T extends { alerts?: unknown }>(target: T): Omit<T, 'alerts'> {
+  const { alerts: _alerts, ...rest } = target;
+  return rest;
 }
 
 /** The values of an env file given to --env-file. */

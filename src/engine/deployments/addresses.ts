@@ -19,6 +19,8 @@ export interface EngineAddresses {
   https?: HttpsEndpoint | undefined;
   /** what the process runner's instances run under (a sandbox, limits) */
   isolation?: IsolationReport | undefined;
+  /** the engine sends alerts to a channel */
+  alerting?: boolean | undefined;
 }
 
 /** The stable MCP endpoints of `server` in `environment`. */

@@ -133,6 +133,7 @@ class Deployments implements LocalDeploymentService {
       baseUrl: this.deps.baseUrl,
       https: this.deps.https,
       isolation: this.deps.isolation,
+      alerting: this.deps.alerting,
       now: this.clock(),
       runner: runnerKindFor(this.runner, environment),
     });

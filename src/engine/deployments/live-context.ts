@@ -9,6 +9,7 @@ import type { DeploymentLimits } from './limits.js';
 import type { LogBook } from './log-book.js';
 import type { SecretRegistry } from '../secret-registry.js';
 import type { Observers } from '../observability/events.js';
+import type { Tracing } from '../observability/tracing.js';
 
 export interface LiveContext {
   server: ServerRecord;
@@ -34,4 +35,6 @@ export interface LiveContext {
   writable: () => boolean;
   /** the engine's observers of requests, when it has any */
   observers?: Observers | undefined;
+  /** the engine's traces, when it exports them (src/engine/observability/tracing.ts) */
+  tracing?: Tracing | undefined;
 }

@@ -245,6 +245,9 @@ export class LiveDeployment {
       log: (level, message, instance) => this.log(level, message, { instance }),
       output: (line, instance) => {
         if (isHealthCheckLine(line)) return;
+        // an instance's span (src/runtime/server/trace-spans.ts): exported when tracing is on, never logged (an
+        // instance started while it was on keeps writing them after an engine restart without it)
+        if (line.event === 'span') return this.ctx.tracing?.instanceSpan(line, this, instance);
         const shown = this.secrets.size === 0 ? line : (redact(line, this.secrets) as Record<string, unknown>);
         this.ctx.logs.append(toLogLine(shown, instance, this.ctx.clock()));
       },
@@ -258,12 +261,14 @@ export class LiveDeployment {
 
   /**
    * The environment of each instance: the deployment's env_vars, and for a server with OAuth the
-   * URLs it is reached at, which its tokens name as their audience.
+   * URLs it is reached at, which its tokens name as their audience; when the engine exports traces,
+   * the variable that has it report its spans.
    */
   instanceEnv(): Record<string, string> {
     const env = { ...this.record.config.env_vars };
     if (this.ctx.server.definition.auth?.type === 'oauth')
       env[AUDIENCES_ENV] = deploymentAudiences(this.record.deployment).join(' ');
+    if (this.ctx.tracing !== undefined) Object.assign(env, this.ctx.tracing.instanceEnv);
     return env;
   }
 

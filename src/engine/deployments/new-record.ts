@@ -30,6 +30,8 @@ export interface NewDeployment {
   /** the engine's HTTPS listener, when it has one */
   https?: HttpsEndpoint | undefined;
   isolation?: IsolationReport | undefined;
+  /** the engine sends alerts to a channel */
+  alerting?: boolean | undefined;
 }
 
 export function newDeploymentRecord(input: NewDeployment): DeploymentRecord {
@@ -96,7 +98,7 @@ export function noticesFor(
   engine: EngineAddresses = { baseUrl: 'http://127.0.0.1' },
   runner?: string,
 ): string[] {
-  if (runner === 'kubernetes') return kubernetesNotices(environment, domain);
+  if (runner === 'kubernetes') return kubernetesNotices(environment, domain, engine.alerting === true);
   const notices: string[] = [];
   if (environment === 'production') {
     notices.push(
@@ -104,7 +106,7 @@ export function noticesFor(
         ? 'Swarm service: its tasks are spread over the values of a node label (MCPCTL_SWARM_SPREAD, default node.labels.region); they publish their port on every address of their node'
         : 'single machine: instances run on this host only, not across regions',
     );
-    notices.push('no alerting: watch it with `mcpctl status` and `mcpctl metrics`');
+    if (engine.alerting !== true) notices.push(NO_ALERTING);
   }
   if (domain !== undefined)
     notices.push(
@@ -114,7 +116,7 @@ export function noticesFor(
 }
 
 /** A deployment on Kubernetes: the cluster spreads the pods; HTTPS is the Ingress's, with cert-manager's certificate. */
-function kubernetesNotices(environment: Environment, domain: string | undefined): string[] {
+function kubernetesNotices(environment: Environment, domain: string | undefined, alerting: boolean): string[] {
   const notices: string[] = [];
   if (environment !== 'development')
     notices.push(
@@ -129,6 +131,10 @@ function kubernetesNotices(environment: Environment, domain: string | undefined)
       'no HTTPS: without a domain there is no Ingress; the URL is the engine gateway’s plain HTTP (set deploy.domain for an Ingress with a certificate from cert-manager)',
     );
   }
-  if (environment === 'production') notices.push('no alerting: watch it with `mcpctl status` and `mcpctl metrics`');
+  if (environment === 'production' && !alerting) notices.push(NO_ALERTING);
   return notices;
 }
+
+/** Production without an alert channel on the engine (alerts.channels, docs/observability.md). */
+const NO_ALERTING =
+  'no alerting: set an alert channel on the engine (docs/observability.md), or watch it with `mcpctl status` and `mcpctl alerts`';

@@ -28,6 +28,7 @@ export interface RestoreContext {
   baseUrl: string;
   https?: HttpsEndpoint | undefined;
   isolation?: IsolationReport | undefined;
+  alerting?: boolean | undefined;
   logDir: string;
   limits: DeploymentLimits;
   logger: Logger;

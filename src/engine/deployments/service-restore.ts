@@ -59,6 +59,7 @@ export function adoptDeployment(
     secrets: parts.secrets,
     writable: () => !parts.closed(),
     observers: parts.deps.observers,
+    tracing: parts.deps.tracing,
   });
   parts.registry.add(live);
   return live;
@@ -73,6 +74,7 @@ export function restoreContextOf(parts: ServiceParts): RestoreContext {
     baseUrl: parts.deps.baseUrl,
     https: parts.deps.https,
     isolation: parts.deps.isolation,
+    alerting: parts.deps.alerting,
     logDir: parts.logDir,
     limits: parts.limits,
     logger: parts.logger,

@@ -13,6 +13,7 @@ import { findCallFailure, type McpRequestInfo } from './mcp-messages.js';
 import type { ProxyOptions } from './proxy.js';
 import { refuse } from './rpc-errors.js';
 import type { Attempt, Upstream } from './upstream.js';
+import { withTraceContext, type RequestSpan } from '../observability/tracing.js';
 
 /** How much of a response is kept to look for a tool error. */
 const PEEK_BYTES = 1024 * 1024;
@@ -38,6 +39,8 @@ export interface ForwardArgs {
   info: McpRequestInfo;
   record: RecordCall;
   options: ProxyOptions;
+  /** the gateway's span: its context replaces the client's on the hop to the instance */
+  span?: RequestSpan | undefined;
 }
 
 /** One try's state, from its dispatch to the end of the client's answer. */
@@ -90,7 +93,7 @@ export function forward(attempt: Attempt, args: ForwardArgs): Promise<TryOutcome
         origin: originOf(attempt.host, attempt.port),
         method: req.method ?? 'GET',
         path: `/mcp${options.search}`,
-        headers: upstreamHeaders(req, attempt.port, requestId, options.auth !== undefined),
+        headers: withTraceContext(upstreamHeaders(req, attempt.port, requestId, options.auth !== undefined), args.span),
         body: body.length > 0 || req.method === 'POST' ? body : null,
       },
       dispatchHandler(one),

@@ -13,7 +13,12 @@ export interface McpRequestInfo {
   /** tools/call: the tool's name and arguments */
   tool?: string;
   arguments?: unknown;
+  /** the client's `clientInfo` (name, version) of an initialize or of the request's `_meta`, cut short */
+  client?: { name: string; version?: string };
 }
+
+/** The longest client name or version kept from an `initialize`. */
+export const MAX_CLIENT_TEXT = 100;
 
 export function inspectRequest(body: string): McpRequestInfo {
   if (body.trim() === '') return {};
@@ -31,7 +36,36 @@ export function inspectRequest(body: string): McpRequestInfo {
     if (typeof message.params.name === 'string') info.tool = message.params.name;
     info.arguments = message.params.arguments;
   }
+  if (isObject(message.params)) {
+    // initialize names the client; the 2026-07-28 revision names it on every request, in `_meta`
+    const meta = message.params._meta;
+    const named = message.method === 'initialize' ? message.params.clientInfo : undefined;
+    const client = clientInfoOf(named ?? (isObject(meta) ? meta[CLIENT_INFO_META_KEY] : undefined));
+    if (client !== undefined) info.client = client;
+  }
   return info;
+}
+
+/** Where a request of the 2026-07-28 protocol revision names its client. */
+const CLIENT_INFO_META_KEY = 'io.modelcontextprotocol/clientInfo';
+
+/** `clientInfo` as the gateway keeps it: printable text only, cut short; undefined without a name. */
+function clientInfoOf(value: unknown): { name: string; version?: string } | undefined {
+  if (!isObject(value)) return undefined;
+  const name = clientText(value.name);
+  if (name === undefined) return undefined;
+  const version = clientText(value.version);
+  return version === undefined ? { name } : { name, version };
+}
+
+function clientText(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const text = value
+    // eslint-disable-next-line no-control-regex -- control characters are what is removed
+    .replace(/[\u0000-\u001f\u007f-\u009f]/g, '')
+    .trim()
+    .slice(0, MAX_CLIENT_TEXT);
+  return text === '' ? undefined : text;
 }
 
 /**

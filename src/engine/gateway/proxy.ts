@@ -24,6 +24,8 @@ import {
 import { forward, SESSION_HEADER, type RecordCall, type TryOutcome } from './forward.js';
 import { refuse, sendSessionGone } from './rpc-errors.js';
 import type { Attempt, CallOutcome, PickRequest, Upstream } from './upstream.js';
+import type { RequestSpan } from '../observability/tracing.js';
+import { connectionClient, type ClientInfo } from './connection-clients.js';
 
 export interface ProxyOptions {
   search: string;
@@ -77,6 +79,8 @@ interface ProxyCall {
   /** the body the instance is sent */
   sent: Buffer;
   record: RecordCall;
+  /** the gateway's span, when the engine exports traces */
+  span: RequestSpan | undefined;
 }
 
 async function proxyRead(
@@ -99,6 +103,7 @@ async function proxyRead(
   const admitted = admitCall(res, options, read.body, info);
   if (admitted === undefined) return;
   if (upstream.traced) traceRequest(upstream, req, info, admitted.text, requestId);
+  const span = upstream.startSpan?.(req, info, admitted.text, requestId);
   const call: ProxyCall = {
     upstream,
     req,
@@ -111,7 +116,12 @@ async function proxyRead(
     record: callRecorder(upstream, info, requestId, started, startedAt, {
       bytesIn: admitted.sent.length,
       session: firstHeader(req.headers[SESSION_HEADER]),
+      user: options.auth?.admitted.userId,
+      client: connectionClient(req.socket, upstream.id, info.client),
+      span,
+      stream: req.method === 'GET',
     }),
+    span,
   };
   await passToInstances(call, pickRequest(req, info, call.session));
 }
@@ -156,17 +166,30 @@ function callRecorder(
   requestId: string,
   started: number,
   startedAt: number,
-  about: { bytesIn: number; session: string | undefined },
+  about: {
+    bytesIn: number;
+    session: string | undefined;
+    user: string | undefined;
+    client: ClientInfo | undefined;
+    span: RequestSpan | undefined;
+    /** a GET: the client's event stream, which the client ends when it is done (not an error) */
+    stream: boolean;
+  },
 ): RecordCall {
   // as the request was traced: a trace turned on meanwhile starts with the next request
   const traced = upstream.traced;
-  return (status, toolError, peek) => {
+  return (answered, toolError, peek) => {
+    const status = about.stream && answered === 499 ? 200 : answered;
     const latencyMs = performance.now() - startedAt;
     const call: CallOutcome = { at: started, latencyMs, status, method: info.method, tool: info.tool };
     if (info.method === 'tools/call') call.toolError = toolError ?? status >= 400;
     call.bytesIn = about.bytesIn;
     if (about.session !== undefined) call.session = about.session;
+    // who called: the client an `initialize` names (later ones: of its connection, or its session's), the user
+    if (about.client !== undefined) call.client = about.client;
+    if (about.user !== undefined) call.user = about.user;
     upstream.report(call);
+    about.span?.end(status, call.toolError);
     if (traced) {
       const outcome = toolError === true ? 'failed' : 'ok';
       const result = peek === undefined ? '' : ` ${describeResult(peek.contentType, peek.text)}`;
@@ -181,6 +204,7 @@ function pickRequest(req: IncomingMessage, info: McpRequestInfo, session: string
   if (session !== undefined) request.session = session;
   if (req.method !== undefined) request.method = req.method;
   if (session === undefined && info.method === 'initialize') request.opens = true;
+  if (request.opens === true && info.client !== undefined) request.clientInfo = info.client;
   if (session !== undefined && req.method === 'POST' && info.method === 'notifications/initialized')
     request.uses = false;
   return request;
@@ -188,13 +212,13 @@ function pickRequest(req: IncomingMessage, info: McpRequestInfo, session: string
 
 /** Tries instances one after another until one answers or the request is answered otherwise. */
 async function passToInstances(call: ProxyCall, request: PickRequest): Promise<void> {
-  const { upstream, req, res, sent, requestId, info, record, options } = call;
+  const { upstream, req, res, sent, requestId, info, record, options, span } = call;
   const tried = new Set<string>();
   for (;;) {
     const attempt = pickOrRefuse(call, request, tried);
     if (attempt === undefined) return;
     tried.add(attempt.instance);
-    const outcome = await forward(attempt, { upstream, req, res, body: sent, requestId, info, record, options });
+    const outcome = await forward(attempt, { upstream, req, res, body: sent, requestId, info, record, options, span });
     if (await answeredAfterTry(call, attempt, outcome)) return;
     upstream.log('warn', `instance ${attempt.instance} refused a connection; trying another`, {
       instance: attempt.instance,

@@ -19,6 +19,8 @@ interface Held {
   client: string;
   /** it carried a request besides its `initialize` and the `initialized` notification */
   used: boolean;
+  /** the MCP client its `initialize` named (clientInfo), for usage figures */
+  clientInfo?: { name: string; version?: string } | undefined;
 }
 
 /** How long a session that never did anything counts (the instance closes it then too). */
@@ -33,8 +35,15 @@ export class Sessions {
   }
 
   /** The instance answered a request with this new session id. */
-  open(id: string, instance: Backend, now: number, idleMs: number, client = ''): void {
-    this.byId.set(id, { instance, generation: instance.generation, lastUsed: now, client, used: false });
+  open(
+    id: string,
+    instance: Backend,
+    now: number,
+    idleMs: number,
+    client = '',
+    clientInfo?: { name: string; version?: string },
+  ): void {
+    this.byId.set(id, { instance, generation: instance.generation, lastUsed: now, client, used: false, clientInfo });
     // Sessions a client never ended are forgotten after a while (the instance ends them too).
     if (now - this.lastPrune >= Math.min(idleMs, 60_000)) {
       this.lastPrune = now;
@@ -44,6 +53,11 @@ export class Sessions {
 
   close(id: string): void {
     this.byId.delete(id);
+  }
+
+  /** The MCP client that opened the session, when its `initialize` named one. */
+  clientInfo(id: string): { name: string; version?: string } | undefined {
+    return this.byId.get(id)?.clientInfo;
   }
 
   /**

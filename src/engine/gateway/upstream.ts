@@ -5,6 +5,8 @@
  * and which sessions live on which instance.
  */
 import type { RequestEvent } from '../observability/events.js';
+import type { IncomingMessage } from 'node:http';
+import type { RequestSpan } from '../observability/tracing.js';
 import type { DeploymentState, LogLine } from '../../api/contract.js';
 import { resolveEnvRefs } from '../../definition/interpolate.js';
 import { createGuard, resolveAuth, type Guard } from '../../runtime/server/auth.js';
@@ -24,6 +26,8 @@ export interface PickRequest {
   client?: string;
   /** it is an `initialize` without a session: it opens one */
   opens?: boolean;
+  /** an `initialize`: the client it names (clientInfo), remembered with the session it opens */
+  clientInfo?: { name: string; version?: string };
   /** a request of a session that does something (not only the `initialized` notification) */
   uses?: boolean;
 }
@@ -119,6 +123,8 @@ export interface Upstream {
   safeToRepeat(request: McpRequestInfo): boolean;
   report(outcome: CallOutcome): void;
   log(level: 'debug' | 'info' | 'warn' | 'error', message: string, extra?: Partial<LogLine>): void;
+  /** the gateway's span of a request, when the engine exports traces (src/engine/observability/tracing.ts) */
+  startSpan?(req: IncomingMessage, info: McpRequestInfo, text: string, requestId: string): RequestSpan | undefined;
 }
 
 export class DeploymentUpstream implements Upstream {
@@ -249,7 +255,8 @@ export class DeploymentUpstream implements Upstream {
         // An answer shows the process serves: as good as a passed health check.
         if (status < 500) instance.answered(now);
         if (session !== undefined && session !== request.session && status < 400) {
-          this.sessions.open(session, instance, now, live.ctx.limits.sessionIdleMs, request.client);
+          const idleMs = live.ctx.limits.sessionIdleMs;
+          this.sessions.open(session, instance, now, idleMs, request.client, request.clientInfo);
         }
         if (request.session === undefined) return;
         const ended = (request.method === 'DELETE' && status >= 200 && status < 300) || status === 404;
@@ -268,6 +275,10 @@ export class DeploymentUpstream implements Upstream {
     return safeToRepeat(request, this.live);
   }
 
+  startSpan(req: IncomingMessage, info: McpRequestInfo, text: string, requestId: string): RequestSpan | undefined {
+    return this.live.ctx.tracing?.startRequest(req, info, text, requestId, this.live);
+  }
+
   report(outcome: CallOutcome): void {
     this.live.lastActivity = Math.max(this.live.lastActivity, outcome.at);
     // Built field by field: spreading optional parts made three objects per request to throw away.
@@ -277,7 +288,13 @@ export class DeploymentUpstream implements Upstream {
     if (outcome.toolError !== undefined) sample.toolError = outcome.toolError;
     this.live.samples.push(sample);
     const observers = this.live.ctx.observers;
-    if (observers !== undefined && observers.size > 0) observers.request(this.requestEvent(outcome));
+    if (observers === undefined || observers.size === 0) return;
+    // a request of a session counts for the client that opened it
+    if (outcome.session !== undefined) {
+      const client = this.sessions.clientInfo(outcome.session);
+      if (client !== undefined) outcome.client = client;
+    }
+    observers.request(this.requestEvent(outcome));
   }
 
   private requestEvent(outcome: CallOutcome): RequestEvent {

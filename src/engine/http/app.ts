@@ -21,10 +21,12 @@ import { FailureLimiter } from './failure-limit.js';
 import { runSteps, type PipelineParts } from './pipeline.js';
 import { RateLimiter } from './rate-limit.js';
 import type { Reply } from './respond.js';
-import { createRoutes } from './routes.js';
+import { createRoutes, type RouteDeps } from './routes.js';
 import type { BuildService, DeploymentService, TestService } from '../services.js';
 import type { Logger } from '../engine-log.js';
 import type { Store } from '../store/store.js';
+import type { HistoryReader } from '../observability/history.js';
+import type { MetricsEndpoint } from '../observability/prometheus-endpoint.js';
 
 export {
   answerClientError,
@@ -57,6 +59,12 @@ export interface AppOptions {
   limits?: Partial<EngineLimits>;
   /** milliseconds since the epoch */
   clock?: () => number;
+  /** the engine's alerts, for GET /v1/alerts */
+  alerts?: RouteDeps['alerts'];
+  /** the metrics history and usage: `?since=` of the metrics, and /usage */
+  history?: HistoryReader | undefined;
+  /** GET /metrics (Prometheus), for the API key or the metrics token */
+  metrics?: Pick<MetricsEndpoint, 'serve'> | undefined;
 }
 
 export interface App {
@@ -105,12 +113,15 @@ function pipelineParts(options: AppOptions, clock: () => number, isDraining: () 
     clock,
     startedAt: clock(),
     isDraining,
+    history: options.history,
+    alerts: options.alerts,
   });
   return {
     deployments: options.deployments,
     publicUrl: options.publicUrl,
     hosts: options.hosts ?? createHostPolicy({ bindHost: '127.0.0.1' }),
     keyDigest: digest(options.apiKey),
+    metrics: options.metrics,
     failures: new FailureLimiter({ maxFailures: limits.authFailures }, clock),
     limiter: new RateLimiter(limits.rateCapacity, limits.ratePerSecond, clock),
     router,

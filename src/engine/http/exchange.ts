@@ -76,7 +76,8 @@ export class Exchange {
     };
     if (status >= 500 && status !== 501 && status !== 503) this.log().warn('request failed', fields);
     // Health checks come every few seconds from clients: kept out of the info log.
-    else if (this.path === '/v1/health' && status < 400) this.log().debug('request', fields);
+    else if ((this.path === '/v1/health' || this.path === '/metrics') && status < 400)
+      this.log().debug('request', fields);
     // the same line as the request's own logger writes, without making one
     else if (this.child === undefined) this.logger.info('request', { request_id: this.requestId, ...fields });
     else this.child.info('request', fields);

@@ -19,6 +19,7 @@ import { HttpError, type EnvelopeBody } from './respond.js';
 import type { Router } from './router.js';
 import type { Route, RouteContext } from './routes.js';
 import { validateBody } from './zod-details.js';
+import { METRICS_PATH, type MetricsEndpoint } from '../observability/prometheus-endpoint.js';
 
 /** What the steps act with: the app's parts, made once. */
 export interface PipelineParts {
@@ -32,6 +33,8 @@ export interface PipelineParts {
   idempotency: Idempotency;
   limits: EngineLimits;
   isDraining: () => boolean;
+  /** GET /metrics; absent: the path is the data plane's */
+  metrics?: Pick<MetricsEndpoint, 'serve'> | undefined;
 }
 
 export type Outcome = 'answered' | 'next';
@@ -50,6 +53,14 @@ const checkHost: Step = (x, { hosts, deployments }) => {
     'forbidden',
     `this engine does not answer to the host name ${JSON.stringify(host)}; use its address, or add the name to MCPCTL_ALLOWED_HOSTS where the engine runs`,
   );
+};
+
+/** GET /metrics on the engine's own names (a deployment's custom domain keeps the path): the API key or the metrics token. */
+const metrics: Step = async (x, { metrics: endpoint, hosts, failures }): Promise<Outcome> => {
+  if (x.path !== METRICS_PATH || endpoint === undefined || !hosts.allows(firstHeader(x.req.headers.host)))
+    return 'next';
+  await endpoint.serve(x.req, x.res, failures);
+  return 'answered';
 };
 
 /** Anything not under /v1 is the data plane: the deployments' gateway answers it, or nothing does. */
@@ -186,6 +197,7 @@ const operate: Step = async (x): Promise<Outcome> => {
 export const STEPS: readonly Step[] = [
   checkPath,
   checkHost,
+  metrics,
   dataPlane,
   checkOrigin,
   watchClient,

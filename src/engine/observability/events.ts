@@ -26,6 +26,10 @@ export interface RequestEvent {
   bytesIn?: number;
   /** the MCP session the request belongs to, when it names one */
   session?: string;
+  /** the MCP client: the `clientInfo` of the session's `initialize` (or of this one), when it gave one */
+  client?: { name: string; version?: string };
+  /** the caller as the deployment's auth validated it at the gateway; never an identity the client asserts */
+  user?: string;
 }
 
 /** One deployment the engine holds in memory, as it is now. */

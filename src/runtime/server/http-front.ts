@@ -79,6 +79,7 @@ export function createHttpFront(options: HttpFrontOptions): HttpFront {
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
     const startedAt = process.hrtime.bigint();
     const record = recordOf(req, guard);
+    tracer.startSpan(req, record);
     inFlight.start();
     res.once('close', () => {
       inFlight.done();

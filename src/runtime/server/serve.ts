@@ -16,6 +16,7 @@ import type { CreateServerOptions, RuntimeOptions } from './runtime-types.js';
 import { SessionStore } from './sessions.js';
 import type { Connection } from './subscriptions.js';
 import { createTracer } from './tracing.js';
+import { spansWanted } from './trace-spans.js';
 
 const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
@@ -33,7 +34,7 @@ export interface Serving {
 
 export function createServing(compiled: CompiledDefinition, options: RuntimeOptions, started: number): Serving {
   const { logger, shape } = compiled;
-  const tracer = createTracer(logger, compiled.secrets);
+  const tracer = createTracer(logger, compiled.secrets, spansWanted(options.env));
   const ops = createOperations(compiled, {
     tracer,
     defaultUserId: options.defaultUserId,

@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { USER_ID_META_KEY } from '../constants.js';
 import type { RuntimeLogger, Secrets } from './logger.js';
+import { spanEntry, spanStartOf, type SpanStart } from './trace-spans.js';
 
 /** What the log line of one HTTP request says; filled in as the request is served. */
 export interface RequestRecord {
@@ -20,6 +21,10 @@ export interface RequestRecord {
   error?: string;
   params?: unknown;
   result?: unknown;
+  /** the request's span, when the engine asked for spans and the request came with a sampled traceparent */
+  span?: SpanStart;
+  /** the JSON-RPC id, noted for the span */
+  rpcId?: string | number;
 }
 
 export interface Tracer {
@@ -32,14 +37,21 @@ export interface Tracer {
     work: () => Promise<T>,
     errorOf?: (value: T) => string | undefined,
   ) => Promise<T>;
-  /** writes the log line of an HTTP request once its response is closed */
+  /** writes the log line of an HTTP request once its response is closed (and its span line, if it has one) */
   logRequest(req: IncomingMessage, res: ServerResponse, record: RequestRecord, startedAt: bigint): void;
+  /** with spans (trace-spans.ts): a request that continues a sampled trace gets one */
+  startSpan(req: IncomingMessage, record: RequestRecord): void;
 }
 
-export function createTracer(logger: RuntimeLogger, secrets: Secrets): Tracer {
+export function createTracer(logger: RuntimeLogger, secrets: Secrets, spans = false): Tracer {
   const requests = new AsyncLocalStorage<RequestRecord>();
   return {
     requests,
+    startSpan(req, record) {
+      if (!spans) return;
+      const span = spanStartOf(req.headers.traceparent);
+      if (span !== undefined) record.span = span;
+    },
     async traced(rpc, target, work, errorOf) {
       const outer = requests.getStore();
       const own = outer === undefined;
@@ -86,6 +98,7 @@ export function createTracer(logger: RuntimeLogger, secrets: Secrets): Tracer {
         ...outcomeOf(record, logger.debug),
         ...(logger.debug && record.params !== undefined ? { params: record.params } : {}),
       });
+      if (record.span !== undefined) logger.log(spanEntry(record.span, req, res, record));
     },
   };
 }
@@ -116,6 +129,8 @@ export function describeMessage(body: unknown, record: RequestRecord, debug: boo
   };
   if (typeof message.method === 'string') record.rpc = message.method;
   else if ('result' in message || 'error' in message) record.rpc = 'response';
+  const id = (message as { id?: unknown }).id;
+  if (record.span !== undefined && (typeof id === 'string' || typeof id === 'number')) record.rpcId = id;
   const target = message.params?.name ?? message.params?.uri;
   if (typeof target === 'string') record.target = target;
   const metaUser = message.params?._meta?.[USER_ID_META_KEY];

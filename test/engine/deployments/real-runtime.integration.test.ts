@@ -14,26 +14,14 @@ import { createSandbox, type Sandbox } from '../../support/cli.js';
 import { startRealEngine } from '../../support/engine.js';
 import { waitFor, waitUntil } from '../../support/wait.js';
 import { isProcessAlive } from '../../../src/engine/engine-lock.js';
+import { BROKEN_TOOL, GREET_TOOL } from '../../support/servers.js';
 
 const API_KEY = 'real-runtime-test-key-0123456789';
 
 const DEFINITION: BuildRequestInput = {
   name: 'greeter',
   template: 'basic',
-  tools: [
-    {
-      name: 'greet',
-      description: 'Greets someone by name',
-      inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
-      handler: { type: 'static', content: [{ type: 'text', text: 'Hello {{args.name}}' }] },
-    },
-    {
-      name: 'broken',
-      description: 'Always fails',
-      inputSchema: { type: 'object', properties: {} },
-      handler: { type: 'error', message: 'this tool always fails' },
-    },
-  ],
+  tools: [GREET_TOOL, BROKEN_TOOL],
 };
 
 let sandbox: Sandbox;

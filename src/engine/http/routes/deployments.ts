@@ -18,6 +18,7 @@ import { prefersAsync, readBoolean, readEnum, readIfNoneMatch, readNumber, readT
 import type { Reply } from '../respond.js';
 import { findDeployment, findServer, requireDeployments, viewDeployment } from './lookups.js';
 import { etagOf, waitForDeployment } from './long-poll.js';
+import { metricsSince } from './deployment-history.js';
 import type { Registrar, RouteContext, RouteDeps } from './route.js';
 
 export const registerDeployments: Registrar = (router, deps) => {
@@ -95,6 +96,9 @@ export const registerDeployments: Registrar = (router, deps) => {
 
   router.add('GET', '/v1/deploy/:id/metrics', {
     handle: async (ctx) => {
+      // `since`: from the history (deployment-history.ts), kept across restarts
+      const past = await metricsSince(ctx, deps);
+      if (past !== undefined) return past;
       const record = await find(ctx);
       const window = readNumber(ctx.query, 'window', { min: 1, max: 86_400, integer: true }) ?? 300;
       return { status: 200, data: await service().metrics(record.deployment.deployment_id, window) };

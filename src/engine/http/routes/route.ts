@@ -13,6 +13,8 @@ import type { Router } from '../router.js';
 import type { BuildService, DeploymentService, TestService } from '../../services.js';
 import type { Logger } from '../../engine-log.js';
 import type { Store } from '../../store/store.js';
+import type { AlertList } from '../../../api/alerts.js';
+import type { HistoryReader } from '../../observability/history.js';
 
 export interface RouteContext {
   req: IncomingMessage;
@@ -54,6 +56,10 @@ export interface RouteDeps {
   warmPool?: { stats(): WarmPoolStats } | undefined;
   /** what runtime processes run under, for /v1/health */
   isolation?: IsolationReport | undefined;
+  /** the engine's alerts, for /v1/alerts (src/engine/alerts/) */
+  alerts?: { list(deploymentId?: string): AlertList } | undefined;
+  /** the metrics history and usage (src/engine/observability/history.ts) */
+  history?: HistoryReader | undefined;
 }
 
 /** Adds one resource's operations to the router. */
