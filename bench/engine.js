@@ -25,7 +25,7 @@
 import { Buffer } from 'node:buffer';
 import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
+import { createServer, request } from 'node:http';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -224,6 +224,11 @@ async function registerMany(deployment) {
   }
   await store.close();
   startEngine();
+  return restored(deployment);
+}
+
+/** Waits (bounded) until a restarted engine has restored `deployment`, its instance healthy, and its pool full. */
+async function restored(deployment) {
   for (let i = 0; i < 100; i++) {
     // engine.json is read again each time: the address is the new engine's once it has written it
     let engine;
@@ -241,6 +246,37 @@ async function registerMany(deployment) {
     await sleep(200);
   }
   throw new Error(`${deployment.deployment_id} was not restored`);
+}
+
+/**
+ * The gateway measured with the engine restarted under OTEL_EXPORTER_OTLP_ENDPOINT (a collector on
+ * loopback that answers every export with 200), then restarted without it again.
+ */
+async function withTracing(deployment) {
+  let exports = 0;
+  const collector = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      exports += 1;
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise((resolve) => collector.listen(0, '127.0.0.1', resolve));
+  try {
+    mcpctl('engine', 'stop');
+    env.OTEL_EXPORTER_OTLP_ENDPOINT = `http://127.0.0.1:${collector.address().port}`;
+    startEngine();
+    const { engine, deployment: again } = await restored(deployment);
+    const measured = await gateway(again, engine.pid);
+    if (exports === 0) throw new Error('the engine exported no trace while tracing was on');
+    return measured;
+  } finally {
+    mcpctl('engine', 'stop');
+    delete env.OTEL_EXPORTER_OTLP_ENDPOINT;
+    startEngine();
+    await restored(deployment);
+    collector.close();
+  }
 }
 
 /**
@@ -492,6 +528,25 @@ try {
       untraced.ratio,
     );
     row('gateway p50 latency added, staging', untraced.p50Added, 'ms', untraced.p50Direct, 'direct p50');
+    // The same staging deployment with traces exported over OTLP/HTTP to a collector on loopback
+    // that accepts everything: the engine restarted with OTEL_EXPORTER_OTLP_ENDPOINT set.
+    const traced = await withTracing(staging);
+    row(
+      'gateway throughput, staging, tracing on (OTLP/HTTP)',
+      traced.via,
+      'req/s',
+      untraced.via,
+      'tracing off; ratio of the gateway/direct ratios',
+      undefined,
+      traced.ratio / untraced.ratio,
+    );
+    row(
+      'gateway: engine CPU per request, tracing on',
+      traced.engineUsPerRequest,
+      'µs',
+      untraced.engineUsPerRequest,
+      'tracing off',
+    );
     mcpctl('stop', staging.deployment_id);
     // the same deployment among 1,000 registered: the scale rows below run with these in the store
     const registered = await registerMany(deployed[0]);
