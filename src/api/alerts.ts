@@ -1,5 +1,6 @@
 /**
- * The answer of `GET /v1/alerts`: the alerts firing now and those that resolved lately, per
+ * The answer of `GET /v1/alerts`: the alerts firing now, those whose condition holds but not yet for
+ * long enough (pending), and those that resolved lately, per
  * deployment, and how many channels the engine sends them to. Pure: no IO.
  */
 import { z } from 'zod';
@@ -27,6 +28,8 @@ export type Alert = z.infer<typeof Alert>;
 
 export const AlertList = z.looseObject({
   firing: z.array(Alert),
+  /** the condition holds, not yet for the rule's `for` (absent from services that do not say) */
+  pending: z.array(Alert).default([]),
   /** resolved lately, newest first */
   recent: z.array(Alert),
   /** the channels alerts go to; 0: they are only listed here */

@@ -208,6 +208,7 @@ async function startAlerts(
     logger: base.logger.child({ component: 'alerts' }),
     clock: base.clock,
     engineUrl: base.url,
+    dir: join(base.paths.storeDir, 'alerts'),
   });
 }
 

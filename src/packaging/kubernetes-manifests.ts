@@ -23,6 +23,7 @@ import { UserError } from '../shared/errors.js';
 import { AUDIENCES_ENV } from '../runtime/server/auth.js';
 import { BUNDLE_DIGEST_ANNOTATION, BUNDLE_LABEL_LENGTH, imageContract, LABELS, type ImageContract } from './image.js';
 import { networkPolicy } from './kubernetes-network-policy.js';
+import { METRICS_PORT } from './prometheus-rule.js';
 import {
   autoscalerObject,
   deploymentObject,
@@ -186,6 +187,8 @@ function defaultDenyPolicy(
     metadata: objectMetadata(context, context.name),
     selector: context.selector,
     port: context.image.port,
+    ...(options.metrics === false ? {} : { metricsPort: METRICS_PORT }),
+    ...(options.monitoringNamespace === undefined ? {} : { monitoringNamespace: options.monitoringNamespace }),
     ingress: options.domain !== undefined,
     ...(options.ingressNamespace === undefined ? {} : { ingressNamespace: options.ingressNamespace }),
     ...(options.egress === undefined ? {} : { egress: options.egress }),
@@ -203,7 +206,12 @@ export function kubernetesManifests(server: KubernetesServer, options: Kubernete
   });
   const context = manifestContext(server, options, name, image);
   const variables = serverVariables(options, name);
-  const container = serverContainer(image, containerEnv(options, image, variables), options.resources);
+  const container = serverContainer(
+    image,
+    containerEnv(options, image, variables),
+    options.resources,
+    options.metrics === false ? undefined : options.environment,
+  );
   const policy = defaultDenyPolicy(context, options);
   const objects: Array<KubernetesObject | undefined> = [
     Object.keys(variables.values).length > 0

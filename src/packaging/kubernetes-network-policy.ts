@@ -14,6 +14,7 @@
 import { isIP } from 'node:net';
 import type { INetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
 import type { INetworkPolicyEgressRule } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicyEgressRule';
+import type { INetworkPolicyIngressRule } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicyIngressRule';
 import type { INetworkPolicyPort } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicyPort';
 
 /** The definition's top-level `egress`. */
@@ -24,6 +25,8 @@ export interface EgressSettings {
 
 /** The namespace most Ingress controllers (ingress-nginx) run in. */
 export const DEFAULT_INGRESS_NAMESPACE = 'ingress-nginx';
+/** Where the Prometheus Operator's stack usually runs (kube-prometheus, its Helm chart's examples). */
+export const DEFAULT_MONITORING_NAMESPACE = 'monitoring';
 /** Never reachable: link-local, where clouds answer with instance credentials (169.254.169.254). */
 export const LINK_LOCAL = { v4: '169.254.0.0/16', v6: 'fe80::/10' } as const;
 /** Reachable only with `allow_private` (or an `allow` entry): the private and loopback ranges of `egress`. */
@@ -38,6 +41,9 @@ export interface NetworkPolicyInput {
   selector: Record<string, string>;
   /** the container port the server listens on */
   port: number;
+  /** the container port of its /metrics, let in from the monitoring namespace only */
+  metricsPort?: number;
+  monitoringNamespace?: string;
   /** an Ingress routes to the pods: let in its controller's namespace, not the pods of its own */
   ingress: boolean;
   ingressNamespace?: string;
@@ -62,11 +68,26 @@ export function networkPolicy(input: NetworkPolicyInput): { policy: INetworkPoli
     spec: {
       podSelector: { matchLabels: input.selector },
       policyTypes: ['Ingress', 'Egress'],
-      ingress: [{ from, ports: [{ protocol: 'TCP', port: input.port }] }],
+      ingress: [
+        { from, ports: [{ protocol: 'TCP', port: input.port }] },
+        ...(input.metricsPort === undefined ? [] : [metricsRule(input, notices)]),
+      ],
       egress: egressRules(input.egress ?? {}, notices, input.metadata.name ?? 'of the server'),
     },
   };
   return { policy, notices };
+}
+
+/** Prometheus scraping the pods' /metrics, from the monitoring namespace. */
+function metricsRule(input: NetworkPolicyInput, notices: string[]): INetworkPolicyIngressRule {
+  const namespace = input.monitoringNamespace ?? DEFAULT_MONITORING_NAMESPACE;
+  notices.push(
+    `the NetworkPolicy ${input.metadata.name} lets Prometheus scrape port ${input.metricsPort} (/metrics) from the namespace ${namespace} only: edit it if Prometheus runs elsewhere`,
+  );
+  return {
+    from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': namespace } } }],
+    ports: [{ protocol: 'TCP', port: input.metricsPort! }],
+  };
 }
 
 /** The egress rules: DNS, public addresses, then what `egress` opens. */

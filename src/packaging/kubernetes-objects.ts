@@ -18,6 +18,7 @@ import type { ISecret } from 'kubernetes-models/v1/Secret';
 import type { IService } from 'kubernetes-models/v1/Service';
 import type { ImageContract } from './image.js';
 import type { KubernetesExportOptions } from './kubernetes-options.js';
+import { METRICS_PORT } from './prometheus-rule.js';
 
 export const DEFAULT_ISSUER = 'letsencrypt-prod';
 export const DEFAULT_TARGET_CPU_UTILIZATION = 70;
@@ -119,19 +120,29 @@ function healthProbe(image: ImageContract, periodSeconds: number, failureThresho
   };
 }
 
-/** The server's container: the image contract's command, port and user, locked down. */
+/**
+ * The server's container: the image contract's command, port and user, locked down; given its
+ * environment, it also answers GET /metrics on its `metrics` port, labelled with it (on a cluster
+ * no engine in front of it counts its requests).
+ */
 export function serverContainer(
   image: ImageContract,
   env: IIoK8sApiCoreV1EnvVar[],
   resources: KubernetesExportOptions['resources'],
+  metricsEnvironment: string | undefined,
 ): IIoK8sApiCoreV1Container {
+  const metrics = metricsEnvironment !== undefined;
   return {
     name: 'server',
     image: image.image,
     // the tag is a content digest: an image of that tag never changes
     imagePullPolicy: 'IfNotPresent',
     command: image.command,
-    ports: [{ name: 'http', containerPort: image.port, protocol: 'TCP' }],
+    ...(metrics ? { args: ['--metrics-port', String(METRICS_PORT), '--environment', metricsEnvironment] } : {}),
+    ports: [
+      { name: 'http', containerPort: image.port, protocol: 'TCP' },
+      ...(metrics ? [{ name: 'metrics', containerPort: METRICS_PORT, protocol: 'TCP' as const }] : []),
+    ],
     env,
     resources: kubernetesResources(resources),
     // the engine gives an instance 30 s to start (docs/deployments.md)

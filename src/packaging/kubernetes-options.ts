@@ -60,6 +60,13 @@ export interface KubernetesExportOptions {
   egress?: EgressSettings;
   /** the namespace of the Ingress controller the NetworkPolicy lets in (default ingress-nginx) */
   ingressNamespace?: string;
+  /**
+   * Each pod answers GET /metrics on its `metrics` port (default true: on a cluster nothing else
+   * counts its requests). The engine's runner leaves it out: its gateway counts them.
+   */
+  metrics?: boolean;
+  /** the namespace of the Prometheus the NetworkPolicy lets scrape /metrics (default monitoring) */
+  monitoringNamespace?: string;
 }
 
 /**

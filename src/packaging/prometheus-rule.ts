@@ -1,8 +1,11 @@
 /**
- * A deployment's alert rules (`deploy.alerts`, production's defaults when it gives none) as a
- * PrometheusRule (monitoring.coreos.com/v1), so that on a cluster Prometheus evaluates what the
- * engine would and Alertmanager sends it. The expressions use the engine's metric names
- * (docs/observability.md); a failed rollout is kube-state-metrics' view of the Deployment. Pure.
+ * What the Prometheus Operator needs of an exported server: a PodMonitor, so Prometheus scrapes each
+ * pod's own /metrics (the runtime's `--metrics-port`: no engine stands in front of it on a
+ * cluster), and its alert rules (`deploy.alerts`, production's defaults when it gives none) as a
+ * PrometheusRule, so that Prometheus evaluates what the engine would and Alertmanager sends it. The
+ * request rules read the pods' MCP operation histogram (the engine's metric names and labels,
+ * docs/observability.md); the instance rules read kube-state-metrics' view of the Deployment and
+ * its pods. Pure.
  */
 import { describeRule, effectiveAlertRules, type AlertRule, type AlertRuleInput } from '../definition/alerts-schema.js';
 
@@ -36,6 +39,41 @@ export interface PrometheusRuleOptions {
 }
 
 const QUANTILES = { p50: '0.5', p95: '0.95', p99: '0.99' } as const;
+
+/** Where each pod answers GET /metrics (the container port named `metrics`). */
+export const METRICS_PORT = 9464;
+
+export interface PodMonitorObject {
+  apiVersion: 'monitoring.coreos.com/v1';
+  kind: 'PodMonitor';
+  metadata: { name: string; namespace?: string; labels: Record<string, string> };
+  spec: {
+    selector: { matchLabels: Record<string, string> };
+    podMetricsEndpoints: Array<{ port: string; path: string; interval: string }>;
+  };
+}
+
+/** The PodMonitor of the export: every pod of the Deployment, scraped on its `metrics` port. */
+export function podMonitor(options: {
+  name: string;
+  namespace?: string | undefined;
+  selector: Record<string, string>;
+  labels?: Record<string, string>;
+}): PodMonitorObject {
+  return {
+    apiVersion: 'monitoring.coreos.com/v1',
+    kind: 'PodMonitor',
+    metadata: {
+      name: options.name,
+      ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
+      labels: { ...options.labels },
+    },
+    spec: {
+      selector: { matchLabels: { ...options.selector } },
+      podMetricsEndpoints: [{ port: 'metrics', path: '/metrics', interval: '30s' }],
+    },
+  };
+}
 
 /** The PrometheusRule of the export, or undefined when no rule is in force. */
 export function prometheusRule(options: PrometheusRuleOptions): PrometheusRuleObject | undefined {
@@ -87,6 +125,9 @@ function expression(rule: AlertRule, options: PrometheusRuleOptions): string {
   const window = `[${rule.windowText}]`;
   const requests = `sum(increase(mcp_server_operation_duration_seconds_count{${of}}${window}))`;
   const enough = `and on() ${requests} >= ${rule.minRequests}`;
+  // kube-state-metrics' series of the Deployment (in its namespace, when the export names one)
+  const namespace = options.namespace === undefined ? '' : `,namespace=${quoted(options.namespace)}`;
+  const deployment = `deployment=${quoted(options.name)}${namespace}`;
   switch (rule.type) {
     case 'error_rate':
       return (
@@ -100,14 +141,16 @@ function expression(rule: AlertRule, options: PrometheusRuleOptions): string {
       );
     case 'no_healthy_instance':
       return (
-        `(sum(mcpctl_instances{${of},state="healthy"}) or on() vector(0)) == 0` +
-        ` and on() sum(mcpctl_instances{${of}}) > 0`
+        `(max(kube_deployment_status_replicas_available{${deployment}}) or on() vector(0)) == 0` +
+        ` and on() max(kube_deployment_spec_replicas{${deployment}}) > 0`
       );
     case 'restarts':
-      return `sum(increase(mcpctl_instance_restarts_total{${of}}${window})) > ${rule.threshold}`;
-    case 'failed_rollout': {
-      const namespace = options.namespace === undefined ? '' : `,namespace=${quoted(options.namespace)}`;
-      return `max(kube_deployment_status_condition{deployment=${quoted(options.name)}${namespace},condition="Progressing",status="false"}) == 1`;
-    }
+      // the Deployment's pods are named <name>-<replica set hash>-<pod hash>
+      return (
+        `sum(increase(kube_pod_container_status_restarts_total{pod=~${quoted(`${options.name}-[a-z0-9]+-[a-z0-9]+`)}` +
+        `${namespace},container="server"}${window})) > ${rule.threshold}`
+      );
+    case 'failed_rollout':
+      return `max(kube_deployment_status_condition{${deployment},condition="Progressing",status="false"}) == 1`;
   }
 }

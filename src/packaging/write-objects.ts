@@ -6,10 +6,10 @@
 import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { KubernetesObject as ManifestObject } from './kubernetes-manifests.js';
-import type { PrometheusRuleObject } from './prometheus-rule.js';
+import type { PodMonitorObject, PrometheusRuleObject } from './prometheus-rule.js';
 
-/** What an export writes: the objects that run the server, and its alert rules. */
-export type KubernetesObject = ManifestObject | PrometheusRuleObject;
+/** What an export writes: the objects that run the server, what scrapes it, and its alert rules. */
+export type KubernetesObject = ManifestObject | PodMonitorObject | PrometheusRuleObject;
 
 /** Every file name an export may write; only these are ever replaced or removed in a folder. */
 export const MANIFEST_FILES = [
@@ -19,6 +19,8 @@ export const MANIFEST_FILES = [
   'poddisruptionbudget.yaml',
   'horizontalpodautoscaler.yaml',
   'ingress.yaml',
+  'networkpolicy.yaml',
+  'podmonitor.yaml',
   'prometheusrule.yaml',
 ] as const;
 

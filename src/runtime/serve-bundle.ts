@@ -3,12 +3,14 @@
  *
  *   node dist/runtime/serve-bundle.js --bundle DIR [--port 0] [--host 127.0.0.1]
  *        [--log-level info|debug] [--allowed-host NAME]… [--drain-timeout SECONDS] [--env-is-secret]
- *        [--values-file PATH] [--lifeline] [--socket PATH]
+ *        [--values-file PATH] [--lifeline] [--socket PATH] [--metrics-port N [--environment NAME]]
  *
  * The first line on stdout is `{"event":"listening","port":N,"url":"http://127.0.0.1:N",…}`,
  * with `"socket":PATH` when it also listens on the Unix socket PATH (`--socket`: the same server
  * as on its port, for a supervisor on the same host; a stale socket file there is replaced, and
- * the file is removed when the server stops; when it cannot listen there, it serves on its port only).
+ * the file is removed when the server stops; when it cannot listen there, it serves on its port only),
+ * and `"metrics_port":N` with `--metrics-port` (GET /metrics there, on the same host: server/metrics.ts;
+ * `--environment` names the environment in its labels).
  * then one JSON log line per event. `${VAR}` references resolve from this process's environment
  * (the deployment's env_vars); with `--env-is-secret` every value of the environment but PATH is
  * hidden from the logs and from the error texts of tool calls, not only the referenced ones (the
@@ -40,6 +42,7 @@ import { RUNTIME_SERVER_OPTIONS } from './server/http-front.js';
 import { problemText, type Problem } from '../shared/errors.js';
 import { removeSocketFile } from '../shared/socket-file.js';
 import { createRuntime, RuntimeStartError, type Runtime } from './server/server.js';
+import type { FinishedRequest, RuntimeMetrics } from './server/metrics.js';
 import { replaceEnvironment, waitForRequest, type ServeRequest } from './host/serve-request.js';
 
 /**
@@ -117,6 +120,7 @@ interface Serving {
   logger: RuntimeLogger;
   /** its supervisor holds its standard input, whose end says the supervisor is gone */
   lifeline: boolean;
+  metrics: RuntimeMetrics | undefined;
 }
 
 /** Serves the bundle the options name until it is signalled; 1 (with the reason reported) when it cannot start. */
@@ -124,10 +128,14 @@ async function main(args: string[]): Promise<number> {
   try {
     const options = readOptions(args);
     const logger = createJsonLogger(logLine, { debug: options.debug });
-    const runtime = await startRuntime(options, logger);
+    // the metrics listen once the runtime has started (they are labelled with its name); it tells them of requests
+    const counted: { metrics?: RuntimeMetrics | undefined } = {};
+    const observe = options.metricsPort === undefined ? undefined : (r: FinishedRequest) => counted.metrics?.observe(r);
+    const runtime = await startRuntime(options, logger, observe);
     const listening = await listen(runtime, options);
-    reportListening(runtime, listening, options, logger);
-    stopWhenAsked({ runtime, listening, options, logger, lifeline: warm || options.lifeline });
+    const metrics = (counted.metrics = await listenForMetrics(runtime, options, listening));
+    reportListening(runtime, listening, options, logger, metrics);
+    stopWhenAsked({ runtime, listening, options, logger, lifeline: warm || options.lifeline, metrics });
     return 0;
   } catch (error) {
     if (error instanceof StartFailed) return fail(error.message, error.problems);
@@ -147,7 +155,11 @@ function readOptions(args: string[]): ServeOptions {
  * The runtime of the bundle, its values loaded first; a definition it cannot serve is a StartFailed
  * with its problems.
  */
-async function startRuntime(options: ServeOptions, logger: RuntimeLogger): Promise<Runtime> {
+async function startRuntime(
+  options: ServeOptions,
+  logger: RuntimeLogger,
+  observeRequest: ((request: FinishedRequest) => void) | undefined,
+): Promise<Runtime> {
   try {
     const secrets = readValues(options);
     const bundle = await readBundle(options.bundleDir);
@@ -158,6 +170,7 @@ async function startRuntime(options: ServeOptions, logger: RuntimeLogger): Promi
       allowedHosts: options.allowedHosts,
       allowedOrigins: options.allowedOrigins,
       secrets,
+      ...(observeRequest === undefined ? {} : { observeRequest }),
     });
   } catch (error) {
     if (error instanceof RuntimeStartError) throw new StartFailed(error.message, error.details);
@@ -224,6 +237,32 @@ async function listen(runtime: Runtime, options: ServeOptions): Promise<Listenin
   };
 }
 
+/** GET /metrics on its own port, when asked for (a StartFailed when it cannot listen there). */
+async function listenForMetrics(
+  runtime: Runtime,
+  options: ServeOptions,
+  listening: Listening,
+): Promise<RuntimeMetrics | undefined> {
+  if (options.metricsPort === undefined) return undefined;
+  const { startRuntimeMetrics } = await import('./server/metrics.js');
+  try {
+    return await startRuntimeMetrics({
+      port: options.metricsPort,
+      host: options.host,
+      server: runtime.name,
+      environment: options.environment,
+    });
+  } catch (error) {
+    for (const server of listening.servers) {
+      server.close();
+      server.closeAllConnections();
+    }
+    if (listening.socketPath !== undefined) removeSocketFile(listening.socketPath);
+    await runtime.close();
+    throw new StartFailed(`cannot listen for metrics on ${options.host}:${options.metricsPort}: ${messageOf(error)}`);
+  }
+}
+
 /**
  * The same server on a Unix socket too; the error when it cannot listen there (the port still
  * serves). A socket file left at `path` (a process that was killed) is removed first.
@@ -240,7 +279,13 @@ async function listenOnSocket(runtime: Runtime, path: string): Promise<Server | 
 }
 
 /** The first line on stdout: where it listens, and what it serves. */
-function reportListening(runtime: Runtime, listening: Listening, options: ServeOptions, logger: RuntimeLogger): void {
+function reportListening(
+  runtime: Runtime,
+  listening: Listening,
+  options: ServeOptions,
+  logger: RuntimeLogger,
+  metrics: RuntimeMetrics | undefined,
+): void {
   const { port, url, socketPath, socketError } = listening;
   writeLine(
     JSON.stringify({
@@ -248,6 +293,7 @@ function reportListening(runtime: Runtime, listening: Listening, options: ServeO
       port,
       url,
       ...(socketPath === undefined ? {} : { socket: socketPath }),
+      ...(metrics === undefined ? {} : { metrics_port: metrics.port }),
       name: runtime.name,
       version: runtime.version,
       pid: process.pid,
@@ -311,6 +357,7 @@ async function drainAndStop(serving: Serving, signal: string): Promise<void> {
     each.closeAllConnections();
   }
   if (listening.socketPath !== undefined) removeSocketFile(listening.socketPath);
+  await serving.metrics?.close();
   await runtime.close();
   logger.log({ level: drained ? 'info' : 'warn', event: 'stopped', drained });
   if (serving.lifeline) process.stdin.destroy();

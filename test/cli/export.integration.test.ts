@@ -96,7 +96,7 @@ describe('mcpctl export kubernetes <file>', () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(
-      '✔ Wrote 8 Kubernetes manifests for forecast (production) to k8s/forecast-production',
+      '✔ Wrote 9 Kubernetes manifests for forecast (production) to k8s/forecast-production',
     );
     expect(result.stdout).toContain('→ kubectl apply -f k8s/forecast-production');
     const dir = join(sandbox.dir, 'k8s', 'forecast-production');
@@ -107,11 +107,17 @@ describe('mcpctl export kubernetes <file>', () => {
       'ingress.yaml',
       'networkpolicy.yaml',
       'poddisruptionbudget.yaml',
+      'podmonitor.yaml',
       'prometheusrule.yaml',
       'secret.yaml',
       'service.yaml',
     ]);
     expect(files['prometheusrule.yaml'].spec.groups[0].rules).toHaveLength(5);
+    // Prometheus scrapes the pods' own /metrics: the PodMonitor selects the Deployment's pods by their port's name
+    expect(files['podmonitor.yaml'].spec).toEqual({
+      selector: files['deployment.yaml'].spec.selector,
+      podMetricsEndpoints: [{ port: 'metrics', path: '/metrics', interval: '30s' }],
+    });
     expect(files['networkpolicy.yaml'].spec.policyTypes).toEqual(['Ingress', 'Egress']);
     expect((await stat(join(dir, 'secret.yaml'))).mode & 0o777).toBe(0o600);
 
@@ -177,6 +183,7 @@ describe('mcpctl export kubernetes <file>', () => {
       'ingress.yaml',
       'mine.txt',
       'networkpolicy.yaml',
+      'podmonitor.yaml',
       'secret.yaml',
       'service.yaml',
     ]);
@@ -200,6 +207,7 @@ describe('mcpctl export kubernetes <file>', () => {
       'HorizontalPodAutoscaler',
       'Ingress',
       'NetworkPolicy',
+      'PodMonitor',
       'PrometheusRule',
     ]);
     expect(docs.every((d) => d.metadata.namespace === 'mcp')).toBe(true);
@@ -209,7 +217,7 @@ describe('mcpctl export kubernetes <file>', () => {
     });
     expect(json.code).toBe(0);
     expect(json.json()).toMatchObject({ apiVersion: 'v1', kind: 'List' });
-    expect(json.json().items).toHaveLength(8);
+    expect(json.json().items).toHaveLength(9);
   });
 
   it('the digest is the engine’s: the bundle the engine writes for the request has it', async () => {
@@ -245,6 +253,7 @@ describe('mcpctl export kubernetes <mcp_id>', () => {
       'HorizontalPodAutoscaler',
       'Ingress',
       'NetworkPolicy',
+      'PodMonitor',
       'PrometheusRule',
     ]);
     expect(items[1]!.spec.template.spec.containers[0].image).toBe(`mcpctl-server:${server.bundle_digest}`);

@@ -111,7 +111,12 @@ describe('kubernetesManifests', () => {
     const contract = imageContract(DIGEST, { registry: 'ghcr.io/acme' });
     expect(container.image).toBe(`ghcr.io/acme/mcpctl-server:${DIGEST}`);
     expect(container.command).toEqual(contract.command);
-    expect(container.ports).toEqual([{ name: 'http', containerPort: contract.port, protocol: 'TCP' }]);
+    expect(container.ports).toEqual([
+      { name: 'http', containerPort: contract.port, protocol: 'TCP' },
+      { name: 'metrics', containerPort: 9464, protocol: 'TCP' },
+    ]);
+    // no engine stands in front of it on a cluster: the runtime counts its own requests (PodMonitor)
+    expect(container.args).toEqual(['--metrics-port', '9464', '--environment', 'production']);
     for (const probe of [container.readinessProbe, container.livenessProbe, container.startupProbe]) {
       expect(probe?.httpGet).toEqual({ path: '/health', port: 'http' });
     }
@@ -521,14 +526,20 @@ describe('the NetworkPolicy', () => {
     expect(policy.metadata).toMatchObject({ name: result.name, namespace: 'mcp' });
     expect(policy.spec!.podSelector).toEqual(deployment.spec!.selector);
     expect(policy.spec!.policyTypes).toEqual(['Ingress', 'Egress']);
-    // in: the server's port only, from the Ingress controller's namespace when an Ingress routes to it
+    // in: the server's port only, from the Ingress controller's namespace when an Ingress routes to it;
+    // its /metrics only from the monitoring namespace (Prometheus)
     expect(policy.spec!.ingress).toEqual([
       {
         from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } }],
         ports: [{ protocol: 'TCP', port: 8080 }],
       },
+      {
+        from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }],
+        ports: [{ protocol: 'TCP', port: 9464 }],
+      },
     ]);
     expect(result.notices.join(' ')).toContain('ingress-nginx');
+    expect(result.notices.join(' ')).toContain('scrape port 9464 (/metrics) from the namespace monitoring only');
     // without an Ingress: the pods of its own namespace
     expect(policyOf({}).spec!.ingress![0]!.from).toEqual([{ podSelector: {} }]);
     expect(

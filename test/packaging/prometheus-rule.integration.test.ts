@@ -1,7 +1,9 @@
 /**
  * The alert rules as a PrometheusRule, checked by Prometheus's own tools (Debian's `prometheus`
  * package, which CI installs): `promtool check rules` passes on its groups, and `promtool test rules`
- * shows the error-rate and no-healthy-instance alerts firing on series named as the engine exposes them.
+ * shows the error-rate alert firing on the histogram as each pod exposes it, and the
+ * no-healthy-instance and restarts alerts on kube-state-metrics' series of the Deployment (not on
+ * those of another Deployment's pods).
  */
 import { spawnSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
@@ -55,11 +57,12 @@ describe('the PrometheusRule', () => {
     ).toBeUndefined();
   });
 
-  it('passes promtool check rules, and its alerts fire on the engine’s series in promtool test rules', async () => {
+  it('passes promtool check rules, and its alerts fire on the pods’ and kube-state-metrics’ series in promtool test rules', async () => {
     expect(spawnSync('promtool', ['--version']).status, 'promtool is installed (apt-get install prometheus)').toBe(0);
     temp = await tempDir('mcpctl-promrule-');
     const rule = prometheusRule({
       name: 'weather-production',
+      namespace: 'mcp',
       server: 'weather',
       environment: 'production',
       rules: [
@@ -75,8 +78,12 @@ describe('the PrometheusRule', () => {
     expect(checked.output).toContain('SUCCESS: 5 rules found');
     expect(checked.status, checked.output).toBe(0);
 
-    const [errorRate, , noHealthy] = rule.spec.groups[0]!.rules;
-    const of = 'server="weather",environment="production",deployment="deploy_aaaaaaaaaa"';
+    const [errorRate, , noHealthy, restarts] = rule.spec.groups[0]!.rules;
+    // as a pod's own /metrics labels its histogram (test/runtime/metrics.integration.test.ts)
+    const of = 'server="weather",environment="production",mcp_method_name="tools/call",gen_ai_tool_name="forecast"';
+    const deployment = 'namespace="mcp",deployment="weather-production"';
+    const pod = (name: string) =>
+      `kube_pod_container_status_restarts_total{namespace="mcp",pod="${name}",container="server"}`;
     await writeFile(
       join(temp.dir, 'tests.yaml'),
       stringify({
@@ -92,8 +99,13 @@ describe('the PrometheusRule', () => {
                 series: `mcp_server_operation_duration_seconds_count{${of},error_type="tool_error"}`,
                 values: '0+7.5x40',
               },
-              { series: `mcpctl_instances{${of},state="healthy"}`, values: '1x10 0x30' },
-              { series: `mcpctl_instances{${of},state="unhealthy"}`, values: '0x10 1x30' },
+              // kube-state-metrics: 2 wanted, none available after 2.5 minutes
+              { series: `kube_deployment_spec_replicas{${deployment}}`, values: '2x40' },
+              { series: `kube_deployment_status_replicas_available{${deployment}}`, values: '2x10 0x30' },
+              // one of its pods restarts once, then twice more after 5.5 minutes; a pod of another
+              // Deployment (weather-production-canary) restarts far more, and is not counted
+              { series: pod('weather-production-5d8f9c7b4-x2k9p'), values: '0x10 1x10 3x18' },
+              { series: pod('weather-production-canary-7c9d8b6f5-q4w8r'), values: '0x10 5 10 15x28' },
             ],
             alert_rule_test: [
               {
@@ -106,6 +118,12 @@ describe('the PrometheusRule', () => {
                 eval_time: '5m',
                 alertname: noHealthy!.alert,
                 exp_alerts: [{ exp_labels: noHealthy!.labels, exp_annotations: noHealthy!.annotations }],
+              },
+              { eval_time: '4m', alertname: restarts!.alert, exp_alerts: [] },
+              {
+                eval_time: '6m',
+                alertname: restarts!.alert,
+                exp_alerts: [{ exp_labels: restarts!.labels, exp_annotations: restarts!.annotations }],
               },
             ],
           },

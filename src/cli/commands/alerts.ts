@@ -1,6 +1,6 @@
 /**
- * `mcpctl alerts [--deployment <id>]`: the alerts firing now and those resolved lately, per
- * deployment, and whether the engine sends them anywhere. `--json` prints the list document.
+ * `mcpctl alerts [--deployment <id>]`: the alerts firing now, those about to (pending) and those
+ * resolved lately, per deployment, and whether the engine sends them anywhere. `--json` prints the list document.
  */
 import type { Alert, AlertList } from '../../api/alerts.js';
 import { withApi } from '../api-errors.js';
@@ -24,6 +24,17 @@ export function renderAlerts(p: Printer, list: AlertList): void {
     p.table(
       HEADERS,
       list.firing.map((a) => row(p, a)),
+    );
+  }
+  if (list.pending.length > 0) {
+    p.line();
+    p.line(
+      p.style.bold(p.style.yellow(`${list.pending.length} pending`)) +
+        p.style.dim(' (the condition holds, not yet for long enough)'),
+    );
+    p.table(
+      HEADERS,
+      list.pending.map((a) => row(p, a)),
     );
   }
   if (list.recent.length > 0) {

@@ -80,17 +80,20 @@ export async function exportKubernetesCommand(
     );
   }
   const result = kubernetesManifests(source.server, exportOptions);
-  // the alert rules, for Prometheus and Alertmanager on the cluster (the engine's runner applies none)
-  const { prometheusRule } = await import('../../packaging/prometheus-rule.js');
+  // the pods' metrics and the alert rules, for Prometheus and Alertmanager on the cluster (the engine's runner applies neither)
+  const { podMonitor, prometheusRule } = await import('../../packaging/prometheus-rule.js');
+  const labels = result.objects.find((o) => o.kind === 'Service')?.metadata?.labels ?? {};
+  const selector = result.objects.find((o) => o.kind === 'Deployment')?.spec?.selector.matchLabels ?? {};
+  const monitor = podMonitor({ name: result.name, namespace: options.namespace, selector, labels });
   const alertRule = prometheusRule({
     name: result.name,
     namespace: options.namespace,
     server: source.server.name,
     environment: options.env,
     rules: source.config.alerts,
-    labels: result.objects.find((o) => o.kind === 'Service')?.metadata?.labels ?? {},
+    labels,
   });
-  const objects = [...result.objects, ...(alertRule === undefined ? [] : [alertRule])];
+  const objects = [...result.objects, monitor, ...(alertRule === undefined ? [] : [alertRule])];
 
   const header = [`mcpctl export kubernetes ${source.shown} --env ${options.env}`, `image ${result.image.image}`];
   const secretName = `${result.name}-env`;

@@ -3,7 +3,9 @@
  * deployment's rules (from its deploy request, production's defaults when it gave none) over the
  * windows the request observer keeps, moves each alert between pending, firing and resolved, and
  * sends what changed, grouped per deployment, to every channel; a still-firing alert is sent again
- * after the repeat interval. `list()` answers GET /v1/alerts.
+ * after the repeat interval. `list()` answers GET /v1/alerts. With a folder, the alerts are kept
+ * there (alert-file.ts) and read back by `restore()`: an engine restarted during an incident goes on
+ * from where it was.
  */
 import { effectiveAlertRules, describeRule, type AlertRule } from '../../definition/alerts-schema.js';
 import type { Alert, AlertList } from '../../api/alerts.js';
@@ -11,9 +13,17 @@ import type { Logger } from '../engine-log.js';
 import type { DeploymentSnapshot, RequestObserver } from '../observability/events.js';
 import type { DeploymentService } from '../services.js';
 import type { Store } from '../store/store.js';
+import { loadAlerts, saveAlerts, type StoredAlert } from './alert-file.js';
 import type { Channel } from './channels.js';
 import { deliver, DEFAULT_RETRY, type RetryPolicy } from './deliver.js';
-import { evaluateCondition, repeatDue, stepAlert, type AlertState, type Transition } from './evaluate.js';
+import {
+  evaluateCondition,
+  repeatDue,
+  stepAlert,
+  type AlertState,
+  type Condition,
+  type Transition,
+} from './evaluate.js';
 import { messagesFor, type AlertGroup } from './messages.js';
 import { RequestWindows, RestartWindows } from './windows.js';
 
@@ -30,6 +40,8 @@ export interface AlertServiceDeps {
   retry?: RetryPolicy;
   /** sends one message (default: deliver.ts, over HTTP) */
   deliver?: typeof deliver;
+  /** where the alerts are kept across restarts (none: in memory only) */
+  dir?: string;
 }
 
 /** Resolved alerts kept for the listing, at most, and for how long. */
@@ -55,6 +67,8 @@ export class AlertService {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private detach: () => void = () => {};
+  /** what was last written to the folder, to write only what changed */
+  private written = '';
 
   constructor(private readonly deps: AlertServiceDeps) {
     this.observer = this.windows;
@@ -72,13 +86,30 @@ export class AlertService {
     this.timer.unref();
   }
 
-  /** Stops evaluating and abandons deliveries still retrying. */
+  /** Reads back the alerts kept in the folder (before start()). */
+  async restore(): Promise<void> {
+    if (this.deps.dir === undefined) return;
+    const stored = await loadAlerts(this.deps.dir, this.deps.logger);
+    for (const alert of stored.active) {
+      const { runningAtFailure, ...state } = alert;
+      const key = `${state.deploymentId}/${state.rule.name}`;
+      this.active.set(key, state);
+      if (runningAtFailure !== undefined) this.runningAtFailure.set(key, new Set(runningAtFailure));
+    }
+    this.recent.push(...stored.recent);
+    this.written = this.fingerprint();
+  }
+
+  /** Stops evaluating, abandons deliveries still retrying, and keeps the alerts as they are. */
   async close(): Promise<void> {
     clearInterval(this.timer);
     this.detach();
     await this.running;
     this.aborts.abort();
     await Promise.allSettled([...this.sending]);
+    await this.persist().catch((error: unknown) =>
+      this.deps.logger.warn('the alerts could not be kept', { error: String(error) }),
+    );
   }
 
   /** One evaluation of every rule of every deployment; what changed is sent. */
@@ -106,13 +137,36 @@ export class AlertService {
     for (const alert of this.active.values()) if (repeatDue(alert, now, this.deps.repeatMs)) note(alert);
     this.prune(live, now);
     for (const alerts of changed.values()) this.send(alerts, now);
+    await this.persist().catch((error: unknown) =>
+      this.deps.logger.warn('the alerts could not be kept', { error: String(error) }),
+    );
   }
 
-  /** Firing and recently resolved alerts, of one deployment when given. */
+  /** Writes the alerts to the folder when they changed since the last write. */
+  private async persist(): Promise<void> {
+    if (this.deps.dir === undefined) return;
+    const fingerprint = this.fingerprint();
+    if (fingerprint === this.written) return;
+    const active: StoredAlert[] = [...this.active].map(([key, alert]) => {
+      const running = this.runningAtFailure.get(key);
+      return running === undefined ? alert : { ...alert, runningAtFailure: [...running] };
+    });
+    await saveAlerts(this.deps.dir, { active, recent: this.recent }, this.deps.clock());
+    this.written = fingerprint;
+  }
+
+  /** What a restart must not lose: each alert's state, since and last message, and the resolved ones. */
+  private fingerprint(): string {
+    const active = [...this.active].map(([key, a]) => `${key}:${a.state}:${a.since}:${a.sentAt ?? ''}`);
+    return `${active.join(',')}|${this.recent.length}:${this.recent[0]?.resolvedAt ?? ''}`;
+  }
+
+  /** Firing, pending and recently resolved alerts, of one deployment when given. */
   list(deploymentId?: string): AlertList {
     const of = (alert: AlertState) => deploymentId === undefined || alert.deploymentId === deploymentId;
     return {
       firing: [...this.active.values()].filter((a) => a.state === 'firing' && of(a)).map(viewOf),
+      pending: [...this.active.values()].filter((a) => a.state === 'pending' && of(a)).map(viewOf),
       recent: this.recent.filter(of).map(viewOf),
       channels: this.deps.channels.length,
     };
@@ -126,14 +180,27 @@ export class AlertService {
       requests: (seconds) => this.windows.stats(snapshot.deploymentId, now - seconds * 1000),
       restarts: this.restarts,
     });
+    const previous = this.active.get(key);
+    if (previous !== undefined && this.unjudgedSinceStart(previous, rule, condition, now)) return;
     const base = {
       deploymentId: snapshot.deploymentId,
       server: snapshot.server,
       environment: snapshot.environment,
       rule,
     };
-    const { alert, transition } = stepAlert(this.active.get(key), condition, now, base);
+    const { alert, transition } = stepAlert(previous, condition, now, base);
     this.record(key, alert, transition, note);
+  }
+
+  /**
+   * A firing alert from before the engine started whose window the engine has not yet watched
+   * whole: the windows emptied with the restart, so too few requests (or the restarts counted
+   * since) are no reason to resolve it. Requests enough to judge by do decide.
+   */
+  private unjudgedSinceStart(alert: AlertState, rule: AlertRule, condition: Condition, now: number): boolean {
+    if (alert.state !== 'firing' || (alert.firedAt ?? now) >= this.startedAt) return false;
+    if (now - this.startedAt >= rule.windowSeconds * 1000) return false;
+    return rule.type === 'restarts' ? !condition.holds : condition.value === null;
   }
 
   private record(

@@ -1,7 +1,8 @@
 /**
  * Alerting as the engine starts it: its settings read (channels, repeat interval, evaluation
  * interval), the channels checked (a bad one stops the start, naming its field), their secrets
- * hidden from the log, and the service fed by the engine's observers and started.
+ * hidden from the log, the alerts kept before the restart read back, and the service fed by the
+ * engine's observers and started.
  */
 import { SETTINGS, SettingError, resolveSetting, settingValue, type SettingsFile } from '../../shared/settings.js';
 import { EngineConfigError } from '../engine-errors.js';
@@ -47,10 +48,12 @@ export interface StartAlertsDeps {
   logger: Logger;
   clock: () => number;
   engineUrl: string;
+  /** where the alerts are kept across restarts */
+  dir: string;
 }
 
 /** The alert service, evaluating; close() it at the engine's stop. */
-export function startAlerts(deps: StartAlertsDeps): AlertService {
+export async function startAlerts(deps: StartAlertsDeps): Promise<AlertService> {
   const { settings } = deps;
   deps.secrets.add(SECRETS_OWNER, channelSecrets(settings.channels));
   const service = new AlertService({
@@ -62,7 +65,13 @@ export function startAlerts(deps: StartAlertsDeps): AlertService {
     engineUrl: deps.engineUrl,
     intervalMs: settings.intervalMs,
     repeatMs: settings.repeatMs,
+    dir: deps.dir,
   });
+  try {
+    await service.restore();
+  } catch (error) {
+    deps.logger.error('the alerts kept before the restart could not be read', { error: String(error) });
+  }
   service.start(deps.observers.add(service.observer));
   return service;
 }

@@ -78,18 +78,4 @@ export class Observers implements RequestObserver {
   }
 }
 
-/**
- * The request's `error.type` (OpenTelemetry's attribute; `error_type` in Prometheus), or undefined
- * when it succeeded: `tool_error` for a tools/call whose result is an error, `client_gone` when
- * the client left before the answer, `http_4xx`/`http_5xx` for an error status from the gateway
- * or the instance. One vocabulary for the exposition, traces, history and alert rules.
- */
-export function errorTypeOf(event: Pick<RequestEvent, 'status' | 'toolError'>): ErrorType | undefined {
-  if (event.status === 499) return 'client_gone';
-  if (event.status >= 500 || event.status === 0) return 'http_5xx';
-  if (event.status >= 400) return 'http_4xx';
-  if (event.toolError === true) return 'tool_error';
-  return undefined;
-}
-
-export type ErrorType = 'tool_error' | 'client_gone' | 'http_4xx' | 'http_5xx';
+export { errorTypeOf, type ErrorType } from '../../shared/mcp-metrics.js';

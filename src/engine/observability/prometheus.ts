@@ -10,22 +10,21 @@
 import type * as PromClient from 'prom-client';
 import type { Counter, Gauge, Metric, Registry } from 'prom-client';
 import type { Admission } from '../admission.js';
+import {
+  DURATION_BUCKETS,
+  MAX_METHODS,
+  MAX_TOOLS,
+  NO_METHOD,
+  OPERATION_DURATION,
+  OTHER_NAMES,
+} from '../../shared/mcp-metrics.js';
 import { errorTypeOf, type DeploymentSnapshot, type RequestEvent, type RequestObserver } from './events.js';
 import { BucketSeries, counterMetric, CounterSeries, histogramMetric, type CustomMetric } from './prometheus-series.js';
 
-/** Distinct tool names a deployment's series keep; the same limit as the usage tally's. */
-export const MAX_TOOLS = 100;
-/** Distinct JSON-RPC method names a deployment's series keep (MCP has about twenty). */
-export const MAX_METHODS = 40;
-/** What a name past the limit is counted as. */
-export const OTHER_NAMES = '(other names)';
-/** The method label of a request that was not JSON-RPC. */
-export const NO_METHOD = '(none)';
+export { MAX_METHODS, MAX_TOOLS, OTHER_NAMES };
+
 /** How long the series of a deployment the engine no longer holds stay (several scrapes' worth). */
 export const RETAIN_MS = 15 * 60_000;
-
-/** Seconds: from 5 ms (a cached answer) to 30 s (a slow tool). */
-export const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 const BASE_LABELS = ['deployment', 'server', 'environment'] as const;
 
@@ -158,7 +157,7 @@ export class PrometheusMetrics implements RequestObserver {
       const all = () => this.series.values();
       return makeInstruments(prom, [
         histogramMetric(
-          'mcp_server_operation_duration_seconds',
+          OPERATION_DURATION,
           'MCP requests a deployment answered through the gateway, by method, tool and error type, and how long each took',
           DURATION_BUCKETS,
           function* () {

@@ -20,6 +20,10 @@ export interface ServeOptions {
   valuesFile: string | undefined;
   lifeline: boolean;
   socketPath: string | undefined;
+  /** where GET /metrics answers (on `host`), when asked for: a cluster's runtime (server/metrics.ts) */
+  metricsPort: number | undefined;
+  /** the environment, for the metrics' labels */
+  environment: string;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
@@ -36,6 +40,8 @@ const OPTIONS = {
   'values-file': { type: 'string' },
   lifeline: { type: 'boolean', default: false },
   socket: { type: 'string' },
+  'metrics-port': { type: 'string' },
+  environment: { type: 'string', default: 'production' },
 } as const;
 
 /** The options `args` give; throws an Error that says which one is wrong. */
@@ -50,6 +56,11 @@ export function parseServeOptions(args: string[]): ServeOptions {
     throw new Error('--drain-timeout must be a number of seconds');
   if (values['log-level'] !== 'info' && values['log-level'] !== 'debug')
     throw new Error('--log-level must be info or debug');
+  const metricsPort = values['metrics-port'] === undefined ? undefined : Number(values['metrics-port']);
+  if (metricsPort !== undefined && (!Number.isInteger(metricsPort) || metricsPort < 0 || metricsPort > 65535))
+    throw new Error('--metrics-port must be a whole number from 0 to 65535');
+  if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/.test(values.environment))
+    throw new Error('--environment must be a name of letters, digits, `_`, `.` and `-`');
   const extra = values['allowed-host'] ?? [];
   return {
     bundleDir: values.bundle,
@@ -63,6 +74,8 @@ export function parseServeOptions(args: string[]): ServeOptions {
     valuesFile: values['values-file'],
     lifeline: values.lifeline,
     socketPath: values.socket === undefined || values.socket === '' ? undefined : values.socket,
+    metricsPort,
+    environment: values.environment,
   };
 }
 

@@ -12,6 +12,7 @@ import type { Guard } from './auth.js';
 import { HEALTH_PATH, USER_ID_HEADER } from '../constants.js';
 import { FRONT_CHECKS, type FrontRequest, type FrontSettings } from './front-checks.js';
 import type { RuntimeLogger } from './logger.js';
+import type { FinishedRequest } from './metrics.js';
 import type { RequestRecord, Tracer } from './tracing.js';
 
 export interface HealthBody {
@@ -54,6 +55,8 @@ export interface HttpFrontOptions {
   tracer: Tracer;
   health(draining: boolean): HealthBody;
   serve: McpServe;
+  /** told of every request but health checks, once its response is closed */
+  observe?: ((request: FinishedRequest) => void) | undefined;
 }
 
 export interface HttpFront {
@@ -83,9 +86,11 @@ export function createHttpFront(options: HttpFrontOptions): HttpFront {
     inFlight.start();
     res.once('close', () => {
       inFlight.done();
+      const healthCheck = isHealthCheck(req);
+      if (!healthCheck && options.observe !== undefined) options.observe(finishedOf(req, res, record, startedAt));
       // A health check that passed is not news: an orchestrator asks every few seconds, and the
       // line would cost this process and whatever reads its log more than the check itself.
-      if (res.statusCode < 400 && !logger.debug && isHealthCheck(req)) return;
+      if (res.statusCode < 400 && !logger.debug && healthCheck) return;
       tracer.logRequest(req, res, record, startedAt);
     });
     handle(req, res, record).catch((error: unknown) => answerInternalError(res, logger, error));
@@ -103,6 +108,24 @@ export function createHttpFront(options: HttpFrontOptions): HttpFront {
       draining = true;
       return inFlight.idle(timeoutMs);
     },
+  };
+}
+
+/** What the metrics see of a request once its response is closed. */
+function finishedOf(
+  req: IncomingMessage,
+  res: ServerResponse,
+  record: RequestRecord,
+  startedAt: bigint,
+): FinishedRequest {
+  return {
+    rpc: record.rpc,
+    tool: record.rpc === 'tools/call' ? record.target : undefined,
+    toolError: record.isError === true,
+    status: res.statusCode,
+    // a session's event stream (GET) ends when its client goes: that is how it ends, not a failure
+    clientGone: !res.writableFinished && req.method === 'POST',
+    seconds: Number(process.hrtime.bigint() - startedAt) / 1e9,
   };
 }
 

@@ -8,6 +8,7 @@ import type { BuildRequest } from '../../api/contract.js';
 import type { Env } from '../../definition/interpolate.js';
 import type { HealthBody } from './http-front.js';
 import type { RuntimeLogger } from './logger.js';
+import type { FinishedRequest } from './metrics.js';
 
 /** What the runtime serves: a build request without its files (those are in `dir`). */
 export type RuntimeDefinition = Omit<BuildRequest, 'files'>;
@@ -49,6 +50,8 @@ export interface RuntimeOptions {
    * way a runtime starts (serve-bundle in every runner) applies the definition's policy.
    */
   allowPrivateEgress?: boolean;
+  /** told of every request served but health checks, once its response is closed (a cluster's metrics) */
+  observeRequest?: (request: FinishedRequest) => void;
 }
 
 export interface Runtime {

@@ -74,6 +74,7 @@ export function createServing(compiled: CompiledDefinition, options: RuntimeOpti
     tracer,
     health,
     serve,
+    observe: options.observeRequest,
   });
   const connectServer = (serverOptions: CreateServerOptions): Server => {
     const connection: Connection = { subscriptions: new Set() };

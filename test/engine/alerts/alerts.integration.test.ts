@@ -1,14 +1,16 @@
 /**
  * Alerts against real parts (the real runtime from dist/: `npm run build` first): an engine whose
  * settings file points a webhook channel at a receiver on loopback, a production deployment with
- * the rule "error rate above 50%" and a tool that fails when asked. Failing calls make the receiver
- * get a signed "firing" message; successful calls then make it get a "resolved" one. The listing
- * (GET /v1/alerts, `mcpctl alerts`) shows both, and the deploy no longer says it is not watched.
+ * the rule "error rate above 50% for 30 s" and a tool that fails when asked. Failing calls make the
+ * receiver get a signed "firing" message within a minute, and not before the 30 s have passed;
+ * successful calls then make it get a "resolved" one. The listing (GET /v1/alerts, `mcpctl
+ * alerts`) shows the pending, firing and resolved alert, and the deploy no longer says it is not watched.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../../src/api/client.js';
@@ -111,7 +113,7 @@ describe('alerts', () => {
     });
     api = new ApiClient({ baseUrl: engine.url, apiKey: API_KEY });
     const server = await api.build(SERVER);
-    const rule = { type: 'error_rate', above: 50, window: '10s', for: '3s', min_requests: 5 } as const;
+    const rule = { type: 'error_rate', above: 50, window: '30s', for: '30s' } as const;
     const { deployment } = await api.deploy({
       mcp_id: server.mcp_id,
       environment: 'production',
@@ -122,14 +124,24 @@ describe('alerts', () => {
 
     const mcp = new Client({ name: 'alerts-test', version: '1.0.0' });
     await mcp.connect(new StreamableHTTPClientTransport(new URL(`${deployment.url}/mcp`)));
-    const call = async (fail: boolean) => mcp.callTool({ name: 'work', arguments: { fail } });
+    // a call every 100 ms: a client's steady traffic, not a flood
+    let calls = 0;
+    const call = async (fail: boolean) => {
+      await sleep(100);
+      calls += 1;
+      return mcp.callTool({ name: 'work', arguments: { fail } });
+    };
     // a wait that runs out says what the receiver got, what the engine lists and what it logged
+    let started = 0;
     const explain = async (error: unknown): Promise<never> => {
       const listing = JSON.stringify(await api!.alerts().catch(String));
       const got = JSON.stringify(received.map((m) => m.json.status));
-      throw new Error(`${String(error)}; received ${got}; listed ${listing}; log:\n${lines.slice(-20).join('\n')}`);
+      const times = `${calls} calls, the first failing one ${started === 0 ? '-' : new Date(started).toISOString()}, now ${new Date().toISOString()}`;
+      throw new Error(
+        `${String(error)}; ${times}; received ${got}; listed ${listing}; log:\n${lines.slice(-20).join('\n')}`,
+      );
     };
-    const started = Date.now();
+    started = Date.now();
     const firing = await waitFor(
       'a firing message at the receiver',
       async () => {
@@ -139,11 +151,12 @@ describe('alerts', () => {
       60_000,
     ).catch(explain);
     expect(Date.now() - started).toBeLessThan(60_000);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(30_000);
     expect(signatureVerifies(firing)).toBe(true);
     expect(Math.abs(Number(firing.headers['x-mcpctl-timestamp']) * 1000 - Date.now())).toBeLessThan(60_000);
     expect(firing.json.deployment.id).toBe(deployment.deployment_id);
     expect(firing.json.alerts).toMatchObject([{ rule: 'error_rate', state: 'firing' }]);
-    expect(firing.json.alerts[0]!.summary).toMatch(/\d+% of \d+ requests failed in the last 10s/);
+    expect(firing.json.alerts[0]!.summary).toMatch(/\d+% of \d+ requests failed in the last 30s/);
     const listed = await api.alerts(deployment.deployment_id);
     expect(listed.firing.map((a) => a.rule)).toEqual(['error_rate']);
     expect(listed.channels).toBe(1);
@@ -184,5 +197,5 @@ describe('alerts', () => {
     // neither the channel's URL nor its secret is in what the engine logged
     expect(lines.join('\n')).not.toContain(SECRET);
     expect(lines.join('\n')).not.toContain(url);
-  }, 120_000);
+  }, 180_000);
 });

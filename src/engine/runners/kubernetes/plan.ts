@@ -158,6 +158,8 @@ export function workloadManifests({ spec, digest, version, namespace, settings }
       progressDeadlineSeconds: settings.progressDeadlineSeconds,
       // the engine reaches the pods at their own address from outside the cluster: a policy would shut it out
       networkPolicy: false,
+      // the engine's gateway counts the requests: no port of the pods' own for Prometheus
+      metrics: false,
     },
   );
   for (const object of result.objects) {

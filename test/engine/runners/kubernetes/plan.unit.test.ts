@@ -153,6 +153,8 @@ describe('the workload', () => {
     expect(deployment.spec!.template.spec!.containers[0]!.image).toBe(
       `registry.example.com/team/mcpctl-server:${DIGEST}`,
     );
+    expect(deployment.spec!.template.spec!.containers[0]!.args).toBeUndefined();
+    expect(deployment.spec!.template.spec!.containers[0]!.ports!.map((p) => p.name)).toEqual(['http']);
     // the same objects the export writes, but for the engine's name and labels
     const exported = kubernetesManifests(
       { name: 'weather', version: '1.0.0', digest: DIGEST },
@@ -163,8 +165,10 @@ describe('the workload', () => {
         scaling: { min_instances: 2, max_instances: 2 },
         envValues: { API_TOKEN: 'tok' },
         registry: 'registry.example.com/team',
-        // the engine reaches the pods from outside the cluster: its workloads have no NetworkPolicy
+        // the engine reaches the pods from outside the cluster: its workloads have no NetworkPolicy,
+        // and its gateway counts their requests: no metrics port of their own
         networkPolicy: false,
+        metrics: false,
       },
     );
     const strip = (objects: KubernetesObject[]) =>
