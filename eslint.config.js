@@ -89,6 +89,31 @@ export default tseslint.config(
   },
   ...layerRules(),
   {
+    // The dashboard runs in a browser, bundled on its own (rolldown.ui.config.js), checked with its own
+    // tsconfig (DOM, JSX). It imports no other part of src/ (it declares the answers it reads in
+    // src/ui/api-types.ts) and nothing of Node: such code would either fail in the browser or pull the
+    // CLI's dependencies into the page.
+    files: ['src/ui/**/*.{ts,tsx}'],
+    languageOptions: {
+      parserOptions: { projectService: false, project: './tsconfig.ui.json', tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: `^(\\.\\./)+(${Object.keys(LAYERS).join('|')})(/|$)`,
+              message:
+                'src/ui/ may import only src/ui/ and browser packages (declare API types in src/ui/api-types.ts)',
+            },
+            { regex: '^node:', message: 'src/ui/ runs in a browser: no Node modules' },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // A command never imports another command: what two commands share lives in src/cli/steps.
     files: ['src/cli/commands/**/*.ts'],
     rules: {

@@ -110,7 +110,7 @@ export default defineConfig({
         // what every command that talks to a service loads
         {
           name: 'client',
-          test: /dist[\\/](api[\\/](alerts|responses|client|errors|guidance|http-request|log-stream|operations|transport|transport-options|usage)|cli[\\/](api-errors|config))\.js$/,
+          test: /dist[\\/](api[\\/](alerts|responses|client|dashboard|errors|guidance|http-request|log-stream|operations|test-runs|transport|transport-options|usage)|cli[\\/](api-errors|config))\.js$/,
         },
         {
           name: 'local-engine',

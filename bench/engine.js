@@ -30,6 +30,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { startViewer } from './dashboard-view.js';
 import { alternate, benchArgs, coldStart, cpuMs, loadMcp, median, report, rssMb } from './load.js';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
@@ -406,6 +407,33 @@ async function quiet(engine) {
  */
 async function scaleRows(engine, deployed, cold, one) {
   const engineRss1 = rssMb(engine.pid);
+  const viewer = await startViewer();
+  try {
+    const view = viewer && (await dashboardView(viewer, engine));
+    await fillRows(engine, deployed, cold, one, engineRss1);
+    if (viewer === undefined) return;
+    const many = await dashboardView(viewer, engine);
+    row(
+      `dashboard first view, ${many.running} deployments running`,
+      many.ms,
+      'ms',
+      view.ms,
+      `with ${view.running}`,
+      '≤ 1000 ms',
+    );
+  } finally {
+    await viewer?.close();
+  }
+}
+
+/** The dashboard's first view with the deployments running now (bench/dashboard-view.js). */
+async function dashboardView(viewer, engine) {
+  const { deployments } = await engine.get('/v1/deployments');
+  const running = deployments.filter((d) => d.status === 'deployed').length;
+  return { running, ms: await viewer.firstView(engine, running) };
+}
+
+async function fillRows(engine, deployed, cold, one, engineRss1) {
   const latency = new Map();
   for (const existing of SCALE) {
     await fillTo(engine, deployed, existing);

@@ -22,6 +22,8 @@ import {
   type TestRequest,
 } from './operations.js';
 import { AlertList } from './alerts.js';
+import { DashboardCode } from './dashboard.js';
+import { TestRun, TestRunList, type TestRunSummary } from './test-runs.js';
 import { MetricsHistory, Usage } from './usage.js';
 import type { BuildRequestInput } from './build-schema.js';
 import { followLogStream } from './log-stream.js';
@@ -283,6 +285,18 @@ export class ApiClient {
     );
   }
 
+  /** POST /v1/dashboard/codes: a one-time code (and the page's URL with it) that logs a browser in */
+  async dashboardCode(): Promise<DashboardCode> {
+    return this.transport.data(
+      await this.transport.send({
+        method: 'POST',
+        operation: 'read',
+        path: '/v1/dashboard/codes',
+        schema: DashboardCode,
+      }),
+    );
+  }
+
   /** GET /v1/alerts: firing and recent alerts, of one deployment when given */
   async alerts(deploymentId?: string): Promise<AlertList> {
     return this.transport.data(
@@ -292,6 +306,31 @@ export class ApiClient {
         path: '/v1/alerts',
         query: { deployment: deploymentId },
         schema: AlertList,
+      }),
+    );
+  }
+
+  /** GET /v1/tests: the kept runs of POST /v1/test, newest first, of one server when given */
+  async testRuns(filter: { mcpId?: string; limit?: number } = {}): Promise<TestRunSummary[]> {
+    return this.transport.data(
+      await this.transport.send({
+        method: 'GET',
+        operation: 'list',
+        path: '/v1/tests',
+        query: { mcp_id: filter.mcpId, limit: filter.limit },
+        schema: TestRunList,
+      }),
+    ).runs;
+  }
+
+  /** GET /v1/tests/{test_id}: one kept run, with its request and result */
+  async testRun(testId: string): Promise<TestRun> {
+    return this.transport.data(
+      await this.transport.send({
+        method: 'GET',
+        operation: 'read',
+        path: `/v1/tests/${encodeURIComponent(testId)}`,
+        schema: TestRun,
       }),
     );
   }

@@ -34,6 +34,7 @@ import {
   defineUp,
   defineUsage,
   defineAlerts,
+  defineDashboard,
 } from './specs/service.js';
 
 interface RunState {
@@ -134,6 +135,7 @@ export function createProgram(state: RunState): Command {
   on(defineMetrics(program), async () => (await import('./commands/metrics.js')).metricsCommand);
   on(defineUsage(program), async () => (await import('./commands/usage.js')).usageCommand);
   on(defineAlerts(program), async () => (await import('./commands/alerts.js')).alertsCommand);
+  on(defineDashboard(program), async () => (await import('./commands/dashboard.js')).dashboardCommand);
   on(defineTest(program), async () => (await import('./commands/test.js')).testCommand);
   on(defineUp(program), async () => (await import('./commands/up.js')).upCommand);
   const exporter = defineExport(program);

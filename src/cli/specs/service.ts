@@ -156,3 +156,11 @@ export function defineUp(parent: CommandUnknownOpts) {
     .option('--junit <file>', 'also write a JUnit XML report of the cases to this file');
 }
 export type UpOptions = OptionsOf<ReturnType<typeof defineUp>>;
+
+export function defineDashboard(parent: CommandUnknownOpts) {
+  return parent
+    .command('dashboard')
+    .description("print (and on a desktop open) the engine's dashboard URL, logged in with a one-time code")
+    .option('--no-open', 'print the URL only; do not open a browser');
+}
+export type DashboardOptions = OptionsOf<ReturnType<typeof defineDashboard>>;

@@ -73,5 +73,12 @@ export function responseHeaders(headers: IncomingHttpHeaders): { [name: string]:
     const value = headers[name];
     if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
   }
+  // A deployment answers on the engine's own origin, beside the dashboard and /v1: a page it served
+  // would run as that origin and could use the dashboard's session. `sandbox` gives such a page an
+  // origin of its own (no cookies of the engine's, no reading its answers), added to any policy the
+  // instance set (browsers enforce every one); nosniff keeps a JSON or text answer from being run as a page.
+  const own = out['content-security-policy'];
+  out['content-security-policy'] = [...(own === undefined ? [] : [own].flat()), 'sandbox'];
+  out['x-content-type-options'] = 'nosniff';
   return out;
 }

@@ -24,16 +24,23 @@ function authenticate(req: IncomingMessage, expected: Buffer): string {
   return given.toString('hex');
 }
 
+/** 429 for an address that sent too many wrong keys, for `seconds` more. */
+export function blocked(seconds: number): HttpError {
+  return new HttpError(
+    'rate_limited',
+    `too many requests with a wrong API key from this address; retry in ${seconds} s`,
+    {
+      'Retry-After': String(seconds),
+    },
+  );
+}
+
 /**
  * `authenticate`, refused with 429 for an address that sent too many wrong keys: while it is
  * blocked even the right key is refused, so guessing learns nothing until the block ends.
  */
 export function authenticateLimited(req: IncomingMessage, expected: Buffer, failures: FailureLimiter): string {
   const address = req.socket.remoteAddress;
-  const blocked = (seconds: number) =>
-    new HttpError('rate_limited', `too many requests with a wrong API key from this address; retry in ${seconds} s`, {
-      'Retry-After': String(seconds),
-    });
   const waiting = failures.blockedFor(address);
   if (waiting > 0) throw blocked(waiting);
   try {

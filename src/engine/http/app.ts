@@ -1,9 +1,9 @@
 /**
  * The engine's HTTP layer: a Node `(req, res)` handler built from its services. Every request goes
- * through one pipeline of steps (pipeline.ts): request id → path → host → data plane → origin →
- * draining → auth → rate limit → route → body (media type, size) → idempotency → body (JSON,
- * contract) → the operation → envelope. Anything not under /v1 is the data plane and goes to the
- * deployment service.
+ * through one pipeline of steps (pipeline.ts): request id → path → host → /metrics → the dashboard
+ * (/ui) → data plane → origin → draining → auth (API key or dashboard session) → rate limit → route
+ * → body (media type, size) → idempotency → body (JSON, contract) → the operation → envelope.
+ * Anything else not under /v1 is the data plane and goes to the deployment service.
  *
  * No framework: the routes are few, and owning the pipeline keeps every error on the documented
  * code and status (docs/api.md) without adapting a framework's own error answers.
@@ -27,6 +27,8 @@ import type { Logger } from '../engine-log.js';
 import type { Store } from '../store/store.js';
 import type { HistoryReader } from '../observability/history.js';
 import type { MetricsEndpoint } from '../observability/prometheus-endpoint.js';
+import { defaultUiDir } from './ui-assets.js';
+import { DASHBOARD_CODES_PATH, dashboardCodesRoute, UiSessions } from './ui-session.js';
 
 export {
   answerClientError,
@@ -65,6 +67,8 @@ export interface AppOptions {
   history?: HistoryReader | undefined;
   /** GET /metrics (Prometheus), for the API key or the metrics token */
   metrics?: Pick<MetricsEndpoint, 'serve'> | undefined;
+  /** the dashboard's files served under /ui; default: the package's dist/ui/ */
+  uiDir?: string | undefined;
 }
 
 export interface App {
@@ -116,13 +120,25 @@ function pipelineParts(options: AppOptions, clock: () => number, isDraining: () 
     history: options.history,
     alerts: options.alerts,
   });
+  const sessions = new UiSessions({}, clock);
+  router.add('POST', DASHBOARD_CODES_PATH, dashboardCodesRoute(sessions, options.publicUrl));
+  const keyDigest = digest(options.apiKey);
+  const failures = new FailureLimiter({ maxFailures: limits.authFailures }, clock);
   return {
     deployments: options.deployments,
     publicUrl: options.publicUrl,
     hosts: options.hosts ?? createHostPolicy({ bindHost: '127.0.0.1' }),
-    keyDigest: digest(options.apiKey),
+    keyDigest,
     metrics: options.metrics,
-    failures: new FailureLimiter({ maxFailures: limits.authFailures }, clock),
+    failures,
+    ui: {
+      sessions,
+      keyDigest,
+      failures,
+      publicUrl: options.publicUrl,
+      bodyBytes: UI_LOGIN_BYTES,
+      dir: options.uiDir ?? defaultUiDir(),
+    },
     limiter: new RateLimiter(limits.rateCapacity, limits.ratePerSecond, clock),
     router,
     idempotency: new Idempotency(options.store),
@@ -130,5 +146,8 @@ function pipelineParts(options: AppOptions, clock: () => number, isDraining: () 
     isDraining,
   };
 }
+
+/** A login is a code or a key: a few hundred bytes at most. */
+const UI_LOGIN_BYTES = 16 * 1024;
 
 export type { Reply };

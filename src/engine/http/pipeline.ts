@@ -19,6 +19,13 @@ import { HttpError, type EnvelopeBody } from './respond.js';
 import type { Router } from './router.js';
 import type { Route, RouteContext } from './routes.js';
 import { validateBody } from './zod-details.js';
+import { answerUiFile, isUiPath, setUiHeaders } from './ui-assets.js';
+import {
+  answerSessionEndpoint,
+  authenticateSession,
+  removeSessionCookie,
+  type SessionEndpointParts,
+} from './ui-session.js';
 import { METRICS_PATH, type MetricsEndpoint } from '../observability/prometheus-endpoint.js';
 
 /** What the steps act with: the app's parts, made once. */
@@ -35,6 +42,8 @@ export interface PipelineParts {
   isDraining: () => boolean;
   /** GET /metrics; absent: the path is the data plane's */
   metrics?: Pick<MetricsEndpoint, 'serve'> | undefined;
+  /** the dashboard: its sessions, and the folder of its files */
+  ui: SessionEndpointParts & { dir: string };
 }
 
 export type Outcome = 'answered' | 'next';
@@ -63,9 +72,18 @@ const metrics: Step = async (x, { metrics: endpoint, hosts, failures }): Promise
   return 'answered';
 };
 
+/** The dashboard under /ui on the engine's own names (a deployment's custom domain keeps the path). */
+const dashboard: Step = async (x, { hosts, ui }): Promise<Outcome> => {
+  if (!isUiPath(x.path) || !hosts.allows(firstHeader(x.req.headers.host))) return 'next';
+  setUiHeaders(x);
+  if (!(await answerSessionEndpoint(x, ui))) await answerUiFile(x, ui.dir);
+  return 'answered';
+};
+
 /** Anything not under /v1 is the data plane: the deployments' gateway answers it, or nothing does. */
 const dataPlane: Step = async (x, { deployments }): Promise<Outcome> => {
   if (x.api) return 'next';
+  removeSessionCookie(x.req);
   if (deployments !== undefined && (await deployments.handleGateway(x.req, x.res, x.requestId))) return 'answered';
   throw new ServiceError('not_found', `nothing is served at ${x.path}; the API is under /v1`);
 };
@@ -91,8 +109,9 @@ const refuseWhileDraining: Step = (_x, { isDraining }) => {
   return 'next';
 };
 
-const authenticate: Step = (x, { keyDigest, failures }) => {
-  x.key = authenticateLimited(x.req, keyDigest, failures);
+/** The API key, or the dashboard's session cookie with its CSRF token (ui-session.ts). */
+const authenticate: Step = (x, { keyDigest, failures, ui }) => {
+  x.key = authenticateSession(x.req, x.path, ui.sessions) ?? authenticateLimited(x.req, keyDigest, failures);
   return 'next';
 };
 
@@ -198,6 +217,7 @@ export const STEPS: readonly Step[] = [
   checkPath,
   checkHost,
   metrics,
+  dashboard,
   dataPlane,
   checkOrigin,
   watchClient,

@@ -6,11 +6,12 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { DeploymentFilter, ServerFilter, Store } from './store.js';
+import type { DeploymentFilter, ServerFilter, Store, TestRunFilter } from './store.js';
 import type { DeploymentRecord, ServerRecord, TestRunRecord } from '../records.js';
 import type { Logger } from '../engine-log.js';
 import { wasDeployed as everDeployed } from '../deployments/states.js';
 import { ensureDir, removeStaleTemps, syncDir, writeFileAtomic } from './atomic.js';
+import { TEST_RUN_RETENTION, testRunsToDrop, type RetentionLimits } from './test-run-retention.js';
 
 /** Bumped when the layout of the files changes; an engine refuses a store newer than it knows. */
 export const STORE_SCHEMA_VERSION = 1;
@@ -40,6 +41,8 @@ export interface FileStoreOptions {
   logger?: Logger;
   clock?: () => number;
   idempotencyTtlMs?: number;
+  /** how many test runs are kept; TEST_RUN_RETENTION unless given */
+  testRunRetention?: RetentionLimits;
 }
 
 /** Raised when the store cannot be opened (a newer layout, an unreadable folder). */
@@ -56,6 +59,7 @@ export class FileStore implements Store {
   private readonly writes = new Map<string, Promise<void>>();
   private readonly clock: () => number;
   private readonly ttl: number;
+  private retention: RetentionLimits = TEST_RUN_RETENTION;
   private purgeTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
@@ -71,7 +75,9 @@ export class FileStore implements Store {
 
   static async open(options: FileStoreOptions): Promise<FileStore> {
     const store = new FileStore(options.dir, options.logger, options.clock, options.idempotencyTtlMs);
+    if (options.testRunRetention !== undefined) store.retention = options.testRunRetention;
     await store.load();
+    await store.pruneTestRuns();
     store.purgeTimer = setInterval(() => void store.purgeExpired().catch(() => {}), PURGE_EVERY_MS);
     store.purgeTimer.unref();
     return store;
@@ -124,13 +130,20 @@ export class FileStore implements Store {
     return (limit === undefined ? sorted : sorted.slice(0, Math.max(0, limit))).map((r) => structuredClone(r));
   }
 
+  /** Keeps the run, and drops the oldest beyond the retention (test-run-retention.ts). */
   async putTestRun(record: TestRunRecord): Promise<void> {
     await this.write('tests', record.id, record);
     this.tests.set(record.id, structuredClone(record));
+    await this.pruneTestRuns();
   }
-  /** The stored test runs, newest first (not part of Store: for inspection and tests). */
-  async listTestRuns(): Promise<TestRunRecord[]> {
-    return newestFirst([...this.tests.values()], (r) => r.createdAt).map((r) => structuredClone(r));
+  async getTestRun(testId: string): Promise<TestRunRecord | undefined> {
+    return copy(this.tests.get(testId));
+  }
+  async listTestRuns(filter: TestRunFilter = {}): Promise<TestRunRecord[]> {
+    const { mcpId, limit } = filter;
+    const matching = [...this.tests.values()].filter((r) => mcpId === undefined || r.mcpId === mcpId);
+    const sorted = newestFirst(matching, (r) => r.createdAt);
+    return (limit === undefined ? sorted : sorted.slice(0, Math.max(0, limit))).map((r) => structuredClone(r));
   }
 
   async getIdempotent(key: string): Promise<{ bodyHash: string; status: number; body: unknown } | undefined> {
@@ -166,6 +179,19 @@ export class FileStore implements Store {
     }
     if (removed > 0) await syncDir(join(this.dir, 'idempotency'));
     return removed;
+  }
+
+  /** Deletes the runs beyond the retention, oldest first; returns how many. */
+  private async pruneTestRuns(): Promise<number> {
+    if (this.tests.size <= Math.min(this.retention.total, this.retention.perServer)) return 0;
+    const runs = newestFirst([...this.tests.values()], (r) => r.createdAt);
+    const drop = testRunsToDrop(runs, this.retention);
+    for (const id of drop) {
+      this.tests.delete(id);
+      await rm(join(this.dir, 'tests', `${id}.json`), { force: true });
+    }
+    if (drop.length > 0) await syncDir(join(this.dir, 'tests'));
+    return drop.length;
   }
 
   // --- files ---------------------------------------------------------------------------------

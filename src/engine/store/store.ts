@@ -21,6 +21,13 @@ export interface DeploymentFilter {
   limit?: number;
 }
 
+/** Which test runs a query returns. */
+export interface TestRunFilter {
+  mcpId?: string;
+  /** at most this many, the newest */
+  limit?: number;
+}
+
 /** Persistence. Every write is atomic: a crash never leaves a half-written record. */
 export interface Store {
   putServer(record: ServerRecord): Promise<void>;
@@ -31,7 +38,11 @@ export interface Store {
   getDeployment(deploymentId: string): Promise<DeploymentRecord | undefined>;
   /** the records that match every field of `filter`, newest first; only those are copied */
   listDeployments(filter?: DeploymentFilter): Promise<DeploymentRecord[]>;
+  /** keeps a run; the store may drop the oldest runs beyond its retention */
   putTestRun(record: TestRunRecord): Promise<void>;
+  getTestRun(testId: string): Promise<TestRunRecord | undefined>;
+  /** the runs that match every field of `filter`, newest first */
+  listTestRuns(filter?: TestRunFilter): Promise<TestRunRecord[]>;
   /** idempotency: the stored response of a request key, with a hash of its body */
   getIdempotent(key: string): Promise<{ bodyHash: string; status: number; body: unknown } | undefined>;
   putIdempotent(key: string, entry: { bodyHash: string; status: number; body: unknown }): Promise<void>;

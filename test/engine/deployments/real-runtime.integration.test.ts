@@ -165,6 +165,13 @@ describe('deployments of real bundles', () => {
     const victim = deployment.instances![0]!;
     process.kill(victim.pid!, 'SIGKILL');
     await waitGone(victim.pid!);
+    // once the engine has seen it go (on a loaded machine the exit reaches it a moment later: a call
+    // sent on a kept-alive connection before that cannot be repeated, tools/call not being idempotent)
+    await waitFor('the engine to see the killed instance go', async () => {
+      const now = await api.status(deployment.deployment_id);
+      const seen = now.deployment?.instances?.find((instance) => instance.id === victim.id);
+      return seen === undefined || seen.pid !== victim.pid || seen.state !== 'healthy' ? true : undefined;
+    });
     for (let i = 0; i < 4; i += 1)
       expect(text(await mcp.callTool({ name: 'greet', arguments: { name: `k${i}` } }))).toBe(`Hello k${i}`);
     await mcp.close();

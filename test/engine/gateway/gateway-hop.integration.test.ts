@@ -436,6 +436,24 @@ describe('the hop to an instance', () => {
   });
 });
 
+describe('a page a deployment serves', () => {
+  it('gets an origin of its own: ATTACK: a page on the engine’s origin would use the dashboard’s session', async () => {
+    // an instance answering a page whose script would call /ui/session and /v1 with the engine's cookie
+    const page = await instance('page', (req, res) => {
+      req.resume();
+      res
+        .writeHead(200, { 'content-type': 'text/html', 'content-security-policy': "default-src 'self'" })
+        .end('<script>fetch("/ui/session").then((r) => r.json()).then(steal)</script>');
+    });
+    const url = await gatewayFor(deploymentOf([page], { repeatable: true }));
+    const answer = await fetch(url, { method: 'POST', body: CALL, headers: { 'content-type': 'application/json' } });
+    await answer.text();
+    // both policies are enforced: the instance's own, and sandbox (an opaque origin: no engine cookies)
+    expect(answer.headers.get('content-security-policy')).toBe("default-src 'self', sandbox");
+    expect(answer.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+});
+
 describe('the request id', () => {
   it('is on every answer, passed on or the gateway’s own, and is the one the instance is sent', async () => {
     const sent: Array<string | string[] | undefined> = [];

@@ -1,0 +1,148 @@
+/**
+ * The dashboard's files under /ui, from a folder (the package's dist/ui/, built by `npm run build`).
+ * They are public and hold no secret: the data comes only through /v1, with a session
+ * (ui-session.ts). Every answer carries a Content-Security-Policy that lets the page load its own
+ * scripts and styles and call its own origin, nothing else, so text a service sent can never run
+ * as script even where the page forgot to escape it.
+ */
+import { createHash } from 'node:crypto';
+import { readFile, realpath, stat } from 'node:fs/promises';
+import { extname, join, sep } from 'node:path';
+import { packageRoot } from '../../shared/package-root.js';
+import { firstHeader } from '../../shared/http.js';
+import { ServiceError } from '../service-error.js';
+import type { Exchange } from './exchange.js';
+import { HttpError } from './respond.js';
+
+export const UI_PATH = '/ui';
+
+export const UI_CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/** On every answer under /ui, the session's JSON ones included. */
+export const UI_HEADERS: Readonly<Record<string, string>> = {
+  'Content-Security-Policy': UI_CONTENT_SECURITY_POLICY,
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+  'X-Frame-Options': 'DENY',
+};
+
+const CONTENT_TYPES: Readonly<Record<string, string>> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.woff2': 'font/woff2',
+  '.txt': 'text/plain; charset=utf-8',
+  '.webmanifest': 'application/manifest+json',
+};
+
+/** The folder the built dashboard is in, in the installed package. */
+export function defaultUiDir(): string {
+  return join(packageRoot(), 'dist', 'ui');
+}
+
+/** Whether a path is the dashboard's: `/ui` and everything under `/ui/`. */
+export function isUiPath(path: string | undefined): boolean {
+  return path === UI_PATH || (path?.startsWith(`${UI_PATH}/`) ?? false);
+}
+
+/** Sets the headers every answer under /ui carries. */
+export function setUiHeaders(x: Exchange): void {
+  for (const [name, value] of Object.entries(UI_HEADERS)) x.res.setHeader(name, value);
+}
+
+/**
+ * The file a path under /ui names, relative to the folder: `/ui/` is index.html. Undefined for a
+ * path that could leave the folder (`..` or `.` segments, encoded or not, an encoded slash or
+ * backslash, a NUL) or that names a hidden file.
+ */
+export function uiFileOf(path: string): string | undefined {
+  const rest = path.slice(UI_PATH.length + 1);
+  if (rest === '') return 'index.html';
+  const segments: string[] = [];
+  for (const raw of rest.split('/')) {
+    let segment: string;
+    try {
+      segment = decodeURIComponent(raw);
+    } catch {
+      return undefined;
+    }
+    if (segment === '' || segment.startsWith('.') || /[/\\\0]/.test(segment)) return undefined;
+    segments.push(segment);
+  }
+  return segments.join('/');
+}
+
+/** `GET`/`HEAD` of a file under /ui (not the session's endpoints, ui-session.ts answers those). */
+export async function answerUiFile(x: Exchange, dir: string): Promise<void> {
+  x.req.resume();
+  x.res.setHeader('X-Request-Id', x.requestId);
+  const path = x.path!;
+  if (x.method !== 'GET' && x.method !== 'HEAD') {
+    throw new HttpError('method_not_allowed', `${x.method} is not allowed on ${path}; use GET`, { Allow: 'GET, HEAD' });
+  }
+  if (path === UI_PATH) {
+    x.res.writeHead(302, { Location: `${UI_PATH}/`, 'Content-Length': '0' });
+    x.res.end();
+    return;
+  }
+  const relative = uiFileOf(path);
+  if (relative === undefined) throw new ServiceError('not_found', `nothing is served at ${path}`);
+  const file = await regularFileIn(dir, relative, path);
+  const content = await readFile(file);
+  const etag = `"${createHash('sha256').update(content).digest('base64url').slice(0, 27)}"`;
+  const headers = {
+    'Content-Type': CONTENT_TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream',
+    'Cache-Control': 'no-cache',
+    ETag: etag,
+  };
+  if (matchesEtag(firstHeader(x.req.headers['if-none-match']), etag)) {
+    x.res.writeHead(304, headers);
+    x.res.end();
+    return;
+  }
+  x.res.writeHead(200, { ...headers, 'Content-Length': String(content.length) });
+  x.res.end(x.method === 'HEAD' ? undefined : content);
+}
+
+/** The real path of `relative` in `dir` when it is a regular file inside it (a link out of it is not), else 404. */
+async function regularFileIn(dir: string, relative: string, path: string): Promise<string> {
+  let root: string;
+  try {
+    root = await realpath(dir);
+  } catch {
+    throw new ServiceError(
+      'not_found',
+      `the dashboard is not built into this engine (no ${dir}); run \`npm run build\` in the mcpctl package, then reload`,
+    );
+  }
+  try {
+    const file = await realpath(join(root, relative));
+    if (file.startsWith(root + sep) && (await stat(file)).isFile()) return file;
+  } catch {
+    // missing: the same answer as outside the folder
+  }
+  throw new ServiceError('not_found', `nothing is served at ${path}`);
+}
+
+function matchesEtag(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  return header
+    .split(',')
+    .map((tag) => tag.trim().replace(/^W\//, ''))
+    .some((tag) => tag === etag || tag === '*');
+}

@@ -1,0 +1,84 @@
+/**
+ * The dashboard as a user opens it: the built `mcpctl` deploys the README's weather example to its
+ * background engine, `mcpctl dashboard --json` gives a one-time URL, and Debian's chromium
+ * (playwright-core, test/support/browser.ts) opens it. The list shows the deployment; its page
+ * draws a latency chart and shows a tool call's log line within seconds; stopping it from the page
+ * is what `mcpctl status` then says. The page must log no console error and no failed request.
+ */
+import { join } from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, killEngineOf, requireBuilt, ROOT } from '../support/app.js';
+import { startChromium, type ChromiumHandle } from '../support/browser.js';
+import { createSandbox, runBin, type BinResult, type Sandbox } from '../support/cli.js';
+
+let chromium: ChromiumHandle;
+let box: Sandbox | undefined;
+
+beforeAll(async () => {
+  requireBuilt();
+  chromium = await startChromium();
+}, 60_000);
+afterAll(async () => {
+  await chromium?.close();
+});
+afterEach(async () => {
+  if (box === undefined) return;
+  await runBin(BIN, ['engine', 'stop'], { env: box.env, cwd: box.dir });
+  killEngineOf(box.env.MCPCTL_HOME!);
+  await box.cleanup();
+  box = undefined;
+});
+
+function mcpctl(args: string[]): Promise<BinResult> {
+  return runBin(BIN, args, { env: box!.env, cwd: box!.dir });
+}
+
+function json<T>(result: BinResult): T {
+  expect(result.code, result.stderr).toBe(0);
+  return JSON.parse(result.stdout) as T;
+}
+
+describe('the dashboard in a browser', () => {
+  it('lists the weather deployment, charts it, tails its log, and stops it as mcpctl status then says', async () => {
+    box = await createSandbox({ CI: 'true' });
+    const deployed = json<{ deployment_id: string; url: string }>(
+      await mcpctl(['deploy', join(ROOT, 'examples', 'weather', 'server.yaml'), '--env', 'production', '--json']),
+    );
+    const id = deployed.deployment_id;
+    const { url } = json<{ url: string; expires_at: string }>(await mcpctl(['dashboard', '--json']));
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/ui\/#code=[\w-]+$/);
+
+    await using harness = await chromium.openPage({ timeoutMs: 20_000 });
+    const { page } = harness;
+    await page.goto(url);
+    // logged in by the code, which the page took out of the address
+    const row = page.locator(`tr[data-deployment="${id}"]`);
+    await row.waitFor();
+    expect(await row.textContent()).toContain('weather');
+    expect(page.url()).not.toContain('code=');
+
+    await page.goto(`${new URL(url).origin}/ui/#/d/${id}`);
+    await page.locator('.chart[data-drawn="true"]').first().waitFor();
+    await page.locator('#log-lines').waitFor();
+
+    // a tool call: its log line arrives in the tail (the weather API is not reachable from here: the
+    // call fails, and its line says so as well)
+    const callLines = page.locator('#log-lines .log-line', { hasText: 'find_location' });
+    const before = await callLines.count();
+    const client = new Client({ name: 'dashboard-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${deployed.url}/mcp`)));
+    await client.callTool({ name: 'find_location', arguments: { name: 'Berlin' } });
+    await client.close();
+    await callLines.nth(before).waitFor({ timeout: 10_000 });
+
+    // stopped from the page, after its confirmation
+    await page.getByRole('button', { name: 'Stop', exact: true }).click();
+    await page.getByRole('button', { name: 'Stop it' }).click();
+    await page.locator('.page-head .badge', { hasText: 'stopped' }).waitFor();
+    const status = json<{ status: string }>(await mcpctl(['status', id, '--json']));
+    expect(status.status).toBe('stopped');
+
+    harness.assertClean();
+  }, 180_000);
+});
