@@ -1,7 +1,8 @@
 /**
  * The dashboard as a user opens it: the built `mcpctl` deploys the README's weather example to its
  * background engine, `mcpctl dashboard --json` gives a one-time URL, and Debian's chromium
- * (playwright-core, test/support/browser.ts) opens it. The list shows the deployment; its page
+ * (playwright-core, test/support/browser.ts) opens it. The list shows the deployment, and one made
+ * from the terminal meanwhile appears by itself; the deployment's page
  * draws a latency chart and shows a tool call's log line within seconds; stopping it from the page
  * is what `mcpctl status` then says. The page must log no console error and no failed request.
  */
@@ -57,6 +58,11 @@ describe('the dashboard in a browser', () => {
     await row.waitFor();
     expect(await row.textContent()).toContain('weather');
     expect(page.url()).not.toContain('code=');
+    // a deployment made meanwhile from the terminal appears by itself
+    const other = json<{ deployment_id: string }>(
+      await mcpctl(['deploy', join(ROOT, 'examples', 'calculator', 'server.yaml'), '--env', 'staging', '--json']),
+    );
+    await page.locator(`tr[data-deployment="${other.deployment_id}"]`).waitFor({ timeout: 10_000 });
 
     await page.goto(`${new URL(url).origin}/ui/#/d/${id}`);
     await page.locator('.chart[data-drawn="true"]').first().waitFor();
