@@ -13,7 +13,7 @@ import type { IncomingMessage } from 'node:http';
 import { z } from 'zod';
 import { firstHeader } from '../../shared/http.js';
 import { requestOrigin } from '../../runtime/server/auth.js';
-import { blocked } from './api-key-check.js';
+import { blocked, digest } from './api-key-check.js';
 import { isJsonMediaType, parseJsonBody, readBody } from './body.js';
 import { apiOriginProblem } from './cors.js';
 import type { Exchange } from './exchange.js';
@@ -65,9 +65,7 @@ function randomToken(): string {
 
 /** Equal strings, compared in the same time whatever they hold. */
 export function sameSecret(given: string, expected: string): boolean {
-  const a = createHash('sha256').update(given).digest();
-  const b = createHash('sha256').update(expected).digest();
-  return timingSafeEqual(a, b);
+  return timingSafeEqual(digest(given), digest(expected));
 }
 
 /** The table of codes and sessions. Pure apart from the clock it is given and the random values. */
@@ -312,7 +310,7 @@ async function logIn(x: Exchange, parts: SessionEndpointParts): Promise<void> {
     checkCredential(
       x.req,
       failures,
-      () => timingSafeEqual(createHash('sha256').update(body.api_key).digest(), keyDigest),
+      () => timingSafeEqual(digest(body.api_key), keyDigest),
       'the API key is not valid for this service',
     );
   }
