@@ -1,7 +1,8 @@
 // The dashboard (`npm run build`): src/ui/ as dist/ui/, which the engine serves at /ui/. One minified
-// ES module (app.js, with Preact and uPlot inside), one style sheet (app.css: uPlot's and ours) and
-// index.html. Nothing is fetched from elsewhere when the page runs: the engine's Content-Security-Policy
-// allows only its own origin, and no inline script or style, which is why the page is these three files.
+// ES module (app.js, with Preact inside), uPlot's chunk (imported when a deployment's page draws its
+// first chart: the list of deployments, the first view, does not load it), one style sheet (app.css:
+// uPlot's and ours) and index.html. Nothing is fetched from elsewhere when the page runs: the engine's
+// Content-Security-Policy allows only its own origin, and no inline script or style.
 import { readFile } from 'node:fs/promises';
 import { defineConfig } from 'rolldown';
 
@@ -33,8 +34,7 @@ export default defineConfig({
     dir: 'dist/ui',
     format: 'esm',
     entryFileNames: '[name].js',
-    // one file: no chunk to fetch after the first
-    codeSplitting: false,
+    chunkFileNames: '[name]-[hash].js',
     minify: true,
     cleanDir: true,
   },

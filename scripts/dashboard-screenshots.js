@@ -82,6 +82,13 @@ try {
   await page.locator('a[href^="#/tests/test_"]').first().click();
   await sleep(500);
   await page.screenshot({ path: join(out, 'dashboard-test-run.png') });
+  // the tool the run used, on its server's page at the place of its definition
+  await page.locator('.summary dd a[href*="/tools/"]').first().click();
+  await page.locator('.item-selected').waitFor();
+  // from the top, with the server's name and file above the marked tool
+  await page.evaluate('scrollTo(0, 0)');
+  await sleep(300);
+  await page.screenshot({ path: join(out, 'dashboard-server.png') });
   await page.goto(`${origin}/ui/#/alerts`);
   await sleep(500);
   await page.screenshot({ path: join(out, 'dashboard-alerts.png') });

@@ -10,6 +10,7 @@ import { z } from 'zod';
 import {
   AuthConfig,
   EgressConfig,
+  LIMITS,
   PromptDefinition,
   ResourceDefinition,
   SERVER_NAME_PATTERN,
@@ -21,6 +22,33 @@ export const FileEntry = z.strictObject({
   encoding: z.enum(['utf8', 'base64']),
   content: z.string(),
 });
+
+/** Where an item is written in the definition file: 1-based line and column of its node. */
+export const SourcePosition = z.strictObject({
+  line: z.number().int().min(1).max(10_000_000),
+  column: z.number().int().min(1).max(1_000_000),
+});
+
+/** A record of positions keyed by item, with no more entries than a server may have items. */
+function positions(key: z.ZodString, max: number) {
+  return z
+    .record(key, SourcePosition)
+    .refine((entries) => Object.keys(entries).length <= max, `at most ${max} entries (the items a server may have)`)
+    .optional();
+}
+
+/**
+ * Where the definition was written, for people reading the server later (the dashboard's server page).
+ * Kept beside the definition in the server's record: never part of the bundle or its digest, so the
+ * same definition built from another path is the same server.
+ */
+export const BuildSource = z.strictObject({
+  file: z.string().min(1).max(1024).describe('the definition file as the user named it; relative stays relative'),
+  tools: positions(z.string().min(1).max(64), LIMITS.tools),
+  resources: positions(z.string().min(1).max(2048), LIMITS.resources),
+  prompts: positions(z.string().min(1).max(64), LIMITS.prompts),
+});
+export type BuildSource = z.infer<typeof BuildSource>;
 
 export const BuildRequest = z.strictObject({
   name: z
@@ -41,6 +69,7 @@ export const BuildRequest = z.strictObject({
     .record(z.string().min(1), FileEntry)
     .optional()
     .describe('files the definition references, by path relative to the definition'),
+  source: BuildSource.optional(),
 });
 export type BuildRequest = z.infer<typeof BuildRequest>;
 export type BuildRequestInput = z.input<typeof BuildRequest>;

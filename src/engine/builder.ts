@@ -3,7 +3,7 @@
  * it once and talk MCP to it (initialize and the lists), stop it, and keep the server record.
  * A definition identical to an earlier one is the earlier server.
  */
-import { BuildRequest } from '../api/contract.js';
+import { BuildRequest, type BuildSource } from '../api/contract.js';
 import { isValidated, markValidated } from '../runtime/host/bundle.js';
 import { requiredEnvVars } from '../definition/check.js';
 import { createAdmission, type WorkQueue } from './admission.js';
@@ -67,7 +67,9 @@ export function createBuilder(options: BuilderOptions): BuildService & { close()
   };
 
   const build = async (input: BuildRequest): Promise<ServerRecord> => {
-    const request = validateBuildRequest(input);
+    // Where the definition was written is no part of the server: the bundle and its digest leave it out.
+    const { source, ...definition } = validateBuildRequest(input);
+    const request = markValidated(definition);
     queue.admit('builds');
     const runtime = await loadRuntime();
     if (runtime === undefined) {
@@ -91,7 +93,7 @@ export function createBuilder(options: BuilderOptions): BuildService & { close()
       server: { ...record.server, build_time: Math.round(clock() - started) / 1000, reused: true },
     });
     const [existing] = await options.store.listServers({ digest: bundle.digest });
-    if (existing !== undefined) return reused(existing);
+    if (existing !== undefined) return reused(await withSource(options.store, existing, source));
     // Two identical builds at once become one server.
     const running = inFlight.get(bundle.digest);
     if (running !== undefined) return reused(await running);
@@ -112,6 +114,7 @@ export function createBuilder(options: BuilderOptions): BuildService & { close()
         checks.add(tracked);
       });
       const record = serverRecordOf(request, bundle, options.baseUrl, clock() - started, clock);
+      if (source !== undefined) record.source = source;
       const mcpId = record.server.mcp_id;
       await options.store.putServer(record);
       log.info('built', {
@@ -136,6 +139,17 @@ export function createBuilder(options: BuilderOptions): BuildService & { close()
   };
 
   return { build, close };
+}
+
+/**
+ * The record of a server built before, with where the definition is written now: the same definition
+ * from another file, or moved within its file, is the same server, and its page shows the newest place.
+ */
+async function withSource(store: Store, record: ServerRecord, source: BuildSource | undefined): Promise<ServerRecord> {
+  if (source === undefined || JSON.stringify(source) === JSON.stringify(record.source)) return record;
+  const updated = { ...record, source };
+  await store.putServer(updated);
+  return updated;
 }
 
 /**

@@ -1,6 +1,14 @@
 /** The records the engine persists: a built server, a deployment, a test run. `server` and
  * `deployment` are what the API shows; the rest is what the engine needs to run and roll back. */
-import type { BuildRequest, Deployment, DeployRequest, McpServer, TestRequest, TestResult } from '../api/contract.js';
+import type {
+  BuildRequest,
+  BuildSource,
+  Deployment,
+  DeployRequest,
+  McpServer,
+  TestRequest,
+  TestResult,
+} from '../api/contract.js';
 
 /** A built server as the engine keeps it. `server` is what the API shows. */
 export interface ServerRecord {
@@ -8,8 +16,13 @@ export interface ServerRecord {
   /** content-addressed bundle folder the runtime starts from */
   bundleDir: string;
   digest: string;
-  /** the build request without `files` (those live in the bundle) */
-  definition: Omit<BuildRequest, 'files'>;
+  /** the build request without `files` (those live in the bundle) and without `source` */
+  definition: Omit<BuildRequest, 'files' | 'source'>;
+  /**
+   * where the definition was written, as the newest build of it said (a build's `source`): not part
+   * of the bundle; records of builds that sent none, or made before it existed, have none
+   */
+  source?: BuildSource;
 }
 
 /** A deployment as the engine keeps it. `deployment` is what the API shows (minus live instances). */

@@ -89,11 +89,37 @@ export async function getJson<T>(path: string, options: { signal?: AbortSignal; 
   return (await getAnswer<T>(path, options)).data;
 }
 
+/** How long an answer fetched ahead waits for the view that asks for it. */
+const EARLY_MS = 5000;
+const early = new Map<string, { at: number; answer: Promise<Answer<unknown>> }>();
+
+/**
+ * Starts the GETs the first view is about to make, as soon as the session is there: they are under
+ * way while the page renders instead of after it. The view's own `getJson` of each path takes the
+ * answer (once, within EARLY_MS); its failures are reported there too.
+ */
+export function prefetch(paths: readonly string[]): void {
+  for (const path of paths) {
+    const answer = getAnswer<unknown>(path);
+    answer.catch(() => undefined);
+    early.set(path, { at: Date.now(), answer });
+  }
+}
+
+function takeEarly(path: string): Promise<Answer<unknown>> | undefined {
+  const fetched = early.get(path);
+  if (fetched === undefined) return undefined;
+  early.delete(path);
+  return Date.now() - fetched.at <= EARLY_MS ? fetched.answer : undefined;
+}
+
 /** `GET` with the status and the ETag, for long-polls. */
 export async function getAnswer<T>(
   path: string,
   options: { signal?: AbortSignal; etag?: string } = {},
 ): Promise<Answer<T>> {
+  const fetched = options.etag === undefined ? takeEarly(path) : undefined;
+  if (fetched !== undefined) return fetched as Promise<Answer<T>>;
   const extra: Record<string, string> = options.etag === undefined ? {} : { 'If-None-Match': options.etag };
   return request<T>('GET', path, { headers: headers(extra), ...(options.signal ? { signal: options.signal } : {}) });
 }
@@ -112,14 +138,9 @@ export async function openSession(credential: { code: string } | { api_key: stri
   return postJson<Session>('/ui/session', credential);
 }
 
-/** The current session, or undefined when there is none (401). */
+/** The current session, or undefined when there is none (the engine answers `data: null`). */
 export async function currentSession(): Promise<Session | undefined> {
-  try {
-    return await getJson<Session>('/ui/session');
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 401) return undefined;
-    throw error;
-  }
+  return (await getJson<Session | null>('/ui/session')) ?? undefined;
 }
 
 export async function logout(): Promise<void> {

@@ -14,11 +14,16 @@ import { AlertsPage } from './pages/alerts.js';
 import { DeploymentPage } from './pages/deployment.js';
 import { DeploymentsPage } from './pages/deployments.js';
 import { TestRunPage, TestRunsPage } from './pages/tests.js';
+import { ServerPage } from './pages/server.js';
 import { loginCode, parseRoute, routeHref, type Route } from './route.js';
 
-type Auth = { kind: 'checking' } | { kind: 'login'; reason?: string } | { kind: 'ready'; session: Session };
+/** The engine's health, in the header of every page. */
+export const HEALTH_PATH = '/v1/health';
 
-async function startSession(): Promise<Auth> {
+export type Auth = { kind: 'checking' } | { kind: 'login'; reason?: string } | { kind: 'ready'; session: Session };
+
+/** Logs in as the page opens (main.tsx starts it before the first render; a new log-in link again). */
+export async function startSession(): Promise<Auth> {
   const code = loginCode(location.hash);
   let failed: string | undefined;
   if (code !== undefined) {
@@ -47,7 +52,8 @@ function useRoute(): Route {
   return route;
 }
 
-export function App() {
+/** `starting`: the log-in main.tsx began before rendering, used instead of a new one. */
+export function App({ starting }: { starting?: Promise<Auth> }) {
   const [auth, setAuth] = useState<Auth>({ kind: 'checking' });
   const [startError, setStartError] = useState<unknown>(undefined);
   const login = useCallback((session: Session) => {
@@ -60,8 +66,11 @@ export function App() {
       // the first request to find the session gone says why; the others that were under way say the same
       setAuth((old) => (old.kind === 'login' ? old : { kind: 'login', reason: `Your session ended: ${reason}` }));
     });
+    let first = starting;
     const begin = (): void => {
-      startSession().then(
+      const auth = first ?? startSession();
+      first = undefined;
+      auth.then(
         (result) => (result.kind === 'ready' ? login(result.session) : setAuth(result)),
         (error: unknown) => setStartError(error),
       );
@@ -73,7 +82,7 @@ export function App() {
     };
     addEventListener('hashchange', onHash);
     return () => removeEventListener('hashchange', onHash);
-  }, [login]);
+  }, [login, starting]);
   if (startError !== undefined) {
     const { message, hint } = describeError(startError);
     return (
@@ -129,7 +138,7 @@ const NAV: { label: string; route: Route; pages: Route['page'][] }[] = [
 
 function LoggedIn({ onLogout }: { onLogout: () => void }) {
   const route = useRoute();
-  const health = usePolling((signal) => getJson<Health>('/v1/health', { signal }), 'health', 15_000);
+  const health = usePolling((signal) => getJson<Health>(HEALTH_PATH, { signal }), 'health', 15_000);
   const nav = (
     <>
       <nav aria-label="Pages">
@@ -177,6 +186,8 @@ function page(route: Route) {
       return <TestRunPage key={route.id} id={route.id} />;
     case 'alerts':
       return <AlertsPage />;
+    case 'server':
+      return <ServerPage key={route.id} id={route.id} tool={route.tool} />;
     case 'not-found':
       return (
         <p class="notice">

@@ -1,13 +1,14 @@
-/** The start page's grouping of deployments: by environment, running ones first, stopped ones apart. Pure. */
+/** The start page's grouping of deployments: by environment, newest first. Pure. */
 import type { Deployment, McpServer } from './api-types.js';
 
 export const ENVIRONMENT_ORDER = ['production', 'staging', 'development'];
 
+/** The states the start page lists by environment; stopped ones are counted, and listed on request. */
+export const ACTIVE_STATES = ['deploying', 'deployed', 'failed'] as const;
+
 export interface EnvironmentGroup {
   environment: string;
-  /** deploying, deployed and failed: what someone looks for */
-  active: Deployment[];
-  stopped: Deployment[];
+  deployments: Deployment[];
 }
 
 /** Deployments by environment (production, staging, development, then any other), newest first in each. */
@@ -17,19 +18,24 @@ export function groupDeployments(deployments: readonly Deployment[]): Environmen
     const environment = deployment.environment ?? 'unknown';
     let group = groups.get(environment);
     if (group === undefined) {
-      group = { environment, active: [], stopped: [] };
+      group = { environment, deployments: [] };
       groups.set(environment, group);
     }
-    (deployment.status === 'stopped' ? group.stopped : group.active).push(deployment);
+    group.deployments.push(deployment);
   }
   const rank = (environment: string): number => {
     const index = ENVIRONMENT_ORDER.indexOf(environment);
     return index === -1 ? ENVIRONMENT_ORDER.length : index;
   };
-  const newest = (a: Deployment, b: Deployment): number => (b.created_at ?? '').localeCompare(a.created_at ?? '');
+  // ISO times sort as strings; localeCompare's collation costs a list of hundreds a visible moment
+  const newest = (a: Deployment, b: Deployment): number => compare(b.created_at ?? '', a.created_at ?? '');
   return [...groups.values()]
-    .sort((a, b) => rank(a.environment) - rank(b.environment) || a.environment.localeCompare(b.environment))
-    .map((group) => ({ ...group, active: group.active.sort(newest), stopped: group.stopped.sort(newest) }));
+    .sort((a, b) => rank(a.environment) - rank(b.environment) || compare(a.environment, b.environment))
+    .map((group) => ({ ...group, deployments: group.deployments.sort(newest) }));
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** The names of servers by id, for deployments, which carry only the server's id. */

@@ -490,6 +490,21 @@ describe('deployments through the API', () => {
     const byName = await call(url, 'GET', '/v1/deployments?name=weather&environment=development');
     expect(byName.body.data.deployments).toHaveLength(2);
     expect((await call(url, 'GET', '/v1/deployments?name=nothing')).body.data.deployments).toEqual([]);
+    // several states at once, and the newest few with the count of them all
+    const both = await call(url, 'GET', `/v1/deployments?mcp_id=${mcp}&status=stopped,deployed`);
+    expect(both.body.data.deployments).toHaveLength(2);
+    const newest = await call(url, 'GET', `/v1/deployments?mcp_id=${mcp}&status=stopped,deployed&limit=1`);
+    expect(newest.body.data).toMatchObject({
+      total: 2,
+      deployments: [{ deployment_id: rolled.body.data.deployment_id }],
+    });
+    expect((await call(url, 'GET', `/v1/deployments?mcp_id=${mcp}&limit=0`)).body.data).toEqual({
+      deployments: [],
+      total: 2,
+    });
+    const wrong = await call(url, 'GET', '/v1/deployments?status=deployed,gone');
+    expectError(wrong, 400, 'bad_request');
+    expect(wrong.body.error.message).toContain('not gone');
     expect((await call(url, 'GET', `/v1/deploy/${id}/logs`)).body.data.lines[0].message).toBe('started');
     expect((await call(url, 'GET', `/v1/deploy/${id}/metrics?window=60`)).body.data.window_seconds).toBe(60);
     expectError(await call(url, 'GET', '/v1/deploy/deploy_nothere/logs'), 404, 'not_found');

@@ -4,8 +4,10 @@
  * (playwright-core, test/support/browser.ts) opens it. The list shows the deployment, and one made
  * from the terminal meanwhile appears by itself; the deployment's page
  * draws a latency chart and shows a tool call's log line within seconds; stopping it from the page
- * is what `mcpctl status` then says. The page must log no console error and no failed request.
+ * is what `mcpctl status` then says, and the list shows it among the stopped ones. The page must
+ * log no console error and no failed request.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -85,6 +87,35 @@ describe('the dashboard in a browser', () => {
     const status = json<{ status: string }>(await mcpctl(['status', id, '--json']));
     expect(status.status).toBe('stopped');
 
+    // the list counts it among the stopped ones, and shows it there when asked
+    await page.goto(`${new URL(url).origin}/ui/#/`);
+    await page.locator(`tr[data-deployment="${other.deployment_id}"]`).waitFor();
+    expect(await page.locator(`tr[data-deployment="${id}"]`).count()).toBe(0);
+    await page.getByText('1 stopped deployment', { exact: true }).click();
+    const stoppedRow = page.locator(`details tr[data-deployment="${id}"]`);
+    await stoppedRow.waitFor();
+    expect(await stoppedRow.textContent()).toContain('production');
+
     harness.assertClean();
   }, 180_000);
+
+  it('logs a first visit in with the API key typed in its form, with no error on the way', async () => {
+    box = await createSandbox({ CI: 'true' });
+    json(await mcpctl(['engine', 'start', '--json']));
+    const engine = JSON.parse(readFileSync(join(box.env.MCPCTL_HOME!, 'engine.json'), 'utf8')) as {
+      url: string;
+      apiKey: string;
+    };
+    await using harness = await chromium.openPage({ timeoutMs: 20_000 });
+    const { page } = harness;
+    await page.goto(`${engine.url}/ui/`);
+    await page.getByLabel('API key').fill(engine.apiKey);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page
+      .getByText('Nothing is running', { exact: false })
+      .or(page.getByText('No deployment is running'))
+      .waitFor();
+    expect(page.url()).not.toContain(engine.apiKey);
+    harness.assertClean();
+  }, 60_000);
 });

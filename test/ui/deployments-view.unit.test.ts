@@ -7,20 +7,20 @@ function deployment(id: string, environment: string, status: Deployment['status'
 }
 
 describe('the deployments page', () => {
-  it('groups by environment, production first, stopped ones apart, newest first', () => {
+  it('groups by environment, production first, then any other by name, newest first', () => {
     const groups = groupDeployments([
-      deployment('d1', 'development', 'deployed', '2026-01-01'),
-      deployment('d2', 'production', 'stopped', '2026-01-02'),
-      deployment('d3', 'production', 'deployed', '2026-01-03'),
-      deployment('d4', 'production', 'failed', '2026-01-04'),
-      deployment('d5', 'staging', 'deploying', '2026-01-05'),
+      deployment('d1', 'development', 'deployed', '2026-01-01T00:00:00.000Z'),
+      deployment('d2', 'qa', 'deployed', '2026-01-02T00:00:00.000Z'),
+      deployment('d3', 'production', 'deployed', '2026-01-03T00:00:00.000Z'),
+      deployment('d4', 'production', 'failed', '2026-01-04T00:00:00.000Z'),
+      deployment('d5', 'staging', 'deploying', '2026-01-05T00:00:00.000Z'),
+      deployment('d6', 'production', 'deployed', '2026-01-03T00:00:00.500Z'),
     ]);
-    expect(
-      groups.map((g) => [g.environment, g.active.map((d) => d.deployment_id), g.stopped.map((d) => d.deployment_id)]),
-    ).toEqual([
-      ['production', ['d4', 'd3'], ['d2']],
-      ['staging', ['d5'], []],
-      ['development', ['d1'], []],
+    expect(groups.map((g) => [g.environment, g.deployments.map((d) => d.deployment_id)])).toEqual([
+      ['production', ['d4', 'd6', 'd3']],
+      ['staging', ['d5']],
+      ['development', ['d1']],
+      ['qa', ['d2']],
     ]);
   });
 

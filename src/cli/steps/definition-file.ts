@@ -10,12 +10,15 @@ import type { Problem } from '../../shared/errors.js';
 import type { Printer } from '../output.js';
 import { annotationText, formatProblem, formatSeconds, plural } from '../render/format.js';
 import { displayPath } from '../../shared/paths.js';
+import { isAbsolute } from 'node:path';
 
 /** A loaded definition, with how to name its file and its fields in messages. */
 export interface DefinitionFile {
   loaded: LoadedDefinition;
   /** the file as the user named it, relative to the working folder */
   shown: string;
+  /** the path exactly as the user typed it */
+  given: string;
   /** maps a request field path (`tools[0].name`) to `file:line:column` */
   locate: (path: string) => string | undefined;
 }
@@ -53,6 +56,7 @@ export async function loadDefinitionFile(
   return {
     loaded,
     shown,
+    given: file,
     locate: (path) => {
       const at = loaded.locate(parseFieldPath(path));
       return at === undefined ? undefined : `${shown}:${at.line}:${at.column}`;
@@ -78,20 +82,34 @@ export async function buildDefinition(
   file: DefinitionFile,
   options: { idempotencyKey?: string | undefined } = {},
 ): Promise<McpServer> {
-  const { toBuildRequest } = await import('../../api/build-request.js');
+  const [{ toBuildRequest }, { itemPositions }] = await Promise.all([
+    import('../../api/build-request.js'),
+    import('../../definition/source-positions.js'),
+  ]);
   const shown = file.loaded.warnings.length;
   const request = await toBuildRequest(file.loaded);
+  const source = sourceFile(file);
+  // where each item is written, for the pages that show the server; not part of the bundle
+  if (source !== undefined) request.source = { file: source, ...itemPositions(file.loaded) };
   // collecting the files may add warnings (files that look like credentials)
   for (const warning of file.loaded.warnings.slice(shown)) {
     ctx.out.warn(formatProblem(warning));
     annotateProblem(ctx, 'warning', warning);
   }
   const progress = await ctx.out.progress(`building ${request.name} from ${file.shown}`);
+  const send = (body: typeof request, key: string | undefined) =>
+    client.build(body, key === undefined ? {} : { idempotencyKey: key });
   try {
-    const server = await client.build(
-      request,
-      options.idempotencyKey === undefined ? {} : { idempotencyKey: options.idempotencyKey },
-    );
+    let server: McpServer;
+    try {
+      server = await send(request, options.idempotencyKey);
+    } catch (error) {
+      if (request.source === undefined || !refusesSource(error)) throw error;
+      // A service from before `source` refuses the unknown field; the build does not need it. Another
+      // key, as the refusal is the answer kept for the first one, and derived, so a re-run is idempotent too.
+      const { source: _source, ...plain } = request;
+      server = await send(plain, options.idempotencyKey === undefined ? undefined : `${options.idempotencyKey}.plain`);
+    }
     const took = formatSeconds(server.build_time) ?? '?';
     progress.succeed(
       server.reused === true
@@ -104,6 +122,28 @@ export async function buildDefinition(
     throw error;
   }
 }
+
+/**
+ * The definition's path as a build names it: relative to the working folder when it is inside it,
+ * else as typed. Never made absolute, which would put the user's home folder on a shared engine;
+ * none when it is too long for the request.
+ */
+function sourceFile(file: DefinitionFile): string | undefined {
+  const path = isAbsolute(file.shown) ? file.given : file.shown;
+  return path.length > MAX_SOURCE_FILE ? undefined : path;
+}
+
+/** A `422 validation_failed` about `source` alone: what a service that does not know the field answers. */
+function refusesSource(error: unknown): boolean {
+  const { code, details } = (error ?? {}) as { code?: unknown; details?: unknown };
+  if (code !== 'validation_failed' || !Array.isArray(details) || details.length === 0) return false;
+  return details.every(
+    (detail: { path?: unknown }) => typeof detail.path === 'string' && /^source\b/.test(detail.path),
+  );
+}
+
+/** The longest `source.file` a build takes (src/api/build-schema.ts). */
+const MAX_SOURCE_FILE = 1024;
 
 /** The fields of a built server. */
 export function renderServerFields(p: Printer, server: McpServer): void {

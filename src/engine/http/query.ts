@@ -38,6 +38,21 @@ export function readEnum<T extends string>(query: URLSearchParams, name: string,
   return raw as T;
 }
 
+/** A comma-separated list of allowed values (`a,b`); undefined when the parameter is absent. */
+export function readEnumList<T extends string>(
+  query: URLSearchParams,
+  name: string,
+  allowed: readonly T[],
+): Set<T> | undefined {
+  const raw = query.get(name);
+  if (raw === null) return undefined;
+  const values = raw.split(',').map((value) => value.trim());
+  const unknown = values.filter((value) => !(allowed as readonly string[]).includes(value));
+  if (unknown.length > 0)
+    throw badQuery(name, `must be one or more of ${allowed.join(', ')}, comma-separated (not ${unknown.join(', ')})`);
+  return new Set(values as T[]);
+}
+
 export function readTime(query: URLSearchParams, name: string): string | undefined {
   const raw = query.get(name);
   if (raw === null) return undefined;

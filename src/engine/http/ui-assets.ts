@@ -8,6 +8,8 @@
 import { createHash } from 'node:crypto';
 import { readFile, realpath, stat } from 'node:fs/promises';
 import { extname, join, sep } from 'node:path';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
 import { packageRoot } from '../../shared/package-root.js';
 import { firstHeader } from '../../shared/http.js';
 import { ServiceError } from '../service-error.js';
@@ -103,22 +105,73 @@ export async function answerUiFile(x: Exchange, dir: string): Promise<void> {
   const relative = uiFileOf(path);
   if (relative === undefined) throw new ServiceError('not_found', `nothing is served at ${path}`);
   const file = await regularFileIn(dir, relative, path);
-  const content = await readFile(file);
-  const etag = `"${createHash('sha256').update(content).digest('base64url').slice(0, 27)}"`;
+  const { content, gzipped, etag } = await loadFile(file);
   const headers = {
     'Content-Type': CONTENT_TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream',
     'Cache-Control': 'no-cache',
     ETag: etag,
+    ...(gzipped === undefined ? {} : { Vary: 'Accept-Encoding' }),
   };
   if (matchesEtag(firstHeader(x.req.headers['if-none-match']), etag)) {
     x.res.writeHead(304, headers);
     x.res.end();
     return;
   }
-  x.res.writeHead(200, { ...headers, 'Content-Length': String(content.length) });
-  x.res.end(x.method === 'HEAD' ? undefined : content);
+  const body = gzipped !== undefined && acceptsGzip(x.req.headers['accept-encoding']) ? gzipped : undefined;
+  x.res.writeHead(200, {
+    ...headers,
+    ...(body === undefined ? {} : { 'Content-Encoding': 'gzip' }),
+    'Content-Length': String((body ?? content).length),
+  });
+  x.res.end(x.method === 'HEAD' ? undefined : (body ?? content));
 }
 
+interface LoadedFile {
+  content: Buffer;
+  /** the content gzip-compressed, for text files worth it */
+  gzipped: Buffer | undefined;
+  etag: string;
+}
+
+/** Files read and compressed once, again when a build changes them (their size or time). */
+const loaded = new Map<string, { version: string; file: Promise<LoadedFile> }>();
+const COMPRESSED = new Set(['.html', '.js', '.mjs', '.css', '.json', '.map', '.svg', '.txt', '.webmanifest']);
+const COMPRESS_FROM_BYTES = 1024;
+const gzipAsync = promisify(gzip);
+
+async function loadFile(file: string): Promise<LoadedFile> {
+  const stats = await stat(file);
+  const version = `${stats.size} ${stats.mtimeMs}`;
+  const cached = loaded.get(file);
+  if (cached?.version === version) return cached.file;
+  const reading = (async (): Promise<LoadedFile> => {
+    const content = await readFile(file);
+    const compress = COMPRESSED.has(extname(file).toLowerCase()) && content.length >= COMPRESS_FROM_BYTES;
+    return {
+      content,
+      gzipped: compress ? await gzipAsync(content, { level: 9 }) : undefined,
+      etag: `"${createHash('sha256').update(content).digest('base64url').slice(0, 27)}"`,
+    };
+  })();
+  loaded.set(file, { version, file: reading });
+  // a failed read is not kept: the next request tries again
+  reading.catch(() => loaded.delete(file));
+  return reading;
+}
+
+/** Whether `Accept-Encoding` takes gzip (RFC 9110: a q of 0 refuses it; gzip named wins over `*`). */
+export function acceptsGzip(header: string | string[] | undefined): boolean {
+  const value = Array.isArray(header) ? header.join(',') : header;
+  if (value === undefined) return false;
+  const weights = new Map<string, number>();
+  for (const part of value.split(',')) {
+    const [coding = '', ...params] = part.split(';').map((piece) => piece.trim().toLowerCase());
+    const q = params.find((param) => param.startsWith('q='));
+    weights.set(coding, q === undefined ? 1 : Number(q.slice(2)));
+  }
+  const weight = weights.get('gzip') ?? weights.get('*') ?? 0;
+  return weight > 0;
+}
 /** The real path of `relative` in `dir` when it is a regular file inside it (a link out of it is not), else 404. */
 async function regularFileIn(dir: string, relative: string, path: string): Promise<string> {
   let root: string;

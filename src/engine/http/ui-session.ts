@@ -273,8 +273,10 @@ export async function answerSessionEndpoint(x: Exchange, parts: SessionEndpointP
   if (path === '/ui/session' && method === 'POST') await logIn(x, parts);
   else if (path === '/ui/session' && (method === 'GET' || method === 'HEAD')) {
     x.req.resume();
-    const session = liveSession(x.req, parts.sessions);
-    x.send(200, { success: true, data: sessionData(session) });
+    // no session is an answer, not a failure: a first visit asks before it shows the log-in form
+    const id = sessionCookieOf(x.req);
+    const session = id === undefined ? undefined : parts.sessions.find(id);
+    x.send(200, { success: true, data: session === undefined ? null : sessionData(session) });
   } else if (path === '/ui/logout' && method === 'POST') {
     x.req.resume();
     const id = sessionCookieOf(x.req);
@@ -320,14 +322,6 @@ async function logIn(x: Exchange, parts: SessionEndpointParts): Promise<void> {
   const opened = sessions.open();
   const cookie = sessionCookie(opened.id, sessions.lifetimeSeconds, reachedOverHttps(x.req, parts.publicUrl));
   x.send(200, { success: true, data: sessionData(opened) }, { 'Set-Cookie': cookie });
-}
-
-function liveSession(req: IncomingMessage, sessions: UiSessions): Session {
-  const id = sessionCookieOf(req);
-  const session = id === undefined ? undefined : sessions.find(id);
-  if (session === undefined)
-    throw unauthorized('no dashboard session: log in with a code (mcpctl dashboard) or the API key');
-  return session;
 }
 
 function sessionData(session: Session): { csrf: string; expires_at: string } {

@@ -4,7 +4,7 @@
  * it, `data-drawn="true"`.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import uPlot from 'uplot';
+import type uPlot from 'uplot';
 import type { MetricsHistory } from '../api-types.js';
 import { getJson } from '../api.js';
 import { ErrorBox, Loading, Section } from '../components/common.js';
@@ -88,50 +88,44 @@ function cssColor(name: string): string {
   return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || '#888';
 }
 
+/**
+ * uPlot is half of the page's code and only this page draws with it: it is a chunk of its own,
+ * fetched when the first chart mounts, so the list of deployments, the first view, does not wait
+ * for it to load and compile.
+ */
+let uPlotModule: Promise<typeof uPlot> | undefined;
+function loadUplot(): Promise<typeof uPlot> {
+  uPlotModule ??= import('uplot').then((module) => module.default);
+  return uPlotModule;
+}
+
 function Chart({ title, columns, series, format }: ChartProps) {
   const ref = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | undefined>(undefined);
+  // what the chart draws when uPlot arrives, if new data came while it loaded
+  const latest = useRef(columns);
+  latest.current = columns;
+  const [failed, setFailed] = useState(false);
   // the options are made once per chart; new data goes to setData
   useEffect(() => {
     const element = ref.current;
     if (element === null) return undefined;
-    const axis = {
-      stroke: cssColor('--muted'),
-      grid: { stroke: cssColor('--grid') },
-      ticks: { stroke: cssColor('--grid') },
-    };
-    const options: uPlot.Options = {
-      width: Math.max(element.clientWidth, 200),
-      height: CHART_HEIGHT,
-      series: [
-        {},
-        ...series.map((s) => ({
-          label: s.label,
-          stroke: cssColor(s.color),
-          width: 1.5,
-          spanGaps: false,
-          points: {
-            size: 6,
-            fill: cssColor(s.color),
-            // all points where uPlot finds room for them, else only those without a line through them
-            filter: (u: uPlot, index: number, show: boolean) => (show ? null : isolatedPoints(u.data[index] ?? [])),
-          },
-          value: (_u: uPlot, value: number | null) => format(value),
-        })),
-      ],
-      axes: [axis, { ...axis, size: 60, values: (_u: uPlot, values: number[]) => values.map((v) => format(v)) }],
-      // from zero, so a small change does not look like a cliff
-      scales: { y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
-      cursor: { drag: { x: false, y: false } },
-      hooks: { draw: [() => element.setAttribute('data-drawn', 'true')] },
-    };
-    plot.current = new uPlot(options, columns, element);
-    const resize = new ResizeObserver(() =>
-      plot.current?.setSize({ width: Math.max(element.clientWidth, 200), height: CHART_HEIGHT }),
+    let gone = false;
+    let resize: ResizeObserver | undefined;
+    loadUplot().then(
+      (UPlot) => {
+        if (gone) return;
+        plot.current = new UPlot(chartOptions(element, series, format), latest.current, element);
+        resize = new ResizeObserver(() =>
+          plot.current?.setSize({ width: Math.max(element.clientWidth, 200), height: CHART_HEIGHT }),
+        );
+        resize.observe(element);
+      },
+      () => setFailed(true),
     );
-    resize.observe(element);
     return () => {
-      resize.disconnect();
+      gone = true;
+      resize?.disconnect();
       plot.current?.destroy();
       plot.current = undefined;
     };
@@ -143,7 +137,50 @@ function Chart({ title, columns, series, format }: ChartProps) {
     <figure class="chart-figure">
       <figcaption>{title}</figcaption>
       <div ref={ref} class="chart" role="img" aria-label={`${title} chart`} />
-      {hasValues(columns) ? null : <p class="muted">No requests in this period.</p>}
+      {failed ? (
+        <p class="error" role="alert">
+          The chart could not be loaded: reload the page.
+        </p>
+      ) : hasValues(columns) ? null : (
+        <p class="muted">No requests in this period.</p>
+      )}
     </figure>
   );
+}
+
+function chartOptions(
+  element: HTMLDivElement,
+  series: ChartProps['series'],
+  format: ChartProps['format'],
+): uPlot.Options {
+  const axis = {
+    stroke: cssColor('--muted'),
+    grid: { stroke: cssColor('--grid') },
+    ticks: { stroke: cssColor('--grid') },
+  };
+  return {
+    width: Math.max(element.clientWidth, 200),
+    height: CHART_HEIGHT,
+    series: [
+      {},
+      ...series.map((s) => ({
+        label: s.label,
+        stroke: cssColor(s.color),
+        width: 1.5,
+        spanGaps: false,
+        points: {
+          size: 6,
+          fill: cssColor(s.color),
+          // all points where uPlot finds room for them, else only those without a line through them
+          filter: (u: uPlot, index: number, show: boolean) => (show ? null : isolatedPoints(u.data[index] ?? [])),
+        },
+        value: (_u: uPlot, value: number | null) => format(value),
+      })),
+    ],
+    axes: [axis, { ...axis, size: 60, values: (_u: uPlot, values: number[]) => values.map((v) => format(v)) }],
+    // from zero, so a small change does not look like a cliff
+    scales: { y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
+    cursor: { drag: { x: false, y: false } },
+    hooks: { draw: [() => element.setAttribute('data-drawn', 'true')] },
+  };
 }

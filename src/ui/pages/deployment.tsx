@@ -40,7 +40,12 @@ export function DeploymentPage({ id }: { id: string }) {
       </p>
       <div class="page-head">
         <h1>
-          {name} <span class="muted">{deployment.environment}</span>
+          {deployment.mcp_id === undefined ? (
+            name
+          ) : (
+            <a href={routeHref({ page: 'server', id: deployment.mcp_id })}>{name}</a>
+          )}{' '}
+          <span class="muted">{deployment.environment}</span>
         </h1>
         <Badge state={deployment.status} />
       </div>

@@ -2,15 +2,40 @@
  * `#/tests` and `#/tests/<id>`: the test runs the engine keeps, and one run with its calls, success
  * rate, band and the causes of a poor result, worded as `mcpctl test` prints them.
  */
+import { Fragment } from 'preact';
 import { getJson } from '../api.js';
 import { Badge, ErrorBox, Loading, Section, TableWrap } from '../components/common.js';
 import { formatAge, formatDuration, formatMs, formatRate, formatTime } from '../format.js';
 import { useNow, usePolling } from '../hooks.js';
-import { routeHref } from '../route.js';
+import { routeHref, toolHref } from '../route.js';
 import { toDetail, toSummaries, type TestRunDetail } from '../test-runs.js';
 
 function list(items: readonly string[]): string {
   return items.length === 0 ? 'none' : items.join(', ');
+}
+
+/** The tools a run used, each a link to where its server defines it. */
+function ToolLinks({ mcpId, tools }: { mcpId: string; tools: readonly string[] }) {
+  if (tools.length === 0) return <>none</>;
+  return (
+    <>
+      {tools.map((tool, index) => {
+        const href = toolHref(mcpId, tool);
+        return (
+          <Fragment key={tool}>
+            {index === 0 ? null : ', '}
+            {href === undefined ? tool : <a href={href}>{tool}</a>}
+          </Fragment>
+        );
+      })}
+    </>
+  );
+}
+
+/** The server's name, a link to its page. */
+function ServerLink({ mcpId, name }: { mcpId: string; name: string | undefined }) {
+  if (mcpId === '') return <>{name ?? '—'}</>;
+  return <a href={routeHref({ page: 'server', id: mcpId })}>{name ?? mcpId}</a>;
 }
 
 export function TestRunsPage() {
@@ -54,12 +79,16 @@ export function TestRunsPage() {
                     {run.id}
                   </a>
                 </td>
-                <td>{run.server ?? run.mcpId}</td>
+                <td>
+                  <ServerLink mcpId={run.mcpId} name={run.server} />
+                </td>
                 <td class="message-cell">{run.message ?? ''}</td>
                 <td>
                   {formatRate(run.successRate)} <Badge state={run.band} kind={run.level} />
                 </td>
-                <td>{list(run.toolsUsed)}</td>
+                <td>
+                  <ToolLinks mcpId={run.mcpId} tools={run.toolsUsed} />
+                </td>
                 <td>{run.model ?? '—'}</td>
                 <td title={run.createdAt}>{formatAge(run.createdAt, now)}</td>
               </tr>
@@ -100,7 +129,9 @@ function TestRun({ run }: { run: TestRunDetail }) {
   return (
     <>
       <div class="page-head">
-        <h1>{run.server ?? run.mcpId}</h1>
+        <h1>
+          <ServerLink mcpId={run.mcpId} name={run.server} />
+        </h1>
         <Badge state={run.band} kind={run.level} />
       </div>
       <dl class="summary card">
@@ -114,11 +145,15 @@ function TestRun({ run }: { run: TestRunDetail }) {
         <dt>Model</dt>
         <dd>{run.model ?? '—'}</dd>
         <dt>Tools used</dt>
-        <dd>{list(run.toolsUsed)}</dd>
+        <dd>
+          <ToolLinks mcpId={run.mcpId} tools={run.toolsUsed} />
+        </dd>
         {run.expectedTools === undefined ? null : (
           <>
             <dt>Tools expected</dt>
-            <dd>{list(run.expectedTools)}</dd>
+            <dd>
+              <ToolLinks mcpId={run.mcpId} tools={run.expectedTools} />
+            </dd>
           </>
         )}
         <dt>Resources</dt>
@@ -138,12 +173,15 @@ function TestRun({ run }: { run: TestRunDetail }) {
             {run.causes.map((cause, index) => (
               <li key={index}>
                 <strong>cause {cause.kind}</strong>: {cause.message}
-                {/* the definition file is on the machine that ran the test, so the page names the place in it */}
-                {(cause.tools ?? []).map((tool) => (
-                  <div key={tool} class="muted">
-                    → {tool} is defined under <code>tools:</code> in the definition of {run.server ?? run.mcpId}
-                  </div>
-                ))}
+                {(cause.tools ?? []).map((tool) => {
+                  const href = toolHref(run.mcpId, tool);
+                  return (
+                    <div key={tool} class="muted">
+                      → {href === undefined ? tool : <a href={href}>{tool}</a>} is defined under <code>tools:</code> in
+                      the definition of {run.server ?? run.mcpId}
+                    </div>
+                  );
+                })}
               </li>
             ))}
           </ul>
@@ -166,7 +204,9 @@ function TestRun({ run }: { run: TestRunDetail }) {
               {run.toolCalls.map((call, index) => (
                 <tr key={index}>
                   <td>{index + 1}</td>
-                  <td>{call.name}</td>
+                  <td>
+                    <ToolLinks mcpId={run.mcpId} tools={[call.name]} />
+                  </td>
                   <td>
                     {call.ok ? (
                       <Badge state="ok" kind="ok" />

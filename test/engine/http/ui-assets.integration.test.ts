@@ -5,9 +5,11 @@
  * built dashboard.
  */
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import { request } from 'node:http';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UI_CONTENT_SECURITY_POLICY, uiFileOf } from '../../../src/engine/http/ui-assets.js';
+import { acceptsGzip, UI_CONTENT_SECURITY_POLICY, uiFileOf } from '../../../src/engine/http/ui-assets.js';
 import { call, rawExchange, startTestApp, type TestApp } from '../../support/app.js';
 import { tempDir, type TempDir } from '../../support/temp.js';
 
@@ -86,6 +88,39 @@ describe('the files', () => {
     expect(await head.text()).toBe('');
   });
 
+  it('sends text files gzip-compressed to a browser that takes gzip, and a rebuilt file as it is now', async () => {
+    const script = join(folder.dir, 'ui', 'big.js');
+    const first = `export const text = ${JSON.stringify('mcpctl '.repeat(2000))};\n`;
+    await writeFile(script, first);
+    const zipped = await rawGet(`${target.url}/ui/big.js`, { 'accept-encoding': 'gzip, deflate, br' });
+    expect(zipped.headers['content-encoding']).toBe('gzip');
+    expect(zipped.headers.vary).toBe('Accept-Encoding');
+    expect(Number(zipped.headers['content-length'])).toBe(zipped.body.length);
+    expect(zipped.body.length).toBeLessThan(first.length / 10);
+    expect(gunzipSync(zipped.body).toString('utf8')).toBe(first);
+    const plain = await rawGet(`${target.url}/ui/big.js`, { 'accept-encoding': 'gzip;q=0, *' });
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.body.toString('utf8')).toBe(first);
+    // a build writes the file again: the next answer is the new one, never the one read before
+    const second = first.replace('mcpctl', 'engine');
+    await writeFile(script, second);
+    const rebuilt = await rawGet(`${target.url}/ui/big.js`, { 'accept-encoding': 'gzip' });
+    expect(gunzipSync(rebuilt.body).toString('utf8')).toBe(second);
+    expect(rebuilt.headers.etag).not.toBe(zipped.headers.etag);
+  });
+
+  it('reads Accept-Encoding as RFC 9110 does', () => {
+    expect(acceptsGzip('gzip')).toBe(true);
+    expect(acceptsGzip('deflate, gzip;q=0.5')).toBe(true);
+    expect(acceptsGzip('*')).toBe(true);
+    expect(acceptsGzip(['br', 'GZIP'])).toBe(true);
+    expect(acceptsGzip(undefined)).toBe(false);
+    expect(acceptsGzip('identity')).toBe(false);
+    expect(acceptsGzip('gzip;q=0')).toBe(false);
+    expect(acceptsGzip('gzip;q=0, *')).toBe(false);
+    expect(acceptsGzip('*;q=0')).toBe(false);
+  });
+
   it('refuses other methods, and answers 404 with the headers for a missing file', async () => {
     const post = await call(target.url, 'POST', '/ui/app.js', { key: null, json: {} });
     expect(post.status).toBe(405);
@@ -141,3 +176,20 @@ describe('an engine without a built dashboard', () => {
     }
   });
 });
+
+/** A GET whose answer is read as bytes, undecoded (fetch would undo the compression). */
+function rawGet(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}

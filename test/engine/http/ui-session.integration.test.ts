@@ -171,9 +171,16 @@ describe('the session cookie on /v1', () => {
     const app = await start();
     const forged = { cookie: 'mcpctl_session=forged-0123456789', csrf: 'forged', setCookie: '' };
     expect((await asPage(app, forged, 'GET', '/v1/servers')).status).toBe(401);
-    expect((await call(app.url, 'GET', '/ui/session', { key: null, headers: { cookie: forged.cookie } })).status).toBe(
-      401,
-    );
+    const asked = await call(app.url, 'GET', '/ui/session', { key: null, headers: { cookie: forged.cookie } });
+    expect(asked.status).toBe(200);
+    expect(asked.body.data).toBeNull();
+  });
+
+  it('a first visit, without a cookie, learns there is no session without an error', async () => {
+    const app = await start();
+    const asked = await call(app.url, 'GET', '/ui/session', { key: null });
+    expect(asked.status).toBe(200);
+    expect(asked.body).toMatchObject({ success: true, data: null });
   });
 });
 
@@ -189,9 +196,8 @@ describe('logging out', () => {
     expect(out.status).toBe(200);
     expect(out.headers.getSetCookie()[0]).toMatch(/^mcpctl_session=; HttpOnly; SameSite=Strict; Path=\/; Max-Age=0$/);
     expect((await asPage(app, login, 'GET', '/v1/servers')).status).toBe(401);
-    expect((await call(app.url, 'GET', '/ui/session', { key: null, headers: { cookie: login.cookie } })).status).toBe(
-      401,
-    );
+    const after = await call(app.url, 'GET', '/ui/session', { key: null, headers: { cookie: login.cookie } });
+    expect(after.body.data).toBeNull();
   });
 });
 

@@ -14,12 +14,15 @@ import { resolveScaling } from '../../deployments/limits.js';
 import type { ServerRecord } from '../../records.js';
 import type { DeploymentService } from '../../services.js';
 import { ServiceError } from '../../service-error.js';
-import { prefersAsync, readBoolean, readEnum, readIfNoneMatch, readNumber, readTime } from '../query.js';
+import { prefersAsync, readBoolean, readEnum, readEnumList, readIfNoneMatch, readNumber, readTime } from '../query.js';
 import type { Reply } from '../respond.js';
 import { findDeployment, findServer, requireDeployments, viewDeployment } from './lookups.js';
 import { etagOf, waitForDeployment } from './long-poll.js';
 import { metricsSince } from './deployment-history.js';
 import type { Registrar, RouteContext, RouteDeps } from './route.js';
+
+/** The most deployments `?limit=` may ask for (without it, the list has them all). */
+const LIST_MAX = 10_000;
 
 export const registerDeployments: Registrar = (router, deps) => {
   const { store, limits } = deps;
@@ -48,7 +51,8 @@ export const registerDeployments: Registrar = (router, deps) => {
   router.add('GET', '/v1/deployments', {
     handle: async (ctx) => {
       const environment = readEnum(ctx.query, 'environment', ENVIRONMENTS);
-      const status = readEnum(ctx.query, 'status', DEPLOYMENT_STATES);
+      const status = readEnumList(ctx.query, 'status', DEPLOYMENT_STATES);
+      const limit = readNumber(ctx.query, 'limit', { min: 0, max: LIST_MAX, integer: true });
       const mcpId = ctx.query.get('mcp_id') ?? undefined;
       const name = ctx.query.get('name');
       const records = await store.listDeployments({
@@ -58,7 +62,10 @@ export const registerDeployments: Registrar = (router, deps) => {
       });
       // The status filter applies to the live view, which may be newer than the stored one.
       const views = await Promise.all(records.map((record) => viewDeployment(deps.deployments, record)));
-      return { status: 200, data: { deployments: views.filter((d) => status === undefined || d.status === status) } };
+      const matching = views.filter((d) => status === undefined || status.has(d.status));
+      // `total` counts them all, so a page can say how many there are and show the newest few
+      const deployments = limit === undefined ? matching : matching.slice(0, limit);
+      return { status: 200, data: { deployments, total: matching.length } };
     },
   });
 

@@ -61,3 +61,100 @@ export async function viewDeployment(
 export function serverView(record: ServerRecord): McpServer {
   return { ...record.server, auth: record.definition.auth?.type ?? 'missing', bundle_digest: record.digest };
 }
+
+/** A place in the definition file, 1-based. */
+interface Place {
+  line?: number;
+  column?: number;
+}
+
+/** `GET /v1/servers/:mcp_id/definition`: what the server offers, and where each item is written. */
+export interface ServerDefinitionView {
+  mcp_id: string;
+  name: string;
+  version: string;
+  description?: string;
+  /** the definition file as the build named it */
+  file?: string;
+  tools: Array<
+    {
+      name: string;
+      title?: string;
+      description?: string;
+      inputSchema?: unknown;
+      outputSchema?: unknown;
+      annotations?: unknown;
+      /** the handler's type alone */
+      handler?: string;
+    } & Place
+  >;
+  resources: Array<{ uri: string; name?: string; title?: string; description?: string; mimeType?: string } & Place>;
+  prompts: Array<
+    {
+      name: string;
+      title?: string;
+      description?: string;
+      arguments?: Array<{ name: string; description?: string; required?: boolean; enum?: string[] }>;
+    } & Place
+  >;
+}
+
+/**
+ * A server's definition as people may read it: names, descriptions and schemas, as MCP clients see
+ * them, with the place of each item. Fields are copied one by one, never spread: a handler's
+ * configuration (an http handler's url and headers, an exec handler's command and env, a module's
+ * path) may carry secrets or internal addresses, and its type is all that is shown. So is nothing of
+ * a resource's source, or a prompt's messages and completions.
+ */
+export function definitionView(record: ServerRecord): ServerDefinitionView {
+  const { definition: d, source } = record;
+  const at = (positions: Record<string, { line: number; column: number }> | undefined, key: string): Place => {
+    const found = positions !== undefined && Object.hasOwn(positions, key) ? positions[key] : undefined;
+    return found === undefined ? {} : { line: found.line, column: found.column };
+  };
+  return {
+    mcp_id: record.server.mcp_id,
+    name: record.server.name,
+    version: record.server.version ?? d.version ?? '',
+    ...defined({ description: d.description, file: source?.file }),
+    tools: (d.tools ?? []).map((tool) => ({
+      name: tool.name,
+      ...defined({
+        title: tool.title,
+        description: tool.description,
+        inputSchema: tool.inputSchema,
+        outputSchema: tool.outputSchema,
+        annotations: tool.annotations,
+        handler: tool.handler?.type,
+      }),
+      ...at(source?.tools, tool.name),
+    })),
+    resources: (d.resources ?? []).map((resource) => ({
+      uri: resource.uri,
+      ...defined({
+        name: resource.name,
+        title: resource.title,
+        description: resource.description,
+        mimeType: resource.mimeType,
+      }),
+      ...at(source?.resources, resource.uri),
+    })),
+    prompts: (d.prompts ?? []).map((prompt) => ({
+      name: prompt.name,
+      ...defined({
+        title: prompt.title,
+        description: prompt.description,
+        arguments: prompt.arguments?.map((argument) => ({
+          name: argument.name,
+          ...defined({ description: argument.description, required: argument.required, enum: argument.enum }),
+        })),
+      }),
+      ...at(source?.prompts, prompt.name),
+    })),
+  };
+}
+
+/** The fields that have a value: an answer leaves the others out rather than sending null. */
+function defined<T extends Record<string, unknown>>(fields: T): Partial<T> {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as Partial<T>;
+}

@@ -1,8 +1,11 @@
-/** POST /v1/build and the servers it made: GET /v1/servers, GET /v1/servers/:mcp_id. */
+/**
+ * POST /v1/build and the servers it made: GET /v1/servers, GET /v1/servers/:mcp_id, and what one
+ * offers with where it is defined, GET /v1/servers/:mcp_id/definition.
+ */
 import { BuildRequest } from '../../../api/contract.js';
 import { markValidated } from '../../../runtime/host/bundle.js';
 import { checkBuildLimits } from '../../engine-limits.js';
-import { findServer, serverView } from './lookups.js';
+import { definitionView, findServer, serverView } from './lookups.js';
 import type { Registrar } from './route.js';
 
 export const registerServers: Registrar = (router, { store, builds }) => {
@@ -27,5 +30,9 @@ export const registerServers: Registrar = (router, { store, builds }) => {
 
   router.add('GET', '/v1/servers/:mcp_id', {
     handle: async (ctx) => ({ status: 200, data: serverView(await findServer(store, ctx.params.mcp_id!)) }),
+  });
+
+  router.add('GET', '/v1/servers/:mcp_id/definition', {
+    handle: async (ctx) => ({ status: 200, data: definitionView(await findServer(store, ctx.params.mcp_id!)) }),
   });
 };
