@@ -110,16 +110,21 @@ export default defineConfig({
         // what every command that talks to a service loads
         {
           name: 'client',
-          test: /dist[\\/](api[\\/](alerts|responses|client|dashboard|errors|guidance|http-request|log-stream|operations|test-runs|transport|transport-options|usage)|cli[\\/](api-errors|config))\.js$/,
+          test: /dist[\\/](api[\\/](alerts|responses|client|dashboard|errors|guidance|http-request|log-stream|operations|server-source|test-runs|transport|transport-options|usage)|cli[\\/](api-errors|config))\.js$/,
         },
         {
           name: 'local-engine',
           test: /dist[\\/](cli[\\/](local-engine|engine-daemon)|engine[\\/](home|engine-lock|store[\\/]atomic))\.js$/,
         },
+        // an MCP client: tools and call
+        {
+          name: 'mcp-client',
+          test: /dist[\\/]cli[\\/](commands[\\/](call|tools)|steps[\\/](mcp-target|tool-arguments)|render[\\/]tool-(list|result))\.js$/,
+        },
         // following a deployment: deploy, up, rollback, status
         {
           name: 'deployment',
-          test: /dist[\\/]cli[\\/](steps[\\/](deploy-config|deploy-server|deployment-id|deployment-wait)|render[\\/](ci-summary|deployment))\.js$/,
+          test: /dist[\\/]cli[\\/](steps[\\/](deploy-config|deploy-server|deployment-target|deployment-wait)|render[\\/](ci-summary|deployment))\.js$/,
         },
       ],
     },

@@ -24,9 +24,10 @@ import {
 import { AlertList } from './alerts.js';
 import { DashboardCode } from './dashboard.js';
 import { TestRun, TestRunList, type TestRunSummary } from './test-runs.js';
+import { ServerSource } from './server-source.js';
 import { MetricsHistory, Usage } from './usage.js';
 import type { BuildRequestInput } from './build-schema.js';
-import { followLogStream } from './log-stream.js';
+import { followLogStream, logQuery, type LogQuery } from './log-stream.js';
 import { Transport } from './transport.js';
 import type { ApiClientOptions } from './transport-options.js';
 
@@ -202,6 +203,14 @@ export class ApiClient {
     );
   }
 
+  /** GET /v1/servers/{mcp_id}/definition, the part that says which file the server was built from. */
+  async serverSource(mcpId: string): Promise<ServerSource> {
+    const path = `/v1/servers/${encodeURIComponent(mcpId)}/definition`;
+    return this.transport.data(
+      await this.transport.send({ method: 'GET', operation: 'read', path, schema: ServerSource }),
+    );
+  }
+
   /** GET /v1/deployments */
   async listDeployments(filter: DeploymentFilter = {}): Promise<Deployment[]> {
     return this.transport.data(
@@ -234,13 +243,13 @@ export class ApiClient {
   }
 
   /** GET /v1/deploy/{id}/logs */
-  async logs(deploymentId: string, options: { since?: string; limit?: number } = {}): Promise<LogLine[]> {
+  async logs(deploymentId: string, options: LogQuery = {}): Promise<LogLine[]> {
     return this.transport.data(
       await this.transport.send({
         method: 'GET',
         operation: 'logs',
         path: `/v1/deploy/${encodeURIComponent(deploymentId)}/logs`,
-        query: { since: options.since, limit: options.limit },
+        query: logQuery(options),
         schema: LogPage,
       }),
     ).lines;
@@ -371,7 +380,7 @@ export class ApiClient {
     deploymentId: string,
     onLine: (line: LogLine) => void,
     signal?: AbortSignal,
-    options: { since?: string; limit?: number } = {},
+    options: LogQuery = {},
   ): Promise<void> {
     await followLogStream(this.transport, deploymentId, onLine, signal, options);
   }

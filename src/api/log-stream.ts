@@ -10,6 +10,23 @@ import { ApiError } from './errors.js';
 import { assertComplete, exchange, readBodyQuietly, watchSilence } from './http-request.js';
 import type { Transport } from './transport.js';
 
+/** What a read of a deployment's log asks for (docs/api.md): the lines are filtered by the service. */
+export interface LogQuery {
+  since?: string | undefined;
+  limit?: number | undefined;
+  /** this level and those above it */
+  level?: string | undefined;
+  /** a text (any case) or `/expression/flags` in the message or request id */
+  grep?: string | undefined;
+  instance?: string | undefined;
+}
+
+/** The query parameters of a log read. */
+export function logQuery(options: LogQuery): Record<string, string | number | undefined> {
+  const { since, limit, level, grep, instance } = options;
+  return { since, limit, level, grep, instance };
+}
+
 /**
  * GET /v1/deploy/{id}/logs?follow=1: calls `onLine` for every log line of the NDJSON stream
  * until the stream ends or `signal` aborts (then it resolves quietly).
@@ -19,13 +36,9 @@ export async function followLogStream(
   deploymentId: string,
   onLine: (line: LogLine) => void,
   signal?: AbortSignal,
-  options: { since?: string; limit?: number } = {},
+  options: LogQuery = {},
 ): Promise<void> {
-  const url = transport.url(`/v1/deploy/${encodeURIComponent(deploymentId)}/logs`, {
-    follow: 1,
-    since: options.since,
-    limit: options.limit,
-  });
+  const url = transport.url(`/v1/deploy/${encodeURIComponent(deploymentId)}/logs`, { follow: 1, ...logQuery(options) });
   const combined = transport.signalFor(signal);
   const headers = transport.headers({ accept: 'application/x-ndjson' }, false);
   const started = performance.now();

@@ -220,6 +220,21 @@ export const Deployment = z.looseObject({
       'who may call the server: a bearer token, an OAuth access token, or anyone (none, chosen in the definition)',
     ),
   runner: z.string().optional().describe('what runs its instances: process, docker, swarm or kubernetes'),
+  rolled_back_to: z
+    .looseObject({
+      deployment_id: z.string(),
+      mcp_id: z.string(),
+      version: z.string().optional().describe("the server's version, as its definition says"),
+      created_at: z.string().optional().describe('when that deployment was made'),
+    })
+    .optional()
+    .describe('a deployment made by a rollback: the earlier deployment whose build and config it runs'),
+  unchanged: z
+    .boolean()
+    .optional()
+    .describe(
+      'in a rollback answer only: the server already runs what the rollback goes back to; this is that deployment, and no new one was made',
+    ),
   created_at: z.string().optional(),
   updated_at: z.string().optional(),
   transitions: z.array(Transition).optional(),

@@ -19,7 +19,9 @@ import {
   defineEngineStop,
   defineServe,
 } from './specs/engine.js';
+import { defineCompletion } from './specs/completion.js';
 import { defineExport, defineExportImage, defineExportKubernetes } from './specs/export.js';
+import { defineCall, defineTools, joinCallJson } from './specs/mcp.js';
 import { parseSeconds } from './specs/options.js';
 import {
   defineBuild,
@@ -138,6 +140,9 @@ export function createProgram(state: RunState): Command {
   on(defineDashboard(program), async () => (await import('./commands/dashboard.js')).dashboardCommand);
   on(defineTest(program), async () => (await import('./commands/test.js')).testCommand);
   on(defineUp(program), async () => (await import('./commands/up.js')).upCommand);
+  // an MCP client
+  on(defineTools(program), async () => (await import('./commands/tools.js')).toolsCommand);
+  on(defineCall(program), async () => (await import('./commands/call.js')).callCommand);
   const exporter = defineExport(program);
   on(defineExportKubernetes(exporter), async () => (await import('./commands/export.js')).exportKubernetesCommand);
   on(defineExportImage(exporter), async () => (await import('./commands/export-image.js')).exportImageCommand);
@@ -154,6 +159,7 @@ export function createProgram(state: RunState): Command {
   on(defineEngineStatus(engine), async () => (await import('./commands/engine.js')).engineStatusCommand);
   on(defineEngineLogs(engine), async () => (await import('./commands/engine.js')).engineLogsCommand);
   on(defineServe(program), async () => (await import('./commands/serve.js')).serveCommand);
+  on(defineCompletion(program), async () => (await import('./commands/completion.js')).completionCommand);
   return program as unknown as Command;
 }
 
@@ -165,7 +171,8 @@ export interface RunOptions extends Partial<IO> {
  * Runs the CLI with `argv` (without `node` and the script) and returns the exit code.
  * Never calls process.exit; safe to call from tests and other programs.
  */
-export async function run(argv: string[], options: RunOptions = {}): Promise<number> {
+export async function run(given: string[], options: RunOptions = {}): Promise<number> {
+  const argv = joinCallJson(given);
   const io: IO = {
     stdout: options.stdout ?? process.stdout,
     stderr: options.stderr ?? process.stderr,

@@ -15,6 +15,7 @@ import { Chalk, type ChalkInstance } from 'chalk';
 import type { Writable } from 'node:stream';
 import type { Problem } from '../shared/errors.js';
 import { parseWhere, workflowCommand, workspacePath } from './github.js';
+import { formatSeconds } from './render/format.js';
 import { jsonText, terminalSafe } from './render/service-text.js';
 
 export interface OutputStreams {
@@ -219,14 +220,25 @@ export class Output {
         color: 'cyan',
         discardStdin: false,
       }).start();
+      // the time so far after the text (`deploying weather… 4 s`), from the first whole second
+      const started = performance.now();
+      const ticker = setInterval(() => {
+        spinner.suffixText = formatSeconds(Math.floor((performance.now() - started) / 1000)) ?? '';
+      }, 1000);
+      ticker.unref();
+      const end = (finish: () => void) => {
+        clearInterval(ticker);
+        spinner.suffixText = '';
+        finish();
+      };
       return {
         update: (t) => {
           spinner.text = safe(t) ?? '';
         },
-        succeed: (t) => void spinner.succeed(safe(t)),
-        fail: (t) => void spinner.fail(safe(t)),
-        warn: (t) => void spinner.warn(safe(t)),
-        stop: () => void spinner.stop(),
+        succeed: (t) => end(() => spinner.succeed(safe(t))),
+        fail: (t) => end(() => spinner.fail(safe(t))),
+        warn: (t) => end(() => spinner.warn(safe(t))),
+        stop: () => end(() => spinner.stop()),
       };
     }
     return new LineProgress(this.streams.stderr, text);

@@ -85,23 +85,28 @@ export async function parseDefinition(source: string, options: ParseOptions): Pr
     return offset === undefined ? undefined : position(offset);
   };
 
+  // A syntax error leaves a half-read document: the schema's complaints about it, and the parser's
+  // own errors after the first, follow from that one error. Only the first is worth reading.
+  const syntax = firstYamlError(doc.errors, text, position);
+  if (syntax !== undefined) {
+    throw new UserError(`${shown} is not a valid definition (1 problem)`, {
+      exitCode: EXIT.usage,
+      code: 'invalid_definition',
+      problems: [{ where: `${shown}:${syntax.at.line}:${syntax.at.column}`, message: syntax.message }],
+      hint: `fix this line, then check again with \`mcpctl validate ${shown}\`${doc.errors.length > 1 ? ' (a syntax error can hide others after it)' : ''}`,
+    });
+  }
   const errors: Located[] = [];
   const warnings: Located[] = [];
-  for (const error of doc.errors)
-    errors.push({ at: position(error.pos[0]), message: describeYamlError(error.code, error.message) });
   for (const warning of doc.warnings) warnings.push({ at: position(warning.pos[0]), message: warning.message });
 
-  // A list or map used as a key (often a `- name:` line indented too little) cannot be a field
-  // name: say so where it is, unless the parser already did, and leave the pair out so that it
-  // does not come back as a garbled "unknown field".
+  // A list or map used as a key (an explicit `? [a, b]` key) cannot be a field name: say so where
+  // it is, and leave the pair out so that it does not come back as a garbled "unknown field".
   dropCollectionKeys(yaml, doc.contents, (key) => {
-    const [start, end] = key.range ?? [0, 0];
-    if (!doc.errors.some((error) => error.pos[0] >= start && error.pos[0] <= end)) {
-      errors.push({
-        at: position(start),
-        message: 'a list or map cannot be a key: check the indentation of this line',
-      });
-    }
+    errors.push({
+      at: position(key.range?.[0] ?? 0),
+      message: 'a list or map cannot be a key: check the indentation of this line',
+    });
   });
 
   let input: unknown;
@@ -113,8 +118,7 @@ export async function parseDefinition(source: string, options: ParseOptions): Pr
 
   let definition: ServerDefinition | undefined;
   if (input === undefined || input === null) {
-    if (doc.errors.length === 0)
-      errors.push({ at: position(0), message: 'the file is empty: a definition needs at least name and template' });
+    errors.push({ at: position(0), message: 'the file is empty: a definition needs at least name and template' });
   } else {
     input = withoutExtensionKeys(input);
     const parsed = serverDefinitionFor(input).safeParse(input);
@@ -293,9 +297,46 @@ function rangeStart(node: unknown): number | undefined {
 // ---------------------------------------------------------------------------------------------
 // Messages
 
+/**
+ * The first syntax error of the document, where it is and what to do. A line indented one space
+ * too far makes the value above it a multi-line key: the parser reports it at that value, but the
+ * line to fix is the next one, so that is where it is shown.
+ */
+function firstYamlError(
+  errors: readonly Yaml.YAMLError[],
+  text: string,
+  position: (offset: number) => Position,
+): { at: Position; message: string } | undefined {
+  const first = [...errors].sort((a, b) => a.pos[0] - b.pos[0])[0];
+  if (first === undefined) return undefined;
+  const at = position(first.pos[0]);
+  if (first.code === 'BLOCK_AS_IMPLICIT_KEY' && first.message.startsWith('Nested mappings')) {
+    const next = nextLineStart(text, first.pos[0]);
+    if (next !== undefined) {
+      const culprit = position(next);
+      return {
+        at: culprit,
+        message: `line ${culprit.line} is indented more than the fields before it, so YAML reads it as part of the value on line ${at.line}: indent it like its neighbours`,
+      };
+    }
+  }
+  return { at, message: describeYamlError(first.code, first.message) };
+}
+
+/** The offset of the first non-blank character on the lines after `offset`'s line. */
+function nextLineStart(text: string, offset: number): number | undefined {
+  const newline = text.indexOf('\n', offset);
+  if (newline < 0) return undefined;
+  const match = /[^\s]/.exec(text.slice(newline + 1));
+  return match === null ? undefined : newline + 1 + match.index;
+}
+
 function describeYamlError(code: string, message: string): string {
   if (code === 'DUPLICATE_KEY') return `${message.replace(/\.$/, '')}: this key appears twice in the same map`;
   if (code === 'MULTIPLE_DOCS') return 'a definition is a single YAML document: remove the extra --- separator';
   if (code === 'TAB_AS_INDENT') return 'tabs are not allowed for indentation in YAML: use spaces';
+  if (code === 'BAD_INDENT') return `${message.split('\n')[0] ?? message}: check the indentation of this line`;
+  if (code === 'MISSING_CHAR' && message.startsWith('Sequence item without'))
+    return 'this line is indented like a list item but does not start with "- ": check its indentation';
   return message.split('\n')[0] ?? message;
 }

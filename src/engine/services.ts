@@ -32,6 +32,13 @@ export interface BuildService {
   close?(): Promise<void>;
 }
 
+/** What a read of a deployment's log asks for. */
+export interface LogReadOptions {
+  since?: string;
+  limit?: number;
+  filter?: ((line: LogLine) => boolean) | undefined;
+}
+
 export interface DeploymentService {
   /** starts a deployment and answers at once (deploying); waitForChange follows it to deployed or failed */
   deploy(server: ServerRecord, request: DeployRequest): Promise<Deployment>;
@@ -51,8 +58,9 @@ export interface DeploymentService {
   stop(deploymentId: string): Promise<Deployment>;
   /** like deploy: answers at once with the new deployment (deploying) */
   rollback(deploymentId: string): Promise<Deployment>;
-  logs(deploymentId: string, options: { since?: string; limit?: number }): Promise<LogLine[]>;
-  /** follows new log lines until the signal aborts */
+  /** the newest `limit` lines at or after `since` that pass `filter` */
+  logs(deploymentId: string, options: LogReadOptions): Promise<LogLine[]>;
+  /** follows new log lines until the deployment stops or fails (or is not running here), or the signal aborts */
   followLogs(deploymentId: string, onLine: (line: LogLine) => void, signal: AbortSignal): Promise<void>;
   metrics(deploymentId: string, windowSeconds: number): Promise<Metrics>;
   /** the deployments in memory as they are now (the observers' view) */

@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TEST_KEY } from '../support/app.js';
@@ -33,6 +33,20 @@ const build = (args: string[] = [], extraEnv: Record<string, string> = {}) =>
   runCli(['build', 'weather.yaml', ...args], { env: { ...env, ...extraEnv }, cwd: sandbox.dir });
 
 describe('mcpctl build', () => {
+  it('with no file named, builds ./server.yaml and says so; a folder means its server.yaml', async () => {
+    await writeFile(join(sandbox.dir, 'server.yaml'), WEATHER_YAML);
+    const result = await runCli(['build'], { env, cwd: sandbox.dir });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain('using server.yaml');
+    const folder = await runCli(['build', '.', '--json'], { env, cwd: sandbox.dir });
+    expect(folder.code, folder.stderr).toBe(0);
+    expect(folder.stderr).toContain('building weather from server.yaml');
+    await mkdir(join(sandbox.dir, 'empty'));
+    const empty = await runCli(['build'], { env, cwd: join(sandbox.dir, 'empty') });
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain('there is no server.yaml in this folder');
+  });
+
   it('builds and shows the server with next steps', async () => {
     const result = await build();
     expect(result.code).toBe(0);
@@ -40,6 +54,8 @@ describe('mcpctl build', () => {
     expect(result.stdout).toContain(`✔ Built weather (${id})`);
     expect(result.stdout).toMatch(/status\s+ready/);
     expect(result.stdout).toMatch(/contents\s+1 tool, 1 resource, 0 prompts/);
+    // its page on the dashboard: the API resource of `url` answers 401 to a browser
+    expect(result.stdout).toMatch(new RegExp(`page\\s+${t.engine.url}/ui/#/servers/${id}\n`));
     expect(result.stdout).toContain(`→ mcpctl deploy ${id} --env development`);
     expect(result.stdout).toContain(`→ mcpctl test ${id} -m 'What is the forecast in Paris? Use get_forecast.'`);
     expect(result.stderr).toContain('building weather from weather.yaml');

@@ -26,13 +26,16 @@ describe('mcpctl dev', () => {
     const [, mcpUrl] = await dev.waitFor(/MCP URL\s+(http:\/\/127\.0\.0\.1:\d+\/mcp)/);
     const banner = dev.stdout();
     expect(banner).toContain('devloop 0.1.0 is serving 1 tool, 1 resource, 0 prompts');
+    // this installation, by absolute paths: a desktop app has its own PATH and folder, and `npx mcpctl` asks the registry
+    const bin = join(import.meta.dirname, '..', '..', 'bin', 'mcpctl.cjs');
     expect(banner).toContain(
       JSON.stringify(
-        { mcpServers: { devloop: { command: 'npx', args: ['mcpctl', 'dev', '--stdio', file] } } },
+        { mcpServers: { devloop: { command: process.execPath, args: [bin, 'dev', '--stdio', file] } } },
         null,
         2,
       ),
     );
+    expect(banner).not.toContain('npx');
     expect(banner).toContain(JSON.stringify({ mcpServers: { devloop: { type: 'http', url: mcpUrl } } }, null, 2));
 
     await using client = await connect(mcpUrl!, { headers: { 'X-MCP-User-Id': 'zoe' } });

@@ -303,9 +303,10 @@ describe('mcpctl export kubernetes <mcp_id>', () => {
 
 describe('mcpctl export kubernetes: bad input', () => {
   it('an unknown or missing environment is a usage error', async () => {
-    const unknown = await exportK8s(['forecast.yaml', '--env', 'prod']);
+    // prod, stg and dev are names of environments too; qa is none
+    const unknown = await exportK8s(['forecast.yaml', '--env', 'qa']);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toMatch(/Allowed choices are production, staging, development/);
+    expect(unknown.stderr).toMatch(/must be production \(prod\), staging \(stg\) or development \(dev\)/);
     const missing = await exportK8s(['forecast.yaml']);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/--env <environment>.*not specified/);

@@ -39,22 +39,30 @@ describe('mcpctl ls', () => {
     const lines = result.stdout.split('\n');
     expect(lines[0]).toMatch(/^SERVER\s+NAME\s+VERSION\s+TOOLS\s+RESOURCES\s+PROMPTS\s+BUILT$/);
     expect(result.stdout).toMatch(new RegExp(`${weatherId}\\s+weather`));
-    const header = lines.findIndex((line) => line.startsWith('DEPLOYMENT'));
-    expect(lines[header]).toMatch(/^DEPLOYMENT\s+SERVER\s+ENV\s+STATUS\s+INSTANCES\s+URL\s+STABLE URL\s+UPDATED$/);
-    const rows = lines.slice(header + 1).filter((line) => line !== '');
-    expect(rows.map((row) => row.split(/\s+/)[0])).toEqual([
+    const header = lines.findIndex((line) => line.startsWith('NAME '));
+    expect(lines[header]).toMatch(/^NAME\s+DEPLOYMENT\s+STATUS\s+INST\s+UPDATED\s+MCP URL$/);
+    const rows = lines.slice(header + 1).filter((line) => line !== '' && !line.startsWith('MCP URLs'));
+    expect(rows.map((row) => row.split(/\s+/)[1])).toEqual([
       stopped.deployment_id,
       dev.deployment_id,
       prod.deployment_id,
     ]);
-    // the stable URL reaches whichever deployment of weather in production is current
-    const stable = `http://weather.production.localhost:${new URL(t.engine.url).port}/mcp`;
+    // the stable URL's path reaches whichever deployment of weather in production is current; the
+    // engine's address is said once, below the table
     expect(rows[2]).toMatch(
       new RegExp(
-        `${prod.deployment_id}\\s+weather\\s+production\\s+deployed\\s+2/2\\s+${prod.url}\\s+${stable}\\s+\\d+ s ago`,
+        `^weather\\.production\\s+${prod.deployment_id}\\s+deployed\\s+2/2\\s+\\d+ s ago\\s+/d/weather\\.production/mcp$`,
       ),
     );
-    expect(rows[0]).toMatch(/old\s+staging\s+stopped\s+http/);
+    expect(result.stdout).toContain(`MCP URLs are on ${t.engine.url}\n`);
+    // a stopped deployment has no URL that reaches it
+    expect(rows[0]).toMatch(/^old\.staging\s+deploy_\w+\s+stopped\s+\d+ s ago$/);
+  });
+
+  it('fits 100 columns', async () => {
+    const result = await runCli(['ls'], { env: { ...t.env, COLUMNS: '100' }, cwd: t.sandbox.dir });
+    expect(result.code).toBe(0);
+    for (const line of result.stdout.split('\n')) expect(line.length, line).toBeLessThanOrEqual(100);
   });
 
   it('filters by environment, status and server (name or id)', async () => {

@@ -33,9 +33,47 @@ describe('mcpctl rollback', () => {
     expect(result.stderr).toContain(`rolling back ${second.deployment_id}`);
     expect(result.stderr).toMatch(/ok: rolled back: deploy_\w+ deployed in/);
 
-    const human = await rollback(rolled.deployment_id);
-    expect(human.code).toBe(2);
-    expect(human.stderr).toContain('there is no earlier deployment of weather in production to roll back to');
+    expect(rolled.rolled_back_to).toMatchObject({
+      deployment_id: first.deployment_id,
+      mcp_id: v1.server.mcp_id,
+      created_at: first.created_at,
+    });
+    expect(rolled.unchanged).toBeUndefined();
+  });
+
+  it('run twice in a row rolls back once: the second run says it is already there and deploys nothing', async () => {
+    const v1 = await t.addServer('weather', { version: '1' });
+    const v2 = await t.addServer('weather', { version: '2' });
+    const first = await t.deploy(v1, 'production');
+    const second = await t.deploy(v2, 'production');
+    const once = await rollback(second.deployment_id);
+    expect(once.code).toBe(0);
+    expect(once.stdout).toMatch(
+      new RegExp(
+        `^✔ Rolled back to ${first.deployment_id} \\(${v1.server.mcp_id}, made \\d+ s ago\\): deploy_\\w+ runs it$`,
+        'm',
+      ),
+    );
+    const count = async () => (await t.client.listDeployments({ environment: 'production' })).length;
+    expect(await count()).toBe(3);
+
+    // the same command again, and the rollback's own deployment: both already there
+    const rolledId = /: (deploy_\w+) runs it/.exec(once.stdout)![1]!;
+    for (const target of [second.deployment_id, rolledId]) {
+      const again = await rollback(target);
+      expect(again.code).toBe(0);
+      expect(again.stdout).toContain(`Already rolled back to ${first.deployment_id} (${v1.server.mcp_id}, made `);
+      expect(again.stdout).toContain(`: ${rolledId} runs it; nothing new was deployed`);
+      expect(again.stderr).not.toMatch(/ok: rolled back/);
+    }
+    const json = await rollback(second.deployment_id, '--json');
+    expect(json.json<Deployment>()).toMatchObject({ deployment_id: rolledId, unchanged: true, status: 'deployed' });
+    expect(await count()).toBe(3);
+
+    // further back than the first deployment there is nothing
+    const none = await rollback(first.deployment_id);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('there is no earlier deployment of weather in production to roll back to');
   });
 
   it('--no-wait answers once the rollback is accepted', async () => {
@@ -45,7 +83,7 @@ describe('mcpctl rollback', () => {
     const second = await t.deploy(v2, 'staging');
     const result = await rollback(second.deployment_id, '--no-wait');
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/Rollback of deploy_\w+ accepted: deploy_\w+ is deploying/);
+    expect(result.stdout).toMatch(/Rollback of deploy_\w+ to deploy_\w+ \(.+\) accepted: deploy_\w+ is deploying/);
     expect(result.stdout).toMatch(/→ mcpctl status deploy_\w+ --watch/);
   });
 

@@ -135,7 +135,7 @@ describe('start-up', () => {
   it('--help loads nothing heavy either', async () => {
     const { urls, stdout } = await loadedBy(['--help']);
     expect(stdout).toContain('deploy');
-    expect(stdout).toContain('up [options] <file>');
+    expect(stdout).toContain('up [options] [file]');
     expect(urls.filter((url) => HEAVY.some((heavy) => url.includes(heavy)))).toEqual([]);
   });
 

@@ -51,6 +51,19 @@ describe('mcpctl status', () => {
     expect(server.requestsTo(/\/status$/)[0]!.query.get('wait')).toBeNull();
   });
 
+  it('shows the notices the deploy said only with --verbose; --json has them always', async () => {
+    const id = (await client.deploy({ mcp_id: mcpId, environment: 'production' })).deployment.deployment_id;
+    const json = (await status([id, '--json'])).json();
+    const notices = json.notices as string[];
+    expect(notices.length).toBeGreaterThan(0);
+    const plain = await status([id]);
+    expect(plain.code).toBe(0);
+    for (const notice of notices) expect(plain.stdout + plain.stderr).not.toContain(notice.slice(0, 40));
+    const verbose = await status([id, '--verbose']);
+    expect(verbose.code).toBe(0);
+    for (const notice of notices) expect(verbose.stdout).toContain(`! ${notice.slice(0, 40)}`);
+  });
+
   it('--json is the deployment; --quiet its state (the id was given)', async () => {
     const id = await deployment();
     const json = await status([id, '--json']);

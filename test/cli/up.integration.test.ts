@@ -56,17 +56,19 @@ describe('mcpctl up', () => {
   it('with passing cases: validates, builds, tests, deploys, and prints the URL', async () => {
     const result = await up(['weather.yaml']);
     expect(result.code, result.stderr).toBe(0);
-    const d = await latest();
     expect(result.stdout).toContain('✔ weather.yaml is valid: weather, 1 tool, 1 resource, 0 prompts');
     expect(result.stdout).toMatch(/✔ Built weather \(mcp_\w+\)/);
     expect(result.stdout).toContain('✔ 2 of 2 cases passed (threshold 0.9)');
     expect(result.stdout).toContain('✔ Deployed weather to staging');
     expect(result.stdout).toContain(`✔ up: weather validated, built (mcp_`);
-    expect(result.stdout).toContain(`deployed at ${d.url}/mcp`);
+    // the URL that follows redeploys, not this deployment's own
+    expect(result.stdout).toContain(`deployed at ${t.engine.url}/d/weather.staging/mcp`);
     expect(paths().filter((p) => !p.includes('/status'))).toEqual([
       'POST /v1/build',
       'POST /v1/test',
       'POST /v1/test',
+      // what runs now under that name, so that a deploy that replaces it says so
+      'GET /v1/deployments',
       'POST /v1/deploy',
     ]);
     expect(server.requestsTo('/v1/deploy')[0]!.body).toMatchObject({
@@ -204,10 +206,10 @@ describe('mcpctl up', () => {
     expect(result.stderr).toContain('nothing tests weather before it is deployed');
   });
 
-  it('--quiet prints the URL alone', async () => {
+  it('--quiet prints the MCP URL alone', async () => {
     const result = await up(['weather.yaml', '--quiet']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toBe(`${(await latest()).url}\n`);
+    expect(result.stdout).toBe(`${t.engine.url}/d/weather.staging/mcp\n`);
   });
 });
 

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -344,32 +344,41 @@ describe('loadDefinition', () => {
 });
 
 describe('mcpctl validate with every kind of problem at once', () => {
-  it('reports the syntax error, the missing required property, the duplicate tool and the bad uri, exit 2', async () => {
+  it('reports a syntax error alone: the rest of a half-read document is not worth reading, exit 2', async () => {
     const result = await runCli(['validate', 'four-problems.yaml'], { cwd: fixtures });
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     const lines = result.stderr.split('\n');
-    expect(lines[0]).toBe('error: four-problems.yaml is not a valid definition (4 problems)');
-    expect(lines.slice(1, 5)).toEqual([
-      '  four-problems.yaml:12:25  tools[0].inputSchema.required[1]  "limit" is required but not declared in properties',
-      '  four-problems.yaml:13:11  tools[1].name  duplicate tool name "lookup" (already declared by tools[0])',
-      '  four-problems.yaml:17:10  resources[0].uri  must have the form <scheme>://<name>, for example notes://today',
-      expect.stringMatching(/^ {2}four-problems\.yaml:2\d:\d+ {2}Missing closing "quote$/),
-    ]);
-    expect(lines[5]).toMatch(/^→ fix the lines above/);
+    expect(lines[0]).toBe('error: four-problems.yaml is not a valid definition (1 problem)');
+    expect(lines[1]).toMatch(/^ {2}four-problems\.yaml:2\d:\d+ {2}Missing closing "quote$/);
+    expect(lines[2]).toMatch(/^→ fix this line/);
   });
 
-  it('puts the same problems in the --json error document', async () => {
-    const result = await runCli(['--json', 'validate', 'four-problems.yaml'], { cwd: fixtures });
-    expect(result.code).toBe(2);
-    const { error } = result.json();
-    expect(error.code).toBe('invalid_definition');
-    expect(error.exit_code).toBe(2);
-    expect(error.problems.map((p: { path?: string }) => p.path)).toEqual([
-      'tools[0].inputSchema.required[1]',
-      'tools[1].name',
-      'resources[0].uri',
-      undefined,
-    ]);
+  it('with the syntax error fixed, reports the other three at once, also in the --json error document', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'mcpctl-three-'));
+    try {
+      const source = await readFile(join(fixtures, 'four-problems.yaml'), 'utf8');
+      await writeFile(join(dir, 'three.yaml'), source.replace('an unclosed quote', 'a closed quote"'));
+      const human = await runCli(['validate', 'three.yaml'], { cwd: dir });
+      expect(human.code).toBe(2);
+      expect(human.stderr.split('\n').slice(0, 4)).toEqual([
+        'error: three.yaml is not a valid definition (3 problems)',
+        '  three.yaml:12:25  tools[0].inputSchema.required[1]  "limit" is required but not declared in properties',
+        '  three.yaml:13:11  tools[1].name  duplicate tool name "lookup" (already declared by tools[0])',
+        '  three.yaml:17:10  resources[0].uri  must have the form <scheme>://<name>, for example notes://today',
+      ]);
+      const result = await runCli(['--json', 'validate', 'three.yaml'], { cwd: dir });
+      expect(result.code).toBe(2);
+      const { error } = result.json();
+      expect(error.code).toBe('invalid_definition');
+      expect(error.exit_code).toBe(2);
+      expect(error.problems.map((p: { path?: string }) => p.path)).toEqual([
+        'tools[0].inputSchema.required[1]',
+        'tools[1].name',
+        'resources[0].uri',
+      ]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

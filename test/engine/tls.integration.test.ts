@@ -198,9 +198,7 @@ describe('HTTPS in the gateway', { timeout: 120_000 }, () => {
     const status = await runCli(['status', alpha.deployment_id], { env, cwd: sandbox.dir });
     expect(status.code, status.stderr).toBe(0);
     expect(status.stdout).toMatch(
-      new RegExp(
-        `stable URL\\s+https://alpha\\.example\\.test:${engine.tls!.port}/mcp  http://alpha\\.development\\.localhost:${engine.port}/mcp\\n`,
-      ),
+      new RegExp(`domain URL\\s+https://alpha\\.example\\.test:${engine.tls!.port}/mcp\\n`),
     );
   });
 

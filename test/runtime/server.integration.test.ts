@@ -401,7 +401,8 @@ describe('the HTTP surface', () => {
     expect(JSON.stringify(served.logs)).not.toContain(API_KEY);
 
     await client.callTool({ name: 'outage', arguments: { what: 'x' } });
-    expect(served.logs.findLast((entry) => entry.target === 'outage')).toMatchObject({ is_error: true });
+    // a failed tool call is a warning, so `mcpctl logs --level warn` finds it
+    expect(served.logs.findLast((entry) => entry.target === 'outage')).toMatchObject({ level: 'warn', is_error: true });
   });
 });
 

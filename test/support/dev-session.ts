@@ -2,6 +2,9 @@
  * Runs `mcpctl dev` in-process through `run()`, with its own streams and a signal standing in for
  * Ctrl-C, and waits for what it prints.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { run } from '../../src/cli/main.js';
 import { collector } from './cli.js';
@@ -29,14 +32,20 @@ export function startDev(
   const controller = new AbortController();
   let settled: number | undefined;
   const transcript = (stream: string) => `on ${stream}:\nstdout: ${stdout.text()}\nstderr: ${stderr.text()}`;
+  // what dev remembers (the port of each file) goes to a home of this session, unless the test gives one
+  const home = options.env?.MCPCTL_HOME === undefined ? mkdtempSync(join(tmpdir(), 'mcpctl-dev-home-')) : undefined;
   const exit = run(['dev', ...args], {
     stdout: stdout.stream,
     stderr: stderr.stream,
     stdin,
-    env: { PATH: process.env.PATH, ...options.env },
+    env: { PATH: process.env.PATH, ...(home === undefined ? {} : { MCPCTL_HOME: home }), ...options.env },
     cwd: options.cwd ?? process.cwd(),
     signal: controller.signal,
-  }).then((code) => (settled = code));
+  })
+    .then((code) => (settled = code))
+    .finally(() => {
+      if (home !== undefined) rmSync(home, { recursive: true, force: true });
+    });
 
   const session: DevSession = {
     stdout: () => stdout.text(),

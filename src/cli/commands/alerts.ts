@@ -1,17 +1,20 @@
 /**
- * `mcpctl alerts [--deployment <id>]`: the alerts firing now, those about to (pending) and those
+ * `mcpctl alerts [--deployment <deployment>]`: the alerts firing now, those about to (pending) and those
  * resolved lately, per deployment, and whether the engine sends them anywhere. `--json` prints the list document.
  */
 import type { Alert, AlertList } from '../../api/alerts.js';
 import { withApi } from '../api-errors.js';
 import type { CommandContext } from '../context.js';
 import type { Printer } from '../output.js';
-import { requireDeploymentId } from '../steps/deployment-id.js';
+import { deploymentIdOf } from '../steps/deployment-target.js';
 import type { AlertsOptions } from '../specs/service.js';
 
 export async function alertsCommand(ctx: CommandContext, options: AlertsOptions): Promise<void> {
-  if (options.deployment !== undefined) requireDeploymentId(options.deployment);
-  const list = await withApi(ctx, (client) => client.alerts(options.deployment));
+  const deploymentId =
+    options.deployment === undefined
+      ? undefined
+      : await deploymentIdOf(ctx, options.deployment, { command: 'alerts -d' });
+  const list = await withApi(ctx, (client) => client.alerts(deploymentId));
   ctx.out.result(list, (p) => renderAlerts(p, list), {
     quiet: () => list.firing.map((a) => `${a.deployment_id} ${a.rule}`).join('\n'),
   });

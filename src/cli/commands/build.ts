@@ -3,11 +3,16 @@ import { withApi } from '../api-errors.js';
 import type { CommandContext } from '../context.js';
 import { publishToGithub } from '../github.js';
 import { shellQuote } from '../render/format.js';
+import { chooseDefinition } from '../steps/definition-path.js';
 import { buildDefinition, loadDefinitionFile, renderServerFields } from '../steps/definition-file.js';
 import type { BuildOptions } from '../specs/service.js';
 
-export async function buildCommand(ctx: CommandContext, file: string, options: BuildOptions): Promise<void> {
-  const definition = await loadDefinitionFile(ctx, file);
+export async function buildCommand(
+  ctx: CommandContext,
+  given: string | undefined,
+  options: BuildOptions,
+): Promise<void> {
+  const definition = await loadDefinitionFile(ctx, await chooseDefinition(ctx, given));
   const server = await withApi(
     ctx,
     (client) => buildDefinition(ctx, client, definition, { idempotencyKey: options.idempotencyKey }),

@@ -8,19 +8,27 @@ import { withApi } from '../api-errors.js';
 import type { CommandContext } from '../context.js';
 import { publishToGithub } from '../github.js';
 import { deploymentSummary } from '../render/ci-summary.js';
+import { chooseDefinition } from '../steps/definition-path.js';
 import { buildDefinition, loadDefinitionFile, type DefinitionFile } from '../steps/definition-file.js';
 import { locateDeployField } from '../steps/deploy-config.js';
 import { deploymentHeading, deploymentOutputs, deployServer, planDeployment } from '../steps/deploy-server.js';
 import { reportDeployment } from '../steps/deployment-wait.js';
+import { checkReplacement, describeReplaced, type Replaced } from '../steps/replacement.js';
 import type { DeployOptions } from '../specs/service.js';
 
-export async function deployCommand(ctx: CommandContext, target: string, options: DeployOptions): Promise<void> {
-  const byId = MCP_ID_PATTERN.test(target);
+export async function deployCommand(
+  ctx: CommandContext,
+  given: string | undefined,
+  options: DeployOptions,
+): Promise<void> {
+  const byId = given !== undefined && MCP_ID_PATTERN.test(given);
+  const target = byId ? given : await chooseDefinition(ctx, given);
   const file: DefinitionFile | undefined = byId ? undefined : await loadDefinitionFile(ctx, target);
   // Everything local is checked before the first request: a missing variable builds nothing.
   const plan = await planDeployment(ctx, file, options);
   const timeoutSeconds = options.timeout ?? 600;
   const key = options.idempotencyKey;
+  let replaced: Replaced | undefined;
 
   const outcome = await withApi(
     ctx,
@@ -33,6 +41,13 @@ export async function deployCommand(ctx: CommandContext, target: string, options
                 idempotencyKey: key === undefined ? undefined : `${key}.build`,
               })
             ).mcp_id;
+      replaced = await checkReplacement(ctx, client, {
+        server: file?.loaded.definition.name ?? (await client.getServer(mcpId)).name,
+        environment: plan.environment,
+        mcpId,
+        file: file?.loaded.file,
+        replace: options.replace === true,
+      });
       return deployServer(ctx, client, mcpId, plan, { wait: options.wait, timeoutSeconds, idempotencyKey: key });
     },
     { env: ctx.io.env, ...(file === undefined ? {} : { locate: locateDeployField(file, plan.environment, options) }) },
@@ -44,5 +59,10 @@ export async function deployCommand(ctx: CommandContext, target: string, options
     summary: deploymentSummary(d, name),
     outputs: deploymentOutputs(d, byId ? target : undefined),
   });
-  reportDeployment(ctx, outcome, { heading: deploymentHeading(d, name, plan.environment), timeoutSeconds });
+  // a repeated request (the same idempotency key) answers with the deployment found running
+  const also =
+    replaced === undefined || replaced.deployment_id === d.deployment_id
+      ? undefined
+      : { key: 'replaced', data: replaced, line: describeReplaced(replaced) };
+  reportDeployment(ctx, outcome, { heading: deploymentHeading(d, name, plan.environment), timeoutSeconds, also });
 }

@@ -21,8 +21,11 @@ import {
   type DevBuild,
   type DevBuilder,
 } from '../steps/dev-build.js';
+import { chooseDefinition } from '../steps/definition-path.js';
+import { clientConfigs, launcherOf, type ClientConfigs } from '../steps/dev-client-config.js';
 import { checkDevHost } from '../steps/dev-host.js';
 import { createDevLogger } from '../steps/dev-log.js';
+import { portBookPath, rememberedPort, rememberPort } from '../steps/dev-port.js';
 import { serveUntilStopped } from '../steps/dev-watch.js';
 import { metadataUrlOf } from '../../runtime/server/auth.js';
 import { RUNTIME_SERVER_OPTIONS } from '../../runtime/server/http-front.js';
@@ -30,7 +33,9 @@ import { UserError } from '../../shared/errors.js';
 import type { CommandContext } from '../context.js';
 import type { Printer } from '../output.js';
 import type { Runtime } from '../../runtime/server/server.js';
+import { packageRoot } from '../../shared/package-root.js';
 import { displayPath } from '../../shared/paths.js';
+import { VERSION } from '../../shared/version.js';
 import type { DevOptions } from '../specs/definitions.js';
 
 /** A running dev server: the build it serves (replaced at each good reload) and what stops it. */
@@ -43,7 +48,8 @@ interface DevSession {
   stops: Array<() => Promise<void> | void>;
 }
 
-export async function devCommand(ctx: CommandContext, file: string, options: DevOptions): Promise<void> {
+export async function devCommand(ctx: CommandContext, given: string | undefined, options: DevOptions): Promise<void> {
+  const file = await chooseDefinition(ctx, given);
   const stdio = options.stdio === true;
   const host = options.host ?? '127.0.0.1';
   const definitionFile = resolve(ctx.io.cwd, file);
@@ -58,7 +64,7 @@ export async function devCommand(ctx: CommandContext, file: string, options: Dev
   );
   try {
     if (stdio) await serveOverStdio(session);
-    else await serveOverHttp(session, options.port ?? 0);
+    else await serveOverHttp(session, options.port);
     await serveUntilStopped(ctx, { stdio, watchFiles: () => session.current.files, reload: () => reload(session) });
   } finally {
     for (const stop of session.stops.reverse()) await stop();
@@ -101,12 +107,23 @@ async function serveOverStdio(session: DevSession): Promise<void> {
   );
 }
 
-/** Over HTTP on --host and --port, with what a client needs to connect. */
-async function serveOverHttp(session: DevSession, port: number): Promise<void> {
+/**
+ * Over HTTP on --host and --port, with what a client needs to connect. Without --port, the port this
+ * file had last time (steps/dev-port.ts), unless something else holds it now.
+ */
+async function serveOverHttp(session: DevSession, port: number | undefined): Promise<void> {
   const { ctx, builder } = session;
   const { host } = builder;
   const server = createServer(RUNTIME_SERVER_OPTIONS, (req, res) => session.current.runtime.handler(req, res));
-  await listen(server, port, host);
+  const book = portBookPath(ctx.io.env, ctx.io.cwd);
+  const remembered = port === undefined ? await rememberedPort(book, builder.definitionFile) : undefined;
+  try {
+    await listen(server, port ?? remembered ?? 0, host);
+  } catch (error) {
+    if (remembered === undefined || !(error instanceof UserError)) throw error;
+    ctx.out.notice(`port ${remembered}, which ${builder.shown} had last time, is taken: listening on another one`);
+    await listen(server, 0, host);
+  }
   session.stops.push(
     () =>
       new Promise<void>((resolveClose) => {
@@ -115,6 +132,7 @@ async function serveOverHttp(session: DevSession, port: number): Promise<void> {
       }),
   );
   const address = server.address() as AddressInfo;
+  await rememberPort(book, builder.definitionFile, address.port);
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
   const devToken = await session.current.devAccess?.token(`${url}/mcp`);
   renderReady(ctx, session.current, {
@@ -188,8 +206,7 @@ interface Ready {
   where: ReadyWhere;
   mcpUrl: string;
   metadataUrl: string | undefined;
-  launched: object;
-  byUrl: object;
+  configs: ClientConfigs;
 }
 
 function renderReady(ctx: CommandContext, build: DevBuild, where: ReadyWhere): void {
@@ -200,13 +217,20 @@ function renderReady(ctx: CommandContext, build: DevBuild, where: ReadyWhere): v
     where,
     mcpUrl,
     metadataUrl: build.auth?.type === 'oauth' ? metadataUrlOf(mcpUrl) : undefined,
-    launched: { mcpServers: { [name]: { command: 'npx', args: ['mcpctl', 'dev', '--stdio', where.definitionFile] } } },
-    byUrl: { mcpServers: { [name]: { type: 'http', url: mcpUrl } } },
+    configs: clientConfigs({
+      name,
+      definitionFile: where.definitionFile,
+      mcpUrl,
+      launcher: launcherOf(packageRoot(), process.execPath, VERSION),
+      needsEnv: build.needsEnv,
+      bearerFrom: build.auth?.type === 'bearer' ? build.auth.from : [],
+      env: ctx.io.env,
+    }),
   };
   ctx.out.result(readyData(ready), (p) => printReady(p, ready), { always: true });
 }
 
-function readyData({ build, where, mcpUrl, metadataUrl, launched, byUrl }: Ready): Record<string, unknown> {
+function readyData({ build, where, mcpUrl, metadataUrl, configs }: Ready): Record<string, unknown> {
   const { runtime, auth } = build;
   return {
     name: runtime.name,
@@ -215,7 +239,7 @@ function readyData({ build, where, mcpUrl, metadataUrl, launched, byUrl }: Ready
     mcp_url: mcpUrl,
     health_url: `${where.url}/health`,
     ...runtime.counts,
-    client_config: { stdio: launched, http: byUrl },
+    client_config: { stdio: configs.launched, http: configs.byUrl },
     needs_env: build.needsEnv,
     auth: auth?.type ?? null,
     ...(metadataUrl === undefined ? {} : { resource_metadata: metadataUrl }),
@@ -237,26 +261,30 @@ function printReady(p: Printer, ready: Ready): void {
   }
   p.line();
   p.line('A client that starts servers itself (a desktop app) can run it with this configuration:');
-  p.line(JSON.stringify(ready.launched, null, 2));
+  p.line(JSON.stringify(ready.configs.launched, null, 2));
   p.line('A client that connects by URL, to this running server:');
-  p.line(JSON.stringify(ready.byUrl, null, 2));
+  p.line(JSON.stringify(ready.configs.byUrl, null, 2));
   p.line();
-  printClientNeeds(p, build, where);
+  printClientNeeds(p, build, where, ready.configs.placeholders);
   p.next(
     `watching ${where.shown} and ${build.files.length - 1} referenced ${build.files.length === 2 ? 'file' : 'files'}; requests are logged below; Ctrl-C stops`,
   );
 }
 
-/** The configurations carry no secrets: what a client has to add (variables, a token) and who it calls as. */
-function printClientNeeds(p: Printer, build: DevBuild, where: ReadyWhere): void {
+/** The configurations carry no secrets: what a client has to fill in (variables, a token) and who it calls as. */
+function printClientNeeds(p: Printer, build: DevBuild, where: ReadyWhere, placeholders: readonly string[]): void {
   const { auth } = build;
-  if (build.needsEnv.length > 0) p.next(`a client that starts it must set ${build.needsEnv.join(', ')} in its "env"`);
+  const unfilled = build.needsEnv.filter((name) => placeholders.includes(name));
+  if (unfilled.length > 0) {
+    const list = unfilled.map((name) => `<${name}>`).join(', ');
+    p.next(`a client that starts it must set ${unfilled.join(', ')} in its "env": replace ${list} with the values`);
+  }
   if (auth?.type === 'bearer') {
     const which =
       auth.from.length === 1
         ? `the bearer token (${auth.from[0]})`
         : `one of the bearer tokens (${auth.from.join(', ')})`;
-    p.next(`clients must send ${which}: add "headers": { "Authorization": "Bearer <token>" } to the URL configuration`);
+    p.next(`clients must send ${which}: replace <${auth.from[0]}> in the URL configuration's "headers" with it`);
   }
   if (auth?.type === 'oauth') {
     p.next(

@@ -1,17 +1,21 @@
 /**
- * `mcpctl logs <deployment_id> [--follow]`: the deployment's log lines (engine events, instance
+ * `mcpctl logs [deployment] [--follow]`: the deployment's log lines (engine events, instance
  * output, and in development every MCP request). With --follow it keeps printing new lines until
- * Ctrl-C, which ends it normally. With --json: one document `{ lines }`, or with --follow one
- * JSON line per log line (NDJSON), the only way a stream can be machine-readable. What an instance
- * or a client put in a line (a tool name with escape sequences) is printed as visible text.
+ * the deployment stops, fails or is replaced (then a last line says which), or until Ctrl-C, which
+ * ends it normally. --level, --grep and --instance are asked of the service and applied here too,
+ * so a service that ignores them still shows only what was asked. With --json: one document
+ * `{ lines }`, or with --follow one JSON line per log line (NDJSON), the only way a stream can be
+ * machine-readable. What an instance or a client put in a line (a tool name with escape
+ * sequences) is printed as visible text.
  */
-import type { LogLine } from '../../api/operations.js';
+import type { Deployment, LogLine } from '../../api/operations.js';
+import { compileLogFilter, LogFilterError } from '../../shared/log-filter.js';
 import { withApi } from '../api-errors.js';
 import type { CommandContext } from '../context.js';
 import { UserError } from '../../shared/errors.js';
 import type { Output } from '../output.js';
 import { serviceText } from '../render/service-text.js';
-import { requireDeploymentId } from '../steps/deployment-id.js';
+import { deploymentIdOf } from '../steps/deployment-target.js';
 import type { LogsOptions } from '../specs/service.js';
 
 const UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
@@ -29,10 +33,12 @@ export function parseSince(value: string, now: number = Date.now()): string {
   return new Date(time).toISOString();
 }
 
-/** `12:03:04.120 INFO  i1  message  req_…` */
-export function formatLogLine(out: Output, line: LogLine): string {
+/** `12:03:04.120 INFO  i1  message  req_…`, with the date first (`2026-01-31 12:03:04.120`) when asked. */
+export function formatLogLine(out: Output, line: LogLine, withDate = false): string {
   const s = out.style;
-  const time = serviceText(line.time.length >= 23 ? line.time.slice(11, 23) : line.time);
+  const shown =
+    line.time.length < 23 ? line.time : withDate ? line.time.slice(0, 23).replace('T', ' ') : line.time.slice(11, 23);
+  const time = serviceText(shown);
   const level = serviceText(line.level.toUpperCase().padEnd(5));
   const levelText =
     line.level === 'error'
@@ -47,29 +53,73 @@ export function formatLogLine(out: Output, line: LogLine): string {
   return `${s.dim(time)} ${levelText} ${instance}${serviceText(line.message)}${request}\n`;
 }
 
-export async function logsCommand(ctx: CommandContext, deploymentId: string, options: LogsOptions): Promise<void> {
-  requireDeploymentId(deploymentId);
+/** Whether lines span more than one day (UTC, as their times are shown): then each shows its date. */
+export function spansDays(lines: readonly LogLine[]): boolean {
+  const first = lines[0]?.time.slice(0, 10);
+  return lines.some((line) => line.time.slice(0, 10) !== first);
+}
+
+/** The last line of a follow that ended by itself: why nothing more will come. */
+export function describeLogEnd(id: string, deployment: Deployment | undefined): string {
+  switch (deployment?.status) {
+    case 'stopped':
+      return `the log ends: ${id} stopped${deployment.reason === undefined ? '' : ` (${deployment.reason})`}`;
+    case 'failed':
+      return `the log ends: ${id} failed${deployment.reason === undefined ? '' : `: ${deployment.reason}`}`;
+    default:
+      return 'the log stream ended';
+  }
+}
+
+export async function logsCommand(
+  ctx: CommandContext,
+  target: string | undefined,
+  options: LogsOptions,
+): Promise<void> {
+  const deploymentId = await deploymentIdOf(ctx, target, { file: options.file, command: 'logs' });
   const since = options.since === undefined ? undefined : parseSince(options.since);
-  const write = (line: LogLine) => (ctx.out.json ? ctx.out.jsonLine(line) : ctx.out.raw(formatLogLine(ctx.out, line)));
+  const wanted = { level: options.level, grep: options.grep, instance: options.instance };
+  const keep = await compileLogFilter(wanted).catch((error: unknown) => {
+    if (!(error instanceof LogFilterError)) throw error;
+    throw new UserError(`--grep ${options.grep ?? ''} ${error.message}`, {
+      hint: 'pass a text, or an expression between slashes such as /timeout|refused/i',
+    });
+  });
+  const query = { since, limit: options.lines, ...wanted };
   await withApi(ctx, async (client) => {
     if (options.follow === true) {
-      // The stream starts with the recent lines, then new ones as they come.
-      await client.followLogs(deploymentId, write, ctx.signal, {
-        ...(since === undefined ? {} : { since }),
-        ...(options.lines === undefined ? {} : { limit: options.lines }),
-      });
-      if (!ctx.signal.aborted) ctx.out.notice('the log stream ended');
+      // The stream starts with the recent lines, then new ones as they come; dates appear once
+      // the lines reach another day than the first one.
+      let firstDay: string | undefined;
+      let withDate = false;
+      const write = (line: LogLine) => {
+        if (keep !== undefined && !keep(line)) return;
+        if (ctx.out.json) return ctx.out.jsonLine(line);
+        firstDay ??= line.time.slice(0, 10);
+        withDate ||= line.time.slice(0, 10) !== firstDay;
+        ctx.out.raw(formatLogLine(ctx.out, line, withDate));
+      };
+      await client.followLogs(deploymentId, write, ctx.signal, query);
+      if (ctx.signal.aborted) return;
+      const ended = await client.status(deploymentId).then(
+        (answer) => answer.deployment,
+        () => undefined,
+      );
+      ctx.out.notice(describeLogEnd(deploymentId, ended));
       return;
     }
-    const lines = await client.logs(deploymentId, {
-      ...(since === undefined ? {} : { since }),
-      ...(options.lines === undefined ? {} : { limit: options.lines }),
-    });
+    const read = await client.logs(deploymentId, query);
+    const lines = keep === undefined ? read : read.filter(keep);
+    const filtered = keep !== undefined;
     ctx.out.result(
       { lines },
       (p) => {
-        if (lines.length === 0) p.line(since === undefined ? 'No log lines yet.' : 'No log lines since then.');
-        for (const line of lines) ctx.out.raw(formatLogLine(ctx.out, line));
+        if (lines.length === 0)
+          p.line(
+            filtered ? 'No log lines match.' : since === undefined ? 'No log lines yet.' : 'No log lines since then.',
+          );
+        const withDate = spansDays(lines);
+        for (const line of lines) ctx.out.raw(formatLogLine(ctx.out, line, withDate));
       },
       { always: true },
     );

@@ -10,7 +10,7 @@ import { withApi } from '../api-errors.js';
 import type { CommandContext } from '../context.js';
 import { UserError } from '../../shared/errors.js';
 import type { Printer } from '../output.js';
-import { instanceCounts } from '../render/deployment.js';
+import { instanceCounts, stableNameOf } from '../render/deployment.js';
 import { serviceData } from '../render/service-text.js';
 import type { LsOptions } from '../specs/service.js';
 
@@ -99,24 +99,45 @@ function renderDeployments(p: Printer, deployments: Deployment[], names: Map<str
     if (!filtered) p.next('deploy a server: mcpctl deploy <mcp_id|file> --env development');
     return;
   }
+  // narrow enough for a 100-column terminal: the stable name stands for server and environment,
+  // and the MCP URL is its path on the engine, named once below the table
+  const bases = new Set<string>();
   p.table(
-    ['DEPLOYMENT', 'SERVER', 'ENV', 'STATUS', 'INSTANCES', 'URL', 'STABLE URL', 'UPDATED'],
-    deployments.map((d) => {
+    ['NAME', 'DEPLOYMENT', 'STATUS', 'INST', 'UPDATED', 'MCP URL'],
+    newestFirst(deployments).map((d) => {
       const counts = instanceCounts(d);
       const live = d.status === 'deployed' || d.status === 'deploying';
+      const stable = live ? splitStableUrl(d) : undefined;
+      if (stable !== undefined) bases.add(stable.base);
+      const server = (d.mcp_id === undefined ? undefined : names.get(d.mcp_id)) ?? d.mcp_id ?? '';
       return [
+        stableNameOf(d) ?? (d.environment === undefined ? server : `${server.toLowerCase()}.${d.environment}`),
         d.deployment_id,
-        (d.mcp_id === undefined ? undefined : names.get(d.mcp_id)) ?? d.mcp_id ?? '',
-        d.environment ?? '',
         colour(p, d.status),
         live && counts !== undefined ? `${counts.healthy}/${counts.desired}` : '',
-        live ? d.url : p.style.dim(d.url),
-        // the first is the most useful (the custom domain, else the *.localhost name)
-        d.stable_urls?.[0] ?? '',
         ago(d.updated_at ?? d.created_at),
+        // a stopped or failed deployment has no URL that reaches it
+        stable?.path ?? (live ? d.url : ''),
       ];
     }),
   );
+  if (bases.size === 1) p.line(p.style.dim(`MCP URLs are on ${[...bases][0]!}`));
+}
+
+/** Newest first by when each was made; the service's order where it does not say. */
+function newestFirst(deployments: Deployment[]): Deployment[] {
+  const time = (d: Deployment) => Date.parse(d.created_at ?? '') || 0;
+  return deployments
+    .map((d, index) => ({ d, index }))
+    .sort((a, b) => time(b.d) - time(a.d) || a.index - b.index)
+    .map(({ d }) => d);
+}
+
+/** The path-form stable URL (`http://host:port/d/notes.production/mcp`) as its base and its path. */
+function splitStableUrl(d: Deployment): { base: string; path: string } | undefined {
+  const url = d.stable_urls?.find((u) => /\/d\/[^/]+\/mcp$/.test(u));
+  const at = url?.indexOf('/d/') ?? -1;
+  return url === undefined || at === -1 ? undefined : { base: url.slice(0, at), path: url.slice(at) };
 }
 
 function colour(p: Printer, status: Deployment['status']): string {

@@ -1,5 +1,5 @@
 /**
- * `mcpctl metrics <deployment_id> [--window SECONDS]`: response-time percentiles, throughput,
+ * `mcpctl metrics [deployment] [--window SECONDS]`: response-time percentiles, throughput,
  * tool-call error rate and calls per tool over the window, with small charts of latency and
  * throughput from the series. `--since 24h|7d…` looks back over the engine's history instead
  * (render/metrics-history.ts). `--json` prints the metrics document.
@@ -11,15 +11,15 @@ import type { Printer } from '../output.js';
 import { renderBarChart } from '../render/chart.js';
 import { CHART_POINTS, metricsHistoryLine, renderMetricsHistory } from '../render/metrics-history.js';
 import { formatRate, formatSeconds } from '../render/format.js';
-import { requireDeploymentId } from '../steps/deployment-id.js';
+import { deploymentIdOf } from '../steps/deployment-target.js';
 import type { MetricsOptions } from '../specs/service.js';
 
 export async function metricsCommand(
   ctx: CommandContext,
-  deploymentId: string,
+  target: string | undefined,
   options: MetricsOptions,
 ): Promise<void> {
-  requireDeploymentId(deploymentId);
+  const deploymentId = await deploymentIdOf(ctx, target, { file: options.file, command: 'metrics' });
   if (options.since !== undefined) {
     const since = options.since;
     // the full resolution for machines; for the charts, a step that fits their width

@@ -1,14 +1,14 @@
 /**
- * `mcpctl status <deployment_id> [--watch]`: the status of a deployment, or, with `--watch`,
+ * `mcpctl status [deployment] [--watch]`: the status of a deployment, or, with `--watch`,
  * followed until it settles (steps/deployment-wait.ts).
  */
-import { DEPLOYMENT_ID_PATTERN, type Deployment } from '../../api/operations.js';
+import type { Deployment } from '../../api/operations.js';
 import { withApi } from '../api-errors.js';
 import type { CommandContext } from '../context.js';
-import { UserError } from '../../shared/errors.js';
 import { describeProgress } from '../render/deployment.js';
 import { formatSeconds } from '../render/format.js';
 import { serviceText } from '../render/service-text.js';
+import { deploymentIdOf } from '../steps/deployment-target.js';
 import { followDeployment, reportDeployment } from '../steps/deployment-wait.js';
 import type { StatusOptions } from '../specs/service.js';
 
@@ -27,14 +27,12 @@ function headingFor(answer: Deployment): string {
   }
 }
 
-export async function statusCommand(ctx: CommandContext, deploymentId: string, options: StatusOptions): Promise<void> {
-  if (!DEPLOYMENT_ID_PATTERN.test(deploymentId)) {
-    throw new UserError(`not a deployment id: ${deploymentId}`, {
-      hint: deploymentId.startsWith('mcp_')
-        ? 'that is a server id; `mcpctl ls` shows its deployments'
-        : 'deployment ids look like deploy_9x2m4k7q1c; `mcpctl ls` lists them',
-    });
-  }
+export async function statusCommand(
+  ctx: CommandContext,
+  target: string | undefined,
+  options: StatusOptions,
+): Promise<void> {
+  const deploymentId = await deploymentIdOf(ctx, target, { file: options.file, command: 'status' });
   const timeoutSeconds = options.timeout ?? 600;
   const outcome = await withApi(ctx, async (client) => {
     const first = await client.status(deploymentId);
@@ -51,5 +49,7 @@ export async function statusCommand(ctx: CommandContext, deploymentId: string, o
     });
     return result;
   });
-  reportDeployment(ctx, outcome, { heading: headingFor(outcome.deployment), timeoutSeconds, quiet: 'status' });
+  // The notices (what the service could not honour) were said by the deploy; here only when asked.
+  const notices = options.verbose === true;
+  reportDeployment(ctx, outcome, { heading: headingFor(outcome.deployment), timeoutSeconds, quiet: 'status', notices });
 }

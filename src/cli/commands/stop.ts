@@ -1,5 +1,5 @@
 /**
- * `mcpctl stop <deployment_id>`: POST /v1/deploy/{id}/stop, then the stopped deployment.
+ * `mcpctl stop [deployment]`: POST /v1/deploy/{id}/stop, then the stopped deployment.
  *
  * Stopping is what a user asks to be true, not a transition to perform: a deployment that is
  * already stopped (or failed, so nothing of it runs) is a success that says so. The service
@@ -10,7 +10,7 @@ import type { Deployment } from '../../api/operations.js';
 import { withApi } from '../api-errors.js';
 import type { CommandContext } from '../context.js';
 import { renderDeploymentFields } from '../render/deployment.js';
-import { requireDeploymentId } from '../steps/deployment-id.js';
+import { deploymentIdOf } from '../steps/deployment-target.js';
 import type { StopOptions } from '../specs/service.js';
 
 export interface StopOutcome {
@@ -19,8 +19,12 @@ export interface StopOutcome {
   already: boolean;
 }
 
-export async function stopCommand(ctx: CommandContext, deploymentId: string, options: StopOptions): Promise<void> {
-  requireDeploymentId(deploymentId);
+export async function stopCommand(
+  ctx: CommandContext,
+  target: string | undefined,
+  options: StopOptions,
+): Promise<void> {
+  const deploymentId = await deploymentIdOf(ctx, target, { file: options.file, command: 'stop' });
   const { deployment, already } = await withApi(ctx, async (client): Promise<StopOutcome> => {
     try {
       const stopped = await client.stop(

@@ -9,6 +9,7 @@ import type { CommandContext } from '../context.js';
 import { publishToGithub } from '../github.js';
 import { testSummary } from '../render/ci-summary.js';
 import { renderReport } from '../render/test-result.js';
+import { chooseDefinition } from '../steps/definition-path.js';
 import { buildDefinition, loadDefinitionFile, locateTool } from '../steps/definition-file.js';
 import {
   annotateReport,
@@ -21,8 +22,9 @@ import {
 } from '../steps/run-tests.js';
 import type { TestOptions } from '../specs/service.js';
 
-export async function testCommand(ctx: CommandContext, target: string, options: TestOptions): Promise<void> {
-  const byId = MCP_ID_PATTERN.test(target);
+export async function testCommand(ctx: CommandContext, given: string | undefined, options: TestOptions): Promise<void> {
+  const byId = given !== undefined && MCP_ID_PATTERN.test(given);
+  const target = byId ? given : await chooseDefinition(ctx, given);
   const file = byId ? undefined : await loadDefinitionFile(ctx, target);
   const tests = file?.loaded.definition.tests;
   const cases = planCases(target, file, options);

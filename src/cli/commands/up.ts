@@ -12,7 +12,7 @@ import type { CommandContext } from '../context.js';
 import { EXIT, ExitError, UserError } from '../../shared/errors.js';
 import { publishToGithub } from '../github.js';
 import { upSummary } from '../render/ci-summary.js';
-import { mcpEndpoint, renderDeployment } from '../render/deployment.js';
+import { connectUrl, renderDeployment } from '../render/deployment.js';
 import { formatSeconds } from '../render/format.js';
 import { renderReport, type TestReport } from '../render/test-result.js';
 import {
@@ -23,8 +23,10 @@ import {
   type DefinitionFile,
 } from '../steps/definition-file.js';
 import { locateDeployField } from '../steps/deploy-config.js';
+import { chooseDefinition } from '../steps/definition-path.js';
 import { deploymentHeading, deployServer, planDeployment, type DeployPlan } from '../steps/deploy-server.js';
 import { outcomeError } from '../steps/deployment-wait.js';
+import { checkReplacement, describeReplaced, type Replaced } from '../steps/replacement.js';
 import {
   annotateReport,
   checkModels,
@@ -69,7 +71,8 @@ interface Service {
   connection: Connection;
 }
 
-export async function upCommand(ctx: CommandContext, target: string, options: UpOptions): Promise<void> {
+export async function upCommand(ctx: CommandContext, given: string | undefined, options: UpOptions): Promise<void> {
+  const target = await chooseDefinition(ctx, given);
   const run: UpRun = { ctx, target, options, steps: createStepRunner(STEPS, (error) => explain(run, error)) };
   const failure = await runSteps(run);
   await reportUp(run, failure);
@@ -206,18 +209,31 @@ async function deploy(run: UpRun, api: ApiClient, planned: Planned, built: McpSe
   const timeoutSeconds = options.timeout ?? 600;
   const flags = { wait: options.wait, timeoutSeconds, idempotencyKey: options.idempotencyKey };
   const locate = locateDeployField(file, plan.environment, options);
-  const outcome = await run.steps.run('deploy', () => deployServer(ctx, api, built.mcp_id, plan, flags), {
-    explain: (error) => explain(run, error, locate),
-  });
+  let replaced: Replaced | undefined;
+  const outcome = await run.steps.run(
+    'deploy',
+    async () => {
+      replaced = await checkReplacement(ctx, api, {
+        server: file.loaded.definition.name,
+        environment: plan.environment,
+        mcpId: built.mcp_id,
+        file: file.loaded.file,
+        replace: options.replace === true,
+      });
+      return deployServer(ctx, api, built.mcp_id, plan, flags);
+    },
+    { explain: (error) => explain(run, error, locate) },
+  );
   const deployment = outcome.deployment;
   run.deployment = deployment;
-  run.steps.record('deploy', { result: deployment });
+  if (replaced?.deployment_id === deployment.deployment_id) replaced = undefined;
+  run.steps.record('deploy', { result: replaced === undefined ? deployment : { ...deployment, replaced } });
   const heading = deploymentHeading(deployment, file.loaded.definition.name, plan.environment);
   say(
     ctx,
     (p) => {
-      if (ctx.out.quiet) p.line(deployment.url);
-      else renderDeployment(p, deployment, heading);
+      if (ctx.out.quiet) p.line(deployment.status === 'deployed' ? connectUrl(deployment) : deployment.url);
+      else renderDeployment(p, deployment, heading, replaced === undefined ? undefined : describeReplaced(replaced));
     },
     true,
   );
@@ -250,7 +266,7 @@ function doneLine(name: string, server: McpServer, tests: TestReport | undefined
   const count = tests?.cases.length ?? 0;
   const tested =
     tests === undefined ? 'not tested (no cases)' : `${count} of ${count} ${count === 1 ? 'case' : 'cases'} passed`;
-  const at = d.status === 'deployed' ? mcpEndpoint(d) : d.url;
+  const at = d.status === 'deployed' ? connectUrl(d) : d.url;
   return `up: ${name} validated, built (${server.mcp_id}), ${tested}, ${d.status} at ${at}`;
 }
 

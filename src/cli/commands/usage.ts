@@ -1,5 +1,5 @@
 /**
- * `mcpctl usage <deployment_id> [--since 7d]`: who used a deployment and how, per UTC day as the
+ * `mcpctl usage [deployment] [--since 7d]`: who used a deployment and how, per UTC day as the
  * engine keeps it: calls per tool, requests per client (the MCP clientInfo), per user (where the
  * deployment checks credentials) and per day. `--json` prints the usage document.
  */
@@ -8,11 +8,15 @@ import { withApi } from '../api-errors.js';
 import type { CommandContext } from '../context.js';
 import type { Printer } from '../output.js';
 import { formatRate } from '../render/format.js';
-import { requireDeploymentId } from '../steps/deployment-id.js';
+import { deploymentIdOf } from '../steps/deployment-target.js';
 import type { UsageOptions } from '../specs/service.js';
 
-export async function usageCommand(ctx: CommandContext, deploymentId: string, options: UsageOptions): Promise<void> {
-  requireDeploymentId(deploymentId);
+export async function usageCommand(
+  ctx: CommandContext,
+  target: string | undefined,
+  options: UsageOptions,
+): Promise<void> {
+  const deploymentId = await deploymentIdOf(ctx, target, { file: options.file, command: 'usage' });
   const usage = await withApi(ctx, (client) => client.usage(deploymentId, options.since));
   ctx.out.result(usage, (p) => renderUsage(p, usage), {
     quiet: () => `requests=${usage.totals.requests} tool_calls=${usage.totals.tool_calls}`,

@@ -7,11 +7,12 @@
  */
 import type { CommandContext } from '../context.js';
 import { formatProblem } from '../render/format.js';
+import { chooseDefinition } from '../steps/definition-path.js';
 import { annotateProblem } from '../steps/definition-file.js';
 import { renderValidation, validateDefinition } from '../steps/validate-definition.js';
 
-export async function validateCommand(ctx: CommandContext, file: string): Promise<void> {
-  const result = await validateDefinition(ctx.io.cwd, file);
+export async function validateCommand(ctx: CommandContext, given: string | undefined): Promise<void> {
+  const result = await validateDefinition(ctx.io.cwd, await chooseDefinition(ctx, given));
   // --quiet prints nothing on success, but a warning is still said, on stderr
   if (ctx.out.quiet && !ctx.out.json) for (const warning of result.warnings) ctx.out.warn(formatProblem(warning));
   ctx.out.result(result, (p) => renderValidation(p, result));

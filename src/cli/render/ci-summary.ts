@@ -3,7 +3,7 @@
  * a deployment with its URL, and the steps of `mcpctl up`. Pure.
  */
 import type { Deployment, McpServer } from '../../api/operations.js';
-import { mcpEndpoint, shownStableUrls } from './deployment.js';
+import { connectUrl, shownStableUrls } from './deployment.js';
 import { formatRate, formatSeconds } from './format.js';
 import type { TestReport } from './test-result.js';
 
@@ -48,8 +48,8 @@ export function deploymentSummary(deployment: Deployment, name: string, heading 
     ['status', deployment.status],
     ['environment', deployment.environment],
     ['url', deployment.url],
-    ['mcp endpoint', live ? mcpEndpoint(deployment) : undefined],
-    ['stable URL', shownStableUrls(deployment)],
+    ['mcp endpoint', live ? connectUrl(deployment) : undefined],
+    ['domain URL', shownStableUrls(deployment)],
     ['health', live ? deployment.health_check : undefined],
     ['deploy time', formatSeconds(deployment.deploy_time)],
     ['reason', deployment.reason],

@@ -30,20 +30,48 @@ export function describeProgress(deployment: Deployment): string {
   );
 }
 
+/** A deployment's stable name, `<server>.<env>`, from its path-form stable URL (docs/api.md, "Stable URLs"). */
+export function stableNameOf(deployment: Deployment): string | undefined {
+  const environment = deployment.environment;
+  if (environment === undefined) return undefined;
+  for (const url of deployment.stable_urls ?? []) {
+    const match = /\/d\/([^/?#]+)\/mcp$/.exec(url);
+    const name = match?.[1] === undefined ? undefined : decodeURIComponent(match[1]).toLowerCase();
+    if (name?.endsWith(`.${environment}`) === true) return name;
+  }
+  return undefined;
+}
+
+/**
+ * The URL to give an MCP client: the path-form stable URL (`{base}/d/<server>.<env>/mcp`), which
+ * follows redeploys and rollbacks and resolves wherever the engine is reached; the deployment's
+ * own endpoint when the service gives no stable URL.
+ */
+export function connectUrl(deployment: Deployment): string {
+  return deployment.stable_urls?.find((url) => /\/d\/[^/]+\/mcp$/.test(url)) ?? mcpEndpoint(deployment);
+}
+
 /** The MCP endpoint of a deployment: its URL followed by /mcp. */
 export function mcpEndpoint(deployment: Deployment): string {
   return `${deployment.url.replace(/\/+$/, '')}/mcp`;
 }
 
 /**
- * The stable URLs worth showing on one line: every one but the path form `/d/<server>.<env>/mcp`
- * when a host-name form is there too (JSON has them all).
+ * The stable URLs worth showing besides the MCP endpoint, on one line: a custom domain's. Not the
+ * `*.localhost` names, which many resolvers (Node's among them) do not resolve, nor the path form,
+ * shown as the endpoint. JSON has them all.
  */
 export function shownStableUrls(deployment: Deployment): string | undefined {
-  const urls = deployment.stable_urls ?? [];
-  const named = urls.filter((url) => !url.includes('/d/'));
-  const shown = named.length > 0 ? named : urls;
+  const shown = (deployment.stable_urls ?? []).filter((url) => !/\/d\/[^/]+\/mcp$/.test(url) && !onLocalhostName(url));
   return shown.length === 0 ? undefined : shown.join('  ');
+}
+
+function onLocalhostName(url: string): boolean {
+  try {
+    return new URL(url).hostname.toLowerCase().endsWith('.localhost');
+  } catch {
+    return false;
+  }
 }
 
 /** Who may call a deployment, when the service says: `oauth · metadata <url>`, `bearer token`, `none (public)`. */
@@ -71,8 +99,8 @@ export function renderDeploymentFields(p: Printer, answer: Deployment): void {
     ['server', deployment.mcp_id],
     ['environment', deployment.environment],
     ['url', deployment.url],
-    ['mcp endpoint', live ? mcpEndpoint(deployment) : undefined],
-    ['stable URL', shownStableUrls(deployment)],
+    ['mcp endpoint', live ? connectUrl(deployment) : undefined],
+    ['domain URL', shownStableUrls(deployment)],
     ['health', live ? deployment.health_check : undefined],
     ['domain', deployment.domain ?? undefined],
     ['auth', describeAuth(deployment)],
@@ -97,19 +125,24 @@ function colourStatus(p: Printer, status: Deployment['status']): string {
   }
 }
 
-/** A deployment in full: heading, fields, notices as warnings, next steps. */
-export function renderDeployment(p: Printer, answer: Deployment, heading: string): void {
+/**
+ * A deployment in full: heading, fields, notices as warnings (unless `notices` is false: a deploy
+ * says them once, a later `status` only when asked), next steps.
+ */
+export function renderDeployment(p: Printer, answer: Deployment, heading: string, note?: string, notices = true): void {
   const deployment = serviceData(answer);
   const id = deployment.deployment_id;
   if (deployment.status === 'failed') p.line(`${p.style.red('✖')} ${heading}`);
   else if (deployment.status === 'deployed') p.success(heading);
   else p.line(`${p.style.cyan('●')} ${heading}`);
+  if (note !== undefined) p.line(`  ${serviceText(note)}`);
   renderDeploymentFields(p, deployment);
-  for (const notice of deployment.notices ?? []) p.warn(notice);
+  if (notices) for (const notice of deployment.notices ?? []) p.warn(notice);
   switch (deployment.status) {
     case 'deployed':
-      p.next(`connect an MCP client to ${mcpEndpoint(deployment)}`);
-      p.next(`mcpctl logs ${id}`);
+      p.next(`connect an MCP client to ${connectUrl(deployment)}`);
+      // the name outlives this deployment: it reaches the next one too
+      p.next(`mcpctl logs ${stableNameOf(deployment) ?? id}`);
       break;
     case 'deploying':
       p.next(`mcpctl status ${id} --watch`);

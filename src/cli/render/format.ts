@@ -43,3 +43,14 @@ export function shellQuote(value: string): string {
 export function formatList(items: readonly string[]): string {
   return items.length === 0 ? 'none' : items.join(', ');
 }
+
+/** How long ago an ISO time was, in its largest unit: `40 s`, `12 min`, `3 h`, `2 d`; undefined without a time. */
+export function formatAge(iso: string | undefined, now: number = Date.now()): string | undefined {
+  const time = iso === undefined ? Number.NaN : Date.parse(iso);
+  if (Number.isNaN(time)) return undefined;
+  const seconds = Math.max(0, Math.round((now - time) / 1000));
+  if (seconds < 60) return `${seconds} s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min`;
+  if (seconds < 86_400) return `${Math.floor(seconds / 3600)} h`;
+  return `${Math.floor(seconds / 86_400)} d`;
+}

@@ -5,6 +5,8 @@
 import { Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { parseInteger, type OptionsOf } from './options.js';
 
+const DEFINITION = 'the definition (YAML), or a folder with a server.yaml (default: ./server.yaml)';
+
 export function defineInit(parent: CommandUnknownOpts) {
   return parent
     .command('init')
@@ -24,15 +26,19 @@ export function defineValidate(parent: CommandUnknownOpts) {
   return parent
     .command('validate')
     .description('check a definition offline: YAML, schema and semantic checks')
-    .argument('<file>', 'the definition (YAML)');
+    .argument('[file]', DEFINITION);
 }
 
 export function defineDev(parent: CommandUnknownOpts) {
   return parent
     .command('dev')
     .description('serve a definition as a live MCP server on this machine; reloads when it changes')
-    .argument('<file>', 'the definition (YAML)')
-    .option('--port <n>', 'port to listen on (0: any free port)', parseInteger('--port', 0), 0)
+    .argument('[file]', DEFINITION)
+    .option(
+      '--port <n>',
+      'port to listen on (default: the one this file had last time, unless taken; 0: any free port)',
+      parseInteger('--port', 0),
+    )
     .option('--host <address>', 'address to listen on (loopback unless --allow-remote)', '127.0.0.1')
     .option(
       '--allow-remote',

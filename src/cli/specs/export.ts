@@ -4,7 +4,7 @@
  * when it runs.
  */
 import { Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
-import { collect, ENVIRONMENTS, parseInteger, type OptionsOf } from './options.js';
+import { collect, parseEnvironment, parseInteger, type OptionsOf } from './options.js';
 
 export function defineExport(parent: CommandUnknownOpts) {
   return parent.command('export').description('write what runs a server on another platform');
@@ -18,8 +18,8 @@ export function defineExportKubernetes(parent: CommandUnknownOpts) {
     )
     .argument('<target>', 'a definition file, or an mcp_… id of a built server')
     .addOption(
-      new Option('-e, --env <environment>', 'the environment the manifests are for')
-        .choices(ENVIRONMENTS)
+      new Option('-e, --env <environment>', 'the environment the manifests are for (prod, stg, dev)')
+        .argParser(parseEnvironment)
         .makeOptionMandatory(),
     )
     .option('--registry <registry>', 'where the cluster pulls the image from, such as registry.example.com/team')

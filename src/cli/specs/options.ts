@@ -6,6 +6,30 @@
 import { InvalidArgumentError, Option, type Command, type OptionValues } from '@commander-js/extra-typings';
 
 export const ENVIRONMENTS = ['production', 'staging', 'development'] as const;
+export type EnvironmentName = (typeof ENVIRONMENTS)[number];
+
+const ENVIRONMENT_ALIASES: Record<string, EnvironmentName> = {
+  production: 'production',
+  prod: 'production',
+  staging: 'staging',
+  stg: 'staging',
+  development: 'development',
+  dev: 'development',
+};
+
+/** An environment as people type it: its name or `prod`, `stg`, `dev`, in any case; undefined for anything else. */
+export function environmentOf(value: string): EnvironmentName | undefined {
+  return ENVIRONMENT_ALIASES[value.trim().toLowerCase()];
+}
+
+/** The parser of `-e`: an environment's name or short name, in any case. */
+export function parseEnvironment(value: string): EnvironmentName {
+  const environment = environmentOf(value);
+  if (environment === undefined) {
+    throw new InvalidArgumentError('must be production (prod), staging (stg) or development (dev)');
+  }
+  return environment;
+}
 
 /** The options a command definition parses to, as its handler receives them. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -53,8 +77,8 @@ export function withDeployOptions<Args extends unknown[], Options extends Option
     .addOption(
       new Option(
         '-e, --env <environment>',
-        'target environment (default: the file’s deploy.environment, else development)',
-      ).choices(ENVIRONMENTS),
+        'target environment: production (prod), staging (stg) or development (dev); default: the file’s deploy.environment, else development',
+      ).argParser(parseEnvironment),
     )
     .option('--domain <host>', 'custom host name')
     .option('--min-instances <n>', 'minimum instances', parseInteger('--min-instances', 0))

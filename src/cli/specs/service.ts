@@ -7,7 +7,7 @@ import { Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { describeModels } from '../../shared/models.js';
 import {
   collect,
-  ENVIRONMENTS,
+  parseEnvironment,
   parseInteger,
   parseRate,
   parseSeconds,
@@ -16,13 +16,21 @@ import {
   type OptionsOf,
 } from './options.js';
 
-const DEPLOYMENT_ID = ['<deployment_id>', 'a deploy_… id'] as const;
+const DEFINITION = 'the definition (YAML), or a folder with a server.yaml (default: ./server.yaml)';
+const DEPLOYMENT = [
+  '[deployment]',
+  'a deploy_… id, <server>.<env> (notes.production, notes.prod) or a name from its URLs; default: the deployment of ./server.yaml',
+] as const;
+const FILE = [
+  '-f, --file <file>',
+  'with no deployment named: the definition that names it (default: ./server.yaml)',
+] as const;
 
 export function defineBuild(parent: CommandUnknownOpts) {
   return parent
     .command('build')
     .description('build a server from a definition (POST /v1/build)')
-    .argument('<file>', 'the definition (YAML)')
+    .argument('[file]', DEFINITION)
     .option('--idempotency-key <key>', 'reuse a key so a repeated request does not build twice');
 }
 export type BuildOptions = OptionsOf<ReturnType<typeof defineBuild>>;
@@ -32,8 +40,10 @@ export function defineDeploy(parent: CommandUnknownOpts) {
     parent
       .command('deploy')
       .description('deploy a built server, or build and deploy a definition (POST /v1/deploy)')
-      .argument('<target>', 'an mcp_… id, or a definition file to build first'),
-  ).option('--idempotency-key <key>', 'reuse a key so a repeated request does not deploy twice');
+      .argument('[target]', `an mcp_… id, or a definition to build first: ${DEFINITION}`),
+  )
+    .option('--replace', 'replace the running deployment of this server name even when it was built from another file')
+    .option('--idempotency-key <key>', 'reuse a key so a repeated request does not deploy twice');
 }
 export type DeployOptions = OptionsOf<ReturnType<typeof defineDeploy>>;
 
@@ -41,9 +51,14 @@ export function defineStatus(parent: CommandUnknownOpts) {
   return parent
     .command('status')
     .description('show the status of a deployment (GET /v1/deploy/{id}/status)')
-    .argument(...DEPLOYMENT_ID)
+    .argument(...DEPLOYMENT)
+    .option(...FILE)
     .option('-w, --watch', 'keep watching until the deployment settles')
-    .option('--timeout <seconds>', 'how long to watch', parseSeconds, 600);
+    .option('--timeout <seconds>', 'how long to watch', parseSeconds, 600)
+    .option(
+      '--verbose',
+      'also show the notices the deploy showed (what the service could not honour); --json has them',
+    );
 }
 export type StatusOptions = OptionsOf<ReturnType<typeof defineStatus>>;
 
@@ -51,7 +66,11 @@ export function defineLs(parent: CommandUnknownOpts) {
   return parent
     .command('ls')
     .description('list servers and deployments (GET /v1/servers, GET /v1/deployments)')
-    .addOption(new Option('-e, --env <environment>', 'only deployments in this environment').choices(ENVIRONMENTS))
+    .addOption(
+      new Option('-e, --env <environment>', 'only deployments in this environment (prod, stg, dev)').argParser(
+        parseEnvironment,
+      ),
+    )
     .addOption(
       new Option('--status <status>', 'only deployments in this state').choices([
         'deploying',
@@ -70,10 +89,21 @@ export function defineLogs(parent: CommandUnknownOpts) {
   return parent
     .command('logs')
     .description('print the log of a deployment (GET /v1/deploy/{id}/logs)')
-    .argument(...DEPLOYMENT_ID)
+    .argument(...DEPLOYMENT)
+    .option('--file <file>', FILE[1])
     .option('-f, --follow', 'keep printing new lines until Ctrl-C')
     .option('--since <time>', 'lines since a time (2026-01-31T12:00:00Z) or a duration back (10m, 2h)')
-    .option('-n, --lines <n>', 'how many of the newest lines (at most 5000)', parseInteger('--lines', 1));
+    .option('-n, --lines <n>', 'how many of the newest lines (at most 5000)', parseInteger('--lines', 1))
+    .addOption(
+      new Option('--level <level>', 'only lines of this level and above').choices([
+        'debug',
+        'info',
+        'warn',
+        'error',
+      ] as const),
+    )
+    .option('--grep <text|/regex/>', 'only lines with this text (any case), or matching /regex/ (flags i, m, s)')
+    .option('--instance <id>', 'only the lines of this instance (i1, i2, …)');
 }
 export type LogsOptions = OptionsOf<ReturnType<typeof defineLogs>>;
 
@@ -81,7 +111,8 @@ export function defineStop(parent: CommandUnknownOpts) {
   return parent
     .command('stop')
     .description('stop a deployment; its record and logs stay (POST /v1/deploy/{id}/stop)')
-    .argument(...DEPLOYMENT_ID)
+    .argument(...DEPLOYMENT)
+    .option(...FILE)
     .option('--idempotency-key <key>', 'reuse a key so a repeated request does not stop twice');
 }
 export type StopOptions = OptionsOf<ReturnType<typeof defineStop>>;
@@ -90,7 +121,8 @@ export function defineRollback(parent: CommandUnknownOpts) {
   return parent
     .command('rollback')
     .description('redeploy the previous deployment of the same server and environment (POST /v1/deploy/{id}/rollback)')
-    .argument(...DEPLOYMENT_ID)
+    .argument(...DEPLOYMENT)
+    .option(...FILE)
     .option('--no-wait', 'return once the rollback is accepted; do not wait for it')
     .option('--timeout <seconds>', 'how long to wait for the new deployment', parseSeconds, 600)
     .option('--idempotency-key <key>', 'reuse a key so a repeated request does not roll back twice');
@@ -101,7 +133,8 @@ export function defineMetrics(parent: CommandUnknownOpts) {
   return parent
     .command('metrics')
     .description('response times, throughput and tool errors of a deployment (GET /v1/deploy/{id}/metrics)')
-    .argument(...DEPLOYMENT_ID)
+    .argument(...DEPLOYMENT)
+    .option(...FILE)
     .option('-w, --window <seconds>', 'the time window, at most 86400', parseInteger('--window', 1), 300)
     .option('--since <span>', 'look back over the kept history instead: 30m, 1h, 24h, 7d (at most 30d)', parseSpan);
 }
@@ -111,7 +144,8 @@ export function defineUsage(parent: CommandUnknownOpts) {
   return parent
     .command('usage')
     .description('calls per tool, client, user and day of a deployment (GET /v1/deploy/{id}/usage)')
-    .argument(...DEPLOYMENT_ID)
+    .argument(...DEPLOYMENT)
+    .option(...FILE)
     .option('--since <span>', 'how far back, in whole UTC days: 1d, 7d, 30d (at most 30d)', parseSpan, '7d');
 }
 export type UsageOptions = OptionsOf<ReturnType<typeof defineUsage>>;
@@ -120,7 +154,7 @@ export function defineAlerts(parent: CommandUnknownOpts) {
   return parent
     .command('alerts')
     .description('alerts firing now and resolved lately, per deployment (GET /v1/alerts)')
-    .option('-d, --deployment <deployment_id>', 'only the alerts of this deployment');
+    .option('-d, --deployment <deployment>', 'only the alerts of this deployment: its id or <server>.<env>');
 }
 export type AlertsOptions = OptionsOf<ReturnType<typeof defineAlerts>>;
 
@@ -128,7 +162,7 @@ export function defineTest(parent: CommandUnknownOpts) {
   return parent
     .command('test')
     .description('let an AI agent use a server and report how it went (POST /v1/test)')
-    .argument('<target>', 'an mcp_… id, or a definition file to build first')
+    .argument('[target]', `an mcp_… id, or a definition to build first: ${DEFINITION}`)
     .option('-m, --message <text>', 'message for the agent (default: the file’s tests: cases)')
     .option('--model <id>', 'AI model, listed below (default: the service’s default); checked before anything is built')
     .option('--user-id <id>', 'user id for per-user resources')
@@ -144,8 +178,9 @@ export function defineUp(parent: CommandUnknownOpts) {
     parent
       .command('up')
       .description('validate, build and test a definition, and deploy it only if its tests: cases pass')
-      .argument('<file>', 'the definition (YAML)'),
+      .argument('[file]', DEFINITION),
   )
+    .option('--replace', 'replace the running deployment of this server name even when it was built from another file')
     .option('--idempotency-key <key>', 'reuse a key so a repeated run does not build or deploy twice')
     .option('--model <id>', 'AI model for every case (see mcpctl test --help)')
     .option(

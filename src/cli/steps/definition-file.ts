@@ -161,7 +161,7 @@ export function renderServerFields(p: Printer, server: McpServer): void {
     ['status', server.status === 'ready' ? p.style.green(server.status) : p.style.red(server.status)],
     ['template', server.template],
     ['version', server.version],
-    ['url', server.url],
+    ['page', serverPage(server)],
     [
       'build time',
       server.reused === true
@@ -170,4 +170,13 @@ export function renderServerFields(p: Printer, server: McpServer): void {
     ],
     ['contents', counts],
   ]);
+}
+
+/**
+ * Where a person sees a built server: its page on the engine's dashboard (which asks to log in
+ * with `mcpctl dashboard` first), as `url`, its API resource, answers 401 to a browser.
+ */
+export function serverPage(server: McpServer): string {
+  const match = /^(.*)\/v1\/servers\/([^/]+)$/.exec(server.url);
+  return match === null ? server.url : `${match[1]!}/ui/#/servers/${match[2]!}`;
 }

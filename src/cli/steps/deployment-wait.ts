@@ -12,6 +12,7 @@ import type { Progress } from '../output.js';
 import { EXIT, UserError } from '../../shared/errors.js';
 import { describeProgress, renderDeployment } from '../render/deployment.js';
 import { formatSeconds } from '../render/format.js';
+import { serviceText } from '../render/service-text.js';
 
 export interface WaitOptions {
   timeoutMs: number;
@@ -39,7 +40,7 @@ function fingerprint(d: Deployment): string {
   return JSON.stringify([d.status, d.stage, d.desired_instances, d.instances?.map((i) => i.state), d.updated_at]);
 }
 
-/** What a progress line ends with when a followed deployment ends; a failure without a text keeps the last stage shown. */
+/** What a progress line ends with when a followed deployment ends; a failure without a text says its reason. */
 export interface EndMessages {
   deployed: (d: Deployment) => string;
   timeout: (d: Deployment) => string;
@@ -70,13 +71,18 @@ export async function followDeployment(
   return result;
 }
 
+/** `deploy_x failed: no instance became healthy`: how a progress line ends, rather than the stage it was at. */
+function describeFailure(d: Deployment): string {
+  return serviceText(`${d.deployment_id} failed${d.reason === undefined ? '' : `: ${d.reason}`}`);
+}
+
 /** Ends a progress line by how a deployment ended: stopped when interrupted or still deploying without a wait. */
 export function endProgress(progress: Progress, outcome: WaitOutcome, messages: EndMessages): void {
   const d = outcome.deployment;
   if (outcome.end === 'interrupted') progress.stop();
   else if (outcome.end === 'timeout') progress.warn(messages.timeout(d));
   else if (d.status === 'deployed') progress.succeed(messages.deployed(d));
-  else if (d.status === 'failed') progress.fail(messages.failed?.(d));
+  else if (d.status === 'failed') progress.fail(messages.failed?.(d) ?? describeFailure(d));
   else progress.stop();
 }
 
@@ -184,6 +190,10 @@ export function reportDeployment(
     timeoutSeconds?: number;
     /** what --quiet prints: the id of a deployment the command created, or the state it asked about */
     quiet?: 'id' | 'status';
+    /** said under the heading, and added to the JSON document under its key */
+    also?: { key: string; data: unknown; line: string } | undefined;
+    /** show the deployment's notices (default: yes); --json has them in every case */
+    notices?: boolean;
   },
 ): void {
   const { deployment, end } = outcome;
@@ -192,7 +202,10 @@ export function reportDeployment(
     if (ctx.out.json) ctx.out.writeJson(deployment);
     throw error!;
   }
-  ctx.out.result(deployment, (p) => renderDeployment(p, deployment, options.heading), {
+  const also = options.also;
+  const document = also === undefined ? deployment : { ...deployment, [also.key]: also.data };
+  const notices = options.notices !== false;
+  ctx.out.result(document, (p) => renderDeployment(p, deployment, options.heading, also?.line, notices), {
     quiet: () => (options.quiet === 'status' ? deployment.status : deployment.deployment_id),
   });
   if (error !== undefined) throw error;

@@ -12,6 +12,7 @@ import type {
   ToolCallRecord,
   ToolOutcome,
 } from './agent-types.js';
+import { jsonInText } from '../../shared/json-text.js';
 
 export interface OpenSessionOptions {
   mcpUrl: string;
@@ -105,7 +106,7 @@ export async function openSession(options: OpenSessionOptions): Promise<Recordin
           return { ok: false, text };
         }
         record(true);
-        const data = result.structuredContent ?? parseJson(text);
+        const data = result.structuredContent ?? jsonInText(text);
         return { ok: true, text, ...(data === undefined ? {} : { data }) };
       } catch (error) {
         const message = messageOf(error);
@@ -193,16 +194,6 @@ function textOfResourceContent(content: unknown): string {
 
 function stringOf(value: unknown): string {
   return typeof value === 'string' ? value : '';
-}
-
-function parseJson(text: string): unknown {
-  const trimmed = text.trim();
-  if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return undefined;
-  try {
-    return JSON.parse(trimmed) as unknown;
-  } catch {
-    return undefined;
-  }
 }
 
 function messageOf(error: unknown): string {

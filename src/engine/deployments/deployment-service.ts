@@ -10,7 +10,7 @@ import { createAdmission, type WorkQueue } from '../admission.js';
 import type { Deployment, DeployRequest, LogLine, Metrics } from '../../api/contract.js';
 import { ServiceError } from '../service-error.js';
 import type { DeploymentRecord, ServerRecord } from '../records.js';
-import type { DeploymentService, DeploymentServiceDeps } from '../services.js';
+import type { DeploymentService, DeploymentServiceDeps, LogReadOptions } from '../services.js';
 import type { Logger } from '../engine-log.js';
 import type { Store } from '../store/store.js';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -31,7 +31,8 @@ import { failInterrupted } from './restore.js';
 import { adoptDeployment, restoreContextOf, restoreDeployed, settled, type ServiceParts } from './service-restore.js';
 import { applyTransition, canTransition } from './states.js';
 import { isIdle, planReplacement } from './decisions.js';
-import { cannotStop, checkDomainFree, rollbackTarget, validateDeploy, withoutUndefined } from './deploy-checks.js';
+import { cannotStop, checkDomainFree, validateDeploy, withoutUndefined } from './deploy-checks.js';
+import { planRollback, type RolledBackTo } from './rollback-plan.js';
 import type { DeploymentSnapshot } from '../observability/events.js';
 import { SecretRegistry } from '../secret-registry.js';
 
@@ -56,6 +57,7 @@ interface DeployOptions {
   /** for a rollback: the chain to keep (its target's predecessor) */
   previousId?: string | null;
   note?: string;
+  rolledBackTo?: RolledBackTo;
 }
 
 class Deployments implements LocalDeploymentService {
@@ -137,6 +139,7 @@ class Deployments implements LocalDeploymentService {
       now: this.clock(),
       runner: runnerKindFor(this.runner, environment),
     });
+    if (options.rolledBackTo !== undefined) record.deployment.rolled_back_to = options.rolledBackTo;
     const id = record.deployment.deployment_id;
     const routeName = record.routeName!;
     this.history.knowServer(server.server.mcp_id, name);
@@ -243,7 +246,7 @@ class Deployments implements LocalDeploymentService {
     return this.status(deploymentId);
   }
 
-  async logs(deploymentId: string, options: { since?: string; limit?: number }): Promise<LogLine[]> {
+  async logs(deploymentId: string, options: LogReadOptions): Promise<LogLine[]> {
     return readLogs(this.observed(), deploymentId, options);
   }
 
@@ -293,17 +296,13 @@ class Deployments implements LocalDeploymentService {
 
   async rollback(deploymentId: string): Promise<Deployment> {
     const record = await this.requireRecord(deploymentId);
-    const status = record.deployment.status;
-    if (status === 'deploying') {
-      throw new ServiceError(
-        'conflict',
-        `deployment ${deploymentId} is still deploying; wait for it to settle, then roll back`,
-      );
-    }
-    const { name, environment, target, server } = await rollbackTarget(this.history, this.store, record);
+    const plan = await planRollback({ history: this.history, store: this.store, registry: this.registry }, record);
+    if (plan.kind === 'already') return { ...(await this.status(plan.deploymentId))!, unchanged: true };
+    const { name, environment, target, server, rolledBackTo } = plan;
     const request: DeployRequest = { mcp_id: target.mcpId, environment, config: target.config };
     return this.deploy(server, request, {
       previousId: target.previousId ?? null,
+      rolledBackTo,
       note: `rolling back ${name ?? ''} to the build and config of ${target.deployment.deployment_id} (${target.mcpId})`,
     });
   }

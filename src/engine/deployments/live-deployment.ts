@@ -16,7 +16,7 @@ import type { ManagedInstance, InstanceHooks } from './instance.js';
 import { failsWhenGivenUp } from './decisions.js';
 import { isHealthCheckLine, toLogLine } from './log-lines.js';
 import { SampleRing } from './samples.js';
-import { applyTransition, canTransition } from './states.js';
+import { applyTransition, canTransition, pendingStage } from './states.js';
 import { Scaler } from './scaler.js';
 import { DeploymentUpstream, type Backend } from '../gateway/upstream.js';
 import { OrchestratedRun, ownerOf } from './orchestrated.js';
@@ -382,7 +382,7 @@ export class LiveDeployment {
   toDeployment(): Deployment {
     const live = this.record.deployment;
     // While a new state is on its way to the disk, the stage it brought (`running`) waits with it.
-    const stage = live.status === this.published.status ? live.stage : this.published.stage;
+    const stage = live.status === this.published.status ? live.stage : pendingStage(live.status);
     return {
       ...structuredClone(this.published),
       ...(stage === undefined ? {} : { stage }),

@@ -77,11 +77,17 @@ export class LogBook {
     await Promise.all([...unwritten].map((book) => book.settle()));
   }
 
-  /** Lines at or after `since`, the newest `limit` of them, oldest first. */
-  async read(options: { since?: string; limit?: number }): Promise<LogLine[]> {
+  /** Lines at or after `since` that pass `filter`, the newest `limit` of them, oldest first. */
+  async read(options: {
+    since?: string;
+    limit?: number;
+    filter?: ((line: LogLine) => boolean) | undefined;
+  }): Promise<LogLine[]> {
     const since = options.since === undefined ? undefined : Date.parse(options.since);
+    const filter = options.filter;
     const kept = this.lines.length > this.capacity ? this.lines.slice(-this.capacity) : this.lines;
-    const matching = since === undefined ? kept : kept.filter((line) => Date.parse(line.time) >= since);
+    const recent = since === undefined ? kept : kept.filter((line) => Date.parse(line.time) >= since);
+    const matching = filter === undefined ? recent : recent.filter(filter);
     const lines = matching.slice(-(options.limit ?? 200));
     const redactor = this.redactor;
     if (redactor === undefined || redactor.size === 0) return lines;

@@ -5,6 +5,7 @@
 import type { Deployment, LogLine, Metrics } from '../../api/contract.js';
 import { ServiceError } from '../service-error.js';
 import type { DeploymentRecord } from '../records.js';
+import type { LogReadOptions } from '../services.js';
 import { LogBook } from './log-book.js';
 import { summarizeMetrics } from './samples.js';
 import type { Registry } from './registry.js';
@@ -20,13 +21,9 @@ export interface Observed {
   requireRecord(deploymentId: string): Promise<DeploymentRecord>;
 }
 
-export async function readLogs(
-  ctx: Observed,
-  deploymentId: string,
-  options: { since?: string; limit?: number },
-): Promise<LogLine[]> {
+export async function readLogs(ctx: Observed, deploymentId: string, options: LogReadOptions): Promise<LogLine[]> {
   const limit = Math.min(MAX_LOG_LINES, Math.max(1, options.limit ?? 200));
-  const read = { limit, ...(options.since === undefined ? {} : { since: options.since }) };
+  const read = { limit, filter: options.filter, ...(options.since === undefined ? {} : { since: options.since }) };
   const live = ctx.registry.get(deploymentId);
   if (live !== undefined) return live.ctx.logs.read(read);
   await ctx.requireRecord(deploymentId);
@@ -35,7 +32,11 @@ export async function readLogs(
   return book.read(read);
 }
 
-/** Follows new log lines until `signal` aborts. */
+/**
+ * Follows new log lines until the deployment has ended (stopped, replaced or failed, and its
+ * instances' last lines written) or `signal` aborts. A deployment that does not run here writes no
+ * more lines: the follow ends at once.
+ */
 export async function followLogs(
   ctx: Observed,
   deploymentId: string,
@@ -43,10 +44,32 @@ export async function followLogs(
   signal: AbortSignal,
 ): Promise<void> {
   const live = ctx.registry.get(deploymentId);
-  if (live === undefined) await ctx.requireRecord(deploymentId);
-  const unsubscribe = live?.ctx.logs.subscribe(onLine);
-  if (!signal.aborted) await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
-  unsubscribe?.();
+  if (live === undefined) {
+    await ctx.requireRecord(deploymentId);
+    return;
+  }
+  const unsubscribe = live.ctx.logs.subscribe(onLine);
+  try {
+    while (!signal.aborted && !hasEnded(live.status)) {
+      await live.waitUntil((view) => hasEnded(view.status), FOLLOW_WAIT_MS, signal);
+    }
+    // The instances' last lines (drained, stopped) come after the state: wait for them, a while at most.
+    const quiet = (view: Deployment) =>
+      (view.instances ?? []).every((instance) => instance.state === 'stopped' || instance.state === 'failed');
+    if (!signal.aborted) await live.waitUntil(quiet, LAST_LINES_MS, signal);
+    await new Promise((resolve) => setImmediate(resolve));
+  } finally {
+    unsubscribe();
+  }
+}
+
+/** How long one wait of a follow lasts before it looks again (a wait cannot be endless). */
+const FOLLOW_WAIT_MS = 3_600_000;
+/** How long a follow waits for the instances of an ended deployment to stop. */
+const LAST_LINES_MS = 10_000;
+
+function hasEnded(status: Deployment['status']): boolean {
+  return status === 'stopped' || status === 'failed';
 }
 
 export async function readMetrics(ctx: Observed, deploymentId: string, windowSeconds: number): Promise<Metrics> {

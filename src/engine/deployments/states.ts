@@ -37,6 +37,24 @@ export function applyTransition(deployment: Deployment, to: DeploymentState, now
   deployment.updated_at = at;
 }
 
+/**
+ * The stage shown while a new state is on its way to the disk: answers still show the state on
+ * disk, and the stage says what comes, not where the deployment was (`queued` when every instance
+ * is already healthy).
+ */
+export function pendingStage(to: DeploymentState): string {
+  switch (to) {
+    case 'deployed':
+      return 'instances healthy, going live';
+    case 'failed':
+      return 'failing';
+    case 'stopped':
+      return 'stopping';
+    case 'deploying':
+      return 'starting';
+  }
+}
+
 /** Whether a deployment has ever been `deployed` (a candidate to roll back to). */
 export function wasDeployed(deployment: Deployment): boolean {
   return (deployment.transitions ?? []).some((transition) => transition.status === 'deployed');

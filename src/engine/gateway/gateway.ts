@@ -1,7 +1,8 @@
 /**
  * The data plane: `/d/<name>/mcp` and `/d/<name>/health` on the engine's port, and `/mcp` and
- * `/health` for a request whose Host is a deployment's domain. It finds the deployment (its
- * Upstream) and answers health itself; MCP requests are passed on by proxy.ts. A deployment whose
+ * `/health` for a request whose Host is a deployment's domain; `/d/<name>` itself describes the
+ * deployment (describe.ts). It finds the deployment (its Upstream) and answers health itself; MCP
+ * requests are passed on by proxy.ts. A deployment whose
  * definition has `auth` is checked here as its instances check it (src/runtime/server/auth.ts): a request
  * without a valid credential is refused before any instance sees it, and the gateway serves the
  * protected resource metadata of each of its URLs (`/.well-known/oauth-protected-resource/d/<name>/mcp`,
@@ -19,6 +20,7 @@ import { createInstanceConnections, type InstanceConnections } from './instance-
 import type { DeploymentLimits } from '../deployments/limits.js';
 import { proxyMcp, type ProxyOptions } from './proxy.js';
 import { sendRpcError } from './rpc-errors.js';
+import { answerDescription } from './describe.js';
 import type { Upstream } from './upstream.js';
 
 export interface GatewayRoutes {
@@ -95,6 +97,11 @@ async function route(gateway: GatewayState, req: IncomingMessage, res: ServerRes
   const requestId = given ?? firstHeader(req.headers['x-request-id']) ?? gateway.options.newRequestId();
   const request: GatewayRequest = { req, res, pathname, search, ...target, requestId };
   if (answerCrossOrigin(gateway, request)) return true;
+  if (request.rest === '/') {
+    res.setHeader('X-Request-Id', requestId);
+    await describeDeployment(gateway, request);
+    return true;
+  }
   const serving = isServing(request);
   // A passed-on answer gets the id with the instance's headers, in one go; the gateway's own here.
   if (serving && request.rest === '/mcp') await passOn(gateway, request, serving);
@@ -195,6 +202,15 @@ async function passOn(gateway: GatewayState, request: GatewayRequest, upstream: 
   const { req, res, search, requestId } = request;
   const { connections, budget, options } = gateway;
   await proxyMcp(upstream, req, res, { search, connections, requestId, auth, budget, ...options });
+}
+
+/** `/d/<name>` itself: what the deployment is and where an MCP client connects (describe.ts). */
+async function describeDeployment({ routes }: GatewayState, { req, res, upstream, name }: GatewayRequest) {
+  const known =
+    upstream === undefined
+      ? await routes.inactive(name)
+      : { deployment_id: upstream.id, status: upstream.status, ...upstream.describe?.() };
+  answerDescription(req, res, name, known);
 }
 
 function answerNoEndpoint({ res, name }: GatewayRequest): void {

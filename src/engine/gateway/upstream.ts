@@ -111,6 +111,8 @@ export interface Upstream {
   /** who may call it (its definition's `auth`); undefined when anyone may */
   readonly guard: Guard | undefined;
   healthReport(): HealthReport;
+  /** what its base URL says of it besides its id and state (describe.ts) */
+  describe?(): { server: string; environment: string; auth: string };
   /**
    * The instance for a try of a request. With `session` (the request's Mcp-Session-Id) that the
    * deployment knows: the instance that holds it, or 'session gone' when that instance stopped or
@@ -171,6 +173,15 @@ export class DeploymentUpstream implements Upstream {
   }
   get traced(): boolean {
     return this.live.environment === 'development';
+  }
+
+  describe(): { server: string; environment: string; auth: string } {
+    const live = this.live;
+    return {
+      server: live.serverName,
+      environment: live.environment,
+      auth: live.ctx.server.definition.auth?.type ?? 'none',
+    };
   }
 
   healthReport(): HealthReport {

@@ -75,7 +75,7 @@ export function createTracer(logger: RuntimeLogger, secrets: Secrets, spans = fa
       } finally {
         if (own) {
           logger.log({
-            level: 'info',
+            level: levelOf(record),
             event: 'request',
             rpc,
             ...(target === undefined ? {} : { target }),
@@ -87,7 +87,7 @@ export function createTracer(logger: RuntimeLogger, secrets: Secrets, spans = fa
     },
     logRequest(req, res, record, startedAt) {
       logger.log({
-        level: 'info',
+        level: levelOf(record),
         event: 'request',
         method: req.method,
         path: (req.url ?? '/').split('?')[0],
@@ -101,6 +101,11 @@ export function createTracer(logger: RuntimeLogger, secrets: Secrets, spans = fa
       if (record.span !== undefined) logger.log(spanEntry(record.span, req, res, record));
     },
   };
+}
+
+/** A request whose tool call failed (an error result or a thrown error) is worth a reader's attention: warn. */
+function levelOf(record: RequestRecord): 'info' | 'warn' {
+  return record.isError === true ? 'warn' : 'info';
 }
 
 function elapsedMs(startedAt: bigint): number {

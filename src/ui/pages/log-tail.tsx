@@ -2,7 +2,8 @@
  * The live log of a deployment: `GET /v1/deploy/:id/logs?follow=1` read as a stream of NDJSON lines
  * (the recent ones first, then each new one; empty lines keep the connection open). The newest line
  * is at the bottom; the tail keeps the last MAX_LOG_LINES. Paused, lines are still collected and
- * shown when it resumes. A dropped stream is opened again after a pause.
+ * shown when it resumes. A dropped stream is opened again after a pause; one the engine ended (the
+ * deployment stopped, failed or was replaced) is not.
  */
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { LogLine } from '../api-types.js';
@@ -38,7 +39,9 @@ function useLogStream(id: string): { lines: LogLine[]; state: string } {
             } else if (added.length > 0) setLines((old) => appendCapped(old, added));
           });
           if (signal.aborted) return;
-          setState('ended; reconnecting');
+          // the engine ends the stream when the deployment has stopped, failed or been replaced
+          setState('ended: the deployment no longer runs');
+          return;
         } catch (error) {
           if (signal.aborted) return;
           if (error instanceof ApiError && (error.status === 401 || error.status === 404)) {

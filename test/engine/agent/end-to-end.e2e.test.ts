@@ -226,7 +226,8 @@ describe('mcpctl test, end to end', () => {
       expect(deployed[0]).toMatchObject({ status: 'deployed', environment: 'development' });
       expect(passing.stdout).toContain(`url           ${deployed[0].url}`);
       expect(passing.stdout).toContain(
-        `✔ up: rates validated, built (${deployed[0].mcp_id}), 1 of 1 case passed, deployed at ${deployed[0].url}/mcp`,
+        // the URL that keeps answering across deploys: the stable name's path, not the deployment's own
+        `✔ up: rates validated, built (${deployed[0].mcp_id}), 1 of 1 case passed, deployed at ${new URL(deployed[0].url).origin}/d/rates.development/mcp`,
       );
     },
   );

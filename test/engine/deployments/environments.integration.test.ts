@@ -80,8 +80,12 @@ describe('environments', () => {
     expect(seen).toContain('2');
     expect(seen.at(-1)).toBe('1');
     expect(await ask()).toBe('1');
-    // Nothing earlier than the first deployment to roll back to.
-    await expect(h.service.rollback(rolled.deployment_id)).rejects.toMatchObject({ code: 'conflict' });
+    // Rolling back the rollback is already done; nothing is earlier than the first deployment.
+    expect(await h.service.rollback(rolled.deployment_id)).toMatchObject({
+      deployment_id: rolled.deployment_id,
+      unchanged: true,
+    });
+    await expect(h.service.rollback(a.deployment_id)).rejects.toMatchObject({ code: 'conflict' });
     await expect(h.service.rollback('deploy_unknown')).rejects.toMatchObject({ code: 'not_found' });
   });
 

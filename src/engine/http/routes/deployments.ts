@@ -14,7 +14,17 @@ import { resolveScaling } from '../../deployments/limits.js';
 import type { ServerRecord } from '../../records.js';
 import type { DeploymentService } from '../../services.js';
 import { ServiceError } from '../../service-error.js';
-import { prefersAsync, readBoolean, readEnum, readEnumList, readIfNoneMatch, readNumber, readTime } from '../query.js';
+import {
+  badQuery,
+  prefersAsync,
+  readBoolean,
+  readEnum,
+  readEnumList,
+  readIfNoneMatch,
+  readNumber,
+  readTime,
+} from '../query.js';
+import { compileLogFilter, LOG_LEVELS, LogFilterError } from '../../../shared/log-filter.js';
 import type { Reply } from '../respond.js';
 import { findDeployment, findServer, requireDeployments, viewDeployment } from './lookups.js';
 import { etagOf, waitForDeployment } from './long-poll.js';
@@ -81,8 +91,10 @@ export const registerDeployments: Registrar = (router, deps) => {
     idempotent: true,
     handle: async (ctx) => {
       const record = await find(ctx);
-      const deployments = service();
-      return settle(ctx, deps, await deployments.rollback(record.deployment.deployment_id));
+      const first = await service().rollback(record.deployment.deployment_id);
+      const reply = await settle(ctx, deps, first);
+      // settle may answer a newer view of the deployment: it is still the one the server already ran
+      return first.unchanged === true ? { ...reply, data: { ...(reply.data as Deployment), unchanged: true } } : reply;
     },
   });
 
@@ -92,11 +104,12 @@ export const registerDeployments: Registrar = (router, deps) => {
       const since = readTime(ctx.query, 'since');
       const limit = readNumber(ctx.query, 'limit', { min: 1, max: 5000, integer: true }) ?? 200;
       const follow = readBoolean(ctx.query, 'follow');
+      const filter = await readLogFilter(ctx.query);
       const deployments = service();
       const id = record.deployment.deployment_id;
-      const lines = await deployments.logs(id, { ...(since === undefined ? {} : { since }), limit });
+      const lines = await deployments.logs(id, { ...(since === undefined ? {} : { since }), limit, filter });
       if (!follow) return { status: 200, data: { lines } };
-      await streamLogs(ctx, deployments, id, lines, limits.keepAliveMs);
+      await streamLogs(ctx, deployments, id, lines, { keepAliveMs: limits.keepAliveMs, filter });
       return 'streamed';
     },
   });
@@ -169,13 +182,17 @@ async function watchStatus(ctx: RouteContext, deps: RouteDeps): Promise<Reply> {
   return { status: 200, data: current, headers: { ETag: etagOf(current) } };
 }
 
-/** NDJSON: the recent lines, then new ones as they come, and an empty line now and then to keep proxies from closing it. */
+/**
+ * NDJSON: the recent lines, then new ones as they come, and an empty line now and then to keep
+ * proxies from closing it. It ends when the deployment has ended (stopped, replaced, failed), so
+ * every client sees that nothing more will come.
+ */
 async function streamLogs(
   ctx: RouteContext,
   service: DeploymentService,
   id: string,
   recent: LogLine[],
-  keepAliveMs: number,
+  { keepAliveMs, filter }: { keepAliveMs: number; filter: ((line: LogLine) => boolean) | undefined },
 ): Promise<void> {
   const { res } = ctx;
   res.statusCode = 200;
@@ -186,7 +203,13 @@ async function streamLogs(
   for (const line of recent) res.write(`${JSON.stringify(line)}\n`);
   const keepAlive = setInterval(() => res.write('\n'), keepAliveMs);
   try {
-    await service.followLogs(id, (line) => res.write(`${JSON.stringify(line)}\n`), ctx.signal);
+    await service.followLogs(
+      id,
+      (line) => {
+        if (filter === undefined || filter(line)) res.write(`${JSON.stringify(line)}\n`);
+      },
+      ctx.signal,
+    );
   } finally {
     clearInterval(keepAlive);
     if (!res.writableEnded) res.end();
@@ -209,4 +232,19 @@ function checkRequiredEnv(server: ServerRecord, request: DeployRequest): void {
       message: `required by ${v.field} (no default); pass its value`,
     })),
   );
+}
+
+/** `level`, `grep` and `instance`: which lines a reader wants (src/shared/log-filter.ts). */
+async function readLogFilter(query: URLSearchParams): Promise<((line: LogLine) => boolean) | undefined> {
+  const grep = query.get('grep') ?? undefined;
+  try {
+    return await compileLogFilter({
+      level: readEnum(query, 'level', LOG_LEVELS),
+      grep,
+      instance: query.get('instance') ?? undefined,
+    });
+  } catch (error) {
+    if (error instanceof LogFilterError) throw badQuery('grep', error.message);
+    throw error;
+  }
 }
