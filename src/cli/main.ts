@@ -20,6 +20,7 @@ import {
   defineServe,
 } from './specs/engine.js';
 import { defineCompletion } from './specs/completion.js';
+import { addExamples } from './specs/examples.js';
 import { defineExport, defineExportImage, defineExportKubernetes } from './specs/export.js';
 import { defineCall, defineTools, joinCallJson } from './specs/mcp.js';
 import { parseSeconds } from './specs/options.js';
@@ -160,6 +161,7 @@ export function createProgram(state: RunState): Command {
   on(defineEngineLogs(engine), async () => (await import('./commands/engine.js')).engineLogsCommand);
   on(defineServe(program), async () => (await import('./commands/serve.js')).serveCommand);
   on(defineCompletion(program), async () => (await import('./commands/completion.js')).completionCommand);
+  addExamples(program);
   return program as unknown as Command;
 }
 
