@@ -1,6 +1,7 @@
 /**
  * Every command's `--help` ends with examples: a command added without them fails here, and every
- * example names a command that exists, so none goes stale when a command is renamed.
+ * example names a command that exists, so none goes stale when a command is renamed. And a short
+ * flag means the same in every command.
  */
 import type { Command } from '@commander-js/extra-typings';
 import { describe, expect, it } from 'vitest';
@@ -26,6 +27,20 @@ describe('--help', () => {
         expect(line.replace(/^.*?\bmcpctl /, 'mcpctl ')).toMatch(new RegExp(`^mcpctl ${path}(\\s|$)`));
     },
   );
+});
+
+describe('short flags', () => {
+  it('each means one thing in every command (seen: -w was --watch in one and --window in another)', () => {
+    const meanings = new Map<string, Set<string>>();
+    for (const command of [program, ...commandsOf(program)])
+      for (const option of command.options)
+        if (option.short !== undefined)
+          meanings.set(option.short, (meanings.get(option.short) ?? new Set()).add(option.long ?? option.short));
+    const ambiguous = [...meanings]
+      .filter(([, longs]) => longs.size > 1)
+      .map(([short, longs]) => `${short}: ${[...longs].join(', ')}`);
+    expect(ambiguous).toEqual([]);
+  });
 });
 
 /** What `mcpctl <path> --help` prints, without running the program. */

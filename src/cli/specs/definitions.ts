@@ -18,7 +18,7 @@ export function defineInit(parent: CommandUnknownOpts) {
     )
     .option('--tool <name>', 'name of the first tool')
     .option('-y, --yes', 'accept defaults, ask nothing')
-    .option('-f, --force', 'overwrite files that already exist');
+    .option('--force', 'overwrite files that already exist (no short form: it destroys)');
 }
 export type InitOptions = OptionsOf<ReturnType<typeof defineInit>>;
 

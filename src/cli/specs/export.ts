@@ -27,7 +27,7 @@ export function defineExportKubernetes(parent: CommandUnknownOpts) {
       '-o, --out <dir>',
       'folder to write one file per object in, or - for one YAML stream on stdout (default: k8s/<server>-<env>)',
     )
-    .option('-n, --namespace <namespace>', 'namespace of the objects (default: the one kubectl uses)')
+    .option('--namespace <namespace>', 'namespace of the objects (default: the one kubectl uses)')
     .option('--issuer <name>', 'cert-manager ClusterIssuer of the Ingress certificate (default: letsencrypt-prod)')
     .option('--ingress-class <name>', 'IngressClass of the Ingress (default: the cluster’s default class)')
     .option('--domain <host>', 'host name of the Ingress (default: the file’s deploy.domain)')

@@ -21,8 +21,9 @@ const DEPLOYMENT = [
   '[deployment]',
   'a deploy_… id, <server>.<env> (notes.production, notes.prod) or a name from its URLs; default: the deployment of ./server.yaml',
 ] as const;
+// `-f` is --follow alone (logs): one meaning per short flag
 const FILE = [
-  '-f, --file <file>',
+  '--file <file>',
   'with no deployment named: the definition that names it (default: ./server.yaml)',
 ] as const;
 
@@ -135,7 +136,7 @@ export function defineMetrics(parent: CommandUnknownOpts) {
     .description('response times, throughput and tool errors of a deployment (GET /v1/deploy/{id}/metrics)')
     .argument(...DEPLOYMENT)
     .option(...FILE)
-    .option('-w, --window <seconds>', 'the time window, at most 86400', parseInteger('--window', 1), 300)
+    .option('--window <seconds>', 'the time window, at most 86400', parseInteger('--window', 1), 300)
     .option('--since <span>', 'look back over the kept history instead: 30m, 1h, 24h, 7d (at most 30d)', parseSpan);
 }
 export type MetricsOptions = OptionsOf<ReturnType<typeof defineMetrics>>;

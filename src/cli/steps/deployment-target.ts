@@ -2,7 +2,7 @@
  * Which deployment a command is about, from what the user typed: a deployment id, the stable name
  * `<server>.<env>` (any case; `prod`, `stg` and `dev` for the environments), the server name alone,
  * or a name seen in one of the deployment's URLs (the staging `stg-…` name, a `*.localhost` host, a
- * domain, or the URL itself). With nothing typed, the definition file of the folder (or `-f`)
+ * domain, or the URL itself). With nothing typed, the definition file of the folder (or `--file`)
  * names the server. Several candidates are offered in a picker on a terminal and listed in an
  * error elsewhere, as a pipeline must never act on a guess.
  */
