@@ -1,9 +1,9 @@
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/main.js';
-import { sanitizeName, schemaFilePath, toExportName } from '../../src/cli/commands/init.js';
+import { sanitizeName, schemaFilePath, schemaReference, toExportName } from '../../src/cli/commands/init.js';
 import { loadDefinition } from '../../src/definition/load.js';
 import { createSandbox, runCli, type Sandbox } from '../support/cli.js';
 
@@ -52,7 +52,10 @@ describe('mcpctl init', () => {
     for (const file of files) await expect(stat(join(sandbox.dir, 'demo', file))).resolves.toBeTruthy();
 
     const text = await readFile(join(sandbox.dir, 'demo', 'server.yaml'), 'utf8');
-    expect(text.split('\n')[0]).toBe(`# yaml-language-server: $schema=${schemaFilePath()}`);
+    // relative to the definition, so the project works where it is cloned (seen: an absolute path)
+    const reference = text.split('\n')[0]!.replace('# yaml-language-server: $schema=', '');
+    expect(reference).not.toMatch(/^\//);
+    expect(resolve(sandbox.dir, 'demo', reference)).toBe(schemaFilePath());
     expect(text).not.toMatch(/__[A-Z_]+__/);
     const loaded = await loadDefinition(join(sandbox.dir, 'demo', 'server.yaml'));
     expect(loaded.warnings).toEqual([]);
@@ -69,6 +72,12 @@ describe('mcpctl init', () => {
 
   it('points the schema comment at a file that exists', async () => {
     await expect(stat(schemaFilePath())).resolves.toBeTruthy();
+  });
+
+  it('names the schema of a project-local install by a path that moves with the project', () => {
+    expect(schemaReference('/work/app/servers/notes', '/work/app/node_modules/mcpctl/schema/mcpctl.schema.json')).toBe(
+      '../../node_modules/mcpctl/schema/mcpctl.schema.json',
+    );
   });
 
   it('names the module function after the first tool in the custom template', async () => {

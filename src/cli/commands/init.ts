@@ -5,7 +5,7 @@
  * before writing any.
  */
 import { lstat, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { UserError } from '../../shared/errors.js';
 import type { CommandContext } from '../context.js';
 import { askChoice, askText, canPrompt } from '../prompt.js';
@@ -65,6 +65,15 @@ function packagePath(...parts: string[]): string {
 /** The JSON Schema file of the installed package, for the editor comment of a new definition. */
 export function schemaFilePath(): string {
   return packagePath('schema', 'mcpctl.schema.json');
+}
+
+/**
+ * The schema as the new definition's comment names it: relative to the definition's folder, so a
+ * project that installs mcpctl in its node_modules can be cloned anywhere and still find it (an
+ * absolute path is this machine's alone). Forward slashes on every system, as editors read them.
+ */
+export function schemaReference(definitionDir: string, schemaFile = schemaFilePath()): string {
+  return relative(definitionDir, schemaFile).split(sep).join('/');
 }
 
 /** A folder name made into a server name: `My Server!` → `my-server`. */
@@ -204,7 +213,7 @@ export async function initProject(ctx: CommandContext, dir: string, options: Ini
     __SERVER_NAME__: name,
     __TOOL_NAME__: tool,
     __TOOL_EXPORT__: toExportName(tool),
-    __SCHEMA_PATH__: schemaFilePath(),
+    __SCHEMA_PATH__: schemaReference(target),
   };
   for (const file of files) {
     const from = join(source, ...file.split('/'));
