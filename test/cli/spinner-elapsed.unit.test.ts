@@ -19,10 +19,14 @@ function terminal() {
 
 afterEach(() => {
   vi.useRealTimers();
+  vi.unstubAllEnvs();
 });
 
 describe('Output.progress on a terminal', () => {
   it('shows the elapsed time after the text', async () => {
+    // a terminal as a person has it: the spinner library draws nothing animated under CI or a dumb TERM
+    vi.stubEnv('CI', undefined);
+    vi.stubEnv('TERM', 'xterm-256color');
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'setTimeout', 'clearTimeout', 'performance'] });
     const stderr = terminal();
     let drawn = '';
