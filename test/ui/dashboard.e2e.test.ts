@@ -10,41 +10,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, killEngineOf, requireBuilt, ROOT } from '../support/app.js';
-import { startChromium, type ChromiumHandle } from '../support/browser.js';
-import { createSandbox, runBin, type BinResult, type Sandbox } from '../support/cli.js';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from '../support/app.js';
+import { useDashboardTests } from '../support/dashboard-tests.js';
 
-let chromium: ChromiumHandle;
-let box: Sandbox | undefined;
-
-beforeAll(async () => {
-  requireBuilt();
-  chromium = await startChromium();
-}, 60_000);
-afterAll(async () => {
-  await chromium?.close();
-});
-afterEach(async () => {
-  if (box === undefined) return;
-  await runBin(BIN, ['engine', 'stop'], { env: box.env, cwd: box.dir });
-  killEngineOf(box.env.MCPCTL_HOME!);
-  await box.cleanup();
-  box = undefined;
-});
-
-function mcpctl(args: string[]): Promise<BinResult> {
-  return runBin(BIN, args, { env: box!.env, cwd: box!.dir });
-}
-
-function json<T>(result: BinResult): T {
-  expect(result.code, result.stderr).toBe(0);
-  return JSON.parse(result.stdout) as T;
-}
+const { chromium: browser, sandbox, mcpctl, json } = useDashboardTests();
 
 describe('the dashboard in a browser', () => {
   it('lists the weather deployment, charts it, tails its log, and stops it as mcpctl status then says', async () => {
-    box = await createSandbox({ CI: 'true' });
+    await sandbox();
     const deployed = json<{ deployment_id: string; url: string }>(
       await mcpctl(['deploy', join(ROOT, 'examples', 'weather', 'server.yaml'), '--env', 'production', '--json']),
     );
@@ -52,7 +26,7 @@ describe('the dashboard in a browser', () => {
     const { url } = json<{ url: string; expires_at: string }>(await mcpctl(['dashboard', '--json']));
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/ui\/#code=[\w-]+$/);
 
-    await using harness = await chromium.openPage({ timeoutMs: 20_000 });
+    await using harness = await browser().openPage({ timeoutMs: 20_000 });
     const { page } = harness;
     await page.goto(url);
     // logged in by the code, which the page took out of the address
@@ -100,13 +74,13 @@ describe('the dashboard in a browser', () => {
   }, 180_000);
 
   it('logs a first visit in with the API key typed in its form, with no error on the way', async () => {
-    box = await createSandbox({ CI: 'true' });
+    const box = await sandbox();
     json(await mcpctl(['engine', 'start', '--json']));
     const engine = JSON.parse(readFileSync(join(box.env.MCPCTL_HOME!, 'engine.json'), 'utf8')) as {
       url: string;
       apiKey: string;
     };
-    await using harness = await chromium.openPage({ timeoutMs: 20_000 });
+    await using harness = await browser().openPage({ timeoutMs: 20_000 });
     const { page } = harness;
     await page.goto(`${engine.url}/ui/`);
     await page.getByLabel('API key').fill(engine.apiKey);

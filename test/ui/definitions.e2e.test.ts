@@ -7,37 +7,11 @@
  */
 import { cp, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, killEngineOf, requireBuilt, ROOT } from '../support/app.js';
-import { startChromium, type ChromiumHandle } from '../support/browser.js';
-import { createSandbox, runBin, type BinResult, type Sandbox } from '../support/cli.js';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from '../support/app.js';
+import { useDashboardTests } from '../support/dashboard-tests.js';
 
-let chromium: ChromiumHandle;
-let box: Sandbox | undefined;
-
-beforeAll(async () => {
-  requireBuilt();
-  chromium = await startChromium();
-}, 60_000);
-afterAll(async () => {
-  await chromium?.close();
-});
-afterEach(async () => {
-  if (box === undefined) return;
-  await runBin(BIN, ['engine', 'stop'], { env: box.env, cwd: box.dir });
-  killEngineOf(box.env.MCPCTL_HOME!);
-  await box.cleanup();
-  box = undefined;
-});
-
-function mcpctl(args: string[]): Promise<BinResult> {
-  return runBin(BIN, args, { env: box!.env, cwd: box!.dir });
-}
-
-function json<T>(result: BinResult): T {
-  expect(result.code, result.stderr).toBe(0);
-  return JSON.parse(result.stdout) as T;
-}
+const { chromium: browser, sandbox, mcpctl, json } = useDashboardTests();
 
 /** The 1-based line of the `- name: <tool>` item in a definition's text. */
 function lineOfTool(text: string, tool: string): number {
@@ -48,7 +22,7 @@ function lineOfTool(text: string, tool: string): number {
 
 describe('test runs link to where their tools are defined', () => {
   it('Tests → the run → its tool shows the tool "defined at" its line of weather/server.yaml', async () => {
-    box = await createSandbox({ CI: 'true' });
+    const box = await sandbox();
     await cp(join(ROOT, 'examples', 'weather'), join(box.dir, 'weather'), { recursive: true });
     const file = 'weather/server.yaml';
     const line = lineOfTool(await readFile(join(box.dir, file), 'utf8'), 'find_location');
@@ -58,7 +32,7 @@ describe('test runs link to where their tools are defined', () => {
     await mcpctl(['test', file, '-m', 'Where is Berlin? Use find_location.', '--json']);
     const { url } = json<{ url: string }>(await mcpctl(['dashboard', '--json']));
 
-    await using harness = await chromium.openPage({ timeoutMs: 20_000 });
+    await using harness = await browser().openPage({ timeoutMs: 20_000 });
     const { page } = harness;
     await page.goto(url);
     await page.getByRole('link', { name: 'Tests', exact: true }).click();
@@ -92,7 +66,7 @@ describe('test runs link to where their tools are defined', () => {
     harness.assertClean();
 
     // on a phone's width the page does not overflow sideways
-    await using phone = await chromium.openPage({ viewport: { width: 375, height: 740 }, timeoutMs: 20_000 });
+    await using phone = await browser().openPage({ viewport: { width: 375, height: 740 }, timeoutMs: 20_000 });
     const fresh = json<{ url: string }>(await mcpctl(['dashboard', '--json']));
     await phone.page.goto(fresh.url);
     await phone.page.locator('nav').waitFor();
