@@ -3,7 +3,7 @@
  * discipline alone, so that Ctrl-C stays SIGINT and ends a deploy wait.
  */
 import { PassThrough } from 'node:stream';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Output } from '../../src/cli/output.js';
 
 /** A stream with what ora uses of a terminal. */
@@ -25,6 +25,8 @@ const saved = {
   setRawMode: Object.getOwnPropertyDescriptor(stdin, 'setRawMode'),
 };
 afterEach(() => {
+  vi.useRealTimers();
+  vi.unstubAllEnvs();
   for (const [key, descriptor] of Object.entries(saved)) {
     if (descriptor === undefined) Reflect.deleteProperty(stdin, key);
     else Object.defineProperty(stdin, key, descriptor);
@@ -54,6 +56,26 @@ describe('Output.progress on a terminal', () => {
 
     expect(drawn).toContain('deployed deploy_abc');
     expect(rawModes).toEqual([]);
+  });
+
+  it('shows the elapsed time after the text, from the first whole second; its last line is the command’s', async () => {
+    // a terminal as a person has it: the spinner library draws nothing animated under CI or a dumb TERM
+    vi.stubEnv('CI', undefined);
+    vi.stubEnv('TERM', 'xterm-256color');
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'setTimeout', 'clearTimeout', 'performance'] });
+    const stderr = terminal();
+    let drawn = '';
+    stderr.on('data', (chunk: Buffer) => (drawn += chunk.toString('utf8')));
+    const out = new Output({ stdout: terminal(), stderr, json: false, quiet: false, color: false, ci: false });
+
+    const progress = await out.progress('deploying weather');
+    await vi.advanceTimersByTimeAsync(500);
+    expect(drawn).not.toMatch(/deploying weather \d/);
+    await vi.advanceTimersByTimeAsync(4_000);
+    expect(drawn).toContain('deploying weather 4 s');
+    progress.succeed('deployed weather');
+    const last = drawn.slice(drawn.lastIndexOf('deployed weather'));
+    expect(last).toBe('deployed weather\n');
   });
 });
 
