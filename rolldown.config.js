@@ -96,7 +96,7 @@ export default defineConfig({
           test: /dist[\\/](cli[\\/](main|context|report|render[\\/]format)|shared[\\/](errors|models))\.js$|node_modules[\\/]commander[\\/]|^\0process-global$/,
         },
         // what every command loads to write its output
-        { name: 'output', test: /dist[\\/]cli[\\/](output|github)\.js$|node_modules[\\/]chalk[\\/]/ },
+        { name: 'output', test: /dist[\\/]cli[\\/](output|github|render[\\/]wrap)\.js$|node_modules[\\/]chalk[\\/]/ },
         { name: 'zod', test: /node_modules[\\/]zod[\\/]/ },
         // the light parts of the definition that validate and the service commands both use
         {
@@ -112,11 +112,11 @@ export default defineConfig({
         // what every command that talks to a service loads
         {
           name: 'client',
-          test: /dist[\\/](api[\\/](alerts|responses|client|dashboard|errors|guidance|http-request|log-stream|operations|server-source|test-runs|transport|transport-options|usage)|cli[\\/](api-errors|config))\.js$/,
+          test: /dist[\\/](api[\\/](alerts|responses|client|client-types|dashboard|engine-health|errors|guidance|http-request|log-stream|operations|server-source|test-runs|transport|transport-options|usage)|cli[\\/](api-errors|config))\.js$/,
         },
         {
           name: 'local-engine',
-          test: /dist[\\/](cli[\\/](local-engine|engine-daemon)|engine[\\/](home|engine-lock|store[\\/]atomic))\.js$/,
+          test: /dist[\\/](cli[\\/](local-engine|engine-daemon)|engine[\\/](home|engine-lock|health-fields|store[\\/](atomic|storage-fault)))\.js$/,
         },
         // an MCP client: tools and call
         {

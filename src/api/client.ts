@@ -4,7 +4,6 @@
  * against the contract's zod schemas; `log-stream.ts` follows a deployment's logs.
  */
 import { randomUUID } from 'node:crypto';
-import type { z } from 'zod';
 import { header } from './responses.js';
 import {
   Deployment,
@@ -16,12 +15,11 @@ import {
   ServerList,
   TestResult,
   type DeployRequest,
-  type ErrorBody,
   type LogLine,
   type ModelStatus,
-  type TestRequest,
 } from './operations.js';
 import { AlertList } from './alerts.js';
+import { EngineHealth } from './engine-health.js';
 import { DashboardCode } from './dashboard.js';
 import { TestRun, TestRunList, type TestRunSummary } from './test-runs.js';
 import { ServerSource } from './server-source.js';
@@ -42,56 +40,16 @@ export {
   type RetryPolicy,
 } from './transport-options.js';
 
-/** Any model id: the service decides which it accepts. */
-export type TestRequestInput = Omit<z.input<typeof TestRequest>, 'ai_model'> & { ai_model?: string };
-
-export interface PostOptions {
-  /** reused across this client's retries; a fresh UUID when absent */
-  idempotencyKey?: string;
-  /**
-   * Let a request that is on its way finish when the client's signal aborts (Ctrl-C), so the
-   * caller learns what it created (a deployment's id); no retry starts after the abort.
-   */
-  finishOnAbort?: boolean;
-}
-
-export interface DeployOptions extends PostOptions {
-  /** send `Prefer: respond-async`: answer at once with a deployment in status deploying */
-  async?: boolean;
-}
-
-export interface DeployAnswer {
-  deployment: Deployment;
-  /** 202: the service took the asynchronous route */
-  accepted: boolean;
-  requestId: string;
-  /** set when the service answered 422 deploy_failed with the failed deployment as data */
-  error?: ErrorBody;
-  /** the answer's ETag, when the service sends one: a status long-poll can start from it */
-  etag?: string;
-}
-
-export interface StatusOptions {
-  /** long-poll: hold the request until the deployment changes, at most this many seconds (≤ 60) */
-  waitSeconds?: number;
-  /** the ETag of the last answer: with `waitSeconds`, answer only when it differs */
-  etag?: string;
-  signal?: AbortSignal;
-}
-
-export interface StatusAnswer {
-  /** undefined when the service answered 304 Not Modified */
-  deployment: Deployment | undefined;
-  etag: string | undefined;
-  requestId: string | undefined;
-}
-
-export interface DeploymentFilter {
-  mcp_id?: string;
-  environment?: string;
-  status?: string;
-  name?: string;
-}
+export type * from './client-types.js';
+import type {
+  DeployAnswer,
+  DeployOptions,
+  DeploymentFilter,
+  PostOptions,
+  StatusAnswer,
+  StatusOptions,
+  TestRequestInput,
+} from './client-types.js';
 
 export class ApiClient {
   readonly baseUrl: string;
@@ -178,6 +136,13 @@ export class ApiClient {
     ).models;
   }
 
+  /** GET /v1/health: whether the service answers, and the records it could not read. */
+  async health(): Promise<EngineHealth> {
+    return this.transport.data(
+      await this.transport.send({ method: 'GET', operation: 'read', path: '/v1/health', schema: EngineHealth }),
+    );
+  }
+
   /** GET /v1/servers */
   async listServers(filter: { name?: string } = {}): Promise<McpServer[]> {
     return this.transport.data(
@@ -234,6 +199,22 @@ export class ApiClient {
         schema: Deployment,
         ...idem(options),
       }),
+    );
+  }
+
+  /** DELETE /v1/deploy/{id}: removes a stopped or failed deployment; answers it as it was */
+  async removeDeployment(deploymentId: string): Promise<Deployment> {
+    const path = `/v1/deploy/${encodeURIComponent(deploymentId)}`;
+    return this.transport.data(
+      await this.transport.send({ method: 'DELETE', operation: 'remove', path, schema: Deployment }),
+    );
+  }
+
+  /** DELETE /v1/servers/{mcp_id}: removes a build no deployment runs; answers it as it was */
+  async removeServer(mcpId: string): Promise<McpServer> {
+    const path = `/v1/servers/${encodeURIComponent(mcpId)}`;
+    return this.transport.data(
+      await this.transport.send({ method: 'DELETE', operation: 'remove', path, schema: McpServer }),
     );
   }
 

@@ -76,14 +76,15 @@ export class ApiError extends Error {
   }
 
   /**
-   * Worth another attempt if the request is safe to repeat: no answer, 429, 5xx (not 501), or a
-   * 409 with Retry-After (the same idempotent request still running; docs/api.md).
+   * Worth another attempt if the request is safe to repeat: no answer, 429, 5xx (not 501, and not
+   * 507: a full disk stays full for seconds), or a 409 with Retry-After (the same idempotent request
+   * still running; docs/api.md).
    */
   get transient(): boolean {
     if (this.kind === 'network') return true;
     if (this.kind !== 'http') return false;
     if (this.status === 409) return this.stillRunning;
-    return this.status === 429 || (this.status >= 500 && this.status !== 501);
+    return this.status === 429 || (this.status >= 500 && this.status !== 501 && this.status !== 507);
   }
 }
 

@@ -55,6 +55,10 @@ export const ERROR_CODES = {
   /** a model the service offers but cannot run as it is set up: its key is not set */
   model_not_configured: 501,
   unavailable: 503,
+  /** the engine's disk is full, or its user's quota used up: free space there */
+  storage_full: 507,
+  /** the engine may not write its files: a read-only file system, or their permissions */
+  storage_unwritable: 507,
 } as const;
 export type ErrorCode = keyof typeof ERROR_CODES;
 
@@ -249,6 +253,12 @@ export const TestRequest = z.strictObject({
   message: z.string().min(1, 'must not be empty').max(32_000),
   ai_model: z.enum(AI_MODELS).default(DEFAULT_AI_MODEL),
   context: z.strictObject({ user_id: z.string().min(1).optional() }).optional(),
+  // Extension: values of the server's ${VAR} references for this run alone (a stand-in API's address);
+  // without them a test runs on placeholders, as a build's check does
+  env_vars: z
+    .record(z.string().regex(ENV_NAME_PATTERN, 'must be an environment variable name'), z.string())
+    .optional()
+    .describe('values of ${VAR} references for this run; never stored with the run'),
   // Extension: what the test expects, so the guidance knows the right tools
   expect: z
     .strictObject({

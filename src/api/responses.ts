@@ -18,7 +18,7 @@ import type { Operation } from './transport-options.js';
 const CHECK = { jitless: true } as const;
 
 export interface Call<T> {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   operation: Operation;
   path: string;
   query?: Record<string, string | number | undefined>;

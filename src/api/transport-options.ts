@@ -33,7 +33,7 @@ export { DEFAULT_REQUEST_TIMEOUT_MS };
 
 /** What a request was for, so an error can name the right kind of object. */
 export type Operation =
-  'build' | 'deploy' | 'status' | 'test' | 'list' | 'stop' | 'rollback' | 'logs' | 'metrics' | 'read';
+  'build' | 'deploy' | 'status' | 'test' | 'list' | 'stop' | 'remove' | 'rollback' | 'logs' | 'metrics' | 'read';
 
 /** What an operation works on, as a message names it ("the build is still running"). */
 export const OPERATION_OBJECTS: Partial<Record<string, string>> = {

@@ -8,7 +8,7 @@ import { ApiError } from '../api/errors.js';
 import { connect, displayUrl, type Connection } from './config.js';
 import type { CommandContext } from './context.js';
 import { EXIT, UserError, type ExitCode, type Problem } from '../shared/errors.js';
-import { shellQuote } from './render/format.js';
+import { formatSeconds, shellQuote } from './render/format.js';
 import { serviceText } from './render/service-text.js';
 
 export interface ExplainOptions {
@@ -36,9 +36,9 @@ function loginHint(connection: Pick<Connection, 'keySource' | 'profile' | 'local
 /** Operations whose command takes --idempotency-key, to pick up a result that is still coming. */
 const RESUMABLE = new Set(['build', 'deploy', 'rollback', 'stop']);
 
-function minutes(ms: number): string {
-  const s = Math.round(ms / 1000);
-  return s < 120 ? `${s} s` : `${Math.round(s / 60)} min`;
+/** A wait as every duration is said: whole seconds, `2 min 5 s`. */
+function waited(ms: number): string {
+  return formatSeconds(Math.round(ms / 1000)) ?? '';
 }
 
 function resumeHint(error: ApiError): string | undefined {
@@ -103,7 +103,7 @@ const ROWS: Row[] = [
     explain: (s) => {
       const resume = resumeHint(s.error);
       return {
-        message: `${s.service} runs but did not answer within ${minutes(s.error.waitedMs ?? 0)}`,
+        message: `${s.service} runs but did not answer within ${waited(s.error.waitedMs ?? 0)}`,
         exitCode: EXIT.transient,
         hint: `it is safe to retry once it is less busy; \`mcpctl engine logs\` shows what it does${resume === undefined ? '' : `; ${resume}`}`,
       };
@@ -145,7 +145,7 @@ const ROWS: Row[] = [
   {
     when: (s) => s.error.stillRunning && s.error.waitedMs !== undefined,
     explain: (s) => ({
-      message: `the ${s.object ?? 'request'} is still running on ${s.service} after ${minutes(s.error.waitedMs ?? 0)} of waiting`,
+      message: `the ${s.object ?? 'request'} is still running on ${s.service} after ${waited(s.error.waitedMs ?? 0)} of waiting`,
       exitCode: EXIT.timeout,
       code: 'still_running',
       hint: resumeHint(s.error) ?? RETRY_LATER,
@@ -176,6 +176,15 @@ const ROWS: Row[] = [
       exitCode: EXIT.deploy_failed,
       problems: s.problems,
       hint: 'read its logs: `mcpctl logs <deployment_id>`',
+    }),
+  },
+  {
+    // the engine's disk refused a write: nothing about the request is wrong
+    when: (s) => hasCode('storage_full')(s) || hasCode('storage_unwritable')(s),
+    explain: (s) => ({
+      message: `${s.service} could not save its work: ${s.said}`,
+      exitCode: EXIT.transient,
+      hint: storageHint(s),
     }),
   },
   {
@@ -227,7 +236,7 @@ const ROWS: Row[] = [
     explain: (s) => ({
       message: `${s.service} is rate-limiting requests: ${s.said}${s.attempts}`,
       exitCode: EXIT.transient,
-      hint: `it is safe to retry ${s.error.retryAfter === undefined ? 'in a moment' : `after ${s.error.retryAfter} s`}`,
+      hint: `it is safe to retry ${s.error.retryAfter === undefined ? 'in a moment' : `after ${waited(s.error.retryAfter * 1000)}`}`,
     }),
   },
   {
@@ -247,7 +256,7 @@ const ROWS: Row[] = [
       hint:
         s.error.retryAfter === undefined
           ? 'it is safe to retry; if it keeps failing, report it with the request id'
-          : `it is safe to retry after ${s.error.retryAfter} s`,
+          : `it is safe to retry after ${waited(s.error.retryAfter * 1000)}`,
     }),
   },
   {
@@ -281,6 +290,21 @@ const ROWS: Row[] = [
     }),
   },
 ];
+
+/** What to free or fix where the engine keeps its files; for a remote service, who can. */
+function storageHint(s: Situation): string {
+  const full = s.error.code === 'storage_full';
+  if (s.connection?.local !== true)
+    return full
+      ? 'ask whoever runs the service to free space on its disk, then run the command again'
+      : 'ask whoever runs the service to let it write its files again, then run the command again';
+  if (!full)
+    return "let the engine's user write the files named above (their owner and permissions, or a read-only mount), then run the command again";
+  return (
+    'free space on that disk: remove the deployments and servers you no longer need with `mcpctl rm`, and the logs ' +
+    'of old deployments in `deployment-logs` of the engine’s folder (`mcpctl engine status` shows it); then run the command again'
+  );
+}
 
 function otherRejection(s: Situation): Explanation {
   return {

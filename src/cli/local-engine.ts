@@ -17,8 +17,10 @@ import {
   stopOrphans,
   type EngineState,
   type HealthResult,
+  type UnreadableHealth,
 } from '../engine/engine-lock.js';
 import { SETTINGS } from '../shared/settings.js';
+import { formatSeconds } from './render/format.js';
 import { VERSION as cliVersion } from '../shared/version.js';
 import { claimStart, lastError, rotateLog, spawnDaemon, START_GUARD, START_TIMEOUT_MS } from './engine-daemon.js';
 
@@ -118,9 +120,14 @@ async function waitForHealth(state: EngineState, patienceMs: number, onSlow: () 
   }
 }
 
+/** A wait in whole seconds, as durations are said everywhere: `2 s`, `1 min 30 s`. */
+function waited(ms: number): string {
+  return formatSeconds(Math.round(ms / 1000)) ?? '';
+}
+
 function unresponsive(state: EngineState, reason: string, patienceMs: number, paths: HomePaths): UserError {
   return new UserError(
-    `the local engine (pid ${state.pid}) runs but did not answer at ${state.url} within ${Math.round(patienceMs / 1000)} s: ${reason}`,
+    `the local engine (pid ${state.pid}) runs but did not answer at ${state.url} within ${waited(patienceMs)}: ${reason}`,
     {
       exitCode: EXIT.transient,
       code: 'engine_unresponsive',
@@ -208,7 +215,7 @@ export async function startBackgroundEngine(
   } finally {
     if (spawned) await rm(guard, { force: true });
   }
-  throw new UserError(`the local engine did not answer within ${Math.round(waitMs / 1000)} s of starting`, {
+  throw new UserError(`the local engine did not answer within ${waited(waitMs)} of starting`, {
     exitCode: EXIT.transient,
     code: 'engine_start_timeout',
     hint: `read its log with \`mcpctl engine logs\` (${paths.logFile}); on a busy machine, wait longer with --request-timeout <seconds>`,
@@ -269,6 +276,8 @@ export interface EngineStatus {
   warm_pool?: { size: number; ready: number; warming: number };
   /** what its runtime processes run under: the sandbox, how resources are enforced, why either is missing */
   isolation?: { sandbox: string; limits: string; reasons: string[] };
+  /** the store's files it could not read and moved aside, with where each goes back */
+  unreadable_records?: UnreadableHealth[];
 }
 
 /** What `mcpctl engine status` shows: never the key. A running engine is given `patienceMs` to answer. */
@@ -298,6 +307,7 @@ export async function localEngineStatus(paths: HomePaths, options: PatienceOptio
     uptime_seconds: health.uptimeSeconds,
     ...(health.warmPool === undefined ? {} : { warm_pool: health.warmPool }),
     ...(health.isolation === undefined ? {} : { isolation: health.isolation }),
+    ...(health.unreadable === undefined ? {} : { unreadable_records: health.unreadable }),
   };
 }
 

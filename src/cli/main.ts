@@ -30,6 +30,7 @@ import {
   defineLogs,
   defineLs,
   defineMetrics,
+  defineRm,
   defineRollback,
   defineStatus,
   defineStop,
@@ -134,6 +135,7 @@ export function createProgram(state: RunState): Command {
   on(defineLs(program), async () => (await import('./commands/ls.js')).lsCommand);
   on(defineLogs(program), async () => (await import('./commands/logs.js')).logsCommand);
   on(defineStop(program), async () => (await import('./commands/stop.js')).stopCommand);
+  on(defineRm(program), async () => (await import('./commands/rm.js')).rmCommand);
   on(defineRollback(program), async () => (await import('./commands/rollback.js')).rollbackCommand);
   on(defineMetrics(program), async () => (await import('./commands/metrics.js')).metricsCommand);
   on(defineUsage(program), async () => (await import('./commands/usage.js')).usageCommand);

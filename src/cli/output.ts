@@ -7,7 +7,10 @@
  *   elsewhere (CI, pipes), nothing with `--quiet`;
  * - notices, warnings and errors: stderr, so stdout stays clean for pipes;
  * - control characters: everything written passes terminalSafe (render/service-text.ts), so only
- *   the CLI's own colours reach the terminal as escape sequences; JSON escapes them all.
+ *   the CLI's own colours reach the terminal as escape sequences; JSON escapes them all;
+ * - long lines of prose (messages, hints, notices, next steps, field values) break at words to the
+ *   terminal's width, continuation lines indented under the text; only on a terminal outside CI, so
+ *   logs and pipes keep each message on one line (render/wrap.ts).
  *
  * See docs/output.md for how success, warnings, errors and next steps look.
  */
@@ -15,8 +18,11 @@ import { Chalk, type ChalkInstance } from 'chalk';
 import type { Writable } from 'node:stream';
 import type { Problem } from '../shared/errors.js';
 import { parseWhere, workflowCommand, workspacePath } from './github.js';
-import { formatSeconds } from './render/format.js';
+import { formatSeconds, formatTime } from './render/format.js';
 import { jsonText, terminalSafe } from './render/service-text.js';
+import { visibleLength, wrapText } from './render/wrap.js';
+
+export { visibleLength } from './render/wrap.js';
 
 export interface OutputStreams {
   stdout: Writable & { isTTY?: boolean; columns?: number };
@@ -47,7 +53,13 @@ export interface Progress {
 /** What a command's human renderer writes with. */
 export interface Printer {
   readonly style: ChalkInstance;
+  /** a line as given: a table's, a chart's, anything laid out already */
   line(text?: string): void;
+  /**
+   * a line of prose, broken at words to a terminal's width and continued under its text (after its
+   * indentation and a mark or label such as `✖ ` or `hint: `), or `indent` columns in
+   */
+  text(text: string, indent?: number): void;
   /** a heading line with a green check */
   success(text: string): void;
   /** a warning line, on stdout with the result */
@@ -60,12 +72,6 @@ export interface Printer {
   next(text: string): void;
 }
 
-// eslint-disable-next-line no-control-regex -- matching terminal escape codes is the point
-const ANSI = /\u001b\[[0-9;]*m/g;
-export function visibleLength(text: string): number {
-  return text.replace(ANSI, '').length;
-}
-
 export class Output {
   readonly json: boolean;
   readonly quiet: boolean;
@@ -76,6 +82,8 @@ export class Output {
   readonly errStyle: ChalkInstance;
   /** where text goes: stdout and stderr, each written only through terminalSafe */
   private readonly streams: { stdout: Sink; stderr: Sink };
+  /** the widths prose is wrapped to: a terminal's columns, undefined where lines stay whole */
+  private readonly widths: { stdout: number | undefined; stderr: number | undefined };
   private readonly github: OutputOptions['github'];
   /** the streams as given: for the spinner, which draws with cursor sequences of its own */
   private readonly rawStreams: OutputStreams;
@@ -93,6 +101,7 @@ export class Output {
       stdout: safeSink(options.stdout, this.style.level > 0),
       stderr: safeSink(options.stderr, this.errStyle.level > 0),
     };
+    this.widths = { stdout: wrapWidth(options.stdout, options.ci), stderr: wrapWidth(options.stderr, options.ci) };
   }
 
   /** True when a person is at the terminal: prompts and spinners are allowed. */
@@ -130,7 +139,7 @@ export class Output {
       return;
     }
     if (this.quiet && options.always !== true) return;
-    human(this.printer(this.streams.stdout, this.style));
+    human(this.printer(this.streams.stdout, this.style, this.widths.stdout));
   }
 
   /** The JSON document on stdout. Only one is ever written. */
@@ -153,24 +162,26 @@ export class Output {
   /** A short notice on stderr (never stdout, never in --json output). */
   notice(text: string): void {
     if (this.quiet) return;
-    this.streams.stderr.write(`${this.errStyle.dim(text)}\n`);
+    this.streams.stderr.write(`${this.errStyle.dim(wrapText(text, this.widths.stderr))}\n`);
   }
 
   warn(text: string): void {
-    this.streams.stderr.write(`${this.errStyle.yellow('warning:')} ${text}\n`);
+    this.streams.stderr.write(`${wrapText(`${this.errStyle.yellow('warning:')} ${text}`, this.widths.stderr)}\n`);
   }
 
   /** A failure: message, where, request id and next step, on stderr. */
   error(message: string, details: { problems?: Problem[]; hint?: string; requestId?: string } = {}): void {
     const s = this.errStyle;
-    const lines = [`${s.red.bold('error:')} ${message}`];
+    const width = this.widths.stderr;
+    const lines = [wrapText(`${s.red.bold('error:')} ${message}`, width)];
     for (const problem of details.problems ?? []) {
       const where = problem.where === undefined ? '' : `${problem.where}  `;
       const path = problem.path === undefined || problem.path === '' ? '' : `${s.cyan(problem.path)}  `;
-      lines.push(`  ${where}${path}${problem.message}`);
+      // continued under the problem's place, a little deeper than the next problem starts
+      lines.push(wrapText(`  ${where}${path}${problem.message}`, width, 4));
     }
     if (details.requestId !== undefined) lines.push(s.dim(`  request id: ${details.requestId}`));
-    if (details.hint !== undefined) lines.push(`${s.dim('→')} ${details.hint}`);
+    if (details.hint !== undefined) lines.push(wrapText(`${s.dim('→')} ${details.hint}`, width));
     this.streams.stderr.write(`${lines.join('\n')}\n`);
   }
 
@@ -244,18 +255,22 @@ export class Output {
     return new LineProgress(this.streams.stderr, text);
   }
 
-  private printer(stream: Sink, style: ChalkInstance): Printer {
+  private printer(stream: Sink, style: ChalkInstance, columns: number | undefined): Printer {
     const write = (text: string) => stream.write(`${text}\n`);
+    // prose wraps under its text; `line` is written as given, as tables and charts are laid out already
+    const wrapped = (text: string, indent?: number) => write(wrapText(text, columns, indent));
     return {
       style,
       line: (text = '') => write(text),
-      success: (text) => write(`${style.green('✔')} ${text}`),
-      warn: (text) => write(`${style.yellow('!')} ${text}`),
-      next: (text) => write(`${style.dim('→')} ${text}`),
+      text: (text, indent) => wrapped(text, indent),
+      success: (text) => wrapped(`${style.green('✔')} ${text}`),
+      warn: (text) => wrapped(`${style.yellow('!')} ${text}`),
+      // a next step that is a command stays one line, to be pasted whole
+      next: (text) => (text.startsWith('mcpctl ') ? write : wrapped)(`${style.dim('→')} ${text}`),
       fields: (rows) => {
         const shown = rows.filter((row): row is [string, string | number] => row[1] !== undefined && row[1] !== null);
         const width = Math.max(0, ...shown.map(([key]) => key.length));
-        for (const [key, value] of shown) write(`  ${style.dim(key.padEnd(width))}  ${value}`);
+        for (const [key, value] of shown) wrapped(`  ${style.dim(key.padEnd(width))}  ${value}`, width + 4);
       },
       table: (headers, rows) => {
         const cells = [headers, ...rows.map((row) => row.map(String))];
@@ -270,6 +285,18 @@ export class Output {
       },
     };
   }
+}
+
+/**
+ * The width to wrap prose to: a terminal's columns. Outside a terminal, or in CI (whose logs are
+ * read in a browser as wide as it is), every message stays one line, for grep and for the reader's
+ * own wrapping; a terminal that reports no width is left to wrap as it does.
+ */
+function wrapWidth(stream: OutputStreams['stdout'], ci: boolean): number | undefined {
+  const { columns, isTTY } = stream;
+  return isTTY === true && !ci && columns !== undefined && Number.isFinite(columns) && columns > 0
+    ? columns
+    : undefined;
 }
 
 /** Where the output writes text. */
@@ -296,7 +323,8 @@ class LineProgress implements Progress {
   private emit(text: string, mark = ''): void {
     if (text === this.last && mark === '') return;
     this.last = text;
-    this.stream.write(`[${new Date().toISOString()}] ${mark}${text}\n`);
+    // a progress line is written as it happens: the local time of day, in the form every output uses
+    this.stream.write(`[${formatTime(new Date().toISOString(), { date: false })}] ${mark}${text}\n`);
   }
   update(text: string): void {
     this.emit(text);

@@ -13,7 +13,7 @@ import { checkBuildLimits } from './engine-limits.js';
 import { createLocalCredentials, type LocalCredentials } from './local-credentials.js';
 import { messageOf, problemsOf, smokeCheck, type SmokeCheckDeps } from './smoke-check.js';
 import type { SpawnWarmRuntime } from './runners/process/warm-pool.js';
-import { ServiceError } from './service-error.js';
+import { ServiceError, storageServiceError } from './service-error.js';
 import type { BuildService, StartRuntimeProcess } from './services.js';
 import type { Logger } from './engine-log.js';
 import type { ServerRecord } from './records.js';
@@ -85,6 +85,9 @@ export function createBuilder(options: BuilderOptions): BuildService & { close()
     } catch (error) {
       if (error instanceof ServiceError) throw error;
       log.warn('bundle failed', { name: request.name, error });
+      // a full or read-only disk is the engine's problem, not the definition's
+      const storage = storageServiceError(error);
+      if (storage !== undefined) throw storage;
       throw new ServiceError('build_failed', `the bundle could not be written: ${messageOf(error)}`, problemsOf(error));
     }
     // An identical definition built before is that server; the answer reports this request's time.

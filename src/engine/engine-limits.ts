@@ -9,6 +9,9 @@ import { availableParallelism } from 'node:os';
 import { LIMITS } from '../definition/schema.js';
 import type { ErrorDetail } from '../api/contract.js';
 import { SETTINGS, settingValue, type SettingsFile } from '../shared/settings.js';
+import type { RecordRetention } from './store/record-retention.js';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** The sizes of the engine's queues of work that needs a process (src/engine/admission.ts). */
 export interface AdmissionLimits {
@@ -50,6 +53,10 @@ export interface EngineLimits {
   admission: AdmissionLimits;
   /** runtime processes kept loaded and waiting for a bundle (src/engine/runners/process/warm-pool.ts); 0 turns the pool off */
   warmPool: number;
+  /** how long old development deployments and unused builds are kept (src/engine/store/record-retention.ts) */
+  retention: RecordRetention;
+  /** how often the engine removes what is past the retention (and once at start) */
+  pruneEveryMs: number;
 }
 
 /** Enough warm processes for a build followed by a deploy; never more than the cores can load at once (at most 4). */
@@ -74,6 +81,11 @@ export const DEFAULT_LIMITS: EngineLimits = {
   requestTimeoutMs: 60_000,
   admission: defaultAdmissionLimits(),
   warmPool: defaultWarmPoolSize(),
+  retention: {
+    developmentMs: SETTINGS.retentionDevelopmentDays.default * DAY_MS,
+    buildMs: SETTINGS.retentionBuildDays.default * DAY_MS,
+  },
+  pruneEveryMs: 60 * 60 * 1000,
 };
 
 const ADMISSION_SETTINGS = {
@@ -88,7 +100,8 @@ const ADMISSION_SETTINGS = {
  * `MCPCTL_RATE_LIMIT=<per second>` sets the refill rate (the burst is three seconds' worth, at least 1);
  * the concurrency settings and `MCPCTL_QUEUE_MAX` size the queues; `MCPCTL_WARM_POOL` sizes the pool of
  * warm runtime processes (0 turns it off); `MCPCTL_AUTH_FAILURE_LIMIT` is the number of refused API keys
- * per minute that blocks an address. A bad value is an error naming the variable or the key.
+ * per minute that blocks an address; `MCPCTL_RETENTION_DEV_DAYS` and `MCPCTL_RETENTION_BUILD_DAYS` say how
+ * long old development deployments and unused builds are kept. A bad value is an error naming the variable or the key.
  */
 export function engineLimits(sources: { env: Record<string, string | undefined>; file?: SettingsFile }): EngineLimits {
   const limits: EngineLimits = { ...DEFAULT_LIMITS, admission: { ...DEFAULT_LIMITS.admission } };
@@ -99,6 +112,10 @@ export function engineLimits(sources: { env: Record<string, string | undefined>;
   }
   limits.authFailures = settingValue(SETTINGS.authFailureLimit, sources);
   limits.warmPool = settingValue(SETTINGS.warmPool, sources) ?? limits.warmPool;
+  limits.retention = {
+    developmentMs: settingValue(SETTINGS.retentionDevelopmentDays, sources) * DAY_MS,
+    buildMs: settingValue(SETTINGS.retentionBuildDays, sources) * DAY_MS,
+  };
   return limits;
 }
 

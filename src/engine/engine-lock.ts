@@ -12,6 +12,14 @@ import { checkPrivatePath, privatePathHint } from './file-modes.js';
 import { EXIT, UserError } from '../shared/errors.js';
 import { syncDir, writeFileAtomic } from './store/atomic.js';
 import { dirname } from 'node:path';
+import {
+  readIsolation,
+  readUnreadable,
+  readWarmPool,
+  type IsolationHealth,
+  type UnreadableHealth,
+  type WarmPoolHealth,
+} from './health-fields.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Exit code of a daemon that found another engine already running for its home. */
@@ -291,22 +299,17 @@ async function breakLock(lockFile: string, staleHolder: number | 'gone'): Promis
 
 // --- health --------------------------------------------------------------------------------------
 
-/** The warm runtime processes an engine shows in its health (engine.md, warm pool). */
-export interface WarmPoolHealth {
-  size: number;
-  ready: number;
-  warming: number;
-}
-
-/** What an engine's runtime processes run under (docs/security.md). */
-export interface IsolationHealth {
-  sandbox: string;
-  limits: string;
-  reasons: string[];
-}
+export type { IsolationHealth, UnreadableHealth, WarmPoolHealth } from './health-fields.js';
 
 export type HealthResult =
-  | { ok: true; version: string; uptimeSeconds: number; warmPool?: WarmPoolHealth; isolation?: IsolationHealth }
+  | {
+      ok: true;
+      version: string;
+      uptimeSeconds: number;
+      warmPool?: WarmPoolHealth;
+      isolation?: IsolationHealth;
+      unreadable?: UnreadableHealth[];
+    }
   | { ok: false; reason: string };
 
 /** Asks the engine's /v1/health with its key. */
@@ -318,16 +321,27 @@ export async function checkHealth(url: string, apiKey: string, timeoutMs = 2_000
       AbortSignal.timeout(timeoutMs),
     );
     const body = response.body as
-      { data?: { version?: unknown; uptime_seconds?: unknown; warm_pool?: unknown; isolation?: unknown } } | undefined;
+      | {
+          data?: {
+            version?: unknown;
+            uptime_seconds?: unknown;
+            warm_pool?: unknown;
+            isolation?: unknown;
+            unreadable_records?: unknown;
+          };
+        }
+      | undefined;
     if (response.status < 200 || response.status > 299) return { ok: false, reason: `HTTP ${response.status}` };
     const warmPool = readWarmPool(body?.data?.warm_pool);
     const isolation = readIsolation(body?.data?.isolation);
+    const unreadable = readUnreadable(body?.data?.unreadable_records);
     return {
       ok: true,
       version: typeof body?.data?.version === 'string' ? body.data.version : 'unknown',
       uptimeSeconds: typeof body?.data?.uptime_seconds === 'number' ? body.data.uptime_seconds : 0,
       ...(warmPool === undefined ? {} : { warmPool }),
       ...(isolation === undefined ? {} : { isolation }),
+      ...(unreadable === undefined ? {} : { unreadable }),
     };
   } catch (error) {
     return { ok: false, reason: error instanceof Error ? error.message : String(error) };
@@ -372,26 +386,4 @@ async function getJson(
     });
     request.on('error', fail);
   });
-}
-
-function readWarmPool(value: unknown): WarmPoolHealth | undefined {
-  const pool = (typeof value === 'object' && value !== null ? value : {}) as Partial<
-    Record<keyof WarmPoolHealth, unknown>
-  >;
-  const { size, ready, warming } = pool;
-  if (typeof size !== 'number' || typeof ready !== 'number' || typeof warming !== 'number') return undefined;
-  return { size, ready, warming };
-}
-
-function readIsolation(value: unknown): IsolationHealth | undefined {
-  const { sandbox, limits, reasons } = (typeof value === 'object' && value !== null ? value : {}) as Record<
-    string,
-    unknown
-  >;
-  if (typeof sandbox !== 'string' || typeof limits !== 'string') return undefined;
-  return {
-    sandbox,
-    limits,
-    reasons: Array.isArray(reasons) ? reasons.filter((reason): reason is string => typeof reason === 'string') : [],
-  };
 }

@@ -28,12 +28,14 @@ import type {
   TestService,
 } from './services.js';
 import type { FileStore } from './store/file-store.js';
+import { listUnreadable } from './store/unreadable.js';
 import type { Observers } from './observability/events.js';
 import { startTracing, type Tracing } from './observability/tracing.js';
 import type { AlertService, AlertSettings } from './alerts/index.js';
 import { metricsSettings, startMetrics, type MetricsEndpoint } from './observability/prometheus-endpoint.js';
 import type { History } from './observability/history.js';
 import { join } from 'node:path';
+import { Housekeeping } from './housekeeping.js';
 
 /** What every phase of the start is given. */
 export interface EngineBase {
@@ -68,6 +70,8 @@ export interface EngineServices {
   metrics: MetricsEndpoint;
   /** OpenTelemetry traces (src/engine/observability/tracing.ts), when an OTLP endpoint is set */
   tracing: Tracing | undefined;
+  /** removals asked for (DELETE) and those of the retention (housekeeping.ts) */
+  housekeeping: Housekeeping;
 }
 
 /** The runtime (isolated, through the warm pool), the admission queues and the services built on them. */
@@ -139,7 +143,20 @@ export async function createServices(base: EngineBase): Promise<EngineServices> 
     admission,
   });
   const alerts = deployments && (await startAlerts(base, deployments, alertSettings));
-  return { admission, warmPool, isolation, builds, deployments, chosen, tests, history, metrics, alerts, tracing };
+  const housekeeping = new Housekeeping({
+    store: base.store,
+    deployments,
+    history,
+    bundlesDir: paths.bundlesDir,
+    logger: logger.child({ component: 'housekeeping' }),
+    clock,
+    retention: limits.retention,
+    everyMs: limits.pruneEveryMs,
+  });
+  return {
+    ...{ admission, warmPool, isolation, builds, deployments, chosen, tests, history, metrics, alerts, tracing },
+    housekeeping,
+  };
 }
 
 /** The metrics history and usage, read back from the store and told of every request from now on. */
@@ -254,6 +271,8 @@ export function createEngineApp(base: EngineBase, services: EngineServices): App
     history: services.history,
     metrics: services.metrics,
     alerts: services.alerts,
+    housekeeping: services.housekeeping,
+    unreadable: () => listUnreadable(base.paths.storeDir),
   });
 }
 

@@ -183,12 +183,14 @@ function announce(base: EngineBase, { port, tls }: Listeners, services: EngineSe
 }
 
 /** The deployments that were running start again; the warm pool fills once they are back. */
-function restore(base: EngineBase, { deployments, warmPool }: EngineServices): Promise<void> {
+function restore(base: EngineBase, { deployments, warmPool, housekeeping }: EngineServices): Promise<void> {
   const restored = (deployments?.restore() ?? Promise.resolve()).catch((error: unknown) => {
     base.logger.error('restoring deployments failed', { error });
   });
   // refills wait for quiet anyway
   void restored.then(() => warmPool.fill());
+  // once the deployments are back, so none that runs looks ended to it
+  void restored.then(() => housekeeping.start());
   return restored;
 }
 
@@ -225,16 +227,18 @@ function runningEngine(
 async function stopEngine(
   { logger, store }: EngineBase,
   { server, tls }: Listeners,
-  { warmPool, builds, tests, deployments, chosen, admission, history, metrics, alerts, tracing }: EngineServices,
+  services: EngineServices,
   app: App,
   graceMs: number,
 ): Promise<void> {
+  const { warmPool, builds, tests, deployments, chosen, admission, history, metrics, alerts, tracing } = services;
   app.setDraining(true);
   logger.info('engine stopping');
   const servers = [server, ...(tls === undefined ? [] : [tls.listener.server])];
   const serverClosed = Promise.all(servers.map(closeServer));
   tls?.listener.close();
   await metrics.close();
+  await services.housekeeping.close();
   await warmPool.close();
   // no evaluation while deployments stop: their instances going away is no alert
   await alerts?.close();

@@ -56,6 +56,8 @@ export interface DeploymentService {
     unchanged?: (deployment: Deployment) => boolean,
   ): Promise<Deployment | undefined>;
   stop(deploymentId: string): Promise<Deployment>;
+  /** forgets a stopped or failed deployment (record and logs) and answers it as it was; `conflict` while it runs */
+  remove?(deploymentId: string): Promise<Deployment>;
   /** like deploy: answers at once with the new deployment (deploying) */
   rollback(deploymentId: string): Promise<Deployment>;
   /** the newest `limit` lines at or after `since` that pass `filter` */

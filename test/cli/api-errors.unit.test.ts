@@ -141,3 +141,44 @@ describe('explainApiError', () => {
     ).toBe(4);
   });
 });
+
+describe('a write the engine’s disk refused', () => {
+  const local: Connection = {
+    ...remote,
+    url: 'http://127.0.0.1:7070',
+    urlSource: 'from the local engine',
+    local: true,
+  };
+  const full = (): ApiError =>
+    new ApiError({
+      kind: 'http',
+      status: 507,
+      code: 'storage_full',
+      message: 'the engine could not write /h/bundles/x/server.json: no space is left on its disk (ENOSPC)',
+      operation: 'build',
+    });
+
+  it('is the engine’s problem (exit 4) with what to free, not the definition’s (exit 5)', () => {
+    const error = explain(full(), local);
+    expect(error.exitCode).toBe(4);
+    expect(error.code).toBe('storage_full');
+    expect(error.message).toContain('no space is left on its disk (ENOSPC)');
+    expect(error.hint).toContain('`mcpctl rm`');
+    expect(error.hint).toContain('deployment-logs');
+    expect(`${error.message} ${error.hint ?? ''}`).not.toMatch(/definition|validate/);
+  });
+
+  it('on a remote service, asks whoever runs it; a read-only disk says what to fix', () => {
+    expect(explain(full()).hint).toContain('ask whoever runs the service to free space');
+    const readOnly = explain(
+      new ApiError({ kind: 'http', status: 507, code: 'storage_unwritable', message: 'read-only (EROFS)' }),
+      local,
+    );
+    expect(readOnly.exitCode).toBe(4);
+    expect(readOnly.hint).toContain('read-only mount');
+  });
+
+  it('is not retried: a full disk stays full for the seconds a retry waits', () => {
+    expect(full().transient).toBe(false);
+  });
+});

@@ -143,7 +143,7 @@ describe('mcpctl build', () => {
     const result = await build();
     expect(result.code).toBe(4);
     expect(result.stderr).toContain('is rate-limiting requests: slow down');
-    expect(result.stderr).toContain('it is safe to retry after 120 s');
+    expect(result.stderr).toContain('it is safe to retry after 2 min');
   });
 
   it('a dropped connection is retried', async () => {

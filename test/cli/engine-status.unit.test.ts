@@ -21,7 +21,7 @@ describe('mcpctl engine status fields', () => {
     );
     expect(fields.get('runner')).toBe('docker');
     expect(fields.get('swarm')).toBe('production as Swarm services (spread over node.labels.region)');
-    expect(fields.get('uptime')).toBe('1m 15s');
+    expect(fields.get('uptime')).toBe('1 min 15 s');
   });
 
   it('has no swarm value when the runner does not use Swarm (the row is skipped)', () => {

@@ -343,6 +343,30 @@ describe('mcpctl export kubernetes: bad input', () => {
     expect(result.stderr).toContain('must be exactly 1 in development (got 3)');
   });
 
+  it('takes a folder for its server.yaml, and nothing for ./server.yaml (seen: a folder was refused)', async () => {
+    const folder = join(sandbox.dir, 'pkg');
+    await mkdir(folder, { recursive: true });
+    await writeFile(join(folder, 'server.yaml'), DEFINITION.replace('include: [notes.txt]\n', ''));
+    const fromFolder = await exportK8s(['pkg', '--env', 'development', '-o', '-']);
+    expect(fromFolder.code).toBe(0);
+    expect(fromFolder.stdout).toContain('# mcpctl export kubernetes pkg/server.yaml --env development');
+
+    const here = await runCli(['export', 'kubernetes', '--env', 'development', '-o', '-'], { env, cwd: folder });
+    expect(here.code).toBe(0);
+    expect(here.stderr).toContain('using server.yaml');
+    expect(here.stdout).toContain('# mcpctl export kubernetes server.yaml --env development');
+    // the same definition, whichever way it was named
+    expect(here.stdout.replace(/^#.*\n/gm, '')).toBe(fromFolder.stdout.replace(/^#.*\n/gm, ''));
+
+    await mkdir(join(sandbox.dir, 'empty'), { recursive: true });
+    const empty = await runCli(['export', 'kubernetes', '--env', 'development'], {
+      env,
+      cwd: join(sandbox.dir, 'empty'),
+    });
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain('there is no server.yaml in this folder');
+  });
+
   it('a bad registry, an unset --env-var and an invalid definition each get their exit code', async () => {
     const registry = await exportK8s(['forecast.yaml', '--env', 'production', '--registry', 'https://ghcr.io/acme']);
     expect(registry.code).toBe(2);

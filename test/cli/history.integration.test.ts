@@ -103,7 +103,7 @@ describe('history and usage across an engine restart', () => {
     // for people: totals and charts, tables per tool, client, user and day
     const chart = await cli('metrics', id, '--since', '1h');
     expect(chart.code, chart.stderr).toBe(0);
-    expect(chart.stdout).toContain(`${id}, last 1h`);
+    expect(chart.stdout).toContain(`${id}, last 1 h`);
     expect(chart.stdout).toMatch(/tool calls\s+5/);
     expect(chart.stdout).toMatch(/requests\s+\d+ ┤/);
     expect(chart.stdout).toMatch(/p95 latency ms\s+[\d.]+ ┤/);

@@ -5,7 +5,7 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { LogLine } from '../../src/api/operations.js';
-import { describeLogEnd, formatLogLine, spansDays } from '../../src/cli/commands/logs.js';
+import { describeLogEnd, formatLogLine, logDatesNeeded } from '../../src/cli/commands/logs.js';
 import { Output } from '../../src/cli/output.js';
 import { compileLogFilter } from '../../src/shared/log-filter.js';
 
@@ -21,15 +21,21 @@ const out = new Output({
 const line = (time: string, extra: Partial<LogLine> = {}): LogLine => ({ time, level: 'info', message: 'm', ...extra });
 
 describe('log line times', () => {
-  it('shows the time alone, or the date and time when asked', () => {
-    expect(formatLogLine(out, line('2026-01-31T23:59:58.120Z'))).toBe('23:59:58.120 INFO  m\n');
-    expect(formatLogLine(out, line('2026-01-31T23:59:58.120Z'), true)).toBe('2026-01-31 23:59:58.120 INFO  m\n');
+  // times made from local dates, as the lines show local time wherever the tests run
+  const at = (day: number, h: number, m: number, s: number, ms = 0) =>
+    new Date(2026, 0, day, h, m, s, ms).toISOString();
+
+  it('shows the local time alone, or the date and time when asked', () => {
+    expect(formatLogLine(out, line(at(31, 23, 59, 58, 120)))).toBe('23:59:58.120 INFO  m\n');
+    expect(formatLogLine(out, line(at(31, 23, 59, 58, 120)), true)).toBe('2026-01-31 23:59:58.120 INFO  m\n');
   });
 
-  it('asks for dates only when the lines span more than one day', () => {
-    expect(spansDays([])).toBe(false);
-    expect(spansDays([line('2026-01-31T00:00:00.000Z'), line('2026-01-31T23:59:59.999Z')])).toBe(false);
-    expect(spansDays([line('2026-01-31T23:59:59.999Z'), line('2026-02-01T00:00:00.000Z')])).toBe(true);
+  it('asks for dates only when a line is not from today, as when the lines span days', () => {
+    const today = new Date(2026, 0, 31, 23, 59, 59, 999).getTime();
+    expect(logDatesNeeded([], today)).toBe(false);
+    expect(logDatesNeeded([line(at(31, 0, 0, 0)), line(at(31, 23, 59, 59, 999))], today)).toBe(false);
+    expect(logDatesNeeded([line(at(30, 23, 59, 59, 999)), line(at(31, 0, 0, 0))], today)).toBe(true);
+    expect(logDatesNeeded([line(at(30, 12, 0, 0))], today)).toBe(true);
   });
 });
 

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Deployment } from '../../src/api/contract.js';
-import { ago } from '../../src/cli/commands/ls.js';
 import { runCli } from '../support/cli.js';
 import { startTestEngine, type TestEngine } from '../support/engine.js';
 
@@ -112,15 +111,5 @@ describe('mcpctl ls', () => {
     const badStatus = await ls('--status', 'running');
     expect(badStatus.code).toBe(2);
     expect(badStatus.stderr).toMatch(/running.*invalid|Allowed choices/i);
-  });
-
-  it.each([
-    [5_000, '5 s ago'],
-    [125_000, '2 min ago'],
-    [7_200_000, '2 h ago'],
-    [3 * 86_400_000, '3 d ago'],
-  ])('ago(%i ms back) is %s', (back, expected) => {
-    const now = Date.parse('2026-01-10T00:00:00Z');
-    expect(ago(new Date(now - back).toISOString(), now)).toBe(expected);
   });
 });

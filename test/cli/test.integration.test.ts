@@ -346,7 +346,7 @@ describe('mcpctl test', () => {
     const result = await test([mcpId, '-m', 'hi', '--model', 'claude-sonnet-4-5']);
     expect(result.code).toBe(4);
     expect(result.stderr).toContain('Anthropic is rate limiting the engine');
-    expect(result.stderr).toContain('safe to retry after 60 s');
+    expect(result.stderr).toContain('safe to retry after 1 min');
   });
 
   it('an unknown server is exit 2 (404)', async () => {

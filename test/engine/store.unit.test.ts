@@ -230,3 +230,21 @@ describe('writeFileAtomic', () => {
     expect(await readdir(dir)).toEqual(['state.json']);
   });
 });
+
+describe('removal', () => {
+  it('forgets a server and a deployment, and they stay gone after a reopen', async () => {
+    const dir = await storeDir();
+    const store = await open(dir);
+    await store.putServer(server('mcp_a'));
+    await store.putDeployment(deployment('deploy_a', 'mcp_a', 'development', 'stopped', new Date().toISOString()));
+    expect(await store.deleteDeployment('deploy_a')).toBe(true);
+    expect(await store.deleteServer('mcp_a')).toBe(true);
+    expect(await store.deleteServer('mcp_a')).toBe(false);
+    expect(await store.listDeployments()).toEqual([]);
+    await store.close();
+    const reopened = await open(dir);
+    expect(await reopened.getServer('mcp_a')).toBeUndefined();
+    expect(await reopened.getDeployment('deploy_a')).toBeUndefined();
+    expect(await readdir(join(dir, 'deployments'))).toEqual([]);
+  });
+});

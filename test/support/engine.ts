@@ -13,6 +13,7 @@ import { createDeploymentService } from '../../src/engine/deployments/index.js';
 import { startEngine, type RunningEngine, type StartEngineOptions } from '../../src/engine/engine.js';
 import { silentLogger } from '../../src/engine/engine-log.js';
 import type { Logger } from '../../src/engine/engine-log.js';
+import type { EngineLimits } from '../../src/engine/engine-limits.js';
 import type { ServerRecord } from '../../src/engine/records.js';
 import { createFixtureStarter, type FixtureStarter } from './fixture-instance.js';
 import { createSandbox, type Sandbox } from './cli.js';
@@ -71,7 +72,7 @@ export async function startRealEngine(
 }
 
 export async function startTestEngine(
-  options: { logger?: Logger; env?: Record<string, string> } = {},
+  options: { logger?: Logger; env?: Record<string, string>; limits?: Partial<EngineLimits> } = {},
 ): Promise<TestEngine> {
   const sandbox = await createSandbox();
   const fixtures = createFixtureStarter();
@@ -83,7 +84,7 @@ export async function startTestEngine(
     version: '0.0.0-test',
     logger: options.logger ?? silentLogger,
     env: options.env ?? {},
-    limits: { ratePerSecond: 0 },
+    limits: { ratePerSecond: 0, ...options.limits },
     deployments: (deps) => createDeploymentService({ ...deps, startRuntime: fixtures.start, limits: FAST_LIMITS }),
   });
   await engine.restored;

@@ -1,10 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { formatAge, formatCount, formatDuration, formatMs, formatRate, plural } from '../../src/ui/format.js';
+import {
+  formatAge,
+  formatCount,
+  formatDuration,
+  formatMs,
+  formatRate,
+  formatTime,
+  plural,
+} from '../../src/ui/format.js';
 
 describe('the dashboard formats', () => {
   it.each([
+    [0.001, '< 0.01 s'],
     [0.41, '0.41 s'],
     [9.999, '10 s'],
+    [59.6, '1 min'],
     [12.4, '12 s'],
     [60, '1 min'],
     [125, '2 min 5 s'],
@@ -19,13 +29,13 @@ describe('the dashboard formats', () => {
   });
 
   it.each([
-    ['2026-03-10T12:00:00.000Z', 'just now'],
+    ['2026-03-10T12:00:00.000Z', '0 s ago'],
     ['2026-03-10T11:59:20.000Z', '40 s ago'],
     ['2026-03-10T11:55:00.000Z', '5 min ago'],
     ['2026-03-10T09:00:00.000Z', '3 h ago'],
     ['2026-03-08T11:00:00.000Z', '2 d ago'],
     // a clock a little ahead of the page's is not the future
-    ['2026-03-10T12:00:03.000Z', 'just now'],
+    ['2026-03-10T12:00:03.000Z', '0 s ago'],
     ['not a time', '—'],
     [undefined, '—'],
   ])('ages: %s reads %s', (iso, expected) => {
@@ -47,9 +57,20 @@ describe('the dashboard formats', () => {
     [12.34, '12.3 ms'],
     [340.2, '340 ms'],
     [1250, '1.25 s'],
+    [65_000, '1 min 5 s'],
     [null, '—'],
   ])('milliseconds: %s reads %s', (ms, expected) => {
     expect(formatMs(ms)).toBe(expected);
+  });
+
+  it('times: local, the date only when not today or when asked', () => {
+    const noon = new Date(2026, 2, 10, 12, 0, 0).getTime();
+    const at = (day: number, h: number, m: number, s: number) => new Date(2026, 2, day, h, m, s).toISOString();
+    expect(formatTime(at(10, 11, 58, 4), { now: noon })).toBe('11:58:04');
+    expect(formatTime(at(9, 11, 58, 4), { now: noon })).toBe('2026-03-09 11:58:04');
+    expect(formatTime(at(10, 11, 58, 4), { date: true, now: noon })).toBe('2026-03-10 11:58:04');
+    expect(formatTime(at(9, 11, 58, 4), { date: false, now: noon })).toBe('11:58:04');
+    expect(formatTime('not a time')).toBe('not a time');
   });
 
   it('counts and plurals', () => {

@@ -6,6 +6,7 @@ import type { Alert, AlertList } from '../../api/alerts.js';
 import { withApi } from '../api-errors.js';
 import type { CommandContext } from '../context.js';
 import type { Printer } from '../output.js';
+import { datesNeeded, formatTime } from '../render/format.js';
 import { deploymentIdOf } from '../steps/deployment-target.js';
 import type { AlertsOptions } from '../specs/service.js';
 
@@ -21,13 +22,16 @@ export async function alertsCommand(ctx: CommandContext, options: AlertsOptions)
 }
 
 export function renderAlerts(p: Printer, list: AlertList): void {
+  // one time form down the SINCE column: every row with its date when any is not from today
+  const all = [...list.firing, ...list.pending, ...list.recent];
+  const date = datesNeeded(
+    all.flatMap((a) => (a.resolved_at === undefined ? [a.started_at] : [a.started_at, a.resolved_at])),
+  );
+  const row = (a: Alert) => alertRow(p, a, date);
   if (list.firing.length === 0) p.success('no alert is firing');
   else {
     p.line(p.style.bold(p.style.red(`${list.firing.length} firing`)));
-    p.table(
-      HEADERS,
-      list.firing.map((a) => row(p, a)),
-    );
+    p.table(HEADERS, list.firing.map(row));
   }
   if (list.pending.length > 0) {
     p.line();
@@ -35,18 +39,12 @@ export function renderAlerts(p: Printer, list: AlertList): void {
       p.style.bold(p.style.yellow(`${list.pending.length} pending`)) +
         p.style.dim(' (the condition holds, not yet for long enough)'),
     );
-    p.table(
-      HEADERS,
-      list.pending.map((a) => row(p, a)),
-    );
+    p.table(HEADERS, list.pending.map(row));
   }
   if (list.recent.length > 0) {
     p.line();
     p.line(p.style.bold('resolved lately'));
-    p.table(
-      HEADERS,
-      list.recent.map((a) => row(p, a)),
-    );
+    p.table(HEADERS, list.recent.map(row));
   }
   if (list.channels === 0) {
     p.line();
@@ -56,16 +54,9 @@ export function renderAlerts(p: Printer, list: AlertList): void {
 
 const HEADERS = ['DEPLOYMENT', 'SERVER', 'ENV', 'ALERT', 'SEVERITY', 'SINCE', 'SUMMARY'];
 
-function row(p: Printer, alert: Alert): string[] {
+function alertRow(p: Printer, alert: Alert, date: boolean): string[] {
   const severity = alert.severity === 'critical' ? p.style.red(alert.severity) : p.style.yellow(alert.severity);
-  const since = alert.resolved_at === undefined ? alert.started_at : `${alert.started_at} → ${alert.resolved_at}`;
-  return [
-    alert.deployment_id,
-    alert.server,
-    alert.environment,
-    alert.rule,
-    severity,
-    since.replace(/\.\d+Z/g, 'Z'),
-    alert.summary,
-  ];
+  const started = formatTime(alert.started_at, { date });
+  const since = alert.resolved_at === undefined ? started : `${started} → ${formatTime(alert.resolved_at, { date })}`;
+  return [alert.deployment_id, alert.server, alert.environment, alert.rule, severity, since, alert.summary];
 }

@@ -32,6 +32,7 @@ import { RUNTIME_SERVER_OPTIONS } from '../../runtime/server/http-front.js';
 import { UserError } from '../../shared/errors.js';
 import type { CommandContext } from '../context.js';
 import type { Printer } from '../output.js';
+import { formatSeconds } from '../render/format.js';
 import type { Runtime } from '../../runtime/server/server.js';
 import { packageRoot } from '../../shared/package-root.js';
 import { displayPath } from '../../shared/paths.js';
@@ -294,7 +295,7 @@ function printClientNeeds(p: Printer, build: DevBuild, where: ReadyWhere, placeh
   }
   if (where.devToken !== undefined) {
     p.next(
-      `to try it without an authorization server, send this development token of user ${where.userId ?? DEV_USER} (this server accepts it for ${DEV_TOKEN_SECONDS / 3600} h; no other does; --user-id names another user):`,
+      `to try it without an authorization server, send this development token of user ${where.userId ?? DEV_USER} (this server accepts it for ${formatSeconds(DEV_TOKEN_SECONDS) ?? ''}; no other does; --user-id names another user):`,
     );
     p.line(`  Authorization: Bearer ${where.devToken}`);
   }

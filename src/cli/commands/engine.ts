@@ -8,7 +8,9 @@ import { requestTimeoutMs } from '../request-timeout.js';
 import { EXIT, ExitError, UserError } from '../../shared/errors.js';
 import { SETTINGS } from '../../shared/settings.js';
 import type { Printer } from '../output.js';
+import { formatSeconds, formatTime } from '../render/format.js';
 import type { EngineStatus } from '../local-engine.js';
+import type { UnreadableHealth } from '../../engine/engine-lock.js';
 import type { EngineLogsOptions } from '../specs/engine.js';
 
 async function pathsOf(ctx: CommandContext) {
@@ -96,6 +98,7 @@ export async function engineStatusCommand(ctx: CommandContext): Promise<void> {
       }
       p.success(`the local engine is running at ${status.url}`);
       p.fields(runningEngineFields(status));
+      renderUnreadable(p, status.unreadable_records ?? []);
     },
     { quiet: () => (status.running ? 'running' : 'stopped') },
   );
@@ -109,7 +112,7 @@ export function runningEngineFields(status: EngineStatus): [string, string | num
     ['https', status.https_url],
     ['pid', status.pid],
     ['version', status.version],
-    ['uptime', formatUptime(status.uptime_seconds ?? 0)],
+    ['uptime', formatSeconds(Math.floor(status.uptime_seconds ?? 0))],
     ['mode', status.mode === 'foreground' ? 'foreground (mcpctl serve)' : 'background'],
     ['runner', status.runner ?? 'process'],
     ['swarm', status.swarm],
@@ -118,6 +121,26 @@ export function runningEngineFields(status: EngineStatus): [string, string | num
     ...(status.warm_pool === undefined ? [] : [['warm processes', warmPoolText(status.warm_pool)] as [string, string]]),
     ...(status.isolation === undefined ? [] : [['isolation', isolationText(status.isolation)] as [string, string]]),
   ];
+}
+
+/**
+ * The store's files the engine could not read: their deployments and servers are missing from
+ * every list until each is fixed (or removed) and moved back, and the engine restarted.
+ */
+function renderUnreadable(p: Printer, files: UnreadableHealth[]): void {
+  if (files.length === 0) return;
+  p.line();
+  const howMany = files.length === 1 ? '1 record' : `${files.length} records`;
+  p.warn(`${howMany} could not be read and ${files.length === 1 ? 'was' : 'were'} moved aside:`);
+  for (const f of files) {
+    const when = f.moved_at === undefined ? '' : ` (moved ${formatTime(f.moved_at)})`;
+    p.line(`  ${f.kind}${when}: ${f.file}`);
+    if (f.reason !== undefined) p.line(`    ${p.style.dim(`why: ${f.reason}`)}`);
+    if (f.restore_to !== undefined) p.line(`    ${p.style.dim(`goes back to: ${f.restore_to}`)}`);
+  }
+  p.next(
+    'to restore one: fix the file (or delete it to give it up), move it back where it goes, and restart the engine (`mcpctl engine stop`, then any command)',
+  );
 }
 
 /** `bubblewrap sandbox, cgroup v1 limits`, or what is missing and what to do instead. */
@@ -222,15 +245,9 @@ function formatLine(line: string): string {
     .join(' ');
   const text = (value: unknown) =>
     typeof value === 'string' ? value : value === undefined ? '' : JSON.stringify(value);
-  return `${text(time)} ${text(level).padEnd(5)} ${text(msg)}${fields === '' ? '' : `  ${fields}`}`;
-}
-
-function formatUptime(seconds: number): string {
-  const s = Math.floor(seconds);
-  if (s < 60) return `${s}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m ${s % 60}s`;
-  if (s < 86_400) return `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m`;
-  return `${Math.floor(s / 86_400)}d ${Math.floor((s % 86_400) / 3600)}h`;
+  // the engine's log outlives days and restarts: every line with its date, in local time as elsewhere
+  const shown = typeof time === 'string' ? formatTime(time, { date: true, ms: true }) : text(time);
+  return `${shown} ${text(level).padEnd(5)} ${text(msg)}${fields === '' ? '' : `  ${fields}`}`;
 }
 
 /** `2 of 2 ready`, `1 of 2 ready, 1 loading`, `off` */

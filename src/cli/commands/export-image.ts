@@ -1,11 +1,12 @@
 /**
- * `mcpctl export image <file> [--base-image B] [--registry R]`: the container image of a server,
+ * `mcpctl export image [file|folder] [--base-image B] [--registry R]`: the container image of a server,
  * `mcpctl-server:<bundle digest>`, built on the Docker host of DOCKER_HOST through the Engine API
  * (src/engine/runners/docker/images.ts), from the base image (node:20-slim unless told otherwise) plus this
  * mcpctl's runtime and the bundle `build` would make of the file. With `--registry` it is tagged
  * `R/mcpctl-server:<digest>` and pushed there (credentials: the `auths` of ~/.docker/config.json).
  *
- * From a file only: the bundle of a build on a service is on that service's machine.
+ * From a file only (a folder means its `server.yaml`, nothing means `./server.yaml`): the bundle of a
+ * build on a service is on that service's machine.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,16 +15,17 @@ import { MCP_ID_PATTERN } from '../../api/operations.js';
 import type { CommandContext } from '../context.js';
 import { EXIT, UserError } from '../../shared/errors.js';
 import { loadDefinitionFile } from '../steps/definition-file.js';
+import { chooseDefinition } from '../steps/definition-path.js';
 import type { ExportImageOptions } from '../specs/export.js';
 
 export async function exportImageCommand(
   ctx: CommandContext,
-  target: string,
+  given: string | undefined,
   options: ExportImageOptions,
 ): Promise<void> {
-  if (MCP_ID_PATTERN.test(target)) {
+  if (given !== undefined && MCP_ID_PATTERN.test(given)) {
     throw new UserError(
-      `export image needs the definition file, not a build id: the bundle of ${target} is on the service that built it`,
+      `export image needs the definition file, not a build id: the bundle of ${given} is on the service that built it`,
       {
         hint: 'run `mcpctl export image path/to/server.yaml` (the same file gives the same image tag)',
       },
@@ -32,7 +34,7 @@ export async function exportImageCommand(
   const { checkRegistry, DEFAULT_BASE_IMAGE } = await import('../../packaging/image.js');
   const registryProblem = options.registry === undefined ? undefined : checkRegistry(options.registry);
   if (registryProblem !== undefined) throw new UserError(`--registry ${options.registry}: ${registryProblem}`);
-  const file = await loadDefinitionFile(ctx, target);
+  const file = await loadDefinitionFile(ctx, await chooseDefinition(ctx, given));
   const [{ toBuildRequest }, { writeBundle }, docker, { createImageBuilder }] = await Promise.all([
     import('../../api/build-request.js'),
     import('../../runtime/host/bundle.js'),

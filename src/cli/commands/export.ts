@@ -1,6 +1,7 @@
 /**
- * `mcpctl export kubernetes <file|mcp_id> --env E`: the Kubernetes objects that run a server in an
- * environment, as YAML files in a folder (or one stream on stdout with `--out -`).
+ * `mcpctl export kubernetes [file|folder|mcp_id] --env E`: the Kubernetes objects that run a server in an
+ * environment, as YAML files in a folder (or one stream on stdout with `--out -`). A folder means its
+ * `server.yaml`, nothing means `./server.yaml`.
  *
  * From a file, the server is what `build` would send (its bundle digest names the image) and the
  * settings are the file's `deploy:` section, then the flags, as `deploy` takes them. From an mcp_id,
@@ -20,6 +21,7 @@ import { withApi } from '../api-errors.js';
 import type { CommandContext } from '../context.js';
 import { EXIT, UserError, type Problem } from '../../shared/errors.js';
 import { loadDefinitionFile, type DefinitionFile } from '../steps/definition-file.js';
+import { chooseDefinition } from '../steps/definition-path.js';
 import type { KubernetesExportOptions } from '../../packaging/kubernetes-manifests.js';
 import { applyDeployFlags, configFromDefinition, locateDeployField } from '../steps/deploy-config.js';
 import type { ExportKubernetesOptions } from '../specs/export.js';
@@ -41,16 +43,16 @@ type AuthKind = NonNullable<KubernetesExportOptions['auth']>;
 
 export async function exportKubernetesCommand(
   ctx: CommandContext,
-  target: string,
+  given: string | undefined,
   options: ExportKubernetesOptions,
 ): Promise<void> {
+  const byId = given !== undefined && MCP_ID_PATTERN.test(given);
+  const target = byId ? given : await chooseDefinition(ctx, given);
   const { checkRegistry } = await import('../../packaging/image.js');
   const registryProblem = options.registry === undefined ? undefined : checkRegistry(options.registry);
   if (registryProblem !== undefined) throw new UserError(`--registry ${options.registry}: ${registryProblem}`);
 
-  const source = MCP_ID_PATTERN.test(target)
-    ? await fromBuild(ctx, target, options)
-    : await fromFile(ctx, target, options);
+  const source = byId ? await fromBuild(ctx, target, options) : await fromFile(ctx, target, options);
   const { checkKubernetesOptions, kubernetesManifests } = await import('../../packaging/kubernetes-manifests.js');
   const exportOptions = {
     environment: options.env,

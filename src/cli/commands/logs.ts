@@ -14,6 +14,7 @@ import { withApi } from '../api-errors.js';
 import type { CommandContext } from '../context.js';
 import { UserError } from '../../shared/errors.js';
 import type { Output } from '../output.js';
+import { datesNeeded, formatTime, isToday } from '../render/format.js';
 import { serviceText } from '../render/service-text.js';
 import { deploymentIdOf } from '../steps/deployment-target.js';
 import type { LogsOptions } from '../specs/service.js';
@@ -33,12 +34,13 @@ export function parseSince(value: string, now: number = Date.now()): string {
   return new Date(time).toISOString();
 }
 
-/** `12:03:04.120 INFO  i1  message  req_…`, with the date first (`2026-01-31 12:03:04.120`) when asked. */
+/**
+ * `12:03:04.120 INFO  i1  message  req_…` in local time, with the date first (`2026-01-31 12:03:04.120`)
+ * when asked: the one time form, with milliseconds, as lines within a second keep their order.
+ */
 export function formatLogLine(out: Output, line: LogLine, withDate = false): string {
   const s = out.style;
-  const shown =
-    line.time.length < 23 ? line.time : withDate ? line.time.slice(0, 23).replace('T', ' ') : line.time.slice(11, 23);
-  const time = serviceText(shown);
+  const time = serviceText(formatTime(line.time, { date: withDate, ms: true }));
   const level = serviceText(line.level.toUpperCase().padEnd(5));
   const levelText =
     line.level === 'error'
@@ -53,10 +55,12 @@ export function formatLogLine(out: Output, line: LogLine, withDate = false): str
   return `${s.dim(time)} ${levelText} ${instance}${serviceText(line.message)}${request}\n`;
 }
 
-/** Whether lines span more than one day (UTC, as their times are shown): then each shows its date. */
-export function spansDays(lines: readonly LogLine[]): boolean {
-  const first = lines[0]?.time.slice(0, 10);
-  return lines.some((line) => line.time.slice(0, 10) !== first);
+/** Whether lines show their dates: when any is not from today (local time, as shown), so when they span days. */
+export function logDatesNeeded(lines: readonly LogLine[], now: number = Date.now()): boolean {
+  return datesNeeded(
+    lines.map((line) => line.time),
+    now,
+  );
 }
 
 /** The last line of a follow that ended by itself: why nothing more will come. */
@@ -88,15 +92,15 @@ export async function logsCommand(
   const query = { since, limit: options.lines, ...wanted };
   await withApi(ctx, async (client) => {
     if (options.follow === true) {
-      // The stream starts with the recent lines, then new ones as they come; dates appear once
-      // the lines reach another day than the first one.
-      let firstDay: string | undefined;
+      // The stream starts with the recent lines, then new ones as they come; dates appear from a
+      // line that is not from today or not from the first line's day on.
+      let first: number | undefined;
       let withDate = false;
       const write = (line: LogLine) => {
         if (keep !== undefined && !keep(line)) return;
         if (ctx.out.json) return ctx.out.jsonLine(line);
-        firstDay ??= line.time.slice(0, 10);
-        withDate ||= line.time.slice(0, 10) !== firstDay;
+        first ??= Date.parse(line.time);
+        withDate ||= !isToday(line.time) || (Number.isFinite(first) && !isToday(line.time, first));
         ctx.out.raw(formatLogLine(ctx.out, line, withDate));
       };
       await client.followLogs(deploymentId, write, ctx.signal, query);
@@ -118,7 +122,7 @@ export async function logsCommand(
           p.line(
             filtered ? 'No log lines match.' : since === undefined ? 'No log lines yet.' : 'No log lines since then.',
           );
-        const withDate = spansDays(lines);
+        const withDate = logDatesNeeded(lines);
         for (const line of lines) ctx.out.raw(formatLogLine(ctx.out, line, withDate));
       },
       { always: true },

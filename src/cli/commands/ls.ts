@@ -6,18 +6,25 @@
  */
 import { DEPLOYMENT_STATES, MCP_ID_PATTERN, type Deployment, type McpServer } from '../../api/operations.js';
 import type { DeploymentFilter } from '../../api/client.js';
+import type { UnreadableRecord } from '../../api/engine-health.js';
 import { withApi } from '../api-errors.js';
 import type { CommandContext } from '../context.js';
 import { UserError } from '../../shared/errors.js';
-import type { Printer } from '../output.js';
+import { visibleLength, type Printer } from '../output.js';
 import { instanceCounts, stableNameOf } from '../render/deployment.js';
+import { formatAgo } from '../render/format.js';
 import { serviceData } from '../render/service-text.js';
 import type { LsOptions } from '../specs/service.js';
 
 export interface LsResult {
   servers?: McpServer[];
   deployments?: Deployment[];
+  /** the service's records it could not read (moved aside): missing from both lists */
+  unreadable_records?: UnreadableRecord[];
 }
+
+/** The widest a table is, unless --wide: a terminal narrower than this gets its own width. */
+export const LS_MAX_COLUMNS = 100;
 
 export async function lsCommand(ctx: CommandContext, options: LsOptions): Promise<void> {
   if (options.status !== undefined && !(DEPLOYMENT_STATES as readonly string[]).includes(options.status)) {
@@ -38,13 +45,16 @@ export async function lsCommand(ctx: CommandContext, options: LsOptions): Promis
   const showServers = options.deployments !== true && options.env === undefined && options.status === undefined;
   const showDeployments = options.servers !== true;
 
-  const { servers, deployments } = await withApi(ctx, async (client) => {
+  const { servers, deployments, unreadable, local } = await withApi(ctx, async (client, connection) => {
     // Every server is fetched even with a filter: the deployments table names their servers.
-    const [all, found] = await Promise.all([
+    const [all, found, health] = await Promise.all([
       client.listServers(),
       showDeployments ? client.listDeployments(deploymentFilter) : Promise.resolve([]),
+      // records the service could not read are missing from both lists; a service without it says nothing
+      client.health().catch(() => undefined),
     ]);
-    return { servers: all, deployments: found };
+    const aside = health?.unreadable_records ?? [];
+    return { servers: all, deployments: found, unreadable: aside, local: connection.local };
   });
   const shownServers = servers.filter(
     (s) => options.server === undefined || (byId ? s.mcp_id === options.server : s.name === options.server),
@@ -52,16 +62,23 @@ export async function lsCommand(ctx: CommandContext, options: LsOptions): Promis
   const result: LsResult = {
     ...(showServers ? { servers: shownServers } : {}),
     ...(showDeployments ? { deployments } : {}),
+    ...(unreadable.length === 0 ? {} : { unreadable_records: unreadable }),
   };
+  const width = options.wide === true ? Number.POSITIVE_INFINITY : tableWidth(ctx);
   ctx.out.result(
     result,
     (p) => {
       // names, versions and URLs come from the service: control characters are shown as text
       const names = new Map(serviceData(servers).map((s) => [s.mcp_id, s.name]));
-      if (showServers) renderServers(p, serviceData(shownServers), options.server !== undefined);
+      if (showServers) renderServers(p, serviceData(shownServers), options.server !== undefined, width);
       if (showServers && showDeployments) p.line();
       if (showDeployments)
-        renderDeployments(p, serviceData(deployments), names, Object.keys(deploymentFilter).length > 0);
+        renderDeployments(p, serviceData(deployments), names, Object.keys(deploymentFilter).length > 0, width);
+      if (unreadable.length > 0) {
+        const howMany = unreadable.length === 1 ? '1 record' : `${unreadable.length} records`;
+        const where = local ? 'mcpctl engine status' : 'GET /v1/health of the service lists them';
+        p.warn(`${howMany} could not be read and ${unreadable.length === 1 ? 'was' : 'were'} moved aside: ${where}`);
+      }
     },
     // the ids of the rows shown, one per line: servers first, then deployments
     {
@@ -73,13 +90,13 @@ export async function lsCommand(ctx: CommandContext, options: LsOptions): Promis
   );
 }
 
-function renderServers(p: Printer, servers: McpServer[], filtered: boolean): void {
+function renderServers(p: Printer, servers: McpServer[], filtered: boolean, width: number): void {
   if (servers.length === 0) {
     p.line(filtered ? 'No server matches.' : 'No servers yet.');
     if (!filtered) p.next('build one: mcpctl build <file>');
     return;
   }
-  p.table(
+  const table = fitTable(
     ['SERVER', 'NAME', 'VERSION', 'TOOLS', 'RESOURCES', 'PROMPTS', 'BUILT'],
     servers.map((s) => [
       s.mcp_id,
@@ -88,12 +105,22 @@ function renderServers(p: Printer, servers: McpServer[], filtered: boolean): voi
       count(s.tools),
       count(s.resources),
       count(s.prompts),
-      ago(s.created_at),
+      formatAgo(s.created_at) ?? '',
     ]),
+    width,
+    // the names and versions give way, widest first; ids, counts and times stay whole
+    [1, 2],
   );
+  p.table(table.headers, table.rows);
 }
 
-function renderDeployments(p: Printer, deployments: Deployment[], names: Map<string, string>, filtered: boolean): void {
+function renderDeployments(
+  p: Printer,
+  deployments: Deployment[],
+  names: Map<string, string>,
+  filtered: boolean,
+  width: number,
+): void {
   if (deployments.length === 0) {
     p.line(filtered ? 'No deployment matches.' : 'No deployments yet.');
     if (!filtered) p.next('deploy a server: mcpctl deploy <mcp_id|file> --env development');
@@ -102,7 +129,7 @@ function renderDeployments(p: Printer, deployments: Deployment[], names: Map<str
   // narrow enough for a 100-column terminal: the stable name stands for server and environment,
   // and the MCP URL is its path on the engine, named once below the table
   const bases = new Set<string>();
-  p.table(
+  const table = fitTable(
     ['NAME', 'DEPLOYMENT', 'STATUS', 'INST', 'UPDATED', 'MCP URL'],
     newestFirst(deployments).map((d) => {
       const counts = instanceCounts(d);
@@ -115,12 +142,16 @@ function renderDeployments(p: Printer, deployments: Deployment[], names: Map<str
         d.deployment_id,
         colour(p, d.status),
         live && counts !== undefined ? `${counts.healthy}/${counts.desired}` : '',
-        ago(d.updated_at ?? d.created_at),
+        formatAgo(d.updated_at ?? d.created_at) ?? '',
         // a stopped or failed deployment has no URL that reaches it
         stable?.path ?? (live ? d.url : ''),
       ];
     }),
+    width,
+    // long names give way first, then URLs (whose ends, the name's and `/mcp`, are kept)
+    [0, 5],
   );
+  p.table(table.headers, table.rows);
   if (bases.size === 1) p.line(p.style.dim(`MCP URLs are on ${[...bases][0]!}`));
 }
 
@@ -140,6 +171,48 @@ function splitStableUrl(d: Deployment): { base: string; path: string } | undefin
   return url === undefined || at === -1 ? undefined : { base: url.slice(0, at), path: url.slice(at) };
 }
 
+/** The width tables fit: LS_MAX_COLUMNS, or a narrower terminal's own (never under 60). */
+function tableWidth(ctx: CommandContext): number {
+  const columns = ctx.io.stdout.isTTY === true ? ctx.io.stdout.columns : undefined;
+  return columns === undefined || columns <= 0 ? LS_MAX_COLUMNS : Math.max(60, Math.min(LS_MAX_COLUMNS, columns));
+}
+
+/** Cells no narrower than this are shortened no further (nor their header). */
+const MIN_SHRUNK = 12;
+
+/**
+ * A table whose rows fit `width` columns (two spaces between columns, as Printer.table draws them):
+ * the columns in `shrink` give way, the widest first, down to MIN_SHRUNK; a cut cell ends in `…` (a
+ * URL keeps its end). Other cells, coloured ones among them, are never cut.
+ */
+export function fitTable(
+  headers: string[],
+  rows: string[][],
+  width: number,
+  shrink: number[],
+): { headers: string[]; rows: string[][] } {
+  const widths = headers.map((header, i) =>
+    Math.max(visibleLength(header), ...rows.map((row) => visibleLength(row[i] ?? ''))),
+  );
+  let over = widths.reduce((sum, w) => sum + w, 0) + 2 * (headers.length - 1) - width;
+  while (over > 0) {
+    const widest = shrink
+      .filter((i) => (widths[i] ?? 0) > Math.max(MIN_SHRUNK, headers[i]?.length ?? 0))
+      .sort((a, b) => (widths[b] ?? 0) - (widths[a] ?? 0))[0];
+    if (widest === undefined) break;
+    widths[widest] = (widths[widest] ?? 0) - 1;
+    over -= 1;
+  }
+  const cut = (cell: string, i: number): string => {
+    const max = widths[i] ?? 0;
+    if (!shrink.includes(i) || visibleLength(cell) <= max) return cell;
+    if (!cell.includes('/')) return `${cell.slice(0, max - 1)}…`;
+    const tail = Math.ceil((max - 1) / 2);
+    return `${cell.slice(0, max - 1 - tail)}…${cell.slice(cell.length - tail)}`;
+  };
+  return { headers, rows: rows.map((row) => row.map(cut)) };
+}
+
 function colour(p: Printer, status: Deployment['status']): string {
   if (status === 'deployed') return p.style.green(status);
   if (status === 'failed') return p.style.red(status);
@@ -149,15 +222,4 @@ function colour(p: Printer, status: Deployment['status']): string {
 
 function count(n: number | undefined): string {
   return n === undefined ? '' : String(n);
-}
-
-/** `12 s ago`, `5 min ago`, `3 h ago`, `2 d ago`. */
-export function ago(iso: string | undefined, now: number = Date.now()): string {
-  const then = iso === undefined ? Number.NaN : Date.parse(iso);
-  if (Number.isNaN(then)) return '';
-  const seconds = Math.max(0, Math.round((now - then) / 1000));
-  if (seconds < 60) return `${seconds} s ago`;
-  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ago`;
-  if (seconds < 86_400) return `${Math.floor(seconds / 3600)} h ago`;
-  return `${Math.floor(seconds / 86_400)} d ago`;
 }

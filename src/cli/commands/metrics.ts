@@ -10,7 +10,7 @@ import type { CommandContext } from '../context.js';
 import type { Printer } from '../output.js';
 import { renderBarChart } from '../render/chart.js';
 import { CHART_POINTS, metricsHistoryLine, renderMetricsHistory } from '../render/metrics-history.js';
-import { formatRate, formatSeconds } from '../render/format.js';
+import { datesNeeded, formatMs, formatRate, formatSeconds, formatTime } from '../render/format.js';
 import { deploymentIdOf } from '../steps/deployment-target.js';
 import type { MetricsOptions } from '../specs/service.js';
 
@@ -50,9 +50,9 @@ export function metricsLine(m: Metrics): string {
 }
 
 export function renderMetrics(p: Printer, m: Metrics): void {
-  const window = formatSeconds(m.window_seconds) ?? `${m.window_seconds} s`;
+  const window = formatSeconds(m.window_seconds) ?? '?';
   p.line(p.style.bold(`${m.deployment_id}, last ${window}`));
-  const ms = (value: number | null) => (value === null ? '–' : `${value} ms`);
+  const ms = (value: number | null) => formatMs(value) ?? '–';
   p.fields([
     ['requests', `${m.requests} (${m.throughput_rps} per second)`],
     ['latency', `p50 ${ms(m.latency_ms.p50)}   p95 ${ms(m.latency_ms.p95)}   p99 ${ms(m.latency_ms.p99)}`],
@@ -70,10 +70,9 @@ export function renderMetrics(p: Printer, m: Metrics): void {
   const series = m.series ?? [];
   if (series.length > 0 && m.requests > 0) {
     const step = m.window_seconds / series.length;
-    const span = {
-      from: clock(series[0]!.t),
-      to: clock(new Date(Date.parse(series.at(-1)!.t) + step * 1000).toISOString()),
-    };
+    const ends = [series[0]!.t, new Date(Date.parse(series.at(-1)!.t) + step * 1000).toISOString()];
+    const date = datesNeeded(ends);
+    const span = { from: formatTime(ends[0]!, { date }), to: formatTime(ends[1]!, { date }) };
     p.line();
     for (const line of renderBarChart(
       series.map((point) => point.p95_ms),
@@ -96,8 +95,4 @@ export function renderMetrics(p: Printer, m: Metrics): void {
 function errorRate(p: Printer, rate: number): string {
   const text = formatRate(rate);
   return rate === 0 ? text : rate < 0.1 ? p.style.yellow(text) : p.style.red(text);
-}
-
-function clock(iso: string): string {
-  return iso.slice(11, 19);
 }

@@ -29,6 +29,7 @@ export async function testCommand(ctx: CommandContext, given: string | undefined
   const tests = file?.loaded.definition.tests;
   const cases = planCases(target, file, options);
   const threshold = options.threshold ?? tests?.threshold ?? DEFAULT_THRESHOLD;
+  const envVars = await testEnvVars(ctx, options);
 
   const report = await withApi(
     ctx,
@@ -40,7 +41,7 @@ export async function testCommand(ctx: CommandContext, given: string | undefined
         cases.map((c) => options.model ?? c.model ?? tests?.model),
       );
       const mcpId = file === undefined ? target : (await buildDefinition(ctx, client, file)).mcp_id;
-      return runCases(ctx, client, { mcpId, cases, threshold, flags: options, file });
+      return runCases(ctx, client, { mcpId, cases, threshold, flags: options, file, envVars });
     },
     file === undefined ? {} : { locate: file.locate },
   );
@@ -51,4 +52,22 @@ export async function testCommand(ctx: CommandContext, given: string | undefined
   annotateReport(ctx, report, file);
   await publishToGithub(ctx.io, (text) => ctx.out.warn(text), { summary: testSummary(report) });
   if (!report.passed) throw testsFailed(report);
+}
+
+/**
+ * The values given to the server for its `${VAR}` references (such as a stand-in API's address),
+ * read as `deploy` reads them: `--env-file`, then `--env-var` from this environment.
+ */
+async function testEnvVars(ctx: CommandContext, options: TestOptions): Promise<Record<string, string> | undefined> {
+  if (options.envFile === undefined && (options.envVar?.length ?? 0) === 0) return undefined;
+  const { applyDeployFlags } = await import('../steps/deploy-config.js');
+  const config = await applyDeployFlags(
+    {},
+    {
+      ...(options.envFile === undefined ? {} : { envFile: options.envFile }),
+      ...(options.envVar === undefined ? {} : { envVar: options.envVar }),
+    },
+    ctx.io,
+  );
+  return config.env_vars ?? {};
 }

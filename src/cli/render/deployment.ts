@@ -4,7 +4,7 @@
  */
 import type { Deployment } from '../../api/operations.js';
 import type { Printer } from '../output.js';
-import { formatSeconds } from './format.js';
+import { formatAgo, formatSeconds, formatTime } from './format.js';
 import { serviceData, serviceText } from './service-text.js';
 
 /** Healthy instances out of the wanted number, when the service says. */
@@ -108,8 +108,14 @@ export function renderDeploymentFields(p: Printer, answer: Deployment): void {
     ['instances', formatInstances(deployment)],
     ['deploy time', formatSeconds(deployment.deploy_time)],
     ['reason', deployment.reason],
-    ['updated', deployment.updated_at],
+    ['updated', updatedText(deployment.updated_at)],
   ]);
+}
+
+/** `12:03:04 (12 min ago)`, the date first when not today. */
+function updatedText(iso: string | undefined): string | undefined {
+  const ago = formatAgo(iso);
+  return iso === undefined || ago === undefined ? iso : `${formatTime(iso)} (${ago})`;
 }
 
 function colourStatus(p: Printer, status: Deployment['status']): string {
@@ -132,10 +138,10 @@ function colourStatus(p: Printer, status: Deployment['status']): string {
 export function renderDeployment(p: Printer, answer: Deployment, heading: string, note?: string, notices = true): void {
   const deployment = serviceData(answer);
   const id = deployment.deployment_id;
-  if (deployment.status === 'failed') p.line(`${p.style.red('✖')} ${heading}`);
+  if (deployment.status === 'failed') p.text(`${p.style.red('✖')} ${heading}`);
   else if (deployment.status === 'deployed') p.success(heading);
-  else p.line(`${p.style.cyan('●')} ${heading}`);
-  if (note !== undefined) p.line(`  ${serviceText(note)}`);
+  else p.text(`${p.style.cyan('●')} ${heading}`);
+  if (note !== undefined) p.text(`  ${serviceText(note)}`);
   renderDeploymentFields(p, deployment);
   if (notices) for (const notice of deployment.notices ?? []) p.warn(notice);
   switch (deployment.status) {

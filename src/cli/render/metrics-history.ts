@@ -2,19 +2,22 @@
  * `mcpctl metrics <id> --since …` for people: the totals of the span, then charts of requests, error
  * rate and p95 latency per interval. Pure: writes through a Printer.
  */
-import type { MetricsHistory } from '../../api/usage.js';
+import { parseSince, type MetricsHistory } from '../../api/usage.js';
 import type { Printer } from '../output.js';
 import { renderBarChart } from './chart.js';
-import { formatRate, formatSeconds } from './format.js';
+import { datesNeeded, formatMs, formatRate, formatSeconds, formatTime } from './format.js';
 
 /** The most intervals a chart shows: 60 whole steps of the span and the current one. */
 export const CHART_POINTS = 61;
 
-export function renderMetricsHistory(p: Printer, h: MetricsHistory, since: string): void {
+export function renderMetricsHistory(p: Printer, h: MetricsHistory, sinceText: string): void {
   const t = h.totals;
-  const step = formatSeconds(h.step_seconds) ?? `${h.step_seconds} s`;
+  // `--since 90m` reads as every duration does: `1 h 30 min`
+  const spanMs = parseSince(sinceText);
+  const since = (spanMs === undefined ? undefined : formatSeconds(spanMs / 1000)) ?? sinceText;
+  const step = formatSeconds(h.step_seconds) ?? '?';
   p.line(p.style.bold(`${h.deployment_id}, last ${since} (${step} per point)`));
-  const ms = (value: number | null) => (value === null ? '–' : `${value} ms`);
+  const ms = (value: number | null) => formatMs(value) ?? '–';
   const rate = (value: number | null) => (value === null ? '' : ` (${formatRate(value)})`);
   const byType = Object.entries(t.errors_by_type)
     .map(([type, n]) => `${type} ${n}`)
@@ -32,7 +35,9 @@ export function renderMetricsHistory(p: Printer, h: MetricsHistory, since: strin
     return;
   }
   const points = h.points;
-  const span = { from: label(points[0]!.t, h.step_seconds), to: label(h.until, h.step_seconds) };
+  // the span's ends as every time is shown: with their dates when the span reaches another day
+  const date = datesNeeded([points[0]!.t, h.until]);
+  const span = { from: formatTime(points[0]!.t, { date }), to: formatTime(h.until, { date }) };
   const charts: Array<[string, Array<number | null>, (n: number) => string]> = [
     ['requests      ', points.map((x) => x.requests), (n) => String(Math.round(n))],
     ['error rate (%)', points.map((x) => (x.requests === 0 ? null : (100 * x.errors) / x.requests)), round1],
@@ -62,9 +67,4 @@ export function metricsHistoryLine(h: MetricsHistory): string {
 
 function round1(n: number): string {
   return String(Math.round(n * 10) / 10);
-}
-
-/** A time under a chart: the clock within a day's span, the date and hour beyond. */
-function label(iso: string, stepSeconds: number): string {
-  return stepSeconds < 3600 ? iso.slice(11, 16) : `${iso.slice(5, 10)} ${iso.slice(11, 13)}h`;
 }

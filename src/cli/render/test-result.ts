@@ -65,13 +65,13 @@ export function renderCase(p: Printer, answer: CaseReport, locateTool: LocateToo
     ['success rate', `${bandColour(`${formatRate(r.success_rate)}`)} (${report.band.label})`],
   ]);
   for (const cause of report.guidance.causes) {
-    p.line(`  ${s.yellow('cause')} ${s.bold(cause.kind)}: ${cause.message}`);
+    p.text(`  ${s.yellow('cause')} ${s.bold(cause.kind)}: ${cause.message}`, 4);
     for (const tool of cause.tools ?? []) {
       const where = locateTool(tool);
-      if (where !== undefined) p.line(`        ${s.dim('→')} ${tool} is defined at ${where}`);
+      if (where !== undefined) p.text(`        ${s.dim('→')} ${tool} is defined at ${where}`);
     }
   }
-  for (const failure of report.failures) p.line(`  ${s.red('✖')} ${failure}`);
+  for (const failure of report.failures) p.text(`  ${s.red('✖')} ${failure}`);
   p.line();
 }
 
@@ -85,5 +85,5 @@ export function renderReport(p: Printer, report: TestReport, quiet: boolean, loc
   }
   for (const c of report.cases) renderCase(p, c, locateTool);
   if (report.passed) p.success(summary);
-  else p.line(`${p.style.red('✖')} ${summary}`);
+  else p.text(`${p.style.red('✖')} ${summary}`);
 }

@@ -40,6 +40,10 @@ const EXAMPLES: Readonly<Record<string, readonly (readonly [string, string])[]>>
     ["mcpctl logs weather.prod --grep '/timeout|refused/i'", 'lines matching a regular expression'],
   ],
   stop: [['mcpctl stop weather.staging', 'its record and log stay']],
+  rm: [
+    ['mcpctl rm notes.development', 'a stopped deployment, its log and metrics; asks on a terminal'],
+    ['mcpctl rm deploy_7hx2k9q4mz mcp_4k2j9x7q1m --yes', 'a deployment and a build, asking nothing (CI)'],
+  ],
   rollback: [['mcpctl rollback weather.production', 'back to the previous build and configuration']],
   metrics: [
     ['mcpctl metrics weather.prod', 'the last 5 minutes, with a chart'],
@@ -75,9 +79,13 @@ const EXAMPLES: Readonly<Record<string, readonly (readonly [string, string])[]>>
   ],
   'export kubernetes': [
     ['mcpctl export kubernetes examples/weather -e prod --registry ghcr.io/acme', 'into k8s/weather-production/'],
-    ['mcpctl export kubernetes mcp_4k2j9x7q1m -e stg -o - | kubectl apply -f -', 'straight to a cluster'],
+    ['mcpctl export kubernetes -e stg -o - | kubectl apply -f -', './server.yaml, straight to a cluster'],
+    ['mcpctl export kubernetes mcp_4k2j9x7q1m -e dev', 'a built server'],
   ],
-  'export image': [['mcpctl export image examples/weather --registry ghcr.io/acme', 'build and push the image']],
+  'export image': [
+    ['mcpctl export image', 'the image of ./server.yaml'],
+    ['mcpctl export image examples/weather --registry ghcr.io/acme', 'build and push the image'],
+  ],
   login: [
     ['mcpctl login --api-url https://mcp.example.com', 'asks for the key, hidden'],
     ['echo "$KEY" | mcpctl login --api-url https://mcp.example.com --with-key', 'from stdin (CI)'],

@@ -6,6 +6,8 @@
 import { Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { collect, parseEnvironment, parseInteger, type OptionsOf } from './options.js';
 
+const DEFINITION = 'the definition (YAML), or a folder with a server.yaml (default: ./server.yaml)';
+
 export function defineExport(parent: CommandUnknownOpts) {
   return parent.command('export').description('write what runs a server on another platform');
 }
@@ -16,7 +18,7 @@ export function defineExportKubernetes(parent: CommandUnknownOpts) {
     .description(
       'write Kubernetes manifests for a definition or a built server: Deployment, Service, Secret, autoscaler, disruption budget, Ingress with TLS',
     )
-    .argument('<target>', 'a definition file, or an mcp_… id of a built server')
+    .argument('[target]', `an mcp_… id of a built server, or ${DEFINITION}`)
     .addOption(
       new Option('-e, --env <environment>', 'the environment the manifests are for (prod, stg, dev)')
         .argParser(parseEnvironment)
@@ -48,7 +50,7 @@ export function defineExportImage(parent: CommandUnknownOpts) {
     .description(
       'build the container image of a definition (mcpctl-server:<bundle digest>) on the Docker host of DOCKER_HOST; push it with --registry',
     )
-    .argument('<file>', 'the definition (YAML)')
+    .argument('[file]', DEFINITION)
     .option('--base-image <image>', 'the image with node the server image starts from (default: node:20-slim)')
     .option('--registry <registry>', 'tag the image for this registry and push it, such as registry.example.com/team');
 }

@@ -82,7 +82,8 @@ export function defineLs(parent: CommandUnknownOpts) {
     )
     .option('--server <name|mcp_id>', 'only this server and its deployments')
     .option('--servers', 'only the servers')
-    .option('--deployments', 'only the deployments');
+    .option('--deployments', 'only the deployments')
+    .option('--wide', 'names and URLs in full, however wide the tables (otherwise they fit 100 columns)');
 }
 export type LsOptions = OptionsOf<ReturnType<typeof defineLs>>;
 
@@ -117,6 +118,20 @@ export function defineStop(parent: CommandUnknownOpts) {
     .option('--idempotency-key <key>', 'reuse a key so a repeated request does not stop twice');
 }
 export type StopOptions = OptionsOf<ReturnType<typeof defineStop>>;
+
+export function defineRm(parent: CommandUnknownOpts) {
+  return parent
+    .command('rm')
+    .description(
+      'remove stopped or failed deployments (record, logs, metrics) and builds no deployment runs (DELETE /v1/deploy/{id}, DELETE /v1/servers/{mcp_id})',
+    )
+    .argument(
+      '<deployments...>',
+      'deploy_… ids, <server>.<env> names (notes.prod), names from their URLs, or mcp_… build ids',
+    )
+    .option('-y, --yes', 'remove without asking; needed where no one can be asked (CI, pipes, --json)');
+}
+export type RmOptions = OptionsOf<ReturnType<typeof defineRm>>;
 
 export function defineRollback(parent: CommandUnknownOpts) {
   return parent
@@ -170,6 +185,12 @@ export function defineTest(parent: CommandUnknownOpts) {
     .option('--threshold <rate>', 'fail (exit 7) below this success rate, 0 to 1 (default 0.8)', parseRate)
     .option('--expect-tool <name>', 'with --message: a tool the agent should call (repeatable)', collect)
     .option('--junit <file>', 'also write a JUnit XML report to this file')
+    .option(
+      '--env-var <NAME>',
+      'give the server this variable in the test, with its value from your environment (repeatable)',
+      collect,
+    )
+    .option('--env-file <file>', 'give the server the NAME=value lines of this file in the test')
     .addHelpText('after', `\n${describeModels()}`);
 }
 export type TestOptions = OptionsOf<ReturnType<typeof defineTest>>;

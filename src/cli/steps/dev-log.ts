@@ -6,6 +6,7 @@
  */
 import type { CommandContext } from '../context.js';
 import type { LogEntry, RuntimeLogger } from '../../runtime/server/logger.js';
+import { formatMs, formatTime } from '../render/format.js';
 import { jsonText, serviceText } from '../render/service-text.js';
 
 type Style = CommandContext['out']['style'];
@@ -29,7 +30,7 @@ export function createDevLogger(ctx: CommandContext, stdio: boolean): RuntimeLog
 
 /** One request as a line (and its params and result below it with --debug). */
 export function formatEntry(entry: LogEntry, style: Style): string {
-  const time = new Date().toTimeString().slice(0, 8);
+  const time = formatTime(new Date().toISOString(), { date: false });
   const text = (value: unknown) => serviceText(String(value));
   if (entry.event !== 'request') {
     const detail = typeof entry.error === 'string' ? `: ${text(entry.error)}` : '';
@@ -41,7 +42,7 @@ export function formatEntry(entry: LogEntry, style: Style): string {
   const what = text(typeof entry.target === 'string' ? `${rpc} ${entry.target}` : rpc);
   const statusText = status >= 400 ? style.red(String(status)) : String(status);
   const ms = typeof entry.duration_ms === 'number' ? entry.duration_ms : 0;
-  const parts = [style.dim(time), what, statusText, style.dim(`${ms < 10 ? ms.toFixed(1) : Math.round(ms)} ms`)];
+  const parts = [style.dim(time), what, statusText, style.dim(formatMs(ms) ?? '')];
   if (typeof entry.user_id === 'string') parts.push(style.dim(`user=${text(entry.user_id)}`));
   if (typeof entry.error === 'string') parts.push(style.red(text(entry.error)));
   else if (entry.is_error === true) parts.push(style.red('error result'));

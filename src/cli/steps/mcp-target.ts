@@ -11,6 +11,7 @@ import type { Deployment } from '../../api/operations.js';
 import { EXIT, UserError } from '../../shared/errors.js';
 import { VERSION } from '../../shared/version.js';
 import type { CommandContext } from '../context.js';
+import { formatSeconds } from '../render/format.js';
 import { serviceText } from '../render/service-text.js';
 
 export type McpClient = ClientSdkModule.Client;
@@ -250,7 +251,7 @@ function explainFailure(
     });
   }
   if (error instanceof sdk.SdkError && error.code === sdk.SdkErrorCode.RequestTimeout) {
-    return new UserError(`${where} did not answer within ${Math.round(timeout / 1000)} s`, {
+    return new UserError(`${where} did not answer within ${formatSeconds(timeout / 1000) ?? ''}`, {
       exitCode: EXIT.transient,
       code: 'timeout',
       hint: 'wait longer with --timeout <seconds>, or check the server',

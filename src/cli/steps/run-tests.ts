@@ -170,11 +170,13 @@ export interface RunCasesOptions {
   threshold: number;
   flags: TestFlags;
   file?: DefinitionFile | undefined;
+  /** values of the server's `${VAR}` references for every run (`--env-var`, `--env-file`) */
+  envVars?: Record<string, string> | undefined;
 }
 
 /** Runs each case in turn, with progress, and judges it. */
 export async function runCases(ctx: CommandContext, client: ApiClient, options: RunCasesOptions): Promise<TestReport> {
-  const { mcpId, cases, threshold, flags, file } = options;
+  const { mcpId, cases, threshold, flags, file, envVars } = options;
   const tests = file?.loaded.definition.tests;
   const tools = file?.loaded.definition.tools;
   const reports: CaseReport[] = [];
@@ -191,6 +193,7 @@ export async function runCases(ctx: CommandContext, client: ApiClient, options: 
         message: spec.message,
         ...(model === undefined ? {} : { ai_model: model }),
         ...(userId === undefined ? {} : { context: { user_id: userId } }),
+        ...(envVars === undefined ? {} : { env_vars: envVars }),
         ...(spec.expect?.tools === undefined ? {} : { expect: { tools: spec.expect.tools } }),
       });
     } catch (error) {

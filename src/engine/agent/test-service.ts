@@ -54,7 +54,9 @@ export function createTestService(deps: TestServiceDeps): TestService {
     const signal = AbortSignal.timeout(limits.timeoutMs);
     const definition = server.definition;
     const userId = request.context?.user_id;
-    const access = await localCredentials.prepare(definition, placeholderEnv(definition), userId);
+    // the values the request gives (a stand-in API's address) over the placeholders
+    const given = { ...placeholderEnv(definition), ...request.env_vars };
+    const access = await localCredentials.prepare(definition, given, userId);
     const env = access.env;
     const name = server.server.name;
 

@@ -5,12 +5,13 @@
  * "resolved", and `mcpctl alerts` still lists what resolved before it. A file that cannot be read
  * is moved aside to `<home>/store/unreadable/` and the engine starts with no alerts.
  */
-import { readFile, rename } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ALERT_KINDS, ALERT_SEVERITIES, LATENCY_PERCENTILES } from '../../definition/alerts-schema.js';
 import type { Logger } from '../engine-log.js';
 import { ensureDir, removeStaleTemps, writeFileAtomic } from '../store/atomic.js';
+import { moveAside } from '../store/unreadable.js';
 import type { AlertState } from './evaluate.js';
 
 export const ALERT_FILE_SCHEMA_VERSION = 1;
@@ -73,10 +74,7 @@ export async function loadAlerts(dir: string, logger: Logger): Promise<StoredAle
     const body = AlertFileBody.parse(JSON.parse(text));
     return { active: body.active, recent: body.recent };
   } catch (error) {
-    const aside = join(dir, '..', 'unreadable');
-    await ensureDir(aside);
-    const target = join(aside, `alerts-${Date.now()}.json`);
-    await rename(join(dir, FILE), target);
+    const target = await moveAside(join(dir, '..'), 'alerts', FILE, error);
     logger.warn('the alerts file could not be read: moved aside, alerting starts afresh', {
       file: target,
       error:

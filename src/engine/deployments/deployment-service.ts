@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { createAdmission, type WorkQueue } from '../admission.js';
 import type { Deployment, DeployRequest, LogLine, Metrics } from '../../api/contract.js';
-import { ServiceError } from '../service-error.js';
+import { ServiceError, storageServiceError } from '../service-error.js';
 import type { DeploymentRecord, ServerRecord } from '../records.js';
 import type { DeploymentService, DeploymentServiceDeps, LogReadOptions } from '../services.js';
 import type { Logger } from '../engine-log.js';
@@ -33,6 +33,7 @@ import { applyTransition, canTransition } from './states.js';
 import { isIdle, planReplacement } from './decisions.js';
 import { cannotStop, checkDomainFree, validateDeploy, withoutUndefined } from './deploy-checks.js';
 import { planRollback, type RolledBackTo } from './rollback-plan.js';
+import { removeDeployment } from './removal.js';
 import type { DeploymentSnapshot } from '../observability/events.js';
 import { SecretRegistry } from '../secret-registry.js';
 
@@ -162,9 +163,12 @@ class Deployments implements LocalDeploymentService {
     } catch (error) {
       // Not on disk, so not accepted: nothing starts, and no answer shows it.
       this.registry.remove(live);
-      throw new ServiceError(
-        'unavailable',
-        `the deployment could not be saved, so it was not started: ${error instanceof Error ? error.message : String(error)}`,
+      throw (
+        storageServiceError(error) ??
+        new ServiceError(
+          'unavailable',
+          `the deployment could not be saved, so it was not started: ${error instanceof Error ? error.message : String(error)}`,
+        )
       );
     }
     // The answer is the deployment as accepted (`deploying`); clients follow it with waitForChange.
@@ -292,6 +296,10 @@ class Deployments implements LocalDeploymentService {
     record.version += 1;
     await this.store.putDeployment(record);
     return storedView(record.deployment);
+  }
+
+  async remove(deploymentId: string): Promise<Deployment> {
+    return removeDeployment(this.parts(), await this.requireRecord(deploymentId));
   }
 
   async rollback(deploymentId: string): Promise<Deployment> {

@@ -65,6 +65,10 @@ export interface AppOptions {
   alerts?: RouteDeps['alerts'];
   /** the metrics history and usage: `?since=` of the metrics, and /usage */
   history?: HistoryReader | undefined;
+  /** DELETE of deployments and servers; absent: those answer 501 */
+  housekeeping?: RouteDeps['housekeeping'];
+  /** the store's files moved aside because they could not be read, shown by /v1/health */
+  unreadable?: RouteDeps['unreadable'];
   /** GET /metrics (Prometheus), for the API key or the metrics token */
   metrics?: Pick<MetricsEndpoint, 'serve'> | undefined;
   /** the dashboard's files served under /ui; default: the package's dist/ui/ */
@@ -119,6 +123,8 @@ function pipelineParts(options: AppOptions, clock: () => number, isDraining: () 
     isDraining,
     history: options.history,
     alerts: options.alerts,
+    housekeeping: options.housekeeping,
+    unreadable: options.unreadable,
   });
   const sessions = new UiSessions({}, clock);
   router.add('POST', DASHBOARD_CODES_PATH, dashboardCodesRoute(sessions, options.publicUrl));

@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendJson } from '../../shared/http.js';
 import { newId } from '../ids.js';
 import type { Logger } from '../engine-log.js';
-import { ServiceError } from '../service-error.js';
+import { ServiceError, storageServiceError } from '../service-error.js';
 import { ClientGoneError } from './body.js';
 import { requestTimedOut } from './engine-server.js';
 import type { IdempotencyClaim } from './idempotency.js';
@@ -90,7 +90,10 @@ export async function answerFailure(x: Exchange, error: unknown): Promise<void> 
     dropRequest(x);
     return;
   }
-  const known = error instanceof ServiceError ? error : undefined;
+  // a write the disk refused is the engine's problem, said as such (a full disk, a read-only one)
+  const storage = error instanceof ServiceError ? undefined : storageServiceError(error);
+  if (storage !== undefined) x.log().error('a write failed', { method: x.method, path: x.path, error });
+  const known = error instanceof ServiceError ? error : storage;
   if (known === undefined) x.log().error('unexpected error', { method: x.method, path: x.path, error });
   const failure =
     known ?? new ServiceError('internal', `an unexpected error occurred; report it with the request id ${x.requestId}`);

@@ -5,10 +5,11 @@
  * expired idempotency entries, unreadable records) touches this folder. A file that cannot be read
  * is moved aside to `<home>/store/unreadable/`, and the engine keeps going.
  */
-import { readdir, readFile, rename, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readdir, readFile, rm } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import type { Logger } from '../engine-log.js';
-import { ensureDir, removeStaleTemps, syncDir, writeFileAtomic } from '../store/atomic.js';
+import { ensureDir, removeStaleTemps, writeFileAtomic } from '../store/atomic.js';
+import { moveAside } from '../store/unreadable.js';
 import { ERROR_TYPES, LATENCY_BOUNDS_MS, type Bucket, type Series } from './history-buckets.js';
 import { table, type Counts, type UsageDay } from './usage-tally.js';
 
@@ -50,7 +51,7 @@ export async function loadHistories(dir: string, logger: Logger): Promise<Map<st
     try {
       out.set(id, parseHistory(JSON.parse(await readFile(join(dir, name), 'utf8'))));
     } catch (error) {
-      await moveAside(dir, name, error, logger);
+      await moveHistoryAside(dir, name, error, logger);
     }
   }
   return out;
@@ -157,12 +158,8 @@ function isCount(n: unknown): n is number {
   return typeof n === 'number' && Number.isFinite(n) && n >= 0;
 }
 
-async function moveAside(dir: string, name: string, error: unknown, logger: Logger): Promise<void> {
-  const aside = join(dir, '..', 'unreadable');
-  await ensureDir(aside);
-  const target = join(aside, `history-${Date.now()}-${name}`);
-  await rename(join(dir, name), target).catch(() => {});
-  await syncDir(dir).catch(() => {});
+async function moveHistoryAside(dir: string, name: string, error: unknown, logger: Logger): Promise<void> {
+  const target = await moveAside(join(dir, '..'), basename(dir), name, error);
   logger.warn('moved an unreadable metrics history aside', {
     file: name,
     moved_to: target,

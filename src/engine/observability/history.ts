@@ -101,6 +101,17 @@ export class History implements RequestObserver, HistoryReader {
     return run;
   }
 
+  /** Forgets a deployment's history and removes its file (a deployment removed from the engine). */
+  forget(deploymentId: string): Promise<void> {
+    this.byDeployment.delete(deploymentId);
+    this.dirty.delete(deploymentId);
+    const empty: DeploymentHistory = { series: { minutes: [], hours: [] }, days: [] };
+    // after the write under way, so that write cannot bring the file back
+    const run = this.writing.then(() => saveHistory(this.options.dir, deploymentId, empty, this.options.clock()));
+    this.writing = run.catch(() => {});
+    return run;
+  }
+
   /** Stops the timer and writes what is left; requests after this are not counted. */
   async close(): Promise<void> {
     if (this.closed) return;

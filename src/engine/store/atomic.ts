@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { asWriteError } from './storage-fault.js';
 
 export const TEMP_SUFFIX = '.tmp';
 
@@ -24,12 +25,28 @@ export async function writeFileAtomic(
   const dir = dirname(path);
   const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}${TEMP_SUFFIX}`);
   const durable = options.durable !== false;
+  try {
+    await writeThrough(temp, path, data, options.mode, durable);
+  } catch (error) {
+    // a full or read-only disk is reported for the file being written, not the temporary one
+    throw asWriteError(error, path);
+  }
+  if (durable) await syncDir(dir);
+}
+
+async function writeThrough(
+  temp: string,
+  path: string,
+  data: string | Uint8Array,
+  mode: number | undefined,
+  durable: boolean,
+): Promise<void> {
   // 'wx': a fresh file of ours, never one left by a crash or another writer.
-  const handle = await open(temp, 'wx', options.mode ?? 0o644);
+  const handle = await open(temp, 'wx', mode ?? 0o644);
   try {
     await handle.writeFile(data);
     // open() applies the umask; chmod makes the mode exact (0600 must stay 0600).
-    if (options.mode !== undefined) await handle.chmod(options.mode);
+    if (mode !== undefined) await handle.chmod(mode);
     if (durable) await handle.sync();
   } catch (error) {
     await handle.close().catch(() => {});
@@ -43,7 +60,6 @@ export async function writeFileAtomic(
     await rm(temp, { force: true });
     throw error;
   }
-  if (durable) await syncDir(dir);
 }
 
 /** Makes a rename or unlink inside `dir` durable. Folders cannot be fsynced on some systems (Windows): ignored there. */

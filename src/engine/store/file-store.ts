@@ -4,13 +4,14 @@
  * truth and reads never touch the disk. docs/persistence.md says why this and not a database.
  */
 import { createHash } from 'node:crypto';
-import { readdir, readFile, rename, rm } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DeploymentFilter, ServerFilter, Store, TestRunFilter } from './store.js';
 import type { DeploymentRecord, ServerRecord, TestRunRecord } from '../records.js';
 import type { Logger } from '../engine-log.js';
 import { wasDeployed as everDeployed } from '../deployments/states.js';
 import { ensureDir, removeStaleTemps, syncDir, writeFileAtomic } from './atomic.js';
+import { moveAside } from './unreadable.js';
 import { TEST_RUN_RETENTION, testRunsToDrop, type RetentionLimits } from './test-run-retention.js';
 
 /** Bumped when the layout of the files changes; an engine refuses a store newer than it knows. */
@@ -104,6 +105,10 @@ export class FileStore implements Store {
     return newestFirst(matching, (r) => r.server.created_at).map((r) => structuredClone(r));
   }
 
+  async deleteServer(mcpId: string): Promise<boolean> {
+    return this.remove('servers', mcpId, this.servers);
+  }
+
   async putDeployment(record: DeploymentRecord): Promise<void> {
     await this.write('deployments', record.deployment.deployment_id, record);
     this.deployments.set(record.deployment.deployment_id, structuredClone(record));
@@ -128,6 +133,10 @@ export class FileStore implements Store {
     }
     const sorted = newestFirst(matching, (r) => r.deployment.created_at);
     return (limit === undefined ? sorted : sorted.slice(0, Math.max(0, limit))).map((r) => structuredClone(r));
+  }
+
+  async deleteDeployment(deploymentId: string): Promise<boolean> {
+    return this.remove('deployments', deploymentId, this.deployments);
   }
 
   /** Keeps the run, and drops the oldest beyond the retention (test-run-retention.ts). */
@@ -216,6 +225,18 @@ export class FileStore implements Store {
     }
   }
 
+  /** Removes a record's file after the writes of it under way, then forgets it. */
+  private async remove(collection: Collection, id: string, records: Map<string, unknown>): Promise<boolean> {
+    if (this.closed) throw new Error('the store is closed');
+    if (!records.has(id)) return false;
+    const path = join(this.dir, collection, `${id}.json`);
+    await this.writes.get(path)?.catch(() => {});
+    await rm(path, { force: true });
+    await syncDir(join(this.dir, collection));
+    records.delete(id);
+    return true;
+  }
+
   private async load(): Promise<void> {
     await ensureDir(this.dir);
     await removeStaleTemps(this.dir);
@@ -261,12 +282,9 @@ export class FileStore implements Store {
     }
   }
 
-  /** A file that cannot be read is moved aside, not deleted, and the engine keeps going. */
+  /** A file that cannot be read is moved aside (unreadable.ts), not deleted, and the engine keeps going. */
   private async quarantine(collection: Collection, name: string, error: unknown): Promise<void> {
-    const aside = join(this.dir, 'unreadable');
-    await ensureDir(aside);
-    const target = join(aside, `${collection}-${Date.now()}-${name}`);
-    await rename(join(this.dir, collection, name), target).catch(() => {});
+    const target = await moveAside(this.dir, collection, name, error, this.clock());
     this.logger?.warn('moved an unreadable record aside', {
       collection,
       file: name,

@@ -34,10 +34,14 @@ export interface Store {
   getServer(mcpId: string): Promise<ServerRecord | undefined>;
   /** the records that match every field of `filter`, newest first; only those are copied */
   listServers(filter?: ServerFilter): Promise<ServerRecord[]>;
+  /** forgets a server record (its bundle is the caller's to remove); false when there was none */
+  deleteServer(mcpId: string): Promise<boolean>;
   putDeployment(record: DeploymentRecord): Promise<void>;
   getDeployment(deploymentId: string): Promise<DeploymentRecord | undefined>;
   /** the records that match every field of `filter`, newest first; only those are copied */
   listDeployments(filter?: DeploymentFilter): Promise<DeploymentRecord[]>;
+  /** forgets a deployment record; false when there was none */
+  deleteDeployment(deploymentId: string): Promise<boolean>;
   /** keeps a run; the store may drop the oldest runs beyond its retention */
   putTestRun(record: TestRunRecord): Promise<void>;
   getTestRun(testId: string): Promise<TestRunRecord | undefined>;

@@ -117,7 +117,7 @@ export function LogTail({ id }: { id: string }) {
       >
         {shown.map((line, index) => (
           <li key={`${line.time}-${index}`} class={`log-line level-${line.level.toLowerCase()}`}>
-            <time dateTime={line.time}>{line.time === '' ? '' : formatTime(line.time, true)}</time>{' '}
+            <time dateTime={line.time}>{line.time === '' ? '' : formatTime(line.time, { date: false })}</time>{' '}
             <span class="level">{line.level}</span>{' '}
             {line.instance === undefined ? null : <span class="instance">{line.instance}</span>}{' '}
             <span class="message">{line.message}</span>

@@ -56,6 +56,18 @@ afterEach(async () => {
 });
 
 describe('the history on disk', () => {
+  it('forgets a removed deployment: its file goes, and a later flush does not bring it back', async () => {
+    const history = await openHistory();
+    history.request(event());
+    await history.flush();
+    expect(existsSync(join(dir, 'deploy_abc.json'))).toBe(true);
+    history.request(event());
+    await history.forget('deploy_abc');
+    await history.flush();
+    expect(existsSync(join(dir, 'deploy_abc.json'))).toBe(false);
+    expect(history.metrics('deploy_abc', HOUR_MS).totals).toMatchObject({ requests: 0 });
+  });
+
   it('survives a close and an open: the metrics and the usage are as they were', async () => {
     const first = await openHistory();
     first.request(event());

@@ -1,6 +1,6 @@
 /**
- * The deployments: POST /v1/deploy, its status (a long-poll with `wait`), the list, stop, rollback,
- * logs (followed as NDJSON) and metrics.
+ * The deployments: POST /v1/deploy, its status (a long-poll with `wait`), the list, stop, removal,
+ * rollback, logs (followed as NDJSON) and metrics.
  */
 import {
   DEPLOYMENT_STATES,
@@ -26,7 +26,7 @@ import {
 } from '../query.js';
 import { compileLogFilter, LOG_LEVELS, LogFilterError } from '../../../shared/log-filter.js';
 import type { Reply } from '../respond.js';
-import { findDeployment, findServer, requireDeployments, viewDeployment } from './lookups.js';
+import { findDeployment, findServer, requireDeployments, requireHousekeeping, viewDeployment } from './lookups.js';
 import { etagOf, waitForDeployment } from './long-poll.js';
 import { metricsSince } from './deployment-history.js';
 import type { Registrar, RouteContext, RouteDeps } from './route.js';
@@ -84,6 +84,14 @@ export const registerDeployments: Registrar = (router, deps) => {
     handle: async (ctx) => {
       const record = await find(ctx);
       return { status: 200, data: await service().stop(record.deployment.deployment_id) };
+    },
+  });
+
+  router.add('DELETE', '/v1/deploy/:id', {
+    handle: async (ctx) => {
+      const record = await find(ctx);
+      const removed = await requireHousekeeping(deps).removeDeployment(record.deployment.deployment_id);
+      return { status: 200, data: removed };
     },
   });
 

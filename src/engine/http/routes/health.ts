@@ -1,8 +1,20 @@
-/** GET /v1/health: whether the engine answers, its version, its queues, its warm pool and sandbox. */
+/**
+ * GET /v1/health: whether the engine answers, its version, its queues, its warm pool and sandbox,
+ * and the store's files it could not read.
+ */
 import type { Registrar, RouteDeps } from './route.js';
 
 export const registerHealth: Registrar = (router, deps) => {
-  router.add('GET', '/v1/health', { handle: async () => ({ status: 200, data: healthOf(deps) }) });
+  router.add('GET', '/v1/health', {
+    handle: async () => {
+      // the store's files moved aside: their deployments and servers are missing from every list
+      const unreadable = await deps.unreadable?.().catch(() => undefined);
+      return {
+        status: 200,
+        data: { ...healthOf(deps), ...(unreadable === undefined ? {} : { unreadable_records: unreadable }) },
+      };
+    },
+  });
 };
 
 function healthOf(deps: RouteDeps): Record<string, unknown> {

@@ -7,6 +7,7 @@ import type { DeploymentRecord, ServerRecord } from '../../records.js';
 import type { DeploymentService, TestService } from '../../services.js';
 import type { Store } from '../../store/store.js';
 import { ServiceError } from '../../service-error.js';
+import type { RouteDeps } from './route.js';
 
 export function requireDeployments(deployments: DeploymentService | undefined): DeploymentService {
   if (deployments === undefined) {
@@ -29,6 +30,12 @@ export function requireTests(tests: TestService | undefined): TestService {
 }
 
 /** The server `mcpId`, or 404; `path` names the body field that gave the id. */
+/** Removals (src/engine/housekeeping.ts), or 501 on an engine without them. */
+export function requireHousekeeping(deps: RouteDeps): NonNullable<RouteDeps['housekeeping']> {
+  if (deps.housekeeping === undefined) throw new ServiceError('not_implemented', 'this engine cannot remove records');
+  return deps.housekeeping;
+}
+
 export async function findServer(store: Store, mcpId: string, path?: string): Promise<ServerRecord> {
   const record = MCP_ID_PATTERN.test(mcpId) ? await store.getServer(mcpId) : undefined;
   if (record === undefined) {

@@ -15,6 +15,8 @@ import type { Logger } from '../../engine-log.js';
 import type { Store } from '../../store/store.js';
 import type { AlertList } from '../../../api/alerts.js';
 import type { HistoryReader } from '../../observability/history.js';
+import type { Housekeeping } from '../../housekeeping.js';
+import type { UnreadableFile } from '../../store/unreadable.js';
 
 export interface RouteContext {
   req: IncomingMessage;
@@ -60,6 +62,10 @@ export interface RouteDeps {
   alerts?: { list(deploymentId?: string): AlertList } | undefined;
   /** the metrics history and usage (src/engine/observability/history.ts) */
   history?: HistoryReader | undefined;
+  /** removals of deployments and servers (src/engine/housekeeping.ts) */
+  housekeeping?: Pick<Housekeeping, 'removeDeployment' | 'removeServer'> | undefined;
+  /** the store's files that could not be read and were moved aside, for /v1/health */
+  unreadable?: (() => Promise<UnreadableFile[]>) | undefined;
 }
 
 /** Adds one resource's operations to the router. */

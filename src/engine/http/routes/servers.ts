@@ -1,14 +1,16 @@
 /**
- * POST /v1/build and the servers it made: GET /v1/servers, GET /v1/servers/:mcp_id, and what one
- * offers with where it is defined, GET /v1/servers/:mcp_id/definition.
+ * POST /v1/build and the servers it made: GET /v1/servers, GET /v1/servers/:mcp_id, its removal
+ * (DELETE, refused while a deployment runs it), and what one offers with where it is defined,
+ * GET /v1/servers/:mcp_id/definition.
  */
 import { BuildRequest } from '../../../api/contract.js';
 import { markValidated } from '../../../runtime/host/bundle.js';
 import { checkBuildLimits } from '../../engine-limits.js';
-import { definitionView, findServer, serverView } from './lookups.js';
+import { definitionView, findServer, requireHousekeeping, serverView } from './lookups.js';
 import type { Registrar } from './route.js';
 
-export const registerServers: Registrar = (router, { store, builds }) => {
+export const registerServers: Registrar = (router, deps) => {
+  const { store, builds } = deps;
   router.add('POST', '/v1/build', {
     body: BuildRequest,
     check: checkBuildLimits,
@@ -30,6 +32,13 @@ export const registerServers: Registrar = (router, { store, builds }) => {
 
   router.add('GET', '/v1/servers/:mcp_id', {
     handle: async (ctx) => ({ status: 200, data: serverView(await findServer(store, ctx.params.mcp_id!)) }),
+  });
+
+  router.add('DELETE', '/v1/servers/:mcp_id', {
+    handle: async (ctx) => {
+      const removed = await requireHousekeeping(deps).removeServer(ctx.params.mcp_id!);
+      return { status: 200, data: serverView(removed) };
+    },
   });
 
   router.add('GET', '/v1/servers/:mcp_id/definition', {

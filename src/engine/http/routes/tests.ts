@@ -32,10 +32,12 @@ export const registerTests: Registrar = (router, { store, tests, clock }) => {
       const request = ctx.body as TestRequest;
       const server = await findServer(store, request.mcp_id, 'mcp_id');
       const result = await requireTests(tests).test(server, request);
+      // the values of env_vars may be secrets: the run is kept without them
+      const { env_vars: _values, ...kept } = request;
       await store.putTestRun({
         id: newId('test'),
         mcpId: server.server.mcp_id,
-        request,
+        request: kept,
         result,
         createdAt: new Date(clock()).toISOString(),
       });
