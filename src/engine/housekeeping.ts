@@ -40,8 +40,12 @@ export class Housekeeping {
 
   /** Removes a stopped or failed deployment; `conflict` while it runs, `not_found` when there is none. */
   async removeDeployment(deploymentId: string): Promise<Deployment> {
-    const { deployments, history } = this.deps;
+    const { deployments, history, store } = this.deps;
     if (deployments?.remove === undefined) {
+      // an unknown id is not found on any engine, whether or not it can remove
+      if ((await store.getDeployment(deploymentId)) === undefined) {
+        throw new ServiceError('not_found', `no deployment ${deploymentId}; list them with \`mcpctl ls\``);
+      }
       throw new ServiceError('not_implemented', 'this engine cannot remove deployments');
     }
     const removed = await deployments.remove(deploymentId);

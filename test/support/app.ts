@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { Deployment, LogLine, Metrics } from '../../src/api/contract.js';
 import { createApp, createEngineServer, type App, type AppOptions } from '../../src/engine/http/app.js';
 import { createLogger } from '../../src/engine/engine-log.js';
+import { Housekeeping } from '../../src/engine/housekeeping.js';
 import { FileStore } from '../../src/engine/store/file-store.js';
 import { isEngineProcess } from '../../src/engine/engine-lock.js';
 import type { BuildService, DeploymentService } from '../../src/engine/services.js';
@@ -61,12 +62,24 @@ export async function startTestApp(
     write: (line) => logs.push(JSON.parse(line) as Record<string, unknown>),
     level: 'debug',
   });
+  // removals as the engine wires them (never on their own here: no retention timer is started)
+  const housekeeping = new Housekeeping({
+    store,
+    deployments: given.deployments,
+    history: undefined,
+    bundlesDir: join(home.dir, 'bundles'),
+    logger,
+    clock: Date.now,
+    retention: { developmentMs: 0, buildMs: 0 },
+    everyMs: 3_600_000,
+  });
   const app = createApp({
     store,
     builds: given.builds ?? fakeBuilds(store),
     apiKey: TEST_KEY,
     version: '0.0.0-test',
     logger,
+    housekeeping,
     ...given,
   });
   const server = createEngineServer((req, res) => app(req, res), {
