@@ -68,6 +68,8 @@ export default defineConfig({
     /^openai\//,
     '@anthropic-ai/sdk',
     /^@anthropic-ai\/sdk\//,
+    '@google/genai',
+    /^@google\/genai\//,
   ],
   output: {
     dir: 'dist/bundle',
@@ -112,7 +114,7 @@ export default defineConfig({
         // what every command that talks to a service loads
         {
           name: 'client',
-          test: /dist[\\/](api[\\/](alerts|responses|client|client-types|dashboard|engine-health|errors|guidance|http-request|log-stream|operations|server-source|test-runs|transport|transport-options|usage)|cli[\\/](api-errors|config))\.js$/,
+          test: /dist[\\/](api[\\/](alerts|responses|client|client-types|dashboard|engine-health|errors|guidance|http-request|log-stream|operations|server-source|test-evaluation|test-runs|transport|transport-options|usage)|cli[\\/](api-errors|config))\.js$/,
         },
         {
           name: 'local-engine',

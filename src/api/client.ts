@@ -17,6 +17,7 @@ import {
   type DeployRequest,
   type LogLine,
   type ModelStatus,
+  type ReloadRequest,
 } from './operations.js';
 import { AlertList } from './alerts.js';
 import { EngineHealth } from './engine-health.js';
@@ -134,6 +135,26 @@ export class ApiClient {
     return this.transport.data(
       await this.transport.send({ method: 'GET', operation: 'read', path: '/v1/models', schema: ModelList }),
     ).models;
+  }
+
+  /** GET /v1/models, whole: the models, and the entries of the service's settings it could not use. */
+  async modelList(): Promise<ModelList> {
+    return this.transport.data(
+      await this.transport.send({ method: 'GET', operation: 'read', path: '/v1/models', schema: ModelList }),
+    );
+  }
+
+  /** POST /v1/engine/reload: the service reads its model settings again (and takes `env`'s keys); its models. */
+  async reloadEngine(body: ReloadRequest = {}): Promise<ModelList> {
+    return this.transport.data(
+      await this.transport.send({
+        method: 'POST',
+        operation: 'read',
+        path: '/v1/engine/reload',
+        body,
+        schema: ModelList,
+      }),
+    );
   }
 
   /** GET /v1/health: whether the service answers, and the records it could not read. */

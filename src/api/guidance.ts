@@ -24,8 +24,14 @@ export function classifySuccessRate(rate: number): SuccessBand {
   return SUCCESS_BANDS[SUCCESS_BANDS.length - 1]!;
 }
 
-/** The spec's four typical causes of poor results. */
-export const CAUSE_KINDS = ['similar_descriptions', 'missing_tool', 'failed_calls', 'not_understood'] as const;
+/** The spec's four typical causes, and the offline planner's own: a request it could not read (a model may). */
+export const CAUSE_KINDS = [
+  'similar_descriptions',
+  'missing_tool',
+  'failed_calls',
+  'not_understood',
+  'planner_unmapped',
+] as const;
 export type CauseKind = (typeof CAUSE_KINDS)[number];
 
 // type aliases, not interfaces, so they fit the contract's open-ended (looseObject) types
@@ -92,8 +98,16 @@ export interface GuidanceInput {
    * What the agent had in mind but could not call, for want of inputs neither the message nor an
    * earlier call gave (mcpctl-local says so itself). Absent: read from the reply.
    */
-  unmet?: ReadonlyArray<{ tool: string; missing: readonly string[] }> | undefined;
+  unmet?: ReadonlyArray<Unmet> | undefined;
 }
+
+/** A tool (or resource template) the agent had in mind but could not use, for want of these inputs. */
+export type Unmet = {
+  tool: string;
+  missing: readonly string[];
+  /** the planner could not read them from the request, though the request or another tool may give them */
+  unmapped?: boolean | undefined;
+};
 
 const LOCAL_MODEL = 'mcpctl-local';
 const ERROR_CHARS = 240;
@@ -103,12 +117,20 @@ export function computeGuidance(input: GuidanceInput): Guidance {
   const calls = run.tool_calls ?? [];
   const usedNothing = calls.length === 0 && run.tools_used.length === 0 && run.resources_accessed.length === 0;
   const band = classifySuccessRate(usedNothing ? 0 : run.success_rate).label;
-  const missing = missingToolCauses(input);
+  const unmet = unmetOf(input);
+  const missing = missingToolCauses(
+    input,
+    unmet.filter((u) => u.unmapped !== true),
+  );
+  const unmapped = unmappedCauses(unmet.filter((u) => u.unmapped === true));
   const causes: Cause[] = [
     ...similarDescriptionCauses(input),
+    ...unmapped,
     ...missing,
     ...failedCallCauses(input),
-    ...(usedNothing && missing.length === 0 && !expectsNoTool(input) ? [notUnderstood(input)] : []),
+    ...(usedNothing && unmet.length === 0 && missing.length === 0 && !expectsNoTool(input)
+      ? [notUnderstood(input)]
+      : []),
   ];
   return { band, causes };
 }
@@ -175,6 +197,7 @@ function callIndexes(calls: readonly GuidanceCall[] | undefined, name: string): 
 
 /** How mcpctl-local says it could not call a tool (src/engine/agent/local/reply.ts). */
 const LOCAL_NEEDS = /I would use (\S+), but the message does not give its (.+?), so I did not call it\./g;
+const LOCAL_UNMAPPED = /I would use (\S+), but I could not read its (.+?) from the message, so I did not call it\./g;
 /** How a model says no tool fits: "I don't have a tool for…", "none of the available tools…". */
 const LACKS_TOOL = [
   /\b(?:I|we) (?:do not|don't|did not|didn't|does not) have (?:a|an|any|the) (?:[\w-]+ ){0,3}(?:tool|function)s?\b/i,
@@ -184,13 +207,19 @@ const LACKS_TOOL = [
   /\b(?:tools|functions) (?:I have|available to me|at my disposal) (?:do not|don't|cannot|can't)\b/i,
 ];
 
-function missingToolCauses({ run, unmet }: GuidanceInput): Cause[] {
-  const needs =
-    unmet ??
-    [...run.ai_response.matchAll(LOCAL_NEEDS)].map((m) => ({
+/** What the agent could not use: its own account, else what an mcpctl-local reply says. */
+function unmetOf({ run, unmet }: GuidanceInput): readonly Unmet[] {
+  if (unmet !== undefined) return unmet;
+  const read = (pattern: RegExp, unmapped: boolean): Unmet[] =>
+    [...run.ai_response.matchAll(pattern)].map((m) => ({
       tool: m[1]!,
       missing: m[2]!.split(/, | and /).filter((s) => s !== ''),
+      ...(unmapped ? { unmapped } : {}),
     }));
+  return [...read(LOCAL_UNMAPPED, true), ...read(LOCAL_NEEDS, false)];
+}
+
+function missingToolCauses({ run }: GuidanceInput, needs: readonly Unmet[]): Cause[] {
   const causes: Cause[] = needs.map(({ tool, missing }) => {
     const them = missing.length === 1 ? 'it' : 'them';
     // a resource template (notes://{day}) is read, not called
@@ -219,6 +248,20 @@ export function saysLacksTool(reply: string): string | undefined {
     if (LACKS_TOOL.some((pattern) => pattern.test(sentence))) return clip(sentence.trim(), ERROR_CHARS);
   }
   return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// planner_unmapped
+
+function unmappedCauses(unmapped: readonly Unmet[]): Cause[] {
+  return unmapped.map(({ tool, missing }) => ({
+    kind: 'planner_unmapped' as const,
+    message:
+      `mcpctl-local could not map the request to ${tool}'s ${listWords(missing)}: it reads words and numbers, ` +
+      'not meaning, so this says nothing against the server; try the request with a model (--model …), ' +
+      'or write the values as the schema lists them',
+    tools: [tool],
+  }));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -330,14 +373,16 @@ export function describeFailure(failure: CallFailure): string {
 // not_understood
 
 function notUnderstood({ run }: GuidanceInput): Cause {
-  const who =
-    run.ai_model === LOCAL_MODEL
-      ? 'no tool or resource on this server matched the request'
-      : 'the agent used no tool and no resource';
+  const local = run.ai_model === LOCAL_MODEL;
+  const who = local
+    ? 'no tool or resource on this server matched the request'
+    : 'the agent used no tool and no resource';
+  // the offline planner matches words: a model may understand what it did not
+  const model = local ? ' (or see whether a model understands it as it is: --model …)' : '';
   return {
     kind: 'not_understood',
     message:
-      `${who}: if the server should handle it, describe the right tool with the words people ask with; ` +
+      `${who}: if the server should handle it, describe the right tool with the words people ask with${model}; ` +
       'if it should not, expect that with expect: { tools: [] }',
   };
 }

@@ -9,8 +9,10 @@
 import { z } from 'zod';
 import { alertRules } from '../definition/alerts-schema.js';
 import { ENV_NAME_PATTERN, ENVIRONMENTS, TEMPLATES } from '../definition/names.js';
-import { MODELS, type ModelId } from '../shared/models.js';
+import { LOCAL_MODEL_ID } from '../shared/models.js';
+import { argExpectationProblems } from '../shared/arg-expectations.js';
 import { BAND_LABELS, CAUSE_KINDS } from './guidance.js';
+import { TestEvaluation, TokenUsage } from './test-evaluation.js';
 
 export {
   SUCCESS_BANDS,
@@ -22,11 +24,11 @@ export {
 } from './guidance.js';
 
 export { ENVIRONMENTS, TEMPLATES };
+export * from './test-evaluation.js';
 export type Environment = (typeof ENVIRONMENTS)[number];
 
-/** The three models `POST /v1/test` accepts (src/models.ts); the first is the default. */
-export const AI_MODELS = MODELS.map((model) => model.id) as unknown as readonly [ModelId, ...ModelId[]];
-export const DEFAULT_AI_MODEL = AI_MODELS[0];
+/** The model of a test that names none: the offline planner. The service decides which others it has. */
+export const DEFAULT_AI_MODEL = LOCAL_MODEL_ID;
 
 export const DEPLOYMENT_STATES = ['deploying', 'deployed', 'failed', 'stopped'] as const;
 export type DeploymentState = (typeof DEPLOYMENT_STATES)[number];
@@ -248,10 +250,22 @@ export type Deployment = z.infer<typeof Deployment>;
 // ---------------------------------------------------------------------------------------------
 // POST /v1/test
 
+/** A call a test expects: its tool, and the arguments by the forms of shared/arg-expectations.ts. */
+export const CallExpectation = z.strictObject({
+  tool: z.string().min(1).max(256),
+  args: z
+    .record(z.string(), z.json())
+    .superRefine((args, ctx) => {
+      for (const problem of argExpectationProblems(args)) ctx.addIssue({ code: 'custom', ...problem });
+    })
+    .optional(),
+});
+
 export const TestRequest = z.strictObject({
   mcp_id: z.string().regex(MCP_ID_PATTERN, 'must have the form mcp_<id>'),
   message: z.string().min(1, 'must not be empty').max(32_000),
-  ai_model: z.enum(AI_MODELS).default(DEFAULT_AI_MODEL),
+  // any id: the service answers one it does not have with the ids it has (GET /v1/models)
+  ai_model: z.string().min(1).max(128).default(DEFAULT_AI_MODEL),
   context: z.strictObject({ user_id: z.string().min(1).optional() }).optional(),
   // Extension: values of the server's ${VAR} references for this run alone (a stand-in API's address);
   // without them a test runs on placeholders, as a build's check does
@@ -259,12 +273,24 @@ export const TestRequest = z.strictObject({
     .record(z.string().regex(ENV_NAME_PATTERN, 'must be an environment variable name'), z.string())
     .optional()
     .describe('values of ${VAR} references for this run; never stored with the run'),
-  // Extension: what the test expects, so the guidance knows the right tools
+  // Extension: what the test expects, so the guidance knows the right tools and the result is evaluated
   expect: z
     .strictObject({
       tools: z.array(z.string().min(1)).max(256).optional().describe('the tools the agent should call; [] for none'),
+      calls: z
+        .array(CallExpectation)
+        .max(64)
+        .optional()
+        .describe('calls the agent should make, with the arguments expected (docs/api.md)'),
+      reply: z
+        .array(z.string().min(1).max(1_000))
+        .max(32)
+        .optional()
+        .describe('criteria the reply should meet, scored by judge_model'),
     })
     .optional(),
+  // Extension: the model that scores the reply against expect.reply
+  judge_model: z.string().min(1).max(128).optional().describe('default mcpctl-local: a check of key words'),
 });
 export type TestRequest = z.infer<typeof TestRequest>;
 
@@ -281,6 +307,10 @@ export const ToolCallRecord = z.looseObject({
   error: z.string().optional(),
   duration_ms: z.number().optional(),
   failure: ToolCallFailure.optional(),
+  arguments: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe('the arguments sent; values under keys that name a secret are [redacted]'),
 });
 
 export const GuidanceCause = z.looseObject({
@@ -305,21 +335,10 @@ export const TestResult = z.looseObject({
   ai_model: z.string().optional(),
   tool_calls: z.array(ToolCallRecord).optional(),
   guidance: TestGuidance.optional(),
+  evaluation: TestEvaluation.optional(),
+  usage: TokenUsage.optional(),
 });
 export type TestResult = z.infer<typeof TestResult>;
-
-/** GET /v1/models: the models of `POST /v1/test`, and whether the service can run each now. */
-export const ModelStatus = z.looseObject({
-  id: z.string(),
-  default: z.boolean().optional(),
-  available: z.boolean(),
-  /** the variable the service needs for this model */
-  key_variable: z.string().optional(),
-  /** why it cannot run now */
-  reason: z.string().optional(),
-});
-export type ModelStatus = z.infer<typeof ModelStatus>;
-export const ModelList = z.looseObject({ models: z.array(ModelStatus) });
 
 // ---------------------------------------------------------------------------------------------
 // Operations the spec names without showing (docs/api.md)

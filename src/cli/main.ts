@@ -14,6 +14,7 @@ import { defineDev, defineInit, defineValidate } from './specs/definitions.js';
 import {
   defineEngine,
   defineEngineLogs,
+  defineEngineReload,
   defineEngineStart,
   defineEngineStatus,
   defineEngineStop,
@@ -38,6 +39,7 @@ import {
   defineUp,
   defineUsage,
   defineAlerts,
+  defineModels,
   defineDashboard,
 } from './specs/service.js';
 
@@ -143,6 +145,7 @@ export function createProgram(state: RunState): Command {
   on(defineDashboard(program), async () => (await import('./commands/dashboard.js')).dashboardCommand);
   on(defineTest(program), async () => (await import('./commands/test.js')).testCommand);
   on(defineUp(program), async () => (await import('./commands/up.js')).upCommand);
+  on(defineModels(program), async () => (await import('./commands/models.js')).modelsCommand);
   // an MCP client
   on(defineTools(program), async () => (await import('./commands/tools.js')).toolsCommand);
   on(defineCall(program), async () => (await import('./commands/call.js')).callCommand);
@@ -161,6 +164,7 @@ export function createProgram(state: RunState): Command {
   on(defineEngineStop(engine), async () => (await import('./commands/engine.js')).engineStopCommand);
   on(defineEngineStatus(engine), async () => (await import('./commands/engine.js')).engineStatusCommand);
   on(defineEngineLogs(engine), async () => (await import('./commands/engine.js')).engineLogsCommand);
+  on(defineEngineReload(engine), async () => (await import('./commands/models.js')).engineReloadCommand);
   on(defineServe(program), async () => (await import('./commands/serve.js')).serveCommand);
   on(defineCompletion(program), async () => (await import('./commands/completion.js')).completionCommand);
   addExamples(program);

@@ -169,10 +169,14 @@ function checkTests({ def, error, warn }: CheckContext): void {
   const models: readonly string[] = MODELS.map((model) => model.id);
   const checkModel = (value: unknown, path: Path) => {
     if (typeof value === 'string' && !models.includes(value)) {
-      warn(path, `unknown model "${value}": the service accepts ${models.join(', ')}`);
+      warn(
+        path,
+        `unknown model "${value}": the built-in ones are ${models.join(', ')}; an engine's settings may add others (\`mcpctl models\` lists them)`,
+      );
     }
   };
   checkModel(tests.model, ['tests', 'model']);
+  checkModel(tests.judge, ['tests', 'judge']);
   for (const [i, testCase] of items(tests.cases)) {
     const base: Path = ['tests', 'cases', i];
     checkModel(testCase.model, [...base, 'model']);
@@ -183,6 +187,11 @@ function checkTests({ def, error, warn }: CheckContext): void {
           error([...base, 'expect', key, k], `"${name}" is not a declared tool`);
       });
     }
+    asArray(expect?.calls).forEach((call, k) => {
+      const tool = asRecord(call)?.tool;
+      if (typeof tool === 'string' && !tools.has(tool))
+        error([...base, 'expect', 'calls', k, 'tool'], `"${tool}" is not a declared tool`);
+    });
     asArray(expect?.resources).forEach((uri, k) => {
       if (typeof uri !== 'string') return;
       // a malformed template is reported at its uri; a case that names it is not blamed again

@@ -64,12 +64,15 @@ export function isWeakWord(word: string): boolean {
   return WEAK_WORDS.has(word.toLowerCase());
 }
 
-/** The distinct stems of a text's words that are not stop words or generic verbs (one letter words dropped). */
-export function wordStems(text: string): string[] {
+/**
+ * The distinct stems of a text's words that are not stop words or generic verbs (one letter words
+ * dropped); `stemOf` may strip more than the light stemmer does.
+ */
+export function wordStems(text: string, stemOf: (word: string) => string = stem): string[] {
   const stems: string[] = [];
   for (const word of splitWords(text)) {
     if (isStopWord(word) || isWeakWord(word) || word.length < 2) continue;
-    stems.push(stem(word));
+    stems.push(stemOf(word));
   }
   return [...new Set(stems)];
 }

@@ -241,6 +241,8 @@ async function createTests(
     options.tests ??
     (await loadTestServiceFactory())({
       env: options.env,
+      settingsFile: base.paths.settingsFile,
+      hideSecret: (value) => base.secrets.add(ENGINE_OWNER, [value]),
       logger: base.logger.child({ component: 'tests' }),
       startRuntime: lazyStartRuntime(runtime),
       version: options.version,
@@ -341,6 +343,7 @@ function queuedTests(agent: TestService, queue: WorkQueue): TestService {
       return queue.run(() => agent.test(server, request));
     },
     models: () => agent.models(),
+    ...(agent.reload === undefined ? {} : { reload: (env) => agent.reload!(env) }),
     ...(agent.close === undefined ? {} : { close: () => agent.close!() }),
   };
 }

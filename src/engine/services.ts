@@ -20,6 +20,7 @@ import type {
   DeployRequest,
   LogLine,
   Metrics,
+  ModelList,
   ModelStatus,
   TestRequest,
   TestResult,
@@ -84,8 +85,10 @@ export interface DeploymentService {
 
 export interface TestService {
   test(server: ServerRecord, request: TestRequest): Promise<TestResult>;
-  /** the models, and whether each can run with the engine's environment */
-  models(): ModelStatus[];
+  /** the models, whether each can run with the engine's environment, and the settings' wrong entries */
+  models(): ModelStatus[] | Promise<ModelList>;
+  /** reads the model settings again and takes the keys handed over (POST /v1/engine/reload) */
+  reload?(env?: Record<string, string>): Promise<ModelList>;
   /** waits until the instances of finished runs are gone (a run answers before its instance has stopped) */
   close?(): Promise<void>;
 }

@@ -141,7 +141,7 @@ describe('start-up', () => {
 
   it('test --help lists the models from the one list, loading nothing heavy', async () => {
     const { urls, stdout } = await loadedBy(['test', '--help']);
-    for (const model of ['mcpctl-local', 'claude-sonnet-4-5', 'gpt-4.1-mini']) expect(stdout).toContain(model);
+    for (const model of ['mcpctl-local', 'claude-sonnet-5-5', 'gpt-5.4-mini']) expect(stdout).toContain(model);
     expect(stdout).toContain('ANTHROPIC_API_KEY');
     expect(urls.filter((url) => HEAVY.some((heavy) => url.includes(heavy)))).toEqual([]);
   });

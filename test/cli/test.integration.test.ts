@@ -15,7 +15,7 @@ let server: Proxy;
 let sandbox: Sandbox;
 let env: Record<string, string>;
 let mcpId: string;
-/** stand-ins for the paid models' APIs; what claude-sonnet-4-5 does is `plan`'s to say */
+/** stand-ins for the paid models' APIs; what claude-sonnet-5-5 does is `plan`'s to say */
 let anthropic: ProviderDouble;
 let openai: ProviderDouble;
 let plan: Plan;
@@ -59,7 +59,7 @@ function withBuiltServer(): void {
 const FORECAST = 'What is the forecast in Paris? Use get_forecast.';
 
 const test = (args: string[]) => runCli(['test', ...args], { env, cwd: sandbox.dir });
-const CLAUDE = ['--model', 'claude-sonnet-4-5'];
+const CLAUDE = ['--model', 'claude-sonnet-5-5'];
 
 /** Calls that fail half the time (the second one's arguments rejected): success rate 0.5. */
 function halfFailingAgent() {
@@ -104,12 +104,12 @@ describe('mcpctl test', () => {
   });
 
   it('passes --model and --user-id', async () => {
-    const result = await test([mcpId, '-m', 'hi', '--model', 'gpt-4.1-mini', '--user-id', 'bob']);
+    const result = await test([mcpId, '-m', 'hi', '--model', 'gpt-5.4-mini', '--user-id', 'bob']);
     expect(result.code).toBe(0);
     expect(server.requestsTo('/v1/test')[0]!.body).toEqual({
       mcp_id: mcpId,
       message: 'hi',
-      ai_model: 'gpt-4.1-mini',
+      ai_model: 'gpt-5.4-mini',
       context: { user_id: 'bob' },
     });
   });
@@ -255,7 +255,7 @@ describe('mcpctl test', () => {
     const result = await test(['weather.yaml', '-m', 'hi', '--model', 'gpt-2']);
     expect(result.code).toBe(3);
     expect(result.stderr).toContain(
-      'unknown model gpt-2: the service offers mcpctl-local, claude-sonnet-4-5, gpt-4.1-mini',
+      'unknown model gpt-2: the service offers mcpctl-local, claude-sonnet-5-5, gpt-5.4-mini, gemini-3.5-flash',
     );
     expect(server.requests.map((r) => r.path)).toEqual(['/v1/models']);
   });
@@ -266,7 +266,7 @@ describe('mcpctl test', () => {
     const service = await startProxy(keyless.engine.url);
     try {
       await writeFile(join(keyless.sandbox.dir, 'weather.yaml'), WEATHER_YAML);
-      const result = await runCli(['test', 'weather.yaml', '-m', 'hi', '--model', 'claude-sonnet-4-5', '--json'], {
+      const result = await runCli(['test', 'weather.yaml', '-m', 'hi', '--model', 'claude-sonnet-5-5', '--json'], {
         env: { ...keyless.env, MCPCTL_API_URL: service.url },
         cwd: keyless.sandbox.dir,
       });
@@ -274,7 +274,7 @@ describe('mcpctl test', () => {
       expect(result.json().error).toMatchObject({
         code: 'model_not_configured',
         exit_code: 3,
-        message: 'the model claude-sonnet-4-5 cannot run: ANTHROPIC_API_KEY is not set where the engine runs',
+        message: 'the model claude-sonnet-5-5 cannot run: ANTHROPIC_API_KEY is not set where the engine runs',
       });
       expect(result.json().error.hint).toContain('ANTHROPIC_API_KEY');
       expect(result.json().error.hint).not.toContain('retry');
@@ -288,15 +288,15 @@ describe('mcpctl test', () => {
   it('the model of a file’s tests: section is checked too', async () => {
     await writeFile(
       join(sandbox.dir, 'weather.yaml'),
-      WEATHER_YAML.replace('  threshold: 0.9\n', '  threshold: 0.9\n  model: gpt-4.1-mini\n'),
+      WEATHER_YAML.replace('  threshold: 0.9\n', '  threshold: 0.9\n  model: gpt-5.4-mini\n'),
     );
     // a service that lists the model as unavailable without saying why
-    const models = [{ id: 'gpt-4.1-mini', available: false, key_variable: 'OPENAI_API_KEY' }];
+    const models = [{ id: 'gpt-5.4-mini', available: false, key_variable: 'OPENAI_API_KEY' }];
     server.inject({ path: '/v1/models', fault: { type: 'raw', status: 200, body: envelope({ models }) } });
     const result = await test(['weather.yaml']);
     expect(result.code).toBe(3);
     expect(result.stderr).toContain(
-      'the model gpt-4.1-mini cannot run: OPENAI_API_KEY is not set where the service runs',
+      'the model gpt-5.4-mini cannot run: OPENAI_API_KEY is not set where the service runs',
     );
   });
 
@@ -307,10 +307,10 @@ describe('mcpctl test', () => {
         type: 'status',
         status: 501,
         code: 'model_not_configured',
-        message: 'the model claude-sonnet-4-5 needs ANTHROPIC_API_KEY in the engine’s environment',
+        message: 'the model claude-sonnet-5-5 needs ANTHROPIC_API_KEY in the engine’s environment',
       },
     });
-    const result = await test([mcpId, '-m', 'hi', '--model', 'claude-sonnet-4-5']);
+    const result = await test([mcpId, '-m', 'hi', '--model', 'claude-sonnet-5-5']);
     expect(result.code).toBe(3);
     expect(result.stderr).toContain('needs ANTHROPIC_API_KEY');
     expect(result.stderr).not.toContain('retry');
@@ -321,7 +321,7 @@ describe('mcpctl test', () => {
       path: '/v1/models',
       fault: { type: 'status', status: 404, code: 'not_found', message: 'no route' },
     });
-    const result = await test([mcpId, '-m', 'hi', '--model', 'gpt-4.1-mini']);
+    const result = await test([mcpId, '-m', 'hi', '--model', 'gpt-5.4-mini']);
     expect(result.code).toBe(0);
     expect(server.requestsTo('/v1/test')).toHaveLength(1);
   });
@@ -343,7 +343,7 @@ describe('mcpctl test', () => {
         retryAfter: '60',
       },
     });
-    const result = await test([mcpId, '-m', 'hi', '--model', 'claude-sonnet-4-5']);
+    const result = await test([mcpId, '-m', 'hi', '--model', 'claude-sonnet-5-5']);
     expect(result.code).toBe(4);
     expect(result.stderr).toContain('Anthropic is rate limiting the engine');
     expect(result.stderr).toContain('safe to retry after 1 min');

@@ -158,7 +158,7 @@ describe('mcpctl up', () => {
 
   it('a test model the service cannot run: exit 3 (configuration) before the build', async () => {
     // the engine's environment has no OPENAI_API_KEY
-    const result = await up(['weather.yaml', '--model', 'gpt-4.1-mini', '--json']);
+    const result = await up(['weather.yaml', '--model', 'gpt-5.4-mini', '--json']);
     expect(result.code).toBe(3);
     expect(result.json().steps.map((s: { step: string; status: string }) => `${s.step}:${s.status}`)).toEqual([
       'validate:ok',

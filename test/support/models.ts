@@ -20,7 +20,7 @@ function text(content: unknown): string {
 }
 
 /**
- * claude-sonnet-4-5 (Messages API): the first turn makes the calls of `plan`, the next one, after
+ * claude-sonnet-5-5 (Messages API): the first turn makes the calls of `plan`, the next one, after
  * the tool results came back, replies "Done: <message>".
  */
 export function scriptedClaude(plan: Plan): Script {
@@ -39,7 +39,7 @@ export function scriptedClaude(plan: Plan): Script {
   };
 }
 
-/** gpt-4.1-mini (Chat Completions): calls the first tool it is offered with { city: "Paris" }, then replies. */
+/** gpt-5.4-mini (Chat Completions): calls the first tool it is offered with { city: "Paris" }, then replies. */
 export function scriptedGpt(): Script {
   return (request) => {
     const messages = request.body.messages as Message[];

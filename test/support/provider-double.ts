@@ -70,7 +70,7 @@ export function anthropicMessage(content: unknown[], stopReason: 'tool_use' | 'e
       id: 'msg_0123',
       type: 'message',
       role: 'assistant',
-      model: 'claude-sonnet-4-5',
+      model: 'claude-sonnet-5-5',
       content,
       stop_reason: stopReason,
       stop_sequence: null,
@@ -93,7 +93,7 @@ export function openAiCompletion(
       id: 'chatcmpl-0123',
       object: 'chat.completion',
       created: 1_750_000_000,
-      model: 'gpt-4.1-mini',
+      model: 'gpt-5.4-mini',
       choices: [
         {
           index: 0,

@@ -27,15 +27,16 @@ import { chooseDefinition } from '../steps/definition-path.js';
 import { deploymentHeading, deployServer, planDeployment, type DeployPlan } from '../steps/deploy-server.js';
 import { outcomeError } from '../steps/deployment-wait.js';
 import { checkReplacement, describeReplaced, type Replaced } from '../steps/replacement.js';
+import { annotateReport, writeJUnit } from '../steps/report-tests.js';
 import {
-  annotateReport,
   checkModels,
   DEFAULT_THRESHOLD,
+  failedCases,
   planCases,
   runCases,
-  writeJUnit,
   type TestCaseSpec,
 } from '../steps/run-tests.js';
+import { compareAndKeep, regressionFailed } from '../steps/suite-history.js';
 import { createStepRunner, StepFailed, type StepRecord, type StepRunner } from '../steps/step-runner.js';
 import { lintLoaded, renderValidation } from '../steps/validate-definition.js';
 import type { UpOptions } from '../specs/service.js';
@@ -141,9 +142,9 @@ async function connectToService(run: UpRun): Promise<Service> {
 
 /** The test models can run: asked before anything is built. */
 async function checkTestModels(run: UpRun, service: Service, planned: Planned): Promise<void> {
-  const model = run.options.model;
+  const models = run.options.model ?? [];
   const fileModel = planned.file.loaded.definition.tests?.model;
-  const wanted = planned.cases.map((c) => model ?? c.model ?? fileModel);
+  const wanted = planned.cases.flatMap((c) => (models.length > 0 ? models : [c.model ?? fileModel]));
   await run.steps.run('test', () => checkModels(run.ctx, service.client, service.connection, wanted), {
     done: false,
   });
@@ -177,29 +178,33 @@ async function test(run: UpRun, api: ApiClient, planned: Planned, built: McpServ
     );
     return;
   }
-  const flags = options.model === undefined ? {} : { model: options.model };
+  const flags = {
+    ...(options.model === undefined ? {} : { model: options.model }),
+    ...(options.judge === undefined ? {} : { judge: options.judge }),
+    ...(options.runs === undefined ? {} : { runs: options.runs }),
+    ...(options.passRate === undefined ? {} : { passRate: options.passRate }),
+  };
   const report = await run.steps.run('test', () =>
     runCases(ctx, api, { mcpId: built.mcp_id, cases, threshold: planned.threshold, flags, file }),
   );
+  await compareAndKeep(ctx, report, file, options);
   run.tests = report;
   run.steps.record('test', { result: report });
   if (options.junit !== undefined) await writeJUnit(ctx, options.junit, report);
   say(ctx, (p) => renderReport(p, report, ctx.out.quiet, (tool) => locateTool(file, tool)));
   annotateReport(ctx, report, file);
-  if (!report.passed) throw run.steps.fail('test', casesFailed(report, name));
+  if (report.passed) return;
+  const casesPassed = report.models.every((m) => m.cases.every((c) => c.passed));
+  const failure = casesPassed ? regressionFailed(report, `, so ${name} was not deployed`) : casesFailed(report, name);
+  throw run.steps.fail('test', failure);
 }
 
 function casesFailed(report: TestReport, name: string): UserError {
-  const failed = report.cases.filter((c) => !c.passed).length;
-  const total = report.cases.length;
-  return new UserError(
-    `${failed} of ${total} test ${total === 1 ? 'case' : 'cases'} failed, so ${name} was not deployed`,
-    {
-      exitCode: EXIT.test_failed,
-      code: 'test_failed',
-      hint: 'follow the causes under each case, then run mcpctl up again; --threshold sets the bar',
-    },
-  );
+  return new UserError(`${failedCases(report)}, so ${name} was not deployed`, {
+    exitCode: EXIT.test_failed,
+    code: 'test_failed',
+    hint: 'follow the causes under each case, then run mcpctl up again; --threshold sets the bar, --pass-rate the share of runs',
+  });
 }
 
 /** 4. deploy */
@@ -263,7 +268,7 @@ async function reportUp(run: UpRun, failure: UserError | undefined): Promise<voi
 }
 
 function doneLine(name: string, server: McpServer, tests: TestReport | undefined, d: Deployment): string {
-  const count = tests?.cases.length ?? 0;
+  const count = tests?.models.reduce((n, m) => n + m.cases.length, 0) ?? 0;
   const tested =
     tests === undefined ? 'not tested (no cases)' : `${count} of ${count} ${count === 1 ? 'case' : 'cases'} passed`;
   const at = d.status === 'deployed' ? connectUrl(d) : d.url;
@@ -302,7 +307,8 @@ function stepDetail(s: StepRecord<StepName>): string {
     case 'build':
       return `${String(result?.mcp_id)}${result?.reused === true ? ' (reused)' : ''}`;
     case 'test': {
-      const cases = (result?.cases as Array<{ passed: boolean }> | undefined) ?? [];
+      // a case of each model, summed over its runs
+      const cases = ((result?.models as TestReport['models'] | undefined) ?? []).flatMap((m) => m.cases);
       return `${cases.filter((c) => c.passed).length} of ${cases.length} ${cases.length === 1 ? 'case' : 'cases'} passed`;
     }
     case 'deploy':

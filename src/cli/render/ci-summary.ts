@@ -16,18 +16,20 @@ const PASS = '✅';
 const FAIL = '❌';
 
 export function testSummary(report: TestReport, heading = true): string {
-  const passed = report.cases.filter((c) => c.passed).length;
+  // with --runs or several models, a case of each model counts once, summed over its runs
+  const summaries = report.models.flatMap((m) => m.cases);
+  const passed = summaries.filter((c) => c.passed).length;
   const lines: string[] = [];
   if (heading) {
     lines.push(
-      `### ${report.passed ? PASS : FAIL} mcpctl test: ${report.server ?? report.mcp_id} — ${passed} of ${report.cases.length} ${report.cases.length === 1 ? 'case' : 'cases'} passed`,
+      `### ${report.passed ? PASS : FAIL} mcpctl test: ${report.server ?? report.mcp_id} — ${passed} of ${summaries.length} ${summaries.length === 1 ? 'case' : 'cases'} passed`,
       '',
     );
   }
   lines.push('| case | result | success rate | tools used | resources read |', '|---|---|---|---|---|');
   for (const c of report.cases) {
     lines.push(
-      `| ${cell(c.name)} | ${c.passed ? `${PASS} passed` : `${FAIL} failed`} | ${formatRate(c.result.success_rate)} (${cell(c.band.label)}) | ${cell(c.result.tools_used.join(', ') || '—')} | ${cell(c.result.resources_accessed.join(', ') || '—')} |`,
+      `| ${cell(c.name)}${c.run === undefined ? '' : ` #${c.run}`} | ${c.passed ? `${PASS} passed` : `${FAIL} failed`} | ${formatRate(c.result.success_rate)} (${cell(c.band.label)}) | ${cell(c.result.tools_used.join(', ') || '—')} | ${cell(c.result.resources_accessed.join(', ') || '—')} |`,
     );
   }
   lines.push('', `Threshold ${report.threshold}, server \`${report.mcp_id}\`.`);

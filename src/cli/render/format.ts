@@ -47,6 +47,11 @@ export function plural(count: number, word: string, many = `${word}s`): string {
   return `${count} ${count === 1 ? word : many}`;
 }
 
+/** A count with its thousands grouped, the same on every machine: 12,345 */
+export function formatCount(count: number): string {
+  return count.toLocaleString('en-US');
+}
+
 /** A success rate as a percentage: 0.875 → 88% */
 export function formatRate(rate: number): string {
   return `${Math.round(rate * 100)}%`;

@@ -26,6 +26,14 @@ export function defineEngineStatus(parent: CommandUnknownOpts) {
     .description('show whether the local engine runs: URL, pid, version, uptime, state folder');
 }
 
+export function defineEngineReload(parent: CommandUnknownOpts) {
+  return parent
+    .command('reload')
+    .description(
+      "read the engine's model settings again and hand it the model keys set here; deployments keep running",
+    );
+}
+
 export function defineEngineLogs(parent: CommandUnknownOpts) {
   return parent
     .command('logs')

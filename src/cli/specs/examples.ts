@@ -62,10 +62,13 @@ const EXAMPLES: Readonly<Record<string, readonly (readonly [string, string])[]>>
     ['mcpctl test', 'run the tests: cases of ./server.yaml and check them'],
     ['mcpctl test examples/weather -m "Weather in Berlin?" --expect-tool get_forecast', 'one message'],
     ['mcpctl test mcp_4k2j9x7q1m --junit report.xml', 'a built server, with a report for CI'],
+    ['mcpctl test --runs 5 --model mcpctl-local --model local-llm', 'pass rates over 5 runs, per model'],
+    ['mcpctl test --compare --fail-on-regression', 'what changed since the last run; fail on a drop'],
   ],
   up: [
     ['mcpctl up -e prod', 'validate, build, test and deploy ./server.yaml'],
     ['mcpctl up examples/weather -q', 'prints the URL alone'],
+    ['mcpctl up --runs 3 --fail-on-regression', 'deploy only if no case got worse since the last run'],
   ],
   tools: [
     ['mcpctl tools weather.production', 'a deployment'],
@@ -97,6 +100,13 @@ const EXAMPLES: Readonly<Record<string, readonly (readonly [string, string])[]>>
   'engine stop': [['mcpctl engine stop', 'its deployments come back at the next start']],
   'engine status': [['mcpctl engine status --json', 'exit 4 when it does not run']],
   'engine logs': [['mcpctl engine logs -f', 'follow the engine’s own log']],
+  'engine reload': [
+    ['export OPENAI_API_KEY=… && mcpctl engine reload', 'hand the engine a key; deployments keep running'],
+  ],
+  models: [
+    ['mcpctl models', 'every test model, and why one cannot run'],
+    ['mcpctl models --json', 'the same, for a script'],
+  ],
   serve: [
     ['mcpctl serve', 'the engine in the foreground, on 127.0.0.1'],
     ['MCPCTL_API_KEY=$(openssl rand -hex 32) mcpctl serve --host 0.0.0.0', 'for a team (a key is required)'],

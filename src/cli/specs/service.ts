@@ -3,7 +3,13 @@
  * Each definition names the command, its arguments, options and help; its handler module loads only
  * when it runs.
  */
-import { Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
+import {
+  InvalidArgumentError,
+  Option,
+  type Command,
+  type CommandUnknownOpts,
+  type OptionValues,
+} from '@commander-js/extra-typings';
 import { describeModels } from '../../shared/models.js';
 import {
   collect,
@@ -174,43 +180,86 @@ export function defineAlerts(parent: CommandUnknownOpts) {
 }
 export type AlertsOptions = OptionsOf<ReturnType<typeof defineAlerts>>;
 
-export function defineTest(parent: CommandUnknownOpts) {
-  return parent
-    .command('test')
-    .description('let an AI agent use a server and report how it went (POST /v1/test)')
-    .argument('[target]', `an mcp_… id, or a definition to build first: ${DEFINITION}`)
-    .option('-m, --message <text>', 'message for the agent (default: the file’s tests: cases)')
-    .option('--model <id>', 'AI model, listed below (default: the service’s default); checked before anything is built')
-    .option('--user-id <id>', 'user id for per-user resources')
-    .option('--threshold <rate>', 'fail (exit 7) below this success rate, 0 to 1 (default 0.8)', parseRate)
-    .option('--expect-tool <name>', 'with --message: a tool the agent should call (repeatable)', collect)
-    .option('--junit <file>', 'also write a JUnit XML report to this file')
+/** Each run of a case is a call to the model: 20 runs are enough to see a rate, and bound the cost. */
+export const MAX_RUNS = 20;
+
+function parseRuns(value: string): number {
+  const n = parseInteger('--runs', 1)(value);
+  if (n > MAX_RUNS) throw new InvalidArgumentError(`--runs must be at most ${MAX_RUNS}`);
+  return n;
+}
+
+/** The options of repeated runs, several models and comparing runs, shared by `test` and `up`. */
+function withEvalOptions<Args extends unknown[], Options extends OptionValues, Globals extends OptionValues>(
+  command: Command<Args, Options, Globals>,
+) {
+  return command
+    .option('--runs <n>', `run each case n times, 1 to ${MAX_RUNS} (default 1)`, parseRuns)
+    .option('--pass-rate <rate>', 'the share of its runs a case must pass, 0 to 1 (default 1: every run)', parseRate)
     .option(
-      '--env-var <NAME>',
-      'give the server this variable in the test, with its value from your environment (repeatable)',
-      collect,
+      '--judge <model>',
+      'the model that scores replies against expect.reply (default: tests.judge, else mcpctl-local)',
     )
-    .option('--env-file <file>', 'give the server the NAME=value lines of this file in the test')
-    .addHelpText('after', `\n${describeModels()}`);
+    .option('--compare', 'show what changed since the previous run of the file’s cases (every run is kept)')
+    .option(
+      '--fail-on-regression',
+      'fail (exit 7) when a case’s pass rate or mean success rate dropped by more than 5% since the previous run',
+    );
+}
+
+export function defineTest(parent: CommandUnknownOpts) {
+  return withEvalOptions(
+    parent
+      .command('test')
+      .description('let an AI agent use a server and report how it went (POST /v1/test)')
+      .argument('[target]', `an mcp_… id, or a definition to build first: ${DEFINITION}`)
+      .option('-m, --message <text>', 'message for the agent (default: the file’s tests: cases)')
+      .option(
+        '--model <id>',
+        'AI model, listed below (default: the service’s default); repeat to run every case with each; checked before anything is built',
+        collect,
+      )
+      .option('--user-id <id>', 'user id for per-user resources')
+      .option('--threshold <rate>', 'fail (exit 7) below this success rate, 0 to 1 (default 0.8)', parseRate)
+      .option('--expect-tool <name>', 'with --message: a tool the agent should call (repeatable)', collect)
+      .option('--junit <file>', 'also write a JUnit XML report to this file')
+      .option(
+        '--env-var <NAME>',
+        'give the server this variable in the test, with its value from your environment (repeatable)',
+        collect,
+      )
+      .option('--env-file <file>', 'give the server the NAME=value lines of this file in the test'),
+  ).addHelpText('after', `\n${describeModels()}`);
 }
 export type TestOptions = OptionsOf<ReturnType<typeof defineTest>>;
 
+export function defineModels(parent: CommandUnknownOpts) {
+  return parent
+    .command('models')
+    .description("list the service's test models: built-in and from its settings, and whether each can run now");
+}
+
 export function defineUp(parent: CommandUnknownOpts) {
-  return withDeployOptions(
-    parent
-      .command('up')
-      .description('validate, build and test a definition, and deploy it only if its tests: cases pass')
-      .argument('[file]', DEFINITION),
-  )
-    .option('--replace', 'replace the running deployment of this server name even when it was built from another file')
-    .option('--idempotency-key <key>', 'reuse a key so a repeated run does not build or deploy twice')
-    .option('--model <id>', 'AI model for every case (see mcpctl test --help)')
-    .option(
-      '--threshold <rate>',
-      'a case fails below this success rate, 0 to 1 (default: the file’s, else 0.8)',
-      parseRate,
+  return withEvalOptions(
+    withDeployOptions(
+      parent
+        .command('up')
+        .description('validate, build and test a definition, and deploy it only if its tests: cases pass')
+        .argument('[file]', DEFINITION),
     )
-    .option('--junit <file>', 'also write a JUnit XML report of the cases to this file');
+      .option(
+        '--replace',
+        'replace the running deployment of this server name even when it was built from another file',
+      )
+      .option('--idempotency-key <key>', 'reuse a key so a repeated run does not build or deploy twice')
+      .option('--model <id>', 'AI model for every case (see mcpctl test --help); repeat to test with each', collect)
+      .option(
+        '--threshold <rate>',
+        'a case fails below this success rate, 0 to 1 (default: the file’s, else 0.8)',
+        parseRate,
+      )
+      .option('--junit <file>', 'also write a JUnit XML report of the cases to this file'),
+  );
 }
 export type UpOptions = OptionsOf<ReturnType<typeof defineUp>>;
 

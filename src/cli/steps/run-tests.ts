@@ -3,8 +3,6 @@
  * run their models (asked before anything is built), one `POST /v1/test` per case, and each
  * result judged against its threshold and expectations, with the guidance of the run.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
 import type { ApiClient, TestRequestInput } from '../../api/client.js';
 import type { TestResult } from '../../api/operations.js';
 import { ApiError } from '../../api/errors.js';
@@ -14,19 +12,26 @@ import type { Connection } from '../config.js';
 import type { CommandContext } from '../context.js';
 import { EXIT, UserError } from '../../shared/errors.js';
 import { formatRate } from '../render/format.js';
-import { serviceText } from '../render/service-text.js';
-import { toJUnitXml } from '../render/junit.js';
 import type { CaseReport, TestReport } from '../render/test-result.js';
-import { locateTool, type DefinitionFile } from './definition-file.js';
+import { expectationFailures, expectationFields, withEvaluation } from './case-expectations.js';
+import type { DefinitionFile } from './definition-file.js';
+import { DEFAULT_PASS_RATE, summarizeRuns } from './suite-stats.js';
 
 export interface TestFlags {
   message?: string;
-  model?: string;
+  /** every case with each of these models in turn (default: the case's, the file's, the service's) */
+  model?: string[];
+  /** how many times each case runs (default 1) */
+  runs?: number;
+  /** the share of its runs a case must pass (default 1: every run) */
+  passRate?: number;
   userId?: string;
   threshold?: number;
   junit?: string;
   /** with --message: the tools the agent should call */
   expectTool?: string[];
+  /** the model that scores replies against expect.reply (default tests.judge, then mcpctl-local) */
+  judge?: string;
 }
 
 export type Expectations = NonNullable<TestsConfig['cases'][number]['expect']>;
@@ -77,6 +82,7 @@ export function checkCase(result: TestResult, expect: Expectations | undefined, 
   for (const text of expect.response_contains ?? []) {
     if (!reply.includes(text.toLowerCase())) failures.push(`expected the reply to contain "${text}"`);
   }
+  failures.push(...expectationFailures(result, expect));
   return failures;
 }
 
@@ -141,7 +147,7 @@ export async function checkModels(
       throw new UserError(`unknown model ${id}: the service offers ${listed.map((m) => m.id).join(', ')}`, {
         exitCode: EXIT.config,
         code: 'unknown_model',
-        hint: '`mcpctl test --help` lists the models; pass one of them with --model (or tests.model in the file)',
+        hint: '`mcpctl models` lists them; pass one with --model (or tests.model in the file), or add an entry to "models" of the engine settings and run `mcpctl engine reload`',
       });
     }
     if (model.available) continue;
@@ -150,12 +156,16 @@ export async function checkModels(
       model.reason ??
       (variable === undefined ? 'the service cannot run it now' : `${variable} is not set where the service runs`);
     let hint: string;
-    if (!connection.local)
+    // a server of one's own that does not answer: no key would mend it
+    const keyless = variable === undefined || (model.reason !== undefined && !model.reason.includes(variable));
+    if (keyless)
+      hint = `start the model's server, or check its base_url (\`mcpctl models\`); or test with another --model`;
+    else if (!connection.local)
       hint = `ask whoever runs the service to set ${variable ?? 'its key'}, or test with another --model`;
     else if (variable !== undefined && (ctx.io.env[variable]?.trim() ?? '') !== '') {
-      hint = `${variable} is set here, but the running engine was started without it: run \`mcpctl engine stop\`, and the next command starts it with this environment`;
+      hint = `${variable} is set here, but the running engine was started without it: run \`mcpctl engine reload\` to hand it over (deployments keep running)`;
     } else
-      hint = `export ${variable ?? 'its key'}=…, run \`mcpctl engine stop\`, and the next command starts the engine with it; or test with --model mcpctl-local`;
+      hint = `export ${variable ?? 'its key'}=… and run \`mcpctl engine reload\` (deployments keep running); or test with --model mcpctl-local`;
     throw new UserError(`the model ${id} cannot run: ${reason}`, {
       exitCode: EXIT.config,
       code: 'model_not_configured',
@@ -174,65 +184,99 @@ export interface RunCasesOptions {
   envVars?: Record<string, string> | undefined;
 }
 
-/** Runs each case in turn, with progress, and judges it. */
+/**
+ * Runs each case in turn, `--runs` times, with each `--model` (else the case's own), with
+ * progress; judges each run, then sums the runs up per model and case (suite-stats.ts).
+ */
 export async function runCases(ctx: CommandContext, client: ApiClient, options: RunCasesOptions): Promise<TestReport> {
-  const { mcpId, cases, threshold, flags, file, envVars } = options;
+  const { mcpId, cases, threshold, flags, file } = options;
   const tests = file?.loaded.definition.tests;
-  const tools = file?.loaded.definition.tools;
+  const runs = flags.runs ?? 1;
+  const passRate = flags.passRate ?? DEFAULT_PASS_RATE;
+  const models: Array<string | undefined> = (flags.model?.length ?? 0) > 0 ? [...new Set(flags.model)] : [undefined];
   const reports: CaseReport[] = [];
-  for (const [index, spec] of cases.entries()) {
-    const model = flags.model ?? spec.model ?? tests?.model;
-    const userId = flags.userId ?? spec.userId;
-    const label =
-      cases.length === 1 ? `testing ${mcpId}` : `testing ${mcpId}: case ${index + 1}/${cases.length} ${spec.name}`;
-    const progress = await ctx.out.progress(label);
-    let result: TestResult;
-    try {
-      result = await sendTest(client, {
-        mcp_id: mcpId,
-        message: spec.message,
-        ...(model === undefined ? {} : { ai_model: model }),
-        ...(userId === undefined ? {} : { context: { user_id: userId } }),
-        ...(envVars === undefined ? {} : { env_vars: envVars }),
-        ...(spec.expect?.tools === undefined ? {} : { expect: { tools: spec.expect.tools } }),
-      });
-    } catch (error) {
-      progress.fail();
-      throw error;
+  for (const chosen of models) {
+    for (const [index, spec] of cases.entries()) {
+      for (let run = 1; run <= runs; run += 1) {
+        const parts = [
+          models.length > 1 && chosen !== undefined ? ` with ${chosen}` : '',
+          cases.length > 1 ? `: case ${index + 1}/${cases.length} ${spec.name}` : '',
+          runs > 1 ? ` (run ${run}/${runs})` : '',
+        ];
+        const model = chosen ?? spec.model ?? tests?.model;
+        const label = `testing ${mcpId}${parts.join('')}`;
+        const report = await runCase(ctx, client, { ...options, spec, model, label });
+        reports.push(runs > 1 ? { ...report, run } : report);
+      }
     }
-    progress.stop();
-    const minRate = spec.expect?.min_success_rate ?? threshold;
-    const failures = checkCase(result, spec.expect, minRate);
-    const guidance =
-      result.guidance ??
-      computeGuidance({
-        run: result,
-        ...(tools === undefined ? {} : { tools }),
-        expectedTools: spec.expect?.tools,
-      });
-    // a band this CLI does not know (a service's own) is shown with the level of the rate's band
-    const level =
-      SUCCESS_BANDS.find((b) => b.label === guidance.band)?.level ?? classifySuccessRate(result.success_rate).level;
-    reports.push({
-      name: spec.name,
-      message: spec.message,
-      ...(spec.index === undefined ? {} : { case_index: spec.index }),
-      ...(model === undefined ? {} : { ai_model: model }),
-      ...(userId === undefined ? {} : { user_id: userId }),
-      passed: failures.length === 0,
-      failures,
-      min_success_rate: minRate,
-      band: { label: guidance.band, level },
-      guidance,
-      result,
-    });
   }
+  const summaries = summarizeRuns(reports, passRate);
   return {
-    passed: reports.every((r) => r.passed),
+    passed: summaries.every((m) => m.cases.every((c) => c.passed)),
     mcp_id: mcpId,
     ...(file === undefined ? {} : { server: file.loaded.definition.name }),
     threshold,
+    runs,
+    pass_rate: passRate,
+    models: summaries,
     cases: reports,
+  };
+}
+
+interface RunCaseOptions extends RunCasesOptions {
+  spec: TestCaseSpec;
+  model: string | undefined;
+  /** what the progress line says */
+  label: string;
+}
+
+/** One run of one case: sent, then judged against its threshold and expectations. */
+async function runCase(ctx: CommandContext, client: ApiClient, options: RunCaseOptions): Promise<CaseReport> {
+  const { mcpId, spec, model, label, threshold, flags, file, envVars } = options;
+  const tools = file?.loaded.definition.tools;
+  const userId = flags.userId ?? spec.userId;
+  const judge = flags.judge ?? file?.loaded.definition.tests?.judge;
+  const progress = await ctx.out.progress(label);
+  let result: TestResult;
+  try {
+    result = await sendTest(client, {
+      mcp_id: mcpId,
+      message: spec.message,
+      ...(model === undefined ? {} : { ai_model: model }),
+      ...(userId === undefined ? {} : { context: { user_id: userId } }),
+      ...(envVars === undefined ? {} : { env_vars: envVars }),
+      ...expectationFields(spec.expect, judge),
+    });
+  } catch (error) {
+    progress.fail();
+    throw error;
+  }
+  progress.stop();
+  result = withEvaluation(result, spec.expect, judge);
+  const minRate = spec.expect?.min_success_rate ?? threshold;
+  const failures = checkCase(result, spec.expect, minRate);
+  const guidance =
+    result.guidance ??
+    computeGuidance({
+      run: result,
+      ...(tools === undefined ? {} : { tools }),
+      expectedTools: spec.expect?.tools,
+    });
+  // a band this CLI does not know (a service's own) is shown with the level of the rate's band
+  const level =
+    SUCCESS_BANDS.find((b) => b.label === guidance.band)?.level ?? classifySuccessRate(result.success_rate).level;
+  return {
+    name: spec.name,
+    message: spec.message,
+    ...(spec.index === undefined ? {} : { case_index: spec.index }),
+    ...(model === undefined ? {} : { ai_model: model }),
+    ...(userId === undefined ? {} : { user_id: userId }),
+    passed: failures.length === 0,
+    failures,
+    min_success_rate: minRate,
+    band: { label: guidance.band, level },
+    guidance,
+    result,
   };
 }
 
@@ -244,12 +288,14 @@ async function sendTest(client: ApiClient, request: TestRequestInput): Promise<T
   try {
     return await client.test(request);
   } catch (error) {
-    const { expect: _expect, ...plain } = request;
+    const { expect: _expect, judge_model: _judge, ...plain } = request;
     if (
       _expect !== undefined &&
       error instanceof ApiError &&
       error.code === 'validation_failed' &&
-      error.details.some((d) => d.path.startsWith('expect'))
+      error.details.some(
+        (d) => d.path.startsWith('expect') || (d.path === 'judge_model' && /unknown|unrecognized/i.test(d.message)),
+      )
     ) {
       return client.test(plain);
     }
@@ -258,90 +304,23 @@ async function sendTest(client: ApiClient, request: TestRequestInput): Promise<T
 }
 
 /**
- * In GitHub Actions: each failed case as an error on its line of the file (or, for a --message
- * run, on the first tool its causes name), and each cause that names a tool as a warning there.
+ * How many cases failed, said as the gate counts them: with several models each model's run of
+ * a case counts, and with --runs a case fails when too few of its runs passed.
  */
-export function annotateReport(ctx: CommandContext, report: TestReport, file: DefinitionFile | undefined): void {
-  if (!ctx.out.inGithubActions) return;
-  const toolAt = (tool: string) => (file === undefined ? undefined : locateTool(file, tool));
-  const warned = new Set<string>();
-  for (const c of report.cases) {
-    if (!c.passed) {
-      const firstTool = c.guidance.causes.flatMap((cause) => cause.tools ?? [])[0];
-      const where =
-        file !== undefined && c.case_index !== undefined
-          ? file.locate(`tests.cases[${c.case_index}]`)
-          : firstTool === undefined
-            ? undefined
-            : toolAt(firstTool);
-      const causes = c.guidance.causes.map((cause) => cause.kind);
-      ctx.out.annotate(
-        'error',
-        serviceText(
-          `test case "${c.name}" failed: ${c.failures.join('; ')}${causes.length === 0 ? '' : ` (causes: ${causes.join(', ')})`}`,
-        ),
-        where,
-        'mcpctl test',
-      );
-    }
-    for (const cause of c.guidance.causes) {
-      for (const tool of cause.tools ?? []) {
-        const where = toolAt(tool);
-        if (where === undefined || warned.has(`${cause.kind} ${tool}`)) continue;
-        warned.add(`${cause.kind} ${tool}`);
-        ctx.out.annotate(
-          'warning',
-          serviceText(`${cause.kind}: ${cause.message}`),
-          where,
-          serviceText(`mcpctl test: ${tool}`),
-        );
-      }
-    }
-  }
+export function failedCases(report: TestReport): string {
+  const summaries = report.models.flatMap((m) => m.cases);
+  const failed = summaries.filter((c) => !c.passed).length;
+  const noun = summaries.length === 1 ? 'case' : 'cases';
+  const models = report.models.length > 1 ? ` over ${report.models.length} models` : '';
+  const runs = report.runs > 1 ? ` (a case passes when at least ${formatRate(report.pass_rate)} of its runs pass)` : '';
+  return `${failed} of ${summaries.length} test ${noun}${models} failed${runs}`;
 }
 
-/** The error that ends `test` (and `up`) when a case failed: exit 7. */
+/** The error that ends `test` when a case failed: exit 7. */
 export function testsFailed(report: TestReport): UserError {
-  const failed = report.cases.filter((c) => !c.passed).length;
-  return new UserError(
-    `${failed} of ${report.cases.length} test ${report.cases.length === 1 ? 'case' : 'cases'} failed`,
-    {
-      exitCode: EXIT.test_failed,
-      code: 'test_failed',
-      hint: 'follow the causes under each case, then test again; --threshold sets the bar',
-    },
-  );
-}
-
-/** Writes the JUnit XML report of --junit. */
-export async function writeJUnit(ctx: CommandContext, path: string, report: TestReport): Promise<void> {
-  const xml = toJUnitXml({
-    name: report.server ?? report.mcp_id,
-    timestamp: new Date().toISOString(),
-    cases: report.cases.map((c) => ({
-      name: c.name,
-      time: c.result.execution_time,
-      failures: [
-        ...c.failures,
-        ...(c.passed ? [] : c.guidance.causes.map((cause) => `${cause.kind}: ${cause.message}`)),
-      ],
-      output: [
-        `message: ${c.message}`,
-        `reply: ${c.result.ai_response}`,
-        `tools used: ${c.result.tools_used.join(', ') || 'none'}`,
-        `resources accessed: ${c.result.resources_accessed.join(', ') || 'none'}`,
-        `success rate: ${c.result.success_rate} (${c.band.label})`,
-        ...c.guidance.causes.map((cause) => `cause ${cause.kind}: ${cause.message}`),
-      ].join('\n'),
-    })),
+  return new UserError(failedCases(report), {
+    exitCode: EXIT.test_failed,
+    code: 'test_failed',
+    hint: 'follow the causes under each case, then test again; --threshold sets the bar, --pass-rate the share of runs',
   });
-  const absolute = resolve(ctx.io.cwd, path);
-  try {
-    await mkdir(dirname(absolute), { recursive: true });
-    await writeFile(absolute, xml);
-  } catch (error) {
-    throw new UserError(`cannot write the JUnit report ${path}: ${(error as Error).message}`, {
-      hint: 'check the path given to --junit',
-    });
-  }
 }

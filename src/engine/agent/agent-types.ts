@@ -81,8 +81,11 @@ export interface AgentSession {
   readResource(uri: string): Promise<ResourceOutcome>;
   /** records a call the agent could not make (a model's arguments that are not JSON) as a failed one */
   recordRejectedCall(name: string, error: string): void;
-  /** notes a tool (or resource template) the agent would have used but could not, for want of these inputs */
-  noteUnmet(tool: string, missing: string[]): void;
+  /**
+   * notes a tool (or resource template) the agent would have used but could not, for want of these
+   * inputs; `unmapped`: the planner could not read them from the request, not that nothing gives them
+   */
+  noteUnmet(tool: string, missing: string[], unmapped?: boolean): void;
 }
 
 export interface AgentLimits {
@@ -114,5 +117,17 @@ export interface AgentRun {
   signal: AbortSignal;
 }
 
-/** An agent answers the message, using the session; it resolves with its reply. */
-export type Agent = (run: AgentRun) => Promise<string>;
+/** Tokens a model reports for a whole run, all turns added up. */
+export interface TokenUsage {
+  input_tokens: number;
+  output_tokens: number;
+}
+
+/** A model's reply, with the tokens it reports (the offline planner reports none). */
+export interface AgentAnswer {
+  reply: string;
+  usage?: TokenUsage | undefined;
+}
+
+/** An agent answers the message, using the session; it resolves with its reply, alone or with its usage. */
+export type Agent = (run: AgentRun) => Promise<string | AgentAnswer>;

@@ -13,6 +13,7 @@ import type {
   ToolOutcome,
 } from './agent-types.js';
 import { jsonInText } from '../../shared/json-text.js';
+import { isSecretName } from '../../shared/secret-name.js';
 
 export interface OpenSessionOptions {
   mcpUrl: string;
@@ -30,11 +31,12 @@ export interface RecordingSession extends AgentSession {
   /** distinct URIs read successfully, in order */
   resourcesRead: string[];
   /** what the agent could not call, and the inputs it lacked */
-  unmet: Array<{ tool: string; missing: string[] }>;
+  unmet: Array<{ tool: string; missing: string[]; unmapped?: boolean }>;
   close(): Promise<void>;
 }
 
 const ERROR_CHARS = 500;
+const REDACTED = '[redacted]';
 
 type ClientSdk = typeof ClientSdkModule;
 let clientSdk: Promise<ClientSdk> | undefined;
@@ -86,13 +88,14 @@ export async function openSession(options: OpenSessionOptions): Promise<Recordin
 
     const calls: ToolCallRecord[] = [];
     const resourcesRead: string[] = [];
-    const unmet: Array<{ tool: string; missing: string[] }> = [];
+    const unmet: Array<{ tool: string; missing: string[]; unmapped?: boolean }> = [];
     const callTool = async (name: string, args: Record<string, unknown>): Promise<ToolOutcome> => {
       const started = performance.now();
       const record = (ok: boolean, error?: string, failure?: ToolCallRecord['failure']) => {
         calls.push({
           name,
           ok,
+          arguments: redactArguments(args) as Record<string, unknown>,
           ...(error === undefined ? {} : { error: error.slice(0, ERROR_CHARS) }),
           duration_ms: Math.round((performance.now() - started) * 10) / 10,
           ...(failure === undefined ? {} : { failure }),
@@ -138,13 +141,28 @@ export async function openSession(options: OpenSessionOptions): Promise<Recordin
           duration_ms: 0,
           failure: { kind: 'arguments' },
         }),
-      noteUnmet: (tool, missing) => void unmet.push({ tool, missing: [...missing] }),
+      noteUnmet: (tool, missing, unmapped) =>
+        void unmet.push({ tool, missing: [...missing], ...(unmapped === true ? { unmapped } : {}) }),
       close: () => client.close().catch(() => {}),
     };
   } catch (error) {
     await client.close().catch(() => {});
     throw error;
   }
+}
+
+/**
+ * The arguments as the result records them (and the engine stores them): a value under a key that
+ * names a secret (a token, a password, an API key) is `[redacted]`, as in every log of the engine,
+ * so a stored run never holds what a model was given to pass on.
+ */
+export function redactArguments(value: unknown, depth = 0): unknown {
+  if (depth > 32 || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((item) => redactArguments(item, depth + 1));
+  const copy: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value))
+    copy[key] = isSecretName(key) ? REDACTED : redactArguments(item, depth + 1);
+  return copy;
 }
 
 /** How the server says the call failed, in the result's `_meta`, when it says. */

@@ -3,21 +3,32 @@
  * 127.0.0.1, an MCP session to it (as the test's user), the chosen agent's run within the
  * limits, and the test result. The instance always stops afterwards.
  */
-import { DEFAULT_AI_MODEL, type ModelStatus, type TestRequest, type TestResult } from '../../api/contract.js';
+import { DEFAULT_AI_MODEL, type TestRequest, type TestResult } from '../../api/contract.js';
 import { computeGuidance } from '../../api/guidance.js';
-import { findModel, MODELS, type ModelInfo } from '../../shared/models.js';
+import { evaluateRun, expectedToolsOf } from '../../api/expectations.js';
+import { LOCAL_MODEL_ID } from '../../shared/models.js';
 import { placeholderEnv } from '../builder.js';
 import { createLocalCredentials, type LocalCredentials } from '../local-credentials.js';
 import { ServiceError } from '../service-error.js';
 import type { Logger } from '../engine-log.js';
 import type { ServerRecord } from '../records.js';
 import type { StartRuntimeProcess, TestService } from '../services.js';
-import { DEFAULT_AGENT_LIMITS, type Agent, type AgentLimits } from './agent-types.js';
+import { DEFAULT_AGENT_LIMITS, type Agent, type AgentAnswer, type AgentLimits } from './agent-types.js';
+import type { ModelCatalog } from './model-catalog.js';
+import { ModelRegistry } from './model-registry.js';
+import { missingKey, type Reach } from './model-status.js';
+import { prepareJudge } from './reply-judge.js';
 import type * as SessionModule from './session.js';
 
 export interface TestServiceDeps {
   /** the engine's environment: provider keys and base URLs */
   env: Record<string, string | undefined>;
+  /** engine-settings.json, whose `models` add to the built-in ones; read again when it changes */
+  settingsFile?: string | undefined;
+  /** hides a key handed over by a reload from every log line */
+  hideSecret?: (value: string) => void;
+  /** whether an OpenAI-compatible server answers, for the listing; default: GET {base_url}/models */
+  reach?: Reach;
   logger: Logger;
   startRuntime: StartRuntimeProcess;
   /** the engine's version, sent as the MCP client's version */
@@ -46,10 +57,14 @@ export function createTestService(deps: TestServiceDeps): TestService {
     if (!closed) void preload().catch(() => undefined);
   }, deps.preloadAfterMs ?? 1_500).unref();
 
+  const registry = new ModelRegistry({ ...deps, clock });
+  const agentOf = async (id: string) => agentFor(id, await registry.catalog(), registry.env(), deps);
+
   const test = async (server: ServerRecord, request: TestRequest): Promise<TestResult> => {
     const model = request.ai_model ?? DEFAULT_AI_MODEL;
     // A missing key is known before anything starts.
-    const agent = await agentFor(model, deps);
+    const agent = await agentOf(model);
+    const judge = await prepareJudge(request, agentOf, limits);
     const started = clock();
     const signal = AbortSignal.timeout(limits.timeoutMs);
     const definition = server.definition;
@@ -102,10 +117,14 @@ export function createTestService(deps: TestServiceDeps): TestService {
         );
       }
       mark = phase('session_ms', mark);
-      const reply = await agent({ message: request.message, session, limits, signal });
+      const answer = answerOf(await agent({ message: request.message, session, limits, signal }));
+      const reply = answer.reply;
       phase('agent_ms', mark);
       const calls = session.calls;
       const result = testResultOf({ reply, session, model, request, definition, elapsedMs: clock() - started });
+      if (answer.usage !== undefined) Object.assign(result, { usage: answer.usage });
+      if (judge !== undefined)
+        result.evaluation = { ...result.evaluation, reply: await judge({ message: request.message, reply, signal }) };
       log.info('test run', {
         mcp_id: server.server.mcp_id,
         ai_model: model,
@@ -134,7 +153,11 @@ export function createTestService(deps: TestServiceDeps): TestService {
     while (stopping.size > 0) await Promise.allSettled([...stopping]);
   };
 
-  return { test, models: () => modelStatuses(deps.env), close };
+  return { test, models: () => registry.list(), reload: (values) => registry.reload(values), close };
+}
+
+function answerOf(answer: string | AgentAnswer): AgentAnswer {
+  return typeof answer === 'string' ? { reply: answer } : answer;
 }
 
 /** What the run did, with the guidance for the server's author (docs/api.md). */
@@ -157,30 +180,19 @@ function testResultOf(input: {
     ai_model: model,
     tool_calls: [...calls],
   };
+  // the offline judge's verdicts are added by the test, with a model judge's
+  const evaluation = evaluateRun(run, request.expect && { ...request.expect, reply: undefined });
   return {
     ...run,
     execution_time: Math.round(input.elapsedMs) / 1000,
+    ...(evaluation === undefined ? {} : { evaluation }),
     guidance: computeGuidance({
       run,
       tools: definition.tools ?? [],
-      expectedTools: request.expect?.tools,
-      unmet: model === 'mcpctl-local' ? session.unmet : undefined,
+      expectedTools: expectedToolsOf(request.expect),
+      unmet: model === LOCAL_MODEL_ID ? session.unmet : undefined,
     }),
   };
-}
-
-/** Each model of the service, and whether the engine's environment has what it needs. */
-function modelStatuses(env: Record<string, string | undefined>): ModelStatus[] {
-  return (MODELS as readonly ModelInfo[]).map((model) => {
-    const missing = missingKey(model, env);
-    return {
-      id: model.id,
-      ...(model.id === DEFAULT_AI_MODEL ? { default: true } : {}),
-      available: missing === undefined,
-      ...(model.keyVariable === undefined ? {} : { key_variable: model.keyVariable }),
-      ...(missing === undefined ? {} : { reason: `${missing} is not set where the engine runs` }),
-    };
-  });
 }
 
 let sessionModule: Promise<typeof SessionModule> | undefined;
@@ -205,42 +217,37 @@ export function successRate(calls: ReadonlyArray<{ ok: boolean }>, resourcesRead
   return Math.round((calls.filter((c) => c.ok).length / calls.length) * 10_000) / 10_000;
 }
 
-/** The variable a model needs that the engine's environment lacks. */
-function missingKey(model: ModelInfo, env: Record<string, string | undefined>): string | undefined {
-  if (model.keyVariable === undefined) return undefined;
-  return (env[model.keyVariable]?.trim() ?? '') === '' ? model.keyVariable : undefined;
-}
-
 /**
- * The agent of a model. A model whose key is not in the engine's environment is
- * `model_not_configured`: a fault of the service's set-up that no retry mends, known before
- * anything starts.
+ * The agent of a model. An id the engine does not have is refused with the ids it has; a model
+ * whose key is not set is `model_not_configured`: a fault of the service's set-up that no retry
+ * mends, known before anything starts.
  */
-async function agentFor(model: string, deps: TestServiceDeps): Promise<Agent> {
-  if (model === 'mcpctl-local') return (await import('./local/agent.js')).runLocalAgent;
-  const provider = findModel(model);
-  if (provider?.keyVariable === undefined || provider.urlVariable === undefined) {
-    throw new ServiceError('validation_failed', `unknown model ${model}`, [
-      { path: 'ai_model', message: 'not a model of this service' },
-    ]);
+async function agentFor(
+  id: string,
+  catalog: ModelCatalog,
+  env: Record<string, string | undefined>,
+  deps: TestServiceDeps,
+): Promise<Agent> {
+  if (id === LOCAL_MODEL_ID) return (await import('./local/agent.js')).runLocalAgent;
+  const model = catalog.models.find((m) => m.id === id);
+  if (model === undefined) {
+    const ids = catalog.models.map((m) => m.id).join(', ');
+    throw new ServiceError(
+      'validation_failed',
+      `unknown model ${id}: this engine has ${ids}; add others to "models" of its engine-settings.json (mcpctl models lists them)`,
+      [{ path: 'ai_model', message: `not a model of this service; one of ${ids}` }],
+    );
   }
-  const missing = missingKey(provider, deps.env);
+  const missing = missingKey(model, env);
   if (missing !== undefined) {
     throw new ServiceError(
       'model_not_configured',
-      `the model ${model} needs ${missing} in the engine's environment; set it where the engine runs and restart the engine (mcpctl engine stop), or test with mcpctl-local`,
+      `the model ${id} needs ${missing} where the engine runs; export it and run \`mcpctl engine reload\`, or test with ${LOCAL_MODEL_ID}`,
       [{ path: 'ai_model', message: `needs ${missing}` }],
     );
   }
-  const apiKey = deps.env[provider.keyVariable]!.trim();
-  const baseUrl = deps.env[provider.urlVariable]?.trim();
-  const maxRetries = deps.providerRetries ?? 2;
-  if (model === 'claude-sonnet-4-5') {
-    const { createAnthropicAgent, ANTHROPIC_DEFAULT_URL } = await import('./providers/anthropic.js');
-    return createAnthropicAgent({ apiKey, baseUrl: baseUrl || ANTHROPIC_DEFAULT_URL, model, maxRetries });
-  }
-  const { createOpenAiAgent, OPENAI_DEFAULT_URL } = await import('./providers/openai.js');
-  return createOpenAiAgent({ apiKey, baseUrl: baseUrl || OPENAI_DEFAULT_URL, model, maxRetries });
+  const { createModelAgent } = await import('./providers/select.js');
+  return createModelAgent(model, env, deps.providerRetries ?? 2);
 }
 
 function timedOut(limits: AgentLimits): ServiceError {

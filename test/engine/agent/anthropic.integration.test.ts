@@ -1,5 +1,5 @@
 /**
- * `claude-sonnet-4-5` through the real Anthropic SDK, against a stand-in for the Messages API on
+ * `claude-sonnet-5-5` through the real Anthropic SDK, against a stand-in for the Messages API on
  * 127.0.0.1 (ANTHROPIC_BASE_URL) and real runtimes of the examples: the tools it offers, the
  * tool results it sends back, the loop's limits, and the provider's failures as service errors.
  */
@@ -45,7 +45,7 @@ async function run(example: string, message: string, userId?: string) {
   return harness.service.test(record, {
     mcp_id: record.server.mcp_id,
     message,
-    ai_model: 'claude-sonnet-4-5',
+    ai_model: 'claude-sonnet-5-5',
     ...(userId === undefined ? {} : { context: { user_id: userId } }),
   });
 }
@@ -59,7 +59,7 @@ async function failure(promise: Promise<unknown>): Promise<ServiceError> {
   return error as ServiceError;
 }
 
-describe('claude-sonnet-4-5', () => {
+describe('claude-sonnet-5-5', () => {
   it('offers the tools and a resource reader, runs the tool_use blocks, sends tool_result blocks back, and replies with the final text', async () => {
     script = (_request, index) =>
       index === 0
@@ -79,7 +79,7 @@ describe('claude-sonnet-4-5', () => {
       tools_used: ['evaluate'],
       resources_accessed: ['calc://constants'],
       success_rate: 1,
-      ai_model: 'claude-sonnet-4-5',
+      ai_model: 'claude-sonnet-5-5',
       tool_calls: [{ name: 'evaluate', ok: true }],
     });
     expect(double.requests).toHaveLength(2);
@@ -88,7 +88,7 @@ describe('claude-sonnet-4-5', () => {
     expect(first!.path).toBe('/v1/messages');
     expect(`${String(first!.headers['x-api-key'] ?? '')}${String(first!.headers.authorization ?? '')}`).toContain(KEY);
     expect(first!.body).toMatchObject({
-      model: 'claude-sonnet-4-5',
+      model: 'claude-sonnet-5-5',
       messages: [{ role: 'user', content: 'What is 12 * (3 + 4)?' }],
     });
     expect(first!.body.system).toContain('Use evaluate for arithmetic');
@@ -225,7 +225,7 @@ describe('claude-sonnet-4-5', () => {
     try {
       const record = await lonely.record(exampleFile('calculator'));
       const error = await failure(
-        lonely.service.test(record, { mcp_id: record.server.mcp_id, message: 'hi', ai_model: 'claude-sonnet-4-5' }),
+        lonely.service.test(record, { mcp_id: record.server.mcp_id, message: 'hi', ai_model: 'claude-sonnet-5-5' }),
       );
       expect(error.code).toBe('unavailable');
       expect(error.message).toContain(`could not reach Anthropic at ${closed.url}`);
@@ -239,7 +239,7 @@ describe('claude-sonnet-4-5', () => {
     try {
       const record = await keyless.record(exampleFile('calculator'));
       const error = await failure(
-        keyless.service.test(record, { mcp_id: record.server.mcp_id, message: 'hi', ai_model: 'claude-sonnet-4-5' }),
+        keyless.service.test(record, { mcp_id: record.server.mcp_id, message: 'hi', ai_model: 'claude-sonnet-5-5' }),
       );
       expect(error.code).toBe('model_not_configured');
       expect(error.message).toContain('needs ANTHROPIC_API_KEY');
@@ -263,7 +263,7 @@ describe('claude-sonnet-4-5', () => {
       const result = await slow.service.test(record, {
         mcp_id: record.server.mcp_id,
         message: 'hi',
-        ai_model: 'claude-sonnet-4-5',
+        ai_model: 'claude-sonnet-5-5',
       });
       expect(result.ai_response).toContain('the test run reached its time limit');
       expect(result.tool_calls).toEqual([]);

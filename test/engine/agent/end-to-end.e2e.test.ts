@@ -87,11 +87,11 @@ describe('POST /v1/test on the engine', () => {
     const result = await client.test({
       mcp_id: mcpId,
       message: 'Who am I?',
-      ai_model: 'gpt-4.1-mini',
+      ai_model: 'gpt-5.4-mini',
       context: { user_id: 'bob' },
     });
     expect(result).toMatchObject({
-      ai_model: 'gpt-4.1-mini',
+      ai_model: 'gpt-5.4-mini',
       ai_response: 'You are bob.',
       tools_used: ['whoami'],
       success_rate: 1,
@@ -101,17 +101,36 @@ describe('POST /v1/test on the engine', () => {
 
   it('answers 501 model_not_configured, without Retry-After, for a model whose key the engine lacks; GET /v1/models says so first', async () => {
     expect(await client.models()).toEqual([
-      { id: 'mcpctl-local', default: true, available: true },
+      { id: 'mcpctl-local', default: true, available: true, source: 'built-in' },
       {
-        id: 'claude-sonnet-4-5',
+        id: 'claude-sonnet-5-5',
         available: false,
         key_variable: 'ANTHROPIC_API_KEY',
         reason: 'ANTHROPIC_API_KEY is not set where the engine runs',
+        provider: 'anthropic',
+        model: 'claude-sonnet-5-5',
+        source: 'built-in',
       },
-      { id: 'gpt-4.1-mini', available: true, key_variable: 'OPENAI_API_KEY' },
+      {
+        id: 'gpt-5.4-mini',
+        available: true,
+        key_variable: 'OPENAI_API_KEY',
+        provider: 'openai',
+        model: 'gpt-5.4-mini',
+        source: 'built-in',
+      },
+      {
+        id: 'gemini-3.5-flash',
+        available: false,
+        key_variable: 'GEMINI_API_KEY',
+        reason: 'GEMINI_API_KEY is not set where the engine runs',
+        provider: 'gemini',
+        model: 'gemini-3.5-flash',
+        source: 'built-in',
+      },
     ]);
     const { mcp_id: mcpId } = await client.build(await toBuildRequest(await loadDefinition(exampleFile('calculator'))));
-    const error = await client.test({ mcp_id: mcpId, message: 'hi', ai_model: 'claude-sonnet-4-5' }).then(
+    const error = await client.test({ mcp_id: mcpId, message: 'hi', ai_model: 'claude-sonnet-5-5' }).then(
       () => undefined,
       (e: unknown) => e,
     );

@@ -1,5 +1,5 @@
 /**
- * `gpt-4.1-mini` through the real OpenAI SDK, against a stand-in for Chat Completions on
+ * `gpt-5.4-mini` through the real OpenAI SDK, against a stand-in for Chat Completions on
  * 127.0.0.1 (OPENAI_BASE_URL) and real runtimes of the examples: the functions it offers, the
  * tool messages it sends back, arguments that are not JSON, and the provider's failures.
  */
@@ -41,7 +41,7 @@ async function run(example: string, message: string, userId?: string) {
   return harness.service.test(record, {
     mcp_id: record.server.mcp_id,
     message,
-    ai_model: 'gpt-4.1-mini',
+    ai_model: 'gpt-5.4-mini',
     ...(userId === undefined ? {} : { context: { user_id: userId } }),
   });
 }
@@ -52,7 +52,7 @@ const call = (id: string, name: string, args: string) => ({
   function: { name, arguments: args },
 });
 
-describe('gpt-4.1-mini', () => {
+describe('gpt-5.4-mini', () => {
   it('offers the tools as functions, runs the tool_calls, sends tool messages back, and replies with the final message', async () => {
     script = (_request, index) =>
       index === 0
@@ -74,13 +74,13 @@ describe('gpt-4.1-mini', () => {
       tools_used: ['convert'],
       resources_accessed: ['calc://constants'],
       success_rate: 1,
-      ai_model: 'gpt-4.1-mini',
+      ai_model: 'gpt-5.4-mini',
     });
     const [first, second] = double.requests;
     expect(first!.path).toBe('/v1/chat/completions');
     expect(first!.headers.authorization).toBe(`Bearer ${KEY}`);
     expect(first!.body).toMatchObject({
-      model: 'gpt-4.1-mini',
+      model: 'gpt-5.4-mini',
       messages: [{ role: 'system' }, { role: 'user', content: 'How far is 5 km in miles?' }],
     });
     const tools = first!.body.tools as Array<{
@@ -176,7 +176,7 @@ describe('gpt-4.1-mini', () => {
     try {
       const record = await keyless.record(exampleFile('calculator'));
       const error = await keyless.service
-        .test(record, { mcp_id: record.server.mcp_id, message: 'hi', ai_model: 'gpt-4.1-mini' })
+        .test(record, { mcp_id: record.server.mcp_id, message: 'hi', ai_model: 'gpt-5.4-mini' })
         .then(
           () => undefined,
           (e: unknown) => e,

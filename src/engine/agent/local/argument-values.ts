@@ -6,6 +6,7 @@
 import { compileLinear, type LinearRegExp } from '../../../shared/linear-regexp.js';
 import type { JsonSchema } from '../agent-types.js';
 import { findNames, isStopWord, splitWords, stem, type NumberMention } from './text.js';
+import { isTimeWord } from './when.js';
 
 const CUE_WORDS = ['about', 'for', 'called', 'named', 'titled', 'on', 'regarding', 'containing', 'with'];
 const MAX_PHRASE = 500;
@@ -92,7 +93,7 @@ export function matchPattern(
 /**
  * The phrase a lone text parameter most likely wants: the text after a colon, a capitalised
  * name, the words after a cue such as "about" or "for", or else the message's own words
- * without stop words and the words that named the tool.
+ * without stop words, words of time ("tomorrow") and the words that named the tool.
  */
 export function likelyPhrase(text: string, toolWords: string[], schema: JsonSchema): string | undefined {
   const clip = (value: string) => {
@@ -111,16 +112,16 @@ export function likelyPhrase(text: string, toolWords: string[], schema: JsonSche
     const value = clip(colon[1]!);
     if (value !== undefined) return value;
   }
-  const name = findNames(text).find((n) => !toolWords.includes(stem(n.toLowerCase())));
+  const name = findNames(text).find((n) => !toolWords.includes(stem(n.toLowerCase())) && !isTimeWord(n));
   if (name !== undefined) return name;
   const toolStems = new Set(toolWords);
   for (const cue of CUE_WORDS) {
     const match = new RegExp(`\\b${cue}\\s+(.+?)(?:[.?!;]|$)`, 'i').exec(text);
     if (match === null) continue;
-    const words = splitWords(match[1]!).filter((w) => !isStopWord(w) && !toolStems.has(stem(w)));
+    const words = splitWords(match[1]!).filter((w) => !isStopWord(w) && !isTimeWord(w) && !toolStems.has(stem(w)));
     if (words.length > 0) return clip(words.join(' '));
   }
-  const rest = splitWords(text).filter((w) => !isStopWord(w) && !toolStems.has(stem(w)));
+  const rest = splitWords(text).filter((w) => !isStopWord(w) && !isTimeWord(w) && !toolStems.has(stem(w)));
   return rest.length === 0 ? undefined : clip(rest.join(' '));
 }
 

@@ -18,6 +18,8 @@ import {
   type Span,
 } from './argument-values.js';
 import { findDates, findExpression, findNumbers, findQuoted, isStopWord, splitWords, stem } from './text.js';
+import { namesOfValue, roleOf, roleOfCue } from './units.js';
+import { dateFrom, findTimes } from './when.js';
 
 export interface FilledArguments {
   args: Record<string, unknown>;
@@ -30,13 +32,18 @@ export interface FilledArguments {
 const EXPRESSION_WORDS = /\b(expression|formula|equation|arithmetic|calculation|math)/i;
 const DATE_WORDS = /\b(date|day|yyyy-mm-dd)\b/i;
 
-/** The arguments of a tool for a message, as far as the message tells them. `specificOnly` stops after the specific values (for scoring). */
-export function fillArguments(
-  schema: InputSchema,
-  text: string,
-  options: { toolWords?: string[]; specificOnly?: boolean } = {},
-): FilledArguments {
-  const fill = startFilling(schema, text, options.toolWords ?? []);
+export interface FillOptions {
+  /** the stems of the words that chose the tool: not taken as its text arguments */
+  toolWords?: string[];
+  /** stop after the specific values (for scoring) */
+  specificOnly?: boolean;
+  /** what "today" and "tomorrow" are relative to; without it they are not read */
+  now?: Date | undefined;
+}
+
+/** The arguments of a tool for a message, as far as the message tells them. */
+export function fillArguments(schema: InputSchema, text: string, options: FillOptions = {}): FilledArguments {
+  const fill = startFilling(schema, text, options.toolWords ?? [], options.now);
   for (const strategy of SPECIFIC_STRATEGIES) strategy(fill);
   if (options.specificOnly === true) return { args: fill.args, missing: [], specific: fill.specific };
   for (const strategy of GENERAL_STRATEGIES) strategy(fill);
@@ -51,6 +58,7 @@ export function fillArguments(
 interface Filling {
   text: string;
   toolWords: string[];
+  now: Date | undefined;
   properties: Array<[string, JsonSchema]>;
   required: Set<string>;
   args: Record<string, unknown>;
@@ -63,7 +71,7 @@ interface Filling {
 /** One way of finding values; it fills what it finds into `fill`. */
 type Strategy = (fill: Filling) => void;
 
-function startFilling(schema: InputSchema, text: string, toolWords: string[]): Filling {
+function startFilling(schema: InputSchema, text: string, toolWords: string[], now: Date | undefined): Filling {
   const properties = Object.entries(schema.properties ?? {}).filter(([, s]) => s !== null && typeof s === 'object');
   const required = new Set(
     Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === 'string') : [],
@@ -72,6 +80,7 @@ function startFilling(schema: InputSchema, text: string, toolWords: string[]): F
   const fill: Filling = {
     text,
     toolWords,
+    now,
     properties,
     required,
     args: {},
@@ -96,51 +105,80 @@ const takePairs: Strategy = ({ text, properties, take }) => {
   }
 };
 
-/** Enum values mentioned: first "<param> <value>" (to mi), then in the order they are mentioned. */
+/**
+ * Enum values mentioned, by the value or, for a unit, by its name ("miles" for `mi`): first
+ * "<param> <value>" (to mi); then by the role a unit plays, the amount's own unit (10 miles)
+ * being the one converted from and one after "to", "into" or "in" the one converted to; then in
+ * the order they are mentioned.
+ */
 const takeEnumValues: Strategy = ({ text, properties, args, take, free }) => {
   const enumParams = properties.filter(
     ([name, p]) => !(name in args) && Array.isArray(p.enum) && p.enum.some((v) => typeof v === 'string'),
   );
   const mentions = enumMentions(text, enumParams);
+  const offered = (property: JsonSchema, m: EnumMention) =>
+    free(m.span) && (property.enum as unknown[]).includes(m.value);
   for (const [name, property] of enumParams) {
     const words = splitWords(name).map(stem);
     const direct = mentions.find(
-      (m) =>
-        free(m.span) &&
-        (property.enum as unknown[]).includes(m.value) &&
-        words.includes(stem(lastWordBefore(text, m.span.start))),
+      (m) => offered(property, m) && words.includes(stem(lastWordBefore(text, m.span.start))),
     );
     if (direct !== undefined) take(name, direct.value, direct.span);
   }
   for (const [name, property] of enumParams) {
+    const role = roleOf(name, property.description);
+    if (name in args || role === undefined) continue;
+    const cast = mentions.find((m) => offered(property, m) && !isStopWord(m.word) && roleInText(text, m.span) === role);
+    if (cast !== undefined) take(name, cast.value, cast.span);
+  }
+  for (const [name, property] of enumParams) {
     if (name in args) continue;
     // `in` (inches) or `at` only count right after the parameter's name: they are words too
-    const next = mentions.find(
-      (m) => free(m.span) && (property.enum as unknown[]).includes(m.value) && !isStopWord(m.value),
-    );
+    const next = mentions.find((m) => offered(property, m) && !isStopWord(m.word));
     if (next !== undefined) take(name, next.value, next.span);
   }
 };
 
+interface EnumMention {
+  value: string;
+  /** the words the message wrote it with */
+  word: string;
+  span: Span;
+}
+
 /** Where the message mentions a value of the parameters' enums, in the order it does. */
-function enumMentions(text: string, enumParams: Array<[string, JsonSchema]>): Array<{ value: string; span: Span }> {
-  const mentions: Array<{ value: string; span: Span }> = [];
+function enumMentions(text: string, enumParams: Array<[string, JsonSchema]>): EnumMention[] {
+  const mentions: EnumMention[] = [];
   for (const [, property] of enumParams) {
     for (const value of property.enum as unknown[]) {
       if (typeof value !== 'string' || value === '') continue;
-      for (const match of text.matchAll(
-        new RegExp(`(?<![\\p{L}\\p{N}_])${escapeRegExp(value)}(?![\\p{L}\\p{N}_])`, 'giu'),
-      )) {
-        const span = { start: match.index, end: match.index + match[0].length };
-        if (!mentions.some((m) => m.span.start === span.start)) mentions.push({ value, span });
+      for (const name of namesOfValue(value)) {
+        const pattern = new RegExp(
+          `(?<![\\p{L}\\p{N}_])${escapeRegExp(name).replace(/ /g, '[\\s-]+')}(?![\\p{L}\\p{N}_])`,
+          'giu',
+        );
+        for (const match of text.matchAll(pattern)) {
+          const span = { start: match.index, end: match.index + match[0].length };
+          if (!mentions.some((m) => m.span.start < span.end && m.span.end > span.start))
+            mentions.push({ value, word: match[0], span });
+        }
       }
     }
   }
   return mentions.sort((a, b) => a.span.start - b.span.start);
 }
 
-/** Strings by their pattern, dates, arithmetic. */
-const takeShapedStrings: Strategy = ({ text, properties, args, take, free }) => {
+/** The role the words before a unit give it: a number (the amount's unit), or "from", "to", "in". */
+function roleInText(text: string, span: Span): 'source' | 'target' | undefined {
+  const amount = findNumbers(text).some(
+    (n) => n.end <= span.start && /^\s*(?:degrees?\s+)?$/i.test(text.slice(n.end, span.start)),
+  );
+  if (amount) return 'source';
+  return roleOfCue(lastWordBefore(text, span.start));
+}
+
+/** Strings by their pattern, dates (written out, or "tomorrow" and the like), arithmetic. */
+const takeShapedStrings: Strategy = ({ text, now, properties, args, take, free }) => {
   for (const [name, property] of properties) {
     if (name in args || !accepts(property, 'string')) continue;
     if (typeof property.pattern === 'string') {
@@ -150,7 +188,7 @@ const takeShapedStrings: Strategy = ({ text, properties, args, take, free }) => 
     }
     const about = `${name} ${property.description ?? ''}`;
     if (property.format === 'date' || DATE_WORDS.test(splitWords(name).join(' ')) || /yyyy-mm-dd/i.test(about)) {
-      const date = findDates(text).find(free);
+      const date = findDates(text).find(free) ?? relativeDates(text, now).find(free);
       if (date !== undefined) take(name, date.value, date);
       continue;
     }
@@ -161,6 +199,29 @@ const takeShapedStrings: Strategy = ({ text, properties, args, take, free }) => 
         take(name, expression, { start, end: start + expression.length });
       }
     }
+  }
+};
+
+/** The dates of the days a message names relative to now ("tomorrow"), each its first day. */
+function relativeDates(text: string, now: Date | undefined): Array<Span & { value: string }> {
+  if (now === undefined) return [];
+  return findTimes(text, now).map((time) => ({ start: time.start, end: time.end, value: dateFrom(now, time.first) }));
+}
+
+/**
+ * A number of days (a parameter named `days`, or described as days) from the days a message
+ * names relative to now: through tomorrow is 2, through Sunday for "this weekend" on a Thursday 4.
+ */
+const takeDays: Strategy = ({ text, now, properties, args, take, free }) => {
+  if (now === undefined) return;
+  const times = findTimes(text, now).filter((time) => time.last >= 0 && free(time));
+  if (times.length === 0) return;
+  for (const [name, property] of properties) {
+    if (name in args || !(accepts(property, 'integer') || accepts(property, 'number'))) continue;
+    const about = splitWords(name).map(stem).includes('day') || /\bdays\b/i.test(String(property.description ?? ''));
+    if (!about) continue;
+    const days = Math.max(...times.map((time) => time.last)) + 1;
+    if (fits(days, property)) take(name, days, times[0]);
   }
 };
 
@@ -220,7 +281,7 @@ const takeDefaults: Strategy = ({ properties, required, args }) => {
 };
 
 /** Values from something only this schema asks for (what scoring counts), in the order they are tried. */
-const SPECIFIC_STRATEGIES: readonly Strategy[] = [takePairs, takeEnumValues, takeShapedStrings, takeNumbers];
+const SPECIFIC_STRATEGIES: readonly Strategy[] = [takePairs, takeEnumValues, takeShapedStrings, takeDays, takeNumbers];
 /** What fills the rest when a call is being made. */
 const GENERAL_STRATEGIES: readonly Strategy[] = [takeText, takeDefaults];
 
@@ -233,8 +294,9 @@ export function fillUriTemplate(
   uriTemplate: string,
   description: string | undefined,
   text: string,
+  now?: Date,
 ): string | undefined {
-  return fillTemplate(uriTemplate, description, text)?.uri;
+  return fillTemplate(uriTemplate, description, text, now)?.uri;
 }
 
 /** Like fillUriTemplate, and whether every variable came from something specific (not just a quoted string). */
@@ -242,6 +304,7 @@ export function fillTemplate(
   uriTemplate: string,
   description: string | undefined,
   text: string,
+  now?: Date,
 ): { uri: string; specific: boolean } | undefined {
   const variables = [...uriTemplate.matchAll(/\{([^}]*)\}/g)];
   if (variables.length === 0) return { uri: uriTemplate, specific: false };
@@ -257,7 +320,7 @@ export function fillTemplate(
     );
     const date =
       DATE_WORDS.test(splitWords(expression).join(' ')) || /yyyy-mm-dd/i.test(description ?? '')
-        ? findDates(text)[0]?.value
+        ? (findDates(text)[0]?.value ?? relativeDates(text, now)[0]?.value)
         : undefined;
     const value = pair?.value ?? mentioned ?? date ?? findQuoted(text)[0]?.value;
     if (value === undefined || value === '') return undefined;

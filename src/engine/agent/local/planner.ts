@@ -1,13 +1,17 @@
 /**
  * The local planner: which tools to call and which resources to read for a message, from the
- * words of their names, titles, descriptions and parameters. Keyword matching, not language
- * understanding: each candidate is scored by the message's words it shares (weighted by where
- * they appear and by how rare they are in this server), and only candidates above a threshold
- * are used. Pure.
+ * words of their names, titles, descriptions and parameters. Word matching, not language
+ * understanding: arithmetic asked in words is first written as an expression, then each
+ * candidate is scored by the message's words it shares, or words that stand for them
+ * (weighted by where they appear and by how rare they are in this server), and only candidates
+ * above a threshold are used. Pure.
  */
 import type { Catalog, ResourceInfo, ResourceTemplateInfo, ToolInfo } from '../agent-types.js';
+import { rewriteArithmetic } from './arithmetic-words.js';
 import { fillArguments, fillTemplate, fillUriTemplate } from './arguments.js';
 import { contentStems, splitWords, stem } from './text.js';
+import { namesOfValue } from './units.js';
+import { synonymsOf } from './words.js';
 
 export type Candidate =
   | { kind: 'tool'; key: string; tool: ToolInfo }
@@ -37,6 +41,13 @@ export const MIN_SCORE = 2;
 const WEIGHT = { name: 3, description: 2, parameter: 1 } as const;
 /** Added for each value (at most two) the message gives that only this candidate's schema asks for: `3d6` for a dice pattern, a date for `{day}`. */
 const SPECIFIC_BONUS = 2;
+/** A word that stands for a candidate's word counts for less than the word itself. */
+const SYNONYM_FACTOR = 0.8;
+
+export interface PlanOptions {
+  /** what "today" and "tomorrow" are relative to; without it they are not read */
+  now?: Date | undefined;
+}
 
 interface Entry {
   candidate: Candidate;
@@ -56,7 +67,10 @@ export function indexCatalog(catalog: Catalog): CatalogIndex {
     add(weights, `${tool.name} ${tool.title ?? ''}`, WEIGHT.name);
     add(weights, tool.description ?? '', WEIGHT.description);
     for (const [name, schema] of Object.entries(tool.inputSchema.properties ?? {})) {
-      const enumText = Array.isArray(schema?.enum) ? schema.enum.filter((v) => typeof v === 'string').join(' ') : '';
+      // a unit's names too: "miles" meets `mi`
+      const enumText = Array.isArray(schema?.enum)
+        ? schema.enum.flatMap((v) => (typeof v === 'string' ? namesOfValue(v) : [])).join(' ')
+        : '';
       add(
         weights,
         `${name} ${typeof schema?.description === 'string' ? schema.description : ''} ${enumText}`,
@@ -98,47 +112,64 @@ function add(weights: Map<string, number>, text: string, weight: number): void {
 }
 
 /** Every candidate with its score for a text, best first (ties keep the server's order). */
-export function scoreCandidates(index: CatalogIndex, text: string): Scored[] {
+export function scoreCandidates(index: CatalogIndex, text: string, options: PlanOptions = {}): Scored[] {
   const stems = contentStems(text).filter((s) => !/^\d+(?:\.\d+)?$/.test(s));
   const total = index.entries.length;
+  // rarer words tell candidates apart better: 1 for a word every candidate has, more for rarer ones
+  const value = (entry: Entry, word: string) =>
+    (entry.weights.get(word) ?? 0) * (1 + Math.log(total / (index.frequency.get(word) ?? 1)));
   const scored = index.entries.map((entry, order) => {
     let score = 0;
     const matched: string[] = [];
     for (const stem of stems) {
-      const weight = entry.weights.get(stem);
-      if (weight === undefined) continue;
-      // rarer words tell candidates apart better: 1 for a word every candidate has, more for rarer ones
-      score += weight * (1 + Math.log(total / (index.frequency.get(stem) ?? 1)));
-      matched.push(stem);
+      // the word itself, or else the best of the words that stand for it: each word of the message counts once
+      let best = value(entry, stem);
+      let word = stem;
+      if (best === 0) {
+        for (const synonym of synonymsOf(stem)) {
+          const worth = value(entry, synonym) * SYNONYM_FACTOR;
+          if (worth > best) [best, word] = [worth, synonym];
+        }
+      }
+      if (best === 0) continue;
+      score += best;
+      matched.push(word);
     }
-    score += SPECIFIC_BONUS * Math.min(2, specificValues(entry.candidate, text));
+    score += SPECIFIC_BONUS * Math.min(2, specificValues(entry.candidate, text, options.now));
     return { candidate: entry.candidate, score: Math.round(score * 100) / 100, matched, order };
   });
   return scored.sort((a, b) => b.score - a.score || a.order - b.order).map(({ order: _order, ...rest }) => rest);
 }
 
 /**
- * The steps for a message: the tools and resources it names outright; else, when it asks for
+ * The steps for a message, its arithmetic in words read as an expression ("2 plus 3" is `2 + 3`):
+ * the tools and resources it names outright; else, when it asks for
  * several things (clauses joined by "and", "then", or several sentences) that match different
  * candidates, the best of each; else the single best candidate above the threshold; else nothing.
  */
-export function planRequest(catalog: Catalog, message: string, index = indexCatalog(catalog)): PlannedStep[] {
-  const named = namedInMessage(catalog, message);
+export function planRequest(
+  catalog: Catalog,
+  request: string,
+  index = indexCatalog(catalog),
+  options: PlanOptions = {},
+): PlannedStep[] {
+  const message = rewriteArithmetic(request);
+  const named = namedInMessage(catalog, message, options.now);
   if (named.length > 0) return named;
 
   const clauses = splitClauses(message);
   if (clauses.length > 1 && clauses.length <= MAX_CLAUSES) {
     const picks: Array<{ candidate: Candidate; text: string }> = [];
     for (const clause of clauses) {
-      const best = scoreCandidates(index, clause)[0];
+      const best = scoreCandidates(index, clause, options)[0];
       if (best !== undefined && best.score >= MIN_SCORE && !picks.some((p) => p.candidate.key === best.candidate.key))
         picks.push({ candidate: best.candidate, text: clause });
     }
-    if (picks.length > 1) return picks.map((p) => toStep(p.candidate, p.text));
+    if (picks.length > 1) return picks.map((p) => toStep(p.candidate, p.text, options.now));
   }
-  const best = scoreCandidates(index, message)[0];
+  const best = scoreCandidates(index, message, options)[0];
   if (best === undefined || best.score < MIN_SCORE) return [];
-  return [toStep(best.candidate, message)];
+  return [toStep(best.candidate, message, options.now)];
 }
 
 /** The stems of a tool's name, title and description: the words that chose the tool, not its arguments. */
@@ -146,17 +177,17 @@ export function toolStems(tool: ToolInfo): string[] {
   return [...splitWords(`${tool.name} ${tool.title ?? ''}`).map(stem), ...contentStems(tool.description ?? '')];
 }
 
-function specificValues(candidate: Candidate, text: string): number {
+function specificValues(candidate: Candidate, text: string, now: Date | undefined): number {
   if (candidate.kind === 'tool')
-    return fillArguments(candidate.tool.inputSchema, text, { specificOnly: true }).specific;
+    return fillArguments(candidate.tool.inputSchema, text, { specificOnly: true, now }).specific;
   if (candidate.kind === 'template')
-    return fillTemplate(candidate.template.uriTemplate, candidate.template.description, text)?.specific === true
+    return fillTemplate(candidate.template.uriTemplate, candidate.template.description, text, now)?.specific === true
       ? 1
       : 0;
   return 0;
 }
 
-function toStep(candidate: Candidate, text: string): PlannedStep {
+function toStep(candidate: Candidate, text: string, now: Date | undefined): PlannedStep {
   switch (candidate.kind) {
     case 'tool':
       return { kind: 'tool', tool: candidate.tool, text };
@@ -166,7 +197,7 @@ function toStep(candidate: Candidate, text: string): PlannedStep {
       return {
         kind: 'template',
         template: candidate.template,
-        uri: fillUriTemplate(candidate.template.uriTemplate, candidate.template.description, text),
+        uri: fillUriTemplate(candidate.template.uriTemplate, candidate.template.description, text, now),
       };
   }
 }
@@ -176,7 +207,7 @@ function toStep(candidate: Candidate, text: string): PlannedStep {
  * together (`who am I` for `whoami`), and resource URIs written out; in the order the message
  * names them. A plain-word name (`convert`) is left to scoring, where its name weighs most.
  */
-function namedInMessage(catalog: Catalog, message: string): PlannedStep[] {
+function namedInMessage(catalog: Catalog, message: string, now: Date | undefined): PlannedStep[] {
   const found: Array<{ at: number; step: PlannedStep }> = [];
   const words = [...message.matchAll(/[A-Za-z0-9]+/g)];
   for (const tool of catalog.tools) {
@@ -202,7 +233,7 @@ function namedInMessage(catalog: Catalog, message: string): PlannedStep[] {
     if (f.step.kind !== 'tool') continue;
     const clause = clauses.find((c) => f.at >= c.start && f.at < c.end);
     const text = clause === undefined ? message : message.slice(clause.start, clause.end);
-    if (fillArguments(f.step.tool.inputSchema, text, { toolWords: toolStems(f.step.tool) }).missing.length === 0)
+    if (fillArguments(f.step.tool.inputSchema, text, { toolWords: toolStems(f.step.tool), now }).missing.length === 0)
       f.step = { ...f.step, text };
   }
   return found.map((f) => f.step);

@@ -5,6 +5,8 @@ export type Step =
   | { kind: 'call'; tool: string; args: Record<string, unknown>; outcome: ToolOutcome }
   | { kind: 'read'; uri: string; outcome: ResourceOutcome }
   | { kind: 'needs'; tool: string; missing: string[] }
+  /** the tool fits, but the planner could not read these values from the message */
+  | { kind: 'unmapped'; tool: string; missing: string[] }
   | { kind: 'needs-uri'; template: string }
   | { kind: 'limit'; limit: number }
   | { kind: 'stopped' };
@@ -39,6 +41,12 @@ export function composeReply(steps: Step[]): string {
       case 'needs':
         parts.push(
           `I would use ${step.tool}, but the message does not give its ${list(step.missing)}, so I did not call it.`,
+        );
+        break;
+      case 'unmapped':
+        parts.push(
+          `I would use ${step.tool}, but I could not read its ${list(step.missing)} from the message, so I did not call it. ` +
+            '(mcpctl-local reads words and numbers, not meaning: a model may understand the request.)',
         );
         break;
       case 'needs-uri':

@@ -1,42 +1,12 @@
 /**
- * The local planner's reading of text: words split out of identifiers, a light stemmer, stop
- * words, number words, arithmetic operators, numbers and dates in a message. Pure.
+ * The local planner's reading of text: words split out of identifiers, a stemmer, stop words,
+ * number words, arithmetic operators, numbers and dates in a message. Pure.
  */
-import { isStopWord, splitWords, stem, wordStems } from '../../../definition/tokenize.js';
+import { isStopWord, splitWords } from '../../../definition/tokenize.js';
+import { findWordNumbers } from './number-words.js';
+import { stem, wordStems } from './words.js';
 
 export { isStopWord, splitWords, stem };
-
-const NUMBER_WORDS: Record<string, number> = {
-  zero: 0,
-  one: 1,
-  two: 2,
-  three: 3,
-  four: 4,
-  five: 5,
-  six: 6,
-  seven: 7,
-  eight: 8,
-  nine: 9,
-  ten: 10,
-  eleven: 11,
-  twelve: 12,
-  thirteen: 13,
-  fourteen: 14,
-  fifteen: 15,
-  sixteen: 16,
-  seventeen: 17,
-  eighteen: 18,
-  nineteen: 19,
-  twenty: 20,
-  thirty: 30,
-  forty: 40,
-  fifty: 50,
-  sixty: 60,
-  seventy: 70,
-  eighty: 80,
-  ninety: 90,
-  hundred: 100,
-};
 
 const OPERATORS = new Set(['+', '-', '*', '/', '%', '^']);
 // longer arithmetic is not something a message asks to compute
@@ -79,24 +49,18 @@ export interface NumberMention {
 }
 
 function findNumbersOf(text: string): NumberMention[] {
-  const found: NumberMention[] = [];
   const blocked = spansOf(text, DATE);
-  const pattern = /(?<![\w.])-?\d+(?:\.\d+)?(?![\w])|\b[a-z]+\b/gi;
-  for (const match of text.matchAll(pattern)) {
+  const found: NumberMention[] = [];
+  for (const match of text.matchAll(/(?<![\w.])-?\d+(?:\.\d+)?(?![\w])/g)) {
     const start = match.index;
     const end = start + match[0].length;
     if (blocked.some((span) => start < span.end && end > span.start)) continue;
-    const raw = match[0];
-    if (/^[a-z]+$/i.test(raw)) {
-      const value = NUMBER_WORDS[raw.toLowerCase()];
-      if (value !== undefined) found.push({ value, start, end });
-      continue;
-    }
     // a trailing period belongs to the sentence: `is 12.` gives 12
-    const value = Number(raw);
+    const value = Number(match[0]);
     if (Number.isFinite(value)) found.push({ value, start, end });
   }
-  return found;
+  found.push(...findWordNumbers(text));
+  return found.sort((a, b) => a.start - b.start);
 }
 
 function findDatesOf(text: string): Array<{ value: string; start: number; end: number }> {
@@ -207,7 +171,7 @@ function memo<T>(read: (text: string) => T): (text: string) => T {
  * operators that stand between numbers or on their own (so `3 * 4` meets "+ - * /").
  */
 export const contentStems = memo(contentStemsOf);
-/** Numbers in a text, written with digits (`52.52`, `-3`) or as words (`three`); not those inside dates or words like `3d6`. */
+/** Numbers in a text, written with digits (`52.52`, `-3`) or as words (`three`, `twenty-five`); not those inside dates or words like `3d6`. */
 export const findNumbers = memo(findNumbersOf);
 /** Dates written as YYYY-MM-DD. */
 export const findDates = memo(findDatesOf);

@@ -1,21 +1,29 @@
 /**
- * `claude-sonnet-4-5`: Anthropic's Messages API with the server's tools. The loop sends the
+ * Anthropic's Messages API with the server's tools. The loop sends the
  * conversation, carries out the `tool_use` blocks it gets back, returns their results as
  * `tool_result` blocks, and ends at `end_turn` or at the run's limits.
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import type { Agent } from '../agent-types.js';
-import { carryOut, offeredTools, providerError, providerMessage, retryAfterOf, systemPrompt } from './shared.js';
+import {
+  addUsage,
+  carryOut,
+  offeredTools,
+  providerError,
+  providerMessage,
+  retryAfterOf,
+  stoppedEarly,
+  systemPrompt,
+} from './shared.js';
 
 export interface AnthropicAgentOptions {
   apiKey: string;
-  /** ANTHROPIC_BASE_URL, or the public API */
   baseUrl: string;
   model: string;
   maxRetries: number;
+  /** the variable of the key, for messages */
+  keyVariable: string;
 }
-
-export const ANTHROPIC_DEFAULT_URL = 'https://api.anthropic.com';
 
 export function createAnthropicAgent(options: AnthropicAgentOptions): Agent {
   return async ({ message, session, limits, signal }) => {
@@ -40,6 +48,7 @@ export function createAnthropicAgent(options: AnthropicAgentOptions): Agent {
     const messages: MessageParam[] = [{ role: 'user', content: message }];
     const budget = { left: limits.maxToolCalls, limit: limits.maxToolCalls };
     let reply = '';
+    const usage = { input_tokens: 0, output_tokens: 0 };
 
     for (let turn = 0; turn < limits.maxTurns; turn += 1) {
       let response;
@@ -59,6 +68,7 @@ export function createAnthropicAgent(options: AnthropicAgentOptions): Agent {
         if (!(error instanceof AnthropicClient.APIError)) throw error;
         throw failure(error, options.baseUrl);
       }
+      addUsage(usage, response.usage.input_tokens, response.usage.output_tokens);
       const said: ContentBlockParam[] = [];
       const uses: Array<{ id: string; name: string; input: unknown }> = [];
       const texts: string[] = [];
@@ -76,7 +86,7 @@ export function createAnthropicAgent(options: AnthropicAgentOptions): Agent {
         messages.push({ role: 'assistant', content: said });
         continue;
       }
-      if (response.stop_reason !== 'tool_use' || uses.length === 0) return reply;
+      if (response.stop_reason !== 'tool_use' || uses.length === 0) return { reply, usage };
       messages.push({ role: 'assistant', content: said });
       const results: ToolResultBlockParam[] = [];
       for (const use of uses) {
@@ -91,10 +101,7 @@ export function createAnthropicAgent(options: AnthropicAgentOptions): Agent {
       messages.push({ role: 'user', content: results });
       if (signal.aborted) break;
     }
-    const ending = signal.aborted
-      ? 'the test run reached its time limit'
-      : `the test run allows ${limits.maxTurns} turns`;
-    return `${reply === '' ? '' : `${reply}\n\n`}(stopped before the model finished: ${ending})`;
+    return { reply: stoppedEarly(reply, signal, limits), usage };
   };
 
   /** An SDK error (an answer with a status, or a connection failure without one) as a service error. */
@@ -102,7 +109,7 @@ export function createAnthropicAgent(options: AnthropicAgentOptions): Agent {
     const status = error.status;
     return providerError({
       provider: 'Anthropic',
-      keyVariable: 'ANTHROPIC_API_KEY',
+      keyVariable: options.keyVariable,
       baseUrl,
       status: typeof status === 'number' ? status : undefined,
       message: providerMessage(error),

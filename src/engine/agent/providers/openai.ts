@@ -1,21 +1,38 @@
 /**
- * `gpt-4.1-mini`: OpenAI's Chat Completions API with the server's tools as functions. The loop
- * sends the conversation, carries out the `tool_calls` it gets back, returns each result as a
- * `tool` message, and ends when the model answers without tool calls or at the run's limits.
+ * Chat Completions with the server's tools as functions: OpenAI's API, and any server that speaks
+ * it (Ollama, vLLM, LM Studio, llama.cpp, OpenRouter, Azure OpenAI). The loop sends the
+ * conversation, carries out the `tool_calls` it gets back, returns each result as a `tool`
+ * message, and ends when the model answers without tool calls or at the run's limits.
  */
 import type OpenAI from 'openai';
 import type { Agent } from '../agent-types.js';
-import { carryOut, offeredTools, providerError, providerMessage, retryAfterOf, systemPrompt } from './shared.js';
+import {
+  addUsage,
+  carryOut,
+  offeredTools,
+  providerError,
+  providerMessage,
+  retryAfterOf,
+  stoppedEarly,
+  systemPrompt,
+} from './shared.js';
 
 export interface OpenAiAgentOptions {
-  apiKey: string;
-  /** OPENAI_BASE_URL, or the public API */
+  /** none: a server of one's own that asks for no key */
+  apiKey: string | undefined;
   baseUrl: string;
   model: string;
   maxRetries: number;
+  /** for messages: OpenAI, or the OpenAI-compatible server */
+  provider: string;
+  /** the variable of the key, for messages */
+  keyVariable: string | undefined;
+  /**
+   * OpenAI's own API takes `max_completion_tokens`; servers that only follow its older form
+   * (Ollama, vLLM, llama.cpp) read `max_tokens`
+   */
+  compatible: boolean;
 }
-
-export const OPENAI_DEFAULT_URL = 'https://api.openai.com/v1';
 
 export function createOpenAiAgent(options: OpenAiAgentOptions): Agent {
   return async ({ message, session, limits, signal }) => {
@@ -24,7 +41,8 @@ export function createOpenAiAgent(options: OpenAiAgentOptions): Agent {
     type Tool = OpenAI.Chat.ChatCompletionTool;
 
     const client = new OpenAIClient({
-      apiKey: options.apiKey,
+      // the SDK wants a key; a server of one's own ignores it
+      apiKey: options.apiKey ?? 'none',
       baseURL: options.baseUrl,
       maxRetries: options.maxRetries,
       timeout: limits.timeoutMs,
@@ -40,6 +58,7 @@ export function createOpenAiAgent(options: OpenAiAgentOptions): Agent {
     ];
     const budget = { left: limits.maxToolCalls, limit: limits.maxToolCalls };
     let reply = '';
+    const usage = { input_tokens: 0, output_tokens: 0 };
 
     for (let turn = 0; turn < limits.maxTurns; turn += 1) {
       let completion;
@@ -48,7 +67,7 @@ export function createOpenAiAgent(options: OpenAiAgentOptions): Agent {
           {
             model: options.model,
             messages,
-            max_completion_tokens: limits.maxTokens,
+            ...(options.compatible ? { max_tokens: limits.maxTokens } : { max_completion_tokens: limits.maxTokens }),
             ...(offered.length === 0 ? {} : { tools: offered }),
           },
           { signal },
@@ -58,19 +77,20 @@ export function createOpenAiAgent(options: OpenAiAgentOptions): Agent {
         if (!(error instanceof OpenAIClient.APIError)) throw error;
         const status = (error as { status?: unknown }).status;
         throw providerError({
-          provider: 'OpenAI',
-          keyVariable: 'OPENAI_API_KEY',
+          provider: options.provider,
+          keyVariable: options.keyVariable,
           baseUrl: options.baseUrl,
           status: typeof status === 'number' ? status : undefined,
           message: providerMessage(error),
           retryAfter: retryAfterOf(error),
         });
       }
+      addUsage(usage, completion.usage?.prompt_tokens, completion.usage?.completion_tokens);
       const answer = completion.choices[0]?.message;
-      if (answer === undefined) return reply;
+      if (answer === undefined) return { reply, usage };
       if (typeof answer.content === 'string' && answer.content.trim() !== '') reply = answer.content.trim();
       const calls = (answer.tool_calls ?? []).flatMap((call) => (call.type === 'function' ? [call] : []));
-      if (calls.length === 0) return reply;
+      if (calls.length === 0) return { reply, usage };
       messages.push({
         role: 'assistant',
         content: answer.content ?? null,
@@ -102,9 +122,6 @@ export function createOpenAiAgent(options: OpenAiAgentOptions): Agent {
       }
       if (signal.aborted) break;
     }
-    const ending = signal.aborted
-      ? 'the test run reached its time limit'
-      : `the test run allows ${limits.maxTurns} turns`;
-    return `${reply === '' ? '' : `${reply}\n\n`}(stopped before the model finished: ${ending})`;
+    return { reply: stoppedEarly(reply, signal, limits), usage };
   };
 }

@@ -5,7 +5,7 @@
  */
 import { HttpError } from '../../http/respond.js';
 import { ServiceError } from '../../service-error.js';
-import type { AgentSession, Catalog, InputSchema } from '../agent-types.js';
+import type { AgentLimits, AgentSession, Catalog, InputSchema, TokenUsage } from '../agent-types.js';
 
 export interface OfferedTool {
   name: string;
@@ -87,10 +87,25 @@ export async function carryOut(
   return { text: outcome.text === '' ? '(no content)' : outcome.text, isError: !outcome.ok };
 }
 
+/** Adds one turn's tokens to the run's (a server that reports none adds nothing). */
+export function addUsage(usage: TokenUsage, input: number | null | undefined, output: number | null | undefined): void {
+  usage.input_tokens += typeof input === 'number' ? input : 0;
+  usage.output_tokens += typeof output === 'number' ? output : 0;
+}
+
+/** The reply of a run the model did not finish, saying why it stopped. */
+export function stoppedEarly(reply: string, signal: AbortSignal, limits: AgentLimits): string {
+  const ending = signal.aborted
+    ? 'the test run reached its time limit'
+    : `the test run allows ${limits.maxTurns} turns`;
+  return `${reply === '' ? '' : `${reply}\n\n`}(stopped before the model finished: ${ending})`;
+}
+
 export interface ProviderFailure {
-  /** Anthropic, OpenAI */
+  /** Anthropic, OpenAI, Google Gemini, the OpenAI-compatible server */
   provider: string;
-  keyVariable: string;
+  /** none: a server that asks for no key */
+  keyVariable: string | undefined;
   baseUrl: string;
   /** the HTTP status the provider answered, when it answered */
   status?: number | undefined;
@@ -112,10 +127,15 @@ export function providerError(failure: ProviderFailure): ServiceError {
   if (status === undefined)
     return new ServiceError('unavailable', `could not reach ${provider} at ${failure.baseUrl}${said}`);
   if (status === 401 || status === 403) {
+    const key = keyVariable === undefined ? 'request, made without a key' : keyVariable;
+    const mend =
+      keyVariable === undefined
+        ? "name the variable of its key in the model's entry (api_key_env) of the engine settings"
+        : 'set a valid key where the engine runs, or export it and run `mcpctl engine reload`';
     return new ServiceError(
       'model_not_configured',
-      `${provider} refused the engine's ${keyVariable} (HTTP ${status})${said}; set a valid key where the engine runs and restart it`,
-      [{ path: 'ai_model', message: `${keyVariable} was refused` }],
+      `${provider} refused the engine's ${key} (HTTP ${status})${said}; ${mend}`,
+      [{ path: 'ai_model', message: `${keyVariable ?? 'the request'} was refused` }],
     );
   }
   if (status === 429) {

@@ -2,7 +2,7 @@
  * The test agent: GET /v1/models, and POST /v1/test, whose runs are kept in the store and read back
  * with GET /v1/tests and GET /v1/tests/:test_id.
  */
-import { MCP_ID_PATTERN, TestRequest } from '../../../api/contract.js';
+import { MCP_ID_PATTERN, ReloadRequest, TestRequest } from '../../../api/contract.js';
 import {
   describeTestRun,
   summarizeTestRun,
@@ -22,7 +22,21 @@ import type { Registrar } from './route.js';
 
 export const registerTests: Registrar = (router, { store, tests, clock }) => {
   router.add('GET', '/v1/models', {
-    handle: async () => ({ status: 200, data: { models: requireTests(tests).models() } }),
+    handle: async () => {
+      const listed = await requireTests(tests).models();
+      return { status: 200, data: Array.isArray(listed) ? { models: listed } : listed };
+    },
+  });
+
+  // the model settings and keys, read again without stopping anything that runs
+  router.add('POST', '/v1/engine/reload', {
+    body: ReloadRequest,
+    handle: async (ctx) => {
+      const service = requireTests(tests);
+      if (service.reload === undefined)
+        throw new ServiceError('not_implemented', 'this service reads its models once, when it starts');
+      return { status: 200, data: await service.reload((ctx.body as ReloadRequest).env) };
+    },
   });
 
   router.add('POST', '/v1/test', {
