@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, WEATHER_YAML } from '../support/cli.js';
 import { startTestEngine, type TestEngine } from '../support/engine.js';
 import { startProviderDouble, type ProviderDouble } from '../support/provider-double.js';
-import { scriptedChatServer } from '../support/provider-wire.js';
+import { chatAnswer, scriptedChatServer } from '../support/provider-wire.js';
 
 let t: TestEngine;
 let llm: ProviderDouble;
@@ -94,6 +94,37 @@ describe('models in the engine settings', () => {
       expect(model.cases).toEqual([
         expect.objectContaining({ name: 'forecast', runs: 3, passed_runs: 3, pass_rate: 1 }),
       ]);
+    }
+  });
+
+  it('a model judge scores the reply against expect.reply, and a criterion it finds unmet fails the case', async () => {
+    const verdicts = {
+      verdicts: [
+        { criterion: 1, passed: true },
+        { criterion: 2, passed: false, reason: 'no kelvin' },
+      ],
+    };
+    const judge = await startProviderDouble(() => chatAnswer('vllm', JSON.stringify(verdicts)));
+    try {
+      const models = [{ id: 'judge-llm', provider: 'openai-compatible', base_url: `${judge.url}/v1` }];
+      await writeFile(join(t.sandbox.env.MCPCTL_HOME!, 'engine-settings.json'), JSON.stringify({ models }));
+      const criteria = 'reply: ["names Paris", "gives the temperature in kelvin"]';
+      const yaml = WEATHER_YAML.replace(/\n {4}- name: notes[\s\S]*$/, '\n').replace(
+        'response_contains: [paris]',
+        `response_contains: [paris]\n        ${criteria}`,
+      );
+      await writeFile(join(t.sandbox.dir, 'judged.yaml'), yaml);
+      const tested = await cli(['test', 'judged.yaml', '--judge', 'judge-llm', '--json']);
+      expect(tested.code, tested.stderr).toBe(7);
+      const reply = JSON.stringify(tested.json());
+      expect(reply).toContain('"judge":"judge-llm"');
+      expect(reply).toContain('"criterion":"gives the temperature in kelvin","passed":false,"reason":"no kelvin"');
+      // the judge was asked about this run's reply, with the criteria numbered, and offered no tools
+      const asked = judge.requests.find((r) => r.method === 'POST');
+      expect(JSON.stringify(asked?.body.messages)).toContain('gives the temperature in kelvin');
+      expect(asked?.body.tools).toBeUndefined();
+    } finally {
+      await judge.close();
     }
   });
 
