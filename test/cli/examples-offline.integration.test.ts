@@ -4,67 +4,32 @@
  * (examples/weather/stand-in/), chosen by the variables of an env file, not by editing the
  * definition. Only loopback is used. The runtime runs from dist/: `npm run build` first.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { cp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEngine } from '../../src/engine/engine.js';
 import { requireBuilt, ROOT } from '../support/app.js';
 import { createSandbox, runCli, type Sandbox } from '../support/cli.js';
 import { startRealEngine } from '../support/engine.js';
+import { startWeatherStandIn, weatherForStandIn, type WeatherStandIn } from '../support/weather-stand-in.js';
 
 const KEY = 'examples-offline-key-0123456789abcdef';
-const WEATHER = join(ROOT, 'examples', 'weather');
-/** the stand-in's port as the example's egress allows it */
-const SHIPPED_PORT = '127.0.0.1:8787';
 
 let sandbox: Sandbox;
 let engine: RunningEngine;
 let env: Record<string, string>;
-let standIn: { process: ChildProcess; url: string };
-/** a copy of the weather example whose egress names the stand-in's port of this run */
-let weatherDir: string;
-
-/** `node examples/weather/stand-in/open-meteo.mjs --port 0`, as a user runs it; its first line says where. */
-async function startStandIn(): Promise<{ process: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [join(WEATHER, 'stand-in', 'open-meteo.mjs'), '--port', '0'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let output = '';
-  child.stdout.setEncoding('utf8');
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', (chunk: string) => {
-      output += chunk;
-      const found = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-      if (found !== null) resolve(found[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`the stand-in exited (${code}) before listening: ${output}`)));
-  });
-  return { process: child, url };
-}
+let standIn: WeatherStandIn;
 
 beforeAll(async () => {
   requireBuilt();
   sandbox = await createSandbox();
   engine = await startRealEngine(sandbox.env.MCPCTL_HOME!, { apiKey: KEY });
   env = { ...sandbox.env, MCPCTL_API_URL: engine.url, MCPCTL_API_KEY: KEY };
-  standIn = await startStandIn();
-  weatherDir = join(sandbox.dir, 'weather');
-  await cp(WEATHER, weatherDir, { recursive: true });
-  const definition = await readFile(join(weatherDir, 'server.yaml'), 'utf8');
-  expect(definition).toContain(`egress: { allow: ["${SHIPPED_PORT}"] }`);
-  await writeFile(join(weatherDir, 'server.yaml'), definition.replace(SHIPPED_PORT, new URL(standIn.url).host));
-  // the shipped env file, pointed at this run's port
-  const shipped = await readFile(join(weatherDir, 'stand-in', 'stand-in.env'), 'utf8');
-  await writeFile(join(sandbox.dir, 'stand-in.env'), shipped.replaceAll(`http://${SHIPPED_PORT}`, standIn.url));
+  standIn = await startWeatherStandIn();
+  // a copy of the example in ./weather and the shipped ./stand-in.env, pointed at this run's port
+  await weatherForStandIn(standIn, sandbox.dir);
 }, 60_000);
 afterAll(async () => {
-  if (standIn !== undefined && standIn.process.exitCode === null) {
-    const exited = once(standIn.process, 'exit');
-    standIn.process.kill();
-    await exited;
-  }
+  await standIn?.stop();
   await engine?.close(1000);
   await sandbox?.cleanup();
 });

@@ -5,8 +5,6 @@
  * planner, whose cause is the planner's and not a tool the server lacks. The runtime runs from
  * dist/: `npm run build` first.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { appendFile, cp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,9 +12,9 @@ import type { RunningEngine } from '../../src/engine/engine.js';
 import { requireBuilt, ROOT } from '../support/app.js';
 import { createSandbox, runCli, type Sandbox } from '../support/cli.js';
 import { startRealEngine } from '../support/engine.js';
+import { startWeatherStandIn, weatherForStandIn, type WeatherStandIn } from '../support/weather-stand-in.js';
 
 const KEY = 'natural-questions-key-0123456789abcdef';
-const SHIPPED_PORT = '127.0.0.1:8787';
 
 /** The calculator's questions, each with the tool it needs and a part of the right answer. */
 const CALCULATOR: Array<[string, string, string]> = [
@@ -37,29 +35,7 @@ const CALCULATOR: Array<[string, string, string]> = [
 let sandbox: Sandbox;
 let engine: RunningEngine;
 let env: Record<string, string>;
-let standIn: { process: ChildProcess; url: string };
-
-/** `node examples/weather/stand-in/open-meteo.mjs --port 0`; its first line says where. */
-async function startStandIn(): Promise<{ process: ChildProcess; url: string }> {
-  const child = spawn(
-    process.execPath,
-    [join(ROOT, 'examples', 'weather', 'stand-in', 'open-meteo.mjs'), '--port', '0'],
-    {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  let output = '';
-  child.stdout.setEncoding('utf8');
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', (chunk: string) => {
-      output += chunk;
-      const found = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-      if (found !== null) resolve(found[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`the stand-in exited (${code}) before listening: ${output}`)));
-  });
-  return { process: child, url };
-}
+let standIn: WeatherStandIn;
 
 /** A case of `tests.cases`, appended to a copied example (its cases come last in the file). */
 function caseYaml(name: string, message: string, tools: string[], contains?: string): string {
@@ -75,7 +51,7 @@ beforeAll(async () => {
   sandbox = await createSandbox();
   engine = await startRealEngine(sandbox.env.MCPCTL_HOME!, { apiKey: KEY });
   env = { ...sandbox.env, MCPCTL_API_URL: engine.url, MCPCTL_API_KEY: KEY };
-  standIn = await startStandIn();
+  standIn = await startWeatherStandIn();
 
   // the calculator with one case per question, in place of its own
   const calculator = join(sandbox.dir, 'calculator');
@@ -88,10 +64,7 @@ beforeAll(async () => {
   );
 
   // the weather, its egress and env file pointed at this run's stand-in, with the two questions added
-  const weather = join(sandbox.dir, 'weather');
-  await cp(join(ROOT, 'examples', 'weather'), weather, { recursive: true });
-  const shipped = await readFile(join(weather, 'server.yaml'), 'utf8');
-  await writeFile(join(weather, 'server.yaml'), shipped.replace(SHIPPED_PORT, new URL(standIn.url).host));
+  const { weatherDir: weather } = await weatherForStandIn(standIn, sandbox.dir);
   await appendFile(
     join(weather, 'server.yaml'),
     caseYaml('tomorrow', 'weather in Berlin tomorrow', ['find_location', 'get_forecast'], 'temperature_2m_max') +
@@ -102,16 +75,10 @@ beforeAll(async () => {
         'precipitation_sum',
       ),
   );
-  const envFile = await readFile(join(weather, 'stand-in', 'stand-in.env'), 'utf8');
-  await writeFile(join(sandbox.dir, 'stand-in.env'), envFile.replaceAll(`http://${SHIPPED_PORT}`, standIn.url));
 }, 60_000);
 
 afterAll(async () => {
-  if (standIn !== undefined && standIn.process.exitCode === null) {
-    const exited = once(standIn.process, 'exit');
-    standIn.process.kill();
-    await exited;
-  }
+  await standIn?.stop();
   await engine?.close(1000);
   await sandbox?.cleanup();
 });
