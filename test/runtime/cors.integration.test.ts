@@ -50,4 +50,22 @@ describe('CORS of a runtime', () => {
     expect((await preflight(served.mcpUrl, 'http://localhost:6275')).status).toBe(403);
     expect((await preflight(served.mcpUrl, 'https://localhost:6274')).status).toBe(403);
   });
+
+  it("lets in a page of the server's own origin, and still no rebinding host", async () => {
+    await using served = await serveDefinition(DEFINITION, { env: {} });
+    const own = new URL(served.mcpUrl).origin;
+    expect((await list(served.mcpUrl, own)).status).toBe(200);
+    // ATTACK: DNS rebinding: the page's origin is the attacker's name, and so is the Host it sends
+    const rebound = await fetch(served.mcpUrl, {
+      method: 'POST',
+      headers: {
+        host: 'evil.example.com',
+        origin: 'http://evil.example.com',
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(rebound.status).toBe(403);
+  });
 });

@@ -45,11 +45,16 @@ export const checkHost: FrontCheck = ({ allowedHosts }, { req, res, record }) =>
   return true;
 };
 
-/** A page of another origin (scheme, host and port) calls only when its origin is listed. */
-export const checkOrigin: FrontCheck = ({ allowedOrigins }, { req, res, record }) => {
+/**
+ * A page of another origin (scheme, host and port) calls only when its origin is listed. A page of
+ * the server's own origin may, once the Host check has admitted that host (a rebinding page's
+ * origin names the attacker's host, which that check refuses).
+ */
+export const checkOrigin: FrontCheck = ({ allowedOrigins, allowedHosts }, { req, res, record }) => {
   const sentOrigin = req.headers.origin;
   if (typeof sentOrigin !== 'string' || sentOrigin === '') return false;
-  const origin = allowedOrigins === undefined ? sentOrigin : allowedOrigin(sentOrigin, allowedOrigins);
+  const own = allowedHosts === undefined ? [] : [requestOrigin(req)];
+  const origin = allowedOrigins === undefined ? sentOrigin : allowedOrigin(sentOrigin, [...allowedOrigins, ...own]);
   if (origin === undefined) {
     const message = `Forbidden: pages on ${sentOrigin} may not call this server; list the origin in ${ALLOWED_ORIGINS_ENV}`;
     rejectRequest(res, record, 403, message);
