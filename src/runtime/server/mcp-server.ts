@@ -3,6 +3,7 @@
  * connection, with a handler per MCP method, each served from the compiled definition.
  */
 import {
+  isInputRequiredResult,
   ProtocolError,
   ProtocolErrorCode,
   Server,
@@ -15,6 +16,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { Completions } from './completions.js';
 import type { CallContext, ResourceContents } from './content.js';
+import type { InputRequests } from './input-required.js';
 import type { CompiledPrompt } from './prompts.js';
 import type { ResourceSet } from './resources.js';
 import type { Connection, Subscribers } from './subscriptions.js';
@@ -31,6 +33,8 @@ export interface Operations {
   completions: Completions;
   subscribers: Subscribers;
   callContext(ctx: ServerContext, peer?: { server: Server; tool: string; interactive: boolean }): CallContext;
+  /** asks 2026 clients through input-required results (tools/call, prompts/get) */
+  inputRequests: InputRequests;
   /** an error result with every secret replaced in its text (what the client gets to read) */
   withoutSecrets(result: CallToolResult): CallToolResult;
   traced: Tracer['traced'];
@@ -55,6 +59,7 @@ export function buildServer(current: () => Operations, shape: ServerShape, conne
   const server = new Server(shape.info, {
     capabilities,
     ...(shape.instructions === undefined ? {} : { instructions: shape.instructions }),
+    requestState: { verify: (state, ctx) => current().inputRequests.verify(state, ctx) },
   });
   if (capabilities.tools !== undefined) {
     server.setRequestHandler('tools/list', () =>
@@ -65,15 +70,17 @@ export function buildServer(current: () => Operations, shape: ServerShape, conne
       const tool = op.tools.get(request.params.name);
       if (tool === undefined)
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
-      const result: CallToolResult = await op.traced(
+      const args = request.params.arguments;
+      const target = { method: 'tools/call', name: tool.name, args } as const;
+      const call = op.callContext(ctx, { server, tool: tool.name, interactive });
+      const result = await op.traced(
         'tools/call',
         tool.name,
-        async () =>
-          op.withoutSecrets(
-            await tool.call(request.params.arguments, op.callContext(ctx, { server, tool: tool.name, interactive })),
-          ),
-        errorTextOf,
+        () =>
+          op.inputRequests.serve(ctx, target, call, async (asking) => op.withoutSecrets(await tool.call(args, asking))),
+        (value) => (isInputRequiredResult(value) ? undefined : errorTextOf(value)),
       );
+      if (isInputRequiredResult(result)) return result;
       return server.projectCallToolResult(result, tool.listing.outputSchema);
     });
   }
@@ -121,8 +128,12 @@ export function buildServer(current: () => Operations, shape: ServerShape, conne
       const prompt = op.prompts.get(request.params.name);
       if (prompt === undefined)
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}`);
-      return op.traced('prompts/get', prompt.listing.name, () =>
-        prompt.get(request.params.arguments, op.callContext(ctx)),
+      const name = prompt.listing.name;
+      const call = op.callContext(ctx, { server, tool: name, interactive });
+      return op.traced('prompts/get', name, () =>
+        op.inputRequests.serve(ctx, { method: 'prompts/get', name, args: request.params.arguments }, call, (asking) =>
+          prompt.get(request.params.arguments, asking),
+        ),
       );
     });
   }

@@ -16,6 +16,7 @@ import type { CompiledDefinition } from './compile.js';
 import type { CallContext } from './content.js';
 import type { Secrets } from './logger.js';
 import type { Operations } from './mcp-server.js';
+import { createInputRequests } from './input-required.js';
 import { createPeer } from './peer.js';
 import { Subscribers } from './subscriptions.js';
 import type { Tracer } from './tracing.js';
@@ -28,6 +29,8 @@ export interface OperationsOptions {
   defaultUserId: string | undefined;
   /** the operations of the newest runtime (a peer's resource updates go there after a reload) */
   current(): Operations;
+  /** signs the request state of input-required results; default: a key of this process */
+  requestStateKey?: string | Uint8Array | undefined;
 }
 
 export function createOperations(compiled: CompiledDefinition, options: OperationsOptions): Operations {
@@ -36,6 +39,7 @@ export function createOperations(compiled: CompiledDefinition, options: Operatio
     const file = resources.fileOf(uri);
     return file === undefined ? undefined : join(realDir, file);
   });
+  const callContext = createCallContext(compiled, options);
   return {
     tools,
     toolListing: [...tools.values()].map((t) => t.listing),
@@ -44,7 +48,8 @@ export function createOperations(compiled: CompiledDefinition, options: Operatio
     promptListing: [...prompts.values()].map((p) => p.listing),
     completions,
     subscribers,
-    callContext: createCallContext(compiled, options),
+    callContext,
+    inputRequests: createInputRequests(options.requestStateKey, (ctx) => callContext(ctx).userId),
     withoutSecrets: (result) => withoutSecrets(result, compiled.secrets),
     traced: options.tracer.traced,
   };

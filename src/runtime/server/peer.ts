@@ -1,17 +1,28 @@
 /**
  * What a running tool may do with the client that called it: log, report progress, ask for a
- * model's answer (sampling) or the user's input (elicitation), close its response stream, and
- * tell subscribers that a resource changed. Built per request from the SDK's request context.
+ * model's answer (sampling), the user's input (elicitation) or the client's roots, close its
+ * response stream, and tell subscribers that a resource changed. Built per request from the SDK's
+ * request context. This is the peer of a 2025 client, which is sent requests while the tool runs
+ * (on a session); a 2026-07-28 client is asked through input-required results instead
+ * (input-required.ts replaces the asking methods).
  */
+import { randomUUID } from 'node:crypto';
 import type {
+  ClientCapabilities,
   CreateMessageRequest,
   CreateMessageResult,
   ElicitRequestFormParams,
   ElicitResult,
+  ListRootsResult,
   LoggingLevel,
   Server,
   ServerContext,
 } from '@modelcontextprotocol/server';
+
+/** How a question is asked: under which key of the client's `inputResponses` (2026-07-28 clients). */
+export interface AskOptions {
+  key?: string;
+}
 
 export interface Peer {
   /** a `notifications/message` to the client, if its `logging/setLevel` lets this level through */
@@ -19,9 +30,19 @@ export interface Peer {
   /** a `notifications/progress`, when the caller sent a progress token; nothing otherwise */
   progress(progress: number, total?: number, message?: string): Promise<void>;
   /** `sampling/createMessage`: the client's model answers */
-  sample(request: CreateMessageRequest['params']): Promise<CreateMessageResult>;
+  sample(request: CreateMessageRequest['params'], options?: AskOptions): Promise<CreateMessageResult>;
   /** `elicitation/create` (form mode): the user answers, declines or cancels */
-  elicit(message: string, requestedSchema: ElicitRequestFormParams['requestedSchema']): Promise<ElicitResult>;
+  elicit(
+    message: string,
+    requestedSchema: ElicitRequestFormParams['requestedSchema'],
+    options?: AskOptions,
+  ): Promise<ElicitResult>;
+  /** `elicitation/create` (URL mode): the user is sent to `url`, and says whether they went on */
+  elicitUrl(message: string, url: string, options?: AskOptions): Promise<ElicitResult>;
+  /** `roots/list`: the folders the client lets the server see */
+  roots(options?: AskOptions): Promise<ListRootsResult>;
+  /** what the client said it supports (elicitation, sampling, roots…) */
+  clientCapabilities(): ClientCapabilities;
   /** ends the response stream now; the client reconnects with Last-Event-ID and gets the result */
   closeStream(): void;
   /** `notifications/resources/updated` to every client subscribed to the URI on this instance */
@@ -43,7 +64,7 @@ export interface PeerOptions {
 
 export function createPeer(ctx: ServerContext, options: PeerOptions): Peer {
   const progressToken = ctx.mcpReq._meta?.progressToken;
-  const needsAnswer = (what: string, capability: 'sampling' | 'elicitation'): void => {
+  const needsAnswer = (what: string, capability: 'sampling' | 'elicitation' | 'roots'): void => {
     if (!options.interactive) {
       throw new PeerUnavailableError(`${what} needs a session: set "sessions: true" in the server definition`);
     }
@@ -82,6 +103,18 @@ export function createPeer(ctx: ServerContext, options: PeerOptions): Peer {
         { signal: ctx.mcpReq.signal },
       );
     },
+    async elicitUrl(message, url) {
+      needsAnswer('elicitation', 'elicitation');
+      return ctx.mcpReq.send(
+        { method: 'elicitation/create', params: { mode: 'url', message, url, elicitationId: randomUUID() } },
+        { signal: ctx.mcpReq.signal },
+      );
+    },
+    async roots() {
+      needsAnswer('roots', 'roots');
+      return ctx.mcpReq.send({ method: 'roots/list' }, { signal: ctx.mcpReq.signal });
+    },
+    clientCapabilities: () => options.server.getClientCapabilities() ?? {},
     closeStream: () => ctx.http?.closeSSE?.(),
     resourceUpdated: (uri) => options.resourceUpdated(uri),
   };

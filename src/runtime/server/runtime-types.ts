@@ -50,6 +50,11 @@ export interface RuntimeOptions {
    * way a runtime starts (serve-bundle in every runner) applies the definition's policy.
    */
   allowPrivateEgress?: boolean;
+  /**
+   * Signs the request state of input-required results (2026-07-28 clients), at least 32 bytes:
+   * the same for every instance of a deployment. Default: a random key of this process.
+   */
+  requestStateKey?: string | Uint8Array;
   /** told of every request served but health checks, once its response is closed (a cluster's metrics) */
   observeRequest?: (request: FinishedRequest) => void;
 }

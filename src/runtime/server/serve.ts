@@ -39,6 +39,7 @@ export function createServing(compiled: CompiledDefinition, options: RuntimeOpti
     tracer,
     defaultUserId: options.defaultUserId,
     current: () => succession.current(),
+    requestStateKey: options.requestStateKey,
   });
   const connect = (connection: Connection, follow: () => Operations): Server => {
     const server = buildServer(follow, shape, connection);

@@ -291,6 +291,13 @@ const NO_PEER: Peer = {
   elicit: async () => {
     throw new PeerUnavailableError('elicitation needs a client connection');
   },
+  elicitUrl: async () => {
+    throw new PeerUnavailableError('elicitation needs a client connection');
+  },
+  roots: async () => {
+    throw new PeerUnavailableError('roots need a client connection');
+  },
+  clientCapabilities: () => ({}),
   closeStream: () => {},
   resourceUpdated: async () => {},
 };
