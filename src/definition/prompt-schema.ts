@@ -37,5 +37,16 @@ export const promptDefinition = once(() =>
     description: description.optional(),
     arguments: z.array(promptArgument()).optional(),
     messages: z.array(promptMessage()).min(1).optional(),
+    elicit: z
+      .strictObject({
+        message: z.string().min(1).describe('what the user is asked'),
+        key: z
+          .string()
+          .regex(IDENTIFIER_PATTERN, 'must be an identifier (letters, digits, _ or -)')
+          .optional()
+          .describe("the question's key in a 2026-07-28 client's inputResponses (default: arguments)"),
+      })
+      .optional()
+      .describe('asks the user (elicitation) for the arguments the client did not give; answers fill {{args.NAME}}'),
   }),
 );

@@ -7,6 +7,7 @@ import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { GetPromptResult, Prompt } from '@modelcontextprotocol/server';
 import type { PromptDefinition } from '../../definition/schema.js';
 import { compileContent, messageOf, type CallContext, type CompileContext, type ContentRenderer } from './content.js';
+import { PeerUnavailableError } from './peer.js';
 
 export interface CompiledPrompt {
   listing: Prompt;
@@ -53,7 +54,7 @@ export async function compilePrompt(
   return {
     listing,
     async get(args, call) {
-      const given = args ?? {};
+      const given = prompt.elicit === undefined ? (args ?? {}) : await askMissing(prompt, args ?? {}, call);
       const missing = declared.filter(
         (a) => a.required === true && (given[a.name] === undefined || given[a.name] === ''),
       );
@@ -86,4 +87,47 @@ export async function compilePrompt(
       return { ...(prompt.description === undefined ? {} : { description: prompt.description }), messages: rendered };
     },
   };
+}
+
+/**
+ * The arguments with those the client did not give asked of the user (the prompt's `elicit`). When
+ * the client cannot be asked here, or the user declines, the arguments stay as they were given.
+ */
+async function askMissing(
+  prompt: PromptDefinition,
+  given: Record<string, unknown>,
+  call: CallContext,
+): Promise<Record<string, unknown>> {
+  const missing = (prompt.arguments ?? []).filter((a) => given[a.name] === undefined || given[a.name] === '');
+  if (missing.length === 0 || call.peer === undefined || prompt.elicit === undefined) return given;
+  const properties = Object.fromEntries(
+    missing.map((a) => [
+      a.name,
+      {
+        type: 'string' as const,
+        ...(a.description === undefined ? {} : { description: a.description }),
+        ...(a.enum === undefined ? {} : { enum: a.enum }),
+      },
+    ]),
+  );
+  const required = missing.filter((a) => a.required === true).map((a) => a.name);
+  let answer;
+  try {
+    answer = await call.peer.elicit(
+      prompt.elicit.message,
+      { type: 'object', properties, ...(required.length === 0 ? {} : { required }) },
+      { key: prompt.elicit.key ?? 'arguments' },
+    );
+  } catch (error) {
+    if (error instanceof PeerUnavailableError) return given;
+    throw error;
+  }
+  if (answer.action !== 'accept' || answer.content === undefined) return given;
+  const filled = { ...given };
+  for (const a of missing) {
+    const value = answer.content[a.name];
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
+      filled[a.name] = String(value);
+  }
+  return filled;
 }
