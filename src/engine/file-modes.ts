@@ -1,12 +1,15 @@
 /**
  * Owner and mode checks for the engine's private files: MCPCTL_HOME (its store holds every
- * deployment's values) and the files holding keys (engine.json, engine-settings.json, TLS keys).
+ * deployment's values) and the files holding keys (engine.json, engine-settings.json, TLS keys,
+ * the secret deployments' request-state keys are derived from).
  * Another user who can write there could replace the API key or a deployment's code, so that is
  * refused; one who could only read gets the mode tightened, with a warning. POSIX only: on Windows
  * access is by ACL and nothing is checked.
  */
 import { chmodSync, statSync, type Stats } from 'node:fs';
+import { join } from 'node:path';
 import type { HomePaths } from './home.js';
+import { REQUEST_STATE_SECRET_FILE } from './deployments/request-state-keys.js';
 import { EngineConfigError } from './engine-errors.js';
 
 export type PrivateKind = 'folder' | 'file';
@@ -75,6 +78,7 @@ export function secureHome(paths: HomePaths): string[] {
     [paths.settingsFile, 'file'],
     [paths.stateFile, 'file'],
     [paths.storeDir, 'folder'],
+    [join(paths.home, REQUEST_STATE_SECRET_FILE), 'file'],
   ];
   for (const [path, kind] of checks) {
     const check = checkPrivatePath(path, kind);

@@ -5,3 +5,8 @@ export const HEALTH_PATH = '/health';
 /** Where a caller's user id travels: an HTTP header, or a request's `_meta`. */
 export const USER_ID_HEADER = 'x-mcp-user-id';
 export const USER_ID_META_KEY = 'mcpctl/user_id';
+/**
+ * The variable a deployed instance finds its deployment's request-state key in (input-required
+ * results); the runtime takes it out of its environment at start.
+ */
+export const REQUEST_STATE_KEY_ENV = 'MCPCTL_REQUEST_STATE_KEY';

@@ -37,6 +37,7 @@ import { readBundle } from './host/bundle.js';
 import { loadEnvFile } from './host/env-file.js';
 import { environmentValues } from './host/environment-secrets.js';
 import { parseServeOptions, type ServeOptions } from './host/serve-options.js';
+import { takeRequestStateKey } from './host/request-state-key.js';
 import { createJsonLogger, type RuntimeLogger } from './server/logger.js';
 import { RUNTIME_SERVER_OPTIONS } from './server/http-front.js';
 import { problemText, type Problem } from '../shared/errors.js';
@@ -162,6 +163,7 @@ async function startRuntime(
 ): Promise<Runtime> {
   try {
     const secrets = readValues(options);
+    const requestStateKey = takeRequestStateKey(process.env);
     const bundle = await readBundle(options.bundleDir);
     return await createRuntime(bundle.definition, {
       dir: bundle.filesDir,
@@ -169,7 +171,8 @@ async function startRuntime(
       logger,
       allowedHosts: options.allowedHosts,
       allowedOrigins: options.allowedOrigins,
-      secrets,
+      secrets: requestStateKey === undefined ? secrets : [...secrets, requestStateKey],
+      ...(requestStateKey === undefined ? {} : { requestStateKey }),
       ...(observeRequest === undefined ? {} : { observeRequest }),
     });
   } catch (error) {

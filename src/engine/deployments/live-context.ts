@@ -10,6 +10,7 @@ import type { LogBook } from './log-book.js';
 import type { SecretRegistry } from '../secret-registry.js';
 import type { Observers } from '../observability/events.js';
 import type { Tracing } from '../observability/tracing.js';
+import type { RequestStateKeys } from './request-state-keys.js';
 
 export interface LiveContext {
   server: ServerRecord;
@@ -37,4 +38,6 @@ export interface LiveContext {
   observers?: Observers | undefined;
   /** the engine's traces, when it exports them (src/engine/observability/tracing.ts) */
   tracing?: Tracing | undefined;
+  /** the keys its instances sign input-required request states with, one per deployment */
+  requestStateKeys?: RequestStateKeys | undefined;
 }

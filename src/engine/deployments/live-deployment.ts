@@ -5,6 +5,7 @@
  */
 import type { Deployment, DeploymentState, LogLine } from '../../api/contract.js';
 import { AUDIENCES_ENV } from '../../runtime/server/auth.js';
+import { REQUEST_STATE_KEY_ENV } from '../../runtime/constants.js';
 import { redact, type Redactor } from '../../runtime/server/logger.js';
 import { deploymentRedactor } from '../secret-registry.js';
 import { deploymentAudiences } from './addresses.js';
@@ -262,10 +263,13 @@ export class LiveDeployment {
   /**
    * The environment of each instance: the deployment's env_vars, and for a server with OAuth the
    * URLs it is reached at, which its tokens name as their audience; when the engine exports traces,
-   * the variable that has it report its spans.
+   * the variable that has it report its spans; the deployment's request-state key (the runtime
+   * takes it out of its environment at start).
    */
   instanceEnv(): Record<string, string> {
     const env = { ...this.record.config.env_vars };
+    const keys = this.ctx.requestStateKeys;
+    if (keys !== undefined) env[REQUEST_STATE_KEY_ENV] = keys.keyOf(this.id);
     if (this.ctx.server.definition.auth?.type === 'oauth')
       env[AUDIENCES_ENV] = deploymentAudiences(this.record.deployment).join(' ');
     if (this.ctx.tracing !== undefined) Object.assign(env, this.ctx.tracing.instanceEnv);

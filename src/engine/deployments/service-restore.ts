@@ -2,6 +2,7 @@
  * How the deployment service makes a LiveDeployment of a record (for a new deploy and for an engine
  * start) and what an engine start needs from it (restore.ts): the parts every deployment shares.
  */
+import { requestStateKeys } from './request-state-keys.js';
 import type { WorkQueue } from '../admission.js';
 import type { DeploymentRecord, ServerRecord } from '../records.js';
 import type { DeploymentServiceDeps } from '../services.js';
@@ -60,6 +61,7 @@ export function adoptDeployment(
     writable: () => !parts.closed(),
     observers: parts.deps.observers,
     tracing: parts.deps.tracing,
+    requestStateKeys: requestStateKeys(parts.deps.home),
   });
   parts.registry.add(live);
   return live;

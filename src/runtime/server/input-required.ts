@@ -30,9 +30,6 @@ import type { CallContext } from './content.js';
 import { answersOf, digestOf, InputRound, type InputQuestion, type RoundPayload } from './input-rounds.js';
 import type { Peer } from './peer.js';
 
-/** The variable an instance finds its deployment's request-state key in (taken out of the environment at start). */
-export const REQUEST_STATE_KEY_ENV = 'MCPCTL_REQUEST_STATE_KEY';
-
 /** How long a client has to answer: the questions are for a person. */
 const STATE_TTL_SECONDS = 30 * 60;
 
