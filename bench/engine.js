@@ -8,7 +8,8 @@
 //   stopped ones that it replaced, written through the engine's own store while it is stopped);
 //   in alternated rounds once the engine's warm pool is full, as medians (see gateway()); the
 //   deployment is a development one, whose gateway also logs every call and its result (the
-//   trace), and the same server deployed to staging is measured beside it without the trace;
+//   trace), and the same server deployed to staging is measured beside it without the trace, with
+//   a stateless call of each protocol revision (2025-11-25 without a session, and 2026-07-28);
 // - scale: deploy latency with 1, 20 and 100 existing deployments, each the median of SCALE_RUNS (5)
 //   deploys measured once those have gone quiet (see quiet()); the engine's memory with 1 and 100.
 // The deployments that fill the engine are development ones (one instance each), built and deployed
@@ -326,9 +327,9 @@ const GATEWAY_WARM_UP_SECONDS = 4;
  * Gateway against direct on one deployment, in alternated rounds after a warm-up of each (see
  * alternate in load.js): medians of each side, the median of the rounds' ratios and of their p50
  * differences; and the CPU the engine spends per request passed through it, against what the
- * instance spends per request.
+ * instance spends per request. `revision`: the tools/call sent (see toolCall in load.js).
  */
-async function gateway(deployment, enginePid) {
+async function gateway(deployment, enginePid, revision = '2025') {
   const url = new URL(deployment.url);
   const port = deployment.instances?.[0]?.port;
   const instancePid = deployment.instances?.[0]?.pid;
@@ -342,8 +343,9 @@ async function gateway(deployment, enginePid) {
     const time = warm ? GATEWAY_WARM_UP_SECONDS : seconds;
     const r =
       side === 'a'
-        ? await loadMcp({ port, name: 'echo', args: { text: 'hi' }, seconds: time })
+        ? await loadMcp({ port, name: 'echo', args: { text: 'hi' }, seconds: time, revision })
         : await loadMcp({
+            revision,
             port: Number(url.port),
             path: `${url.pathname}/mcp`,
             name: 'echo',
@@ -556,6 +558,18 @@ try {
       untraced.ratio,
     );
     row('gateway p50 latency added, staging', untraced.p50Added, 'ms', untraced.p50Direct, 'direct p50');
+    // A stateless call of the 2026-07-28 revision: the gateway reads its Mcp-Method / Mcp-Name headers.
+    const modern = await gateway(staging, engine.pid, '2026');
+    row(
+      'gateway throughput, staging, 2026-07-28',
+      modern.via,
+      'req/s',
+      modern.direct,
+      'the instance called directly',
+      '≥ 0.95×',
+      modern.ratio,
+    );
+    row('gateway p50 latency added, staging, 2026-07-28', modern.p50Added, 'ms', modern.p50Direct, 'direct p50');
     // The same staging deployment with traces exported over OTLP/HTTP to a collector on loopback
     // that accepts everything: the engine restarted with OTEL_EXPORTER_OTLP_ENDPOINT set.
     const traced = await withTracing(staging);

@@ -37,13 +37,36 @@ export function startProcess(argv, options = {}) {
   });
 }
 
+/**
+ * A stateless tools/call of a protocol revision: '2025' (2025-11-25, no session) or '2026'
+ * (2026-07-28: the client named in `_meta`, the method and tool in the Mcp-Method / Mcp-Name headers).
+ */
+export function toolCall(revision, name, args) {
+  if (revision === '2025') {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } });
+    return { body, headers: { 'mcp-protocol-version': '2025-11-25' } };
+  }
+  const _meta = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1.0.0' },
+    'io.modelcontextprotocol/clientCapabilities': {},
+  };
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name, arguments: args, _meta },
+  });
+  return { body, headers: { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': name } };
+}
+
 /** A share of failed requests above which a load run is not a measurement. */
 export const MAX_ERROR_SHARE = 0.01;
 /** After a failed request a connection's loop waits this long: a refused port must not spin it. */
 const ERROR_PAUSE_MS = 20;
 
 /**
- * Sends tools/call `name` from CONNECTIONS loops for `seconds` to http://127.0.0.1:port{path};
+ * Sends tools/call `name` (of `revision`, see toolCall) from CONNECTIONS loops for `seconds` to http://127.0.0.1:port{path};
  * returns requests per second and the median latency in ms of the requests answered 200, and how
  * many failed (another status, or a connection error). A few failures on a loaded machine (a 503
  * while an instance restarts) are counted and reported; more than MAX_ERROR_SHARE of the requests
@@ -57,13 +80,14 @@ export async function loadMcp({
   seconds,
   host = '127.0.0.1',
   headers: extra = {},
+  revision = '2025',
 }) {
   const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
-  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } });
+  const { body, headers: standard } = toolCall(revision, name, args);
   const headers = {
     'content-type': 'application/json',
     accept: 'application/json, text/event-stream',
-    'mcp-protocol-version': '2025-11-25',
+    ...standard,
     'content-length': Buffer.byteLength(body),
     ...extra,
   };

@@ -2,7 +2,8 @@
 // A built server (serve-bundle from a bundle) against the minimal server written directly on the
 // MCP SDK (bench/minimal-sdk-server.js), measured in the same run:
 // - tools/call throughput over loopback HTTP, 20 connections, in alternated rounds after an equal
-//   warm-up, the median of the rounds' ratios (target ≥ 1.0×);
+//   warm-up, the median of the rounds' ratios (target ≥ 1.0×), for a stateless call of each
+//   protocol revision (2025-11-25 without a session, 2026-07-28);
 // - memory (RSS) of each, idle after start.
 // Usage: node bench/runtime-throughput.js [--seconds 4] [--json]   (needs `npm run build` first)
 // Every process started here is stopped here; requests go to 127.0.0.1 only.
@@ -40,27 +41,34 @@ try {
 
   // Alternated rounds after an equal warm-up of both; the ratio is the median of the rounds' ratios
   // (each pair measured back to back), the values the medians of each side.
-  const load = (server, warm) =>
-    loadMcp({
-      port: server.port,
-      name: 'echo',
-      args: { text: 'hello' },
-      seconds: warm ? Math.min(2, seconds) : seconds,
-    });
-  const rounds = alternate(ROUNDS, (side, warm) => load(side === 'a' ? minimal : built, warm));
-  const { a: reference, b: measured, ratio } = await rounds;
-  report(
-    {
-      name: 'runtime tools/call throughput',
-      value: median(measured.map((r) => r.rps)),
-      unit: 'req/s',
-      reference: median(reference.map((r) => r.rps)),
-      referenceName: 'minimal SDK server',
-      ratio,
-      target: '≥ 1.0×',
-    },
-    asJson,
-  );
+  // Each revision's stateless tools/call: 2025-11-25 without a session, and 2026-07-28.
+  for (const [revision, name] of [
+    ['2025', 'runtime tools/call throughput'],
+    ['2026', 'runtime tools/call throughput, 2026-07-28'],
+  ]) {
+    const load = (server, warm) =>
+      loadMcp({
+        port: server.port,
+        name: 'echo',
+        args: { text: 'hello' },
+        seconds: warm ? Math.min(2, seconds) : seconds,
+        revision,
+      });
+    const rounds = alternate(ROUNDS, (side, warm) => load(side === 'a' ? minimal : built, warm));
+    const { a: reference, b: measured, ratio } = await rounds;
+    report(
+      {
+        name,
+        value: median(measured.map((r) => r.rps)),
+        unit: 'req/s',
+        reference: median(reference.map((r) => r.rps)),
+        referenceName: 'minimal SDK server',
+        ratio,
+        target: '≥ 1.0×',
+      },
+      asJson,
+    );
+  }
 } finally {
   for (const stop of stops) await stop();
   rmSync(temp, { recursive: true, force: true });

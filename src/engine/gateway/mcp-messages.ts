@@ -46,6 +46,24 @@ export function inspectRequest(body: string): McpRequestInfo {
   return info;
 }
 
+/**
+ * A request of the 2026-07-28 revision as its `Mcp-Method` and `Mcp-Name` headers name it
+ * (mcp-headers.ts): the method and tool come from them; the body is parsed only when something
+ * asks for what only it has (the id of an error the gateway answers itself, the arguments of a
+ * traced call, the client a connection has not named yet), once.
+ */
+export function headerRequestInfo(method: string, name: string | undefined, body: Buffer): McpRequestInfo {
+  let parsed: McpRequestInfo | undefined;
+  const fromBody = () => (parsed ??= inspectRequest(body.toString('utf8')));
+  const info: McpRequestInfo = { method };
+  if (method === 'tools/call' && name !== undefined) info.tool = name;
+  return Object.defineProperties(info, {
+    id: { get: () => fromBody().id, enumerable: true },
+    arguments: { get: () => fromBody().arguments, enumerable: true },
+    client: { get: () => fromBody().client, enumerable: true },
+  });
+}
+
 /** Where a request of the 2026-07-28 protocol revision names its client. */
 const CLIENT_INFO_META_KEY = 'io.modelcontextprotocol/clientInfo';
 

@@ -15,6 +15,7 @@ import { sourceKey } from '../http/failure-limit.js';
 import type { InstanceConnections } from './instance-connections.js';
 import type { DeploymentLimits } from '../deployments/limits.js';
 import {
+  headerRequestInfo,
   inspectRequest,
   loggableAsIs,
   redactForLog,
@@ -23,6 +24,7 @@ import {
 } from './mcp-messages.js';
 import { forward, SESSION_HEADER, type RecordCall, type TryOutcome } from './forward.js';
 import { refuse, sendSessionGone } from './rpc-errors.js';
+import { HEADER_MISMATCH_CODE, readStandardHeaders } from './mcp-headers.js';
 import type { Attempt, CallOutcome, PickRequest, Upstream } from './upstream.js';
 import type { RequestSpan } from '../observability/tracing.js';
 import { connectionClient, type ClientInfo } from './connection-clients.js';
@@ -99,7 +101,9 @@ async function proxyRead(
     res.statusCode = 499;
     return;
   }
-  const info = inspectRequest(read.body.toString('utf8'));
+  const reading = requestInfo(req, res, read.body, options);
+  if (reading === undefined) return;
+  const { info, fromHeaders } = reading;
   const admitted = admitCall(res, options, read.body, info);
   if (admitted === undefined) return;
   if (upstream.traced) traceRequest(upstream, req, info, admitted.text, requestId);
@@ -117,13 +121,56 @@ async function proxyRead(
       bytesIn: admitted.sent.length,
       session: firstHeader(req.headers[SESSION_HEADER]),
       user: options.auth?.admitted.userId,
-      client: connectionClient(req.socket, upstream.id, info.client),
+      client: requestClient(req, upstream.id, info, fromHeaders),
       span,
       stream: req.method === 'GET',
     }),
     span,
   };
   await passToInstances(call, pickRequest(req, info, call.session));
+}
+
+/**
+ * What the gateway knows of a request: from the `Mcp-Method` / `Mcp-Name` headers of a request of
+ * the 2026-07-28 revision, else from its body. The body decides for the gateway's own check of a
+ * tool call (a guard refuses tools by name: it checks the call the instance will run, not the
+ * name a header claims) and for a batch. Undefined when a header is not well formed (answered 400).
+ */
+function requestInfo(
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: Buffer,
+  options: ProxyOptions,
+): { info: McpRequestInfo; fromHeaders: boolean } | undefined {
+  const standard = readStandardHeaders(req.method, req.headers);
+  if (standard.kind === 'malformed') {
+    refuse(res, options.requestId, 400, `Bad Request: ${standard.message}`, null, {}, HEADER_MISMATCH_CODE);
+    return undefined;
+  }
+  if (standard.kind === 'body' || (standard.method === 'tools/call' && options.auth !== undefined) || startsArray(body))
+    return { info: inspectRequest(body.toString('utf8')), fromHeaders: false };
+  return { info: headerRequestInfo(standard.method, standard.name, body), fromHeaders: true };
+}
+
+/**
+ * The client a request counts for: the one it names, else the last one named on its connection. A
+ * request read from its headers names its client in the body: the connection's known one is taken
+ * instead of parsing it (usage figures only; one client per connection is what clients do).
+ */
+function requestClient(req: IncomingMessage, deploymentId: string, info: McpRequestInfo, fromHeaders: boolean) {
+  if (fromHeaders) {
+    const known = connectionClient(req.socket, deploymentId, undefined);
+    if (known !== undefined) return known;
+  }
+  return connectionClient(req.socket, deploymentId, info.client);
+}
+
+function startsArray(body: Buffer): boolean {
+  for (const byte of body) {
+    if (byte === 0x5b) return true; // [
+    if (byte !== 0x20 && byte !== 0x0a && byte !== 0x0d && byte !== 0x09) return false;
+  }
+  return false;
 }
 
 /**

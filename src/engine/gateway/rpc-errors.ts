@@ -17,8 +17,9 @@ export function sendRpcError(
   message: string,
   headers: { [name: string]: string } = {},
   id: McpRequestInfo['id'] = null,
+  code = -32000,
 ): void {
-  sendJson(res, status, { jsonrpc: '2.0', error: { code: -32000, message }, id: id ?? null }, { headers });
+  sendJson(res, status, { jsonrpc: '2.0', error: { code, message }, id: id ?? null }, { headers });
 }
 
 /** The gateway's own answer to a request it did not pass on (an error), with the request's id as every answer has. */
@@ -29,8 +30,9 @@ export function refuse(
   message: string,
   id: McpRequestInfo['id'] = null,
   headers: { [name: string]: string } = {},
+  code?: number,
 ): void {
-  sendRpcError(res, status, message, { ...headers, 'X-Request-Id': requestId }, id);
+  sendRpcError(res, status, message, { ...headers, 'X-Request-Id': requestId }, id, code);
 }
 
 /**

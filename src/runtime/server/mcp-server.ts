@@ -53,8 +53,13 @@ export interface ServerShape {
  * A server for one request (no connection) or for a connection that outlives requests (a session,
  * stdio): only the latter takes subscriptions, and its handlers follow `current()` after a reload.
  */
-export function buildServer(current: () => Operations, shape: ServerShape, connection?: Connection): Server {
-  const capabilities = connectionCapabilities(shape, connection !== undefined);
+export function buildServer(
+  current: () => Operations,
+  shape: ServerShape,
+  connection?: Connection,
+  era?: 'legacy' | 'modern',
+): Server {
+  const capabilities = connectionCapabilities(shape, connection !== undefined, era === 'modern');
   const interactive = connection !== undefined;
   const server = new Server(shape.info, {
     capabilities,
@@ -148,7 +153,10 @@ export function buildServer(current: () => Operations, shape: ServerShape, conne
   return server;
 }
 
-function connectionCapabilities(shape: ServerShape, connected: boolean): ServerCapabilities {
+function connectionCapabilities(shape: ServerShape, connected: boolean, modern: boolean): ServerCapabilities {
+  // a 2026-07-28 client hears resource updates on its `subscriptions/listen` stream (listen-streams.ts)
+  if (!connected && modern && shape.capabilities.resources !== undefined)
+    return { ...shape.capabilities, resources: { ...shape.capabilities.resources, subscribe: true } };
   if (!connected) return shape.capabilities;
   const { tools, resources, prompts } = shape.capabilities;
   const listChanged = shape.listChanged ? { listChanged: true } : {};

@@ -11,6 +11,7 @@ import type { CompiledDefinition } from './compile.js';
 import { createHttpFront, rejectDraining, type HealthBody, type HttpFront, type McpServe } from './http-front.js';
 import { buildServer, type Operations } from './mcp-server.js';
 import { createOperations } from './operations.js';
+import { createListenBus } from './listen-streams.js';
 import { createSuccession, operationsOf, type Succession } from './reload.js';
 import type { CreateServerOptions, RuntimeOptions } from './runtime-types.js';
 import { SessionStore } from './sessions.js';
@@ -48,7 +49,13 @@ export function createServing(compiled: CompiledDefinition, options: RuntimeOpti
   };
   const store = createSessionStore(compiled, options, connect, () => succession.current());
   const succession = createSuccession(ops, store);
-  const mcp = createMcpHandler(() => buildServer(() => ops, shape), {
+  const bus = createListenBus({
+    subscribers: () => succession.current().subscribers,
+    watchable: () => watchableResources(succession.current()),
+  });
+  ops.subscribers.listenStreams = (uri) => bus.publish({ kind: 'resource_updated', uri });
+  const mcp = createMcpHandler((ctx) => buildServer(() => ops, shape, undefined, ctx.era), {
+    bus,
     onerror: (error) => logger.log({ level: 'warn', event: 'mcp_error', error: error.message }),
   });
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
@@ -106,6 +113,14 @@ function createSessionStore(
     logger: compiled.logger,
     ...(options.sessionIdleMs === undefined ? {} : { idleMs: options.sessionIdleMs }),
   });
+}
+
+/** The resources whose file can be watched (shown to anyone: the ones a client without an id lists). */
+function watchableResources(ops: Operations): string[] {
+  return ops.resources
+    .list(undefined)
+    .map((resource) => resource.uri)
+    .filter((uri) => ops.resources.fileOf(uri) !== undefined);
 }
 
 /** Which hosts and page origins may call: localhost and MCPCTL_ALLOWED_ORIGINS unless told otherwise. */

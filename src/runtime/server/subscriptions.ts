@@ -50,8 +50,12 @@ export class Subscribers {
     this.unwatchIfUnused(uri);
   }
 
+  /** the `subscriptions/listen` streams of 2026-07-28 clients (listen-streams.ts): they hear every update */
+  listenStreams: ((uri: string) => void) | undefined;
+
   /** tells every subscriber of the URI that it changed */
   async updated(uri: string): Promise<void> {
+    this.listenStreams?.(uri);
     const sends: Array<Promise<void>> = [];
     for (const connection of this.connections) {
       if (connection.subscriptions.has(uri) && connection.server !== undefined)
