@@ -187,6 +187,25 @@ describe('input-required results for 2026-07-28 clients', () => {
     expect(reply.error?.code).toBe(-32602);
   });
 
+  it('sends the user to a page (URL mode) when the client takes URL-mode elicitation', async () => {
+    await using served = await serveDefinition(ASKING, { requestStateKey: KEY_A });
+    const capabilities = { elicitation: { form: {}, url: {} } };
+    const first = await call(served.mcpUrl, 'sign_in', {}, { capabilities });
+    expect(first.result?.inputRequests?.sign_in).toEqual({
+      method: 'elicitation/create',
+      params: { mode: 'url', message: 'Sign in to continue', url: 'https://example.com/sign-in' },
+    });
+    const second = await call(
+      served.mcpUrl,
+      'sign_in',
+      { inputResponses: { sign_in: { action: 'accept' } }, requestState: first.result?.requestState },
+      { capabilities },
+    );
+    expect(textOf(second)).toBe('signed in');
+    const formOnly = await call(served.mcpUrl, 'sign_in', {}, { capabilities: { elicitation: { form: {} } } });
+    expect(formOnly.error?.code).toBe(-32021);
+  });
+
   it('answers -32021 (HTTP 400) when the client did not declare what the tool needs', async () => {
     await using served = await serveDefinition(ASKING, { requestStateKey: KEY_A });
     const reply = await call(served.mcpUrl, 'greet', {}, { capabilities: { sampling: {} } });

@@ -88,9 +88,9 @@ export function createInputRequests(
     ): Promise<R | InputRequiredResult> {
       const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
       if (envelope?.[PROTOCOL_VERSION_META_KEY] === undefined || call.peer === undefined) return run(call);
-      const t = digestOf(target);
+      // the digest of the arguments is taken only by a request that carries state or asks (not every call)
       const state = ctx.mcpReq.requestState();
-      const recorded = state === undefined ? [] : answersOf(state, t);
+      const recorded = state === undefined ? [] : answersOf(state, digestOf(target));
       if (recorded === undefined) {
         // signed by this deployment, for the same method and caller, but for another tool, prompt or arguments
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid or expired requestState', {
@@ -109,7 +109,7 @@ export function createInputRequests(
       asking.close();
       if (asking.missing !== undefined && failed(outcome)) throw asking.missing;
       if (asking.questions.size > 0) {
-        const requestState = await codec.mint({ t, a: round.known }, ctx);
+        const requestState = await codec.mint({ t: digestOf(target), a: round.known }, ctx);
         return inputRequired({ inputRequests: Object.fromEntries(asking.questions), requestState });
       }
       if ('error' in outcome) throw outcome.error;
