@@ -14,6 +14,7 @@ import { checkEgress } from './egress-check.js';
 import { checkEnvRefs } from './env-refs.js';
 import type { DefinitionIssue } from './errors.js';
 import { checkPaths } from './file-paths.js';
+import { checkHeaderParams } from './header-params.js';
 import { checkInputSchemas } from './json-schema.js';
 import { scalingProblem } from './scaling.js';
 import { checkSecrets } from './secrets.js';
@@ -60,6 +61,7 @@ const CHECKS: Array<(ctx: CheckContext) => void> = [
   checkNotEmpty,
   checkUniqueNames,
   checkInputSchemas,
+  checkHeaderParams,
   checkModuleHandlers,
   checkCompletions,
   checkPaths,

@@ -13,6 +13,7 @@ import {
   type ServerContext,
   type Tool,
 } from '@modelcontextprotocol/server';
+import { withCacheFields, type ListCacheHints } from './cache-hints.js';
 import type { Completions } from './completions.js';
 import type { CallContext, ResourceContents } from './content.js';
 import type { CompiledPrompt } from './prompts.js';
@@ -39,6 +40,8 @@ export interface Operations {
 export interface ServerShape {
   info: Implementation;
   instructions: string | undefined;
+  /** the caching hints of the lists (2026-07-28 clients) */
+  cacheHints: ListCacheHints;
   /** what every server declares */
   capabilities: ServerCapabilities;
   /** lists may change while a connection lives (a reloading `mcpctl dev`) */
@@ -54,6 +57,7 @@ export function buildServer(current: () => Operations, shape: ServerShape, conne
   const interactive = connection !== undefined;
   const server = new Server(shape.info, {
     capabilities,
+    cacheHints: shape.cacheHints,
     ...(shape.instructions === undefined ? {} : { instructions: shape.instructions }),
   });
   if (capabilities.tools !== undefined) {
@@ -95,7 +99,7 @@ export function buildServer(current: () => Operations, shape: ServerShape, conne
       const contents: ResourceContents[] = await op.traced('resources/read', request.params.uri, () =>
         op.resources.read(request.params.uri, op.callContext(ctx)),
       );
-      return { contents };
+      return withCacheFields({ contents }, op.resources.cacheOf(request.params.uri), ctx);
     });
     if (connection !== undefined) {
       server.setRequestHandler('resources/subscribe', (request) =>
