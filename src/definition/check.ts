@@ -9,6 +9,7 @@
  */
 import { MODELS } from '../shared/models.js';
 import { checkAuth } from './auth.js';
+import { checkCacheScopes } from './cache-check.js';
 import { checkCompletions, MODULE_EXTENSIONS } from './completion-refs.js';
 import { checkEgress } from './egress-check.js';
 import { checkEnvRefs } from './env-refs.js';
@@ -66,6 +67,7 @@ const CHECKS: Array<(ctx: CheckContext) => void> = [
   checkCompletions,
   checkPaths,
   checkUriTemplates,
+  checkCacheScopes,
   checkTemplateRefs,
   checkAuth,
   checkEnvRefs,
