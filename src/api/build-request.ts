@@ -38,6 +38,8 @@ export async function toBuildRequest(loaded: LoadedDefinition): Promise<BuildReq
   if (d.version !== undefined) request.version = d.version;
   if (d.description !== undefined) request.description = d.description;
   if (d.instructions !== undefined) request.instructions = d.instructions;
+  if (d.icons !== undefined) request.icons = d.icons;
+  if (d.cache !== undefined) request.cache = d.cache;
   if (d.auth !== undefined) request.auth = d.auth;
   if (d.sessions !== undefined) request.sessions = d.sessions;
   if (d.egress !== undefined) request.egress = d.egress;

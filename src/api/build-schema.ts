@@ -17,6 +17,7 @@ import {
   TEMPLATES,
   ToolDefinition,
 } from '../definition/schema.js';
+import { cacheHint, icons } from '../definition/listing-schema.js';
 
 export const FileEntry = z.strictObject({
   encoding: z.enum(['utf8', 'base64']),
@@ -62,6 +63,8 @@ export const BuildRequest = z.strictObject({
   version: z.string().optional(),
   description: z.string().optional(),
   instructions: z.string().optional(),
+  icons,
+  cache: cacheHint.optional(),
   auth: AuthConfig.optional(),
   sessions: z.boolean().optional(),
   egress: EgressConfig.optional(),

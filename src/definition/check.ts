@@ -9,11 +9,13 @@
  */
 import { MODELS } from '../shared/models.js';
 import { checkAuth } from './auth.js';
+import { checkCacheScopes } from './cache-check.js';
 import { checkCompletions, MODULE_EXTENSIONS } from './completion-refs.js';
 import { checkEgress } from './egress-check.js';
 import { checkEnvRefs } from './env-refs.js';
 import type { DefinitionIssue } from './errors.js';
 import { checkPaths } from './file-paths.js';
+import { checkHeaderParams } from './header-params.js';
 import { checkInputSchemas } from './json-schema.js';
 import { scalingProblem } from './scaling.js';
 import { checkSecrets } from './secrets.js';
@@ -60,10 +62,12 @@ const CHECKS: Array<(ctx: CheckContext) => void> = [
   checkNotEmpty,
   checkUniqueNames,
   checkInputSchemas,
+  checkHeaderParams,
   checkModuleHandlers,
   checkCompletions,
   checkPaths,
   checkUriTemplates,
+  checkCacheScopes,
   checkTemplateRefs,
   checkAuth,
   checkEnvRefs,

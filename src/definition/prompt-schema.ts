@@ -7,6 +7,7 @@ import { IDENTIFIER_PATTERN } from './names.js';
 import { completion } from './completion-schema.js';
 import { ContentItem } from './content-schema.js';
 import { description, once } from './schema-fields.js';
+import { icons } from './listing-schema.js';
 
 export const promptArgument = once(() =>
   z.strictObject({
@@ -35,6 +36,7 @@ export const promptDefinition = once(() =>
     name: z.string().regex(IDENTIFIER_PATTERN, 'must be an identifier (letters, digits, _ or -)'),
     title: z.string().optional(),
     description: description.optional(),
+    icons,
     arguments: z.array(promptArgument()).optional(),
     messages: z.array(promptMessage()).min(1).optional(),
     elicit: z

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { RESOURCE_URI_PATTERN } from './names.js';
 import { completion } from './completion-schema.js';
 import { description, httpUrl, maxBytes, once, timeoutMs } from './schema-fields.js';
+import { cacheHint, icons } from './listing-schema.js';
 
 export const resourceSource = once(() =>
   z.discriminatedUnion('type', [
@@ -35,9 +36,11 @@ export const resourceDefinition = once(() =>
       .string()
       .regex(/^[\w.+-]+\/[\w.+-]+$/, 'must be a media type such as text/plain')
       .optional(),
+    icons,
     source: resourceSource().optional(),
     per_user: z.boolean().optional().describe('content depends on the caller: templates may use {{user.id}}'),
     users: z.array(z.string().min(1)).optional().describe('only these user ids may read it'),
+    cache: cacheHint.optional().describe("how long clients may keep what a read returns; default: the server's cache"),
     complete: z
       .record(z.string().min(1), completion())
       .optional()

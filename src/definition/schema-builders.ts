@@ -11,6 +11,7 @@ import { LIMITS, SERVER_NAME_PATTERN, TEMPLATES } from './names.js';
 import { authConfigSchema } from './auth-schema.js';
 import { egressConfigSchema } from './egress-schema.js';
 import { description, once } from './schema-fields.js';
+import { cacheHint, icons } from './listing-schema.js';
 import { ToolDefinition } from './tool-schema.js';
 import { resourceDefinition } from './resource-schema.js';
 import { promptDefinition } from './prompt-schema.js';
@@ -55,6 +56,10 @@ function serverDefinitionWith(section: Sections) {
     description: description.optional(),
     template: z.enum(TEMPLATES),
     instructions: z.string().optional().describe('instructions sent to clients at initialization'),
+    icons,
+    cache: cacheHint
+      .optional()
+      .describe('how long clients may keep the lists of tools, resources and prompts, and resource reads'),
     auth: section.auth,
     sessions: z
       .boolean()

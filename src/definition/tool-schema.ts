@@ -8,6 +8,7 @@ import { TOOL_NAME_PATTERN } from './names.js';
 import { scopeToken } from './auth-schema.js';
 import { ContentItem } from './content-schema.js';
 import { description, envMap, httpUrl, maxBytes, timeoutMs } from './schema-fields.js';
+import { icons } from './listing-schema.js';
 
 // ---------------------------------------------------------------------------------------------
 // JSON Schema (inputSchema): the spec's shape, validated as real JSON Schema by the semantic checks.
@@ -102,6 +103,7 @@ export const ToolDefinition = z.strictObject({
   name: z.string().regex(TOOL_NAME_PATTERN, 'must be 1-64 characters of letters, digits, _ or -'),
   title: z.string().optional(),
   description,
+  icons,
   inputSchema: InputSchema,
   outputSchema: InputSchema.optional(),
   annotations: ToolAnnotations.optional(),

@@ -17,6 +17,7 @@ import { redactingLogger, Secrets, silentLogger, type RuntimeLogger } from './lo
 import type { Operations, ServerShape } from './mcp-server.js';
 import { compilePrompt, type CompiledPrompt } from './prompts.js';
 import { compileResources, type ResourceSet } from './resources.js';
+import { listCacheHints } from './cache-hints.js';
 import type { RuntimeDefinition, RuntimeOptions } from './runtime-types.js';
 import { RuntimeStartError } from './start-error.js';
 import { compileTool, type CompiledTool, type ToolCompileContext } from './tools.js';
@@ -72,8 +73,9 @@ export async function compileDefinition(
   if (problems.length > 0) throw new RuntimeStartError(problems);
   const counts = { tools: parts.tools.size, resources: parts.resources.count, prompts: parts.prompts.size };
   const shape: ServerShape = {
-    info: serverInfo,
+    info: definition.icons === undefined ? serverInfo : { ...serverInfo, icons: definition.icons },
     instructions: definition.instructions,
+    cacheHints: listCacheHints(definition),
     capabilities: capabilitiesOf(counts, parts.completions.any),
     listChanged: options.listChanged === true,
   };
@@ -143,7 +145,11 @@ async function compileParts(
       return bound.resources.read(uri, call);
     },
   };
-  const resources = compileResources(definition.resources ?? [], { ...base, resolveEnv });
+  const resources = compileResources(definition.resources ?? [], {
+    ...base,
+    resolveEnv,
+    serverCache: definition.cache,
+  });
   bound.resources = resources;
   const toolContext: ToolCompileContext = {
     ...base,

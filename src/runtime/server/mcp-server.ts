@@ -14,6 +14,7 @@ import {
   type ServerContext,
   type Tool,
 } from '@modelcontextprotocol/server';
+import { withCacheFields, type ListCacheHints } from './cache-hints.js';
 import type { Completions } from './completions.js';
 import type { CallContext, ResourceContents } from './content.js';
 import type { InputRequests } from './input-required.js';
@@ -43,6 +44,8 @@ export interface Operations {
 export interface ServerShape {
   info: Implementation;
   instructions: string | undefined;
+  /** the caching hints of the lists (2026-07-28 clients) */
+  cacheHints: ListCacheHints;
   /** what every server declares */
   capabilities: ServerCapabilities;
   /** lists may change while a connection lives (a reloading `mcpctl dev`) */
@@ -63,6 +66,7 @@ export function buildServer(
   const interactive = connection !== undefined;
   const server = new Server(shape.info, {
     capabilities,
+    cacheHints: shape.cacheHints,
     ...(shape.instructions === undefined ? {} : { instructions: shape.instructions }),
     requestState: { verify: (state, ctx) => current().inputRequests.verify(state, ctx) },
   });
@@ -107,7 +111,7 @@ export function buildServer(
       const contents: ResourceContents[] = await op.traced('resources/read', request.params.uri, () =>
         op.resources.read(request.params.uri, op.callContext(ctx)),
       );
-      return { contents };
+      return withCacheFields({ contents }, op.resources.cacheOf(request.params.uri), ctx);
     });
     if (connection !== undefined) {
       server.setRequestHandler('resources/subscribe', (request) =>

@@ -40,6 +40,7 @@ export async function compilePrompt(
     name: prompt.name,
     ...(prompt.title === undefined ? {} : { title: prompt.title }),
     ...(prompt.description === undefined ? {} : { description: prompt.description }),
+    ...(prompt.icons === undefined ? {} : { icons: prompt.icons }),
     ...(declared.length === 0
       ? {}
       : {

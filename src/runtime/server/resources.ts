@@ -4,7 +4,7 @@
  * restricts who may list and read a resource.
  */
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, UriTemplate } from '@modelcontextprotocol/server';
-import type { Resource, ResourceTemplateType } from '@modelcontextprotocol/server';
+import type { CacheHint, Resource, ResourceTemplateType } from '@modelcontextprotocol/server';
 import type { ResourceDefinition } from '../../definition/schema.js';
 import {
   guessMimeType,
@@ -19,9 +19,12 @@ import { renderUrl, UrlValueError } from './egress-url.js';
 import { callHttp, describeUrl, HttpCallError } from './http-call.js';
 import { checkPathSegment, PathEscapeError } from './safe-path.js';
 import { compileTemplate, type TemplateScope } from '../../definition/template.js';
+import { resourceCacheHint } from './cache-hints.js';
 
 export interface ResourceCompileContext extends CompileContext {
   resolveEnv(value: string, path: string): string;
+  /** the server's `cache`: what a resource without its own gives its reads */
+  serverCache?: ResourceDefinition['cache'];
 }
 
 type Reader = (uri: string, scope: TemplateScope, call: CallContext) => Promise<ResourceContents[]>;
@@ -32,12 +35,15 @@ interface CompiledResource {
   /** reading needs the caller's id */
   needsUser: boolean;
   read: Reader;
+  cache: CacheHint | undefined;
 }
 
 export interface ResourceSet {
   list(userId: string | undefined): Resource[];
   listTemplates(userId: string | undefined): ResourceTemplateType[];
   read(uri: string, call: CallContext): Promise<ResourceContents[]>;
+  /** the caching hint of a read of this URI, if any */
+  cacheOf(uri: string): CacheHint | undefined;
   /** the definition file behind a resource URI, when it is a `file` source without templates (it can be watched) */
   fileOf(uri: string): string | undefined;
   readonly count: number;
@@ -61,12 +67,9 @@ export function compileResources(definitions: readonly ResourceDefinition[], ctx
       }
     }
     const { read, refs } = compileSource(definition, `${where}.source`, ctx);
-    const compiled: CompiledResource = {
-      definition,
-      template,
-      needsUser: definition.per_user === true || definition.users !== undefined || refs.has('user.id'),
-      read,
-    };
+    const needsUser = definition.per_user === true || definition.users !== undefined || refs.has('user.id');
+    const cache = resourceCacheHint(definition, ctx.serverCache, needsUser);
+    const compiled: CompiledResource = { definition, template, needsUser, read, cache };
     if (template === undefined) exact.set(definition.uri, compiled);
     else templated.push(compiled);
   }
@@ -78,7 +81,17 @@ export function compileResources(definitions: readonly ResourceDefinition[], ctx
     ...(d.title === undefined ? {} : { title: d.title }),
     description: d.description,
     ...(d.mimeType === undefined ? {} : { mimeType: d.mimeType }),
+    ...(d.icons === undefined ? {} : { icons: d.icons }),
   });
+  const find = (uri: string): { found: CompiledResource; params: Record<string, unknown> } | undefined => {
+    const found = exact.get(uri);
+    if (found !== undefined) return { found, params: {} };
+    for (const candidate of templated) {
+      const match = candidate.template!.match(uri);
+      if (match !== null) return { found: candidate, params: decodeVariables(match) };
+    }
+    return undefined;
+  };
 
   return {
     count: definitions.length,
@@ -94,20 +107,11 @@ export function compileResources(definitions: readonly ResourceDefinition[], ctx
       templated
         .filter((r) => visible(r, userId))
         .map((r) => ({ uriTemplate: r.definition.uri, ...describe(r.definition) })),
+    cacheOf: (uri) => find(uri)?.found.cache,
     async read(uri, call) {
-      let found = exact.get(uri);
-      let params: Record<string, unknown> = {};
-      if (found === undefined) {
-        for (const candidate of templated) {
-          const match = candidate.template!.match(uri);
-          if (match !== null) {
-            found = candidate;
-            params = decodeVariables(match);
-            break;
-          }
-        }
-      }
-      if (found === undefined) throw new ResourceNotFoundError(uri, `Unknown resource: ${uri}`);
+      const hit = find(uri);
+      if (hit === undefined) throw new ResourceNotFoundError(uri, `Unknown resource: ${uri}`);
+      const { found, params } = hit;
       const { definition } = found;
       if (found.needsUser && call.userId === undefined) {
         throw new ProtocolError(

@@ -12,6 +12,7 @@ import { createHttpFront, rejectDraining, type HealthBody, type HttpFront, type 
 import { buildServer, type Operations } from './mcp-server.js';
 import { createOperations } from './operations.js';
 import { createListenBus } from './listen-streams.js';
+import { rejectParamHeaderMismatch } from './param-headers.js';
 import { createSuccession, operationsOf, type Succession } from './reload.js';
 import type { CreateServerOptions, RuntimeOptions } from './runtime-types.js';
 import { SessionStore } from './sessions.js';
@@ -62,6 +63,7 @@ export function createServing(compiled: CompiledDefinition, options: RuntimeOpti
   const serveStateless = toNodeHandler(mcp, { maxRequestBodySize: maxBodyBytes });
   const serve: McpServe = async (req, res, body, draining) => {
     const record = tracer.requests.getStore();
+    if (rejectParamHeaderMismatch(req, res, body, succession.current().tools, record)) return;
     if (store !== undefined && (await store.serve(req, res, body, record, draining))) return;
     if (draining) return rejectDraining(res, record);
     await serveStateless(req, res, body);

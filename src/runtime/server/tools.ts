@@ -3,6 +3,7 @@
  * references, loaded module) into a listing and a `call` that never throws for a bad call: invalid
  * arguments and handler failures become `isError` results the model can read and correct.
  */
+import { scanHeaderParams, type HeaderParam } from '../../definition/header-params.js';
 import type { CallToolResult, ContentBlock, Tool } from '@modelcontextprotocol/server';
 import { isCallToolResult } from '@modelcontextprotocol/server';
 import { FAILURE_META, type CallFailure } from '../../api/guidance.js';
@@ -20,6 +21,8 @@ import type { Validator } from './validate-args.js';
 export interface CompiledTool {
   name: string;
   listing: Tool;
+  /** arguments a 2026-07-28 client also sends as `Mcp-Param-*` headers (param-headers.ts) */
+  headerParams: HeaderParam[];
   call(args: unknown, call: CallContext): Promise<CallToolResult>;
 }
 
@@ -79,6 +82,7 @@ export async function compileTool(tool: ToolDefinition, where: string, ctx: Tool
     name: tool.name,
     ...(tool.title === undefined ? {} : { title: tool.title }),
     description: tool.description,
+    ...(tool.icons === undefined ? {} : { icons: tool.icons }),
     inputSchema: tool.inputSchema as Tool['inputSchema'],
     ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema }),
     ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
@@ -87,6 +91,7 @@ export async function compileTool(tool: ToolDefinition, where: string, ctx: Tool
   return {
     name: tool.name,
     listing,
+    headerParams: scanHeaderParams(tool.inputSchema).params,
     async call(args, call) {
       const checked = validate(args);
       if (!checked.ok)
