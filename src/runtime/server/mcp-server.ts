@@ -18,6 +18,7 @@ import type { CallContext, ResourceContents } from './content.js';
 import type { CompiledPrompt } from './prompts.js';
 import type { ResourceSet } from './resources.js';
 import type { Connection, Subscribers } from './subscriptions.js';
+import { callAsTask, TASKS_EXTENSION, type Tasks } from './tasks.js';
 import type { CompiledTool } from './tools.js';
 import { errorTextOf, type Tracer } from './tracing.js';
 
@@ -34,6 +35,8 @@ export interface Operations {
   /** an error result with every secret replaced in its text (what the client gets to read) */
   withoutSecrets(result: CallToolResult): CallToolResult;
   traced: Tracer['traced'];
+  /** tools that run as tasks (the tasks extension) */
+  tasks: Tasks;
 }
 
 export interface ServerShape {
@@ -65,17 +68,25 @@ export function buildServer(current: () => Operations, shape: ServerShape, conne
       const tool = op.tools.get(request.params.name);
       if (tool === undefined)
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+      let created: Record<string, unknown> | undefined;
       const result: CallToolResult = await op.traced(
         'tools/call',
         tool.name,
-        async () =>
-          op.withoutSecrets(
-            await tool.call(request.params.arguments, op.callContext(ctx, { server, tool: tool.name, interactive })),
-          ),
+        async () => {
+          const call = op.callContext(ctx, { server, tool: tool.name, interactive });
+          const answer = await callAsTask(op, tool, request.params.arguments, { ctx, server, call });
+          if (answer !== undefined && 'created' in answer) created = answer.created;
+          if (answer !== undefined) return answer.result;
+          return op.withoutSecrets(await tool.call(request.params.arguments, call));
+        },
         errorTextOf,
       );
+      // a task's answer is the task (resultType "task"), not a tool result
+      if (created !== undefined) return created as unknown as CallToolResult;
       return server.projectCallToolResult(result, tool.listing.outputSchema);
     });
+    if (capabilities.extensions?.[TASKS_EXTENSION] !== undefined)
+      current().tasks.register(server, (ctx) => current().callContext(ctx).userId);
   }
   if (capabilities.resources !== undefined) {
     server.setRequestHandler('resources/list', (_request, ctx) => {

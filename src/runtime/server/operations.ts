@@ -18,6 +18,8 @@ import type { Secrets } from './logger.js';
 import type { Operations } from './mcp-server.js';
 import { createPeer } from './peer.js';
 import { Subscribers } from './subscriptions.js';
+import type { TaskStore } from './task-store.js';
+import { createTasks } from './tasks.js';
 import type { Tracer } from './tracing.js';
 
 const MAX_USER_ID_LENGTH = 256;
@@ -28,6 +30,8 @@ export interface OperationsOptions {
   defaultUserId: string | undefined;
   /** the operations of the newest runtime (a peer's resource updates go there after a reload) */
   current(): Operations;
+  /** where tasks live (the tasks extension) */
+  taskStore: TaskStore;
 }
 
 export function createOperations(compiled: CompiledDefinition, options: OperationsOptions): Operations {
@@ -47,6 +51,16 @@ export function createOperations(compiled: CompiledDefinition, options: Operatio
     callContext: createCallContext(compiled, options),
     withoutSecrets: (result) => withoutSecrets(result, compiled.secrets),
     traced: options.tracer.traced,
+    tasks: createTasks({
+      store: options.taskStore,
+      onInternalError: (tool, error) =>
+        compiled.logger.log({
+          level: 'error',
+          event: 'task_error',
+          tool,
+          error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+        }),
+    }),
   };
 }
 

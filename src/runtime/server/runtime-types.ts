@@ -50,6 +50,11 @@ export interface RuntimeOptions {
    * way a runtime starts (serve-bundle in every runner) applies the definition's policy.
    */
   allowPrivateEgress?: boolean;
+  /**
+   * The folder of task state the instances of a deployment share; default: `MCPCTL_TASKS_DIR` of
+   * `env`, else memory (this runtime alone)
+   */
+  tasksDir?: string;
   /** told of every request served but health checks, once its response is closed (a cluster's metrics) */
   observeRequest?: (request: FinishedRequest) => void;
 }

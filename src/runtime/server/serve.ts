@@ -12,6 +12,7 @@ import { createHttpFront, rejectDraining, type HealthBody, type HttpFront, type 
 import { buildServer, type Operations } from './mcp-server.js';
 import { createOperations } from './operations.js';
 import { createSuccession, operationsOf, type Succession } from './reload.js';
+import { taskStoreFor } from './task-folder.js';
 import type { CreateServerOptions, RuntimeOptions } from './runtime-types.js';
 import { SessionStore } from './sessions.js';
 import type { Connection } from './subscriptions.js';
@@ -39,6 +40,7 @@ export function createServing(compiled: CompiledDefinition, options: RuntimeOpti
     tracer,
     defaultUserId: options.defaultUserId,
     current: () => succession.current(),
+    taskStore: taskStoreFor(options),
   });
   const connect = (connection: Connection, follow: () => Operations): Server => {
     const server = buildServer(follow, shape, connection);
