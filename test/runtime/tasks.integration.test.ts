@@ -147,6 +147,17 @@ describe('tools that run as tasks', () => {
     expect(plain.result).toMatchObject({ resultType: 'complete', content: [{ text: 'plain' }] });
   });
 
+  it('lets a handler with start: handler answer at once, or go on as a task once it calls startTask()', async () => {
+    await using served = await serveDefinition(DEFINITION);
+    const direct = await rpc(served.mcpUrl, 'tools/call', { name: 'later', arguments: {} });
+    expect(direct.result).toMatchObject({ resultType: 'complete', content: [{ text: 'answered at once' }] });
+    const taskId = await createTask(served.mcpUrl, 'later', { become_task: true });
+    expect(await settled(served.mcpUrl, taskId)).toMatchObject({
+      status: 'completed',
+      result: { content: [{ text: 'answered as a task' }] },
+    });
+  });
+
   it('ATTACK: another user cannot read, answer or cancel a task, nor find one by a made-up id', async () => {
     await using served = await serveDefinition(DEFINITION);
     const alice = { user: 'alice' };

@@ -174,39 +174,47 @@ export function createTasks(options: TasksOptions): Tasks {
     return { settled: (first as { result: CallToolResult }).result };
   };
 
-  const register = (server: Server, userOf: (ctx: ServerContext) => string | undefined): void => {
-    const find = async (taskId: string, ctx: ServerContext): Promise<TaskRecord> => {
-      if (!declaresTasks(ctx, server)) throw missingExtension('tasks/get, tasks/update and tasks/cancel');
-      // another caller's task reads as unknown: its existence is not theirs to learn
-      const record = isTaskId(taskId) ? await store.read(taskId) : undefined;
-      if (record === undefined || record.owner !== ownerOf(userOf(ctx)))
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown task: ${taskId.slice(0, 64)}`);
-      return record;
-    };
-    const byId = z.looseObject({ taskId: z.string() });
-    server.setRequestHandler('tasks/get', { params: byId }, async (params, ctx) =>
-      detailed(await find(params.taskId, ctx), store),
-    );
-    server.setRequestHandler('tasks/cancel', { params: byId }, async (params, ctx) => {
-      const record = await find(params.taskId, ctx);
-      // a finished task stays as it ended: cancelling it again is the same empty answer
-      if (!TERMINAL.has(record.status)) await store.requestCancel(record.taskId);
-      return {};
-    });
-    server.setRequestHandler('tasks/update', { params: byId }, async (params, ctx) => {
-      const record = await find(params.taskId, ctx);
-      if (TERMINAL.has(record.status)) return {};
-      // the SDK lifts a request's inputResponses out of its params (as it does for tools/call)
-      const responses = ctx.mcpReq.inputResponses ?? responsesIn(params);
-      // only answers to questions the task asked are kept; anything else is ignored
-      const asked = new Set(Object.keys(record.inputRequests ?? {}));
-      const answers = Object.fromEntries(Object.entries(responses).filter(([key]) => asked.has(key)));
-      if (Object.keys(answers).length > 0) await store.answer(record.taskId, answers);
-      return {};
-    });
-  };
+  const register = (server: Server, userOf: (ctx: ServerContext) => string | undefined): void =>
+    registerTaskMethods(store, server, userOf);
 
   return { store, call, register };
+}
+
+/** tasks/get, tasks/update and tasks/cancel: only for a client that declared the extension, only on its own tasks. */
+function registerTaskMethods(
+  store: TaskStore,
+  server: Server,
+  userOf: (ctx: ServerContext) => string | undefined,
+): void {
+  const find = async (taskId: string, ctx: ServerContext): Promise<TaskRecord> => {
+    if (!declaresTasks(ctx, server)) throw missingExtension('tasks/get, tasks/update and tasks/cancel');
+    // another caller's task reads as unknown: its existence is not theirs to learn
+    const record = isTaskId(taskId) ? await store.read(taskId) : undefined;
+    if (record === undefined || record.owner !== ownerOf(userOf(ctx)))
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown task: ${taskId.slice(0, 64)}`);
+    return record;
+  };
+  const byId = z.looseObject({ taskId: z.string() });
+  server.setRequestHandler('tasks/get', { params: byId }, async (params, ctx) =>
+    detailed(await find(params.taskId, ctx), store),
+  );
+  server.setRequestHandler('tasks/cancel', { params: byId }, async (params, ctx) => {
+    const record = await find(params.taskId, ctx);
+    // a finished task stays as it ended: cancelling it again is the same empty answer
+    if (!TERMINAL.has(record.status)) await store.requestCancel(record.taskId);
+    return {};
+  });
+  server.setRequestHandler('tasks/update', { params: byId }, async (params, ctx) => {
+    const record = await find(params.taskId, ctx);
+    if (TERMINAL.has(record.status)) return {};
+    // the SDK lifts a request's inputResponses out of its params (as it does for tools/call)
+    const responses = ctx.mcpReq.inputResponses ?? responsesIn(params);
+    // only answers to questions the task asked are kept; anything else is ignored
+    const asked = new Set(Object.keys(record.inputRequests ?? {}));
+    const answers = Object.fromEntries(Object.entries(responses).filter(([key]) => asked.has(key)));
+    if (Object.keys(answers).length > 0) await store.answer(record.taskId, answers);
+    return {};
+  });
 }
 
 function createdResult(record: TaskRecord): Record<string, unknown> {
