@@ -129,6 +129,9 @@ function checkModuleHandlers({ def, error }: CheckContext): void {
   const template = asString(def.template);
   for (const [i, tool] of items(def.tools)) {
     const handler = asRecord(tool.handler);
+    // the handler decides when the task starts (context.startTask()): only a module can
+    if (asRecord(tool.task)?.start === 'handler' && handler?.type !== 'module')
+      error(['tools', i, 'task', 'start'], 'start: handler needs a module handler (it calls context.startTask())');
     if (handler?.type !== 'module') continue;
     if (template !== undefined && template !== 'custom') {
       error(

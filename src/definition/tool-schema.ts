@@ -99,6 +99,24 @@ export const ToolAnnotations = z.strictObject({
   openWorldHint: z.boolean().optional(),
 });
 
+/** `optional`: a task when the client supports tasks; `required`: only as a task. */
+export const TaskSupport = z.enum(['optional', 'required']);
+
+/**
+ * When a tool runs as a task (the `io.modelcontextprotocol/tasks` extension). The object form with
+ * `start: handler` lets the handler gather input first and call `context.startTask()` itself.
+ */
+export const ToolTask = z.union([
+  TaskSupport,
+  z.strictObject({
+    support: TaskSupport,
+    start: z
+      .enum(['call', 'handler'])
+      .default('call')
+      .describe('call: the task starts with the call; handler: when the handler calls context.startTask()'),
+  }),
+]);
+
 export const ToolDefinition = z.strictObject({
   name: z.string().regex(TOOL_NAME_PATTERN, 'must be 1-64 characters of letters, digits, _ or -'),
   title: z.string().optional(),
@@ -108,6 +126,9 @@ export const ToolDefinition = z.strictObject({
   outputSchema: InputSchema.optional(),
   annotations: ToolAnnotations.optional(),
   handler: ToolHandler.optional(),
+  task: ToolTask.optional().describe(
+    'run as a task of the io.modelcontextprotocol/tasks extension: optional (when the client supports it) or required',
+  ),
   scopes: z
     .array(scopeToken)
     .optional()

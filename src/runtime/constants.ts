@@ -10,3 +10,9 @@ export const USER_ID_META_KEY = 'mcpctl/user_id';
  * results); the runtime takes it out of its environment at start.
  */
 export const REQUEST_STATE_KEY_ENV = 'MCPCTL_REQUEST_STATE_KEY';
+
+/**
+ * The folder the instances of one deployment share for the state of their tasks (the tasks
+ * extension). The engine creates one per deployment; without it a runtime keeps tasks in memory.
+ */
+export const TASKS_DIR_ENV = 'MCPCTL_TASKS_DIR';

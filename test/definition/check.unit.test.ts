@@ -313,6 +313,13 @@ describe('checkDefinition', () => {
       /need template: custom \(this is advanced\)/,
     ],
     [
+      'a task started by a handler that is not a module',
+      (d) => (d.tools[2].task = { support: 'optional', start: 'handler' }),
+      'error',
+      'tools[2].task.start',
+      /start: handler needs a module handler/,
+    ],
+    [
       'a module that is not JavaScript or TypeScript',
       (d) => {
         d.template = 'custom';

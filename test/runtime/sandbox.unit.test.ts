@@ -65,6 +65,18 @@ describe('the sandbox’s arguments', () => {
     expect((statSync(slot.dir).mode & 0o777).toString(8)).toBe('700');
   });
 
+  it('bind a deployment’s task folder writable, and only that folder of the home', () => {
+    const home = join(temp(), 'home');
+    const bundle = join(home, 'bundles', 'b1');
+    const tasks = join(home, 'tasks', 'deploy_1');
+    mkdirSync(bundle, { recursive: true });
+    mkdirSync(tasks, { recursive: true });
+    const slot = new Sandbox({ bwrap: '/usr/bin/bwrap', home }).slot(bundle, tasks);
+    expect(binds(slot.args, '--bind')).toEqual([join(slot.dir, 'sock'), tasks]);
+    expect(binds(slot.args, '--ro-bind')).not.toContain(join(home, 'tasks'));
+    expect(slot.args.at(-1)).toBe('--');
+  });
+
   it('cover a home that lies inside a bound folder with an empty one', () => {
     const root = packageRoot();
     const home = join(root, 'node_modules', '.mcpctl-home-test');

@@ -35,6 +35,8 @@ export interface InstanceSpec {
   logLevel: 'debug' | 'info';
   /** the deployment's resources, for runners that enforce them */
   resources?: { memoryMb?: number; cpus?: number };
+  /** the folder of task state the deployment's instances share (its tools run as tasks) */
+  tasksDir?: string;
 }
 
 export interface StartOptions {

@@ -33,7 +33,7 @@ export function runnerSpec(
   spec: InstanceSpec,
   limits: Pick<DeploymentLimits, 'startTimeoutMs'>,
 ): StartContext['spec'] {
-  const { owner, bundleDir, env, logLevel, resources } = spec;
+  const { owner, bundleDir, env, logLevel, resources, tasksDir } = spec;
   return {
     labels: { engine: owner?.engine ?? '', deployment: owner?.deployment ?? '', instance: id },
     bundleDir,
@@ -41,6 +41,7 @@ export function runnerSpec(
     logLevel,
     limits: { startTimeoutMs: limits.startTimeoutMs },
     ...(resources === undefined ? {} : { resources }),
+    ...(tasksDir === undefined ? {} : { tasksDir }),
   };
 }
 

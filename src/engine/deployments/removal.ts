@@ -12,12 +12,15 @@ import type { Store } from '../store/store.js';
 import { storedView } from './observe.js';
 import type { Registry } from './registry.js';
 import { isActive } from './states.js';
+import { removeTasksDir } from './task-folder.js';
 
 export interface RemovalParts {
   registry: Registry;
   store: Store;
   /** `<home>/deployment-logs` */
   logDir: string;
+  /** the engine's dependencies: its home holds the deployments' task folders */
+  deps?: { home: string };
 }
 
 /** Removes `record` (the newest view of it: in memory when it is there) and answers it as it was. */
@@ -38,5 +41,6 @@ export async function removeDeployment(parts: RemovalParts, record: DeploymentRe
   }
   await parts.store.deleteDeployment(id);
   await Promise.all([`${id}.ndjson`, `${id}.ndjson.1`].map((name) => rm(join(parts.logDir, name), { force: true })));
+  if (parts.deps !== undefined) await removeTasksDir(parts.deps.home, id);
   return view;
 }

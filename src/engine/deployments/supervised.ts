@@ -14,6 +14,7 @@ import { resourcesOf } from './limits.js';
 import type { LiveContext } from './live-context.js';
 import { describeAhead } from './log-lines.js';
 import type { LaunchVerb, Placement } from './placement.js';
+import { tasksOf } from './task-folder.js';
 import { isActive } from './states.js';
 
 /** What the placement needs of its deployment. */
@@ -52,6 +53,7 @@ export class SupervisedPlacement implements Placement {
         env: owner.instanceEnv(),
         logLevel: owner.environment === 'development' ? 'debug' : 'info',
         ...resourcesOf(owner.record.config.resources),
+        ...tasksOf(owner),
       },
       { runner: ctx.runner, starts: ctx.starts, limits: ctx.limits, clock: ctx.clock, hooks: owner.hooks() },
     );

@@ -39,6 +39,11 @@ export interface StartInstanceSpec {
   limits: InstanceLimits;
   /** the deployment's `resources`, for a runner that enforces them (docker); its defaults otherwise */
   resources?: { memoryMb?: number; cpus?: number };
+  /**
+   * A folder on the engine's host the deployment's instances share for the state of their tasks:
+   * the runner lets each instance write there (and tells it where, in MCPCTL_TASKS_DIR).
+   */
+  tasksDir?: string;
   /** every line the instance writes once it listens (JSON log lines, and stderr as it is) */
   onLog(line: string): void;
 }

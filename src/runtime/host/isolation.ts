@@ -32,8 +32,8 @@ export interface Isolated {
 }
 
 /** The isolation of one process: cold (`bundleDir` known) or warm (its bundle comes later). */
-export function isolate(isolation: Isolation | undefined, bundleDir?: string): Isolated {
-  const slot: SandboxSlot | undefined = isolation?.sandbox?.slot(bundleDir);
+export function isolate(isolation: Isolation | undefined, bundleDir?: string, sharedDir?: string): Isolated {
+  const slot: SandboxSlot | undefined = isolation?.sandbox?.slot(bundleDir, sharedDir);
   let group: LimitGroup | undefined;
   return {
     reportsPid: slot !== undefined,

@@ -34,6 +34,8 @@ export interface StartRuntimeOptions {
   isolation?: Isolation;
   /** memory and CPU limits (the deployment's `resources`), enforced as `isolation` allows */
   resources?: ResourceLimits;
+  /** a folder the process may write inside its sandbox: its deployment's task state */
+  sharedDir?: string;
 }
 
 /**

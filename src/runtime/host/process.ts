@@ -24,7 +24,7 @@ export { spawnWarmRuntimeProcess, type WarmRuntimeOptions, type WarmRuntimeProce
 
 export async function startRuntimeProcess(options: StartRuntimeOptions): Promise<RuntimeProcess> {
   const entry = existingEntry();
-  const isolated = isolate(options.isolation, options.bundleDir);
+  const isolated = isolate(options.isolation, options.bundleDir, options.sharedDir);
   const socketPath = isolated.socketPath(options.socketPath);
   const args = [
     ...heapLimitArgs(options.isolation, options.resources),

@@ -85,15 +85,31 @@ export class Sandbox {
     rmSync(this.slots, { recursive: true, force: true });
   }
 
-  /** A new slot: for `bundleDir` (bound where it is), or empty for a warm process. */
-  slot(bundleDir?: string): SandboxSlot {
+  /**
+   * A new slot: for `bundleDir` (bound where it is), or empty for a warm process; `sharedDir`, a
+   * folder the instances of its deployment share (their tasks), is bound writable where it is.
+   */
+  slot(bundleDir?: string, sharedDir?: string): SandboxSlot {
     const dir = join(this.slots, randomBytes(6).toString('hex'));
     const own = join(dir, 'bundle');
     const sock = join(dir, 'sock');
     mkdirSync(own, { recursive: true, mode: 0o700 });
     mkdirSync(sock, { mode: 0o700 });
     const bundle = bundleDir === undefined ? own : resolve(bundleDir);
-    const args = [...this.fixedArgs, '--ro-bind', bundle, bundle, '--bind', sock, sock, '--chdir', bundle, '--'];
+    const shared = sharedDir === undefined ? [] : ['--bind', resolve(sharedDir), resolve(sharedDir)];
+    const args = [
+      ...this.fixedArgs,
+      '--ro-bind',
+      bundle,
+      bundle,
+      '--bind',
+      sock,
+      sock,
+      ...shared,
+      '--chdir',
+      bundle,
+      '--',
+    ];
     let current = bundle;
     return {
       dir,

@@ -20,6 +20,7 @@ import { compileResources, type ResourceSet } from './resources.js';
 import { listCacheHints } from './cache-hints.js';
 import type { RuntimeDefinition, RuntimeOptions } from './runtime-types.js';
 import { RuntimeStartError } from './start-error.js';
+import { TASKS_EXTENSION } from './tasks.js';
 import { compileTool, type CompiledTool, type ToolCompileContext } from './tools.js';
 import { createSchemaCompiler } from './validate-args.js';
 
@@ -76,7 +77,7 @@ export async function compileDefinition(
     info: definition.icons === undefined ? serverInfo : { ...serverInfo, icons: definition.icons },
     instructions: definition.instructions,
     cacheHints: listCacheHints(definition),
-    capabilities: capabilitiesOf(counts, parts.completions.any),
+    capabilities: withTasks(capabilitiesOf(counts, parts.completions.any), parts.tools),
     listChanged: options.listChanged === true,
   };
   const sessions = definition.sessions === true;
@@ -175,6 +176,12 @@ async function compileParts(
 }
 
 /** What every server declares: tools when there are any (or nothing else), the rest when present. */
+/** A tool that runs as a task makes the server declare the tasks extension. */
+function withTasks(capabilities: ServerCapabilities, tools: Map<string, CompiledTool>): ServerCapabilities {
+  if (![...tools.values()].some((tool) => tool.task !== undefined)) return capabilities;
+  return { ...capabilities, extensions: { ...capabilities.extensions, [TASKS_EXTENSION]: {} } };
+}
+
 function capabilitiesOf(counts: CompiledDefinition['counts'], completions: boolean): ServerCapabilities {
   const capabilities: ServerCapabilities = { logging: {} };
   if (counts.tools > 0 || (counts.resources === 0 && counts.prompts === 0)) capabilities.tools = {};

@@ -21,6 +21,7 @@ import type { InputRequests } from './input-required.js';
 import type { CompiledPrompt } from './prompts.js';
 import type { ResourceSet } from './resources.js';
 import type { Connection, Subscribers } from './subscriptions.js';
+import { callAsTask, TASKS_EXTENSION, type Tasks } from './tasks.js';
 import type { CompiledTool } from './tools.js';
 import { errorTextOf, type Tracer } from './tracing.js';
 
@@ -39,6 +40,8 @@ export interface Operations {
   /** an error result with every secret replaced in its text (what the client gets to read) */
   withoutSecrets(result: CallToolResult): CallToolResult;
   traced: Tracer['traced'];
+  /** tools that run as tasks (the tasks extension) */
+  tasks: Tasks;
 }
 
 export interface ServerShape {
@@ -82,16 +85,27 @@ export function buildServer(
       const args = request.params.arguments;
       const target = { method: 'tools/call', name: tool.name, args } as const;
       const call = op.callContext(ctx, { server, tool: tool.name, interactive });
+      let created: Record<string, unknown> | undefined;
       const result = await op.traced(
         'tools/call',
         tool.name,
         () =>
-          op.inputRequests.serve(ctx, target, call, async (asking) => op.withoutSecrets(await tool.call(args, asking))),
-        (value) => (isInputRequiredResult(value) ? undefined : errorTextOf(value)),
+          op.inputRequests.serve(ctx, target, call, async (asking) => {
+            // a tool marked `task:` may answer with a task (its questions before it starts are asked here)
+            const answer = await callAsTask(op, tool, args, { ctx, server, call: asking });
+            if (answer?.created !== undefined) created = answer.created;
+            if (answer !== undefined) return answer.result;
+            return op.withoutSecrets(await tool.call(args, asking));
+          }),
+        (value) => (isInputRequiredResult(value) || created !== undefined ? undefined : errorTextOf(value)),
       );
+      // a task's answer is the task (resultType "task"), not a tool result
+      if (created !== undefined) return created as unknown as CallToolResult;
       if (isInputRequiredResult(result)) return result;
       return server.projectCallToolResult(result, tool.listing.outputSchema);
     });
+    if (capabilities.extensions?.[TASKS_EXTENSION] !== undefined)
+      current().tasks.register(server, (ctx) => current().callContext(ctx).userId);
   }
   if (capabilities.resources !== undefined) {
     server.setRequestHandler('resources/list', (_request, ctx) => {

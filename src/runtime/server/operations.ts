@@ -19,6 +19,8 @@ import type { Operations } from './mcp-server.js';
 import { createInputRequests } from './input-required.js';
 import { createPeer } from './peer.js';
 import { Subscribers } from './subscriptions.js';
+import type { TaskStore } from './task-store.js';
+import { createTasks } from './tasks.js';
 import type { Tracer } from './tracing.js';
 
 const MAX_USER_ID_LENGTH = 256;
@@ -31,6 +33,8 @@ export interface OperationsOptions {
   current(): Operations;
   /** signs the request state of input-required results; default: a key of this process */
   requestStateKey?: string | Uint8Array | undefined;
+  /** where tasks live (the tasks extension) */
+  taskStore: TaskStore;
 }
 
 export function createOperations(compiled: CompiledDefinition, options: OperationsOptions): Operations {
@@ -52,6 +56,16 @@ export function createOperations(compiled: CompiledDefinition, options: Operatio
     inputRequests: createInputRequests(options.requestStateKey, (ctx) => callContext(ctx).userId),
     withoutSecrets: (result) => withoutSecrets(result, compiled.secrets),
     traced: options.tracer.traced,
+    tasks: createTasks({
+      store: options.taskStore,
+      onInternalError: (tool, error) =>
+        compiled.logger.log({
+          level: 'error',
+          event: 'task_error',
+          tool,
+          error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+        }),
+    }),
   };
 }
 

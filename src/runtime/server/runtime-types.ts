@@ -55,6 +55,11 @@ export interface RuntimeOptions {
    * the same for every instance of a deployment. Default: a random key of this process.
    */
   requestStateKey?: string | Uint8Array;
+  /**
+   * The folder of task state the instances of a deployment share; default: `MCPCTL_TASKS_DIR` of
+   * `env`, else memory (this runtime alone)
+   */
+  tasksDir?: string;
   /** told of every request served but health checks, once its response is closed (a cluster's metrics) */
   observeRequest?: (request: FinishedRequest) => void;
 }

@@ -14,6 +14,7 @@ import { createOperations } from './operations.js';
 import { createListenBus } from './listen-streams.js';
 import { rejectParamHeaderMismatch } from './param-headers.js';
 import { createSuccession, operationsOf, type Succession } from './reload.js';
+import { taskStoreFor } from './task-folder.js';
 import type { CreateServerOptions, RuntimeOptions } from './runtime-types.js';
 import { SessionStore } from './sessions.js';
 import type { Connection } from './subscriptions.js';
@@ -42,6 +43,7 @@ export function createServing(compiled: CompiledDefinition, options: RuntimeOpti
     defaultUserId: options.defaultUserId,
     current: () => succession.current(),
     requestStateKey: options.requestStateKey,
+    taskStore: taskStoreFor(options),
   });
   const connect = (connection: Connection, follow: () => Operations): Server => {
     const server = buildServer(follow, shape, connection);

@@ -5,7 +5,7 @@
  */
 import { scanHeaderParams, type HeaderParam } from '../../definition/header-params.js';
 import type { CallToolResult, ContentBlock, Tool } from '@modelcontextprotocol/server';
-import { isCallToolResult } from '@modelcontextprotocol/server';
+import { isCallToolResult, ProtocolError } from '@modelcontextprotocol/server';
 import { FAILURE_META, type CallFailure } from '../../api/guidance.js';
 import type { ToolDefinition, ToolHandler } from '../../definition/schema.js';
 import { compileContent, messageOf, type CallContext, type CompileContext, type ContentRenderer } from './content.js';
@@ -14,6 +14,7 @@ import { callHttp, describeUrl, HttpCallError } from './http-call.js';
 import { loadModuleFunction, runWithDeadline } from './module-function.js';
 import { PeerUnavailableError, type Peer } from './peer.js';
 import { ExecError, runExec } from './run-exec.js';
+import { protocolFailureOf } from './task-run.js';
 import { resolveRealInside } from './safe-path.js';
 import { compileDeep, compileTemplate, type TemplateScope } from '../../definition/template.js';
 import type { Validator } from './validate-args.js';
@@ -23,7 +24,20 @@ export interface CompiledTool {
   listing: Tool;
   /** arguments a 2026-07-28 client also sends as `Mcp-Param-*` headers (param-headers.ts) */
   headerParams: HeaderParam[];
+  /** runs as a task of the tasks extension (tasks.ts) */
+  task?: ToolTask;
   call(args: unknown, call: CallContext): Promise<CallToolResult>;
+}
+
+/** A tool's `task:`, in full: whether it needs a task, and when the task starts. */
+export interface ToolTask {
+  support: 'optional' | 'required';
+  start: 'call' | 'handler';
+}
+
+function taskOf(task: ToolDefinition['task']): ToolTask | undefined {
+  if (task === undefined) return undefined;
+  return typeof task === 'string' ? { support: task, start: 'call' } : task;
 }
 
 /** What tool compilation needs beyond the shared context. */
@@ -78,6 +92,9 @@ export async function compileTool(tool: ToolDefinition, where: string, ctx: Tool
     }
   }
   const run = await compileHandler(tool, `${where}.handler`, ctx);
+  const task = taskOf(tool.task);
+  if (task?.start === 'handler' && tool.handler?.type !== 'module')
+    ctx.problems.push({ path: `${where}.task.start`, message: 'start: handler needs a module handler' });
   const listing: Tool = {
     name: tool.name,
     ...(tool.title === undefined ? {} : { title: tool.title }),
@@ -92,6 +109,7 @@ export async function compileTool(tool: ToolDefinition, where: string, ctx: Tool
     name: tool.name,
     listing,
     headerParams: scanHeaderParams(tool.inputSchema).params,
+    ...(task === undefined ? {} : { task }),
     async call(args, call) {
       const checked = validate(args);
       if (!checked.ok)
@@ -106,6 +124,7 @@ export async function compileTool(tool: ToolDefinition, where: string, ctx: Tool
         if (error instanceof ToolFailure || error instanceof HttpCallError || error instanceof ExecError) {
           return errorResult(`Tool "${tool.name}" failed: ${error.message}`, failureOf(error));
         }
+        if (error instanceof ProtocolError) throw error;
         ctx.onInternalError(tool.name, error);
         return errorResult(`Tool "${tool.name}" failed with an internal error; the server log has the details.`);
       }
@@ -343,6 +362,9 @@ async function compileModule(
       return toCallResult(value, exportName);
     } catch (error) {
       if (error instanceof ToolFailure) throw error;
+      // an error with a JSON-RPC code is a protocol error the module raises on purpose
+      const failure = protocolFailureOf(error);
+      if (failure !== undefined) throw new ProtocolError(failure.code, failure.message);
       // the module's own error is the tool's answer, as a thrown error in a tool should be
       throw new ToolFailure(error instanceof Error ? error.message : String(error));
     }

@@ -48,6 +48,7 @@ import {
   type RunnerInstance,
   type StartInstanceSpec,
 } from '../runner.js';
+import { prepareTaskVolume, taskVolumeMount, taskVolumeName, withTasksDir } from './task-volume.js';
 
 /** Label keys of what a container belongs to. */
 export const CONTAINER_LABELS = {
@@ -167,9 +168,11 @@ async function startContainer(
   const deadline = Date.now() + spec.limits.startTimeoutMs;
   const contract = imageContract(image.digest, { logLevel: spec.logLevel, envFile: DOCKER_ENV_FILE });
   const labels = containerLabels(spec.labels, image.digest);
-  const config = containerConfig(contract, containerLimits(defaults, spec), labels, network);
+  const volume = spec.tasksDir === undefined ? undefined : taskVolumeName(spec.labels.engine, spec.labels.deployment);
+  const config = containerConfig(contract, containerLimits(defaults, spec), labels, network, volume);
   const id = await createContainer(docker, containerName(spec.labels), config);
-  await copyValues(docker, id, spec.env, contract.user);
+  if (volume !== undefined) await prepareTaskVolume(docker, id, contract.user);
+  await copyValues(docker, id, volume === undefined ? spec.env : withTasksDir(spec.env), contract.user);
   await startCreated(docker, id);
   // `not-running` after the start: a container that already ended answers at once, with its code
   const exited = waitFor(docker, id);
@@ -288,6 +291,8 @@ function containerConfig(
   limits: ContainerLimits,
   labels: Record<string, string>,
   network: string,
+  /** the deployment's task volume, when its tools run as tasks */
+  tasksVolume?: string,
 ): Record<string, unknown> {
   const port = `${contract.port}/tcp`;
   return {
@@ -303,7 +308,10 @@ function containerConfig(
       PortBindings: { [port]: [{ HostIp: '127.0.0.1', HostPort: '' }] },
       NetworkMode: network,
       // a volume of its own for the values file: the root filesystem is read-only
-      Mounts: [{ Type: 'volume', Target: DOCKER_ENV_DIR }],
+      Mounts: [
+        { Type: 'volume', Target: DOCKER_ENV_DIR },
+        ...(tasksVolume === undefined ? [] : [taskVolumeMount(tasksVolume)]),
+      ],
       ReadonlyRootfs: true,
       Tmpfs: { [contract.scratchDir]: `rw,noexec,nosuid,nodev,size=${limits.tmpBytes}` },
       SecurityOpt: ['no-new-privileges'],

@@ -17,7 +17,9 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { removeSocketFile } from '../../../shared/socket-file.js';
 import { SETTINGS } from '../../../shared/settings.js';
+import { TASKS_DIR_ENV } from '../../../runtime/constants.js';
 import { isProcessAlive } from '../../engine-lock.js';
+import { prepareTasksDir } from '../../deployments/task-folder.js';
 import type { StartRuntimeProcess } from '../../services.js';
 import {
   RunnerStartError,
@@ -54,11 +56,17 @@ export function createProcessRunner(startRuntime: StartRuntimeProcess, options: 
     kind: 'process',
     async start(spec): Promise<RunnerInstance> {
       const socket = await socketPath();
+      if (spec.tasksDir !== undefined) await prepareTasksDir(spec.tasksDir);
       const handle = await startRuntime({
         bundleDir: spec.bundleDir,
         host: '127.0.0.1',
         port: 0,
-        env: { ...spec.env, [LABELS_ENV]: JSON.stringify(spec.labels) },
+        env: {
+          ...spec.env,
+          [LABELS_ENV]: JSON.stringify(spec.labels),
+          ...(spec.tasksDir === undefined ? {} : { [TASKS_DIR_ENV]: spec.tasksDir }),
+        },
+        ...(spec.tasksDir === undefined ? {} : { sharedDir: spec.tasksDir }),
         logLevel: spec.logLevel,
         startTimeoutMs: spec.limits.startTimeoutMs,
         ...(spec.resources === undefined ? {} : { resources: spec.resources }),

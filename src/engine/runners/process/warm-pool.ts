@@ -243,5 +243,7 @@ export class WarmPool {
 export function poolable(options: RuntimeProcessOptions, limitsEnforced = false): boolean {
   // a memory limit that only Node's heap size can enforce is set when a process starts
   if (options.resources?.memoryMb !== undefined && !limitsEnforced) return false;
+  // a warm process's sandbox was made before its deployment was known: it cannot reach a task folder
+  if (options.sharedDir !== undefined) return false;
   return !Object.keys(options.env ?? {}).some((name) => START_ONLY.test(name));
 }
