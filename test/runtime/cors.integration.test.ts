@@ -68,4 +68,23 @@ describe('CORS of a runtime', () => {
     });
     expect(rebound.status).toBe(403);
   });
+
+  it('lets a listed page send the 2026-07-28 headers: Mcp-Method, Mcp-Name and the Mcp-Param-* it asks for', async () => {
+    await using served = await serveDefinition(DEFINITION, {
+      env: { MCPCTL_ALLOWED_ORIGINS: 'http://localhost:6274' },
+    });
+    const answer = await fetch(served.mcpUrl, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'http://localhost:6274',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type, mcp-method, mcp-name, Mcp-Param-Region, x-other',
+      },
+    });
+    expect(answer.status).toBe(204);
+    const allowed = (answer.headers.get('access-control-allow-headers') ?? '').split(/,\s*/);
+    expect(allowed).toEqual(expect.arrayContaining(['mcp-method', 'mcp-name', 'mcp-param-region']));
+    // only headers of the Mcp-Param-* form are taken from what the page asks for
+    expect(allowed).not.toContain('x-other');
+  });
 });

@@ -7,13 +7,12 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { requestOrigin } from '../../runtime/server/auth.js';
+import { allowHeaders, MCP_REQUEST_HEADERS } from '../../shared/cors-headers.js';
 import { ALLOWED_ORIGINS_ENV, allowedOrigin, normalizeOrigin } from '../../shared/origins.js';
 
 /** What a deployment allows a cross-origin request to send and read. */
 const CORS_HEADERS = {
   'Access-Control-Allow-Methods': 'GET, POST, DELETE, OPTIONS',
-  'Access-Control-Allow-Headers':
-    'authorization, content-type, accept, mcp-protocol-version, mcp-session-id, last-event-id',
   'Access-Control-Expose-Headers': 'mcp-protocol-version, mcp-session-id, www-authenticate',
   'Access-Control-Max-Age': '600',
   Vary: 'Origin',
@@ -48,7 +47,17 @@ export function deploymentCrossOrigin(
       message: `pages on ${sent} may not call this deployment; list the origin (such as http://localhost:6274) in ${ALLOWED_ORIGINS_ENV} where the engine runs`,
     };
   }
-  return { kind: 'allowed', headers: { 'Access-Control-Allow-Origin': origin, ...CORS_HEADERS } };
+  return {
+    kind: 'allowed',
+    headers: {
+      'Access-Control-Allow-Origin': origin,
+      'Access-Control-Allow-Headers': allowHeaders(
+        `authorization, content-type, accept, ${MCP_REQUEST_HEADERS}`,
+        req.headers['access-control-request-headers'],
+      ),
+      ...CORS_HEADERS,
+    },
+  };
 }
 
 /**

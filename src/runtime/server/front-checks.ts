@@ -7,6 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ProtocolErrorCode, validateHostHeader } from '@modelcontextprotocol/server';
 import { readBody, sendJson } from '../../shared/http.js';
+import { allowHeaders, MCP_REQUEST_HEADERS } from '../../shared/cors-headers.js';
 import { ALLOWED_ORIGINS_ENV, allowedOrigin } from '../../shared/origins.js';
 import { endpointOfMetadataPath, requestOrigin, type Admitted, type Guard, type Refused } from './auth.js';
 import { HEALTH_PATH, MCP_PATH } from '../constants.js';
@@ -60,7 +61,7 @@ export const checkOrigin: FrontCheck = ({ allowedOrigins, allowedHosts }, { req,
     rejectRequest(res, record, 403, message);
     return true;
   }
-  setCorsHeaders(res, origin);
+  setCorsHeaders(res, origin, req.headers['access-control-request-headers']);
   return false;
 };
 
@@ -182,13 +183,13 @@ function rejectRequest(res: ServerResponse, record: RequestRecord, status: numbe
   sendJson(res, status, { jsonrpc: '2.0', error: { code: -32000, message }, id: null });
 }
 
-function setCorsHeaders(res: ServerResponse, origin: string): void {
+/** `x-mcp-user-id`: a page of a listed origin may name its user to a server reached directly */
+const CORS_HEADERS = `authorization, content-type, accept, ${MCP_REQUEST_HEADERS}, x-mcp-user-id`;
+
+function setCorsHeaders(res: ServerResponse, origin: string, requested?: string | string[]): void {
   res.setHeader('access-control-allow-origin', origin);
   res.setHeader('vary', 'Origin');
   res.setHeader('access-control-allow-methods', 'GET, POST, DELETE, OPTIONS');
-  res.setHeader(
-    'access-control-allow-headers',
-    'authorization, content-type, accept, mcp-protocol-version, mcp-session-id, last-event-id, x-mcp-user-id',
-  );
+  res.setHeader('access-control-allow-headers', allowHeaders(CORS_HEADERS, requested));
   res.setHeader('access-control-expose-headers', 'mcp-protocol-version, mcp-session-id, www-authenticate');
 }
