@@ -379,4 +379,18 @@ export const INSTANCE_SETTINGS = {
     audience: 'internal',
     group: 'instance',
   }),
+  requestStateKey: define({
+    env: 'MCPCTL_REQUEST_STATE_KEY',
+    parser: text,
+    doc: "the key an instance signs input-required results' request state with, one per deployment; taken out of the environment at start",
+    audience: 'internal',
+    group: 'instance',
+  }),
+  tasksDir: define({
+    env: 'MCPCTL_TASKS_DIR',
+    parser: text,
+    doc: 'the folder the instances of a deployment share for the state of their tasks',
+    audience: 'internal',
+    group: 'instance',
+  }),
 };
