@@ -135,11 +135,16 @@ function mergeStreams(sdk: ReadableStream<Uint8Array>, options: MergeOptions): R
   let keepAlive: ReturnType<typeof setInterval> | undefined;
 
   const write = (frame: string): void => {
-    if (!closed) controller.enqueue(encoder.encode(frame));
+    if (closed) return;
+    try {
+      controller.enqueue(encoder.encode(frame));
+    } catch {
+      // the client went away between two notices: the abort or cancel closes the rest
+    }
   };
   const close = (graceful: boolean): void => {
     if (closed) return;
-    if (graceful && sdkIdle) write(frameOf({ id: subscriptionId, result: closingResult(subscriptionId) }));
+    if (graceful) write(frameOf({ id: subscriptionId, result: closingResult(subscriptionId) }));
     closed = true;
     stopWatching();
     if (keepAlive !== undefined) clearInterval(keepAlive);
@@ -152,7 +157,10 @@ function mergeStreams(sdk: ReadableStream<Uint8Array>, options: MergeOptions): R
       // the client already went away
     }
   };
-  const closeGracefully = (): void => close(true);
+  // a stream the SDK still serves is ended by the SDK (with its closing result), then here
+  const closeGracefully = (): void => {
+    if (sdkIdle) close(true);
+  };
   const onAbort = (): void => close(false);
 
   const startWatching = (): void => {
