@@ -15,6 +15,8 @@ import { createListenBus } from './listen-streams.js';
 import { rejectParamHeaderMismatch } from './param-headers.js';
 import { createSuccession, operationsOf, type Succession } from './reload.js';
 import { taskStoreFor } from './task-folder.js';
+import { contextOf, createTaskListen } from './task-listen.js';
+import { noticeChanges } from './task-notices.js';
 import type { CreateServerOptions, RuntimeOptions } from './runtime-types.js';
 import { SessionStore } from './sessions.js';
 import type { Connection } from './subscriptions.js';
@@ -43,7 +45,7 @@ export function createServing(compiled: CompiledDefinition, options: RuntimeOpti
     defaultUserId: options.defaultUserId,
     current: () => succession.current(),
     requestStateKey: options.requestStateKey,
-    taskStore: taskStoreFor(options),
+    taskStore: noticeChanges(taskStoreFor(options)),
   });
   const connect = (connection: Connection, follow: () => Operations): Server => {
     const server = buildServer(follow, shape, connection);
@@ -61,8 +63,16 @@ export function createServing(compiled: CompiledDefinition, options: RuntimeOpti
     bus,
     onerror: (error) => logger.log({ level: 'warn', event: 'mcp_error', error: error.message }),
   });
+  // a listen stream may also follow the caller's tasks (task-listen.ts)
+  const taskListen = createTaskListen({
+    store: ops.tasks.store,
+    userOf: (request, meta) => succession.current().callContext(contextOf(request, meta)).userId,
+  });
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const serveStateless = toNodeHandler(mcp, { maxRequestBodySize: maxBodyBytes });
+  const serveStateless = toNodeHandler(
+    { fetch: taskListen.wrap((request, requestOptions) => mcp.fetch(request, requestOptions)) },
+    { maxRequestBodySize: maxBodyBytes },
+  );
   const serve: McpServe = async (req, res, body, draining) => {
     const record = tracer.requests.getStore();
     if (rejectParamHeaderMismatch(req, res, body, succession.current().tools, record)) return;
@@ -99,7 +109,11 @@ export function createServing(compiled: CompiledDefinition, options: RuntimeOpti
     server.onclose = () => succession.current().subscribers.delete(connection);
     return server;
   };
-  return { succession, store, front, health, connectServer, closeMcp: () => mcp.close() };
+  const closeMcp = (): Promise<void> => {
+    taskListen.closeAll();
+    return mcp.close();
+  };
+  return { succession, store, front, health, connectServer, closeMcp };
 }
 
 /** The sessions of a definition with `sessions: true`; each session's server follows the newest runtime. */

@@ -78,7 +78,7 @@ function missingExtension(what: string): MissingRequiredClientCapabilityError {
 }
 
 /** The owner of a task: a digest, so the store never holds user ids. */
-function ownerOf(userId: string | undefined): string {
+export function ownerOf(userId: string | undefined): string {
   return createHash('sha256')
     .update(userId === undefined ? '' : `user:${userId}`)
     .digest('base64url');
@@ -203,7 +203,7 @@ function registerTaskMethods(
   };
   const byId = z.looseObject({ taskId: z.string() });
   server.setRequestHandler('tasks/get', { params: byId }, async (params, ctx) =>
-    detailed(await find(params.taskId, ctx), store),
+    taskState(await find(params.taskId, ctx), store),
   );
   server.setRequestHandler('tasks/cancel', { params: byId }, async (params, ctx) => {
     const record = await find(params.taskId, ctx);
@@ -241,10 +241,11 @@ function taskFields(record: TaskRecord): Record<string, unknown> {
 }
 
 /**
- * What `tasks/get` answers: the state as the running instance last wrote it, read together with
- * what other instances recorded since (a cancel, answers), so every instance answers the same.
+ * What `tasks/get` answers (and a task status notice carries): the state as the running instance
+ * last wrote it, read together with what other instances recorded since (a cancel, answers), so
+ * every instance answers the same.
  */
-async function detailed(record: TaskRecord, store: TaskStore): Promise<Record<string, unknown>> {
+export async function taskState(record: TaskRecord, store: TaskStore): Promise<Record<string, unknown>> {
   if (!TERMINAL.has(record.status) && (await store.cancelRequested(record.taskId))) {
     return { ...taskFields({ ...record, status: 'cancelled' }) };
   }
