@@ -3,10 +3,15 @@
  * 2026-07-28 JSON-RPC over a real socket: a task is created and followed to its end, fails,
  * waits for input, is cancelled; a client without the extension gets an ordinary call or -32021;
  * another user cannot read or steer a task; and two runtimes sharing one task folder (two
- * instances of a deployment) answer for each other's tasks.
+ * instances of a deployment) answer for each other's tasks, and a task whose instance stopped
+ * ends as failed instead of reading `working` for ever.
  */
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FIXTURES, makeTempDir, serveDefinition } from '../support/runtime.js';
+import { startRuntimeProcess } from '../../src/runtime/host/process.js';
+import { createFolderTaskStore } from '../../src/runtime/server/task-store.js';
+import { bundleDefinition, FIXTURES, makeTempDir, serveDefinition } from '../support/runtime.js';
 import { waitFor } from '../support/wait.js';
 
 const DEFINITION = `${FIXTURES}/tasks/server.yaml`;
@@ -225,5 +230,76 @@ describe('two instances sharing a task folder', () => {
     await using other = await serveDefinition(DEFINITION, { tasksDir: theirs.path });
     const taskId = await createTask(first.mcpUrl, 'sleep', { ms: 0 }, { user: 'ada' });
     expect((await rpc(other.mcpUrl, 'tasks/get', { taskId }, { user: 'ada' })).error?.code).toBe(-32602);
+  });
+});
+
+describe('a task whose instance stopped', () => {
+  it('reads as failed on another instance once the killed instance stays silent, and stays so', async () => {
+    await using folder = await makeTempDir('mcpctl-tasks-');
+    await using temp = await makeTempDir();
+    const { dir: bundleDir } = await bundleDefinition(DEFINITION, temp.path);
+    // the instance that dies is a process of its own (default heartbeat); the reader waits a little longer
+    await using dying = await startRuntimeProcess({
+      bundleDir,
+      env: { MCPCTL_TASKS_DIR: folder.path },
+      sharedDir: folder.path,
+    });
+    await using reader = await serveDefinition(DEFINITION, {
+      tasksDir: folder.path,
+      taskLiveness: { heartbeatMs: 100, staleAfterMs: 5_000 },
+    });
+    const taskId = await createTask(dying.mcpUrl, 'sleep', { ms: 60_000 });
+    expect(await statusOf(reader.mcpUrl, taskId)).toMatchObject({ status: 'working' });
+
+    process.kill(dying.pid, 'SIGKILL');
+    await dying.exited;
+    const failed = await waitFor('the task to read as failed', async () => {
+      const result = await statusOf(reader.mcpUrl, taskId);
+      return result.status === 'working' ? undefined : result;
+    });
+    expect(failed).toMatchObject({
+      status: 'failed',
+      error: { code: -32603, message: expect.stringMatching(/instance running the task stopped/) },
+    });
+    expect(failed).not.toHaveProperty('result');
+    // recorded once: a cancel changes nothing, and every later read answers the same
+    await rpc(reader.mcpUrl, 'tasks/cancel', { taskId });
+    expect(await statusOf(reader.mcpUrl, taskId)).toEqual(failed);
+    expect((await readdir(join(folder.path, taskId))).filter((name) => name.startsWith('stopped'))).toEqual([
+      'stopped',
+    ]);
+  });
+
+  it('is not taken for stopped while its instance is alive, however long it runs', async () => {
+    await using folder = await makeTempDir('mcpctl-tasks-');
+    const taskLiveness = { heartbeatMs: 100, staleAfterMs: 1_500 };
+    await using first = await serveDefinition(DEFINITION, { tasksDir: folder.path, taskLiveness });
+    await using second = await serveDefinition(DEFINITION, { tasksDir: folder.path, taskLiveness });
+    const taskId = await createTask(first.mcpUrl, 'sleep', { ms: 3_500 });
+    const seen = new Set<string>();
+    const done = await waitFor('the task to end', async () => {
+      const result = await statusOf(second.mcpUrl, taskId);
+      seen.add(result.status as string);
+      return result.status === 'working' ? undefined : result;
+    });
+    expect(done).toMatchObject({ status: 'completed', result: { content: [{ text: 'slept 3500 ms' }] } });
+    expect([...seen]).toEqual(['working', 'completed']);
+  });
+
+  it('an instance that was taken for stopped stops the handler and does not write over the outcome', async () => {
+    await using folder = await makeTempDir('mcpctl-tasks-');
+    await using owner = await serveDefinition(DEFINITION, {
+      tasksDir: folder.path,
+      taskLiveness: { heartbeatMs: 50, staleAfterMs: 60_000 },
+    });
+    const before = (globalThis as { tasksAborted?: number }).tasksAborted ?? 0;
+    const taskId = await createTask(owner.mcpUrl, 'sleep', { ms: 30_000 });
+    // a reader with a much shorter patience than the owner's heartbeat: it declares the owner stopped
+    const impatient = createFolderTaskStore(folder.path, { heartbeatMs: 50, staleAfterMs: -1 });
+    expect(await impatient.read(taskId)).toMatchObject({ status: 'failed', error: { code: -32603 } });
+    await waitFor('the handler to stop', () =>
+      ((globalThis as { tasksAborted?: number }).tasksAborted ?? 0) > before ? true : undefined,
+    );
+    expect(await statusOf(owner.mcpUrl, taskId)).toMatchObject({ status: 'failed', error: { code: -32603 } });
   });
 });

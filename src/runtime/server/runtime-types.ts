@@ -9,6 +9,7 @@ import type { Env } from '../../definition/interpolate.js';
 import type { HealthBody } from './http-front.js';
 import type { RuntimeLogger } from './logger.js';
 import type { FinishedRequest } from './metrics.js';
+import type { TaskLiveness } from './task-store.js';
 
 /** What the runtime serves: a build request without its files (those are in `dir`). */
 export type RuntimeDefinition = Omit<BuildRequest, 'files'>;
@@ -60,6 +61,11 @@ export interface RuntimeOptions {
    * `env`, else memory (this runtime alone)
    */
   tasksDir?: string;
+  /**
+   * How often the instance running a task shows it is alive in the task folder, and after how long
+   * a silence the others answer the task as failed (default: TASK_LIVENESS); tests shorten both
+   */
+  taskLiveness?: TaskLiveness;
   /** told of every request served but health checks, once its response is closed (a cluster's metrics) */
   observeRequest?: (request: FinishedRequest) => void;
 }

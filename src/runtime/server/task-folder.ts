@@ -14,5 +14,5 @@ export function taskStoreFor(options: RuntimeOptions): TaskStore {
   const dir = options.tasksDir ?? options.env?.[TASKS_DIR_ENV];
   if (dir === undefined || dir === '') return createMemoryTaskStore();
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  return createFolderTaskStore(dir);
+  return createFolderTaskStore(dir, options.taskLiveness);
 }

@@ -44,6 +44,8 @@ export class TaskRun {
   private saving: Promise<void> = Promise.resolve();
   private asked = 0;
   private readonly watch: NodeJS.Timeout;
+  private lastBeat = Date.now();
+  private looking = false;
 
   constructor(private readonly options: TaskRunOptions) {
     this.record = options.record;
@@ -86,7 +88,7 @@ export class TaskRun {
         return (await this.ask('roots', { method: 'roots/list', params: {} }, asked?.key)) as ListRootsResult;
       },
     };
-    this.watch = setInterval(() => void this.lookForCancel(), WATCH_MS);
+    this.watch = setInterval(() => void this.look(), WATCH_MS);
     this.watch.unref();
   }
 
@@ -96,6 +98,8 @@ export class TaskRun {
       const result = await running;
       await this.settle('completed', { result: this.options.readable(result) });
     } catch (error) {
+      // a handler stopped because its task ended (a cancel, an instance taken for stopped) did not fail
+      if (TERMINAL.has(this.record.status)) return;
       const failure = protocolFailureOf(error);
       if (failure === undefined) this.options.onInternalError(error);
       await this.settle('failed', {
@@ -109,10 +113,40 @@ export class TaskRun {
     }
   }
 
+  /** One look at a time: a slow disk does not pile them up. */
+  private async look(): Promise<void> {
+    if (this.looking) return;
+    this.looking = true;
+    try {
+      await this.beat();
+      await this.lookForCancel();
+    } finally {
+      this.looking = false;
+    }
+  }
+
   private async lookForCancel(): Promise<void> {
     if (TERMINAL.has(this.record.status) || this.abort.signal.aborted) return;
     if (!(await this.options.store.cancelRequested(this.record.taskId).catch(() => false))) return;
     await this.settle('cancelled', {});
+  }
+
+  /**
+   * Tells the other instances this one still runs the task. If one of them already took it for
+   * stopped (this instance was held up too long), their answer stands: the handler is stopped and
+   * nothing more is written.
+   */
+  private async beat(): Promise<void> {
+    const { store } = this.options;
+    if (store.heartbeatMs === undefined || Date.now() - this.lastBeat < store.heartbeatMs) return;
+    if (TERMINAL.has(this.record.status) || this.abort.signal.aborted) return;
+    this.lastBeat = Date.now();
+    await store.heartbeat(this.record.taskId).catch(() => {});
+    const seen = await store.read(this.record.taskId).catch(() => undefined);
+    if (seen === undefined || !TERMINAL.has(seen.status) || TERMINAL.has(this.record.status)) return;
+    this.record.status = seen.status;
+    this.abort.abort();
+    clearInterval(this.watch);
   }
 
   /** A terminal state, once: a handler that ends after a cancel does not undo it. */

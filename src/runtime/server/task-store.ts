@@ -3,9 +3,16 @@
  * own), or memory when the runtime is alone. The instance running a task is the only writer of
  * its state; any instance may ask it to stop (a `cancel` mark) or answer what it waits for (one
  * file per answer), so two instances never write the same file and no lock is needed.
+ *
+ * In a folder, the instance running a task also touches its `alive` file while the task runs. An
+ * instance that reads an unfinished task whose `alive` file is older than `staleAfterMs` takes
+ * the instance running it for stopped (crashed, replaced, scaled down): it records that outcome
+ * in a `stopped` mark, made once (the first reader to link it wins), and from then on every
+ * reader answers the task as failed, whatever the state file says: an owner that was only slow
+ * and writes again later does not undo it, and stops its handler when it sees the mark.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { link, mkdir, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 
@@ -35,7 +42,24 @@ export interface TaskRecord {
   error?: { code: number; message: string };
 }
 
+/** How a task's instance shows it is alive, and how long a silence means it stopped. */
+export interface TaskLiveness {
+  heartbeatMs: number;
+  /** many heartbeats: an instance whose event loop a handler holds up for a while is not dead */
+  staleAfterMs: number;
+}
+
+export const TASK_LIVENESS: TaskLiveness = { heartbeatMs: 2_000, staleAfterMs: 20_000 };
+
+/** What a task whose instance stopped answers. */
+export const INSTANCE_STOPPED = {
+  code: -32603,
+  message: 'the instance running the task stopped before the task ended; start the task again',
+};
+
 export interface TaskStore {
+  /** how often the instance running a task calls `heartbeat`; undefined when nobody else reads the task */
+  readonly heartbeatMs?: number;
   /** resolves once another instance would find the task */
   create(record: TaskRecord): Promise<void>;
   read(taskId: string): Promise<TaskRecord | undefined>;
@@ -49,6 +73,8 @@ export interface TaskStore {
   answers(taskId: string): Promise<Map<string, unknown>>;
   /** forgets tasks past their time to live */
   sweep(now: number): Promise<void>;
+  /** by the instance running the task, every `heartbeatMs` while it runs */
+  heartbeat(taskId: string): Promise<void>;
 }
 
 /** Task ids: 32 random bytes, so a task cannot be found by guessing. */
@@ -99,6 +125,8 @@ export function createMemoryTaskStore(): TaskStore {
     async sweep(now) {
       for (const [taskId, task] of tasks) if (expired(task.record, now)) tasks.delete(taskId);
     },
+    // the process that runs the task is the one that answers for it
+    async heartbeat() {},
   };
 }
 
@@ -107,7 +135,7 @@ export function createMemoryTaskStore(): TaskStore {
  * `<id>/answers/<key>.json`. Files are written to a temporary name and renamed, so a reader
  * never sees half of one.
  */
-export function createFolderTaskStore(dir: string): TaskStore {
+export function createFolderTaskStore(dir: string, liveness: TaskLiveness = TASK_LIVENESS): TaskStore {
   const folder = (taskId: string): string => join(dir, taskId);
   const writeAtomically = async (file: string, text: string): Promise<void> => {
     const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`;
@@ -121,12 +149,45 @@ export function createFolderTaskStore(dir: string): TaskStore {
       return undefined;
     }
   };
+  const touch = (taskId: string): Promise<void> => writeFile(join(folder(taskId), 'alive'), '', { mode: 0o600 });
+  /** The `stopped` mark: made whole under another name, then linked, which fails if a reader was first. */
+  const markStopped = async (taskId: string): Promise<void> => {
+    const mark = join(folder(taskId), 'stopped');
+    const temporary = `${mark}.${randomBytes(6).toString('hex')}.tmp`;
+    await writeFile(temporary, JSON.stringify({ at: new Date().toISOString(), error: INSTANCE_STOPPED }), {
+      mode: 0o600,
+    });
+    await link(temporary, mark).catch(() => {});
+    await unlink(temporary).catch(() => {});
+  };
+  const stoppedOutcome = async (record: TaskRecord): Promise<TaskRecord | undefined> => {
+    const mark = await readJson<{ at: string; error: TaskRecord['error'] }>(join(folder(record.taskId), 'stopped'));
+    if (mark === undefined) return undefined;
+    const { inputRequests: _asked, result: _result, ...rest } = record;
+    return { ...rest, status: 'failed', lastUpdatedAt: mark.at, error: mark.error };
+  };
+  const read = async (taskId: string): Promise<TaskRecord | undefined> => {
+    const record = await readJson<TaskRecord>(join(folder(taskId), 'state.json'));
+    if (record === undefined) return undefined;
+    const stopped = await stoppedOutcome(record);
+    if (stopped !== undefined || TERMINAL.has(record.status)) return stopped ?? record;
+    const aliveAt = await stat(join(folder(taskId), 'alive')).then(
+      (alive) => alive.mtimeMs,
+      () => Date.parse(record.lastUpdatedAt),
+    );
+    if (Date.now() - aliveAt <= liveness.staleAfterMs) return record;
+    await markStopped(taskId);
+    return (await stoppedOutcome(record)) ?? record;
+  };
   return {
+    heartbeatMs: liveness.heartbeatMs,
     async create(record) {
       await mkdir(join(folder(record.taskId), 'answers'), { recursive: true, mode: 0o700 });
+      await touch(record.taskId);
       await writeAtomically(join(folder(record.taskId), 'state.json'), JSON.stringify(record));
     },
-    read: (taskId) => readJson<TaskRecord>(join(folder(taskId), 'state.json')),
+    read,
+    heartbeat: touch,
     async write(record) {
       await writeAtomically(join(folder(record.taskId), 'state.json'), JSON.stringify(record));
     },
