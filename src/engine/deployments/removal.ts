@@ -1,5 +1,6 @@
 /**
- * Removing a deployment that has ended: its record and its log files. One that is deploying or
+ * Removing a deployment that has ended: its record, its log files, its task folder and what its
+ * runner keeps for it (the Docker runner's task volume). One that is deploying or
  * deployed is refused, so nothing that serves requests disappears: it is stopped first. The
  * metrics history is the engine's (src/engine/housekeeping.ts removes it with the record).
  */
@@ -7,6 +8,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Deployment } from '../../api/contract.js';
 import type { DeploymentRecord } from '../records.js';
+import type { Runner } from '../runners/runner.js';
 import { ServiceError } from '../service-error.js';
 import type { Store } from '../store/store.js';
 import { storedView } from './observe.js';
@@ -19,8 +21,9 @@ export interface RemovalParts {
   store: Store;
   /** `<home>/deployment-logs` */
   logDir: string;
-  /** the engine's dependencies: its home holds the deployments' task folders */
+  /** the engine's dependencies: its home holds the deployments' task folders, and names the engine */
   deps?: { home: string };
+  runner?: Pick<Runner, 'forget'>;
 }
 
 /** Removes `record` (the newest view of it: in memory when it is there) and answers it as it was. */
@@ -41,6 +44,11 @@ export async function removeDeployment(parts: RemovalParts, record: DeploymentRe
   }
   await parts.store.deleteDeployment(id);
   await Promise.all([`${id}.ndjson`, `${id}.ndjson.1`].map((name) => rm(join(parts.logDir, name), { force: true })));
-  if (parts.deps !== undefined) await removeTasksDir(parts.deps.home, id);
+  if (parts.deps !== undefined) {
+    await removeTasksDir(parts.deps.home, id);
+    await parts.runner?.forget?.(parts.deps.home, id).catch((error: unknown) => {
+      throw new ServiceError('unavailable', `deployment ${id} was removed, but ${(error as Error).message}`);
+    });
+  }
   return view;
 }

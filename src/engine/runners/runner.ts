@@ -112,6 +112,11 @@ export interface Runner {
   start(spec: StartInstanceSpec): Promise<RunnerInstance>;
   /** the instances of the engine with this home that run now (after an engine restart) */
   find(engine: string): Promise<FoundInstance[]>;
+  /**
+   * Removes what the runner keeps for a deployment beyond its instances (the Docker runner's task
+   * volume) once the deployment is removed; nothing there is not done. Optional.
+   */
+  forget?(engine: string, deployment: string): Promise<void>;
   /** releases what the runner holds (a connection to its daemon) once the engine has stopped its instances */
   close?(): Promise<void>;
   /**

@@ -82,6 +82,19 @@ describe('the deployment service', () => {
     await expect(service.stop(id)).rejects.toMatchObject({ code: 'conflict' });
   });
 
+  it('tells the runner to forget a deployment once it is removed (the Docker runner drops its task volume)', async () => {
+    setup = await serviceSetup();
+    const { service, runner } = setup;
+    const server = await setup.addServer('calc');
+    const id = await setup.deploy(server, 'production');
+    await setup.settle(id, settled, 'the deploy');
+    await expect(service.remove!(id)).rejects.toMatchObject({ code: 'conflict' });
+    expect(runner.forgotten).toEqual([]);
+    await inFakeTime(service.stop(id));
+    await service.remove!(id);
+    expect(runner.forgotten).toEqual([expect.stringMatching(new RegExp(` ${id}$`))]);
+  });
+
   it('rolls back: a new deployment with the previous build and config, which replaces the current one', async () => {
     setup = await serviceSetup();
     const { service, runner } = setup;

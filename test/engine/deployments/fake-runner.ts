@@ -57,6 +57,8 @@ export interface FakeRunner extends Runner {
   failNext: RunnerStartError[];
   /** new instances answer their health check as this says */
   healthyOnStart: boolean;
+  /** the deployments the runner was told to forget (removed), as `engine deployment` */
+  readonly forgotten: string[];
 }
 
 export function createFakeRunner(): FakeRunner {
@@ -76,6 +78,11 @@ export function createFakeRunner(): FakeRunner {
       return Promise.resolve(instance);
     },
     find: () => Promise.resolve([]),
+    forgotten: [],
+    forget(engine, deployment) {
+      runner.forgotten.push(`${engine} ${deployment}`);
+      return Promise.resolve();
+    },
   };
   return runner;
 }

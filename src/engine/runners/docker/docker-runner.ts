@@ -48,7 +48,7 @@ import {
   type RunnerInstance,
   type StartInstanceSpec,
 } from '../runner.js';
-import { prepareTaskVolume, taskVolumeMount, taskVolumeName, withTasksDir } from './task-volume.js';
+import { prepareTaskVolume, removeTaskVolume, taskVolumeMount, taskVolumeName, withTasksDir } from './task-volume.js';
 
 /** Label keys of what a container belongs to. */
 export const CONTAINER_LABELS = {
@@ -94,6 +94,7 @@ export function createDockerRunner(options: DockerRunnerOptions): Runner & { rea
       await buildImage(images, bundleDir);
     },
     start: (spec) => startOnNetwork(docker, images, limits, spec, networks),
+    forget: (engine, deployment) => removeTaskVolume(docker, engine, deployment),
     find: async (engine) => {
       const containers = await docker.json<ContainerSummary[]>('GET', '/containers/json', {
         query: { all: 1, filters: JSON.stringify({ label: [`${CONTAINER_LABELS.engine}=${engine}`] }) },

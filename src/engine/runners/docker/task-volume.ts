@@ -1,15 +1,15 @@
 /**
  * The task state of a deployment's containers (tools marked `task:`): a named volume of that
- * deployment, mounted in each of its containers and in no other. The runtime runs as the image's
- * user, so a folder of that user's is made in the volume before the container starts (a volume
- * is root's when Docker makes it), and MCPCTL_TASKS_DIR names it.
+ * deployment, mounted in each of its containers and in no other, removed with the deployment.
+ * The runtime runs as the image's user, so a folder of that user's is made in the volume before
+ * the container starts (a volume is root's when Docker makes it), and MCPCTL_TASKS_DIR names it.
  */
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { pack as createPack } from 'tar-stream';
 import { TASKS_DIR_ENV } from '../../../runtime/constants.js';
 import { RunnerStartError } from '../runner.js';
-import type { DockerClient } from './engine-api.js';
+import { DockerApiError, type DockerClient } from './engine-api.js';
 
 /** Where the volume is mounted inside a container. */
 export const DOCKER_TASKS_MOUNT = '/var/lib/mcpctl-tasks';
@@ -48,5 +48,19 @@ export async function prepareTaskVolume(
     throw new RunnerStartError(`could not prepare the tasks volume: ${(error as Error).message}`, false, {
       cause: error,
     });
+  }
+}
+
+/** Removes the deployment's volume, if it has one (a deployment without tasks has none). */
+export async function removeTaskVolume(docker: DockerClient, engine: string, deployment: string): Promise<void> {
+  const volume = taskVolumeName(engine, deployment);
+  try {
+    await docker.json('DELETE', `/volumes/${volume}`);
+  } catch (error) {
+    if (error instanceof DockerApiError && error.status === 404) return;
+    throw new Error(
+      `could not remove its tasks volume ${volume} (${(error as Error).message}); remove it with \`docker volume rm ${volume}\``,
+      { cause: error },
+    );
   }
 }
