@@ -4,7 +4,7 @@
  * plain 2026-07-28 JSON-RPC over a real socket: the stream hears a task's states to its end, and
  * still hears list changes it asked for; a client without the extension is refused; another
  * user's stream is agreed to nothing and hears nothing; and a stream on one runtime hears a task
- * run by another runtime sharing its task folder.
+ * run by another runtime sharing its task folder, and hears it fail once that runtime falls silent.
  */
 import { describe, expect, it } from 'vitest';
 import { FIXTURES, makeTempDir, serveDefinition } from '../support/runtime.js';
@@ -210,5 +210,27 @@ describe('two instances sharing a task folder', () => {
     );
     expect(statuses(stream.notices())).toEqual(['working', 'completed']);
     expect(done).toMatchObject({ taskId, result: { content: [{ text: 'slept 800 ms' }] } });
+  });
+
+  it('a stream hears a task end as failed once the instance running it falls silent', async () => {
+    await using folder = await makeTempDir('mcpctl-tasks-');
+    // the first instance never shows it is alive within the second's patience: as if it had died
+    await using first = await serveDefinition(DEFINITION, {
+      tasksDir: folder.path,
+      taskLiveness: { heartbeatMs: 60_000, staleAfterMs: 120_000 },
+    });
+    await using second = await serveDefinition(DEFINITION, {
+      tasksDir: folder.path,
+      taskLiveness: { heartbeatMs: 100, staleAfterMs: 1_000 },
+    });
+    const grace = { user: 'grace' };
+    const taskId = await createTask(first.mcpUrl, { ms: 30_000 }, grace);
+    await using stream = await listen(second.mcpUrl, { taskIds: [taskId] }, grace);
+    await stream.ack();
+    const failed = await waitFor('the task to be heard failed', () =>
+      stream.notices().find((notice) => notice.status === 'failed'),
+    );
+    expect(failed).toMatchObject({ taskId, error: { code: -32603 } });
+    expect(statuses(stream.notices()).at(-1)).toBe('failed');
   });
 });
