@@ -289,7 +289,9 @@ export class AlertService {
     if (rules === undefined) {
       const record = await this.deps.store.getDeployment(deploymentId);
       rules = effectiveAlertRules(record?.config.alerts, environment);
-      this.rules.set(deploymentId, rules);
+      // a deployment seen running before its record is readable gets its own rules at the next look,
+      // not the environment's defaults for as long as it runs
+      if (record !== undefined) this.rules.set(deploymentId, rules);
     }
     return rules;
   }
