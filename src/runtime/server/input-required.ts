@@ -182,6 +182,8 @@ class Asking {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    // most rounds ask nothing: an error (and its stack) is made only for pending questions
+    if (this.pending.length === 0) return;
     const error = new InputPendingError();
     for (const reject of this.pending.splice(0)) reject(error);
   }

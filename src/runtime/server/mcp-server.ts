@@ -84,6 +84,16 @@ export function buildServer(
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
       const args = request.params.arguments;
       const target = { method: 'tools/call', name: tool.name, args } as const;
+      // a declarative handler never talks to the client: its call gets no peer and no input rounds
+      if (!tool.talksToClient) {
+        const plain = await op.traced(
+          'tools/call',
+          tool.name,
+          async () => op.withoutSecrets(await tool.call(args, op.callContext(ctx))),
+          errorTextOf,
+        );
+        return server.projectCallToolResult(plain, tool.listing.outputSchema);
+      }
       const call = op.callContext(ctx, { server, tool: tool.name, interactive });
       let created: Record<string, unknown> | undefined;
       const result = await op.traced(

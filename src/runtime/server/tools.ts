@@ -26,6 +26,11 @@ export interface CompiledTool {
   headerParams: HeaderParam[];
   /** runs as a task of the tasks extension (tasks.ts) */
   task?: ToolTask;
+  /**
+   * its call may talk to the client (a module's context: questions, logs, progress) or runs as a
+   * task; a declarative handler never does, so its calls skip the peer and the input rounds
+   */
+  talksToClient: boolean;
   call(args: unknown, call: CallContext): Promise<CallToolResult>;
 }
 
@@ -110,6 +115,7 @@ export async function compileTool(tool: ToolDefinition, where: string, ctx: Tool
     listing,
     headerParams: scanHeaderParams(tool.inputSchema).params,
     ...(task === undefined ? {} : { task }),
+    talksToClient: task !== undefined || tool.handler?.type === 'module',
     async call(args, call) {
       const checked = validate(args);
       if (!checked.ok)
