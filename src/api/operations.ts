@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { alertRules } from '../definition/alerts-schema.js';
+import { IDLE_SECONDS_MAX } from '../definition/deploy-schema.js';
 import { ENV_NAME_PATTERN, ENVIRONMENTS, TEMPLATES } from '../definition/names.js';
 import { LOCAL_MODEL_ID } from '../shared/models.js';
 import { argExpectationProblems } from '../shared/arg-expectations.js';
@@ -155,6 +156,8 @@ export const DeployConfig = z.strictObject({
     .strictObject({
       min_instances: z.number().int().min(0).optional(),
       max_instances: z.number().int().min(1).optional(),
+      // Extension: scale to zero (docs/api.md); 0: never idle
+      idle_seconds: z.number().int().min(0).max(IDLE_SECONDS_MAX).optional(),
     })
     .optional(),
   env_vars: z.record(z.string().regex(ENV_NAME_PATTERN, 'must be an environment variable name'), z.string()).optional(),
@@ -204,6 +207,10 @@ export const Deployment = z.looseObject({
   instances: z.array(Instance).optional(),
   desired_instances: z.number().int().optional(),
   stage: z.string().optional().describe('what the deployment is doing now, for progress display'),
+  idle: z
+    .boolean()
+    .optional()
+    .describe('deployed and holding no instance after its idle period: the next request starts one (docs/api.md)'),
   reason: z.string().optional().describe('why the deployment failed or stopped'),
   domain: z.string().nullable().optional(),
   stable_urls: z

@@ -7,10 +7,22 @@ import { alertsConfig } from './alerts-schema.js';
 import { ENVIRONMENTS } from './names.js';
 import { envMap, once } from './schema-fields.js';
 
+/** the longest idle period a deployment may ask for (a week) */
+export const IDLE_SECONDS_MAX = 7 * 24 * 3600;
+
 export const scalingConfig = once(() =>
   z.strictObject({
     min_instances: z.number().int().min(0).optional(),
     max_instances: z.number().int().min(1).optional(),
+    idle_seconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(IDLE_SECONDS_MAX)
+      .optional()
+      .describe(
+        'seconds without requests after which the deployment holds no instance and the next request starts one (0: never)',
+      ),
   }),
 );
 

@@ -178,5 +178,5 @@ export function createAdmission(limits: AdmissionLimits = defaultAdmissionLimits
   };
 }
 
-/** Priorities in the start queue: what already served comes back first. */
-export const START_PRIORITY = { restart: 3, restore: 2, scale: 1, deploy: 0 } as const;
+/** Priorities in the start queue: a request waiting for an idle deployment first, then what already served. */
+export const START_PRIORITY = { wake: 4, restart: 3, restore: 2, scale: 1, deploy: 0 } as const;

@@ -74,8 +74,8 @@ export const ENGINE_SETTINGS = {
   devIdleMinutes: define({
     env: 'MCPCTL_DEV_IDLE_MINUTES',
     parser: number(0, { inclusive: false, allowed: 'a positive number of minutes' }),
-    default: 60,
-    doc: 'idle development deployments are stopped after this many minutes',
+    default: 5,
+    doc: 'development deployments with no request for this many minutes hold no instance until the next request starts one (a deployment’s `idle_seconds` overrides it)',
     audience: 'user',
     group: 'engine',
   }),

@@ -56,6 +56,8 @@ export interface Deployment {
   environment?: string;
   instances?: Instance[];
   desired_instances?: number;
+  /** deployed, holding no instance until a request starts one (scale to zero) */
+  idle?: boolean;
   stage?: string;
   reason?: string;
   domain?: string | null;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Deployment } from '../../src/api/contract.js';
-import { describeAuth } from '../../src/cli/render/deployment.js';
+import { describeAuth, describeProgress } from '../../src/cli/render/deployment.js';
 
 const base = {
   deployment_id: 'deploy_abc',
@@ -22,5 +22,14 @@ describe('the auth row of a deployment', () => {
     [{ type: 'none' }, 'none (public)'],
   ] as const)('%j → %s', (auth, shown) => {
     expect(describeAuth(auth === undefined ? base : { ...base, auth })).toBe(shown);
+  });
+});
+
+describe('an idle deployment (scale to zero)', () => {
+  it('reads as idle, not as 0 of 1 healthy', () => {
+    const idle = { ...base, idle: true, stage: 'idle', desired_instances: 1, instances: [] } as Deployment;
+    expect(describeProgress(idle)).toBe('deployed deploy_abc: idle, wakes on request');
+    const awake = { ...base, desired_instances: 1, instances: [{ id: 'i1', state: 'healthy' }] } as Deployment;
+    expect(describeProgress(awake)).toBe('deployed deploy_abc (1/1 healthy)');
   });
 });

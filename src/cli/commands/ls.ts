@@ -141,7 +141,7 @@ function renderDeployments(
         stableNameOf(d) ?? (d.environment === undefined ? server : `${server.toLowerCase()}.${d.environment}`),
         d.deployment_id,
         colour(p, d.status),
-        live && counts !== undefined ? `${counts.healthy}/${counts.desired}` : '',
+        d.idle === true ? 'idle' : live && counts !== undefined ? `${counts.healthy}/${counts.desired}` : '',
         formatAgo(d.updated_at ?? d.created_at) ?? '',
         // a stopped or failed deployment has no URL that reaches it
         stable?.path ?? (live ? d.url : ''),

@@ -16,6 +16,8 @@ export function instanceCounts(deployment: Deployment): { healthy: number; desir
 }
 
 function formatInstances(deployment: Deployment): string | undefined {
+  // scale to zero: deployed, holding no instance until a request starts one
+  if (deployment.idle === true) return '0 (idle, wakes on request)';
   const counts = instanceCounts(deployment);
   return counts === undefined ? undefined : `${counts.healthy}/${counts.desired} healthy`;
 }
@@ -23,8 +25,13 @@ function formatInstances(deployment: Deployment): string | undefined {
 /** One line for a spinner or a CI log: `deploying deploy_x to production: health checks (1/2 healthy)` */
 export function describeProgress(deployment: Deployment): string {
   const where = deployment.environment === undefined ? '' : ` to ${deployment.environment}`;
-  const stage = deployment.stage === undefined || deployment.stage === '' ? '' : `: ${deployment.stage}`;
-  const instances = formatInstances(deployment);
+  const stage =
+    deployment.idle === true
+      ? ': idle, wakes on request'
+      : deployment.stage === undefined || deployment.stage === ''
+        ? ''
+        : `: ${deployment.stage}`;
+  const instances = deployment.idle === true ? undefined : formatInstances(deployment);
   return serviceText(
     `${deployment.status} ${deployment.deployment_id}${where}${stage}${instances === undefined ? '' : ` (${instances})`}`,
   );

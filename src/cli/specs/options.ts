@@ -83,6 +83,11 @@ export function withDeployOptions<Args extends unknown[], Options extends Option
     .option('--domain <host>', 'custom host name')
     .option('--min-instances <n>', 'minimum instances', parseInteger('--min-instances', 0))
     .option('--max-instances <n>', 'maximum instances', parseInteger('--max-instances', 1))
+    .option(
+      '--idle-seconds <n>',
+      'seconds without requests before it holds no instance (the next request starts one); 0: never',
+      parseInteger('--idle-seconds', 0),
+    )
     .option('--env-var <NAME>', 'pass this variable, with its value from your environment (repeatable)', collect)
     .option('--env-file <file>', 'read NAME=value lines from this file into env_vars')
     .option('--no-wait', 'return once the deployment is accepted; do not wait for it')

@@ -21,6 +21,7 @@ export interface DeployFlags {
   domain?: string;
   minInstances?: number;
   maxInstances?: number;
+  idleSeconds?: number;
   envVar?: string[];
   envFile?: string;
   /** false with --no-wait */
@@ -205,11 +206,12 @@ export async function applyDeployFlags(
   }
   if (Object.keys(vars).length > 0) out.env_vars = vars;
   if (options.domain !== undefined) out.domain = options.domain;
-  if (options.minInstances !== undefined || options.maxInstances !== undefined) {
+  if (options.minInstances !== undefined || options.maxInstances !== undefined || options.idleSeconds !== undefined) {
     out.scaling = {
       ...out.scaling,
       ...(options.minInstances === undefined ? {} : { min_instances: options.minInstances }),
       ...(options.maxInstances === undefined ? {} : { max_instances: options.maxInstances }),
+      ...(options.idleSeconds === undefined ? {} : { idle_seconds: options.idleSeconds }),
     };
   }
   const scalingError = scalingProblem(out.scaling);
@@ -258,6 +260,7 @@ export function locateDeployField(file: DefinitionFile, environment: Environment
     (field[0] === 'domain' && options.domain !== undefined) ||
     (field[0] === 'scaling' && field[1] === 'min_instances' && options.minInstances !== undefined) ||
     (field[0] === 'scaling' && field[1] === 'max_instances' && options.maxInstances !== undefined) ||
+    (field[0] === 'scaling' && field[1] === 'idle_seconds' && options.idleSeconds !== undefined) ||
     (field[0] === 'env_vars' && ((options.envVar?.length ?? 0) > 0 || options.envFile !== undefined));
   return (path: string): string | undefined => {
     const [head, ...field] = path.split('.');

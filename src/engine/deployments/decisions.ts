@@ -2,7 +2,7 @@
  * What supervision decides, as pure functions of what it observed: whether a failed instance is
  * restarted (and after how long) or given up, when its next health check comes, when a failing one
  * is replaced, how a launch stands, which instances a scale-down drains, which deployment a newer
- * one replaces, whether a deployment fails when an instance is given up, and which idle ones stop.
+ * one replaces, whether a deployment fails when an instance is given up, and which idle ones give up their instances.
  * The classes (instance.ts, supervised.ts, deployment-service.ts) observe and carry them out.
  */
 import type { InstanceState } from './instance-states.js';
@@ -85,11 +85,11 @@ export interface LaunchedInstance {
 
 /**
  * A deploy (`starting`) is done when every instance serves and fails at the first one given up. A
- * restore keeps every instance that came up: done when each one serves or was given up, failed
- * only when every one was given up.
+ * restore (and a wake) keeps every instance that came up: done when each one serves or was given
+ * up, failed only when every one was given up.
  */
 export function launchOutcome(
-  verb: 'starting' | 'restoring',
+  verb: 'starting' | 'restoring' | 'waking',
   started: readonly LaunchedInstance[],
   deploymentActive: boolean,
 ): LaunchOutcome {
@@ -97,7 +97,7 @@ export function launchOutcome(
   const serving = started.filter((instance) => instance.serving).length;
   const failed = started.filter((instance) => instance.state === 'failed');
   if (serving === count) return { done: true };
-  if (verb === 'restoring' && serving > 0 && serving + failed.length === count) return { done: true };
+  if (verb !== 'starting' && serving > 0 && serving + failed.length === count) return { done: true };
   if (failed.length > 0 && (verb === 'starting' || failed.length === count))
     return { done: false, reason: failed[0]!.failure ?? 'it did not start' };
   if (!deploymentActive || started.every((instance) => instance.state === 'stopped'))
@@ -155,20 +155,41 @@ export function planReplacement<T extends Rival>(live: T, rivals: readonly T[]):
   return stops;
 }
 
-/** What idle clean-up looks at of a deployment. */
+/** What the idle check looks at of a deployment. */
 export interface IdleCandidate {
-  environment: string;
   status: string;
+  /** it holds no instance already */
+  idle: boolean;
   lastActivity: number;
   busy: boolean;
+  /** its idle period (idlePeriodMs); undefined: it never goes idle */
+  periodMs: number | undefined;
 }
 
-/** Whether a deployment stops for being idle: a deployed development one with no requests for `devIdleMs`. */
-export function isIdle(live: IdleCandidate, now: number, devIdleMs: number): boolean {
+/**
+ * How long a deployment may go without a request before it holds no instance (scale to zero):
+ * its `config.scaling.idle_seconds` (0: never), else its environment's default. Production keeps
+ * its instances unless it asks for `min_instances: 0`.
+ */
+export function idlePeriodMs(
+  environment: string,
+  scaling: { min_instances?: number | undefined; idle_seconds?: number | undefined } | undefined,
+  defaults: { devIdleMs: number; stagingIdleMs: number },
+): number | undefined {
+  const seconds = scaling?.idle_seconds;
+  if (seconds === 0) return undefined;
+  if (environment === 'production' && scaling?.min_instances !== 0) return undefined;
+  if (seconds !== undefined) return seconds * 1000;
+  return environment === 'development' ? defaults.devIdleMs : defaults.stagingIdleMs;
+}
+
+/** Whether a deployment gives up its instances now: deployed, not idle yet, no request for its idle period, none in flight. */
+export function shouldIdle(live: IdleCandidate, now: number): boolean {
   return (
-    live.environment === 'development' &&
+    live.periodMs !== undefined &&
     live.status === 'deployed' &&
-    now - live.lastActivity >= devIdleMs &&
+    !live.idle &&
+    now - live.lastActivity >= live.periodMs &&
     !live.busy
   );
 }

@@ -30,7 +30,7 @@ import { Registry } from './registry.js';
 import { failInterrupted } from './restore.js';
 import { adoptDeployment, restoreContextOf, restoreDeployed, settled, type ServiceParts } from './service-restore.js';
 import { applyTransition, canTransition } from './states.js';
-import { isIdle, planReplacement } from './decisions.js';
+import { idlePeriodMs, planReplacement, shouldIdle } from './decisions.js';
 import { cannotStop, checkDomainFree, validateDeploy, withoutUndefined } from './deploy-checks.js';
 import { planRollback, type RolledBackTo } from './rollback-plan.js';
 import { removeDeployment } from './removal.js';
@@ -384,17 +384,16 @@ class Deployments implements LocalDeploymentService {
     return record;
   }
 
+  /** Deployments idle past their period give up their instances (idling.ts); the next request wakes them. */
   private async stopIdle(): Promise<void> {
     const now = this.clock();
     for (const live of this.registry.all()) {
+      const periodMs = idlePeriodMs(live.environment, live.record.config.scaling, this.limits);
       const busy = live.instances.some((instance) => instance.outstanding > 0);
-      const { environment, status, lastActivity } = live;
-      if (!isIdle({ environment, status, lastActivity, busy }, now, this.limits.devIdleMs)) continue;
-      const minutes = Math.round(this.limits.devIdleMs / 60_000);
-      await this.stopLive(
-        live,
-        `idle: no requests for ${minutes} minute${minutes === 1 ? '' : 's'} (MCPCTL_DEV_IDLE_MINUTES)`,
-      ).catch(() => undefined);
+      const { status, lastActivity } = live;
+      if (!live.idling.possible || !shouldIdle({ status, idle: live.idling.idle, lastActivity, busy, periodMs }, now))
+        continue;
+      void live.idling.park(`idle: no requests for ${Math.round(periodMs! / 1000)} s`).catch(() => undefined);
     }
   }
 }

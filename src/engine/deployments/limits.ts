@@ -65,8 +65,11 @@ export interface DeploymentLimits {
   sessionIdleMs: number;
   /** live sessions one source address may hold per deployment (0: no cap; default in upstream.ts) */
   sessionsPerClient?: number;
-  /** idle development deployments are stopped after this */
+  /** a development deployment with no request for this long holds no instance until the next (scale to zero) */
   devIdleMs: number;
+  /** the same for staging */
+  stagingIdleMs: number;
+  /** how often idle deployments are looked for */
   idleCheckMs: number;
   /** a synchronous deploy answers `deploying` after this */
   syncDeployTimeoutMs: number;
@@ -95,8 +98,9 @@ export const DEFAULT_LIMITS: DeploymentLimits = {
   scaleDownDelayMs: 60_000,
   drainTimeoutMs: 30_000,
   sessionIdleMs: 60 * 60_000,
-  devIdleMs: 60 * 60_000,
-  idleCheckMs: 30_000,
+  devIdleMs: 5 * 60_000,
+  stagingIdleMs: 10 * 60_000,
+  idleCheckMs: 5_000,
   syncDeployTimeoutMs: 120_000,
   maxBodyBytes: 4 * 1024 * 1024,
   logLinesKept: 5000,

@@ -4,11 +4,8 @@
  * asks it for an instance per request.
  */
 import type { Deployment, DeploymentState, LogLine } from '../../api/contract.js';
-import { AUDIENCES_ENV } from '../../runtime/server/auth.js';
-import { REQUEST_STATE_KEY_ENV } from '../../runtime/constants.js';
 import { redact, type Redactor } from '../../runtime/server/logger.js';
 import { deploymentRedactor } from '../secret-registry.js';
-import { deploymentAudiences } from './addresses.js';
 import { isoTime } from '../../shared/iso-time.js';
 import type { LiveContext } from './live-context.js';
 import { ServiceError } from '../service-error.js';
@@ -23,6 +20,8 @@ import { DeploymentUpstream, type Backend } from '../gateway/upstream.js';
 import { OrchestratedRun, ownerOf } from './orchestrated.js';
 import type { LaunchVerb, Placement } from './placement.js';
 import { SupervisedPlacement } from './supervised.js';
+import { Idling } from './idling.js';
+import { instanceEnvOf } from './instance-env.js';
 import type { DeploymentSnapshot } from '../observability/events.js';
 
 const RECENT_CHANGE_MS = 250;
@@ -45,6 +44,7 @@ export class LiveDeployment {
   /** woken by every change, written or not: the engine's own waits (a launch) */
   private readonly watchers = new Set<() => void>();
   private readonly scaler: Scaler;
+  readonly idling: Idling; // scale to zero
   private persisting: Promise<void> = Promise.resolve();
   /**
    * The deployment as last written to disk: what the API reports. A state (deployed, stopped,
@@ -79,6 +79,7 @@ export class LiveDeployment {
       this.supervised = new SupervisedPlacement(this);
       this.placement = this.supervised;
     }
+    this.idling = new Idling(this);
   }
 
   /** the instances the engine supervises (none when an orchestrator runs it) */
@@ -114,6 +115,13 @@ export class LiveDeployment {
   }
   get desired(): number {
     return this.record.deployment.desired_instances ?? this.ctx.min;
+  }
+  /** the instances a request starts when it wakes the deployment from idle */
+  get wakeCount(): number {
+    return Math.max(1, this.ctx.min);
+  }
+  noteActivity(): void {
+    this.lastActivity = this.ctx.clock();
   }
 
   // --- events and state ---------------------------------------------------------------------
@@ -260,20 +268,9 @@ export class LiveDeployment {
     };
   }
 
-  /**
-   * The environment of each instance: the deployment's env_vars, and for a server with OAuth the
-   * URLs it is reached at, which its tokens name as their audience; when the engine exports traces,
-   * the variable that has it report its spans; the deployment's request-state key (the runtime
-   * takes it out of its environment at start).
-   */
+  /** the environment of each instance (instance-env.ts) */
   instanceEnv(): Record<string, string> {
-    const env = { ...this.record.config.env_vars };
-    const keys = this.ctx.requestStateKeys;
-    if (keys !== undefined) env[REQUEST_STATE_KEY_ENV] = keys.keyOf(this.id);
-    if (this.ctx.server.definition.auth?.type === 'oauth')
-      env[AUDIENCES_ENV] = deploymentAudiences(this.record.deployment).join(' ');
-    if (this.ctx.tracing !== undefined) Object.assign(env, this.ctx.tracing.instanceEnv);
-    return env;
+    return instanceEnvOf(this.id, this.record, this.ctx);
   }
 
   /**
@@ -350,6 +347,9 @@ export class LiveDeployment {
   startAutoscaler(): void {
     this.scaler.start();
   }
+  stopAutoscaler(): void {
+    this.scaler.stop();
+  }
 
   /** The autoscaler's decision: starts instances or drains the ones that matter least. */
   scaleTo(desired: number, load: number): void {
@@ -370,7 +370,8 @@ export class LiveDeployment {
       server: this.serverName,
       environment: this.environment,
       status: this.status,
-      desired: this.desired,
+      // an idle deployment wants no instance: it is healthy without one
+      desired: this.idling.idle ? 0 : this.desired,
       instances: this.describeInstances().map(({ id, state, restarts }) => ({ id, state, restarts: restarts ?? 0 })),
     };
   }
@@ -381,15 +382,17 @@ export class LiveDeployment {
 
   /**
    * The API's view: the states as they are on disk (status, reason, transitions, times), with the
-   * live detail (stage, instances, desired count) as it is now.
+   * live detail (stage, idle, instances, desired count) as it is now.
    */
   toDeployment(): Deployment {
     const live = this.record.deployment;
     // While a new state is on its way to the disk, the stage it brought (`running`) waits with it.
     const stage = live.status === this.published.status ? live.stage : pendingStage(live.status);
+    const { idle: _written, ...published } = structuredClone(this.published);
     return {
-      ...structuredClone(this.published),
+      ...published,
       ...(stage === undefined ? {} : { stage }),
+      ...(live.idle === true ? { idle: true } : {}),
       ...(live.desired_instances === undefined ? {} : { desired_instances: live.desired_instances }),
       instances: this.describeInstances(),
     };

@@ -8,7 +8,8 @@ import type { Deployment } from '../../api/contract.js';
 import type { Backend } from '../gateway/upstream.js';
 import type { ManagedInstance } from './instance.js';
 
-export type LaunchVerb = 'starting' | 'restoring';
+/** a deploy, a restore after an engine restart, or a request's wake of an idle deployment */
+export type LaunchVerb = 'starting' | 'restoring' | 'waking';
 
 export interface Placement {
   /** the instances the engine supervises itself (none when an orchestrator runs the deployment) */
@@ -26,6 +27,11 @@ export interface Placement {
   scale(desired: number): void;
   /** lets every instance finish its requests and sessions (bounded), then stops it */
   drainAll(): Promise<void>;
+  /**
+   * drains and forgets every instance, leaving none (scale to zero; a later launch starts afresh);
+   * absent where an orchestrator runs the deployment (its own scaling is the orchestrator's)
+   */
+  park?(): Promise<void>;
   /** stops everything it runs */
   stop(): Promise<void>;
   /** the instances as the API shows them */

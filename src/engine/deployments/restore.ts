@@ -154,6 +154,11 @@ export async function restoreOne(ctx: RestoreContext, record: DeploymentRecord):
   }
   const live = ctx.adopt(record, server, routeName, min, max, logs);
   if (moved !== undefined) live.log('warn', `the engine now listens elsewhere: URL changed from ${moved} to ${url}`);
+  if (live.idling.idle && live.idling.possible) {
+    // it was idle: it stays so, and the next request starts its instances
+    live.log('info', 'restoring after an engine restart: idle, no instance until a request');
+    return;
+  }
   live.log('info', `restoring after an engine restart: ${min} instance${min === 1 ? '' : 's'}`);
   try {
     await live.launch(min, 'restoring');

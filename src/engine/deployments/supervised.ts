@@ -70,7 +70,7 @@ export class SupervisedPlacement implements Placement {
     const started = Array.from({ length: count }, () => this.createInstance());
     this.launching = { verb, instances: started };
     this.describeLaunch();
-    const priority = verb === 'restoring' ? START_PRIORITY.restore : START_PRIORITY.deploy;
+    const priority = START_PRIORITY[verb === 'restoring' ? 'restore' : verb === 'waking' ? 'wake' : 'deploy'];
     for (const instance of started) void instance.start({ retry: true, failFast: verb === 'starting', priority });
     try {
       const outcome = await this.owner.until<NonNullable<LaunchOutcome>>(() =>
@@ -123,6 +123,12 @@ export class SupervisedPlacement implements Placement {
 
   async drainAll(): Promise<void> {
     await Promise.all(this.instances.map((instance) => this.drain(instance)));
+  }
+
+  async park(): Promise<void> {
+    const leaving = this.instances;
+    await Promise.all(leaving.map((instance) => this.drain(instance)));
+    this.instances = this.instances.filter((instance) => !leaving.includes(instance));
   }
 
   async stop(): Promise<void> {

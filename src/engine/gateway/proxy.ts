@@ -260,6 +260,10 @@ function pickRequest(req: IncomingMessage, info: McpRequestInfo, session: string
 /** Tries instances one after another until one answers or the request is answered otherwise. */
 async function passToInstances(call: ProxyCall, request: PickRequest): Promise<void> {
   const { upstream, req, res, sent, requestId, info, record, options, span } = call;
+  // an idle deployment starts an instance first (a 2025 session of an instance that stopped then ends: 404)
+  if (upstream.idle === true && upstream.wake !== undefined) {
+    if (!(await wokenFor(call, upstream.wake()))) return;
+  }
   const tried = new Set<string>();
   for (;;) {
     const attempt = pickOrRefuse(call, request, tried);
@@ -271,6 +275,28 @@ async function passToInstances(call: ProxyCall, request: PickRequest): Promise<v
       instance: attempt.instance,
       request_id: requestId,
     });
+  }
+}
+
+/** Waits for an idle deployment's instances; false when none came up and the request was answered (503). */
+async function wokenFor(call: ProxyCall, waking: Promise<void>): Promise<boolean> {
+  try {
+    await waking;
+    return true;
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    refuse(
+      call.res,
+      call.requestId,
+      503,
+      `deployment ${call.upstream.id} was idle and could not start: ${why}`,
+      call.info.id,
+      {
+        'retry-after': '5',
+      },
+    );
+    call.record(503, true);
+    return false;
   }
 }
 

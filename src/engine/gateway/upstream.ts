@@ -111,6 +111,10 @@ export interface Upstream {
   /** who may call it (its definition's `auth`); undefined when anyone may */
   readonly guard: Guard | undefined;
   healthReport(): HealthReport;
+  /** deployed and holding no instance (scale to zero): a request wakes it first */
+  readonly idle?: boolean;
+  /** starts its instances for a request that found it idle; rejects when none came up */
+  wake?(): Promise<void>;
   /** what its base URL says of it besides its id and state (describe.ts) */
   describe?(): { server: string; environment: string; auth: string };
   /**
@@ -184,15 +188,26 @@ export class DeploymentUpstream implements Upstream {
     };
   }
 
+  get idle(): boolean {
+    return this.live.idling.idle;
+  }
+
+  wake(): Promise<void> {
+    return this.live.idling.wake();
+  }
+
   healthReport(): HealthReport {
     const live = this.live;
     const checks = live.instances.map((instance) => instance.lastCheck ?? 0);
     const last = Math.max(0, ...checks);
-    const healthy = live.status === 'deployed' && live.healthy() > 0;
+    // an idle deployment is healthy without an instance: the next request starts one
+    const idle = live.status === 'deployed' && live.idling.idle;
+    const healthy = idle || (live.status === 'deployed' && live.healthy() > 0);
     return {
       healthy,
       body: {
         status: healthy ? 'healthy' : live.status === 'deployed' ? 'unhealthy' : live.status,
+        ...(idle ? { idle: true } : {}),
         deployment_id: live.id,
         instances: {
           total: live.describeInstances().filter((i) => i.state !== 'stopped').length,

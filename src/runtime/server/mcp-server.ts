@@ -8,6 +8,7 @@ import {
   ProtocolErrorCode,
   Server,
   type CallToolResult,
+  type InputRequiredResult,
   type Implementation,
   type Prompt,
   type ServerCapabilities,
@@ -77,43 +78,9 @@ export function buildServer(
     server.setRequestHandler('tools/list', () =>
       current().traced('tools/list', undefined, async () => ({ tools: current().toolListing })),
     );
-    server.setRequestHandler('tools/call', async (request, ctx) => {
-      const op = current();
-      const tool = op.tools.get(request.params.name);
-      if (tool === undefined)
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
-      const args = request.params.arguments;
-      const target = { method: 'tools/call', name: tool.name, args } as const;
-      // a declarative handler never talks to the client: its call gets no peer and no input rounds
-      if (!tool.talksToClient) {
-        const plain = await op.traced(
-          'tools/call',
-          tool.name,
-          async () => op.withoutSecrets(await tool.call(args, op.callContext(ctx))),
-          errorTextOf,
-        );
-        return server.projectCallToolResult(plain, tool.listing.outputSchema);
-      }
-      const call = op.callContext(ctx, { server, tool: tool.name, interactive });
-      let created: Record<string, unknown> | undefined;
-      const result = await op.traced(
-        'tools/call',
-        tool.name,
-        () =>
-          op.inputRequests.serve(ctx, target, call, async (asking) => {
-            // a tool marked `task:` may answer with a task (its questions before it starts are asked here)
-            const answer = await callAsTask(op, tool, args, { ctx, server, call: asking });
-            if (answer?.created !== undefined) created = answer.created;
-            if (answer !== undefined) return answer.result;
-            return op.withoutSecrets(await tool.call(args, asking));
-          }),
-        (value) => (isInputRequiredResult(value) || created !== undefined ? undefined : errorTextOf(value)),
-      );
-      // a task's answer is the task (resultType "task"), not a tool result
-      if (created !== undefined) return created as unknown as CallToolResult;
-      if (isInputRequiredResult(result)) return result;
-      return server.projectCallToolResult(result, tool.listing.outputSchema);
-    });
+    server.setRequestHandler('tools/call', (request, ctx) =>
+      callTool(server, current(), request.params, ctx, interactive),
+    );
     if (capabilities.extensions?.[TASKS_EXTENSION] !== undefined)
       current().tasks.register(server, (ctx) => current().callContext(ctx).userId);
   }
@@ -179,6 +146,49 @@ export function buildServer(
     });
   }
   return server;
+}
+
+/** A tools/call: a declarative tool's result, or a module's (asking 2026 clients through input rounds), or a task. */
+async function callTool(
+  server: Server,
+  op: Operations,
+  params: { name: string; arguments?: Record<string, unknown> | undefined },
+  ctx: ServerContext,
+  interactive: boolean,
+): Promise<CallToolResult | InputRequiredResult> {
+  const tool = op.tools.get(params.name);
+  if (tool === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${params.name}`);
+  const args = params.arguments;
+  const target = { method: 'tools/call', name: tool.name, args } as const;
+  // a declarative handler never talks to the client: its call gets no peer and no input rounds
+  if (!tool.talksToClient) {
+    const plain = await op.traced(
+      'tools/call',
+      tool.name,
+      async () => op.withoutSecrets(await tool.call(args, op.callContext(ctx))),
+      errorTextOf,
+    );
+    return server.projectCallToolResult(plain, tool.listing.outputSchema);
+  }
+  const call = op.callContext(ctx, { server, tool: tool.name, interactive });
+  let created: Record<string, unknown> | undefined;
+  const result = await op.traced(
+    'tools/call',
+    tool.name,
+    () =>
+      op.inputRequests.serve(ctx, target, call, async (asking) => {
+        // a tool marked `task:` may answer with a task (its questions before it starts are asked here)
+        const answer = await callAsTask(op, tool, args, { ctx, server, call: asking });
+        if (answer?.created !== undefined) created = answer.created;
+        if (answer !== undefined) return answer.result;
+        return op.withoutSecrets(await tool.call(args, asking));
+      }),
+    (value) => (isInputRequiredResult(value) || created !== undefined ? undefined : errorTextOf(value)),
+  );
+  // a task's answer is the task (resultType "task"), not a tool result
+  if (created !== undefined) return created as unknown as CallToolResult;
+  if (isInputRequiredResult(result)) return result;
+  return server.projectCallToolResult(result, tool.listing.outputSchema);
 }
 
 function connectionCapabilities(shape: ServerShape, connected: boolean, modern: boolean): ServerCapabilities {

@@ -23,9 +23,17 @@ export function Notices({ notices }: { notices: string[] }) {
 export function Instances({ deployment, now }: { deployment: Deployment; now: number }) {
   const instances = deployment.instances ?? [];
   return (
-    <Section title={`Instances (${instances.length} of ${deployment.desired_instances ?? instances.length} wanted)`}>
+    <Section
+      title={
+        deployment.idle === true
+          ? 'Instances (0: idle, wakes on request)'
+          : `Instances (${instances.length} of ${deployment.desired_instances ?? instances.length} wanted)`
+      }
+    >
       {instances.length === 0 ? (
-        <p class="muted">No instance runs.</p>
+        <p class="muted">
+          {deployment.idle === true ? 'Idle: no instance runs until a request starts one.' : 'No instance runs.'}
+        </p>
       ) : (
         <TableWrap label="Instances">
           <thead>

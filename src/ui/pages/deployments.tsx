@@ -149,7 +149,9 @@ function DeploymentTable({
                   <div class="muted">{deployment.stage}</div>
                 ) : null}
               </td>
-              <td>{deployment.status === 'stopped' ? '—' : `${healthy}/${desired}`}</td>
+              <td>
+                {deployment.status === 'stopped' ? '—' : deployment.idle === true ? 'idle' : `${healthy}/${desired}`}
+              </td>
               <td class="url-cell">
                 <code class="url">{url}</code> <CopyButton text={url} label={`Copy the URL of ${name}`} />
               </td>

@@ -3,11 +3,12 @@ import {
   answerStandsForCheck,
   decideRestart,
   failsWhenGivenUp,
-  isIdle,
+  idlePeriodMs,
   launchOutcome,
   nextCheckDelay,
   planReplacement,
   planScale,
+  shouldIdle,
   shouldReplace,
   type CheckObservation,
   type LaunchedInstance,
@@ -160,14 +161,27 @@ describe('deployment rules', () => {
     expect(plan.map(({ stop, by }) => `${stop.id} by ${by.id}`)).toEqual(stops);
   });
 
-  const candidate = { environment: 'development', status: 'deployed', lastActivity: 0, busy: false };
+  const candidate = { status: 'deployed', idle: false, lastActivity: 0, busy: false, periodMs: 1_000 };
   it.each([
-    { case: 'idle development deployment', change: {}, now: 1_000, idle: true },
+    { case: 'no request for its period', change: {}, now: 1_000, idle: true },
     { case: 'not idle for long enough', change: {}, now: 999, idle: false },
-    { case: 'production', change: { environment: 'production' }, now: 1_000, idle: false },
+    { case: 'never idles (no period)', change: { periodMs: undefined }, now: 1_000_000, idle: false },
+    { case: 'idle already', change: { idle: true }, now: 1_000, idle: false },
     { case: 'not deployed', change: { status: 'deploying' }, now: 1_000, idle: false },
     { case: 'requests in flight', change: { busy: true }, now: 1_000, idle: false },
-  ])('isIdle: $case', ({ change, now, idle }) => {
-    expect(isIdle({ ...candidate, ...change }, now, 1_000)).toBe(idle);
+  ])('shouldIdle: $case', ({ change, now, idle }) => {
+    expect(shouldIdle({ ...candidate, ...change }, now)).toBe(idle);
+  });
+
+  const defaults = { devIdleMs: 300_000, stagingIdleMs: 600_000 };
+  it.each([
+    { case: 'development default', environment: 'development', scaling: undefined, ms: 300_000 },
+    { case: 'staging default', environment: 'staging', scaling: undefined, ms: 600_000 },
+    { case: 'its own period', environment: 'staging', scaling: { idle_seconds: 30 }, ms: 30_000 },
+    { case: '0: never', environment: 'development', scaling: { idle_seconds: 0 }, ms: undefined },
+    { case: 'production keeps its instances', environment: 'production', scaling: { idle_seconds: 30 }, ms: undefined },
+    { case: 'production with min_instances 0', environment: 'production', scaling: { min_instances: 0 }, ms: 600_000 },
+  ])('idlePeriodMs: $case', ({ environment, scaling, ms }) => {
+    expect(idlePeriodMs(environment, scaling, defaults)).toBe(ms);
   });
 });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { callTool, createHarness, eventually, rawRequest, type Harness } from '../../support/deployments.js';
+import { callTool, createHarness, eventually, rawRequest, running, type Harness } from '../../support/deployments.js';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -89,15 +89,45 @@ describe('environments', () => {
     await expect(h.service.rollback('deploy_unknown')).rejects.toMatchObject({ code: 'not_found' });
   });
 
-  it('stops an idle development deployment after the idle time', async () => {
+  it('an idle development or staging deployment holds no instance, stays deployed, and the next request wakes it', async () => {
     h = await createHarness({ env: { MCPCTL_DEV_IDLE_MINUTES: '0.005' } });
     expect(h.service.limits.devIdleMs).toBe(300);
     const server = await h.addServer('weather');
     const dev = await h.deploy(server, 'development');
+    const staging = await h.deploy(server, 'staging', { scaling: { idle_seconds: 1 } });
+    const kept = await h.deploy(await h.addServer('kept'), 'staging', { scaling: { idle_seconds: 0 } });
     const prod = await h.deploy(server, 'production');
-    const stopped = await h.waitUntil(dev.deployment_id, (x) => x.status === 'stopped', 'the idle clean-up');
-    expect(stopped.reason).toMatch(/idle/);
-    expect((await h.service.status(prod.deployment_id))?.status).toBe('deployed');
+    const harness = h;
+    const alive = () => harness.fixtures.handles.filter((x) => isAlive(x.pid)).length;
+
+    const idle = await h.waitUntil(dev.deployment_id, (x) => x.idle === true && x.instances?.length === 0, 'idle');
+    expect(idle.status).toBe('deployed');
+    expect(idle.stage).toBe('idle');
+    await h.waitUntil(staging.deployment_id, (x) => x.idle === true && x.instances?.length === 0, 'staging idle');
+    // its process is gone; production and a deployment that never idles keep theirs
+    await eventually(async () => expect(alive()).toBe(3));
+    expect((await h.service.status(prod.deployment_id))?.idle).toBeUndefined();
+    expect((await h.service.status(kept.deployment_id))?.idle).toBeUndefined();
+    // its health URL answers healthy: idle is not down
+    const health = await rawRequest(`${dev.url}/health`);
+    expect(health.status).toBe(200);
+    expect(JSON.parse(health.body)).toMatchObject({ status: 'healthy', idle: true });
+
+    // the next request is served, from a new instance
+    const answer = await callTool(`${dev.url}/mcp`, 'echo', { text: 'awake' });
+    expect(answer.status).toBe(200);
+    expect(answer.text).toContain('awake');
+    const woken = await h.service.status(dev.deployment_id);
+    expect(woken).toMatchObject({ status: 'deployed', stage: 'running' });
+    expect(woken?.idle).toBeUndefined();
+    expect(running(woken!)).toBe(1);
+
+    // an engine restart keeps an idle deployment idle (no instance), and it still wakes
+    await h.waitUntil(staging.deployment_id, (x) => x.idle === true, 'staging still idle');
+    await h.restart();
+    const restored = await h.waitUntil(staging.deployment_id, (x) => x.status === 'deployed', 'restored');
+    expect(restored).toMatchObject({ idle: true, instances: [] });
+    expect((await callTool(`${staging.url}/mcp`, 'echo', { text: 'again' })).status).toBe(200);
   });
 });
 
