@@ -9,7 +9,8 @@
  * the runtime loads and deletes it. Its port 8080 is
  * published on 127.0.0.1 at a port Docker picks; the gateway routes there. Logs are followed from
  * the container, its end is awaited with the wait endpoint, a stop is Docker's (SIGTERM, then
- * SIGKILL after the grace period), health is GET /health on the published port.
+ * SIGKILL after the grace period), health is GET /health on the published port. A deployment with
+ * task tools has a volume of its own mounted in each of its containers (docker/task-volume.ts).
  *
  * Labels on each container name the engine's home, the deployment and the instance (plus the image
  * contract's), so a restarted engine finds the containers it left: they are stopped and removed, and
