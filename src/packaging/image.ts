@@ -6,6 +6,8 @@
  *   <registry>/mcpctl-server:<bundle digest>
  *     /opt/mcpctl/           the mcpctl package with its production dependencies (the runtime)
  *     /srv/mcpctl/bundle/    the bundle of the build (src/runtime/host/bundle.ts), read-only
+ *     /var/lib/mcpctl-tasks/ empty, the image user's: where a runner mounts the volume of the
+ *                            deployment's tasks (Docker copies its owner to a new volume)
  *     user 10001:10001, no shell needed; listens on 0.0.0.0:8080, /mcp and /health
  *
  * The runtime starts with `--env-is-secret`: every value of its environment is hidden from its logs
@@ -37,6 +39,12 @@ export const CONTAINER_PORT = 8080;
 export const CONTAINER_USER = { uid: 10001, gid: 10001 } as const;
 /** How long a stopping server drains in-flight requests; below the 30 s most orchestrators wait before SIGKILL. */
 export const DRAIN_SECONDS = 20;
+/**
+ * Where a runner mounts the folder a deployment's replicas share for the state of their tasks.
+ * The image has it empty and owned by its user: Docker gives an empty named volume mounted there
+ * that owner on its first mount, so the runtime can write in it with no step of the runner's.
+ */
+export const TASKS_MOUNT = '/var/lib/mcpctl-tasks';
 /** Writable scratch space: the root filesystem is read-only, programs a tool runs may still want a /tmp. */
 export const SCRATCH_DIR = '/tmp';
 /**

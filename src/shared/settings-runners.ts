@@ -11,6 +11,28 @@ const fileSeconds: SettingParser<number> = {
   parse: (raw) => (typeof raw === 'number' && Number.isFinite(raw) && raw > 0 ? raw : undefined),
 };
 
+/** An object of strings: as JSON text in the variable, as a JSON object in the file. */
+function stringMap(allowed: string): SettingParser<Record<string, string>> {
+  const ofObject = (raw: unknown) =>
+    typeof raw === 'object' &&
+    raw !== null &&
+    !Array.isArray(raw) &&
+    Object.values(raw).every((value) => typeof value === 'string')
+      ? (raw as Record<string, string>)
+      : undefined;
+  return {
+    allowed,
+    parse: (raw) => {
+      if (typeof raw !== 'string') return ofObject(raw);
+      try {
+        return ofObject(JSON.parse(raw));
+      } catch {
+        return undefined;
+      }
+    },
+  };
+}
+
 /** The docker runner's, and Swarm's on a manager (docs/engine.md, "Swarm"). */
 export const DOCKER_SETTINGS = {
   dockerBaseImage: define({
@@ -81,6 +103,26 @@ export const DOCKER_SETTINGS = {
     defaultText: '`2`',
     doc: "the tasks' `HEALTHCHECK` interval (start period: 10 intervals, at least 5 s)",
     audience: 'tuning',
+    group: 'swarm',
+  }),
+  swarmTasksVolumeDriver: define({
+    env: 'MCPCTL_SWARM_TASKS_VOLUME_DRIVER',
+    key: 'swarm.tasks_volume_driver',
+    parser: text,
+    defaultText: '`local`',
+    doc: 'the volume driver of the volume a service with task tools shares across its replicas (docs/runtime.md, "Tasks")',
+    audience: 'user',
+    group: 'swarm',
+  }),
+  swarmTasksVolumeOptions: define({
+    env: 'MCPCTL_SWARM_TASKS_VOLUME_OPTIONS',
+    key: 'swarm.tasks_volume_options',
+    parser: stringMap(
+      'a JSON object of strings such as {"type":"nfs","o":"addr=10.0.0.5,rw","device":":/exports/mcpctl"}',
+    ),
+    defaultText: 'none',
+    doc: "that volume's driver options; a `local` volume is each node's own, an NFS export makes it one for all nodes",
+    audience: 'user',
     group: 'swarm',
   }),
 };

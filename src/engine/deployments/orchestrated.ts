@@ -18,6 +18,7 @@ import type { Deployment } from '../../api/contract.js';
 import type { Backend } from '../gateway/upstream.js';
 import { parseLogLine } from './log-lines.js';
 import { resourcesOf } from './limits.js';
+import { hasTaskTools } from './task-folder.js';
 import type { LiveDeployment } from './live-deployment.js';
 import type { ManagedInstance } from './instance.js';
 import type { LaunchVerb, Placement } from './placement.js';
@@ -63,6 +64,7 @@ export function ownerOf(live: LiveDeployment): OrchestratedOwner {
       logLevel: live.environment === 'development' ? 'debug' : 'info',
       ...resourcesOf(live.record.config.resources),
       ...(live.domain === undefined ? {} : { domain: live.domain }),
+      ...(hasTaskTools(ctx.server.definition) ? { tasks: true } : {}),
     }),
     engine: ctx.engine,
     healthTimeoutMs: ctx.limits.healthTimeoutMs,

@@ -38,6 +38,11 @@ export interface WorkloadSpec {
   resources?: { memoryMb?: number; cpus?: number };
   /** the deployment's domain, for an orchestrator that routes it itself (Kubernetes: an Ingress with a certificate) */
   domain?: string;
+  /**
+   * true when the definition has tools that run as tasks: the replicas share a folder (a volume)
+   * for the state of their tasks, named in their MCPCTL_TASKS_DIR
+   */
+  tasks?: boolean;
 }
 
 /**

@@ -9,7 +9,8 @@
  * the runtime loads and deletes it. Its port 8080 is
  * published on 127.0.0.1 at a port Docker picks; the gateway routes there. Logs are followed from
  * the container, its end is awaited with the wait endpoint, a stop is Docker's (SIGTERM, then
- * SIGKILL after the grace period), health is GET /health on the published port.
+ * SIGKILL after the grace period), health is GET /health on the published port. A deployment with
+ * task tools has a volume of its own mounted in each of its containers (docker/task-volume.ts).
  *
  * Labels on each container name the engine's home, the deployment and the instance (plus the image
  * contract's), so a restarted engine finds the containers it left: they are stopped and removed, and
@@ -48,7 +49,7 @@ import {
   type RunnerInstance,
   type StartInstanceSpec,
 } from '../runner.js';
-import { prepareTaskVolume, removeTaskVolume, taskVolumeMount, taskVolumeName, withTasksDir } from './task-volume.js';
+import { removeTaskVolume, taskVolumeMount, withTasksDir } from './task-volume.js';
 
 /** Label keys of what a container belongs to. */
 export const CONTAINER_LABELS = {
@@ -169,11 +170,10 @@ async function startContainer(
   const deadline = Date.now() + spec.limits.startTimeoutMs;
   const contract = imageContract(image.digest, { logLevel: spec.logLevel, envFile: DOCKER_ENV_FILE });
   const labels = containerLabels(spec.labels, image.digest);
-  const volume = spec.tasksDir === undefined ? undefined : taskVolumeName(spec.labels.engine, spec.labels.deployment);
-  const config = containerConfig(contract, containerLimits(defaults, spec), labels, network, volume);
+  const tasks = spec.tasksDir === undefined ? undefined : taskVolumeMount(spec.labels.engine, spec.labels.deployment);
+  const config = containerConfig(contract, containerLimits(defaults, spec), labels, network, tasks);
   const id = await createContainer(docker, containerName(spec.labels), config);
-  if (volume !== undefined) await prepareTaskVolume(docker, id, contract.user);
-  await copyValues(docker, id, volume === undefined ? spec.env : withTasksDir(spec.env), contract.user);
+  await copyValues(docker, id, tasks === undefined ? spec.env : withTasksDir(spec.env, tasks.Source), contract.user);
   await startCreated(docker, id);
   // `not-running` after the start: a container that already ended answers at once, with its code
   const exited = waitFor(docker, id);
@@ -292,8 +292,8 @@ function containerConfig(
   limits: ContainerLimits,
   labels: Record<string, string>,
   network: string,
-  /** the deployment's task volume, when its tools run as tasks */
-  tasksVolume?: string,
+  /** the mount of the deployment's task volume, when its tools run as tasks */
+  tasksMount?: Record<string, unknown>,
 ): Record<string, unknown> {
   const port = `${contract.port}/tcp`;
   return {
@@ -309,10 +309,7 @@ function containerConfig(
       PortBindings: { [port]: [{ HostIp: '127.0.0.1', HostPort: '' }] },
       NetworkMode: network,
       // a volume of its own for the values file: the root filesystem is read-only
-      Mounts: [
-        { Type: 'volume', Target: DOCKER_ENV_DIR },
-        ...(tasksVolume === undefined ? [] : [taskVolumeMount(tasksVolume)]),
-      ],
+      Mounts: [{ Type: 'volume', Target: DOCKER_ENV_DIR }, ...(tasksMount === undefined ? [] : [tasksMount])],
       ReadonlyRootfs: true,
       Tmpfs: { [contract.scratchDir]: `rw,noexec,nosuid,nodev,size=${limits.tmpBytes}` },
       SecurityOpt: ['no-new-privileges'],

@@ -3,7 +3,8 @@
  *
  *   mcpctl-runtime:<hash>       the base image + this mcpctl package (dist/ and its production
  *                               dependencies) at /opt/mcpctl; built once per base image and package
- *   mcpctl-server:<digest>      FROM the runtime image + the bundle at /srv/mcpctl/bundle, user
+ *   mcpctl-server:<digest>      FROM the runtime image + the bundle at /srv/mcpctl/bundle, an
+ *                               empty /var/lib/mcpctl-tasks of user 10001 (TASKS_MOUNT), user
  *                               10001, port 8080, labels; built once per bundle digest and runtime
  *
  * Both are classic `docker build`s of a generated Dockerfile with only COPY steps (no RUN), so they
@@ -22,6 +23,7 @@ import {
   BUNDLE_LABEL_LENGTH,
   DIGEST_PATTERN,
   LABELS,
+  TASKS_MOUNT,
   imageContract,
   imageName,
   type ImageContract,
@@ -203,6 +205,8 @@ function serverDockerfile(runtimeImage: string, contract: ImageContract): string
   return [
     `FROM ${runtimeImage}`,
     `COPY bundle ${contract.bundleDir}`,
+    // an empty folder of the image's user: a volume mounted there is that user's (task-volume.ts)
+    `COPY --chown=${contract.user.uid}:${contract.user.gid} tasks ${TASKS_MOUNT}`,
     ...Object.entries(contract.env).map(([name, value]) => `ENV ${name}=${JSON.stringify(value)}`),
     `USER ${contract.user.uid}:${contract.user.gid}`,
     `WORKDIR ${contract.bundleDir}`,
@@ -231,7 +235,10 @@ async function ensureServerImage(builder: Builder, bundleDir: string): Promise<B
     if ((existing?.Config?.Labels ?? {})[RUNTIME_IMAGE_LABEL] === from)
       return { image: contract.image, digest: manifest.digest, contract, built: false };
     const labels = serverImageLabels(from, manifest);
-    const context = [{ name: 'bundle', path: bundleDir }];
+    const context = [
+      { name: 'bundle', path: bundleDir },
+      { name: 'tasks', folder: true as const },
+    ];
     await buildImage(builder, contract.image, serverDockerfile(from, contract), context, labels);
     return { image: contract.image, digest: manifest.digest, contract, built: true };
   });

@@ -7,11 +7,15 @@
  * placement spread over a node label (`node.labels.region`), and port 8080 published in host mode
  * on a port Swarm picks (the ingress routing mesh is not used). The deployment's values are not in
  * its `Env`: they come as a Docker secret (swarm-secrets.ts) the runtime reads as its `--values-file`.
+ * A definition with task tools gets the deployment's task volume (task-volume.ts) in every task,
+ * made on each node with the driver and options of the settings.
  */
 import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
 import { BUNDLE_LABEL_LENGTH, LABELS, SWARM_ENV_FILE, type ImageContract } from '../../../packaging/image.js';
 import { secretReference, type EnvSecret } from './swarm-secrets.js';
+import { TASKS_DIR_ENV } from '../../../runtime/constants.js';
+import { taskVolumeMount, tasksDirIn, type TaskVolumeDriver } from './task-volume.js';
 import type { WorkloadLabels, WorkloadSpec } from '../orchestrator.js';
 
 /** Label keys of a service (and, for `deployment`, of its tasks' containers). */
@@ -39,6 +43,8 @@ export interface SwarmSettings {
   healthStartMs: number;
   /** a failed task is restarted after this delay */
   restartDelayMs: number;
+  /** how the task volume is made on each node (a service with task tools) */
+  tasksVolume?: TaskVolumeDriver;
 }
 
 export const DEFAULT_SWARM_SETTINGS: SwarmSettings = {
@@ -146,11 +152,14 @@ function containerSpec(
   envSecret: EnvSecret | undefined,
 ): Record<string, unknown> {
   const healthTimeoutMs = settings.healthTimeoutMs;
+  const tasks =
+    spec.tasks === true ? taskVolumeMount(spec.labels.engine, spec.labels.deployment, settings.tasksVolume) : undefined;
+  const env = tasks === undefined ? contract.env : { ...contract.env, [TASKS_DIR_ENV]: tasksDirIn(tasks.Source) };
   return {
     Image: contract.image,
     Command: contract.command,
     // the deployment's values are in the secret: a service's Env is kept by Swarm in clear
-    Env: Object.entries(contract.env).map(([key, value]) => `${key}=${value}`),
+    Env: Object.entries(env).map(([key, value]) => `${key}=${value}`),
     ...(envSecret === undefined
       ? {}
       : { Secrets: [secretReference(envSecret, posix.basename(SWARM_ENV_FILE), contract.user)] }),
@@ -164,6 +173,7 @@ function containerSpec(
     ReadOnly: true,
     Mounts: [
       { Type: 'tmpfs', Target: contract.scratchDir, TmpfsOptions: { SizeBytes: limits.tmpBytes, Mode: 0o1777 } },
+      ...(tasks === undefined ? [] : [tasks]),
     ],
     Privileges: { NoNewPrivileges: true },
     CapabilityDrop: ['ALL'],

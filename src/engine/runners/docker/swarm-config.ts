@@ -7,6 +7,8 @@
  *   MCPCTL_SWARM_SPREAD=<label>            "swarm": { "spread": "<label>" }      (node.labels.<label> unless it has a dot)
  *   MCPCTL_SWARM_MONITOR_SECONDS=<n>       "swarm": { "monitor_seconds": n }
  *   MCPCTL_SWARM_HEALTH_INTERVAL_SECONDS   "swarm": { "health_interval_seconds": n }
+ *   MCPCTL_SWARM_TASKS_VOLUME_DRIVER       "swarm": { "tasks_volume_driver": "<driver>" }
+ *   MCPCTL_SWARM_TASKS_VOLUME_OPTIONS      "swarm": { "tasks_volume_options": { "<name>": "<value>" } } (JSON in the variable)
  */
 import type { SwarmSettings } from './service-spec.js';
 import { RunnerConfigError } from '../runner.js';
@@ -18,7 +20,14 @@ export interface SwarmConfig {
   settings: Partial<SwarmSettings>;
 }
 
-export const SWARM_SETTING_KEYS = ['enabled', 'spread', 'monitor_seconds', 'health_interval_seconds'] as const;
+export const SWARM_SETTING_KEYS = [
+  'enabled',
+  'spread',
+  'monitor_seconds',
+  'health_interval_seconds',
+  'tasks_volume_driver',
+  'tasks_volume_options',
+] as const;
 
 /** The Swarm configuration from the environment over `section` (`swarm` of `settingsFile`); RunnerConfigError when a value is wrong. */
 export function swarmConfig(
@@ -32,6 +41,8 @@ export function swarmConfig(
   const spread = settingValue(SETTINGS.swarmSpread, sources, runnerError);
   const monitor = settingValue(SETTINGS.swarmMonitorSeconds, sources, runnerError);
   const interval = settingValue(SETTINGS.swarmHealthIntervalSeconds, sources, runnerError);
+  const driver = settingValue(SETTINGS.swarmTasksVolumeDriver, sources, runnerError);
+  const options = settingValue(SETTINGS.swarmTasksVolumeOptions, sources, runnerError);
   return {
     enabled,
     settings: {
@@ -42,6 +53,11 @@ export function swarmConfig(
         : {
             healthIntervalMs: Math.round(interval * 1000),
             healthStartMs: Math.max(Math.round(interval * 1000) * 10, 5000),
+          }),
+      ...(driver === undefined && options === undefined
+        ? {}
+        : {
+            tasksVolume: { ...(driver === undefined ? {} : { driver }), ...(options === undefined ? {} : { options }) },
           }),
     },
   };

@@ -15,14 +15,18 @@ export type TarEntry =
   /** a file or a whole folder from disk, at `name` in the archive */
   | { name: string; path: string; skip?: (relative: string) => boolean }
   /** content given here */
-  | { name: string; content: string | Buffer; mode?: number };
+  | { name: string; content: string | Buffer; mode?: number }
+  /** an empty folder */
+  | { name: string; folder: true };
 
 export function tarStream(entries: TarEntry[]): Readable {
   const pack = createPack();
   void (async () => {
     try {
       for (const entry of entries) {
-        if ('content' in entry) {
+        if ('folder' in entry) {
+          await addFolder(pack, entry.name, 0o755);
+        } else if ('content' in entry) {
           const content = typeof entry.content === 'string' ? Buffer.from(entry.content) : entry.content;
           await addBuffer(pack, { name: entry.name, mode: entry.mode ?? 0o644 }, content);
         } else {
@@ -46,6 +50,14 @@ function addBuffer(pack: Pack, header: { name: string; mode: number }, content: 
   });
 }
 
+function addFolder(pack: Pack, name: string, mode: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    pack.entry({ name, type: 'directory', mode, mtime: MTIME, uid: 0, gid: 0 }, (error) =>
+      error ? reject(error) : resolve(),
+    );
+  });
+}
+
 async function addPath(
   pack: Pack,
   name: string,
@@ -66,11 +78,7 @@ async function addPath(
     return;
   }
   if (stats.isDirectory()) {
-    await new Promise<void>((resolve, reject) =>
-      pack.entry({ name, type: 'directory', mode: mode | 0o755, mtime: MTIME, uid: 0, gid: 0 }, (error) =>
-        error ? reject(error) : resolve(),
-      ),
-    );
+    await addFolder(pack, name, mode | 0o755);
     for (const child of (await readdir(path)).sort()) {
       await addPath(
         pack,

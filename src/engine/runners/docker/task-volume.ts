@@ -1,19 +1,25 @@
 /**
  * The task state of a deployment's containers (tools marked `task:`): a named volume of that
- * deployment, mounted in each of its containers and in no other, removed with the deployment.
- * The runtime runs as the image's user, so a folder of that user's is made in the volume before
- * the container starts (a volume is root's when Docker makes it), and MCPCTL_TASKS_DIR names it.
+ * deployment, mounted in each of its containers (plain ones, or the tasks of its Swarm service) and
+ * in no other, removed with the deployment. The image has the mount point empty and owned by its
+ * user (src/packaging/image.ts, TASKS_MOUNT), and Docker gives a new volume the owner of the folder
+ * it is first mounted on, so the runtime (that user) can write there with no step of the runner's.
+ * MCPCTL_TASKS_DIR names a folder in it named after the volume: deployments whose volumes are one
+ * share (a Swarm setting with an NFS export) keep apart.
  */
 import { createHash } from 'node:crypto';
-import type { Readable } from 'node:stream';
-import { pack as createPack } from 'tar-stream';
+import { TASKS_MOUNT } from '../../../packaging/image.js';
 import { TASKS_DIR_ENV } from '../../../runtime/constants.js';
-import { RunnerStartError } from '../runner.js';
 import { DockerApiError, type DockerClient } from './engine-api.js';
 
-/** Where the volume is mounted inside a container. */
-export const DOCKER_TASKS_MOUNT = '/var/lib/mcpctl-tasks';
-const DOCKER_TASKS_DIR = `${DOCKER_TASKS_MOUNT}/tasks`;
+/** Label keys of a task volume. */
+export const VOLUME_LABELS = { engine: 'mcpctl/engine', deployment: 'mcpctl/deployment' } as const;
+
+/** How Swarm makes the volume on each node (the `local` driver and no options unless told). */
+export interface TaskVolumeDriver {
+  driver?: string;
+  options?: Record<string, string>;
+}
 
 /** One volume per engine and deployment: two engines on one daemon never share one. */
 export function taskVolumeName(engine: string, deployment: string): string {
@@ -21,40 +27,48 @@ export function taskVolumeName(engine: string, deployment: string): string {
   return `mcpctl-tasks-${digest}`;
 }
 
-export function taskVolumeMount(volume: string): Record<string, unknown> {
-  return { Type: 'volume', Source: volume, Target: DOCKER_TASKS_MOUNT };
+/** The mount of the deployment's volume (Engine API `Mount`), with the labels and driver Docker makes it with. */
+export function taskVolumeMount(
+  engine: string,
+  deployment: string,
+  driver: TaskVolumeDriver = {},
+): Record<string, unknown> & { Source: string } {
+  const labels = { [VOLUME_LABELS.engine]: engine, [VOLUME_LABELS.deployment]: deployment };
+  const config =
+    driver.driver === undefined && driver.options === undefined
+      ? {}
+      : { DriverConfig: { Name: driver.driver ?? 'local', Options: driver.options ?? {} } };
+  return {
+    Type: 'volume',
+    Source: taskVolumeName(engine, deployment),
+    Target: TASKS_MOUNT,
+    VolumeOptions: { Labels: labels, ...config },
+  };
+}
+
+/** The folder of the deployment's tasks in its container: MCPCTL_TASKS_DIR. */
+export function tasksDirIn(volume: string): string {
+  return `${TASKS_MOUNT}/${volume}`;
 }
 
 /** The container's values, with the folder of its tasks. */
-export function withTasksDir(env: Record<string, string>): Record<string, string> {
-  return { ...env, [TASKS_DIR_ENV]: DOCKER_TASKS_DIR };
+export function withTasksDir(env: Record<string, string>, volume: string): Record<string, string> {
+  return { ...env, [TASKS_DIR_ENV]: tasksDirIn(volume) };
 }
 
-/** Makes the tasks folder in the volume, the runtime's user's, in a created container. */
-export async function prepareTaskVolume(
-  docker: DockerClient,
-  id: string,
-  owner: { uid: number; gid: number },
-): Promise<void> {
-  const pack = createPack();
-  pack.entry({ uid: owner.uid, gid: owner.gid, mtime: new Date(0), name: 'tasks/', type: 'directory', mode: 0o700 });
-  pack.finalize();
-  try {
-    await docker.json('PUT', `/containers/${id}/archive`, {
-      query: { path: DOCKER_TASKS_MOUNT },
-      stream: pack as unknown as Readable,
-    });
-  } catch (error) {
-    throw new RunnerStartError(`could not prepare the tasks volume: ${(error as Error).message}`, false, {
-      cause: error,
-    });
-  }
-}
-
-/** Removes the deployment's volume, if it has one (a deployment without tasks has none). */
+/**
+ * Removes the deployment's volume, if it has one (a deployment without tasks has none). Containers
+ * that ended and still hold it go first: the tasks Swarm replaced in a rollout, which it keeps as
+ * history (the volume is this deployment's, so they are too).
+ */
 export async function removeTaskVolume(docker: DockerClient, engine: string, deployment: string): Promise<void> {
   const volume = taskVolumeName(engine, deployment);
   try {
+    const holders = await docker.json<Array<{ Id: string; State: string }> | undefined>('GET', '/containers/json', {
+      query: { all: 1, filters: JSON.stringify({ volume: [volume], status: ['exited', 'created', 'dead'] }) },
+    });
+    for (const holder of holders ?? [])
+      await docker.json('DELETE', `/containers/${holder.Id}`, { query: { v: 0 } }).catch(() => undefined);
     await docker.json('DELETE', `/volumes/${volume}`);
   } catch (error) {
     if (error instanceof DockerApiError && error.status === 404) return;

@@ -5,6 +5,7 @@
  * Needs the built package (dist/): the image holds it.
  */
 import type { ChildProcess } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toBuildRequest } from '../../../../src/api/build-request.js';
@@ -14,6 +15,8 @@ import { createImageBuilder } from '../../../../src/engine/runners/docker/images
 import { CONTAINER_LABELS, createDockerRunner } from '../../../../src/engine/runners/docker/docker-runner.js';
 import { isProcessAlive } from '../../../../src/engine/engine-lock.js';
 import { writeBundle } from '../../../../src/runtime/host/bundle.js';
+import { taskVolumeName, VOLUME_LABELS } from '../../../../src/engine/runners/docker/task-volume.js';
+import { DockerApiError } from '../../../../src/engine/runners/docker/engine-api.js';
 import { BUNDLE_DIGEST_ANNOTATION, CONTAINER_USER, imageName, LABELS } from '../../../../src/packaging/image.js';
 import { call, killEngineOf, requireBuilt, ROOT, tempHome } from '../../../support/app.js';
 import { spawnDaemon, waitForDaemon } from '../../../support/daemon.js';
@@ -27,6 +30,7 @@ import {
 import { tempDir, type TempDir } from '../../../support/temp.js';
 import { waitFor } from '../../../support/wait.js';
 import { runBin, type BinResult } from '../../../support/cli.js';
+import { TASK_MODULE, TASK_SERVER, taskAcrossReplicas } from '../../../support/tasks.js';
 
 const CALCULATOR = join(ROOT, 'examples', 'calculator', 'server.yaml');
 
@@ -34,6 +38,7 @@ interface ContainerSummary {
   Id: string;
   State: string;
   Labels: Record<string, string>;
+  Ports?: Array<{ PrivatePort: number; PublicPort?: number }>;
 }
 
 /** The CLI of this checkout, run to its end. */
@@ -301,5 +306,65 @@ describe.skipIf(dockerSkipReason !== undefined)(
         60_000,
       );
     }, 600_000);
+
+    it("shares a deployment's task state between its 2 containers through its volume, removed with the deployment", async () => {
+      const temp = await tempHome('mcpctl-docker-tasks-');
+      temps.push(temp);
+      const home = temp.dir;
+      homes.push(home);
+      const server = await tempDir('mcpctl-docker-tasks-server-');
+      temps.push(server);
+      await writeFile(join(server.dir, 'server.yaml'), TASK_SERVER);
+      await writeFile(join(server.dir, 'tasks.mjs'), TASK_MODULE);
+      const env = {
+        PATH: process.env.PATH!,
+        MCPCTL_HOME: home,
+        MCPCTL_RATE_LIMIT: '0',
+        MCPCTL_RUNNER: 'docker',
+        MCPCTL_DOCKER_BASE_IMAGE: baseImage,
+        ...docker.env,
+      };
+      const cli = (args: string[]) => runCli(args, env);
+      spawnDaemon(env, children);
+      await waitForDaemon(home);
+      const deployed = await cli(['--json', 'deploy', join(server.dir, 'server.yaml'), '--env', 'production']);
+      expect(deployed.code, deployed.stderr).toBe(0);
+      const { deployment_id: id } = JSON.parse(deployed.stdout) as { deployment_id: string };
+      const running = await waitFor(
+        '2 running containers',
+        async () => {
+          const now = (await containersOf(home)).filter((c) => c.State === 'running');
+          return now.length === 2 ? now : undefined;
+        },
+        120_000,
+      );
+      // each container's own address: the one that did not create the task answers for it
+      const [a, b] = running.map((c) => {
+        const port = c.Ports?.find((p) => p.PrivatePort === 8080 && p.PublicPort !== undefined)?.PublicPort;
+        return `http://127.0.0.1:${port}/mcp`;
+      }) as [string, string];
+      const fromB = await taskAcrossReplicas(a, b);
+      expect(fromB.whileRunning.result).toMatchObject({ taskId: fromB.taskId, status: 'working' });
+      expect(fromB.ended).toMatchObject({ status: 'completed' });
+      const fromA = await taskAcrossReplicas(b, a);
+      expect(fromA.ended).toMatchObject({ status: 'completed' });
+      // each task ran where it was created: two hosts (container ids), so both containers took part
+      expect(fromB.text).toMatch(/^slept 1500 ms on /);
+      expect(fromA.text).toMatch(/^slept 1500 ms on /);
+      expect(fromA.text).not.toBe(fromB.text);
+
+      const volume = taskVolumeName(home, id);
+      const made = await client.json<{ Labels: Record<string, string> }>('GET', `/volumes/${volume}`);
+      expect(made.Labels).toMatchObject({ [VOLUME_LABELS.engine]: home, [VOLUME_LABELS.deployment]: id });
+      expect((await cli(['stop', id])).code).toBe(0);
+      const removed = await cli(['rm', '--yes', id]);
+      expect(removed.code, removed.stderr).toBe(0);
+      const gone = await client.json('GET', `/volumes/${volume}`).then(
+        () => 'still there',
+        (error: unknown) => (error instanceof DockerApiError ? error.status : String(error)),
+      );
+      expect(gone).toBe(404);
+      expect((await cli(['engine', 'stop'])).code).toBe(0);
+    }, 300_000);
   },
 );

@@ -56,7 +56,28 @@ describe('the Swarm settings of the docker runner', () => {
       `"swarm.health_interval_seconds" in ${FILE} must be a positive number of seconds, not 0`,
     );
     expect(wrong({ monitor: 3 })).toThrow(
-      `"swarm.monitor" in ${FILE} is not a setting; the keys are enabled, spread, monitor_seconds, health_interval_seconds`,
+      `"swarm.monitor" in ${FILE} is not a setting; the keys are enabled, spread, monitor_seconds, health_interval_seconds, tasks_volume_driver, tasks_volume_options`,
+    );
+    expect(wrong({ tasks_volume_options: { type: 'nfs', port: 2049 } })).toThrow(
+      `"swarm.tasks_volume_options" in ${FILE} must be a JSON object of strings`,
+    );
+    expect(wrong({ tasks_volume_options: 'type=nfs' })).toThrow(`"swarm.tasks_volume_options" in ${FILE}`);
+  });
+
+  it('reads the driver and options of the task volume, as a JSON object in the variable', () => {
+    const options = { type: 'nfs', o: 'addr=10.0.0.5,rw,nfsvers=4', device: ':/exports/mcpctl' };
+    expect(swarmConfig({}, { tasks_volume_options: options }, FILE).settings).toEqual({
+      tasksVolume: { options },
+    });
+    const env = {
+      MCPCTL_SWARM_TASKS_VOLUME_DRIVER: 'local',
+      MCPCTL_SWARM_TASKS_VOLUME_OPTIONS: JSON.stringify(options),
+    };
+    expect(swarmConfig(env, { tasks_volume_driver: 'other' }, FILE).settings).toEqual({
+      tasksVolume: { driver: 'local', options },
+    });
+    expect(() => swarmConfig({ MCPCTL_SWARM_TASKS_VOLUME_OPTIONS: 'type=nfs' }, undefined, FILE)).toThrow(
+      'MCPCTL_SWARM_TASKS_VOLUME_OPTIONS must be a JSON object of strings',
     );
   });
 

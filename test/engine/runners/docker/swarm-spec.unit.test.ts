@@ -5,9 +5,12 @@ import {
   serviceName,
   serviceSpec,
   workloadLabelsOf,
+  type SwarmSettings,
 } from '../../../../src/engine/runners/docker/service-spec.js';
+import { taskVolumeName } from '../../../../src/engine/runners/docker/task-volume.js';
+import { TASKS_DIR_ENV } from '../../../../src/runtime/constants.js';
 import { rolloutOutcome } from '../../../../src/engine/runners/orchestrator.js';
-import { imageContract, SWARM_ENV_FILE } from '../../../../src/packaging/image.js';
+import { imageContract, SWARM_ENV_FILE, TASKS_MOUNT } from '../../../../src/packaging/image.js';
 
 const DIGEST = 'a'.repeat(64);
 const labels = {
@@ -90,6 +93,39 @@ describe('the Swarm service of a deployment', () => {
     expect(spec.EndpointSpec.Ports).toEqual([
       { Protocol: 'tcp', TargetPort: 8080, PublishedPort: 0, PublishMode: 'host' },
     ]);
+    expect(JSON.stringify(container.Env)).not.toContain(TASKS_DIR_ENV);
+  });
+
+  it('with task tools, mounts the deployment’s task volume in every task and names its folder in MCPCTL_TASKS_DIR', () => {
+    const volume = taskVolumeName(labels.engine, labels.deployment);
+    const containerOf = (settings: SwarmSettings) => {
+      const spec = serviceSpec(
+        { labels, bundleDir: '/b', env: {}, logLevel: 'info', replicas: 2, tasks: true },
+        imageContract(DIGEST),
+        limits,
+        settings,
+      ) as unknown as { TaskTemplate: { ContainerSpec: { Mounts: unknown[]; Env: string[] } } };
+      return spec.TaskTemplate.ContainerSpec;
+    };
+    const container = containerOf(DEFAULT_SWARM_SETTINGS);
+    expect(container.Mounts).toContainEqual({
+      Type: 'volume',
+      Source: volume,
+      Target: TASKS_MOUNT,
+      VolumeOptions: { Labels: { 'mcpctl/engine': labels.engine, 'mcpctl/deployment': labels.deployment } },
+    });
+    expect(container.Env).toContain(`${TASKS_DIR_ENV}=${TASKS_MOUNT}/${volume}`);
+    // another deployment of the same service (a redeploy) has a volume of its own
+    expect(taskVolumeName(labels.engine, 'deploy_def')).not.toBe(volume);
+
+    const nfs = { type: 'nfs', o: 'addr=10.0.0.5,rw', device: ':/exports/mcpctl' };
+    const shared = containerOf({ ...DEFAULT_SWARM_SETTINGS, tasksVolume: { options: nfs } });
+    expect(shared.Mounts).toContainEqual(
+      expect.objectContaining({
+        Source: volume,
+        VolumeOptions: expect.objectContaining({ DriverConfig: { Name: 'local', Options: nfs } }),
+      }),
+    );
   });
 });
 

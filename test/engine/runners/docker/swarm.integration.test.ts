@@ -26,6 +26,11 @@ import {
 import { tempDir, type TempDir } from '../../../support/temp.js';
 import { waitFor } from '../../../support/wait.js';
 import { runBin, type BinResult } from '../../../support/cli.js';
+import { TASK_MODULE, TASK_SERVER, taskAcrossReplicas } from '../../../support/tasks.js';
+import { taskVolumeName } from '../../../../src/engine/runners/docker/task-volume.js';
+import { DockerApiError } from '../../../../src/engine/runners/docker/engine-api.js';
+import { TASKS_DIR_ENV } from '../../../../src/runtime/constants.js';
+import { TASKS_MOUNT } from '../../../../src/packaging/image.js';
 
 const SERVER = `name: swarmver
 version: 1.0.0
@@ -56,7 +61,11 @@ interface ServiceSummary {
 interface TaskSummary {
   ID: string;
   DesiredState: string;
-  Status: { State: string; ContainerStatus?: { ContainerID: string } };
+  Status: {
+    State: string;
+    ContainerStatus?: { ContainerID: string };
+    PortStatus?: { Ports?: Array<{ TargetPort?: number; PublishedPort?: number }> };
+  };
   Spec: { ContainerSpec: { Labels?: Record<string, string> } };
 }
 interface DeploymentView {
@@ -126,6 +135,9 @@ describe.skipIf(dockerSkipReason !== undefined)(
     let folder: TempDir;
     let home: string;
     let homeDir: TempDir | undefined;
+    /** the home of the engine of the task test, and its server's folder */
+    let tasksHome: TempDir | undefined;
+    let tasksServer: TempDir | undefined;
     const children: ChildProcess[] = [];
     let imagesBefore = new Set<string>();
 
@@ -148,9 +160,11 @@ describe.skipIf(dockerSkipReason !== undefined)(
     afterAll(async () => {
       for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       if (home !== undefined) killEngineOf(home);
+      if (tasksHome !== undefined) killEngineOf(tasksHome.dir);
       if (client !== undefined) {
-        for (const service of await servicesOf().catch(() => []))
-          await client.json('DELETE', `/services/${service.ID}`).catch(() => undefined);
+        const left = [...(await servicesOf().catch(() => []))];
+        if (tasksHome !== undefined) left.push(...(await servicesOf(tasksHome.dir).catch(() => [])));
+        for (const service of left) await client.json('DELETE', `/services/${service.ID}`).catch(() => undefined);
         await swarm?.leave();
         if (!docker.owned) {
           const added = (await client.json<Array<{ Id: string }>>('GET', '/images/json')).filter(
@@ -162,12 +176,14 @@ describe.skipIf(dockerSkipReason !== undefined)(
       }
       await folder?.cleanup();
       await homeDir?.cleanup();
+      await tasksServer?.cleanup();
+      await tasksHome?.cleanup();
       await docker?.stop();
     }, 180_000);
 
-    function servicesOf(): Promise<ServiceSummary[]> {
+    function servicesOf(engine = home): Promise<ServiceSummary[]> {
       return client.json<ServiceSummary[]>('GET', '/services', {
-        query: { filters: JSON.stringify({ label: [`${SERVICE_LABELS.engine}=${home}`] }) },
+        query: { filters: JSON.stringify({ label: [`${SERVICE_LABELS.engine}=${engine}`] }) },
       });
     }
     async function runningTasks(service: string): Promise<TaskSummary[]> {
@@ -405,5 +421,69 @@ describe.skipIf(dockerSkipReason !== undefined)(
         60_000,
       );
     }, 900_000);
+
+    it('shares the task state of a service with task tools between its 2 replicas through a volume of the deployment, removed with it', async () => {
+      tasksHome = await tempHome('mcpctl-swarm-tasks-');
+      tasksServer = await tempDir('mcpctl-swarm-tasks-server-');
+      await writeFile(join(tasksServer.dir, 'server.yaml'), TASK_SERVER);
+      await writeFile(join(tasksServer.dir, 'tasks.mjs'), TASK_MODULE);
+      const env = {
+        PATH: process.env.PATH!,
+        MCPCTL_HOME: tasksHome.dir,
+        MCPCTL_RATE_LIMIT: '0',
+        MCPCTL_RUNNER: 'docker',
+        MCPCTL_DOCKER_BASE_IMAGE: baseImage,
+        MCPCTL_SWARM_MONITOR_SECONDS: '3',
+        MCPCTL_SWARM_HEALTH_INTERVAL_SECONDS: '1',
+        ...docker.env,
+      };
+      spawnDaemon(env, children);
+      await waitForDaemon(tasksHome.dir);
+      const deployed = await runCli(
+        ['--json', 'deploy', join(tasksServer.dir, 'server.yaml'), '--env', 'production'],
+        env,
+      );
+      expect(deployed.code, deployed.stderr).toBe(0);
+      const view = JSON.parse(deployed.stdout) as DeploymentView;
+      expect(view).toMatchObject({ status: 'deployed', runner: 'swarm' });
+      const [service] = await servicesOf(tasksHome.dir);
+      const volume = taskVolumeName(tasksHome.dir, view.deployment_id);
+      const container = service!.Spec.TaskTemplate.ContainerSpec;
+      expect(container.Mounts).toContainEqual(expect.objectContaining({ Type: 'volume', Source: volume }));
+      expect(container.Env).toContain(`${TASKS_DIR_ENV}=${TASKS_MOUNT}/${volume}`);
+      const tasks = await waitFor(
+        '2 running replicas',
+        async () => {
+          const running = await runningTasks(service!.ID);
+          return running.length === 2 ? running : undefined;
+        },
+        60_000,
+      );
+      // each replica's own published port: the one that did not create the task answers for it
+      const [a, b] = tasks.map((task) => {
+        const port = task.Status.PortStatus?.Ports?.find((p) => p.TargetPort === 8080)?.PublishedPort;
+        return `http://127.0.0.1:${port}/mcp`;
+      }) as [string, string];
+      const fromB = await taskAcrossReplicas(a, b);
+      expect(fromB.whileRunning.result).toMatchObject({ taskId: fromB.taskId, status: 'working' });
+      expect(fromB.ended).toMatchObject({ status: 'completed' });
+      const fromA = await taskAcrossReplicas(b, a);
+      expect(fromA.ended).toMatchObject({ status: 'completed' });
+      // each task ran on the replica that created it (its hostname): both replicas took part
+      expect(fromA.text).toMatch(/^slept 1500 ms on /);
+      expect(fromA.text).not.toBe(fromB.text);
+
+      const cli = (args: string[]) => runCli(args, env);
+      expect((await cli(['stop', view.deployment_id])).code).toBe(0);
+      const removed = await cli(['rm', '--yes', view.deployment_id]);
+      expect(removed.code, removed.stderr).toBe(0);
+      const gone = await client.json('GET', `/volumes/${volume}`).then(
+        () => 'still there',
+        (error: unknown) => (error instanceof DockerApiError ? error.status : String(error)),
+      );
+      expect(gone).toBe(404);
+      expect(await servicesOf(tasksHome.dir)).toEqual([]);
+      expect((await cli(['engine', 'stop'])).code).toBe(0);
+    }, 300_000);
   },
 );
