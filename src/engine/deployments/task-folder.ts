@@ -12,12 +12,17 @@ export function tasksDirOf(home: string, deploymentId: string): string {
   return join(home, 'tasks', deploymentId);
 }
 
+/** The definition has a tool that runs as a task. */
+export function hasTaskTools(definition: Pick<ServerDefinition, 'tools'>): boolean {
+  return (definition.tools ?? []).some((tool) => tool.task !== undefined);
+}
+
 /** The spec field of a deployment whose definition has a tool that runs as a task. */
 export function tasksOf(owner: {
   id: string;
   ctx: { engine: string; server: { definition: Pick<ServerDefinition, 'tools'> } };
 }): { tasksDir?: string } {
-  if (!(owner.ctx.server.definition.tools ?? []).some((tool) => tool.task !== undefined)) return {};
+  if (!hasTaskTools(owner.ctx.server.definition)) return {};
   return { tasksDir: tasksDirOf(owner.ctx.engine, owner.id) };
 }
 
