@@ -1,6 +1,7 @@
 /**
  * A built server and an environment as Kubernetes objects: Deployment, Service, Secret,
- * PodDisruptionBudget, HorizontalPodAutoscaler, Ingress and a default-deny NetworkPolicy. A pure
+ * PodDisruptionBudget, HorizontalPodAutoscaler, Ingress, a default-deny NetworkPolicy and the claim
+ * of the tasks' state (kubernetes-tasks.ts). A pure
  * function from the server and the deployment's settings (kubernetes-options.ts) to typed objects
  * (one builder per kind in kubernetes-objects.ts, the policy in kubernetes-network-policy.ts), so
  * `mcpctl export kubernetes` (src/cli/commands/export.ts) writes them as YAML and the engine's
@@ -17,6 +18,7 @@ import type { IHorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/
 import type { IIngress } from 'kubernetes-models/networking.k8s.io/v1/Ingress';
 import type { INetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
 import type { IPodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
+import type { IPersistentVolumeClaim } from 'kubernetes-models/v1/PersistentVolumeClaim';
 import type { ISecret } from 'kubernetes-models/v1/Secret';
 import type { IService } from 'kubernetes-models/v1/Service';
 import { UserError } from '../shared/errors.js';
@@ -24,6 +26,7 @@ import { AUDIENCES_ENV } from '../runtime/server/auth.js';
 import { BUNDLE_DIGEST_ANNOTATION, BUNDLE_LABEL_LENGTH, imageContract, LABELS, type ImageContract } from './image.js';
 import { networkPolicy } from './kubernetes-network-policy.js';
 import { METRICS_PORT } from './prometheus-rule.js';
+import { taskClaimObject, taskNotice, taskStorage, withTaskClaim, type TaskStorage } from './kubernetes-tasks.js';
 import {
   autoscalerObject,
   deploymentObject,
@@ -49,7 +52,14 @@ import {
 export { checkKubernetesOptions, kubernetesName, type KubernetesExportOptions, type KubernetesServer };
 
 export type KubernetesObject =
-  ISecret | IService | IDeployment | IPodDisruptionBudget | IHorizontalPodAutoscaler | IIngress | INetworkPolicy;
+  | ISecret
+  | IPersistentVolumeClaim
+  | IService
+  | IDeployment
+  | IPodDisruptionBudget
+  | IHorizontalPodAutoscaler
+  | IIngress
+  | INetworkPolicy;
 
 export interface KubernetesExport {
   /** the base name of every object: `<server>-<environment>` as a DNS label */
@@ -61,6 +71,8 @@ export interface KubernetesExport {
   envWithoutValue: string[];
   /** what the objects leave out, said plainly (no domain: no Ingress) */
   notices: string[];
+  /** where the pods keep the state of their tasks, when the server's tools run as tasks */
+  tasks?: { storage: TaskStorage; notice?: string };
 }
 
 /** A label value: at most 63 characters, letters and digits at both ends. */
@@ -213,18 +225,26 @@ export function kubernetesManifests(server: KubernetesServer, options: Kubernete
     options.metrics === false ? undefined : options.environment,
   );
   const policy = defaultDenyPolicy(context, options);
+  const tasks =
+    options.tasks === undefined
+      ? undefined
+      : taskStorage(options.tasks.storageClass, options.tasks.maxInstances ?? max);
+  const claimed = tasks === undefined || tasks.mode === 'per-pod' ? undefined : tasks;
+  const deployment = deploymentObject(context, {
+    replicas,
+    container,
+    ...(options.progressDeadlineSeconds === undefined
+      ? {}
+      : { progressDeadlineSeconds: options.progressDeadlineSeconds }),
+  });
+  const taskText = tasks === undefined ? undefined : taskNotice(name, tasks);
   const objects: Array<KubernetesObject | undefined> = [
     Object.keys(variables.values).length > 0
       ? secretObject(context, variables.secretName, variables.values)
       : undefined,
+    claimed === undefined ? undefined : taskClaimObject(context, claimed),
     serviceObject(context),
-    deploymentObject(context, {
-      replicas,
-      container,
-      ...(options.progressDeadlineSeconds === undefined
-        ? {}
-        : { progressDeadlineSeconds: options.progressDeadlineSeconds }),
-    }),
+    claimed === undefined ? deployment : withTaskClaim(deployment, context, claimed),
     min >= 2 ? disruptionBudgetObject(context) : undefined,
     max > min ? autoscalerObject(context, replicas, options.targetCpuUtilization) : undefined,
     options.domain === undefined ? undefined : ingressObject(context, options.domain.toLowerCase(), options),
@@ -236,6 +256,14 @@ export function kubernetesManifests(server: KubernetesServer, options: Kubernete
     replicas: { min, max },
     objects: objects.filter((object) => object !== undefined),
     envWithoutValue: variables.withoutValue,
-    notices: [...exposureNotices(options), ...(policy?.notices ?? []), ...missingValueNotices(variables)],
+    notices: [
+      ...exposureNotices(options),
+      ...(policy?.notices ?? []),
+      ...missingValueNotices(variables),
+      ...(taskText === undefined ? [] : [taskText]),
+    ],
+    ...(tasks === undefined
+      ? {}
+      : { tasks: { storage: tasks, ...(taskText === undefined ? {} : { notice: taskText }) } }),
   };
 }

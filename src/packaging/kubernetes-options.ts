@@ -67,6 +67,12 @@ export interface KubernetesExportOptions {
   metrics?: boolean;
   /** the namespace of the Prometheus the NetworkPolicy lets scrape /metrics (default monitoring) */
   monitoringNamespace?: string;
+  /**
+   * The server has tools that run as tasks: where the pods keep their state (kubernetes-tasks.ts).
+   * `storageClass`: a ReadWriteMany class whose claim every pod mounts; `maxInstances`: the most pods
+   * at once, where that is not `max_instances` (the engine's runner applies a fixed count it scales).
+   */
+  tasks?: { storageClass?: string; maxInstances?: number };
 }
 
 /**
@@ -138,6 +144,12 @@ const checkClusterNames: OptionCheck = (_server, options) => {
     problems.push({
       path: '--ingress-class',
       message: 'must be the name of an IngressClass (lower case letters, digits, - and .)',
+    });
+  const storageClass = options.tasks?.storageClass;
+  if (storageClass !== undefined && !DNS_SUBDOMAIN.test(storageClass))
+    problems.push({
+      path: '--tasks-storage-class',
+      message: 'must be the name of a StorageClass (lower case letters, digits, - and .)',
     });
   if (options.namespace !== undefined && !DNS_LABEL.test(options.namespace))
     problems.push({

@@ -186,6 +186,20 @@ export const KUBERNETES_SETTINGS = {
     audience: 'user',
     group: 'kubernetes',
   }),
+  kubernetesTasksStorageClass: define({
+    env: 'MCPCTL_KUBERNETES_TASKS_STORAGE_CLASS',
+    key: 'kubernetes.tasks_storage_class',
+    parser: {
+      allowed: 'the name of a StorageClass (lower case letters, digits, - and .)',
+      parse: (raw) =>
+        typeof raw === 'string' && raw.length <= 253 && /^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/.test(raw) ? raw : undefined,
+    },
+    defaultText:
+      'none: one instance keeps its tasks on a ReadWriteOnce claim of the default class, more each their own',
+    doc: 'a ReadWriteMany storage class whose claim the pods of a server with task tools share for their tasks',
+    audience: 'user',
+    group: 'kubernetes',
+  }),
   kubernetesProgressDeadline: define({
     env: 'MCPCTL_KUBERNETES_PROGRESS_DEADLINE',
     key: 'kubernetes.progress_deadline_seconds',

@@ -11,6 +11,9 @@
  * and `deploy.env_vars` whose `${VAR}` references this environment resolves. A variable without one
  * is referenced by the pods and named in the output with how to supply it; no value is ever made up.
  *
+ * A definition with tools that run as tasks gets a claim for the tasks' state (one ReadWriteMany
+ * claim of `--tasks-storage-class` every pod shares; without it, see src/packaging/kubernetes-tasks.ts).
+ *
  * An Ingress (a domain) makes the server reachable from anywhere, so it needs the definition to say
  * who may call it (`auth`, docs/auth.md). The service's answer about a build does not hold that: an
  * export from an mcp_id with a domain is refused, and the file is the way.
@@ -34,6 +37,8 @@ interface ExportSource {
   withoutValue: string[];
   /** who may call the server (the definition's `auth.type`), `missing` when it has none; unknown for a build the service holds */
   auth?: AuthKind;
+  /** tools of it run as tasks (a build the service holds: unknown, so only with --tasks-storage-class) */
+  tasks: boolean;
   file?: DefinitionFile;
   /** how the source is named in the files' header */
   shown: string;
@@ -66,6 +71,9 @@ export async function exportKubernetesCommand(
     ...(options.issuer === undefined ? {} : { issuer: options.issuer }),
     ...(options.ingressClass === undefined ? {} : { ingressClass: options.ingressClass }),
     ...(source.auth === undefined ? {} : { auth: source.auth }),
+    ...(source.tasks
+      ? { tasks: options.tasksStorageClass === undefined ? {} : { storageClass: options.tasksStorageClass } }
+      : {}),
     // what the NetworkPolicy lets out besides public addresses (a build the service holds: none)
     ...(source.file?.loaded.definition.egress === undefined ? {} : { egress: source.file.loaded.definition.egress }),
   };
@@ -205,6 +213,7 @@ async function fromFile(ctx: CommandContext, target: string, options: ExportKube
     config,
     withoutValue: [...withoutValue, ...required].filter((name) => config.env_vars?.[name] === undefined),
     auth: definition.auth?.type ?? 'missing',
+    tasks: (definition.tools ?? []).some((tool) => tool.task !== undefined),
     file,
     shown: file.shown,
   };
@@ -244,6 +253,8 @@ async function fromBuild(ctx: CommandContext, mcpId: string, options: ExportKube
     config,
     withoutValue: (server.required_env ?? []).filter((name) => config.env_vars?.[name] === undefined),
     ...(server.auth === undefined ? {} : { auth: server.auth }),
+    // the service does not say whether its tools run as tasks: a class named says they do
+    tasks: options.tasksStorageClass !== undefined,
     shown: mcpId,
   };
 }

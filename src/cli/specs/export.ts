@@ -33,6 +33,10 @@ export function defineExportKubernetes(parent: CommandUnknownOpts) {
     .option('--issuer <name>', 'cert-manager ClusterIssuer of the Ingress certificate (default: letsencrypt-prod)')
     .option('--ingress-class <name>', 'IngressClass of the Ingress (default: the cluster’s default class)')
     .option('--domain <host>', 'host name of the Ingress (default: the file’s deploy.domain)')
+    .option(
+      '--tasks-storage-class <name>',
+      'a ReadWriteMany StorageClass whose claim the pods share for the state of tasks (tools marked task:)',
+    )
     .option('--min-instances <n>', 'minimum instances', parseInteger('--min-instances', 0))
     .option('--max-instances <n>', 'maximum instances', parseInteger('--max-instances', 1))
     .option(

@@ -64,7 +64,7 @@ export function ownerOf(live: LiveDeployment): OrchestratedOwner {
       logLevel: live.environment === 'development' ? 'debug' : 'info',
       ...resourcesOf(live.record.config.resources),
       ...(live.domain === undefined ? {} : { domain: live.domain }),
-      ...(hasTaskTools(ctx.server.definition) ? { tasks: true } : {}),
+      ...(hasTaskTools(ctx.server.definition) ? { tasks: { maxReplicas: ctx.max } } : {}),
     }),
     engine: ctx.engine,
     healthTimeoutMs: ctx.limits.healthTimeoutMs,
@@ -185,6 +185,7 @@ export class OrchestratedRun implements Placement {
     const hooks: WorkloadHooks = {
       onLog: (line, endpoint) => owner.output(line, endpoint),
       onChange: () => this.sync(),
+      onNotice: (message) => owner.log('warn', message),
     };
     owner.setStage(`${verb === 'starting' ? 'rolling out' : 'restoring'} on ${this.orchestrator.kind}`);
     const adopted = verb === 'restoring' ? await this.orchestrator.adopt(labels, hooks) : undefined;

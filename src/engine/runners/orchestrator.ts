@@ -39,10 +39,11 @@ export interface WorkloadSpec {
   /** the deployment's domain, for an orchestrator that routes it itself (Kubernetes: an Ingress with a certificate) */
   domain?: string;
   /**
-   * true when the definition has tools that run as tasks: the replicas share a folder (a volume)
-   * for the state of their tasks, named in their MCPCTL_TASKS_DIR
+   * The definition has tools that run as tasks: the replicas keep the tasks' state where each of
+   * them sees it (MCPCTL_TASKS_DIR), as far as the orchestrator can. `maxReplicas`: the most the
+   * engine may scale the workload to (the deployment's max_instances).
    */
-  tasks?: boolean;
+  tasks?: { maxReplicas: number };
 }
 
 /**
@@ -88,6 +89,8 @@ export interface WorkloadHooks {
   onLog(line: string, endpoint: string): void;
   /** the endpoints or the rollout changed */
   onChange(): void;
+  /** something the user should know about how the workload runs (a warning in the deployment's log) */
+  onNotice?(message: string): void;
 }
 
 /** One deployment's handle on its workload. */

@@ -153,7 +153,9 @@ function containerSpec(
 ): Record<string, unknown> {
   const healthTimeoutMs = settings.healthTimeoutMs;
   const tasks =
-    spec.tasks === true ? taskVolumeMount(spec.labels.engine, spec.labels.deployment, settings.tasksVolume) : undefined;
+    spec.tasks !== undefined
+      ? taskVolumeMount(spec.labels.engine, spec.labels.deployment, settings.tasksVolume)
+      : undefined;
   const env = tasks === undefined ? contract.env : { ...contract.env, [TASKS_DIR_ENV]: tasksDirIn(tasks.Source) };
   return {
     Image: contract.image,

@@ -28,9 +28,10 @@ export interface ListedObject {
 /** Who changes the fields the runner applies: its server-side apply field manager. */
 export const FIELD_MANAGER = 'mcpctl';
 
-/** The kinds the runner applies, in the order it applies them (a Secret before the pods that read it). */
+/** The kinds the runner applies, in the order it applies them (a Secret and a claim before the pods that use them). */
 export const APPLIED_KINDS = [
   { apiVersion: 'v1', kind: 'Secret' },
+  { apiVersion: 'v1', kind: 'PersistentVolumeClaim' },
   { apiVersion: 'v1', kind: 'Service' },
   { apiVersion: 'apps/v1', kind: 'Deployment' },
   { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget' },

@@ -127,6 +127,7 @@ async function applyWorkload(context: Context, spec: WorkloadSpec, hooks: Worklo
   await cluster.apply(plan.objects);
   await prune(cluster, selector, plan.objects);
   for (const notice of plan.notices) logger.info(notice, { workload: plan.name });
+  if (plan.tasks?.notice !== undefined) hooks.onNotice?.(plan.tasks.notice);
   return new KubeWorkload(context, spec.labels, plan.name, spec.replicas, hooks, previous).start(0);
 }
 

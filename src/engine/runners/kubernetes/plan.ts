@@ -43,6 +43,8 @@ export interface KubernetesSettings {
   ingressClass?: string;
   /** a rollout with no progress for this long fails (the Deployment's progressDeadlineSeconds) */
   progressDeadlineSeconds: number;
+  /** a ReadWriteMany storage class: the pods of a deployment with task tools share its claim for their tasks */
+  tasksStorageClass?: string;
 }
 
 export const DEFAULT_PROGRESS_DEADLINE_SECONDS = SETTINGS.kubernetesProgressDeadline.default;
@@ -88,6 +90,7 @@ export function kubernetesSettings(
   const context = read(SETTINGS.kubernetesContext)?.value;
   const issuer = read(SETTINGS.kubernetesIssuer)?.value;
   const ingressClass = read(SETTINGS.kubernetesIngressClass)?.value;
+  const tasksStorageClass = read(SETTINGS.kubernetesTasksStorageClass)?.value;
   return {
     settings: {
       ...(namespace === undefined ? {} : { namespace }),
@@ -97,6 +100,7 @@ export function kubernetesSettings(
       ...(issuer === undefined ? {} : { issuer }),
       ...(ingressClass === undefined ? {} : { ingressClass }),
       progressDeadlineSeconds,
+      ...(tasksStorageClass === undefined ? {} : { tasksStorageClass }),
     },
     problems,
   };
@@ -160,6 +164,15 @@ export function workloadManifests({ spec, digest, version, namespace, settings }
       networkPolicy: false,
       // the engine's gateway counts the requests: no port of the pods' own for Prometheus
       metrics: false,
+      // the count is fixed here, but the engine scales it up to the deployment's max_instances
+      ...(spec.tasks === undefined
+        ? {}
+        : {
+            tasks: {
+              maxInstances: Math.max(spec.tasks.maxReplicas, spec.replicas),
+              ...(settings.tasksStorageClass === undefined ? {} : { storageClass: settings.tasksStorageClass }),
+            },
+          }),
     },
   );
   for (const object of result.objects) {
@@ -174,6 +187,15 @@ export function workloadManifests({ spec, digest, version, namespace, settings }
   return result;
 }
 
+/** Annotations the API server and its controllers add (a rollout's revision, a claim's binding and provisioner). */
+const ADDED_ANNOTATIONS = [
+  'deployment.kubernetes.io/',
+  'kubectl.kubernetes.io/',
+  'pv.kubernetes.io/',
+  'volume.kubernetes.io/',
+  'volume.beta.kubernetes.io/',
+];
+
 /**
  * An object read back from the cluster as it can be applied again (the previous owner's objects, for
  * a rollback): only what the runner itself writes, without what the API server adds.
@@ -186,11 +208,14 @@ export function reapplicable(object: Record<string, unknown>): KubernetesObject 
     annotations?: Record<string, string>;
   };
   const annotations = Object.fromEntries(
-    Object.entries(metadata.annotations ?? {}).filter(
-      ([key]) => !key.startsWith('deployment.kubernetes.io/') && !key.startsWith('kubectl.kubernetes.io/'),
-    ),
+    Object.entries(metadata.annotations ?? {}).filter(([key]) => !ADDED_ANNOTATIONS.some((p) => key.startsWith(p))),
   );
   const { status: _status, metadata: _metadata, ...rest } = object;
+  if (object.kind === 'PersistentVolumeClaim' && typeof rest.spec === 'object' && rest.spec !== null) {
+    // the volume it was bound to: a claim made again (deleted since) binds to a new one
+    const { volumeName: _volume, ...spec } = rest.spec as Record<string, unknown>;
+    rest.spec = spec;
+  }
   return {
     ...rest,
     metadata: {

@@ -3,7 +3,7 @@
  * reads. The same reading `kubectl rollout status` makes (observedGeneration first, then the
  * Progressing condition, then updated, old and available replicas), plus what only the pods say
  * early: an image that cannot be pulled, a Secret key that is missing, a container that keeps
- * crashing. Pure: the runner reads the objects, this decides.
+ * crashing, a pod no node takes (a claim that cannot bind). Pure: the runner reads the objects, this decides.
  */
 
 /** What is read of a Deployment (apps/v1), structurally: the API's own field names. */
@@ -26,6 +26,8 @@ export interface PodView {
   metadata?: { name?: string; deletionTimestamp?: unknown };
   status?: {
     phase?: string;
+    /** PodScheduled False with reason Unschedulable: no node takes it (a claim that cannot bind, no room) */
+    conditions?: { type: string; status: string; reason?: string; message?: string }[];
     containerStatuses?: {
       name?: string;
       restartCount?: number;
@@ -121,6 +123,9 @@ export function podProblem(pods: PodView[]): { fatal: boolean; text: string } | 
   for (const pod of pods) {
     if (pod.metadata?.deletionTimestamp !== undefined && pod.metadata.deletionTimestamp !== null) continue;
     const name = pod.metadata?.name ?? 'a pod';
+    const scheduled = pod.status?.conditions?.find((c) => c.type === 'PodScheduled');
+    if (scheduled?.status === 'False' && scheduled.reason === 'Unschedulable')
+      passing ??= { fatal: false, text: `${name}: Unschedulable: ${oneLine(scheduled.message ?? 'no node takes it')}` };
     for (const container of pod.status?.containerStatuses ?? []) {
       const waiting = container.state?.waiting;
       const reason = waiting?.reason;

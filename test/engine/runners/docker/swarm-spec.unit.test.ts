@@ -100,7 +100,7 @@ describe('the Swarm service of a deployment', () => {
     const volume = taskVolumeName(labels.engine, labels.deployment);
     const containerOf = (settings: SwarmSettings) => {
       const spec = serviceSpec(
-        { labels, bundleDir: '/b', env: {}, logLevel: 'info', replicas: 2, tasks: true },
+        { labels, bundleDir: '/b', env: {}, logLevel: 'info', replicas: 2, tasks: { maxReplicas: 2 } },
         imageContract(DIGEST),
         limits,
         settings,

@@ -6,6 +6,7 @@
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
 import { Ingress } from 'kubernetes-models/networking.k8s.io/v1/Ingress';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
+import { PersistentVolumeClaim } from 'kubernetes-models/v1/PersistentVolumeClaim';
 import { Secret } from 'kubernetes-models/v1/Secret';
 import { Service } from 'kubernetes-models/v1/Service';
 import { describe, expect, it } from 'vitest';
@@ -24,6 +25,8 @@ import {
 } from '../../../../src/engine/runners/kubernetes/plan.js';
 import { kubernetesManifests, type KubernetesObject } from '../../../../src/packaging/kubernetes-manifests.js';
 import type { WorkloadSpec } from '../../../../src/engine/runners/orchestrator.js';
+import { APPLIED_KINDS } from '../../../../src/engine/runners/kubernetes/cluster.js';
+import { TASKS_DIR_ENV } from '../../../../src/runtime/constants.js';
 
 const DIGEST = 'd'.repeat(64);
 const HOME = '/home/ci/.local/state/mcpctl';
@@ -32,7 +35,7 @@ const SETTINGS: KubernetesSettings = {
   progressDeadlineSeconds: 120,
   registry: 'registry.example.com/team',
 };
-const MODELS = { Secret, Service, Deployment, PodDisruptionBudget, Ingress } as Record<
+const MODELS = { Secret, PersistentVolumeClaim, Service, Deployment, PodDisruptionBudget, Ingress } as Record<
   string,
   new (o: unknown) => { validate(): void }
 >;
@@ -222,6 +225,86 @@ describe('the workload', () => {
   });
 });
 
+describe('the tasks’ state of a workload', () => {
+  const kinds = (objects: KubernetesObject[]) => objects.map((o) => o.kind);
+  const claimOf = (objects: KubernetesObject[]) =>
+    objects.find(
+      (o): o is Extract<KubernetesObject, { kind: 'PersistentVolumeClaim' }> => o.kind === 'PersistentVolumeClaim',
+    );
+
+  it('the setting: MCPCTL_KUBERNETES_TASKS_STORAGE_CLASS over kubernetes.tasks_storage_class; a bad name is a problem', () => {
+    expect(kubernetesSettings({}, { tasks_storage_class: 'nfs-client' }).settings.tasksStorageClass).toBe('nfs-client');
+    expect(
+      kubernetesSettings({ MCPCTL_KUBERNETES_TASKS_STORAGE_CLASS: 'cephfs' }, { tasks_storage_class: 'nfs-client' })
+        .settings.tasksStorageClass,
+    ).toBe('cephfs');
+    expect(kubernetesSettings({}, undefined).settings).not.toHaveProperty('tasksStorageClass');
+    expect(kubernetesSettings({ MCPCTL_KUBERNETES_TASKS_STORAGE_CLASS: 'NFS/x' }, undefined).problems).toEqual([
+      expect.stringMatching(/^MCPCTL_KUBERNETES_TASKS_STORAGE_CLASS must be the name of a StorageClass/),
+    ]);
+  });
+
+  it('with the class: a ReadWriteMany claim, labelled for the engine (applied and removed with the rest), mounted', () => {
+    const plan = workloadManifests({
+      spec: spec({ tasks: { maxReplicas: 4 } }),
+      digest: DIGEST,
+      namespace: 'mcp',
+      settings: { ...SETTINGS, tasksStorageClass: 'nfs-client' },
+    });
+    expect(kinds(plan.objects)).toEqual([
+      'Secret',
+      'PersistentVolumeClaim',
+      'Service',
+      'Deployment',
+      'PodDisruptionBudget',
+    ]);
+    const claim = claimOf(plan.objects)!;
+    new PersistentVolumeClaim(claim).validate();
+    expect(claim.metadata).toMatchObject({
+      name: expect.stringMatching(new RegExp(`^${plan.name}-tasks-[0-9a-f]{6}$`)) as unknown,
+      labels: workloadSelector(HOME, plan.name),
+      annotations: { 'mcpctl/engine-home': HOME },
+    });
+    expect(claim.spec).toMatchObject({ accessModes: ['ReadWriteMany'], storageClassName: 'nfs-client' });
+    const deployment = plan.objects.find((o) => o.kind === 'Deployment') as Extract<
+      KubernetesObject,
+      { kind: 'Deployment' }
+    >;
+    const pod = deployment.spec!.template.spec!;
+    expect(pod.volumes).toContainEqual({ name: 'tasks', persistentVolumeClaim: { claimName: claim.metadata!.name } });
+    expect(pod.containers[0]!.env).toContainEqual({ name: TASKS_DIR_ENV, value: expect.any(String) as unknown });
+    expect(plan.tasks?.notice).toBeUndefined();
+    // what the runner applies (and removes) has the claim, before the pods that mount it
+    const applied = APPLIED_KINDS.map((k) => k.kind) as string[];
+    expect(applied).toContain('PersistentVolumeClaim');
+    expect(applied.indexOf('PersistentVolumeClaim')).toBeLessThan(applied.indexOf('Deployment'));
+  });
+
+  it('without the class: one replica at most gets a ReadWriteOnce claim; a deployment the engine may scale, none and a notice', () => {
+    const development = workloadManifests({
+      spec: spec({ labels: { ...spec().labels, environment: 'development' }, replicas: 1, tasks: { maxReplicas: 1 } }),
+      digest: DIGEST,
+      namespace: 'default',
+      settings: SETTINGS,
+    });
+    expect(claimOf(development.objects)?.spec?.accessModes).toEqual(['ReadWriteOnce']);
+    expect(development.tasks?.notice).toMatch(/default storage class/);
+    // staging at 1 of up to 2: the count applied is 1, but a second pod may come
+    const staging = workloadManifests({
+      spec: spec({ labels: { ...spec().labels, environment: 'staging' }, replicas: 1, tasks: { maxReplicas: 2 } }),
+      digest: DIGEST,
+      namespace: 'default',
+      settings: SETTINGS,
+    });
+    expect(kinds(staging.objects)).toEqual(['Secret', 'Service', 'Deployment']);
+    expect(staging.tasks?.notice).toMatch(/each pod keeps its own/);
+    // no task tools: no claim, no notice
+    const plain = workloadManifests({ spec: spec(), digest: DIGEST, namespace: 'default', settings: SETTINGS });
+    expect(claimOf(plain.objects)).toBeUndefined();
+    expect(plain.tasks).toBeUndefined();
+  });
+});
+
 describe('endpointsOf', () => {
   const pod = (name: string, extra: Partial<PodEndpointInput> = {}): PodEndpointInput => ({
     name,
@@ -327,6 +410,45 @@ describe('reapplicable', () => {
       kind: 'Deployment',
       metadata: { name: 'w', namespace: 'mcp', labels: { a: 'b' }, annotations: { 'mcpctl/bundle-digest': DIGEST } },
       spec: { replicas: 2 },
+    });
+  });
+
+  it('a claim: without the volume it was bound to and the binding annotations (made again, it binds anew)', () => {
+    const claim = {
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      metadata: {
+        name: 'w-tasks-abcdef',
+        labels: { a: 'b' },
+        annotations: {
+          'pv.kubernetes.io/bind-completed': 'yes',
+          'pv.kubernetes.io/bound-by-controller': 'yes',
+          'volume.kubernetes.io/storage-provisioner': 'nfs',
+          'volume.beta.kubernetes.io/storage-provisioner': 'nfs',
+          'volume.kubernetes.io/selected-node': 'n1',
+          'mcpctl/engine-home': HOME,
+        },
+        finalizers: ['kubernetes.io/pvc-protection'],
+      },
+      spec: {
+        accessModes: ['ReadWriteMany'],
+        storageClassName: 'nfs',
+        volumeMode: 'Filesystem',
+        resources: { requests: { storage: '1Gi' } },
+        volumeName: 'pvc-123',
+      },
+      status: { phase: 'Bound' },
+    };
+    expect(reapplicable(claim)).toEqual({
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      metadata: { name: 'w-tasks-abcdef', labels: { a: 'b' }, annotations: { 'mcpctl/engine-home': HOME } },
+      spec: {
+        accessModes: ['ReadWriteMany'],
+        storageClassName: 'nfs',
+        volumeMode: 'Filesystem',
+        resources: { requests: { storage: '1Gi' } },
+      },
     });
   });
 });

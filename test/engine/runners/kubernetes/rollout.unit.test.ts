@@ -295,4 +295,42 @@ describe('podProblem', () => {
     expect(podProblem([waitingPod('ContainerCreating')])).toBeUndefined();
     expect(podProblem([])).toBeUndefined();
   });
+  it('a pod no node takes (a claim that cannot bind): said, and waited for until the deadline names it', () => {
+    const pending: PodView = {
+      metadata: { name: 'w-1' },
+      status: {
+        phase: 'Pending',
+        conditions: [
+          {
+            type: 'PodScheduled',
+            status: 'False',
+            reason: 'Unschedulable',
+            message: '0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims.',
+          },
+        ],
+      },
+    };
+    expect(podProblem([pending])).toEqual({
+      fatal: false,
+      text: 'w-1: Unschedulable: 0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims.',
+    });
+    const stuck = rolloutState(
+      deployment({
+        observedGeneration: 2,
+        replicas: 1,
+        conditions: [progressing('ProgressDeadlineExceeded', 'False')],
+      }),
+      [pending],
+    );
+    expect(stuck).toMatchObject({
+      state: 'failed',
+      reason: expect.stringMatching(/unbound immediate PersistentVolumeClaims/),
+    });
+    // scheduled: nothing to say
+    const scheduled = {
+      ...pending,
+      status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'True' }] },
+    };
+    expect(podProblem([scheduled])).toBeUndefined();
+  });
 });
