@@ -230,8 +230,10 @@ export function benchArgs(defaultSeconds, defaultRounds) {
 }
 
 /**
- * Writes a one-tool server (`echo`, a static handler) as a bundle under `temp` and starts it as a
- * deployment's instance runs it (serve-bundle of `root`'s build); resolves as startProcess does.
+ * Writes a one-tool server (`echo`, a static handler) as a bundle under `temp` and starts it as the
+ * engine's process runner starts a deployment's instance (`root`'s build): a warm process of the
+ * pool (the one-file entry, the runtime's Node options of src/runtime/host/node-flags.ts, its
+ * request path warmed up) handed the bundle, with no sandbox. Resolves to `{ port, pid, stop }`.
  */
 export async function startEchoInstance(root, temp) {
   const { writeBundle } = await import(join(root, 'dist', 'runtime', 'host', 'bundle.js'));
@@ -251,9 +253,10 @@ export async function startEchoInstance(root, temp) {
     },
     temp,
   );
-  return startProcess([join(root, 'dist', 'runtime', 'serve-bundle.js'), '--bundle', dir, '--port', '0'], {
-    cwd: root,
-  });
+  const { spawnWarmRuntimeProcess } = await import(join(root, 'dist', 'runtime', 'host', 'process.js'));
+  const warm = spawnWarmRuntimeProcess();
+  const instance = await warm.serve({ bundleDir: dir });
+  return { port: instance.port, pid: instance.pid, stop: () => instance.stop() };
 }
 
 /** Prints one result: a JSON line with --json, else a sentence. */

@@ -17,6 +17,7 @@ import { FIXTURES, bundleDefinition, connect, firstText, makeTempDir } from '../
 import { waitUntil } from '../support/wait.js';
 import { findSandbox } from '../../src/runtime/host/sandbox.js';
 import { isProcessAlive } from '../../src/engine/engine-lock.js';
+import { RUNTIME_NODE_FLAGS } from '../../src/runtime/host/node-flags.js';
 
 const hasBubblewrap = findSandbox('auto', { home: '/nonexistent' }).sandbox !== undefined;
 
@@ -318,6 +319,27 @@ describe('serve-bundle', () => {
 
   it('fails to start from a folder that is not a bundle', async () => {
     await expect(startRuntimeProcess({ bundleDir: temp.path })).rejects.toThrow(/is not a bundle/);
+  });
+});
+
+/** The Node options a process was started with, before its entry file (Linux: /proc). */
+function nodeOptionsOf(pid: number): string[] {
+  const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  return argv.slice(
+    1,
+    argv.findIndex((arg) => arg.endsWith('serve-bundle.js')),
+  );
+}
+
+describe('the Node options of a runtime process', () => {
+  it.skipIf(process.platform !== 'linux')("are the runtime's own (node-flags.ts), cold and warm", async () => {
+    expect(RUNTIME_NODE_FLAGS).toContain('--max-semi-space-size=1');
+    await using cold = await startRuntimeProcess({ bundleDir, env: { SLOW_API_KEY: 'key-12345' } });
+    expect(nodeOptionsOf(cold.pid)).toEqual(RUNTIME_NODE_FLAGS);
+    const warm = spawnWarmRuntimeProcess({});
+    await warm.ready;
+    await using served = await warm.serve({ bundleDir, env: { SLOW_API_KEY: 'key-12345' } });
+    expect(nodeOptionsOf(served.pid)).toEqual(RUNTIME_NODE_FLAGS);
   });
 });
 

@@ -12,6 +12,7 @@ import { packageRoot } from '../../shared/package-root.js';
 import type { ResourceLimits } from './cgroup-limits.js';
 import { readReportedPid, signalOf, type Isolated, type Isolation } from './isolation.js';
 import { RuntimeProcessError } from './process-start-error.js';
+import { RUNTIME_NODE_FLAGS } from './node-flags.js';
 
 export interface StartRuntimeOptions {
   bundleDir: string;
@@ -100,13 +101,14 @@ export interface Spawned {
   isolated: Isolated;
 }
 
+/** Spawns Node with the runtime's own options (node-flags.ts) and `nodeArgs`, under `isolated`. */
 export function spawnRuntime(
   nodeArgs: string[],
   env: Record<string, string>,
   stdin: 'ignore' | 'pipe',
   isolated: Isolated,
 ): Spawned {
-  const { program, args } = isolated.command(nodeArgs);
+  const { program, args } = isolated.command([...RUNTIME_NODE_FLAGS, ...nodeArgs]);
   // In a session of its own: on Linux, its own scheduling group, which the background engine's
   // lower priority does not reach (src/engine/cpu-priority.ts). It still ends with its supervisor
   // (its standard input or output closes), and a terminal's Ctrl-C reaches the supervisor, which
