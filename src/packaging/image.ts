@@ -21,6 +21,7 @@
  *
  * Pure: no IO.
  */
+import { RUNTIME_NODE_FLAGS } from '../runtime/host/node-flags.js';
 import { BuildRequest, type BuildRequestInput } from '../api/contract.js';
 import { digestOf } from '../runtime/host/bundle.js';
 import { HEALTH_PATH, MCP_PATH } from '../runtime/constants.js';
@@ -125,6 +126,8 @@ export function imageContract(digest: string, options: ImageOptions = {}): Image
     digest,
     command: [
       'node',
+      // the same Node options as an instance of the process runner (smaller young generation)
+      ...RUNTIME_NODE_FLAGS,
       `${RUNTIME_DIR}/dist/runtime/serve-bundle.js`,
       '--bundle',
       BUNDLE_DIR,
