@@ -23,16 +23,15 @@
 // the cold start, build, test and deploy rows (deploy with 1 existing), without the gateway and scale rows.
 // --cpu-prof DIR starts the engine daemon with node's --cpu-prof, writing its profile to DIR when it stops.
 // Every process started here is stopped here; requests go to 127.0.0.1 only.
-import { Buffer } from 'node:buffer';
 import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, request } from 'node:http';
+import { createServer } from 'node:http';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { startViewer } from './dashboard-view.js';
-import { alternate, benchArgs, coldStart, cpuMs, loadMcp, median, report, rssMb } from './load.js';
+import { alternate, benchArgs, coldStart, cpuMs, engineApi, loadMcp, median, report, rssMb } from './load.js';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const bin = join(root, 'bin', 'mcpctl.cjs');
@@ -89,42 +88,7 @@ function definition(name) {
 
 /** The running engine's API, for filling it without paying a CLI start per deployment. */
 function api() {
-  const state = JSON.parse(readFileSync(join(home, 'engine.json'), 'utf8'));
-  return {
-    pid: state.pid,
-    get(path) {
-      return this.post(path, undefined, 'GET');
-    },
-    /** One request on a fresh connection: no race with the engine closing an idle kept-alive one. */
-    post(path, body, method = 'POST') {
-      const text = body === undefined ? '' : JSON.stringify(body);
-      return new Promise((resolve, reject) => {
-        const req = request(
-          `${state.url}${path}`,
-          {
-            method,
-            agent: false,
-            headers: {
-              authorization: `Bearer ${state.apiKey}`,
-              'content-type': 'application/json',
-              'content-length': Buffer.byteLength(text),
-            },
-          },
-          (res) => {
-            const chunks = [];
-            res.on('data', (chunk) => chunks.push(chunk));
-            res.on('end', () => {
-              const envelope = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-              if (envelope.success) resolve(envelope.data);
-              else reject(new Error(`POST ${path}: ${res.statusCode} ${JSON.stringify(envelope.error)}`));
-            });
-          },
-        );
-        req.on('error', reject);
-        req.end(text);
-      });
-    },
-  };
+  return engineApi(home);
 }
 
 /**

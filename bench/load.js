@@ -278,3 +278,47 @@ export function report(result, json) {
     );
   }
 }
+
+/**
+ * The API of the engine running in `home` (its engine.json), for driving it without paying a CLI
+ * start per call: `get(path)` and `post(path, body)` resolve with the envelope's data.
+ */
+export function engineApi(home) {
+  const state = JSON.parse(readFileSync(join(home, 'engine.json'), 'utf8'));
+  return {
+    pid: state.pid,
+    url: state.url,
+    get(path) {
+      return this.post(path, undefined, 'GET');
+    },
+    /** One request on a fresh connection: no race with the engine closing an idle kept-alive one. */
+    post(path, body, method = 'POST') {
+      const text = body === undefined ? '' : JSON.stringify(body);
+      return new Promise((resolve, reject) => {
+        const req = request(
+          `${state.url}${path}`,
+          {
+            method,
+            agent: false,
+            headers: {
+              authorization: `Bearer ${state.apiKey}`,
+              'content-type': 'application/json',
+              'content-length': Buffer.byteLength(text),
+            },
+          },
+          (res) => {
+            const chunks = [];
+            res.on('data', (chunk) => chunks.push(chunk));
+            res.on('end', () => {
+              const envelope = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+              if (envelope.success) resolve(envelope.data);
+              else reject(new Error(`${method} ${path}: ${res.statusCode} ${JSON.stringify(envelope.error)}`));
+            });
+          },
+        );
+        req.on('error', reject);
+        req.end(text);
+      });
+    },
+  };
+}

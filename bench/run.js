@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Benchmarks: each figure is printed with its reference, measured in the same run, and as a ratio.
-// Usage: npm run bench [-- --only startup,validate,runtime,engine,ui,floor] [-- --json] [-- --update-readme]
+// Usage: npm run bench [-- --only startup,validate,runtime,engine,idle,ui,floor] [-- --json] [-- --update-readme]
 // Loopback only; every loop is bounded; every process started here is stopped here.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -93,6 +93,9 @@ const benches = {
   },
   engine() {
     subBench('engine.js');
+  },
+  idle() {
+    subBench('scale-to-zero.js');
   },
   async ui() {
     const { codeSize } = await import('./dashboard-view.js');

@@ -100,7 +100,7 @@ export const DEFAULT_LIMITS: DeploymentLimits = {
   sessionIdleMs: 60 * 60_000,
   devIdleMs: 5 * 60_000,
   stagingIdleMs: 10 * 60_000,
-  idleCheckMs: 5_000,
+  idleCheckMs: 1_000,
   syncDeployTimeoutMs: 120_000,
   maxBodyBytes: 4 * 1024 * 1024,
   logLinesKept: 5000,
