@@ -601,9 +601,8 @@ describe('the image contract', () => {
       mcpPath: '/mcp',
       user: { uid: 10001, gid: 10001 },
     });
-    expect(contract.command.slice(0, 5)).toEqual([
+    expect(contract.command.slice(0, 4)).toEqual([
       'node',
-      '--max-semi-space-size=1',
       '/opt/mcpctl/dist/runtime/serve-bundle.js',
       '--bundle',
       '/srv/mcpctl/bundle',

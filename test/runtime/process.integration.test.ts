@@ -333,7 +333,6 @@ function nodeOptionsOf(pid: number): string[] {
 
 describe('the Node options of a runtime process', () => {
   it.skipIf(process.platform !== 'linux')("are the runtime's own (node-flags.ts), cold and warm", async () => {
-    expect(RUNTIME_NODE_FLAGS).toContain('--max-semi-space-size=1');
     await using cold = await startRuntimeProcess({ bundleDir, env: { SLOW_API_KEY: 'key-12345' } });
     expect(nodeOptionsOf(cold.pid)).toEqual(RUNTIME_NODE_FLAGS);
     const warm = spawnWarmRuntimeProcess({});

@@ -1,12 +1,12 @@
 /**
- * The Node options every runtime process is started with, cold or warm (process-spawn.ts), and
- * which the benchmark of an idle instance starts it with too (bench/load.js): one place, so the
- * bench measures the instance the engine runs. Measured in docs/performance.md ("Instance memory").
+ * The Node options every runtime process is started with, cold or warm (process-spawn.ts), and in
+ * its image (src/packaging/image.ts); the benchmark of an instance starts it with them too
+ * (bench/load.js): one place, so the bench measures the instance the engine runs. Measured in
+ * docs/performance.md ("Instance memory").
  *
- * `--max-semi-space-size=1`: V8's young generation grows to 2 × 8 MB while the modules load and
- * stays that size, committed, for the life of an idle server; capped at 2 × 1 MB an instance holds
- * about 6 MB less, at no measurable cost to its throughput (a tools/call allocates far less than a
- * megabyte). The old generation is left alone: its limit stays Node's (or the deployment's memory
- * limit, isolation.ts), so a busy server does not die of a small heap.
+ * None today. `--max-semi-space-size=1` (V8's young generation capped at 2 × 1 MB instead of growing
+ * to 2 × 8 MB) made an idle instance 8 MB smaller but cost a quarter of its tools/call throughput on
+ * a quiet machine (`node bench/runtime-throughput.js`: 0.74× the minimal SDK server against 0.98×
+ * without; `=4`: 0.88×), and idle deployments now hold no instance at all (scale to zero).
  */
-export const RUNTIME_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=1'];
+export const RUNTIME_NODE_FLAGS: readonly string[] = [];
