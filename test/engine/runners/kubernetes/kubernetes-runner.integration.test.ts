@@ -25,13 +25,13 @@ import { CONTAINER_PORT } from '../../../../src/packaging/image.js';
 import { call, killEngineOf, requireBuilt, ROOT, tempHome } from '../../../support/app.js';
 import { spawnDaemon, waitForDaemon } from '../../../support/daemon.js';
 import type { TempDir } from '../../../support/temp.js';
+import { taskRpc } from '../../../support/tasks.js';
 import { waitFor } from '../../../support/wait.js';
 import { runBin, type BinResult } from '../../../support/cli.js';
 
 const run = promisify(execFile);
 const CALCULATOR = join(ROOT, 'examples', 'calculator', 'server.yaml');
 const TASK_TOOLS = join(ROOT, 'test', 'fixtures', 'runtime', 'tasks', 'server.yaml');
-const TASKS = 'io.modelcontextprotocol/tasks';
 const env = process.env;
 const dockerHost = (env.DOCKER_HOST ?? '') !== '' || existsSync('/var/run/docker.sock');
 const skipReason =
@@ -59,34 +59,6 @@ async function callTool(url: string, name: string, args: Record<string, unknown>
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
   });
   return response.text();
-}
-
-/** One 2026-07-28 request to one pod (no gateway: the test picks the pod), with the tasks extension. */
-async function rpc(mcpUrl: string, method: string, params: Record<string, unknown>) {
-  const response = await fetch(mcpUrl, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': method,
-      'mcp-name': String(params.name ?? params.taskId),
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method,
-      params: {
-        ...params,
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientInfo': { name: 'kubernetes-test', version: '1.0.0' },
-          'io.modelcontextprotocol/clientCapabilities': { extensions: { [TASKS]: {} } },
-        },
-      },
-    }),
-  });
-  return (await response.json()) as { result?: Record<string, unknown>; error?: { code: number; message: string } };
 }
 
 describe('the kubernetes runner on a real cluster', () => {
@@ -260,7 +232,7 @@ describe('the kubernetes runner on a real cluster', () => {
           return `http://127.0.0.1:${forwards.port(pod)}/mcp`;
         };
         const first = (await readyPods())[0]!;
-        const created = await rpc(await urlOf(first), 'tools/call', { name: 'sleep', arguments: { ms: 8000 } });
+        const created = await taskRpc(await urlOf(first), 'tools/call', { name: 'sleep', arguments: { ms: 8000 } });
         expect(created.result?.resultType, JSON.stringify(created)).toBe('task');
         const taskId = created.result!.taskId as string;
 
@@ -269,13 +241,15 @@ describe('the kubernetes runner on a real cluster', () => {
           other = (await readyPods()).find((pod) => pod !== first)!;
           expect(other).toBeDefined();
           // the other pod sees the task working, then its result: it reads the claim the first one writes
-          expect((await rpc(await urlOf(other), 'tasks/get', { taskId })).result).toMatchObject({ status: 'working' });
+          expect((await taskRpc(await urlOf(other), 'tasks/get', { taskId })).result).toMatchObject({
+            status: 'working',
+          });
         } else {
           // one pod: the task ends, its pod is replaced, and the new pod reads it from the claim
           await waitFor(
             'the task to end on its pod',
             async () => {
-              const answer = await rpc(await urlOf(first), 'tasks/get', { taskId });
+              const answer = await taskRpc(await urlOf(first), 'tasks/get', { taskId });
               return answer.result?.status === 'completed' ? true : undefined;
             },
             60_000,
@@ -291,7 +265,7 @@ describe('the kubernetes runner on a real cluster', () => {
         const done = await waitFor(
           'the task completed, read on the other pod',
           async () => {
-            const answer = await rpc(otherUrl, 'tasks/get', { taskId });
+            const answer = await taskRpc(otherUrl, 'tasks/get', { taskId });
             return answer.result?.status === 'completed' ? answer.result : undefined;
           },
           60_000,
