@@ -4,10 +4,10 @@
  * leaks between clients; with `sessions: true` a session per client as well (`sessions.ts`);
  * and long-lived connections (stdio) built on demand. All behind the HTTP front.
  */
-import { toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, localhostAllowedHostnames, type Server } from '@modelcontextprotocol/server';
 import { originsFromEnv } from '../../shared/origins.js';
 import type { CompiledDefinition } from './compile.js';
+import { bridgeToFetch } from './fetch-bridge.js';
 import { createHttpFront, rejectDraining, type HealthBody, type HttpFront, type McpServe } from './http-front.js';
 import { buildServer, type Operations } from './mcp-server.js';
 import { createOperations } from './operations.js';
@@ -69,9 +69,10 @@ export function createServing(compiled: CompiledDefinition, options: RuntimeOpti
     userOf: (request, meta) => succession.current().callContext(contextOf(request, meta)).userId,
   });
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const serveStateless = toNodeHandler(
-    { fetch: taskListen.wrap((request, requestOptions) => mcp.fetch(request, requestOptions)) },
-    { maxRequestBodySize: maxBodyBytes },
+  // the front has read and parsed the body (within maxBodyBytes): the handler gets it as is
+  const serveStateless = bridgeToFetch(
+    taskListen.wrap((request, requestOptions) => mcp.fetch(request, requestOptions)),
+    (error) => logger.log({ level: 'warn', event: 'mcp_error', error: error.message }),
   );
   const serve: McpServe = async (req, res, body, draining) => {
     const record = tracer.requests.getStore();
