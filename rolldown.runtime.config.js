@@ -17,5 +17,8 @@ export default defineConfig({
     entryFileNames: '[name].js',
     chunkFileNames: '[name]-[hash].js',
     cleanDir: true,
+    // every process keeps the source it loaded in memory: the documentation comments stay in the
+    // sources, licence comments stay here
+    comments: { legal: true, annotation: false, jsdoc: false },
   },
 });
