@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Benchmarks: each figure is printed with its reference, measured in the same run, and as a ratio.
 // Usage: npm run bench [-- --only startup,validate,runtime,engine,idle,ui,floor] [-- --json] [-- --update-readme]
+// (with --only, --update-readme replaces the README rows of those benchmarks and keeps the others)
 // Loopback only; every loop is bounded; every process started here is stopped here.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -145,18 +146,32 @@ function formatRow(r) {
 
 if (updateReadme) {
   const readme = join(root, 'README.md');
+  const text = readFileSync(readme, 'utf8');
+  const rows = results.map(formatRow).map((r) => `| ${r.name} | ${r.value} | ${r.ratio} | ${r.target} | ${r.met} |`);
   const table = [
-    `Measured ${new Date().toISOString().slice(0, 10)}, node ${process.version}, ${process.platform}/${process.arch}:`,
+    `Measured ${new Date().toISOString().slice(0, 10)}, node ${process.version}, ${process.platform}/${process.arch}${only === undefined ? '' : ` (rows of ${only.join(', ')} re-measured then; the others earlier)`}:`,
     '',
     '| benchmark | value | against its reference (same run) | target | |',
     '|---|---|---|---|---|',
-    ...results.map(formatRow).map((r) => `| ${r.name} | ${r.value} | ${r.ratio} | ${r.target} | ${r.met} |`),
+    ...(only === undefined ? rows : mergedRows(text, rows)),
   ].join('\n');
-  const text = readFileSync(readme, 'utf8').replace(
-    /<!-- bench:start -->[\s\S]*<!-- bench:end -->/,
-    `<!-- bench:start -->\n${table}\n<!-- bench:end -->`,
+  writeFileSync(
+    readme,
+    text.replace(/<!-- bench:start -->[\s\S]*<!-- bench:end -->/, `<!-- bench:start -->\n${table}\n<!-- bench:end -->`),
   );
-  writeFileSync(readme, text);
+}
+
+/** With --only: the README's rows, each replaced by this run's row of the same name; new rows at the end. */
+function mergedRows(readmeText, rows) {
+  const nameOf = (row) => row.split(' | ')[0].slice(2);
+  const fresh = new Map(rows.map((row) => [nameOf(row), row]));
+  const table = /<!-- bench:start -->([\s\S]*)<!-- bench:end -->/.exec(readmeText)?.[1] ?? '';
+  const kept = table
+    .split('\n')
+    .filter((line) => line.startsWith('| ') && !line.startsWith('| benchmark |'))
+    .map((row) => fresh.get(nameOf(row)) ?? row);
+  const listed = new Set(kept.map(nameOf));
+  return [...kept, ...rows.filter((row) => !listed.has(nameOf(row)))];
 }
 
 if (asJson) {
