@@ -25,6 +25,7 @@ export function startProcess(argv, options = {}) {
           clearTimeout(timer);
           resolve({
             port,
+            listening: event,
             pid: child.pid,
             stop: () => new Promise((done) => (child.once('exit', done), child.kill('SIGTERM'))),
           });

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Benchmarks: each figure is printed with its reference, measured in the same run, and as a ratio.
-// Usage: npm run bench [-- --only startup,validate,runtime,engine,idle,ui,floor] [-- --json] [-- --update-readme]
+// Usage: npm run bench [-- --only startup,validate,runtime,engine,idle,shared,ui,floor] [-- --json] [-- --update-readme]
 // (with --only, --update-readme replaces the README rows of those benchmarks and keeps the others)
 // Loopback only; every loop is bounded; every process started here is stopped here.
 import { spawnSync } from 'node:child_process';
@@ -97,6 +97,9 @@ const benches = {
   },
   idle() {
     subBench('scale-to-zero.js');
+  },
+  shared() {
+    subBench('shared-runtime.js');
   },
   async ui() {
     const { codeSize } = await import('./dashboard-view.js');
