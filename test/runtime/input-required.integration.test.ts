@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import { startRuntimeProcess } from '../../src/runtime/host/process.js';
+import { modernRpc } from '../support/modern.js';
 import { bundleDefinition, FIXTURES, firstText, makeTempDir, serveDefinition } from '../support/runtime.js';
 
 const ASKING = join(FIXTURES, 'asking', 'server.yaml');
@@ -31,51 +32,23 @@ interface Reply {
 let nextId = 1;
 
 /** One 2026-07-28 request: the version and capabilities travel in its `_meta`. */
-async function call(
+function call(
   mcpUrl: string,
   name: string,
   extra: Record<string, unknown> = {},
   options: { user?: string; capabilities?: Record<string, unknown> } = {},
 ): Promise<Reply> {
-  const id = nextId++;
-  const response = await fetch(mcpUrl, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'tools/call',
-      'mcp-name': name,
-      ...(options.user === undefined ? {} : { 'x-mcp-user-id': options.user }),
+  return modernRpc(
+    mcpUrl,
+    'tools/call',
+    { name, arguments: {}, ...extra },
+    {
+      client: 'input-required-test',
+      capabilities: options.capabilities ?? ALL,
+      id: nextId++,
+      ...(options.user === undefined ? {} : { user: options.user }),
     },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id,
-      method: 'tools/call',
-      params: {
-        name,
-        arguments: {},
-        ...extra,
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientInfo': { name: 'input-required-test', version: '1.0.0' },
-          'io.modelcontextprotocol/clientCapabilities': options.capabilities ?? ALL,
-        },
-      },
-    }),
-  });
-  const text = await response.text();
-  // a JSON body, or an event stream whose last data line is the response
-  const json = text.startsWith('{')
-    ? text
-    : (
-        text
-          .split('\n')
-          .filter((l) => l.startsWith('data:'))
-          .pop() ?? '{}'
-      ).slice(5);
-  const message = JSON.parse(json) as Omit<Reply, 'status'>;
-  return { status: response.status, ...message };
+  );
 }
 
 const named = (name: string) => ({ name: { action: 'accept', content: { name } } });

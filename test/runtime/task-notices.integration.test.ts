@@ -8,6 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { FIXTURES, makeTempDir, serveDefinition } from '../support/runtime.js';
+import { modernRequest, taskClientCapabilities } from '../support/modern.js';
 import { waitFor } from '../support/wait.js';
 
 const DEFINITION = `${FIXTURES}/tasks/server.yaml`;
@@ -22,34 +23,12 @@ interface Who {
 }
 
 function request(method: string, params: Record<string, unknown>, who: Who, id: number | string = 1) {
-  const name = typeof params.name === 'string' ? params.name : params.taskId;
-  return {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': method,
-      ...(typeof name === 'string' ? { 'mcp-name': name } : {}),
-      ...(who.user === undefined ? {} : { 'x-mcp-user-id': who.user }),
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id,
-      method,
-      params: {
-        ...params,
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientInfo': { name: 'task-notices-test', version: '1.0.0' },
-          'io.modelcontextprotocol/clientCapabilities': {
-            ...(who.tasks === false ? {} : { extensions: { [TASKS]: {} } }),
-            ...(who.elicitation === true ? { elicitation: {} } : {}),
-          },
-        },
-      },
-    }),
-  };
+  return modernRequest(method, params, {
+    client: 'task-notices-test',
+    capabilities: taskClientCapabilities(who),
+    id,
+    ...(who.user === undefined ? {} : { user: who.user }),
+  });
 }
 
 async function createTask(mcpUrl: string, args: Record<string, unknown>, who: Who, name = 'sleep'): Promise<string> {

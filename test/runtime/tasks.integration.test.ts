@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { startRuntimeProcess } from '../../src/runtime/host/process.js';
 import { createFolderTaskStore } from '../../src/runtime/server/task-store.js';
 import { bundleDefinition, FIXTURES, makeTempDir, serveDefinition } from '../support/runtime.js';
+import { modernRpc, taskClientCapabilities } from '../support/modern.js';
 import { waitFor } from '../support/wait.js';
 
 const DEFINITION = `${FIXTURES}/tasks/server.yaml`;
@@ -30,37 +31,12 @@ interface CallOptions {
 }
 
 /** One 2026-07-28 request: its envelope in `_meta`, its routing headers. */
-async function rpc(mcpUrl: string, method: string, params: Record<string, unknown>, options: CallOptions = {}) {
-  const capabilities = {
-    ...(options.tasks === false ? {} : { extensions: { [TASKS]: {} } }),
-    ...(options.elicitation === true ? { elicitation: {} } : {}),
-  };
-  const name = typeof params.name === 'string' ? params.name : params.taskId;
-  const response = await fetch(mcpUrl, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': method,
-      ...(typeof name === 'string' ? { 'mcp-name': name } : {}),
-      ...(options.user === undefined ? {} : { 'x-mcp-user-id': options.user }),
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method,
-      params: {
-        ...params,
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientInfo': { name: 'tasks-test', version: '1.0.0' },
-          'io.modelcontextprotocol/clientCapabilities': capabilities,
-        },
-      },
-    }),
-  });
-  return (await response.json()) as Answer;
+function rpc(mcpUrl: string, method: string, params: Record<string, unknown>, options: CallOptions = {}) {
+  return modernRpc(mcpUrl, method, params, {
+    client: 'tasks-test',
+    capabilities: taskClientCapabilities(options),
+    ...(options.user === undefined ? {} : { user: options.user }),
+  }) as Promise<Answer>;
 }
 
 async function createTask(mcpUrl: string, name: string, args: Record<string, unknown>, options: CallOptions = {}) {

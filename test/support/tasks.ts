@@ -2,9 +2,8 @@
  * A server with a tool that runs as a task, and the 2026-07-28 requests that create a task on one
  * replica and follow it on another: for the tests of runners whose replicas share task state.
  */
+import { modernRpc, taskClientCapabilities } from './modern.js';
 import { waitFor } from './wait.js';
-
-const TASKS = 'io.modelcontextprotocol/tasks';
 
 /** A definition (its module: TASK_MODULE as tasks.mjs) whose `sleep` runs as a task. */
 export const TASK_SERVER = `name: taskshare
@@ -36,37 +35,11 @@ export interface TaskAnswer {
 }
 
 /** One 2026-07-28 request of a client that declares the tasks extension. */
-export async function taskRpc(mcpUrl: string, method: string, params: Record<string, unknown>): Promise<TaskAnswer> {
-  const name = typeof params.name === 'string' ? params.name : params.taskId;
-  const response = await fetch(mcpUrl, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': method,
-      ...(typeof name === 'string' ? { 'mcp-name': name } : {}),
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method,
-      params: {
-        ...params,
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientInfo': { name: 'task-share-test', version: '1.0.0' },
-          'io.modelcontextprotocol/clientCapabilities': { extensions: { [TASKS]: {} } },
-        },
-      },
-    }),
+export function taskRpc(mcpUrl: string, method: string, params: Record<string, unknown>): Promise<TaskAnswer> {
+  return modernRpc(mcpUrl, method, params, {
+    client: 'task-share-test',
+    capabilities: taskClientCapabilities({}),
   });
-  const text = await response.text();
-  try {
-    return JSON.parse(text) as TaskAnswer;
-  } catch {
-    throw new Error(`${method}: ${response.status} ${text.slice(0, 300)}`);
-  }
 }
 
 export interface SharedTask {
