@@ -6,15 +6,10 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { modernRequest } from '../support/modern.js';
 import { FIXTURES, serveDefinition, type Served } from '../support/runtime.js';
 
 const LISTING = join(FIXTURES, 'listing', 'server.yaml');
-const MODERN = '2026-07-28';
-const ENVELOPE = {
-  'io.modelcontextprotocol/protocolVersion': MODERN,
-  'io.modelcontextprotocol/clientInfo': { name: 'listing-test', version: '1.0.0' },
-  'io.modelcontextprotocol/clientCapabilities': {},
-};
 
 let served: Served;
 beforeAll(async () => {
@@ -31,19 +26,10 @@ async function modern(
   params: Record<string, unknown> = {},
   headers: Record<string, string> = {},
 ): Promise<{ status: number; body: { result?: Record<string, unknown>; error?: { code: number; message: string } } }> {
-  const name = typeof params.name === 'string' ? params.name : typeof params.uri === 'string' ? params.uri : undefined;
-  const response = await fetch(served.mcpUrl, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': MODERN,
-      'mcp-method': method,
-      ...(name === undefined ? {} : { 'mcp-name': name }),
-      ...headers,
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params: { ...params, _meta: ENVELOPE } }),
-  });
+  const response = await fetch(
+    served.mcpUrl,
+    modernRequest(method, params, { client: 'listing-test', id: nextId++, headers }),
+  );
   return { status: response.status, body: (await response.json()) as never };
 }
 

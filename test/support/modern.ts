@@ -14,6 +14,8 @@ export interface ModernClient {
   /** the X-MCP-User-Id header (a server without auth takes it as the caller) */
   user?: string;
   id?: number | string;
+  /** more headers, or other values of the standard ones */
+  headers?: Record<string, string>;
 }
 
 /** The capabilities of a client that declares the tasks extension (unless `tasks` is false) and maybe elicitation. */
@@ -24,9 +26,9 @@ export function taskClientCapabilities(options: { tasks?: boolean; elicitation?:
   };
 }
 
-/** The fetch options of one request; `Mcp-Name` is the params' `name`, else its `taskId`. */
+/** The fetch options of one request; `Mcp-Name` is the params' `name`, `uri` or `taskId`. */
 export function modernRequest(method: string, params: Record<string, unknown>, who: ModernClient = {}): RequestInit {
-  const name = typeof params.name === 'string' ? params.name : params.taskId;
+  const name = [params.name, params.uri, params.taskId].find((value) => typeof value === 'string');
   return {
     method: 'POST',
     headers: {
@@ -36,6 +38,7 @@ export function modernRequest(method: string, params: Record<string, unknown>, w
       'mcp-method': method,
       ...(typeof name === 'string' ? { 'mcp-name': name } : {}),
       ...(who.user === undefined ? {} : { 'x-mcp-user-id': who.user }),
+      ...who.headers,
     },
     body: JSON.stringify({
       jsonrpc: '2.0',
