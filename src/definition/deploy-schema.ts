@@ -12,7 +12,12 @@ export const IDLE_SECONDS_MAX = 7 * 24 * 3600;
 
 export const scalingConfig = once(() =>
   z.strictObject({
-    min_instances: z.number().int().min(0).optional(),
+    min_instances: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe('fewest instances; in production 0 means none while idle (scale to zero after idle_seconds)'),
     max_instances: z.number().int().min(1).optional(),
     idle_seconds: z
       .number()

@@ -25,20 +25,66 @@ export interface InstanceBounds {
   max: number;
   defaultMin: number;
   defaultMax: number;
+  /**
+   * `min_instances: 0` is allowed too: no instance while idle (scale to zero), at least
+   * one while awake. Without it, 0 is refused like any count below `min`.
+   */
+  zero?: boolean;
+  /** what the refusal of `min_instances: 0` adds where zero is not allowed (what to do instead) */
+  zeroHint?: string;
 }
 
+/**
+ * A resolved range: `min` is the fewest instances while it runs; `zero`, that it holds none while
+ * idle (min_instances 0).
+ */
 export type ScalingRange =
-  { ok: true; min: number; max: number } | { ok: false; problems: Array<{ path: string; message: string }> };
+  | { ok: true; min: number; max: number; zero?: true }
+  | { ok: false; problems: Array<{ path: string; message: string }> };
+
+/** The awake minimum of a scale-to-zero range: one instance, more on load. */
+export const AWAKE_MIN = 1;
 
 /**
  * Applies an environment's defaults and checks its bounds, naming each bad field as a deploy
  * request's (`config.scaling.min_instances`). A larger min_instances alone pulls max_instances along.
+ * Where the bounds allow it, `min_instances: 0` (scale to zero) gives a range from AWAKE_MIN, with
+ * `zero` set; it needs an idle period, so `idle_seconds: 0` (never idle) with it is refused.
  */
 export function resolveScalingRange(
   bounds: InstanceBounds,
   environment: string,
-  scaling: { min_instances?: number | undefined; max_instances?: number | undefined } | undefined,
+  scaling:
+    | { min_instances?: number | undefined; max_instances?: number | undefined; idle_seconds?: number | undefined }
+    | undefined,
 ): ScalingRange {
+  const zero = bounds.zero === true && scaling?.min_instances === 0;
+  const problems = boundProblems(bounds, environment, scaling);
+  if (zero && scaling?.idle_seconds === 0) {
+    problems.push({
+      path: 'config.scaling.idle_seconds',
+      message:
+        'must not be 0 (never idle) with min_instances 0, which asks for no instance while idle; leave it out (600 s) or give the seconds, or set min_instances to keep instances',
+    });
+  }
+  if (problems.length > 0) return { ok: false, problems };
+  const min = zero ? AWAKE_MIN : (scaling?.min_instances ?? bounds.defaultMin);
+  const max = scaling?.max_instances ?? Math.max(bounds.defaultMax, min);
+  const tooMany = scalingProblem(
+    { min_instances: min, max_instances: max },
+    (min, max) => `must not exceed max_instances (${max}), got ${min}`,
+  );
+  if (tooMany !== undefined)
+    return { ok: false, problems: [{ path: 'config.scaling.min_instances', message: tooMany }] };
+  return zero ? { ok: true, min, max, zero: true } : { ok: true, min, max };
+}
+
+/** Each count outside the bounds, with the range it must be in. */
+function boundProblems(
+  bounds: InstanceBounds,
+  environment: string,
+  scaling: { min_instances?: number | undefined; max_instances?: number | undefined } | undefined,
+): Array<{ path: string; message: string }> {
   const range =
     bounds.min === bounds.max
       ? `exactly ${bounds.min}`
@@ -48,18 +94,16 @@ export function resolveScalingRange(
   const problems: Array<{ path: string; message: string }> = [];
   for (const field of ['min_instances', 'max_instances'] as const) {
     const value = scaling?.[field];
-    if (value !== undefined && (value < bounds.min || value > bounds.max)) {
-      problems.push({ path: `config.scaling.${field}`, message: `must be ${range} in ${environment} (got ${value})` });
-    }
+    if (value === undefined || (value >= bounds.min && value <= bounds.max)) continue;
+    if (field === 'min_instances' && value === 0 && bounds.zero === true) continue;
+    const allowed =
+      field === 'min_instances' && bounds.zero === true ? `0 (scale to zero when idle) or ${range}` : range;
+    const hint =
+      field === 'min_instances' && value === 0 && bounds.zeroHint !== undefined ? `; ${bounds.zeroHint}` : '';
+    problems.push({
+      path: `config.scaling.${field}`,
+      message: `must be ${allowed} in ${environment} (got ${value})${hint}`,
+    });
   }
-  if (problems.length > 0) return { ok: false, problems };
-  const min = scaling?.min_instances ?? bounds.defaultMin;
-  const max = scaling?.max_instances ?? Math.max(bounds.defaultMax, min);
-  const tooMany = scalingProblem(
-    { min_instances: min, max_instances: max },
-    (min, max) => `must not exceed max_instances (${max}), got ${min}`,
-  );
-  if (tooMany !== undefined)
-    return { ok: false, problems: [{ path: 'config.scaling.min_instances', message: tooMany }] };
-  return { ok: true, min, max };
+  return problems;
 }

@@ -119,11 +119,17 @@ export function engineLimits(sources: { env: Record<string, string | undefined>;
   return limits;
 }
 
-/** Instance bounds of the local engine, per environment (docs/api.md, limits). */
+const IDLES_ALREADY = (environment: string) =>
+  `a ${environment} deployment holds no instance while idle anyway (config.scaling.idle_seconds); leave min_instances out`;
+
+/**
+ * Instance bounds of the local engine, per environment (docs/api.md, limits). Production may also
+ * ask for `min_instances: 0`: scale to zero when idle, one instance or more while awake.
+ */
 export const INSTANCE_BOUNDS = {
-  development: { min: 1, max: 1, defaultMin: 1, defaultMax: 1 },
-  staging: { min: 1, max: 2, defaultMin: 1, defaultMax: 1 },
-  production: { min: 2, max: 8, defaultMin: 2, defaultMax: 4 },
+  development: { min: 1, max: 1, defaultMin: 1, defaultMax: 1, zeroHint: IDLES_ALREADY('development') },
+  staging: { min: 1, max: 2, defaultMin: 1, defaultMax: 1, zeroHint: IDLES_ALREADY('staging') },
+  production: { min: 2, max: 8, defaultMin: 2, defaultMax: 4, zero: true },
 } as const;
 
 /** Problems of a build request the item schemas do not catch: counts and duplicate names. */

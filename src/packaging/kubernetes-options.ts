@@ -78,12 +78,19 @@ export interface KubernetesExportOptions {
 /**
  * Instances per environment, with the local engine's meaning (docs/api.md, limits): development is
  * one instance, staging one or two, production at least two. A cluster has room the local engine does
- * not, so production has no upper bound here.
+ * not, so production has no upper bound here. Scale to zero (min_instances 0) is not a Deployment's.
  */
 export const KUBERNETES_INSTANCE_BOUNDS = {
   development: { min: 1, max: 1, defaultMin: 1, defaultMax: 1 },
   staging: { min: 1, max: 2, defaultMin: 1, defaultMax: 1 },
-  production: { min: 2, max: Number.POSITIVE_INFINITY, defaultMin: 2, defaultMax: 4 },
+  production: {
+    min: 2,
+    max: Number.POSITIVE_INFINITY,
+    defaultMin: 2,
+    defaultMax: 4,
+    zeroHint:
+      'scale to zero (min_instances 0) is the local engine’s, with its process and docker runners; on a cluster, scale to zero with an event-driven autoscaler such as KEDA’s HTTP add-on',
+  },
 } as const;
 
 const HOST_NAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/i;

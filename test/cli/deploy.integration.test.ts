@@ -310,6 +310,32 @@ tools:
     });
   });
 
+  it('production --min-instances 0 is a scale to zero: sent as such, one instance while awake; 1 is refused', async () => {
+    const result = await deploy([
+      mcpId,
+      '--env',
+      'production',
+      '--min-instances',
+      '0',
+      '--idle-seconds',
+      '60',
+      '--json',
+    ]);
+    expect(result.code).toBe(0);
+    expect(deployBody()).toEqual({
+      mcp_id: mcpId,
+      environment: 'production',
+      config: { scaling: { min_instances: 0, idle_seconds: 60 } },
+    });
+    expect(result.json()).toMatchObject({ status: 'deployed', desired_instances: 1 });
+    const one = await deploy([mcpId, '--env', 'production', '--min-instances', '1', '--json']);
+    expect(one.code).toBe(2);
+    expect(one.json().error.problems).toContainEqual({
+      path: 'config.scaling.min_instances',
+      message: 'must be 0 (scale to zero when idle) or from 2 to 8 in production (got 1)',
+    });
+  });
+
   it('a bound the file sets is shown at its line in the file; one a flag sets is not', async () => {
     const yaml = WEATHER_YAML.replace('max_instances: 4', 'max_instances: 9');
     expect(yaml).not.toBe(WEATHER_YAML);

@@ -453,6 +453,11 @@ describe('kubernetesManifests', () => {
       path: 'config.scaling.min_instances',
       message: 'must be at least 2 in production (got 1)',
     });
+    // scale to zero is the local engine's: the export says what to use instead
+    expect(problemsOf(() => manifests({ environment: 'production', scaling: { min_instances: 0 } }))[0]).toEqual({
+      path: 'config.scaling.min_instances',
+      message: expect.stringMatching(/^must be at least 2 in production \(got 0\); scale to zero .* KEDA/),
+    });
     expect(
       problemsOf(() => manifests({ environment: 'production', scaling: { min_instances: 5, max_instances: 3 } }))[0]!
         .path,

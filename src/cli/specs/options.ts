@@ -81,7 +81,11 @@ export function withDeployOptions<Args extends unknown[], Options extends Option
       ).argParser(parseEnvironment),
     )
     .option('--domain <host>', 'custom host name')
-    .option('--min-instances <n>', 'minimum instances', parseInteger('--min-instances', 0))
+    .option(
+      '--min-instances <n>',
+      'minimum instances; in production 0: none while idle (scale to zero, see --idle-seconds)',
+      parseInteger('--min-instances', 0),
+    )
     .option('--max-instances <n>', 'maximum instances', parseInteger('--max-instances', 1))
     .option(
       '--idle-seconds <n>',

@@ -19,10 +19,13 @@ export interface ValidDeploy {
   domain: string | undefined;
 }
 
-/** The request's environment, scaling range and domain, or `validation_failed` with every problem. */
-export function validateDeploy(request: DeployRequest): ValidDeploy {
+/**
+ * The request's environment, scaling range and domain, or `validation_failed` with every problem.
+ * `runner` is the kind that would run it (runnerKindFor): a scale to zero needs the engine's own.
+ */
+export function validateDeploy(request: DeployRequest, runner?: string): ValidDeploy {
   const environment = request.environment;
-  const scaling = resolveScaling(environment, request.config?.scaling);
+  const scaling = resolveScaling(environment, request.config?.scaling, runner);
   const problems: FieldProblem[] = scaling.ok ? [] : [...scaling.problems];
   const domain = request.config?.domain?.toLowerCase();
   const domainProblem = domain === undefined ? undefined : checkDomain(domain);

@@ -113,7 +113,7 @@ class Deployments implements LocalDeploymentService {
 
   async deploy(server: ServerRecord, request: DeployRequest, options: DeployOptions = {}): Promise<Deployment> {
     if (this.closing) throw new ServiceError('unavailable', 'the engine is stopping; retry once it is up again');
-    const { environment, scaling, domain } = validateDeploy(request);
+    const { environment, scaling, domain } = validateDeploy(request, runnerKindFor(this.runner, request.environment));
     checkExposure(server, {
       domain,
       engineExposed: this.deps.exposed === true,

@@ -47,6 +47,8 @@ export class Idling {
     if (park === undefined || this.idle || owner.status !== 'deployed') return this.parking ?? Promise.resolve();
     owner.record.deployment.idle = true;
     owner.record.deployment.stage = 'idle';
+    // a wake starts wakeCount instances: that is what it wants then, whatever the autoscaler had reached
+    owner.record.deployment.desired_instances = owner.wakeCount;
     owner.log('info', `${why}: its instances stop until the next request, which starts one`);
     owner.stopAutoscaler();
     owner.changed(true);

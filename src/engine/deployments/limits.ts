@@ -16,10 +16,29 @@ export interface FieldProblem {
 
 export type ScalingResult = ScalingRange;
 
-/** Applies the environment's defaults and checks the bounds, naming each bad field. */
-export function resolveScaling(environment: Environment, scaling: DeployConfig['scaling']): ScalingResult {
-  return resolveScalingRange(INSTANCE_BOUNDS[environment], environment, scaling);
+/**
+ * Applies the environment's defaults and checks the bounds, naming each bad field. Given the kind of
+ * runner that would run it, a scale to zero (min_instances 0) is refused where an orchestrator runs
+ * the instances: only the engine's own runners (process, docker) give them up while idle.
+ */
+export function resolveScaling(
+  environment: Environment,
+  scaling: DeployConfig['scaling'],
+  runner?: string,
+): ScalingResult {
+  const range = resolveScalingRange(INSTANCE_BOUNDS[environment], environment, scaling);
+  const refusal = range.ok && range.zero === true ? ORCHESTRATED_ZERO[runner ?? ''] : undefined;
+  if (refusal === undefined) return range;
+  return { ok: false, problems: [{ path: 'config.scaling.min_instances', message: refusal }] };
 }
+
+/** Why a runner that hands the instances to an orchestrator cannot scale a deployment to zero. */
+const ORCHESTRATED_ZERO: Record<string, string> = {
+  swarm:
+    'must not be 0 here: this engine runs production as a Swarm service, which keeps its tasks running (no scale to zero); set min_instances from 2 to 8, or run production as containers (MCPCTL_SWARM=off)',
+  kubernetes:
+    'must not be 0 here: the kubernetes runner keeps the Deployment’s replicas running (no scale to zero); set min_instances from 2 to 8, or scale to zero on the cluster (for example KEDA’s HTTP add-on)',
+};
 
 const HOST_NAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/i;
 const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;

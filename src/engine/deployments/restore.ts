@@ -115,7 +115,9 @@ export async function restoreOne(ctx: RestoreContext, record: DeploymentRecord):
     return;
   }
   const environment = d.environment ?? 'development';
-  const scaling = resolveScaling(environment, record.config.scaling);
+  const runner = runnerKindFor(ctx.runner, environment);
+  // a scaling this engine's runner does not take (scale to zero where an orchestrator runs it) gets the defaults
+  const scaling = resolveScaling(environment, record.config.scaling, runner);
   const { min, max } = scaling.ok ? scaling : (resolveScaling(environment, undefined) as { min: number; max: number });
   const routeName = routeNameOf(record);
   const logs = new LogBook(ctx.logDir, d.deployment_id, ctx.limits.logLinesKept);
@@ -124,7 +126,6 @@ export async function restoreOne(ctx: RestoreContext, record: DeploymentRecord):
   const moved = url !== d.url ? d.url : undefined;
   // where it is reached and which HTTPS applies follow the engine's address and certificates now
   const domain = d.domain ?? undefined;
-  const runner = runnerKindFor(ctx.runner, environment);
   const stable = stableUrls(ctx, server.server.name, environment, domain);
   const notices = [
     ...publicNotice(server),

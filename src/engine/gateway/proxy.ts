@@ -260,8 +260,13 @@ function pickRequest(req: IncomingMessage, info: McpRequestInfo, session: string
 /** Tries instances one after another until one answers or the request is answered otherwise. */
 async function passToInstances(call: ProxyCall, request: PickRequest): Promise<void> {
   const { upstream, req, res, sent, requestId, info, record, options, span } = call;
-  // an idle deployment starts an instance first (a 2025 session of an instance that stopped then ends: 404)
+  // an idle deployment starts an instance first; a 2025 session of an instance that stopped ends (404) without one
   if (upstream.idle === true && upstream.wake !== undefined) {
+    if (call.session !== undefined && upstream.sessionGone?.(call.session) === true) {
+      sendSessionGone(res, requestId, call.session, 'stopped when the deployment went idle', info.id);
+      record(404, true);
+      return;
+    }
     if (!(await wokenFor(call, upstream.wake()))) return;
   }
   const tried = new Set<string>();

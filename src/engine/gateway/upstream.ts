@@ -115,6 +115,8 @@ export interface Upstream {
   readonly idle?: boolean;
   /** starts its instances for a request that found it idle; rejects when none came up */
   wake?(): Promise<void>;
+  /** the session was held by an instance that no longer runs (forgotten now): its requests get 404 */
+  sessionGone?(session: string): boolean;
   /** what its base URL says of it besides its id and state (describe.ts) */
   describe?(): { server: string; environment: string; auth: string };
   /**
@@ -194,6 +196,10 @@ export class DeploymentUpstream implements Upstream {
 
   wake(): Promise<void> {
     return this.live.idling.wake();
+  }
+
+  sessionGone(session: string): boolean {
+    return this.sessions.lookup(session, this.live.ctx.clock(), false) === 'gone';
   }
 
   healthReport(): HealthReport {

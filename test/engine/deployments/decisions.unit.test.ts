@@ -181,6 +181,12 @@ describe('deployment rules', () => {
     { case: '0: never', environment: 'development', scaling: { idle_seconds: 0 }, ms: undefined },
     { case: 'production keeps its instances', environment: 'production', scaling: { idle_seconds: 30 }, ms: undefined },
     { case: 'production with min_instances 0', environment: 'production', scaling: { min_instances: 0 }, ms: 600_000 },
+    {
+      case: 'production with min_instances 0 and its own period',
+      environment: 'production',
+      scaling: { min_instances: 0, idle_seconds: 1 },
+      ms: 1_000,
+    },
   ])('idlePeriodMs: $case', ({ environment, scaling, ms }) => {
     expect(idlePeriodMs(environment, scaling, defaults)).toBe(ms);
   });

@@ -112,4 +112,25 @@ describe('the deployment service', () => {
     expect(runner.started.at(-1)!.spec.env).toMatchObject({ MODE: 'one' });
     expect(runner.running()).toHaveLength(1);
   });
+  it.each(['swarm', 'kubernetes'])(
+    'refuses a production scale to zero (min_instances 0) where %s runs production, before anything starts',
+    async (kind) => {
+      setup = await serviceSetup();
+      const { service, runner } = setup;
+      // an orchestrator that takes production (it is never asked to run anything here)
+      Object.assign(runner, { orchestrator: { kind, handles: (environment: string) => environment === 'production' } });
+      const server = await setup.addServer('calc');
+      const request = {
+        mcp_id: server.server.mcp_id,
+        environment: 'production' as const,
+        config: { scaling: { min_instances: 0 } },
+      };
+      await expect(service.deploy(server, request)).rejects.toMatchObject({
+        code: 'validation_failed',
+        details: [{ path: 'config.scaling.min_instances', message: expect.stringMatching(/^must not be 0 here/) }],
+      });
+      expect(runner.started).toHaveLength(0);
+      expect(service.snapshot?.()).toEqual([]);
+    },
+  );
 });

@@ -129,6 +129,34 @@ describe('environments', () => {
     expect(restored).toMatchObject({ idle: true, instances: [] });
     expect((await callTool(`${staging.url}/mcp`, 'echo', { text: 'again' })).status).toBe(200);
   });
+
+  it('a production deployment with min_instances 0 goes idle (no process left), stays healthy, and a tools/call wakes it', async () => {
+    h = await createHarness();
+    const server = await h.addServer('weather');
+    const prod = await h.deploy(server, 'production', { scaling: { min_instances: 0, idle_seconds: 1 } });
+    expect(prod.status).toBe('deployed');
+    // while awake it holds one instance, not zero
+    expect(running(prod)).toBe(1);
+    expect(prod.desired_instances).toBe(1);
+    const harness = h;
+    const alive = () => harness.fixtures.handles.filter((x) => isAlive(x.pid)).length;
+
+    const idle = await h.waitUntil(prod.deployment_id, (x) => x.idle === true && x.instances?.length === 0, 'idle');
+    expect(idle).toMatchObject({ status: 'deployed', stage: 'idle' });
+    await eventually(async () => expect(alive()).toBe(0));
+    const health = await rawRequest(`${prod.url}/health`);
+    expect(health.status).toBe(200);
+    expect(JSON.parse(health.body)).toMatchObject({ status: 'healthy', idle: true });
+
+    const answer = await callTool(`${prod.url}/mcp`, 'echo', { text: 'awake' });
+    expect(answer.status).toBe(200);
+    expect(answer.text).toContain('awake');
+    const woken = await h.service.status(prod.deployment_id);
+    expect(woken).toMatchObject({ status: 'deployed', stage: 'running' });
+    expect(woken?.idle).toBeUndefined();
+    expect(running(woken!)).toBe(1);
+    expect(alive()).toBe(1);
+  });
 });
 
 function isAlive(pid: number): boolean {

@@ -105,6 +105,24 @@ describe('a live deployment', () => {
     expect(live.healthy()).toBe(1);
   });
 
+  it('scaled up and then idle, it wakes with one instance and wants no more than that until the load says so', async () => {
+    const { live, runner } = await launched(1, 3);
+    live.startAutoscaler();
+    live.trackLoad(6);
+    await until('three instances', () => live.healthy() === 3);
+    live.trackLoad(-6);
+    const parking = live.idling.park('idle');
+    await until('no instance', () => runner.running().length === 0);
+    await parking;
+    expect(live.snapshot().desired).toBe(0);
+    const waking = live.idling.wake();
+    await until('the wake', () => live.healthy() === 1 && !live.idling.idle);
+    await waking;
+    expect(live.desired).toBe(1);
+    expect(live.snapshot()).toMatchObject({ desired: 1, instances: [{ state: 'healthy' }] });
+    expect(live.toDeployment().desired_instances).toBe(1);
+  });
+
   it('drains: no instance takes new requests, and each stops once its requests are done', async () => {
     const { live, runner } = await launched(2, 2);
     live.instances[0]!.outstanding = 1;

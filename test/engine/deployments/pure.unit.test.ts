@@ -23,12 +23,58 @@ describe('resolveScaling', () => {
     ['production', undefined, { ok: true, min: 2, max: 4 }],
     ['production', { min_instances: 6 }, { ok: true, min: 6, max: 6 }],
     ['production', { min_instances: 3, max_instances: 8 }, { ok: true, min: 3, max: 8 }],
+    // scale to zero: none while idle, one while awake, more on load
+    ['production', { min_instances: 0 }, { ok: true, min: 1, max: 4, zero: true }],
+    ['production', { min_instances: 0, max_instances: 8, idle_seconds: 30 }, { ok: true, min: 1, max: 8, zero: true }],
   ] as const)('%s %j → %j', (environment, scaling, expected) => {
     expect(resolveScaling(environment, scaling)).toEqual(expected);
   });
 
+  it.each(['process', 'docker', undefined])(
+    'production min_instances 0 on the %s runner is a scale to zero',
+    (runner) => {
+      expect(resolveScaling('production', { min_instances: 0 }, runner)).toEqual({
+        ok: true,
+        min: 1,
+        max: 4,
+        zero: true,
+      });
+    },
+  );
+
   it.each([
-    ['production', { min_instances: 1 }, 'config.scaling.min_instances', /from 2 to 8 in production \(got 1\)/],
+    ['swarm', /Swarm service.*from 2 to 8.*MCPCTL_SWARM=off/],
+    ['kubernetes', /kubernetes runner.*from 2 to 8.*KEDA/],
+  ])('production min_instances 0 on the %s runner is refused, saying what to do', (runner, message) => {
+    expect(resolveScaling('production', { min_instances: 0 }, runner)).toEqual({
+      ok: false,
+      problems: [{ path: 'config.scaling.min_instances', message: expect.stringMatching(message) }],
+    });
+    // any other count is as on the engine's own runners
+    expect(resolveScaling('production', { min_instances: 2 }, runner)).toEqual({ ok: true, min: 2, max: 4 });
+  });
+
+  it.each([
+    [
+      'production',
+      { min_instances: 1 },
+      'config.scaling.min_instances',
+      /^must be 0 \(scale to zero when idle\) or from 2 to 8 in production \(got 1\)$/,
+    ],
+    [
+      'production',
+      { min_instances: 0, idle_seconds: 0 },
+      'config.scaling.idle_seconds',
+      /must not be 0 \(never idle\) with min_instances 0/,
+    ],
+    ['production', { min_instances: 0, max_instances: 1 }, 'config.scaling.max_instances', /from 2 to 8.*\(got 1\)/],
+    [
+      'development',
+      { min_instances: 0 },
+      'config.scaling.min_instances',
+      /^must be exactly 1 in development \(got 0\); a development deployment holds no instance while idle anyway/,
+    ],
+    ['staging', { min_instances: 0 }, 'config.scaling.min_instances', /from 1 to 2 in staging \(got 0\); a staging/],
     ['production', { max_instances: 9 }, 'config.scaling.max_instances', /from 2 to 8/],
     [
       'production',
