@@ -381,7 +381,9 @@ class Deployments implements LocalDeploymentService {
   /** Deployments idle past their period give up their instances (idling.ts); the next request wakes them. */
   private async stopIdle(): Promise<void> {
     const now = this.clock();
-    for (const live of this.registry.all()) {
+    for (const live of this.registry.values()) {
+      // an idle (or not deployed) one has nothing to give up: looked at no further
+      if (live.idling.idle || live.status !== 'deployed') continue;
       const periodMs = idlePeriodMs(live.environment, live.record.config.scaling, this.limits);
       const busy = live.instances.some((instance) => instance.outstanding > 0);
       const { status, lastActivity } = live;

@@ -79,6 +79,7 @@ const STATUSES: Status[] = ['deploying', 'deployed', 'stopped', 'failed'];
 /** Every lookup the gateway and the service make, against the reference, for every name there is. */
 function expectSameAnswers(registry: Registry): void {
   const lives = registry.all();
+  expect([...registry.values()]).toEqual(lives);
   for (const host of [...DOMAINS, 'none.example', '']) {
     expect(registry.byDomain(host)).toBe(reference.byDomain(lives, host));
     expect(registry.servesDomain(host)).toBe(reference.servesDomain(lives, host));
