@@ -121,7 +121,7 @@ class Deployments implements LocalDeploymentService {
     });
     this.starts.admit('instance starts');
     const name = server.server.name;
-    if (domain !== undefined) checkDomainFree(this.registry.all(), domain, name, environment);
+    if (domain !== undefined) checkDomainFree(this.registry.withDomain(domain), domain, name, environment);
     const previousId =
       options.previousId === undefined
         ? await this.history.previous(name, environment)
@@ -196,14 +196,8 @@ class Deployments implements LocalDeploymentService {
   /** One active deployment per server name and environment: the newest deployed one wins (decisions.ts). */
   private async replaceOthers(live: LiveDeployment): Promise<void> {
     const rivals = this.registry
-      .all()
-      .filter(
-        (other) =>
-          other !== live &&
-          other.status === 'deployed' &&
-          other.serverName === live.serverName &&
-          other.environment === live.environment,
-      );
+      .ofServer(live.serverName, live.environment)
+      .filter((other) => other !== live && other.status === 'deployed');
     for (const { stop, by } of planReplacement(live, rivals)) {
       if (stop === live) return this.stopLive(live, `replaced by ${by.id}`);
       await this.stopLive(stop, `replaced by ${by.id}`).catch(() => undefined);
@@ -387,7 +381,9 @@ class Deployments implements LocalDeploymentService {
   /** Deployments idle past their period give up their instances (idling.ts); the next request wakes them. */
   private async stopIdle(): Promise<void> {
     const now = this.clock();
-    for (const live of this.registry.all()) {
+    for (const live of this.registry.values()) {
+      // an idle (or not deployed) one has nothing to give up: looked at no further
+      if (live.idling.idle || live.status !== 'deployed') continue;
       const periodMs = idlePeriodMs(live.environment, live.record.config.scaling, this.limits);
       const busy = live.instances.some((instance) => instance.outstanding > 0);
       const { status, lastActivity } = live;

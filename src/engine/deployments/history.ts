@@ -42,9 +42,8 @@ export class History {
     const [stored] = await this.store.listDeployments({ serverName: name, environment, wasDeployed: true, limit: 1 });
     let best =
       stored === undefined ? undefined : (this.registry.get(stored.deployment.deployment_id)?.record ?? stored);
-    for (const live of this.registry.all()) {
-      if (live.serverName !== name || live.environment !== environment || !wasDeployed(live.record.deployment))
-        continue;
+    for (const live of this.registry.ofServer(name, environment)) {
+      if (!wasDeployed(live.record.deployment)) continue;
       if (best === undefined || (live.createdAt ?? '') > (best.deployment.created_at ?? '')) best = live.record;
     }
     return best?.deployment.deployment_id;

@@ -58,7 +58,7 @@ export async function planRollback(
 function currentOf(registry: Registry, record: DeploymentRecord, name: string | undefined): string | undefined {
   const environment = record.deployment.environment ?? 'development';
   let best: { id: string; createdAt: string } | undefined;
-  for (const live of registry.all()) {
+  for (const live of name === undefined ? registry.all() : registry.ofServer(name, environment)) {
     if (!isActive(live.status) || live.environment !== environment) continue;
     if (name === undefined ? live.record.mcpId !== record.mcpId : live.serverName !== name) continue;
     if (best === undefined || live.createdAt > best.createdAt) best = { id: live.id, createdAt: live.createdAt };
