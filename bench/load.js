@@ -1,9 +1,10 @@
 // Shared pieces of the benchmarks: start a process that reports its port, and drive MCP
 // tools/call load at an endpoint. Loopback only; every loop is bounded by a count or a deadline.
 import { Buffer } from 'node:buffer';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { availableParallelism } from 'node:os';
 import { Agent, request } from 'node:http';
 import { createInterface } from 'node:readline';
 import { setTimeout, clearTimeout } from 'node:timers';
@@ -322,4 +323,15 @@ export function engineApi(home) {
       });
     },
   };
+}
+
+/**
+ * Pins a process (every thread it has, and those it starts later) to one CPU with taskset, when the
+ * machine has more than one and taskset is there; says whether it did. A load generator and the
+ * server it measures on CPUs of their own do not take turns on one, which made runs swing.
+ */
+export function pinToCpu(pid, cpu) {
+  if (availableParallelism() < 2) return false;
+  const r = spawnSync('taskset', ['-apc', String(cpu), String(pid)], { stdio: 'ignore' });
+  return r.status === 0;
 }

@@ -5,19 +5,31 @@
 //   warm-up, the median of the rounds' ratios (target ≥ 1.0×), for a stateless call of each
 //   protocol revision (2025-11-25 without a session, 2026-07-28);
 // - memory (RSS) of each, idle for 45 s after start.
-// Usage: node bench/runtime-throughput.js [--seconds 4] [--json]   (needs `npm run build` first)
+// With two CPUs or more, the load generator runs on one and both servers on another (taskset).
+// Usage: node bench/runtime-throughput.js [--seconds 1.5] [--rounds 15] [--json]   (needs `npm run build` first)
 // Every process started here is stopped here; requests go to 127.0.0.1 only.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { alternate, benchArgs, loadMcp, median, report, rssMb, startEchoInstance, startProcess } from './load.js';
+import {
+  alternate,
+  benchArgs,
+  loadMcp,
+  median,
+  pinToCpu,
+  report,
+  rssMb,
+  startEchoInstance,
+  startProcess,
+} from './load.js';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
-const { seconds, json: asJson } = benchArgs(4);
-/** alternated rounds of each side: the row swung ±15% run to run with two */
-const ROUNDS = 5;
+// Many short alternated rounds (15 of 1.5 s a side): on a shared 2-core machine the speed of
+// both sides drifts within seconds, and a ratio of back-to-back pairs follows it better than a few
+// long rounds (5 of 4 s swung ±10% run to run; with 2, ±15%).
+const { seconds, rounds, json: asJson } = benchArgs(1.5, 15);
 /** how long both servers sit idle before their memory is read */
 const IDLE_MS = 45_000;
 
@@ -44,6 +56,9 @@ try {
     asJson,
   );
 
+  // The load generator (this process) on CPU 0, both servers on CPU 1, where the machine allows.
+  if (pinToCpu(process.pid, 0)) for (const server of [minimal, built]) pinToCpu(server.pid, 1);
+
   // Alternated rounds after an equal warm-up of both; the ratio is the median of the rounds' ratios
   // (each pair measured back to back), the values the medians of each side.
   // Each revision's stateless tools/call: 2025-11-25 without a session, and 2026-07-28.
@@ -59,8 +74,8 @@ try {
         seconds: warm ? Math.min(2, seconds) : seconds,
         revision,
       });
-    const rounds = alternate(ROUNDS, (side, warm) => load(side === 'a' ? minimal : built, warm));
-    const { a: reference, b: measured, ratio } = await rounds;
+    const pairs = alternate(rounds, (side, warm) => load(side === 'a' ? minimal : built, warm));
+    const { a: reference, b: measured, ratio } = await pairs;
     report(
       {
         name,

@@ -34,8 +34,15 @@ const WAKES = 50;
 const WAKING = 10;
 /** the idle period of the deployments measured (seconds): short, so a bench run sees many wakes */
 const IDLE_SECONDS = 1;
-/** the idle period of the TOTAL (seconds): long enough to keep ACTIVE ones awake between calls */
+/** the idle period of the TOTAL but the ACTIVE (seconds): short, so they are idle when measured */
 const FILL_IDLE_SECONDS = 8;
+/**
+ * the idle period of the ACTIVE (seconds): longer than waking them all one after another takes
+ * (up to a cold start each once the warm pool is used up), so they stay awake while measured
+ */
+const ACTIVE_IDLE_SECONDS = 120;
+/** at most this long to get every ACTIVE deployment awake (ms) */
+const ACTIVE_DEADLINE_MS = 180_000;
 const home = mkdtempSync(join(tmpdir(), 'mcpctl-bench-idle-'));
 const env = { ...process.env, MCPCTL_HOME: home, XDG_CONFIG_HOME: join(home, 'config'), MCPCTL_RATE_LIMIT: '0' };
 delete env.MCPCTL_API_URL;
@@ -208,12 +215,13 @@ async function gatewayRps(deployment) {
   return (await loadMcp({ port: Number(base.port), path, name: 'echo', args: { text: 'hi' }, seconds: 3 })).rps;
 }
 
-/** Registers deployments, two at a time, until `total` exist; half development, half staging. */
+/** Registers deployments, two at a time, until `total` exist; half development, half staging; the last ACTIVE stay awake longer. */
 async function fillTo(engine, deployments, total) {
   const worker = async () => {
     while (deployments.length < total) {
       const slot = deployments.push(undefined) - 1;
-      deployments[slot] = await deploy(engine, slot % 2 === 0 ? 'development' : 'staging', FILL_IDLE_SECONDS);
+      const idleSeconds = slot >= total - ACTIVE ? ACTIVE_IDLE_SECONDS : FILL_IDLE_SECONDS;
+      deployments[slot] = await deploy(engine, slot % 2 === 0 ? 'development' : 'staging', idleSeconds);
     }
   };
   await Promise.all([worker(), worker()]);
@@ -222,13 +230,18 @@ async function fillTo(engine, deployments, total) {
 async function thousandRows(engine, deployments, before) {
   await fillTo(engine, deployments, TOTAL);
   const active = deployments.slice(-ACTIVE);
-  // the active ones are called every few seconds (within their idle period) while the others go idle
+  // the active ones are called (within their idle period) until every one is awake, and for long
+  // enough that the others have gone idle
   const until = Date.now() + (FILL_IDLE_SECONDS + 4) * 1000;
-  while (Date.now() < until) {
+  const deadline = Date.now() + ACTIVE_DEADLINE_MS;
+  let views;
+  for (;;) {
     for (const deployment of active) await call(deployment);
+    views = await Promise.all(active.map((d) => engine.get(`/v1/deploy/${d.deployment_id}/status`)));
+    const awake = views.every((view) => view.idle !== true && (view.instances ?? []).length > 0);
+    if ((awake && Date.now() >= until) || Date.now() >= deadline) break;
     await sleep(1000);
   }
-  const views = await Promise.all(active.map((d) => engine.get(`/v1/deploy/${d.deployment_id}/status`)));
   const pids = views.flatMap((view) => (view.instances ?? []).map((instance) => instance.pid)).filter(Boolean);
   const instance = median(pids.map(rssMb).filter((rss) => !Number.isNaN(rss)));
   const total = treeRssMb(engine.pid);
