@@ -8,6 +8,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { firstHeader } from '../../shared/http.js';
 
 /** The SDK handler's face: a web `Request` in, a `Response` out. */
 export type FetchHandler = (request: Request, options: { parsedBody?: unknown }) => Promise<Response>;
@@ -85,7 +86,7 @@ function drainedOrClosed(res: ServerResponse, closed: AbortSignal): Promise<void
 }
 
 function urlOf(req: IncomingMessage): string {
-  const host = firstOf(req.headers.host) ?? 'localhost';
+  const host = firstHeader(req.headers.host) ?? 'localhost';
   return `http://${host}${req.url ?? '/'}`;
 }
 
@@ -101,7 +102,3 @@ function headersOf(req: IncomingMessage): Headers {
 }
 
 const BODY_HEADERS = new Set(['content-length', 'transfer-encoding', 'content-encoding']);
-
-function firstOf(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
-}

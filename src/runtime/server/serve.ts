@@ -59,9 +59,10 @@ export function createServing(compiled: CompiledDefinition, options: RuntimeOpti
     watchable: () => watchableResources(succession.current()),
   });
   ops.subscribers.listenStreams = (uri) => bus.publish({ kind: 'resource_updated', uri });
+  const logMcpError = (error: Error): void => logger.log({ level: 'warn', event: 'mcp_error', error: error.message });
   const mcp = createMcpHandler((ctx) => buildServer(() => ops, shape, undefined, ctx.era), {
     bus,
-    onerror: (error) => logger.log({ level: 'warn', event: 'mcp_error', error: error.message }),
+    onerror: logMcpError,
   });
   // a listen stream may also follow the caller's tasks (task-listen.ts)
   const taskListen = createTaskListen({
@@ -72,7 +73,7 @@ export function createServing(compiled: CompiledDefinition, options: RuntimeOpti
   // the front has read and parsed the body (within maxBodyBytes): the handler gets it as is
   const serveStateless = bridgeToFetch(
     taskListen.wrap((request, requestOptions) => mcp.fetch(request, requestOptions)),
-    (error) => logger.log({ level: 'warn', event: 'mcp_error', error: error.message }),
+    logMcpError,
   );
   const serve: McpServe = async (req, res, body, draining) => {
     const record = tracer.requests.getStore();
