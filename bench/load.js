@@ -197,6 +197,20 @@ export function rssMb(pid) {
   }
 }
 
+/**
+ * Anonymous memory of a process in MB (Linux /proc smaps_rollup): what it holds of its own (heap,
+ * stacks), without the pages of the node binary and libraries that every Node process shares; NaN
+ * where it cannot be read.
+ */
+export function anonymousMb(pid) {
+  try {
+    const kb = /^Anonymous:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1];
+    return kb === undefined ? NaN : Number(kb) / 1024;
+  } catch {
+    return NaN;
+  }
+}
+
 /** CPU time (user + system, ms) a process has used so far (Linux /proc), or NaN. */
 export function cpuMs(pid) {
   try {
@@ -326,12 +340,18 @@ export function engineApi(home) {
 }
 
 /**
+ * The CPUs this process may use, read once at start: after the load generator pins itself to one,
+ * `availableParallelism()` answers 1, and the servers pinned after it would be left unpinned.
+ */
+const CPUS = availableParallelism();
+
+/**
  * Pins a process (every thread it has, and those it starts later) to one CPU with taskset, when the
  * machine has more than one and taskset is there; says whether it did. A load generator and the
  * server it measures on CPUs of their own do not take turns on one, which made runs swing.
  */
 export function pinToCpu(pid, cpu) {
-  if (availableParallelism() < 2) return false;
+  if (CPUS < 2) return false;
   const r = spawnSync('taskset', ['-apc', String(cpu), String(pid)], { stdio: 'ignore' });
   return r.status === 0;
 }

@@ -4,7 +4,9 @@
 // - tools/call throughput over loopback HTTP, 20 connections, in alternated rounds after an equal
 //   warm-up, the median of the rounds' ratios (target ≥ 1.0×), for a stateless call of each
 //   protocol revision (2025-11-25 without a session, 2026-07-28);
-// - memory (RSS) of each, idle for 45 s after start.
+// - memory (RSS) of each, idle for 45 s after start, beside two floors: a bare node:http server
+//   (bench/bare-http-server.js), and the same in a process that has imported the SDK
+//   (bench/sdk-imported-server.js): what any process that serves MCP with the SDK holds at least.
 // With two CPUs or more, the load generator runs on one and both servers on another (taskset).
 // Usage: node bench/runtime-throughput.js [--seconds 1.5] [--rounds 15] [--json]   (needs `npm run build` first)
 // Every process started here is stopped here; requests go to 127.0.0.1 only.
@@ -15,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   alternate,
+  anonymousMb,
   benchArgs,
   loadMcp,
   median,
@@ -40,21 +43,42 @@ try {
   stops.push(minimal.stop);
   const built = await startEchoInstance(root, temp);
   stops.push(built.stop);
+  // the floors: a bare node:http server, and the same in a process that has imported the SDK
+  const floors = [];
+  for (const file of ['bare-http-server.js', 'sdk-imported-server.js']) {
+    const floor = await startProcess([join(root, 'bench', file)], { cwd: root });
+    stops.push(floor.stop);
+    floors.push(floor);
+  }
+  const [bare, sdkOnly] = floors;
 
   // Idle: V8's memory reducer gives back the young generation the start grew to 2 × 8 MB once a
   // process has allocated next to nothing for a while (about 15–20 s after start), in both.
   await sleep(IDLE_MS);
-  report(
-    {
-      name: 'memory (RSS): an idle instance, 45 s after start',
-      value: rssMb(built.pid),
-      unit: 'MB',
-      reference: rssMb(minimal.pid),
-      referenceName: 'minimal SDK server',
-      target: '≤ 0.8×',
-    },
-    asJson,
-  );
+  const rows = [
+    ['memory (RSS): an idle instance, 45 s after start', rssMb(built.pid), rssMb(minimal.pid), '≤ 0.8×'],
+    [
+      'anonymous memory of an idle instance (RSS without the shared node binary)',
+      anonymousMb(built.pid),
+      anonymousMb(minimal.pid),
+    ],
+    ['memory (RSS): a bare Node HTTP server, no SDK, 45 s after start', rssMb(bare.pid), rssMb(minimal.pid)],
+    ['memory (RSS): the same with the MCP SDK imported, serving nothing', rssMb(sdkOnly.pid), rssMb(minimal.pid)],
+  ];
+  for (const [name, value, reference, target] of rows)
+    report(
+      {
+        name,
+        value,
+        unit: 'MB',
+        reference,
+        referenceName: 'minimal SDK server',
+        ...(target === undefined ? {} : { target }),
+      },
+      asJson,
+    );
+  for (const floor of floors) await floor.stop();
+  stops.splice(-floors.length);
 
   // The load generator (this process) on CPU 0, both servers on CPU 1, where the machine allows.
   if (pinToCpu(process.pid, 0)) for (const server of [minimal, built]) pinToCpu(server.pid, 1);
