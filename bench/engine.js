@@ -6,7 +6,7 @@
 // - the gateway: tools/call throughput and the p50 latency it adds, against the instance called
 //   directly, with 1 and with 100 deployments running, and with 1,000 registered (1 running, 999
 //   stopped ones that it replaced, written through the engine's own store while it is stopped);
-//   in alternated rounds once the engine's warm pool is full, as medians (see gateway()); the
+//   in alternated rounds once the engine's warm pool is full, as medians (see gatewayAgainstDirect in load.js); the
 //   deployment is a development one, whose gateway also logs every call and its result (the
 //   trace), and the same server deployed to staging is measured beside it without the trace, with
 //   a stateless call of each protocol revision (2025-11-25 without a session, and 2026-07-28);
@@ -31,7 +31,7 @@ import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { startViewer } from './dashboard-view.js';
-import { alternate, benchArgs, coldStart, cpuMs, engineApi, loadMcp, median, report, rssMb } from './load.js';
+import { benchArgs, coldStart, cpuMs, engineApi, gatewayAgainstDirect, median, report, rssMb } from './load.js';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const bin = join(root, 'bin', 'mcpctl.cjs');
@@ -233,7 +233,7 @@ async function withTracing(deployment) {
     env.OTEL_EXPORTER_OTLP_ENDPOINT = `http://127.0.0.1:${collector.address().port}`;
     startEngine();
     const { engine, deployment: again } = await restored(deployment);
-    const measured = await gateway(again, engine.pid);
+    const measured = await gatewayAgainstDirect(again, engine.pid, { seconds });
     if (exports === 0) throw new Error('the engine exported no trace while tracing was on');
     return measured;
   } finally {
@@ -275,68 +275,6 @@ async function deployLatency(engine, runs, deployed) {
     times.push(r.ms);
   }
   return median(times);
-}
-
-/** alternated rounds of the gateway against direct calls, after a warm-up of each */
-const GATEWAY_ROUNDS = 5;
-/**
- * Seconds of warm-up load on each side before the rounds. The engine's optimizing compiler is still
- * busy with the request path for several seconds of a first load (`perf record` of an engine put
- * about 15 % of its CPU in V8's compiler threads between 2 and 10 s of load, and under 2 % after),
- * so a short warm-up measured the compiler in the first gateway round.
- */
-const GATEWAY_WARM_UP_SECONDS = 4;
-
-/**
- * Gateway against direct on one deployment, in alternated rounds after a warm-up of each (see
- * alternate in load.js): medians of each side, the median of the rounds' ratios and of their p50
- * differences; and the CPU the engine spends per request passed through it, against what the
- * instance spends per request. `revision`: the tools/call sent (see toolCall in load.js).
- */
-async function gateway(deployment, enginePid, revision = '2025') {
-  const url = new URL(deployment.url);
-  const port = deployment.instances?.[0]?.port;
-  const instancePid = deployment.instances?.[0]?.pid;
-  if (port === undefined) throw new Error('the deployment does not show its instance port');
-  // CPU per request: the engine's while requests pass through it, less its own while they go
-  // straight to the instance (it reads the instance's log lines either way)
-  const cpu = { engineVia: 0, engineDirect: 0, instance: 0, via: 0, direct: 0 };
-  const run = async (side, warm) => {
-    const e0 = cpuMs(enginePid);
-    const i0 = cpuMs(instancePid);
-    const time = warm ? GATEWAY_WARM_UP_SECONDS : seconds;
-    const r =
-      side === 'a'
-        ? await loadMcp({ port, name: 'echo', args: { text: 'hi' }, seconds: time, revision })
-        : await loadMcp({
-            revision,
-            port: Number(url.port),
-            path: `${url.pathname}/mcp`,
-            name: 'echo',
-            args: { text: 'hi' },
-            seconds: time,
-          });
-    if (warm) return r;
-    if (side === 'a') {
-      cpu.engineDirect += cpuMs(enginePid) - e0;
-      cpu.direct += r.requests;
-    } else {
-      cpu.engineVia += cpuMs(enginePid) - e0;
-      cpu.instance += cpuMs(instancePid) - i0;
-      cpu.via += r.requests;
-    }
-    return r;
-  };
-  const { a: direct, b: via, ratio } = await alternate(GATEWAY_ROUNDS, run);
-  return {
-    direct: median(direct.map((r) => r.rps)),
-    via: median(via.map((r) => r.rps)),
-    ratio,
-    p50Direct: median(direct.map((r) => r.p50)),
-    p50Added: median(via.map((r, i) => r.p50 - direct[i].p50)),
-    engineUsPerRequest: (1000 * cpu.engineVia) / cpu.via - (1000 * cpu.engineDirect) / cpu.direct,
-    instanceUsPerRequest: (1000 * cpu.instance) / cpu.via,
-  };
 }
 
 const row = (name, value, unit, reference, referenceName, target, ratio) =>
@@ -418,7 +356,7 @@ async function fillRows(engine, deployed, cold, one, engineRss1) {
       existing === 100 ? '≤ 1.2×' : undefined,
     );
   }
-  const many = await gateway(deployed[0], engine.pid);
+  const many = await gatewayAgainstDirect(deployed[0], engine.pid, { seconds });
   row(
     `gateway throughput, ${deployed.length} deployments running`,
     many.via,
@@ -489,7 +427,7 @@ try {
     // one deployment alone: the gateway against calling its instance directly
     deployed.push(remember(mcpctl('deploy', built.mcp_id, '--env', 'development').data));
     await settled(engine);
-    const one = await gateway(deployed[0], engine.pid);
+    const one = await gatewayAgainstDirect(deployed[0], engine.pid, { seconds });
     row(
       'gateway tools/call throughput, 20 connections',
       one.via,
@@ -511,7 +449,7 @@ try {
     // every call's arguments and of its result). Shown beside the rows above, not instead of them.
     const staging = remember(mcpctl('deploy', built.mcp_id, '--env', 'staging').data);
     await settled(engine);
-    const untraced = await gateway(staging, engine.pid);
+    const untraced = await gatewayAgainstDirect(staging, engine.pid, { seconds });
     row(
       'gateway throughput, staging (no request trace)',
       untraced.via,
@@ -523,7 +461,7 @@ try {
     );
     row('gateway p50 latency added, staging', untraced.p50Added, 'ms', untraced.p50Direct, 'direct p50');
     // A stateless call of the 2026-07-28 revision: the gateway reads its Mcp-Method / Mcp-Name headers.
-    const modern = await gateway(staging, engine.pid, '2026');
+    const modern = await gatewayAgainstDirect(staging, engine.pid, { seconds, revision: '2026' });
     row(
       'gateway throughput, staging, 2026-07-28',
       modern.via,
@@ -557,7 +495,7 @@ try {
     // the same deployment among 1,000 registered: the scale rows below run with these in the store
     const registered = await registerMany(deployed[0]);
     deployed[0] = registered.deployment;
-    const many = await gateway(registered.deployment, registered.engine.pid);
+    const many = await gatewayAgainstDirect(registered.deployment, registered.engine.pid, { seconds });
     row(
       `gateway throughput, ${REGISTERED.toLocaleString('en')} deployments registered (1 running)`,
       many.via,

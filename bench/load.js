@@ -355,3 +355,65 @@ export function pinToCpu(pid, cpu) {
   const r = spawnSync('taskset', ['-apc', String(cpu), String(pid)], { stdio: 'ignore' });
   return r.status === 0;
 }
+
+/** alternated rounds of the gateway against direct calls (gatewayAgainstDirect), after a warm-up of each */
+const GATEWAY_ROUNDS = 5;
+/**
+ * Seconds of warm-up load on each side before the rounds. The engine's optimizing compiler is still
+ * busy with the request path for several seconds of a first load (`perf record` of an engine put
+ * about 15 % of its CPU in V8's compiler threads between 2 and 10 s of load, and under 2 % after),
+ * so a short warm-up measured the compiler in the first gateway round.
+ */
+const GATEWAY_WARM_UP_SECONDS = 4;
+
+/**
+ * Gateway against direct on one deployment, in alternated rounds after a warm-up of each (see
+ * alternate): medians of each side, the median of the rounds' ratios and of their p50
+ * differences; and the CPU the engine spends per request passed through it, against what the
+ * instance spends per request. `revision`: the tools/call sent (see toolCall); `seconds`: each round's length.
+ */
+export async function gatewayAgainstDirect(deployment, enginePid, { seconds, revision = '2025' }) {
+  const url = new URL(deployment.url);
+  const port = deployment.instances?.[0]?.port;
+  const instancePid = deployment.instances?.[0]?.pid;
+  if (port === undefined) throw new Error('the deployment does not show its instance port');
+  // CPU per request: the engine's while requests pass through it, less its own while they go
+  // straight to the instance (it reads the instance's log lines either way)
+  const cpu = { engineVia: 0, engineDirect: 0, instance: 0, via: 0, direct: 0 };
+  const run = async (side, warm) => {
+    const e0 = cpuMs(enginePid);
+    const i0 = cpuMs(instancePid);
+    const time = warm ? GATEWAY_WARM_UP_SECONDS : seconds;
+    const r =
+      side === 'a'
+        ? await loadMcp({ port, name: 'echo', args: { text: 'hi' }, seconds: time, revision })
+        : await loadMcp({
+            revision,
+            port: Number(url.port),
+            path: `${url.pathname}/mcp`,
+            name: 'echo',
+            args: { text: 'hi' },
+            seconds: time,
+          });
+    if (warm) return r;
+    if (side === 'a') {
+      cpu.engineDirect += cpuMs(enginePid) - e0;
+      cpu.direct += r.requests;
+    } else {
+      cpu.engineVia += cpuMs(enginePid) - e0;
+      cpu.instance += cpuMs(instancePid) - i0;
+      cpu.via += r.requests;
+    }
+    return r;
+  };
+  const { a: direct, b: via, ratio } = await alternate(GATEWAY_ROUNDS, run);
+  return {
+    direct: median(direct.map((r) => r.rps)),
+    via: median(via.map((r) => r.rps)),
+    ratio,
+    p50Direct: median(direct.map((r) => r.p50)),
+    p50Added: median(via.map((r, i) => r.p50 - direct[i].p50)),
+    engineUsPerRequest: (1000 * cpu.engineVia) / cpu.via - (1000 * cpu.engineDirect) / cpu.direct,
+    instanceUsPerRequest: (1000 * cpu.instance) / cpu.via,
+  };
+}

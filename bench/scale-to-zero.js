@@ -10,8 +10,9 @@
 // - TOTAL development and staging deployments registered, ACTIVE of them called within their idle
 //   period (and kept awake while measured): the memory the engine and every process it started hold
 //   together (PSS summed, target ≤ 4096 MB; their RSS summed counts the pages they share once per
-//   process, and is shown too) against TOTAL × an instance's RSS (one process each); the gateway's throughput
-//   to a deployment against the same one with few registered; and every one of them answering a tool call.
+//   process, and is shown too) against TOTAL × an instance's RSS (one process each); the gateway's share of
+//   direct throughput to a deployment against the same share with few registered; and every one of them
+//   answering a tool call.
 // Usage: node bench/scale-to-zero.js [--deployments 1000] [--json]   (needs `npm run build` first)
 // Every process started here is stopped here (the engine stops its instances); requests go to 127.0.0.1 only.
 import { spawnSync } from 'node:child_process';
@@ -22,7 +23,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { performance } from 'node:perf_hooks';
 import { fetch } from 'undici';
 import { fileURLToPath } from 'node:url';
-import { benchArgs, coldStart, engineApi, loadMcp, median, report, rssMb } from './load.js';
+import { benchArgs, coldStart, engineApi, gatewayAgainstDirect, median, report, rssMb } from './load.js';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const bin = join(root, 'bin', 'mcpctl.cjs');
@@ -225,11 +226,13 @@ async function wakeRows(engine, cold) {
   return [...waking, never];
 }
 
-/** tools/call throughput through the gateway to one deployment (stateless, 3 s after a warm-up). */
-async function gatewayRps(deployment) {
-  const base = new URL(deployment.url);
-  const path = `${base.pathname}/mcp`;
-  return (await loadMcp({ port: Number(base.port), path, name: 'echo', args: { text: 'hi' }, seconds: 3 })).rps;
+/**
+ * The gateway against the deployment's instance called directly, in alternated rounds (see
+ * gatewayAgainstDirect in load.js), with the deployment's instances as its status shows them now.
+ */
+async function gatewayShare(engine, deployment) {
+  const view = await engine.get(`/v1/deploy/${deployment.deployment_id}/status`);
+  return gatewayAgainstDirect({ ...deployment, ...view, url: deployment.url }, engine.pid, { seconds: 3 });
 }
 
 /** Registers deployments, two at a time, until `total` exist; half development, half staging; the last ACTIVE stay awake longer. */
@@ -283,14 +286,18 @@ async function thousandRows(engine, deployments, before) {
     },
     json,
   );
-  const after = await gatewayRps(deployments.at(WAKING));
+  // the gateway's share of direct throughput, against the same share with few registered: measured
+  // minutes apart, the rates alone move with the machine's speed; the shares do not, unless the
+  // deployments there are cost the gateway something
+  const after = await gatewayShare(engine, deployments.at(WAKING));
   report(
     {
       name: `gateway throughput with ${TOTAL} deployments registered (${ACTIVE} active)`,
-      value: after,
+      value: after.via,
       unit: 'req/s',
-      reference: before,
-      referenceName: `with ${WAKING + 1} registered`,
+      reference: before.via,
+      referenceName: `with ${WAKING + 1} registered; ratio of the gateway/direct ratios`,
+      ratio: after.ratio / before.ratio,
       target: '≥ 0.95×',
     },
     json,
@@ -322,7 +329,7 @@ try {
   const engine = engineApi(home);
   const deployments = await wakeRows(engine, cold);
   // the deployment that never idles, through the gateway, before the engine fills up
-  const before = await gatewayRps(deployments.at(WAKING));
+  const before = await gatewayShare(engine, deployments.at(WAKING));
   await thousandRows(engine, deployments, before);
 } finally {
   spawnSync(process.execPath, [bin, 'engine', 'stop'], { env, stdio: 'ignore' });
