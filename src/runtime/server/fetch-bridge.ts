@@ -10,14 +10,23 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { firstHeader } from '../../shared/http.js';
 
-/** The SDK handler's face: a web `Request` in, a `Response` out. */
-export type FetchHandler = (request: Request, options: { parsedBody?: unknown }) => Promise<Response>;
+/** The SDK handler's face: a web `Request` in, a `Response` out; `context` is what the caller passed along. */
+export type FetchHandler<C = void> = (
+  request: Request,
+  options: { parsedBody?: unknown },
+  context: C,
+) => Promise<Response>;
 
 /** Serves one request through `fetch`; `body` is the parsed body of a POST (undefined otherwise). */
-export type NodeServe = (req: IncomingMessage, res: ServerResponse, body: unknown) => Promise<void>;
+export type NodeServe<C = void> = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: unknown,
+  context: C,
+) => Promise<void>;
 
-export function bridgeToFetch(fetch: FetchHandler, onError: (error: Error) => void): NodeServe {
-  return async (req, res, body) => {
+export function bridgeToFetch<C = void>(fetch: FetchHandler<C>, onError: (error: Error) => void): NodeServe<C> {
+  return async (req, res, body, context) => {
     const abort = new AbortController();
     let finished = false;
     res.once('close', () => {
@@ -30,7 +39,7 @@ export function bridgeToFetch(fetch: FetchHandler, onError: (error: Error) => vo
         headers: headersOf(req),
         signal: abort.signal,
       });
-      response = await fetch(request, body === undefined ? {} : { parsedBody: body });
+      response = await fetch(request, body === undefined ? {} : { parsedBody: body }, context);
     } catch (error) {
       onError(error instanceof Error ? error : new Error(String(error)));
       response = Response.json(

@@ -27,8 +27,14 @@ export interface HealthBody {
   sessions?: number;
 }
 
-/** Serves one MCP request whose body (for a POST) is already read and parsed. */
-export type McpServe = (req: IncomingMessage, res: ServerResponse, body: unknown, draining: boolean) => Promise<void>;
+/** Serves one MCP request whose body (for a POST) is already read and parsed; `record` is its log line's. */
+export type McpServe = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: unknown,
+  record: RequestRecord,
+  draining: boolean,
+) => Promise<void>;
 
 /**
  * The time-outs of a runtime's HTTP server (serve-bundle, dev): a request's headers must arrive
@@ -76,7 +82,7 @@ export function createHttpFront(options: HttpFrontOptions): HttpFront {
   const handle = async (req: IncomingMessage, res: ServerResponse, record: RequestRecord): Promise<void> => {
     const request: FrontRequest = { req, res, record, path: (req.url ?? '/').split('?')[0] ?? '/' };
     for (const check of FRONT_CHECKS) if (await check(settings, request)) return;
-    await tracer.requests.run(record, () => options.serve(req, res, request.body, draining));
+    await options.serve(req, res, request.body, record, draining);
   };
 
   const handler = (req: IncomingMessage, res: ServerResponse): void => {

@@ -75,8 +75,8 @@ export function buildServer(
     requestState: { verify: (state, ctx) => current().inputRequests.verify(state, ctx) },
   });
   if (capabilities.tools !== undefined) {
-    server.setRequestHandler('tools/list', () =>
-      current().traced('tools/list', undefined, async () => ({ tools: current().toolListing })),
+    server.setRequestHandler('tools/list', (_request, ctx) =>
+      current().traced(ctx, 'tools/list', undefined, async () => ({ tools: current().toolListing })),
     );
     server.setRequestHandler('tools/call', (request, ctx) =>
       callTool(server, current(), request.params, ctx, interactive),
@@ -87,32 +87,32 @@ export function buildServer(
   if (capabilities.resources !== undefined) {
     server.setRequestHandler('resources/list', (_request, ctx) => {
       const op = current();
-      return op.traced('resources/list', undefined, async () => ({
+      return op.traced(ctx, 'resources/list', undefined, async () => ({
         resources: op.resources.list(op.callContext(ctx).userId),
       }));
     });
     server.setRequestHandler('resources/templates/list', (_request, ctx) => {
       const op = current();
-      return op.traced('resources/templates/list', undefined, async () => ({
+      return op.traced(ctx, 'resources/templates/list', undefined, async () => ({
         resourceTemplates: op.resources.listTemplates(op.callContext(ctx).userId),
       }));
     });
     server.setRequestHandler('resources/read', async (request, ctx) => {
       const op = current();
-      const contents: ResourceContents[] = await op.traced('resources/read', request.params.uri, () =>
+      const contents: ResourceContents[] = await op.traced(ctx, 'resources/read', request.params.uri, () =>
         op.resources.read(request.params.uri, op.callContext(ctx)),
       );
       return withCacheFields({ contents }, op.resources.cacheOf(request.params.uri), ctx);
     });
     if (connection !== undefined) {
-      server.setRequestHandler('resources/subscribe', (request) =>
-        current().traced('resources/subscribe', request.params.uri, async () => {
+      server.setRequestHandler('resources/subscribe', (request, ctx) =>
+        current().traced(ctx, 'resources/subscribe', request.params.uri, async () => {
           current().subscribers.subscribe(connection, request.params.uri);
           return {};
         }),
       );
-      server.setRequestHandler('resources/unsubscribe', (request) =>
-        current().traced('resources/unsubscribe', request.params.uri, async () => {
+      server.setRequestHandler('resources/unsubscribe', (request, ctx) =>
+        current().traced(ctx, 'resources/unsubscribe', request.params.uri, async () => {
           current().subscribers.unsubscribe(connection, request.params.uri);
           return {};
         }),
@@ -120,8 +120,8 @@ export function buildServer(
     }
   }
   if (capabilities.prompts !== undefined) {
-    server.setRequestHandler('prompts/list', () =>
-      current().traced('prompts/list', undefined, async () => ({ prompts: current().promptListing })),
+    server.setRequestHandler('prompts/list', (_request, ctx) =>
+      current().traced(ctx, 'prompts/list', undefined, async () => ({ prompts: current().promptListing })),
     );
     server.setRequestHandler('prompts/get', async (request, ctx) => {
       const op = current();
@@ -130,7 +130,7 @@ export function buildServer(
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}`);
       const name = prompt.listing.name;
       const call = op.callContext(ctx, { server, tool: name, interactive });
-      return op.traced('prompts/get', name, () =>
+      return op.traced(ctx, 'prompts/get', name, () =>
         op.inputRequests.serve(ctx, { method: 'prompts/get', name, args: request.params.arguments }, call, (asking) =>
           prompt.get(request.params.arguments, asking),
         ),
@@ -140,7 +140,7 @@ export function buildServer(
   if (capabilities.completions !== undefined) {
     server.setRequestHandler('completion/complete', (request, ctx) => {
       const op = current();
-      return op.traced('completion/complete', undefined, () =>
+      return op.traced(ctx, 'completion/complete', undefined, () =>
         op.completions.complete(request.params, op.callContext(ctx)),
       );
     });
@@ -163,6 +163,7 @@ async function callTool(
   // a declarative handler never talks to the client: its call gets no peer and no input rounds
   if (!tool.talksToClient) {
     const plain = await op.traced(
+      ctx,
       'tools/call',
       tool.name,
       async () => op.withoutSecrets(await tool.call(args, op.callContext(ctx))),
@@ -173,6 +174,7 @@ async function callTool(
   const call = op.callContext(ctx, { server, tool: tool.name, interactive });
   let created: Record<string, unknown> | undefined;
   const result = await op.traced(
+    ctx,
     'tools/call',
     tool.name,
     () =>

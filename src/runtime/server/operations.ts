@@ -72,7 +72,7 @@ export function createOperations(compiled: CompiledDefinition, options: Operatio
 function createCallContext(compiled: CompiledDefinition, options: OperationsOptions): Operations['callContext'] {
   const { guard } = compiled;
   return (ctx: ServerContext, peer?: { server: Server; tool: string; interactive: boolean }): CallContext => {
-    const record = options.tracer.requests.getStore();
+    const record = options.tracer.recordOf(ctx);
     // Over HTTP to a server with auth, the identity is the validated token's and nothing else;
     // stdio (a local connection) and a server without auth take the one the request names.
     const userId =

@@ -20,7 +20,7 @@ import { noticeChanges } from './task-notices.js';
 import type { CreateServerOptions, RuntimeOptions } from './runtime-types.js';
 import { SessionStore } from './sessions.js';
 import type { Connection } from './subscriptions.js';
-import { createTracer } from './tracing.js';
+import { createTracer, type RequestRecord } from './tracing.js';
 import { spansWanted } from './trace-spans.js';
 
 const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -71,16 +71,19 @@ export function createServing(compiled: CompiledDefinition, options: RuntimeOpti
   });
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   // the front has read and parsed the body (within maxBodyBytes): the handler gets it as is
-  const serveStateless = bridgeToFetch(
-    taskListen.wrap((request, requestOptions) => mcp.fetch(request, requestOptions)),
-    logMcpError,
-  );
-  const serve: McpServe = async (req, res, body, draining) => {
-    const record = tracer.requests.getStore();
+  const fetchMcp = taskListen.wrap((request, requestOptions) => mcp.fetch(request, requestOptions));
+  const serveStateless = bridgeToFetch<RequestRecord>((request, requestOptions, record) => {
+    // the SDK hands this Request to the server it builds for it (ctx.http.req): its handlers find the record by it
+    tracer.noteRequest(request, record);
+    return fetchMcp(request, requestOptions);
+  }, logMcpError);
+  const serve: McpServe = async (req, res, body, record, draining) => {
     if (rejectParamHeaderMismatch(req, res, body, succession.current().tools, record)) return;
-    if (store !== undefined && (await store.serve(req, res, body, record, draining))) return;
+    // one server serves all of a session's requests: they find their record through the tracer's storage
+    if (store !== undefined && (await tracer.requests.run(record, () => store.serve(req, res, body, record, draining))))
+      return;
     if (draining) return rejectDraining(res, record);
-    await serveStateless(req, res, body);
+    await serveStateless(req, res, body, record);
   };
   const health = (draining: boolean): HealthBody => ({
     status: draining ? 'draining' : 'ok',

@@ -2,10 +2,16 @@
  * Request tracing: one log line per HTTP request (method, path, status, the JSON-RPC method and
  * its target, the user, the outcome), filled in while the request is served. A request without
  * an HTTP request around it (a stdio connection) logs the MCP request itself.
+ *
+ * A handler finds the record of its request by the web `Request` it was served from (the one the
+ * fetch bridge built and noted): that costs nothing. Only a server that serves many HTTP requests
+ * (a session's) finds it through an AsyncLocalStorage, and so does a stdio request for its own
+ * record: once one has run, Node tracks every promise of the process, so the stateless path (one
+ * server per request) never runs it.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { CallToolResult, ServerContext } from '@modelcontextprotocol/server';
 import { USER_ID_META_KEY } from '../constants.js';
 import type { RuntimeLogger, Secrets } from './logger.js';
 import { spanEntry, spanStartOf, type SpanStart } from './trace-spans.js';
@@ -28,10 +34,15 @@ export interface RequestRecord {
 }
 
 export interface Tracer {
-  /** the record of the HTTP request being served, if any */
+  /** the record of the HTTP request a session's server is serving (sessions.ts runs in it) */
   readonly requests: AsyncLocalStorage<RequestRecord>;
+  /** notes the record of the web `Request` a stateless request is served from */
+  noteRequest(request: Request, record: RequestRecord): void;
+  /** the record of the HTTP request a handler serves, if any */
+  recordOf(ctx: ServerContext): RequestRecord | undefined;
   /** runs one MCP operation and records its outcome; protocol errors are rethrown as they are */
   traced: <T>(
+    ctx: ServerContext,
     rpc: string,
     target: string | undefined,
     work: () => Promise<T>,
@@ -45,15 +56,24 @@ export interface Tracer {
 
 export function createTracer(logger: RuntimeLogger, secrets: Secrets, spans = false): Tracer {
   const requests = new AsyncLocalStorage<RequestRecord>();
+  const byRequest = new WeakMap<Request, RequestRecord>();
+  const recordOf = (ctx: ServerContext): RequestRecord | undefined => {
+    const request = ctx.http?.req;
+    return (request === undefined ? undefined : byRequest.get(request)) ?? requests.getStore();
+  };
   return {
     requests,
+    noteRequest(request, record) {
+      byRequest.set(request, record);
+    },
+    recordOf,
     startSpan(req, record) {
       if (!spans) return;
       const span = spanStartOf(req.headers.traceparent);
       if (span !== undefined) record.span = span;
     },
-    async traced(rpc, target, work, errorOf) {
-      const outer = requests.getStore();
+    async traced(ctx, rpc, target, work, errorOf) {
+      const outer = recordOf(ctx);
       const own = outer === undefined;
       const record = outer ?? {};
       const startedAt = process.hrtime.bigint();
