@@ -43,6 +43,11 @@ const FILL_IDLE_SECONDS = 8;
  * (up to a cold start each once the warm pool is used up), so they stay awake while measured
  */
 const ACTIVE_IDLE_SECONDS = 120;
+/**
+ * alternated rounds of the warm call (100 calls a side each): the two sides differ by a flag read,
+ * a fraction of a millisecond, and with 5 rounds the row moved across its 1.05× target from run to run
+ */
+const WARM_ROUNDS = 9;
 /** at most this long to get every ACTIVE deployment awake (ms) */
 const ACTIVE_DEADLINE_MS = 180_000;
 const home = mkdtempSync(join(tmpdir(), 'mcpctl-bench-idle-'));
@@ -202,7 +207,7 @@ async function wakeRows(engine, cold) {
   const never = await deploy(engine, 'staging', 0);
   const sometimes = waking[1];
   const rounds = { never: [], sometimes: [] };
-  for (let round = 0; round < 5; round++) {
+  for (let round = 0; round < WARM_ROUNDS; round++) {
     for (const [side, deployment] of [
       ['never', never],
       ['sometimes', sometimes],
