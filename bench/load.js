@@ -198,13 +198,14 @@ export function rssMb(pid) {
 }
 
 /**
- * Anonymous memory of a process in MB (Linux /proc smaps_rollup): what it holds of its own (heap,
- * stacks), without the pages of the node binary and libraries that every Node process shares; NaN
- * where it cannot be read.
+ * One field of a process's memory summary in MB (Linux /proc smaps_rollup), or NaN where it cannot
+ * be read: `Anonymous` is what it holds of its own (heap, stacks), without the pages of the node
+ * binary and libraries every Node process shares; `Pss` splits each shared page between the
+ * processes that map it.
  */
-export function anonymousMb(pid) {
+export function rollupMb(pid, field) {
   try {
-    const kb = /^Anonymous:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1];
+    const kb = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1];
     return kb === undefined ? NaN : Number(kb) / 1024;
   } catch {
     return NaN;

@@ -17,12 +17,12 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   alternate,
-  anonymousMb,
   benchArgs,
   loadMcp,
   median,
   pinToCpu,
   report,
+  rollupMb,
   rssMb,
   startEchoInstance,
   startProcess,
@@ -59,8 +59,8 @@ try {
     ['memory (RSS): an idle instance, 45 s after start', rssMb(built.pid), rssMb(minimal.pid), '≤ 0.8×'],
     [
       'anonymous memory of an idle instance (RSS without the shared node binary)',
-      anonymousMb(built.pid),
-      anonymousMb(minimal.pid),
+      rollupMb(built.pid, 'Anonymous'),
+      rollupMb(minimal.pid, 'Anonymous'),
     ],
     ['memory (RSS): a bare Node HTTP server, no SDK, 45 s after start', rssMb(bare.pid), rssMb(minimal.pid)],
     ['memory (RSS): the same with the MCP SDK imported, serving nothing', rssMb(sdkOnly.pid), rssMb(minimal.pid)],

@@ -23,7 +23,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { performance } from 'node:perf_hooks';
 import { fetch } from 'undici';
 import { fileURLToPath } from 'node:url';
-import { benchArgs, coldStart, engineApi, gatewayAgainstDirect, median, report, rssMb } from './load.js';
+import { benchArgs, coldStart, engineApi, gatewayAgainstDirect, median, report, rollupMb, rssMb } from './load.js';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const bin = join(root, 'bin', 'mcpctl.cjs');
@@ -123,7 +123,6 @@ async function deploy(engine, environment, idleSeconds) {
   return deployment;
 }
 
-/** RSS (MB) of a process and all its descendants (Linux /proc). */
 /**
  * Memory of a process and every descendant, in MB: `rss` summed (pages shared between them, such as
  * the node binary's, counted in each), and `pss` summed (each shared page split between the
@@ -147,20 +146,11 @@ function treeMemoryMb(pid) {
     const next = stack.pop();
     const rss = rssMb(next);
     if (!Number.isNaN(rss)) total.rss += rss;
-    total.pss += pssMb(next);
+    const pss = rollupMb(next, 'Pss');
+    if (!Number.isNaN(pss)) total.pss += pss;
     stack.push(...(children.get(next) ?? []));
   }
   return total;
-}
-
-/** A process's proportional set size in MB (0 when it is gone). */
-function pssMb(pid) {
-  try {
-    const kb = /^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1];
-    return kb === undefined ? 0 : Number(kb) / 1024;
-  } catch {
-    return 0;
-  }
 }
 
 async function wakeRows(engine, cold) {
